@@ -1,0 +1,5 @@
+"""`python -m logsleuth`."""
+
+from logsleuth.cli import main
+
+main()

@@ -1,0 +1,309 @@
+"""LogLine stream -> error events and lifecycle milestones.
+
+Lines are demultiplexed into channels, one per process and output stream: a logged traceback
+(vLLM's `logger.exception`, the record header on every line) is one channel per logger call
+site, raw stderr output is another. Eight workers' interleaved tracebacks thus become eight
+coherent events. Each channel runs a small state machine over line kinds:
+
+    idle --Traceback / frame--> reading frames --Type: message--> closing --next line--> emitted
+                                                          ^ message continuation lines
+
+Chained exceptions get `cause_id` pointing at the event printed above them. State is bounded:
+one open traceback per channel, at most MAX_FRAMES frames and MAX_MESSAGE_LINES message lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from logsleuth.knowledge import Causality, default_causality
+from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, Frame, Level, LineKind,
+                             LogLine, Milestone, Process)
+
+MAX_FRAMES = 64  # the innermost frames are the ones that say where it failed
+MAX_MESSAGE_LINES = 12
+MAX_MESSAGE_CHARS = 4000
+
+_ERROR_LEVELS = (Level.ERROR, Level.CRITICAL)
+_QUIET_LEVELS = (Level.DEBUG, Level.INFO, Level.WARNING)
+_BODY_OF_TRACE = (LineKind.INDENTED, LineKind.CARET, LineKind.ELIDED, LineKind.REPEAT,
+                  LineKind.GROUP_BOX, LineKind.BLANK, LineKind.FAULT_THREAD)
+
+ChannelKey = tuple[str, int | None, str | None]
+
+CUT_TRACEBACK = "Traceback"  # the label of an event whose traceback ends before its exception
+
+
+@dataclass
+class _Trace:
+    """A traceback (or fatal dump) being read in one channel."""
+
+    first_line: int
+    last_line: int
+    process: Process
+    raw: bool
+    time: str | None
+    kind: EventKind = EventKind.EXCEPTION
+    title: str | None = None
+    cause: tuple[int, ChainReason] | None = None
+    frames: list[Frame] = field(default_factory=list)
+    fault_dump: bool = False  # faulthandler: frames are listed innermost first
+    exception: str | None = None  # set once the `Type: message` line is read
+    message_lines: list[str] = field(default_factory=list)
+    line: int = 0
+
+    @property
+    def closing(self) -> bool:
+        return self.exception is not None
+
+
+@dataclass
+class _Channel:
+    trace: _Trace | None = None
+    title: tuple[str, int, Level | None, str | None] | None = None  # an ERROR record waiting
+    chain_next: tuple[int, ChainReason] | None = None
+    last_event: int | None = None
+
+
+class Assembler:
+    """Feed LogLines in order; collect the events each line completes."""
+
+    def __init__(self, causality: Causality | None = None):
+        self._causality = causality or default_causality()
+        self._channels: dict[ChannelKey, _Channel] = {}
+        self._next_id = 0
+
+    def feed(self, line: LogLine) -> list[Event]:
+        out: list[Event] = []
+        milestone = self._milestone(line)
+        if milestone is not None:
+            out.append(milestone)
+            return out
+        if line.kind is LineKind.NCCL:
+            if line.exception in ("NCCL WARN", "NCCL ERROR"):
+                out.append(self._single(line, EventKind.ERROR_RECORD, line.exception,
+                                        line.message or ""))
+            return out
+        key: ChannelKey = (line.process.name, line.process.pid, line.site)
+        channel = self._channels.get(key)
+        if channel is None:
+            channel = self._channels[key] = _Channel()
+        self._step(channel, line, out)
+        return out
+
+    def finish(self) -> list[Event]:
+        out: list[Event] = []
+        for channel in self._channels.values():
+            self._flush(channel, out)
+            self._flush_title(channel, out)
+        return out
+
+    # ---- the state machine ------------------------------------------------------------------
+    def _step(self, channel: _Channel, line: LogLine, out: list[Event]) -> None:
+        kind = line.kind
+        trace = channel.trace
+        if channel.title is not None and kind not in (LineKind.TRACEBACK_HEADER,
+                                                      LineKind.GROUP_HEADER):
+            if not (trace is not None and trace.closing):
+                self._flush_title(channel, out)
+
+        if kind in (LineKind.TRACEBACK_HEADER, LineKind.GROUP_HEADER):
+            if trace is not None and trace.closing:
+                self._flush(channel, out)
+            elif trace is not None and not trace.fault_dump:
+                return self._extend(trace, line)  # a traceback printed inside another's note
+            self._open(channel, line)
+        elif kind is LineKind.FRAME:
+            if trace is None:
+                self._open(channel, line)  # a log cut in the middle of a traceback
+            elif trace.closing and not trace.fault_dump:
+                self._flush(channel, out)  # a remote traceback quoted after its wrapper
+                self._open(channel, line)
+            trace = channel.trace
+            assert trace is not None and line.frame is not None
+            trace.frames.append(line.frame)
+            if len(trace.frames) > MAX_FRAMES:
+                del trace.frames[: len(trace.frames) - MAX_FRAMES]
+            trace.last_line = line.number
+        elif kind is LineKind.EXCEPTION:
+            self._exception_line(channel, line, out)
+        elif kind is LineKind.CHAIN:
+            self._flush(channel, out)
+            channel.trace = None
+            if channel.last_event is not None and line.chain is not None:
+                channel.chain_next = (channel.last_event, line.chain)
+        elif kind is LineKind.PROCESS_HEADER:
+            self._flush(channel, out)
+            channel.title = (line.text, line.number, line.level, line.time)
+        elif kind is LineKind.FATAL:
+            self._flush(channel, out)
+            channel.trace = _Trace(line.number, line.number, line.process, line.site is None,
+                                   line.time, kind=EventKind.FATAL, exception=line.exception,
+                                   message_lines=[line.message or ""], line=line.number,
+                                   fault_dump=line.exception == "Fatal Python error")
+        elif kind is LineKind.EXTENSION_MODULES:
+            if trace is not None and trace.fault_dump:
+                trace.last_line = line.number
+                self._flush(channel, out)
+        elif kind in _BODY_OF_TRACE:
+            self._body_line(channel, line, out)
+        else:
+            self._other_line(channel, line, out)
+
+    def _exception_line(self, channel: _Channel, line: LogLine, out: list[Event]) -> None:
+        name = line.exception or ""
+        trace = channel.trace
+        if name.endswith("Warning"):
+            return  # a warning category printed like an exception is not an error
+        if trace is not None and not trace.closing:
+            trace.exception = name
+            trace.message_lines = [line.message or ""]
+            trace.line = trace.last_line = line.number
+            return
+        if trace is not None:
+            self._flush(channel, out)
+        if line.level in _QUIET_LEVELS:
+            return  # `ValueError: ...` as the text of an INFO record is not an error
+        channel.trace = _Trace(line.number, line.number, line.process, line.site is None,
+                               line.time, exception=name, message_lines=[line.message or ""],
+                               line=line.number, cause=channel.chain_next)
+        channel.chain_next = None
+        if channel.title is not None:
+            channel.trace.title = channel.title[0]
+            channel.title = None
+
+    def _body_line(self, channel: _Channel, line: LogLine, out: list[Event]) -> None:
+        trace = channel.trace
+        if trace is None:
+            if line.kind in (LineKind.INDENTED, LineKind.CARET) and line.level in _ERROR_LEVELS:
+                self._open(channel, line)  # a logged traceback cut before its header
+            return
+        if trace.fault_dump or not trace.closing:
+            trace.last_line = line.number
+            return
+        # closing: the exception's message may go on over more lines
+        if line.kind is LineKind.INDENTED and len(trace.message_lines) < MAX_MESSAGE_LINES:
+            trace.message_lines.append(line.text.strip())
+            trace.last_line = line.number
+        elif line.kind is LineKind.BLANK:
+            self._flush(channel, out)
+        else:
+            trace.last_line = line.number
+
+    def _other_line(self, channel: _Channel, line: LogLine, out: list[Event]) -> None:
+        trace = channel.trace
+        if trace is not None and trace.closing:
+            continues = line.level in _ERROR_LEVELS or (line.level is None and line.site is None)
+            if continues and len(trace.message_lines) < MAX_MESSAGE_LINES and line.text.strip():
+                trace.message_lines.append(line.text.strip())
+                trace.last_line = line.number
+                return
+            self._flush(channel, out)
+            trace = None
+        if trace is not None:
+            trace.last_line = line.number
+            return
+        is_error_record = line.level in _ERROR_LEVELS and line.kind in (LineKind.PLAIN,
+                                                                         LineKind.UVICORN)
+        if line.kind is LineKind.UVICORN and line.text.startswith(("ERROR", "CRITICAL")):
+            is_error_record = True
+        if is_error_record and line.text.strip():
+            self._flush_title(channel, out)
+            channel.title = (_uvicorn_text(line), line.number, line.level, line.time)
+
+    # ---- helpers ------------------------------------------------------------------------------
+    def _open(self, channel: _Channel, line: LogLine) -> None:
+        title = None
+        first = line.number
+        if channel.title is not None:
+            title, first = channel.title[0], channel.title[1]
+            channel.title = None
+        channel.trace = _Trace(first, line.number, line.process, line.site is None, line.time,
+                               title=title, cause=channel.chain_next)
+        channel.chain_next = None
+
+    def _extend(self, trace: _Trace, line: LogLine) -> None:
+        trace.last_line = line.number
+
+    def _flush(self, channel: _Channel, out: list[Event]) -> None:
+        trace = channel.trace
+        channel.trace = None
+        if trace is None:
+            return
+        if trace.exception is None:
+            # A traceback cut before its exception line (a log pasted in part, a process killed
+            # mid-print): the failure shows, its cause does not.
+            if trace.frames or trace.title:
+                out.append(self._cut_trace(trace))
+            return
+        message = "\n".join(trace.message_lines).strip()[:MAX_MESSAGE_CHARS]
+        frames = tuple(reversed(trace.frames)) if trace.fault_dump else tuple(trace.frames)
+        event = ErrorEvent(self._new_id(), trace.kind, trace.exception, message, trace.process,
+                           trace.line, trace.first_line, trace.last_line, frames, trace.time,
+                           trace.title, trace.cause[0] if trace.cause else None,
+                           trace.cause[1] if trace.cause else None, trace.raw)
+        channel.last_event = event.id
+        out.append(event)
+
+    def _cut_trace(self, trace: _Trace) -> ErrorEvent:
+        where = ""
+        if trace.frames:
+            frame = trace.frames[-1]
+            where = f"; last frame {frame.file}:{frame.line} in {frame.function}"
+        message = f"{trace.title or 'a traceback'} (cut before its exception line{where})"
+        return ErrorEvent(self._new_id(), EventKind.ERROR_RECORD, CUT_TRACEBACK, message,
+                          trace.process, trace.last_line, trace.first_line, trace.last_line,
+                          tuple(trace.frames), trace.time, trace.title, raw=trace.raw)
+
+    def _flush_title(self, channel: _Channel, out: list[Event]) -> None:
+        """An ERROR record that no traceback followed is an event of its own."""
+        if channel.title is None:
+            return
+        text, number, level, time = channel.title
+        channel.title = None
+        if text.startswith("Process "):
+            return  # a bootstrap header whose traceback never came
+        label = level.value if level is not None else "ERROR"
+        event = ErrorEvent(self._new_id(), EventKind.ERROR_RECORD, label, text,
+                           self._process_of(channel), number, number, number, time=time)
+        channel.last_event = event.id
+        out.append(event)
+
+    def _process_of(self, channel: _Channel) -> Process:
+        for key, value in self._channels.items():
+            if value is channel:
+                return Process(key[0], key[1]) if key[0] != "main" else Process("main")
+        return Process("main")
+
+    def _single(self, line: LogLine, kind: EventKind, label: str, message: str) -> ErrorEvent:
+        return ErrorEvent(self._new_id(), kind, label, message, line.process, line.number,
+                          line.number, line.number, time=line.time, raw=line.site is None)
+
+    def _milestone(self, line: LogLine) -> Milestone | None:
+        if line.kind not in (LineKind.ACCESS, LineKind.PLAIN, LineKind.UVICORN, LineKind.PROGRESS):
+            return None
+        if line.level in _ERROR_LEVELS:
+            return None
+        found = self._causality.milestone_of(line.text)
+        return Milestone(found, line.number, line.process, line.text) if found else None
+
+    def _new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+
+def _uvicorn_text(line: LogLine) -> str:
+    text = line.text.strip()
+    if line.kind is LineKind.UVICORN:
+        head, _, rest = text.partition(":")
+        return rest.strip() or head
+    return text
+
+
+def assemble(lines: Iterable[LogLine], causality: Causality | None = None) -> Iterator[Event]:
+    """Turn a LogLine stream into events, yielded as each completes (not in line order)."""
+    assembler = Assembler(causality)
+    for line in lines:
+        yield from assembler.feed(line)
+    yield from assembler.finish()

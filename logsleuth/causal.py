@@ -1,0 +1,295 @@
+"""Causal inference over error events. Wraps networkx; no other module sees a graph.
+
+Nodes are the errors of the failure; edges say why one follows from another:
+
+- CHAINED: Python printed them as one chain (`raise ... from e`, or during handling);
+- DUPLICATE: the same exception printed again by the same process (logged, then raw);
+- EMBEDDED: a wrapper quotes the cause's message (`Worker failed with error '...'`);
+- POINTER: vLLM's own cross-process messages (`See root cause above`, `EngineDeadError`,
+  `Worker proc ... died`) point from a symptom to the processes where the cause is;
+- PROCESS_ORDER: a child (worker, engine core) failed before its parent reported an error.
+
+The root cause is the earliest error that may be a cause (not a symptom, not survived, not part of
+a requested shutdown), preferring exceptions and fatal lines over bare ERROR records and the
+processes the symptoms point to. Everything reachable from it is a symptom.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import networkx as nx
+
+from logsleuth.assemble import CUT_TRACEBACK
+from logsleuth.knowledge import Causality, default_causality
+from logsleuth.model import (ErrorEvent, Event, EventKind, EventRole, Inference, LineKind, Link,
+                             LinkReason, Milestone, MilestoneKind, Process, Role, Verdict)
+
+# Which process roles a pointer to a role may mean. An engine core's failure often starts in its
+# workers; in eras without prefixes (before 2025-07) the engine core and workers print as `main`.
+_COMPATIBLE: dict[Role, frozenset[Role]] = {
+    Role.ENGINE_CORE: frozenset({Role.ENGINE_CORE, Role.WORKER, Role.MAIN, Role.OTHER}),
+    Role.WORKER: frozenset({Role.WORKER, Role.MAIN, Role.OTHER}),
+    Role.API_SERVER: frozenset(Role),
+    Role.MAIN: frozenset(Role),
+    Role.OTHER: frozenset(Role),
+}
+# Parents after children: a worker's error comes before its engine core's, the engine core's
+# before the API server's.
+_DEPTH = {Role.WORKER: 0, Role.OTHER: 1, Role.MAIN: 1, Role.ENGINE_CORE: 1, Role.API_SERVER: 2}
+_MAX_SYMPTOMS = 12
+
+
+@dataclass(frozen=True, slots=True)
+class _Node:
+    event: ErrorEvent
+    role: EventRole
+    process_role: Role
+    pointer: Role | None  # for symptoms: where they say the cause is
+    embedded: str | None  # for wrappers: the quoted cause
+
+
+class CausalGraph:
+    """The errors of one log and how they follow from each other."""
+
+    def __init__(self, nodes: dict[int, _Node], graph: nx.DiGraph, survived: list[ErrorEvent],
+                 stalled: ErrorEvent | None):
+        self._nodes = nodes
+        self._graph = graph
+        self._survived = survived
+        self._stalled = stalled
+
+    @classmethod
+    def build(cls, events: Iterable[Event], causality: Causality | None = None, *,
+              last_line: str = "", line_count: int = 0) -> CausalGraph:
+        """Classify every error and link them. `last_line` is the log's last line, which tells
+        whether the log ended on a stalled progress bar."""
+        know = causality or default_causality()
+        errors: list[ErrorEvent] = []
+        activity: list[Milestone] = []
+        shutdown_from: int | None = None
+        for event in events:
+            if isinstance(event, Milestone):
+                if event.kind in (MilestoneKind.SERVING, MilestoneKind.READY):
+                    activity.append(event)
+                elif event.kind is MilestoneKind.SHUTDOWN_REQUESTED:
+                    shutdown_from = event.line if shutdown_from is None else min(shutdown_from,
+                                                                                 event.line)
+            else:
+                errors.append(event)
+        errors.sort(key=lambda e: (e.line, e.id))
+        activity.sort(key=lambda m: m.line)
+
+        nodes: dict[int, _Node] = {}
+        shutdown_noise: list[ErrorEvent] = []
+        for event in errors:
+            if shutdown_from is not None and event.line > shutdown_from:
+                shutdown_noise.append(event)  # errors of a shutdown the operator asked for
+            else:
+                nodes[event.id] = _classify(event, know)
+        graph = nx.DiGraph()
+        graph.add_nodes_from(nodes)
+        _link(graph, nodes)
+
+        # An error the server lived through: nothing that reports a failure follows from it, and
+        # the same server kept serving afterwards (a restarted server, with new pids, does not count).
+        survived = [node.event for node in nodes.values()
+                    if not _has_symptom_after(graph, nodes, node.event.id)
+                    and _kept_serving(node.event, activity)]
+        for event in survived:
+            graph.remove_node(event.id)
+            del nodes[event.id]
+        stalled = _stalled(last_line, line_count) if not nodes else None
+        return cls(nodes, graph, survived + shutdown_noise, stalled)
+
+    def infer(self) -> Inference:
+        """Name the root cause, its symptoms and the verdict."""
+        nodes, graph = self._nodes, self._graph
+        links = tuple(Link(a, b, data["reason"]) for a, b, data in graph.edges(data=True))
+        failed = _unique_processes(n.event.process for n in nodes.values())
+        if not nodes:
+            if self._stalled:
+                return Inference(Verdict.ROOT_CAUSE_MISSING, None, (self._stalled,),
+                                 tuple(self._survived), (self._stalled.message,), links, (),
+                                 _look_for_stall())
+            return Inference(Verdict.NO_FAILURE, None, (), tuple(self._survived), (), links, ())
+        root = _pick_root(nodes)
+        if root is None:
+            symptoms = _symptom_list(nodes, None, graph)
+            reasons, look_for = _missing_root_advice(nodes)
+            return Inference(Verdict.ROOT_CAUSE_MISSING, None, symptoms, tuple(self._survived),
+                             reasons, links, failed, look_for)
+        symptoms = _symptom_list(nodes, root, graph)
+        reasons = _reasons(root, nodes, graph, symptoms)
+        return Inference(Verdict.FAILURE, root.event, symptoms, tuple(self._survived), reasons,
+                         links, failed)
+
+
+def _has_symptom_after(graph: nx.DiGraph, nodes: dict[int, _Node], event_id: int) -> bool:
+    return any(nodes[d].role is EventRole.SYMPTOM for d in nx.descendants(graph, event_id))
+
+
+def _kept_serving(event: ErrorEvent, activity: list[Milestone]) -> bool:
+    before = {m.process for m in activity if m.line < event.first_line}
+    return any(m.line > event.last_line and (m.process == event.process or m.process in before)
+               for m in activity)
+
+
+def _classify(event: ErrorEvent, know: Causality) -> _Node:
+    process_role = know.role_of(event.process.name)
+    text = event.text
+    if event.exception == CUT_TRACEBACK:
+        return _Node(event, EventRole.SYMPTOM, process_role, None, None)
+    embedded = know.wrapped_cause(text)
+    if embedded:
+        return _Node(event, EventRole.CAUSE, process_role, None, embedded)
+    symptom = know.symptom_of(text)
+    if symptom is not None:
+        return _Node(event, EventRole.SYMPTOM, process_role, symptom.points_to, None)
+    return _Node(event, EventRole.CAUSE, process_role, None, None)
+
+
+def _same_failure(a: ErrorEvent, b: ErrorEvent) -> bool:
+    return (a.exception.rsplit(".", 1)[-1] == b.exception.rsplit(".", 1)[-1]
+            and _first_line(a.message) == _first_line(b.message))
+
+
+def _first_line(text: str) -> str:
+    return " ".join(text.split("\n", 1)[0].split())
+
+
+def _link(graph: nx.DiGraph, nodes: dict[int, _Node]) -> None:
+    ordered = sorted(nodes.values(), key=lambda n: (n.event.line, n.event.id))
+    for node in ordered:
+        event = node.event
+        if event.cause_id is not None and event.cause_id in nodes:
+            graph.add_edge(event.cause_id, event.id, reason=LinkReason.CHAINED)
+    for i, later in enumerate(ordered):
+        for earlier in ordered[:i]:
+            a, b = earlier.event, later.event
+            if graph.has_edge(a.id, b.id):
+                continue
+            if a.process == b.process and _same_failure(a, b):
+                graph.add_edge(a.id, b.id, reason=LinkReason.DUPLICATE)
+            elif later.embedded and earlier.role is EventRole.CAUSE and (
+                    _first_line(later.embedded) in a.message):
+                graph.add_edge(a.id, b.id, reason=LinkReason.EMBEDDED)
+            elif later.role is EventRole.SYMPTOM and earlier.role is EventRole.CAUSE and (
+                    later.pointer is None
+                    or earlier.process_role in _COMPATIBLE[later.pointer]):
+                graph.add_edge(a.id, b.id, reason=LinkReason.POINTER)
+            elif (earlier.role is EventRole.CAUSE and a.process != b.process
+                  and _DEPTH[earlier.process_role] < _DEPTH[later.process_role]):
+                graph.add_edge(a.id, b.id, reason=LinkReason.PROCESS_ORDER)
+
+
+def _pick_root(nodes: dict[int, _Node]) -> _Node | None:
+    causes = [n for n in nodes.values() if n.role is EventRole.CAUSE]
+    if not causes:
+        return None
+    pointed = {n.pointer for n in nodes.values() if n.role is EventRole.SYMPTOM and n.pointer}
+
+    def rank(node: _Node) -> tuple[int, int, int, int]:
+        weak = node.event.kind is EventKind.ERROR_RECORD
+        off_target = bool(pointed) and not any(node.process_role in _COMPATIBLE[p]
+                                               for p in pointed)
+        return (int(weak), int(off_target), node.event.line, node.event.id)
+
+    return min(causes, key=rank)
+
+
+def _symptom_list(nodes: dict[int, _Node], root: _Node | None,
+                  graph: nx.DiGraph) -> tuple[ErrorEvent, ...]:
+    if root is not None:
+        chosen = set(nx.descendants(graph, root.event.id))
+        chosen |= {i for i, n in nodes.items() if n.role is EventRole.SYMPTOM}
+        chosen.discard(root.event.id)
+    else:
+        chosen = set(nodes)
+    seen: set[tuple[str, str]] = set()
+    out: list[ErrorEvent] = []
+    for event_id in sorted(chosen, key=lambda i: (nodes[i].event.line, i)):
+        event = nodes[event_id].event
+        if root is not None and _same_failure(event, root.event):
+            continue  # copies of the root are reported as copies, not symptoms
+        key = (event.process.name, _first_line(event.text))
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(event)
+    return tuple(out[:_MAX_SYMPTOMS])
+
+
+def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph,
+             symptoms: tuple[ErrorEvent, ...]) -> tuple[str, ...]:
+    event = root.event
+    reasons: list[str] = []
+    copies = [n.event for n in nodes.values()
+              if n.event.id != event.id and _same_failure(n.event, event)]
+    others = _unique_processes(c.process for c in copies if c.process != event.process)
+    causes = [n for n in nodes.values() if n.role is EventRole.CAUSE]
+    earlier = "the earliest" if len(causes) > 1 else "the only"
+    reasons.append(f"It is {earlier} error that is not a symptom: {event.process.name} "
+                   f"printed it at line {event.line}.")
+    if others:
+        names = ", ".join(p.name for p in others[:6]) + (" ..." if len(others) > 6 else "")
+        reasons.append(f"The same {event.exception} was raised in {len(others)} other "
+                       f"process(es) ({names}); {event.process.name} printed it first.")
+    pointers = [nodes[b].event for _, b, d in graph.out_edges(event.id, data=True)
+                if d["reason"] is LinkReason.POINTER]
+    for symptom in pointers[:3]:
+        reasons.append(f"Line {symptom.line} ({symptom.process.name}) only reports a failure "
+                       f"elsewhere: \"{_first_line(symptom.message)[:90]}\".")
+    if root.embedded:
+        reasons.append("It quotes the error of another process whose own traceback is not in "
+                       "the log.")
+    if not pointers and symptoms:
+        reasons.append(f"{len(symptoms)} later error(s) follow from it.")
+    return tuple(reasons)
+
+
+def _missing_root_advice(nodes: dict[int, _Node]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    symptoms = sorted(nodes.values(), key=lambda n: n.event.line)
+    first = symptoms[0].event
+    pointed = [n.pointer for n in symptoms if n.pointer]
+    roles = sorted({p.value for p in pointed}) or ["any"]
+    reasons = (f"Every error in the log only reports a failure elsewhere; the earliest is "
+               f"\"{_first_line(first.text)[:100]}\" ({first.process.name}, line {first.line}).",)
+    targets = {"engine_core": "the engine core process (EngineCore, EngineCore_DP0, ...)",
+               "worker": "the worker processes (Worker_TP*, VllmWorker*, RayWorkerWrapper)",
+               "any": "every process"}
+    look_for = tuple(
+        f"In the full log, search {targets.get(role, role)} for 'Traceback' and 'Error' lines "
+        f"before line {first.line}." for role in roles)
+    return reasons, look_for + (
+        "If no traceback exists anywhere, the process was killed from outside: check "
+        "`dmesg` / `journalctl -k` for the OOM killer or a SIGKILL.",)
+
+
+STALLED = "Stalled"  # the label of the symptom a log gives when it ends on an unfinished bar
+
+
+def _stalled(last_line: str, line_count: int) -> ErrorEvent | None:
+    """A log that ends on an unfinished progress bar stopped (hung or killed) mid-way."""
+    from logsleuth.tokenize import parse_line  # only needed for logs without errors
+
+    line = parse_line(last_line)
+    if line.kind is not LineKind.PROGRESS or "100%" in line.text:
+        return None
+    message = (f"the log ends on an unfinished progress bar ('{line.text.strip()[:80]}'): the "
+               "run stopped or hung there without printing an error")
+    return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, line.process, line_count,
+                      line_count, line_count)
+
+
+def _look_for_stall() -> tuple[str, ...]:
+    return ("Rerun with NCCL_DEBUG=INFO and py-spy dump --pid <worker pid> to see where it waits.",
+            "If it was killed: check `dmesg` / `journalctl -k` for the OOM killer.")
+
+
+def _unique_processes(processes: Iterable[Process]) -> tuple[Process, ...]:
+    seen: dict[Process, None] = {}
+    for process in processes:
+        seen.setdefault(process, None)
+    return tuple(seen)

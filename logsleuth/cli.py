@@ -1,0 +1,163 @@
+"""The command line. The one place where errors become exit codes.
+
+Exit codes of `logsleuth explain` (REPORT_SCHEMA.md):
+  0  a report was printed and its verdict is no_failure
+  1  a report was printed and its verdict is failure or root_cause_missing
+  2  no report: the arguments or the input could not be used at all
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from logsleuth.errors import InputError, LogsleuthError, SignatureError
+from logsleuth.model import Verdict
+
+EXIT_NO_FAILURE = 0
+EXIT_FAILURE = 1
+EXIT_UNUSABLE = 2
+
+_EXPLAIN_HELP = """Explain a vLLM log: name the earliest causal error, its symptoms and the fix.
+
+PATH is a log file (plain or gzip-compressed, whatever its name) or `-` for stdin.
+
+\b
+Exit codes:
+  0  report printed, verdict no_failure
+  1  report printed, verdict failure or root_cause_missing
+  2  no report: the input could not be used (missing, a directory, unreadable)
+"""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="logsleuth")
+def main() -> None:
+    """logsleuth: find the root cause in vLLM logs, and its documented fix."""
+
+
+def _signature_set(directories: tuple[Path, ...]):  # type: ignore[no-untyped-def]
+    from logsleuth.signatures import default_signatures, load_signatures
+
+    return load_signatures(*directories) if directories else default_signatures()
+
+
+@main.command(help=_EXPLAIN_HELP)
+@click.argument("path", type=click.Path(dir_okay=True, allow_dash=True, path_type=str))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="Human text, or the JSON report contract.")
+@click.option("--signatures", "signature_dirs", multiple=True,
+              type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Extra signature directory, layered over the shipped ones (repeatable). "
+                   "Also: LOGSLEUTH_SIGNATURES=dir1:dir2.")
+@click.option("-v", "--verbose", is_flag=True, help="Show every symptom and survived error.")
+def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool) -> None:
+    from logsleuth.explain import explain as run_explain
+    from logsleuth.render import render_text, to_json
+
+    err = Console(stderr=True)
+    try:
+        report = run_explain(path, signatures=_signature_set(signature_dirs))
+    except InputError as exc:
+        err.print(f"logsleuth: {exc}", markup=False, highlight=False)
+        sys.exit(EXIT_UNUSABLE)
+    except LogsleuthError as exc:
+        err.print(f"logsleuth: {exc}", markup=False, highlight=False)
+        sys.exit(EXIT_UNUSABLE)
+    if fmt == "json":
+        click.echo(to_json(report))
+    else:
+        render_text(report, Console(highlight=False), verbose=verbose)
+    sys.exit(EXIT_NO_FAILURE if report.verdict is Verdict.NO_FAILURE else EXIT_FAILURE)
+
+
+@main.group()
+def signatures() -> None:
+    """List, lint, test and create signatures."""
+
+
+@signatures.command("list")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@click.option("--signatures", "signature_dirs", multiple=True,
+              type=click.Path(exists=True, file_okay=False, path_type=Path))
+def list_signatures(fmt: str, signature_dirs: tuple[Path, ...]) -> None:
+    """Every signature: id, title, category, status, file."""
+    import json
+
+    from rich.table import Table
+
+    database = _signature_set(signature_dirs)
+    rows = [{"id": s.id, "title": s.title, "category": s.category, "status": s.status.value,
+             "severity": s.severity.value, "file": str(s.path)} for s in database]
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2))
+        return
+    table = Table("id", "category", "status", "title", title=f"{len(rows)} signatures")
+    for row in rows:
+        table.add_row(row["id"], row["category"], row["status"], row["title"])
+    Console().print(table)
+
+
+@signatures.command("lint")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+def lint_signatures(paths: tuple[Path, ...]) -> None:
+    """Check signature files; print every problem as `path:line: message`. Exit 1 on errors."""
+    from logsleuth.signatures.lint import lint
+
+    problems = lint(list(paths))
+    for problem in problems:
+        click.echo(problem.format())
+    errors = sum(1 for p in problems if p.is_error)
+    warnings = len(problems) - errors
+    click.echo(f"{errors} error(s), {warnings} warning(s)", err=True)
+    sys.exit(1 if errors else 0)
+
+
+@signatures.command("test")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("-v", "--verbose", is_flag=True, help="Show passing examples too.")
+def test_signatures(paths: tuple[Path, ...], verbose: bool) -> None:
+    """Run every signature's example logs; exit 1 when any example does not behave."""
+    from logsleuth.signatures.examples import run_examples
+
+    results = run_examples(list(paths))
+    failed = [r for r in results if not r.passed]
+    for result in results:
+        if verbose or not result.passed:
+            click.echo(result.format())
+    click.echo(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    sys.exit(1 if failed else 0)
+
+
+@signatures.command("new")
+@click.option("--from", "log_path", required=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A log whose root cause the new signature should match.")
+@click.option("--category", default="misc", show_default=True)
+@click.option("--id", "signature_id", default=None, help="Defaults to one made from the error.")
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("signatures"), show_default=True)
+def new_signature(log_path: Path, category: str, signature_id: str | None,
+                  directory: Path) -> None:
+    """Write a skeleton signature from a log's root cause, with the log excerpt as its example."""
+    from logsleuth.signatures.scaffold import scaffold
+
+    try:
+        written = scaffold(log_path, directory, category=category, signature_id=signature_id)
+    except LogsleuthError as exc:
+        click.echo(f"logsleuth: {exc}", err=True)
+        sys.exit(EXIT_UNUSABLE)
+    for path in written:
+        click.echo(f"wrote {path}")
+
+
+def _report_signature_error(exc: SignatureError) -> None:
+    click.echo(f"logsleuth: {exc}", err=True)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

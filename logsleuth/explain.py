@@ -1,0 +1,64 @@
+"""Orchestration only: read -> tokenize -> assemble -> infer -> match -> report."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from logsleuth.assemble import assemble
+from logsleuth.causal import CausalGraph
+from logsleuth.facts import FactCollector
+from logsleuth.model import Event, Inference, Report
+from logsleuth.read import LogInput, Source, input_from_text, open_input
+from logsleuth.signatures import SignatureSet, Target, default_signatures
+from logsleuth.signatures.match import ROOT_WEIGHT, SYMPTOM_WEIGHT
+from logsleuth.tokenize import TokenizeStats, tokenize
+
+
+def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None,
+            name: str | None = None) -> Report:
+    """Explain one log: a path, `-` for stdin, a file object, or an opened LogInput.
+
+    Raises InputError only when the input cannot be used at all; everything else that limits
+    the analysis is reported in `Report.notices`.
+    """
+    log = source if isinstance(source, LogInput) else open_input(source, name=name)
+    stats = TokenizeStats()
+    facts = FactCollector()
+    lines = facts.watch(tokenize(log.blocks(), stats))
+    graph = CausalGraph.build(assemble(lines), last_line=stats.last_line_text,
+                              line_count=stats.lines)
+    inference = graph.infer()
+    database = signatures if signatures is not None else default_signatures()
+    found = facts.result()
+    signature, alternatives = database.best(_targets(inference), found)
+    notices = tuple(log.notices) + _stats_notices(stats) + database.notices
+    return Report(log.name, inference.verdict, inference.root_cause, inference.symptoms,
+                  signature, alternatives, found, notices, inference.reasons,
+                  inference.look_for, inference.failed_processes, inference.survived, stats.lines)
+
+
+def explain_text(text: str, *, signatures: SignatureSet | None = None,
+                 name: str = "<text>") -> Report:
+    """Explain a log given as a string."""
+    return explain(input_from_text(text, name=name), signatures=signatures)
+
+
+def parse(source: Source | str | Path) -> Iterator[Event]:
+    """The error events and lifecycle milestones of a log, as the assembler completes them."""
+    log = source if isinstance(source, LogInput) else open_input(source)
+    return assemble(tokenize(log.blocks()))
+
+
+def _targets(inference: Inference) -> list[Target]:
+    targets = [Target(inference.root_cause, ROOT_WEIGHT, "root_cause")] \
+        if inference.root_cause is not None else []
+    targets += [Target(event, SYMPTOM_WEIGHT, "symptom") for event in inference.symptoms]
+    return targets
+
+
+def _stats_notices(stats: TokenizeStats) -> tuple[str, ...]:
+    if stats.undecodable:
+        return (f"{stats.undecodable:,} line(s) held bytes that are not UTF-8; they were read "
+                "with replacement characters",)
+    return ()

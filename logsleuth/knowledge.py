@@ -1,0 +1,91 @@
+"""What vLLM's own messages say about causality, loaded from `signatures/causality.yaml`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import regex
+
+from logsleuth.errors import SignatureError
+from logsleuth.model import MilestoneKind, Role
+from logsleuth.resources import data_dir
+from logsleuth.yamlload import load_yaml
+
+# Patterns here are short and vetted by the test suite, but run under a budget all the same.
+PATTERN_TIMEOUT = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class Symptom:
+    pattern: regex.Pattern[str]
+    points_to: Role | None  # None: the cause can be in any process
+
+
+@dataclass(frozen=True, slots=True)
+class Causality:
+    """The causality knowledge, compiled."""
+
+    roles: tuple[tuple[Role, regex.Pattern[str]], ...]
+    symptoms: tuple[Symptom, ...]
+    wrappers: tuple[regex.Pattern[str], ...]
+    milestones: tuple[tuple[MilestoneKind, regex.Pattern[str]], ...]
+
+    def role_of(self, process_name: str) -> Role:
+        for role, pattern in self.roles:
+            if pattern.search(process_name, timeout=PATTERN_TIMEOUT):
+                return role
+        return Role.OTHER
+
+    def symptom_of(self, text: str) -> Symptom | None:
+        for symptom in self.symptoms:
+            if symptom.pattern.search(text, timeout=PATTERN_TIMEOUT):
+                return symptom
+        return None
+
+    def wrapped_cause(self, text: str) -> str | None:
+        """The cause's message quoted inside a wrapper's text, if `text` is a wrapper."""
+        for pattern in self.wrappers:
+            found = pattern.search(text, timeout=PATTERN_TIMEOUT)
+            if found:
+                return found.group("cause")
+        return None
+
+    def milestone_of(self, text: str) -> MilestoneKind | None:
+        for kind, pattern in self.milestones:
+            if pattern.search(text, timeout=PATTERN_TIMEOUT):
+                return kind
+        return None
+
+
+def load_causality(path: Path | None = None) -> Causality:
+    """Compile a causality file (the shipped one by default)."""
+    path = path or data_dir("signatures") / "causality.yaml"
+    data, _ = load_yaml(path)
+    if not isinstance(data, dict):
+        raise SignatureError("expected a mapping", location=str(path))
+
+    def compile_(text: object, where: str) -> regex.Pattern[str]:
+        try:
+            return regex.compile(str(text))
+        except regex.error as exc:
+            raise SignatureError(f"invalid pattern in {where}: {exc}", location=str(path)) from None
+
+    roles = tuple((Role(item["role"]), compile_(item["name"], "roles"))
+                  for item in data.get("roles", []))
+    symptoms = tuple(
+        Symptom(compile_(item["pattern"], "symptoms"),
+                None if item.get("points_to", "any") == "any" else Role(item["points_to"]))
+        for item in data.get("symptoms", []))
+    wrappers = tuple(compile_(item["pattern"], "wrappers") for item in data.get("wrappers", []))
+    milestones = tuple((MilestoneKind(kind), compile_(p, "milestones"))
+                       for kind, patterns in data.get("milestones", {}).items()
+                       for p in patterns)
+    return Causality(roles, symptoms, wrappers, milestones)
+
+
+@cache
+def default_causality() -> Causality:
+    """The shipped causality knowledge, loaded once."""
+    return load_causality()

@@ -1,0 +1,256 @@
+"""Typed, immutable records passed between the pipeline stages. No logic beyond small accessors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Level(Enum):
+    """Severity of a log record (vLLM logger, uvicorn, glog)."""
+
+    DEBUG = "DEBUG"
+    INFO = "INFO"
+    WARNING = "WARNING"
+    ERROR = "ERROR"
+    CRITICAL = "CRITICAL"
+
+
+class LineKind(Enum):
+    """What one physical line is, as the grammar sees it."""
+
+    TRACEBACK_HEADER = "traceback_header"
+    GROUP_HEADER = "group_header"
+    GROUP_BOX = "group_box"
+    FRAME = "frame"
+    CARET = "caret"
+    ELIDED = "elided"
+    REPEAT = "repeat"
+    EXCEPTION = "exception"
+    CHAIN = "chain"
+    PROCESS_HEADER = "process_header"
+    FATAL = "fatal"
+    FAULT_THREAD = "fault_thread"
+    EXTENSION_MODULES = "extension_modules"
+    NCCL = "nccl"
+    UVICORN = "uvicorn"
+    ACCESS = "access"
+    PY_WARNING = "py_warning"
+    PROGRESS = "progress"
+    INDENTED = "indented"
+    BLANK = "blank"
+    PLAIN = "plain"
+
+
+class ChainReason(Enum):
+    """How Python printed one exception after another."""
+
+    DIRECT_CAUSE = "direct_cause"  # raise ... from e
+    DURING_HANDLING = "during_handling"  # implicit __context__
+
+
+class Role(Enum):
+    """The job of a process in a vLLM deployment, whatever its prefix era."""
+
+    API_SERVER = "api_server"
+    ENGINE_CORE = "engine_core"
+    WORKER = "worker"
+    MAIN = "main"
+    OTHER = "other"
+
+
+class Verdict(Enum):
+    """The answer of a report (the contract in REPORT_SCHEMA.md)."""
+
+    FAILURE = "failure"
+    ROOT_CAUSE_MISSING = "root_cause_missing"
+    NO_FAILURE = "no_failure"
+
+
+class EventKind(Enum):
+    """Kinds of error events the assembler produces."""
+
+    EXCEPTION = "exception"  # a traceback, or a bare `Type: message` line
+    FATAL = "fatal"  # a fatal line that is not a Python exception (segfault, CUDA abort)
+    ERROR_RECORD = "error_record"  # an ERROR/CRITICAL log record with no traceback
+
+
+class MilestoneKind(Enum):
+    """Lifecycle points that decide whether an error was survived or fatal."""
+
+    SERVING = "serving"  # the server answered requests or reported throughput
+    READY = "ready"  # start-up completed
+    SHUTDOWN_REQUESTED = "shutdown_requested"  # an operator asked the server to stop
+
+
+class EventRole(Enum):
+    """What the causality knowledge says about an error message."""
+
+    CAUSE = "cause"  # may be a root cause
+    SYMPTOM = "symptom"  # only reports a failure elsewhere; never a root cause
+    BENIGN = "benign"  # printed but harmless
+
+
+class LinkReason(Enum):
+    """Why the causal graph links two events."""
+
+    CHAINED = "chained"  # Python exception chaining in one traceback
+    DUPLICATE = "duplicate"  # the same exception printed again (logged, raw, re-raised)
+    POINTER = "pointer"  # vLLM's own cross-process message ("See root cause above")
+    EMBEDDED = "embedded"  # a wrapper quoting the cause's message
+    PROCESS_ORDER = "process_order"  # a child failed before its parent reported
+
+
+@dataclass(frozen=True, slots=True)
+class Process:
+    """A process as the log labels it: `(Worker_TP3 pid=207853)` or `main` without a prefix."""
+
+    name: str
+    pid: int | None = None
+    ip: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.name if self.pid is None else f"{self.name} pid={self.pid}"
+
+
+MAIN = Process("main")
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One traceback frame."""
+
+    file: str
+    line: int
+    function: str
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    """One tokenized physical line. `number` is 1-based, counting `\\n` only."""
+
+    number: int
+    kind: LineKind
+    text: str  # the body: what follows every wrapper, prefix and record header
+    process: Process = MAIN
+    level: Level | None = None
+    time: str | None = None
+    site: str | None = None  # the logger call site of a record, `core.py:708`; None for raw output
+    exception: str | None = None  # EXCEPTION / FATAL: the type or fatal label
+    message: str | None = None  # EXCEPTION / FATAL: the text after `Type: `
+    frame: Frame | None = None
+    chain: ChainReason | None = None
+    outer: str | None = None  # the outermost wrapper (docker time, journald host), if any
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEvent:
+    """One error as printed once: a whole traceback, a fatal line, or an ERROR record."""
+
+    id: int
+    kind: EventKind
+    exception: str
+    message: str
+    process: Process
+    line: int  # the `Type: message` line, or the fatal line
+    first_line: int
+    last_line: int
+    frames: tuple[Frame, ...] = ()
+    time: str | None = None
+    title: str | None = None  # the record that introduced a logged traceback
+    cause_id: int | None = None  # the event printed above it in the same chain
+    cause_reason: ChainReason | None = None
+    raw: bool = False  # printed to stderr without a logger header
+
+    @property
+    def text(self) -> str:
+        """`Type: message` as one string, for matching."""
+        return f"{self.exception}: {self.message}" if self.message else self.exception
+
+
+@dataclass(frozen=True, slots=True)
+class Milestone:
+    """A lifecycle point (ready, serving, shutdown requested)."""
+
+    kind: MilestoneKind
+    line: int
+    process: Process
+    text: str
+
+
+Event = ErrorEvent | Milestone
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """An edge of the causal graph, cause to effect, with its reason."""
+
+    cause: int
+    effect: int
+    reason: LinkReason
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """One failure seen possibly several times (duplicate copies merged)."""
+
+    event: ErrorEvent  # the earliest copy
+    copies: tuple[int, ...]  # ids of every copy, earliest first
+    role: EventRole
+
+
+@dataclass(frozen=True, slots=True)
+class Inference:
+    """What the causal stage concluded."""
+
+    verdict: Verdict
+    root_cause: ErrorEvent | None
+    symptoms: tuple[ErrorEvent, ...]
+    survived: tuple[ErrorEvent, ...]  # errors the server lived through
+    reasons: tuple[str, ...]  # why this root cause: one short sentence each
+    links: tuple[Link, ...]
+    failed_processes: tuple[Process, ...]
+    look_for: tuple[str, ...] = ()  # root_cause_missing: what to search for in the full log
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One part of a signature that matched, and how well."""
+
+    part: str  # exception | message | regex | frames | process | facts
+    score: float
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A signature scored against the failure."""
+
+    id: str
+    title: str
+    score: float
+    fix: str
+    references: tuple[str, ...]
+    evidence: tuple[Evidence, ...]
+    target: str  # root_cause | chain | symptom
+    file: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Everything `logsleuth explain` says about one log."""
+
+    source: str
+    verdict: Verdict
+    root_cause: ErrorEvent | None
+    symptoms: tuple[ErrorEvent, ...]
+    signature: Match | None
+    alternatives: tuple[Match, ...]
+    facts: dict[str, object] = field(default_factory=dict)
+    notices: tuple[str, ...] = ()
+    reasons: tuple[str, ...] = ()
+    look_for: tuple[str, ...] = ()
+    failed_processes: tuple[Process, ...] = ()
+    survived: tuple[ErrorEvent, ...] = ()
+    lines_read: int = 0

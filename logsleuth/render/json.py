@@ -1,0 +1,74 @@
+"""The JSON report contract, `logsleuth.report/1` (shared/REPORT_SCHEMA.md).
+
+Fields may be added, never renamed or dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from logsleuth.model import ErrorEvent, Match, Process, Report
+
+SCHEMA = "logsleuth.report/1"
+MAX_FRAMES = 12  # innermost frames kept in the JSON; enough to say where it failed
+
+
+def _process(process: Process) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": process.name, "pid": process.pid}
+    if process.ip:
+        out["ip"] = process.ip
+    return out
+
+
+def event_to_dict(event: ErrorEvent) -> dict[str, Any]:
+    """One error in the contract's shape."""
+    return {
+        "exception": event.exception,
+        "message": event.message,
+        "process": _process(event.process),
+        "line": event.line,
+        "first_line": event.first_line,
+        "last_line": event.last_line,
+        "frames": [{"file": f.file, "line": f.line, "function": f.function}
+                   for f in event.frames[-MAX_FRAMES:]],
+        "kind": event.kind.value,
+        "time": event.time,
+        "title": event.title,
+    }
+
+
+def _match(match: Match, full: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": match.id, "title": match.title, "score": match.score}
+    if full:
+        out.update({
+            "fix": match.fix,
+            "references": list(match.references),
+            "matched_on": match.target,
+            "evidence": [{"part": e.part, "score": e.score, "detail": e.detail}
+                         for e in match.evidence],
+        })
+    return out
+
+
+def report_to_dict(report: Report) -> dict[str, Any]:
+    """The report as plain data, ready for json.dumps."""
+    return {
+        "schema": SCHEMA,
+        "source": report.source,
+        "verdict": report.verdict.value,
+        "root_cause": event_to_dict(report.root_cause) if report.root_cause else None,
+        "symptoms": [event_to_dict(e) for e in report.symptoms],
+        "signature": _match(report.signature, True) if report.signature else None,
+        "alternatives": [_match(m, False) for m in report.alternatives],
+        "facts": dict(report.facts),
+        "notices": list(report.notices),
+        "reasons": list(report.reasons),
+        "look_for": list(report.look_for),
+        "failed_processes": [_process(p) for p in report.failed_processes],
+        "lines_read": report.lines_read,
+    }
+
+
+def to_json(report: Report, *, indent: int | None = 2) -> str:
+    return json.dumps(report_to_dict(report), indent=indent, ensure_ascii=False)

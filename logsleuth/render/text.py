@@ -1,0 +1,125 @@
+"""Human output with rich: the root cause first, then why, then the fix, then the symptoms."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.markdown import Markdown
+from rich.padding import Padding
+from rich.text import Text
+
+from logsleuth.model import ErrorEvent, Report, Verdict
+
+MAX_MESSAGE_CHARS = 400
+INNER_FRAMES = 4
+_VERDICT_STYLE = {Verdict.FAILURE: ("FAILURE", "bold white on red"),
+                  Verdict.ROOT_CAUSE_MISSING: ("ROOT CAUSE NOT IN LOG", "bold black on yellow"),
+                  Verdict.NO_FAILURE: ("NO FAILURE", "bold black on green")}
+
+
+def _trim(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    first = text.strip()
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def _where(event: ErrorEvent) -> Text:
+    text = Text()
+    text.append(event.process.name, style="bold cyan")
+    if event.process.pid is not None:
+        text.append(f" pid={event.process.pid}", style="cyan")
+    text.append(f"  line {event.line}", style="bold")
+    if event.first_line != event.line or event.last_line != event.line:
+        text.append(f" (lines {event.first_line}-{event.last_line})", style="dim")
+    if event.time:
+        text.append(f"  {event.time}", style="dim")
+    return text
+
+
+def _event_block(event: ErrorEvent, *, frames: int) -> Group:
+    head = Text()
+    head.append(event.exception, style="bold red")
+    head.append("  ")
+    head.append_text(_where(event))
+    parts: list[Text] = [head, Text(_trim(event.message), style="red")]
+    if event.title:
+        parts.append(Text(f"logged as: {event.title}", style="dim"))
+    if frames and event.frames:
+        parts.append(Text("innermost frames:", style="dim"))
+        for frame in event.frames[-frames:][::-1]:
+            parts.append(Text(f"  {frame.file}:{frame.line} in {frame.function}", style="dim"))
+    return Group(*parts)
+
+
+def render_text(report: Report, console: Console, *, verbose: bool = False) -> None:
+    """Print the report. Colour follows the console (rich honours NO_COLOR and non-TTYs)."""
+    label, style = _VERDICT_STYLE[report.verdict]
+    title = Text()
+    title.append(f" {label} ", style=style)
+    title.append(f"  {report.source}  ({report.lines_read:,} lines)", style="dim")
+    console.print(title)
+
+    if report.root_cause is not None:
+        console.print(Text("\nRoot cause", style="bold underline"))
+        console.print(Padding(_event_block(report.root_cause, frames=INNER_FRAMES), (0, 2)))
+    elif report.verdict is Verdict.ROOT_CAUSE_MISSING:
+        console.print(Text("\nThe log shows a failure but not its cause.", style="bold"))
+        if report.failed_processes:
+            names = ", ".join(p.label for p in report.failed_processes)
+            console.print(Padding(Text(f"processes that failed: {names}"), (0, 2)))
+    else:
+        console.print(Text("\nNothing in this log failed.", style="green"))
+
+    if report.reasons:
+        console.print(Text("\nWhy this one", style="bold underline"))
+        for reason in report.reasons:
+            console.print(Padding(Text(f"- {reason}"), (0, 2)))
+    if report.look_for:
+        console.print(Text("\nWhere to look", style="bold underline"))
+        for hint in report.look_for:
+            console.print(Padding(Text(f"- {hint}"), (0, 2)))
+
+    if report.signature is not None:
+        match = report.signature
+        head = Text("\nFix: ", style="bold underline")
+        head.append(match.title, style="bold green")
+        head.append(f"  [{match.id}, score {match.score:.2f}]", style="dim")
+        console.print(head)
+        console.print(Padding(Markdown(match.fix), (0, 2)))
+        if match.references:
+            console.print(Padding(Text("References: " + "  ".join(match.references),
+                                       style="dim"), (0, 2)))
+    elif report.verdict is not Verdict.NO_FAILURE:
+        console.print(Text("\nNo known signature matches this failure.", style="yellow"))
+        console.print(Padding(Text("Add one: logsleuth signatures new --from LOG", style="dim"),
+                              (0, 2)))
+    if report.alternatives and (verbose or report.signature is None):
+        console.print(Text("\nAlso considered", style="bold underline"))
+        for alt in report.alternatives:
+            console.print(Padding(Text(f"- {alt.id} ({alt.score:.2f}): {alt.title}"), (0, 2)))
+
+    if report.symptoms:
+        heading = "Symptoms (later errors that follow from it)" if report.root_cause else \
+            "Errors in the log (symptoms only)"
+        console.print(Text(f"\n{heading}", style="bold underline"))
+        shown = report.symptoms if verbose else report.symptoms[:6]
+        for event in shown:
+            line = Text(f"- line {event.line} ", style="bold")
+            line.append(event.process.name, style="cyan")
+            line.append(f"  {_trim(event.text, 140)}")
+            console.print(Padding(line, (0, 2)))
+        if len(report.symptoms) > len(shown):
+            console.print(Padding(Text(f"... {len(report.symptoms) - len(shown)} more "
+                                       "(--verbose)", style="dim"), (0, 2)))
+    if verbose and report.survived:
+        console.print(Text("\nErrors the server survived or that belong to a shutdown",
+                           style="bold underline"))
+        for event in report.survived[:20]:
+            console.print(Padding(Text(f"- line {event.line} {event.process.name}  "
+                                       f"{_trim(event.text, 140)}"), (0, 2)))
+    if report.facts:
+        console.print(Text("\nFacts", style="bold underline"))
+        facts = "  ".join(f"{k}={v}" for k, v in report.facts.items())
+        console.print(Padding(Text(facts, style="dim"), (0, 2)))
+    if report.notices:
+        console.print(Text("\nNotices", style="bold yellow"))
+        for notice in report.notices:
+            console.print(Padding(Text(f"- {notice}", style="yellow"), (0, 2)))

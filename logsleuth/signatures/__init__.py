@@ -1,0 +1,47 @@
+"""The signature database: load, validate, match, lint and test YAML signatures."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from logsleuth.errors import SignatureError
+from logsleuth.resources import data_dir
+from logsleuth.signatures.load import (Signature, load_directory, load_signature_file,
+                                       user_directories)
+from logsleuth.signatures.match import THRESHOLD, SignatureSet, Target
+
+__all__ = ["Signature", "SignatureSet", "Target", "THRESHOLD", "load_signatures",
+           "default_signatures", "shipped_directory", "load_signature_file"]
+
+
+def shipped_directory() -> Path:
+    """The signatures that come with logsleuth."""
+    return data_dir("signatures")
+
+
+def load_signatures(*directories: str | Path, shipped: bool = True,
+                    strict: bool = False) -> SignatureSet:
+    """Load the shipped signatures, then each directory given, then LOGSLEUTH_SIGNATURES.
+
+    A later directory's signature replaces a shipped one with the same id. A broken file is
+    skipped with a notice (a run is never stopped by one bad contributed file); with
+    `strict=True` it raises SignatureError instead.
+    """
+    sources = ([shipped_directory()] if shipped else []) + [Path(d) for d in directories]
+    sources += user_directories()
+    signatures: list[Signature] = []
+    notices: list[str] = []
+    for directory in sources:
+        if not directory.is_dir():
+            raise SignatureError("signature directory not found", location=str(directory))
+        problems: list[SignatureError] = []
+        signatures += load_directory(directory, collect_errors=not strict, problems=problems)
+        notices += [f"signature skipped: {p}" for p in problems]
+    return SignatureSet(signatures, notices=notices)
+
+
+@cache
+def default_signatures() -> SignatureSet:
+    """The shipped signatures plus LOGSLEUTH_SIGNATURES, loaded once per process."""
+    return load_signatures()

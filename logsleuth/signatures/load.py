@@ -1,0 +1,253 @@
+"""Load signature YAML files into frozen Signature records, validating them against the schema.
+
+Like pySigma's rule loading: every file becomes a typed record that knows where it came from;
+with `collect_errors=True` every problem of every file is gathered instead of stopping at the
+first, which is what `logsleuth signatures lint` reports.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+from dataclasses import dataclass
+from enum import Enum
+from functools import cache
+from pathlib import Path
+
+import jsonschema
+import regex
+
+from logsleuth.errors import SignatureError
+from logsleuth.model import Role
+from logsleuth.resources import data_dir
+from logsleuth.signatures.template import Template
+from logsleuth.yamlload import KeyPath, load_yaml
+
+ENV_VAR = "LOGSLEUTH_SIGNATURES"  # extra signature directories, separated by os.pathsep
+# Files in the signatures directory that are not signatures.
+_NOT_SIGNATURES = {"causality.yaml"}
+
+
+class Severity(Enum):
+    CRITICAL = "critical"
+    ERROR = "error"
+    WARNING = "warning"
+
+
+class Status(Enum):
+    STABLE = "stable"
+    EXPERIMENTAL = "experimental"
+
+
+@dataclass(frozen=True, slots=True)
+class FactCondition:
+    """`name: '>=0.11,<0.17'` (comparisons) or `name: 'fp8*'` (a glob)."""
+
+    name: str
+    expression: str
+
+    def holds(self, value: object) -> bool:
+        text = self.expression.strip()
+        if text[:1] in "<>=!" and text[:1]:
+            return all(_compare(value, part.strip()) for part in text.split(","))
+        return fnmatch.fnmatchcase(str(value).lower(), text.lower())
+
+
+def _version_tuple(value: object) -> tuple[int, ...]:
+    parts: list[int] = []
+    for piece in regex.split(r"[.+\-]", str(value)):
+        digits = regex.match(r"\d+", piece)
+        if not digits:
+            break
+        parts.append(int(digits.group()))
+    return tuple(parts)
+
+
+def _compare(value: object, clause: str) -> bool:
+    for op in (">=", "<=", "==", "!=", ">", "<"):
+        if clause.startswith(op):
+            left, right = _version_tuple(value), _version_tuple(clause[len(op):].strip())
+            return {">=": left >= right, "<=": left <= right, "==": left == right,
+                    "!=": left != right, ">": left > right, "<": left < right}[op]
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """One known failure with its fix."""
+
+    id: str
+    title: str
+    category: str
+    description: str
+    severity: Severity
+    status: Status
+    exceptions: tuple[str, ...]
+    templates: tuple[Template, ...]
+    patterns: tuple[regex.Pattern[str], ...]
+    frames: tuple[regex.Pattern[str], ...]
+    process: Role | None
+    facts: tuple[FactCondition, ...]
+    fix: str
+    references: tuple[str, ...]
+    related: tuple[str, ...]
+    path: Path
+    line: int = 1
+
+    @property
+    def location(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    def examples(self) -> tuple[tuple[Path, bool], ...]:
+        """Example logs beside the file: (path, is_positive), positives first."""
+        stem = self.id
+        found: list[tuple[Path, bool]] = []
+        for candidate in sorted(self.path.parent.glob(f"{stem}*.log")):
+            rest = candidate.name[len(stem):-len(".log")]
+            if rest == "" or regex.fullmatch(r"\.\d+", rest):
+                found.append((candidate, True))
+            elif regex.fullmatch(r"\.negative(?:\.\d+)?", rest):
+                found.append((candidate, False))
+        return tuple(sorted(found, key=lambda item: (not item[1], str(item[0]))))
+
+
+@cache
+def _schema() -> dict[str, object]:
+    schema_path = data_dir("signatures") / "signature.schema.json"
+    loaded: dict[str, object] = json.loads(schema_path.read_text(encoding="utf-8"))
+    return loaded
+
+
+def _line_for(lines: dict[KeyPath, int], path: tuple[str | int, ...]) -> int:
+    while path and path not in lines:
+        path = path[:-1]
+    return lines.get(path, 1)
+
+
+def load_signature_file(path: Path) -> Signature:
+    """Load and validate one file; raise SignatureError listing all its problems."""
+    problems: list[SignatureError] = []
+    signature = _load(path, problems)
+    if problems or signature is None:
+        first = problems[0]
+        raise SignatureError(first.detail, location=first.location, hint=first.hint,
+                             problems=tuple(problems))
+    return signature
+
+
+def _load(path: Path, problems: list[SignatureError]) -> Signature | None:
+    try:
+        data, lines = load_yaml(path)
+    except SignatureError as exc:
+        problems.append(exc)
+        return None
+    where = str(path)
+    if not isinstance(data, dict):
+        problems.append(SignatureError("a signature file must hold a mapping",
+                                       location=f"{where}:1"))
+        return None
+    validator = jsonschema.Draft202012Validator(_schema())
+    for error in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path))):
+        key_path = tuple(error.absolute_path)
+        line = _line_for(lines, key_path)
+        field = ".".join(str(p) for p in key_path) or "(top level)"
+        problems.append(SignatureError(f"{field}: {_friendly(error)}", location=f"{where}:{line}",
+                                       hint=_hint(error)))
+    if problems:
+        return None
+    if data["id"] != path.stem:
+        problems.append(SignatureError(
+            f"id '{data['id']}' does not match the file name '{path.stem}'",
+            location=f"{where}:{lines.get(('id',), 1)}", hint=f"rename the file to {data['id']}.yaml"))
+    if data["category"] != path.parent.name:
+        problems.append(SignatureError(
+            f"category '{data['category']}' does not match the directory '{path.parent.name}'",
+            location=f"{where}:{lines.get(('category',), 1)}"))
+    match = data["match"]
+    templates: list[Template] = []
+    for index, text in enumerate(match.get("message", [])):
+        try:
+            templates.append(Template.parse(text))
+        except ValueError as exc:
+            problems.append(SignatureError(f"match.message.{index}: {exc}",
+                                           location=f"{where}:{_line_for(lines, ('match', 'message', index))}"))
+    patterns = _compile_all(match.get("regex", []), ("match", "regex"), where, lines, problems)
+    frames = _compile_all(match.get("frames", []), ("match", "frames"), where, lines, problems)
+    if problems:
+        return None
+    return Signature(
+        id=data["id"], title=data["title"], category=data["category"],
+        description=data["description"].strip(), severity=Severity(data["severity"]),
+        status=Status(data["status"]), exceptions=tuple(match.get("exception", [])),
+        templates=tuple(templates), patterns=patterns, frames=frames,
+        process=Role(match["process"]) if "process" in match else None,
+        facts=tuple(FactCondition(k, str(v)) for k, v in match.get("facts", {}).items()),
+        fix=data["fix"].strip(), references=tuple(data["references"]),
+        related=tuple(data.get("related", [])), path=path, line=1)
+
+
+def _compile_all(texts: list[str], key: tuple[str, str], where: str,
+                 lines: dict[KeyPath, int], problems: list[SignatureError]) -> tuple[regex.Pattern[str], ...]:
+    compiled: list[regex.Pattern[str]] = []
+    for index, text in enumerate(texts):
+        try:
+            compiled.append(regex.compile(text))
+        except regex.error as exc:
+            problems.append(SignatureError(
+                f"{'.'.join(key)}.{index}: invalid regex: {exc}",
+                location=f"{where}:{_line_for(lines, (*key, index))}",
+                hint="the pattern is a Python `regex`-module expression; escape ( ) [ ] . * + ?"))
+    return tuple(compiled)
+
+
+def _friendly(error: jsonschema.ValidationError) -> str:
+    if error.validator == "additionalProperties":
+        return error.message.replace("Additional properties are not allowed", "unknown key")
+    if error.validator == "required":
+        return error.message.replace("is a required property", "is required")
+    if error.validator == "enum":
+        return f"{error.instance!r} is not one of {', '.join(map(str, error.validator_value))}"
+    if error.validator == "anyOf" and list(error.absolute_path) == ["match"]:
+        return "needs at least one of `message` or `regex`"
+    return error.message
+
+
+def _hint(error: jsonschema.ValidationError) -> str | None:
+    if error.validator == "additionalProperties":
+        return "see signatures/README.md for the keys a signature may have"
+    if error.validator == "pattern" and "id" in error.absolute_path:
+        return "ids are lowercase words joined by hyphens, like cuda-fork-reinit"
+    return None
+
+
+def signature_files(directory: Path) -> list[Path]:
+    """Every signature file under a directory: `<category>/<id>.yaml`."""
+    return sorted(p for p in directory.glob("*/*.yaml") if p.name not in _NOT_SIGNATURES
+                  and not p.parent.name.startswith(("_", ".")))
+
+
+def load_directory(directory: Path, *, collect_errors: bool = False,
+                   problems: list[SignatureError] | None = None) -> list[Signature]:
+    """Load every signature of a directory. Broken files raise, or with `collect_errors`
+    are skipped and their problems appended to `problems`."""
+    out: list[Signature] = []
+    for path in signature_files(directory):
+        found: list[SignatureError] = []
+        signature = _load(path, found)
+        if found:
+            if not collect_errors:
+                raise SignatureError(found[0].detail, location=found[0].location,
+                                     hint=found[0].hint, problems=tuple(found))
+            if problems is not None:
+                problems.extend(found)
+            continue
+        if signature is not None:
+            out.append(signature)
+    return out
+
+
+def user_directories() -> list[Path]:
+    """Signature directories named in LOGSLEUTH_SIGNATURES, in order."""
+    raw = os.environ.get(ENV_VAR, "")
+    return [Path(p) for p in raw.split(os.pathsep) if p.strip()]

@@ -1,0 +1,177 @@
+"""Score every signature against a failure; rank them.
+
+A signature's score for one error is its message score (template or regex, in [0, 1]) times a
+factor for each other part it names:
+
+| part       | matches            | otherwise                                   |
+|------------|--------------------|---------------------------------------------|
+| exception  | 1.0 (0.9 wrapped)  | 0.7                                         |
+| frames     | 1.0                | no match: frames are named only to tell     |
+|            |                    | apart messages that say too little alone    |
+| process    | 1.0                | 0.85                                        |
+| facts      | 1.0 (0.9 unknown)  | no match: the fix does not apply there      |
+
+The error's weight is 1.0 for the root cause and 0.75 for a symptom. A signature is reported
+when its score reaches THRESHOLD; ties go to the more specific signature (more fixed text, more
+parts matched).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import regex
+
+from logsleuth.knowledge import Causality, default_causality
+from logsleuth.model import ErrorEvent, Evidence, Match
+from logsleuth.signatures.load import Signature
+from logsleuth.signatures.template import PATTERN_TIMEOUT, mask
+
+THRESHOLD = 0.6
+ROOT_WEIGHT = 1.0
+SYMPTOM_WEIGHT = 0.75
+MAX_ALTERNATIVES = 4
+ALTERNATIVE_FLOOR = 0.3
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """An error to score against, with its weight and what it is to the failure."""
+
+    event: ErrorEvent
+    weight: float
+    kind: str  # root_cause | symptom
+
+
+@dataclass(frozen=True, slots=True)
+class _Scored:
+    match: Match
+    specificity: float
+
+
+class SignatureSet:
+    """An ordered collection of signatures; later directories override earlier ids."""
+
+    def __init__(self, signatures: Iterable[Signature], causality: Causality | None = None,
+                 notices: Iterable[str] = ()):
+        by_id: dict[str, Signature] = {}
+        for signature in signatures:
+            by_id[signature.id] = signature
+        self.signatures: tuple[Signature, ...] = tuple(by_id.values())
+        self.notices: tuple[str, ...] = tuple(notices)
+        self._causality = causality or default_causality()
+
+    def __len__(self) -> int:
+        return len(self.signatures)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.signatures)
+
+    def get(self, signature_id: str) -> Signature | None:
+        return next((s for s in self.signatures if s.id == signature_id), None)
+
+    def rank(self, targets: Iterable[Target], facts: Mapping[str, object]) -> list[Match]:
+        """Every signature that scores at least ALTERNATIVE_FLOOR, best first."""
+        prepared = [(t, t.event.text, mask(t.event.text)) for t in targets]
+        scored: list[_Scored] = []
+        for signature in self.signatures:
+            best: _Scored | None = None
+            for target, text, masked in prepared:
+                found = self._score(signature, target, text, masked, facts)
+                if found is not None and (best is None or (found.match.score, found.specificity)
+                                          > (best.match.score, best.specificity)):
+                    best = found
+            if best is not None and best.match.score >= ALTERNATIVE_FLOOR:
+                scored.append(best)
+        scored.sort(key=lambda s: (-s.match.score, -s.specificity, s.match.id))
+        return [s.match for s in scored]
+
+    def best(self, targets: Iterable[Target],
+             facts: Mapping[str, object]) -> tuple[Match | None, tuple[Match, ...]]:
+        """The best match (None below THRESHOLD) and the ranked alternatives."""
+        ranked = self.rank(targets, facts)
+        if ranked and ranked[0].score >= THRESHOLD:
+            return ranked[0], tuple(ranked[1:1 + MAX_ALTERNATIVES])
+        return None, tuple(ranked[:MAX_ALTERNATIVES])
+
+    def _score(self, signature: Signature, target: Target, text: str, masked: str,
+               facts: Mapping[str, object]) -> _Scored | None:
+        evidence: list[Evidence] = []
+        message_score, specificity = 0.0, 0.0
+        for template in signature.templates:
+            score = template.score(text, masked)
+            if score > message_score:
+                message_score, specificity = score, float(template.literal_chars)
+                detail = f"template {'matched' if score == 1.0 else f'{score:.2f} similar'}: " \
+                         f"{template.text[:80]}"
+        for pattern in signature.patterns:
+            try:
+                hit = pattern.search(text, timeout=PATTERN_TIMEOUT)
+            except TimeoutError:
+                hit = None
+            if hit and (message_score < 1.0 or len(pattern.pattern) > specificity):
+                message_score, specificity = 1.0, float(len(pattern.pattern))
+                detail = f"regex matched: {hit.group(0)[:80]}"
+        if message_score == 0.0:
+            return None
+        evidence.append(Evidence("message", message_score, detail))
+        score = message_score
+
+        if signature.exceptions:
+            factor = _exception_factor(signature.exceptions, target.event)
+            evidence.append(Evidence("exception", factor, f"{target.event.exception}"))
+            score *= factor
+            specificity += 10 * (factor == 1.0)
+        if signature.frames:
+            where = [f"{f.file}:{f.function}" for f in target.event.frames]
+            hit_frame = _first_hit(signature.frames, where)
+            if hit_frame is None:
+                return None
+            evidence.append(Evidence("frames", 1.0, hit_frame))
+            specificity += 20
+        if signature.process is not None:
+            role = self._causality.role_of(target.event.process.name)
+            factor = 1.0 if role is signature.process else 0.85
+            evidence.append(Evidence("process", factor, target.event.process.name))
+            score *= factor
+        for condition in signature.facts:
+            if condition.name not in facts:
+                evidence.append(Evidence("facts", 0.9, f"{condition.name} unknown"))
+                score *= 0.9
+            elif condition.holds(facts[condition.name]):
+                evidence.append(Evidence("facts", 1.0,
+                                         f"{condition.name}={facts[condition.name]}"))
+                specificity += 10
+            else:
+                return None
+        score *= target.weight
+        match = Match(signature.id, signature.title, round(score, 3), signature.fix,
+                      signature.references, tuple(evidence), target.kind, str(signature.path))
+        return _Scored(match, specificity)
+
+
+def _short(name: str) -> str:
+    return name.rsplit(".", 1)[-1].strip()
+
+
+def _exception_factor(names: tuple[str, ...], event: ErrorEvent) -> float:
+    wanted = {_short(n) for n in names} | set(names)
+    if event.exception in wanted or _short(event.exception) in wanted:
+        return 1.0
+    # a wrapper such as `InductorError: OutOfMemoryError: ...` or `RayTaskError(TypeError)`
+    inner = event.message.split(":", 1)[0].strip()
+    if _short(inner) in wanted or any(f"({w})" in event.exception for w in wanted):
+        return 0.9
+    return 0.7
+
+
+def _first_hit(patterns: tuple[regex.Pattern[str], ...], texts: list[str]) -> str | None:
+    for text in texts:
+        for pattern in patterns:
+            try:
+                if pattern.search(text, timeout=PATTERN_TIMEOUT):
+                    return text
+            except TimeoutError:
+                continue
+    return None

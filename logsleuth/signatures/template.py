@@ -1,0 +1,106 @@
+"""Message templates with typed placeholders, and the masking that makes messages comparable.
+
+A template such as `Free memory on device ({float}/{float} GiB) on startup is less than desired
+GPU memory utilization ({float}, {size})` matches in two ways: exactly, as a pattern whose
+placeholders are sub-patterns (score 1.0), or fuzzily, comparing the template's masked text with
+the message's masked text (numbers, sizes, paths, hex and quoted names replaced by tokens) with
+rapidfuzz, for wordings that drifted between vLLM versions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+from rapidfuzz import fuzz
+
+PATTERN_TIMEOUT = 0.05  # seconds; a signature's pattern that takes longer is abandoned
+
+# What each placeholder matches, and the token it becomes in masked text.
+PLACEHOLDERS: dict[str, tuple[str, str]] = {
+    "int": (r"[-+]?\d[\d,]*", "<num>"),
+    "float": (r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", "<num>"),
+    "num": (r"[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?", "<num>"),
+    "size": (r"\d[\d,]*(?:\.\d+)?\s*(?:[KMGTP]i?B|bytes|B)\b", "<size>"),
+    "path": (r"[`'\"]?(?:[A-Za-z]:)?[\w.~\-]*(?:/[\w.@+~\-]+)+/?[`'\"]?", "<path>"),
+    "hex": (r"0x[0-9a-fA-F]+", "<hex>"),
+    "word": (r"[\w.\-:]+", " "),
+    "quoted": (r"'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`", "<quoted>"),
+    "any": (r".*?", " "),
+}
+_PLACEHOLDER = regex.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
+_UNKNOWN_PLACEHOLDER = regex.compile(r"\{([a-z_]+)\}")
+
+# Masking order matters: sizes before numbers, paths before numbers inside them.
+_MASKS: tuple[tuple[regex.Pattern[str], str], ...] = tuple(
+    (regex.compile(PLACEHOLDERS[name][0]), PLACEHOLDERS[name][1])
+    for name in ("hex", "size", "path", "quoted", "num"))
+_SPACES = regex.compile(r"\s+")
+
+FUZZY_THRESHOLD = 0.85
+MAX_COMPARED_CHARS = 1500
+
+
+def mask(text: str) -> str:
+    """Replace the variable parts of a message by tokens: `Tried to allocate <size>`."""
+    for pattern, token in _MASKS:
+        text = pattern.sub(token, text, timeout=PATTERN_TIMEOUT)
+    return _SPACES.sub(" ", text).strip()
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """A parsed message template."""
+
+    text: str
+    exact: regex.Pattern[str]
+    masked: str
+    literal_chars: int  # how much fixed text the template holds: its specificity
+
+    @classmethod
+    def parse(cls, text: str) -> Template:
+        unknown = {m.group(1) for m in _UNKNOWN_PLACEHOLDER.finditer(text)} - set(PLACEHOLDERS)
+        if unknown:
+            raise ValueError(f"unknown placeholder(s) {', '.join(sorted(unknown))}; known: "
+                             + ", ".join("{" + p + "}" for p in PLACEHOLDERS))
+        pattern_parts: list[str] = []
+        masked_parts: list[str] = []
+        literal = 0
+        position = 0
+        for found in _PLACEHOLDER.finditer(text):
+            fixed = text[position:found.start()]
+            literal += len(fixed.strip())
+            pattern_parts.append(_literal_pattern(fixed))
+            masked_parts.append(fixed)
+            sub, token = PLACEHOLDERS[found.group(1)]
+            pattern_parts.append(f"(?:{sub})")
+            masked_parts.append(f" {token} " if token.strip() else " ")
+            position = found.end()
+        fixed = text[position:]
+        literal += len(fixed.strip())
+        pattern_parts.append(_literal_pattern(fixed))
+        masked_parts.append(fixed)
+        exact = regex.compile("".join(pattern_parts), regex.DOTALL)
+        masked = _SPACES.sub(" ", "".join(masked_parts)).strip()
+        return cls(text, exact, masked, literal)
+
+    def score(self, message: str, masked_message: str) -> float:
+        """1.0 for an exact match; else the fuzzy similarity if at least FUZZY_THRESHOLD; else 0."""
+        try:
+            if self.exact.search(message, timeout=PATTERN_TIMEOUT):
+                return 1.0
+        except TimeoutError:
+            pass
+        if len(self.masked) < 12:
+            return 0.0
+        similarity = fuzz.partial_ratio(self.masked, masked_message[:MAX_COMPARED_CHARS]) / 100.0
+        return similarity if similarity >= FUZZY_THRESHOLD else 0.0
+
+
+def _literal_pattern(fixed: str) -> str:
+    words = fixed.split()
+    if not words:
+        return r"\s*" if fixed else ""
+    lead = r"\s*" if fixed[:1].isspace() else ""
+    tail = r"\s*" if fixed[-1:].isspace() else ""
+    return lead + r"\s+".join(regex.escape(w) for w in words) + tail

@@ -1,0 +1,356 @@
+"""Raw byte blocks -> typed LogLine records. The only module that touches Lark.
+
+Two grammars from `grammars/`: `anchors.lark` says which lines can matter, `vllm.lark` says
+what a line is. Blocks are searched for anchors at C speed; only anchored lines are decoded,
+cleaned and parsed, so a long healthy stretch of a log costs little more than reading it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+
+from lark import Lark, Token, Transformer, Tree
+from lark.exceptions import LarkError
+
+from logsleuth.model import MAIN, ChainReason, Frame, Level, LineKind, LogLine, Process
+from logsleuth.resources import data_dir
+
+# Pre-lexing (research notes section 6.1): colour codes and their pasted caret form go before
+# any parsing; they are byte noise, not line structure.
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m|ESC\[[0-9;]*m")
+
+START_SYMBOLS = ("line", "proc_prefix", "record", "glog", "frame", "exc_line", "fatal", "nccl",
+                 "process_header", "body")
+
+
+@cache
+def line_parser() -> Lark:
+    """The full line grammar, built once (LALR with the contextual lexer)."""
+    return Lark.open(str(data_dir("grammars") / "vllm.lark"), parser="lalr",
+                     lexer="contextual", start=list(START_SYMBOLS), maybe_placeholders=False)
+
+
+@cache
+def anchor_patterns() -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
+    """(ANCHOR, SERVING) from anchors.lark, compiled for bytes."""
+    grammar = Lark.open(str(data_dir("grammars") / "anchors.lark"), parser="lalr")
+    anchor = grammar.get_terminal("ANCHOR").pattern.to_regexp()
+    serving = grammar.get_terminal("SERVING").pattern.to_regexp()
+    return (re.compile(anchor.encode("utf-8")), re.compile(serving.encode("utf-8")))
+
+
+def clean(raw: str) -> str:
+    """One physical line as the grammar expects it.
+
+    vLLM ends continuation lines of a record with `\\r\\n`, so one trailing `\\r` is a line
+    break, not an overwrite. Any other `\\r` is a terminal overwrite (tqdm): keep the last
+    non-empty segment, which is what a terminal showed.
+    """
+    if raw.endswith("\r"):
+        raw = raw[:-1]
+    if "\r" in raw:
+        segments = [s for s in raw.split("\r") if s.strip()]
+        raw = segments[-1] if segments else ""
+    if "\x1b" in raw or "[[" in raw or "ESC[" in raw:
+        raw = _ANSI.sub("", raw)
+    return raw
+
+
+@dataclass(frozen=True, slots=True)
+class _Header:
+    level: Level | None
+    time: str | None
+    site: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Body:
+    kind: LineKind
+    text: str
+    exception: str | None = None
+    message: str | None = None
+    frame: Frame | None = None
+    chain: ChainReason | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Outer:
+    text: str
+
+
+_GLOG_LEVELS = {"D": Level.DEBUG, "I": Level.INFO, "W": Level.WARNING, "E": Level.ERROR,
+                "F": Level.CRITICAL}
+# Short labels for fatal lines: `*** SIGSEGV received ...` is `SIGSEGV`, C++'s
+# `terminate called after throwing an instance of 'c10::Error'` is `terminate`.
+_FATAL_LABELS = {"*** SIG": "SIG", "terminate called": "terminate"}
+
+
+class _ToRecords(Transformer[Token, object]):
+    """Lark trees -> the private parts of a LogLine; `line` puts them together."""
+
+    def line(self, items: list[object]) -> LogLine:
+        process = MAIN
+        header = _Header(None, None, None)
+        body = _Body(LineKind.BLANK, "")
+        outer: str | None = None
+        for item in items:
+            if isinstance(item, Process):
+                process = item
+            elif isinstance(item, _Header):
+                header = item
+            elif isinstance(item, _Body):
+                body = item
+            elif isinstance(item, _Outer) and outer is None:
+                outer = item.text
+        return LogLine(0, body.kind, body.text, process, header.level, header.time, header.site,
+                       body.exception, body.message, body.frame, body.chain, outer)
+
+    # outer wrappers
+    def docker(self, items: list[Token]) -> _Outer:
+        return _Outer(str(items[0]).strip())
+
+    journald = compose = quote = docker
+
+    # prefixes
+    def prefix(self, items: list[object]) -> object:
+        return items[0]
+
+    def proc_prefix(self, items: list[Token]) -> Process:
+        name, pid, ip = "", None, None
+        for token in items:
+            if token.type == "PROC_NAME":
+                name = str(token)
+            elif token.type == "INT":
+                pid = int(token)
+            elif token.type == "IP":
+                ip = str(token)
+        return Process(name or "pid", pid, ip)
+
+    def ray_daemon(self, items: list[Token]) -> Process:
+        ip = next((str(t) for t in items if t.type == "IP"), None)
+        return Process(str(items[0]), None, ip)
+
+    # headers
+    def header(self, items: list[_Header]) -> _Header:
+        return items[0]
+
+    def record(self, items: list[Token]) -> _Header:
+        parts = {t.type: str(t) for t in items}
+        return _Header(Level(parts["LEVEL"]), f"{parts['DATE']} {parts['CLOCK']}", parts["SITE"])
+
+    def glog(self, items: list[Token]) -> _Header:
+        parts = {t.type: str(t) for t in items}
+        letter = parts["GLOG_LEVEL"].lstrip("[")
+        stamp = parts["GLOG_TIME"].split()
+        month_day = stamp[0].zfill(4)  # torch's C++ logger does not pad the month: `W301`
+        time = f"{month_day[:2]}-{month_day[2:]} {stamp[1].split('.')[0]}"
+        return _Header(_GLOG_LEVELS[letter], time, parts["SITE"])
+
+    # bodies
+    def body(self, items: list[_Body]) -> _Body:
+        return items[0]
+
+    def _simple(kind: LineKind) -> object:  # type: ignore[misc]
+        def build(self: _ToRecords, items: list[Token]) -> _Body:
+            return _Body(kind, "".join(str(t) for t in items))
+        return build
+
+    traceback_header = _simple(LineKind.TRACEBACK_HEADER)
+    group_header = _simple(LineKind.GROUP_HEADER)
+    group_box = _simple(LineKind.GROUP_BOX)
+    caret = _simple(LineKind.CARET)
+    elided = _simple(LineKind.ELIDED)
+    repeat = _simple(LineKind.REPEAT)
+    fault_thread = _simple(LineKind.FAULT_THREAD)
+    extension_modules = _simple(LineKind.EXTENSION_MODULES)
+    uvicorn = _simple(LineKind.UVICORN)
+    access = _simple(LineKind.ACCESS)
+    py_warning = _simple(LineKind.PY_WARNING)
+    progress = _simple(LineKind.PROGRESS)
+    blank = _simple(LineKind.BLANK)
+    indented = _simple(LineKind.INDENTED)
+    plain = _simple(LineKind.PLAIN)
+
+    def chain_cause(self, items: list[Token]) -> _Body:
+        return _Body(LineKind.CHAIN, str(items[0]).strip(), chain=ChainReason.DIRECT_CAUSE)
+
+    def chain_context(self, items: list[Token]) -> _Body:
+        return _Body(LineKind.CHAIN, str(items[0]).strip(), chain=ChainReason.DURING_HANDLING)
+
+    def frame(self, items: list[Token]) -> _Body:
+        file, line, function = (str(t) for t in items)
+        text = f'File "{file}", line {line}, in {function}'
+        return _Body(LineKind.FRAME, text, frame=Frame(file, int(line), function.strip()))
+
+    def exc_line(self, items: list[Token]) -> _Body:
+        name = str(items[0]).strip().lstrip("|").strip()
+        message = str(items[1]).strip() if len(items) > 1 else ""
+        text = f"{name}: {message}" if message else name
+        return _Body(LineKind.EXCEPTION, text, exception=name, message=message)
+
+    def process_header(self, items: list[Token]) -> _Body:
+        return _Body(LineKind.PROCESS_HEADER, f"Process {items[0]}:", message=str(items[0]))
+
+    def fatal(self, items: list[Token]) -> _Body:
+        text = "".join(str(t) for t in items)
+        label = str(items[0])
+        message = str(items[-1]).strip() if items[-1].type == "FATAL_TEXT" else ""
+        for start, short in _FATAL_LABELS.items():
+            if label.startswith(start):
+                message = f"{label[len(start):]} {message}".strip()
+                label = short + (label[len(start):] if short == "SIG" else "")
+                if short == "SIG":
+                    message = str(items[-1]).strip() if items[-1].type == "FATAL_TEXT" else ""
+        return _Body(LineKind.FATAL, text, exception=label, message=message)
+
+    def nccl(self, items: list[Token]) -> _Body:
+        level = next(str(t) for t in items if t.type == "NCCL_LEVEL")
+        message = next((str(t) for t in items if t.type == "NCCL_TEXT"), "")
+        return _Body(LineKind.NCCL, f"NCCL {level} {message}".rstrip(),
+                     exception=f"NCCL {level}", message=message)
+
+
+_TRANSFORMER = _ToRecords()
+
+
+def parse_line(text: str, number: int = 0) -> LogLine:
+    """Tokenize one cleaned line. Never raises: a line the grammar cannot place is PLAIN."""
+    try:
+        tree = line_parser().parse(text, start="line")
+        record = _TRANSFORMER.transform(tree)
+    except LarkError:
+        record = _fallback(text)
+    if not isinstance(record, LogLine):  # an empty line gives an empty tree
+        record = LogLine(0, LineKind.BLANK, "")
+    return record if number == 0 else _renumber(record, number)
+
+
+def _fallback(text: str) -> LogLine:
+    """The plain-line fallback: keep the prefixes and header the grammar recognised, call the rest
+    plain. Reached when a body shape started to match and then did not (a cut frame line)."""
+    parser = line_parser()
+    interactive = parser.parse_interactive(text, start="line")
+    consumed = 0
+    try:
+        for token in interactive.iter_parse():
+            if token.type in ("PROC_NAME", "INT", "IP", "DAEMON_NAME", "_SP", "_PCLOSE", "$END"):
+                continue
+            if token.type not in ("DOCKER_TIME", "JOURNALD", "COMPOSE", "QUOTE", "RANK", "_POPEN",
+                                  "_DOPEN", "_PID_EQ", "_IP_EQ", "LEVEL", "DATE", "CLOCK", "SITE",
+                                  "_LBRACK", "_RBRACK", "GLOG_LEVEL", "GLOG_TIME", "COMPILE_ID"):
+                consumed = token.start_pos or 0
+                break
+    except LarkError:
+        pass
+    head = text[:consumed]
+    try:
+        tree = parser.parse(head, start="line") if head else None
+        prefix_record = _TRANSFORMER.transform(tree) if tree is not None else None
+    except LarkError:
+        prefix_record = None
+    rest = text[consumed:]
+    base = prefix_record if isinstance(prefix_record, LogLine) else LogLine(0, LineKind.PLAIN, "")
+    return LogLine(0, LineKind.PLAIN if rest.strip() else LineKind.BLANK, rest, base.process,
+                   base.level, base.time, base.site, outer=base.outer)
+
+
+def _renumber(record: LogLine, number: int) -> LogLine:
+    return LogLine(number, record.kind, record.text, record.process, record.level, record.time,
+                   record.site, record.exception, record.message, record.frame, record.chain,
+                   record.outer)
+
+
+@dataclass
+class TokenizeStats:
+    """Counts the tokenizer keeps while it streams."""
+
+    lines: int = 0
+    parsed: int = 0
+    undecodable: int = 0
+    last_line_text: str = ""
+
+
+def tokenize(blocks: Iterable[bytes], stats: TokenizeStats | None = None) -> Iterator[LogLine]:
+    """Yield a LogLine for every anchored line of the blocks, in order, correctly numbered.
+
+    Lines without an anchor are counted, not parsed. The last serving line of each block is
+    parsed too, so later stages know how long the server kept serving.
+    """
+    anchor, serving = anchor_patterns()
+    stats = stats if stats is not None else TokenizeStats()
+    base = 0  # lines before this block
+    tail = b""
+    for block in blocks:
+        spans = _anchored_spans(block, anchor)
+        last_serving = _last_match_line(block, serving)
+        if last_serving is not None and last_serving not in spans:
+            spans.append(last_serving)
+            spans.sort()
+        counted_to, line_no = 0, base
+        for start, end in spans:
+            line_no += block.count(b"\n", counted_to, start)
+            counted_to = start
+            raw = block[start:end]
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                stats.undecodable += 1
+                text = raw.decode("utf-8", "replace")
+            stats.parsed += 1
+            yield parse_line(clean(text), line_no + 1)
+        newlines = block.count(b"\n")
+        base += newlines
+        if block:
+            tail = block
+    if tail and not tail.endswith(b"\n"):
+        base += 1  # a last line without its newline still counts
+    stats.lines = base
+    stats.last_line_text = _last_line(tail)
+
+
+def _anchored_spans(block: bytes, anchor: re.Pattern[bytes]) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    position = 0
+    search = anchor.search
+    find, rfind = block.find, block.rfind
+    while True:
+        hit = search(block, position)
+        if hit is None:
+            return spans
+        start = rfind(b"\n", 0, hit.start()) + 1
+        end = find(b"\n", hit.end() if hit.end() > hit.start() else hit.start())
+        if end < 0:
+            end = len(block)
+        spans.append((start, end))
+        position = end + 1
+
+
+def _last_match_line(block: bytes, pattern: re.Pattern[bytes]) -> tuple[int, int] | None:
+    # Serving lines are frequent: look only in the block's last stretch first, then widen.
+    size = 1 << 14
+    while True:
+        offset = max(0, len(block) - size)
+        hits = list(pattern.finditer(block, offset))
+        if hits or offset == 0:
+            break
+        size *= 8
+    if not hits:
+        return None
+    where = hits[-1].start()
+    start = block.rfind(b"\n", 0, where) + 1
+    end = block.find(b"\n", where)
+    return (start, end if end >= 0 else len(block))
+
+
+def _last_line(block: bytes) -> str:
+    stripped = block.rstrip(b"\n")
+    start = stripped.rfind(b"\n") + 1
+    return clean(stripped[start:][-4096:].decode("utf-8", "replace"))
+
+
+def tree_of(text: str, start: str = "line") -> Tree[Token]:
+    """The raw parse tree of one line for one start symbol (grammar tests only)."""
+    return line_parser().parse(text, start=start)
