@@ -26,8 +26,8 @@ def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None
     stats = TokenizeStats()
     facts = FactCollector()
     lines = facts.watch(tokenize(log.blocks(), stats))
-    graph = CausalGraph.build(assemble(lines), last_line=stats.last_line_text,
-                              line_count=stats.lines)
+    events = list(assemble(lines))  # errors and milestones only: a few per thousand lines
+    graph = CausalGraph.build(events, last_line=stats.last_line_text, line_count=stats.lines)
     inference = graph.infer()
     database = signatures if signatures is not None else default_signatures()
     found = facts.result()

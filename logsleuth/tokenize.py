@@ -30,13 +30,14 @@ START_SYMBOLS = ("line", "proc_prefix", "record", "glog", "frame", "exc_line", "
 def line_parser() -> Lark:
     """The full line grammar, built once (LALR with the contextual lexer)."""
     return Lark.open(str(data_dir("grammars") / "vllm.lark"), parser="lalr",
-                     lexer="contextual", start=list(START_SYMBOLS), maybe_placeholders=False)
+                     lexer="contextual", start=list(START_SYMBOLS), maybe_placeholders=False,
+                     cache=True)  # Lark keeps the built tables in the temp dir: 10x faster start
 
 
 @cache
 def anchor_patterns() -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
     """(ANCHOR, SERVING) from anchors.lark, compiled for bytes."""
-    grammar = Lark.open(str(data_dir("grammars") / "anchors.lark"), parser="lalr")
+    grammar = Lark.open(str(data_dir("grammars") / "anchors.lark"), parser="lalr", cache=True)
     anchor = grammar.get_terminal("ANCHOR").pattern.to_regexp()
     serving = grammar.get_terminal("SERVING").pattern.to_regexp()
     return (re.compile(anchor.encode("utf-8")), re.compile(serving.encode("utf-8")))

@@ -113,10 +113,9 @@ class Signature:
 
 
 @cache
-def _schema() -> dict[str, object]:
+def _validator() -> jsonschema.Draft202012Validator:
     schema_path = data_dir("signatures") / "signature.schema.json"
-    loaded: dict[str, object] = json.loads(schema_path.read_text(encoding="utf-8"))
-    return loaded
+    return jsonschema.Draft202012Validator(json.loads(schema_path.read_text(encoding="utf-8")))
 
 
 def _line_for(lines: dict[KeyPath, int], path: tuple[str | int, ...]) -> int:
@@ -147,8 +146,7 @@ def _load(path: Path, problems: list[SignatureError]) -> Signature | None:
         problems.append(SignatureError("a signature file must hold a mapping",
                                        location=f"{where}:1"))
         return None
-    validator = jsonschema.Draft202012Validator(_schema())
-    for error in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path))):
+    for error in sorted(_validator().iter_errors(data), key=lambda e: list(map(str, e.path))):
         key_path = tuple(error.absolute_path)
         line = _line_for(lines, key_path)
         field = ".".join(str(p) for p in key_path) or "(top level)"

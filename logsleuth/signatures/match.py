@@ -6,8 +6,9 @@ factor for each other part it names:
 | part       | matches            | otherwise                                   |
 |------------|--------------------|---------------------------------------------|
 | exception  | 1.0 (0.9 wrapped)  | 0.7                                         |
-| frames     | 1.0                | no match: frames are named only to tell     |
-|            |                    | apart messages that say too little alone    |
+| frames     | 1.0                | 0.5, or 0.9 when the error shows no frames  |
+|            |                    | (frames tell apart messages that say too    |
+|            |                    | little alone, so a miss weighs heavily)     |
 | process    | 1.0                | 0.85                                        |
 | facts      | 1.0 (0.9 unknown)  | no match: the fix does not apply there      |
 
@@ -29,6 +30,8 @@ from logsleuth.signatures.load import Signature
 from logsleuth.signatures.template import PATTERN_TIMEOUT, mask
 
 THRESHOLD = 0.6
+FRAMES_MISSED = 0.5
+FRAMES_UNKNOWN = 0.9
 ROOT_WEIGHT = 1.0
 SYMPTOM_WEIGHT = 0.75
 MAX_ALTERNATIVES = 4
@@ -126,10 +129,14 @@ class SignatureSet:
         if signature.frames:
             where = [f"{f.file}:{f.function}" for f in target.event.frames]
             hit_frame = _first_hit(signature.frames, where)
-            if hit_frame is None:
-                return None
-            evidence.append(Evidence("frames", 1.0, hit_frame))
-            specificity += 20
+            if hit_frame is not None:
+                evidence.append(Evidence("frames", 1.0, hit_frame))
+                specificity += 20
+            else:
+                factor = FRAMES_MISSED if where else FRAMES_UNKNOWN
+                evidence.append(Evidence("frames", factor,
+                                         "no frame matched" if where else "no frames printed"))
+                score *= factor
         if signature.process is not None:
             role = self._causality.role_of(target.event.process.name)
             factor = 1.0 if role is signature.process else 0.85

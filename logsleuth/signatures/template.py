@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import regex
+import re
+
 from rapidfuzz import fuzz
 
-PATTERN_TIMEOUT = 0.05  # seconds; a signature's pattern that takes longer is abandoned
+PATTERN_TIMEOUT = 0.05  # seconds; a contributed regex that takes longer is abandoned
 
 # What each placeholder matches, and the token it becomes in masked text.
 PLACEHOLDERS: dict[str, tuple[str, str]] = {
@@ -28,14 +29,16 @@ PLACEHOLDERS: dict[str, tuple[str, str]] = {
     "quoted": (r"'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`", "<quoted>"),
     "any": (r".*?", " "),
 }
-_PLACEHOLDER = regex.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
-_UNKNOWN_PLACEHOLDER = regex.compile(r"\{([a-z_]+)\}")
+# Templates and masks are built by logsleuth from escaped text and the fixed sub-patterns
+# above, so they use the faster-compiling `re`; contributed regexes use `regex` with a timeout.
+_PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
+_UNKNOWN_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 # Masking order matters: sizes before numbers, paths before numbers inside them.
-_MASKS: tuple[tuple[regex.Pattern[str], str], ...] = tuple(
-    (regex.compile(PLACEHOLDERS[name][0]), PLACEHOLDERS[name][1])
+_MASKS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(PLACEHOLDERS[name][0]), PLACEHOLDERS[name][1])
     for name in ("hex", "size", "path", "quoted", "num"))
-_SPACES = regex.compile(r"\s+")
+_SPACES = re.compile(r"\s+")
 
 FUZZY_THRESHOLD = 0.85
 MAX_COMPARED_CHARS = 1500
@@ -44,7 +47,7 @@ MAX_COMPARED_CHARS = 1500
 def mask(text: str) -> str:
     """Replace the variable parts of a message by tokens: `Tried to allocate <size>`."""
     for pattern, token in _MASKS:
-        text = pattern.sub(token, text, timeout=PATTERN_TIMEOUT)
+        text = pattern.sub(token, text)
     return _SPACES.sub(" ", text).strip()
 
 
@@ -53,7 +56,7 @@ class Template:
     """A parsed message template."""
 
     text: str
-    exact: regex.Pattern[str]
+    exact: re.Pattern[str]
     masked: str
     literal_chars: int  # how much fixed text the template holds: its specificity
 
@@ -80,17 +83,14 @@ class Template:
         literal += len(fixed.strip())
         pattern_parts.append(_literal_pattern(fixed))
         masked_parts.append(fixed)
-        exact = regex.compile("".join(pattern_parts), regex.DOTALL)
+        exact = re.compile("".join(pattern_parts), re.DOTALL)
         masked = _SPACES.sub(" ", "".join(masked_parts)).strip()
         return cls(text, exact, masked, literal)
 
     def score(self, message: str, masked_message: str) -> float:
         """1.0 for an exact match; else the fuzzy similarity if at least FUZZY_THRESHOLD; else 0."""
-        try:
-            if self.exact.search(message, timeout=PATTERN_TIMEOUT):
-                return 1.0
-        except TimeoutError:
-            pass
+        if self.exact.search(message[:MAX_COMPARED_CHARS * 2]):
+            return 1.0
         if len(self.masked) < 12:
             return 0.0
         similarity = fuzz.partial_ratio(self.masked, masked_message[:MAX_COMPARED_CHARS]) / 100.0
@@ -103,4 +103,4 @@ def _literal_pattern(fixed: str) -> str:
         return r"\s*" if fixed else ""
     lead = r"\s*" if fixed[:1].isspace() else ""
     tail = r"\s*" if fixed[-1:].isspace() else ""
-    return lead + r"\s+".join(regex.escape(w) for w in words) + tail
+    return lead + r"\s+".join(re.escape(w) for w in words) + tail
