@@ -68,11 +68,14 @@ class CausalGraph:
         know = causality or default_causality()
         errors: list[ErrorEvent] = []
         activity: list[Milestone] = []
+        hangs: list[Milestone] = []
         shutdown_from: int | None = None
         for event in events:
             if isinstance(event, Milestone):
                 if event.kind in (MilestoneKind.SERVING, MilestoneKind.READY):
                     activity.append(event)
+                elif event.kind is MilestoneKind.HANG:
+                    hangs.append(event)
                 elif event.kind is MilestoneKind.SHUTDOWN_REQUESTED:
                     shutdown_from = event.line if shutdown_from is None else min(shutdown_from,
                                                                                  event.line)
@@ -100,7 +103,12 @@ class CausalGraph:
         for event in survived:
             graph.remove_node(event.id)
             del nodes[event.id]
-        stalled = _stalled(last_line, line_count) if not nodes else None
+        stalled = None
+        if not nodes:
+            last_active = max((m.line for m in activity), default=0)
+            late_hangs = sorted((h for h in hangs if h.line > last_active), key=lambda h: h.line)
+            stalled = _stalled(last_line, line_count) or (_hung(late_hangs[0], len(late_hangs))
+                                                           if late_hangs else None)
         return cls(nodes, graph, survived + shutdown_noise, stalled)
 
     def infer(self) -> Inference:
@@ -111,8 +119,8 @@ class CausalGraph:
         if not nodes:
             if self._stalled:
                 return Inference(Verdict.ROOT_CAUSE_MISSING, None, (self._stalled,),
-                                 tuple(self._survived), (self._stalled.message,), links, (),
-                                 _look_for_stall())
+                                 tuple(self._survived), (self._stalled.message,), links,
+                                 (self._stalled.process,), _look_for_stall())
             return Inference(Verdict.NO_FAILURE, None, (), tuple(self._survived), (), links, ())
         root = _pick_root(nodes)
         if root is None:
@@ -122,8 +130,9 @@ class CausalGraph:
                              reasons, links, failed, look_for)
         symptoms = _symptom_list(nodes, root, graph)
         reasons = _reasons(root, nodes, graph, symptoms)
+        chain = _chain_of(root.event.id, nodes, graph)
         return Inference(Verdict.FAILURE, root.event, symptoms, tuple(self._survived), reasons,
-                         links, failed)
+                         links, failed, chain=chain)
 
 
 def _has_symptom_after(graph: nx.DiGraph, nodes: dict[int, _Node], event_id: int) -> bool:
@@ -197,6 +206,16 @@ def _pick_root(nodes: dict[int, _Node]) -> _Node | None:
         return (int(weak), int(off_target), node.event.line, node.event.id)
 
     return min(causes, key=rank)
+
+
+def _chain_of(root_id: int, nodes: dict[int, _Node],
+              graph: nx.DiGraph) -> tuple[ErrorEvent, ...]:
+    """The exceptions Python printed as raised from the root (`raise ... from e`, or during
+    handling), following the chain."""
+    chained = nx.subgraph_view(graph, filter_edge=lambda a, b: graph[a][b]["reason"]
+                               is LinkReason.CHAINED)
+    found = nx.descendants(chained, root_id)
+    return tuple(sorted((nodes[i].event for i in found), key=lambda e: (e.line, e.id)))
 
 
 def _symptom_list(nodes: dict[int, _Node], root: _Node | None,
@@ -281,6 +300,13 @@ def _stalled(last_line: str, line_count: int) -> ErrorEvent | None:
                "run stopped or hung there without printing an error")
     return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, line.process, line_count,
                       line_count, line_count)
+
+
+def _hung(first: Milestone, count: int) -> ErrorEvent:
+    message = (f"{first.text.strip()[:200]} (printed {count} time(s) after the last sign of "
+               "progress; a process hangs)")
+    return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, first.process, first.line,
+                      first.line, first.line)
 
 
 def _look_for_stall() -> tuple[str, ...]:

@@ -55,7 +55,7 @@ def _signature_set(directories: tuple[Path, ...]):  # type: ignore[no-untyped-de
                    "Also: LOGSLEUTH_SIGNATURES=dir1:dir2.")
 @click.option("-v", "--verbose", is_flag=True, help="Show every symptom and survived error.")
 def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool) -> None:
-    from logsleuth.explain import explain as run_explain
+    from logsleuth.pipeline import explain as run_explain
     from logsleuth.render import render_text, to_json
 
     err = Console(stderr=True)

@@ -81,6 +81,7 @@ class MilestoneKind(Enum):
     SERVING = "serving"  # the server answered requests or reported throughput
     READY = "ready"  # start-up completed
     SHUTDOWN_REQUESTED = "shutdown_requested"  # an operator asked the server to stop
+    HANG = "hang"  # a process reports it has waited too long on another
 
 
 class EventRole(Enum):
@@ -212,6 +213,7 @@ class Inference:
     links: tuple[Link, ...]
     failed_processes: tuple[Process, ...]
     look_for: tuple[str, ...] = ()  # root_cause_missing: what to search for in the full log
+    chain: tuple[ErrorEvent, ...] = ()  # exceptions raised from the root cause, in order
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,14 +5,16 @@ factor for each other part it names:
 
 | part       | matches            | otherwise                                   |
 |------------|--------------------|---------------------------------------------|
-| exception  | 1.0 (0.9 wrapped)  | 0.7                                         |
+| exception  | 1.0 (0.9 wrapped)  | 0.7; 0.9 when the type is not known (an     |
+|            |                    | ERROR record, a cut traceback)              |
 | frames     | 1.0                | 0.5, or 0.9 when the error shows no frames  |
 |            |                    | (frames tell apart messages that say too    |
 |            |                    | little alone, so a miss weighs heavily)     |
 | process    | 1.0                | 0.85                                        |
 | facts      | 1.0 (0.9 unknown)  | no match: the fix does not apply there      |
 
-The error's weight is 1.0 for the root cause and 0.75 for a symptom. A signature is reported
+The error's weight is 1.0 for the root cause, 0.9 for an exception raised from it, 0.75 for a symptom when the root cause is not in
+the log, and 0.5 for a symptom beside a known root cause. A signature is reported
 when its score reaches THRESHOLD; ties go to the more specific signature (more fixed text, more
 parts matched).
 """
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 import regex
 
 from logsleuth.knowledge import Causality, default_causality
-from logsleuth.model import ErrorEvent, Evidence, Match
+from logsleuth.model import ErrorEvent, EventKind, Evidence, Match
 from logsleuth.signatures.load import Signature
 from logsleuth.signatures.template import PATTERN_TIMEOUT, mask
 
@@ -33,7 +35,10 @@ THRESHOLD = 0.6
 FRAMES_MISSED = 0.5
 FRAMES_UNKNOWN = 0.9
 ROOT_WEIGHT = 1.0
-SYMPTOM_WEIGHT = 0.75
+CHAIN_WEIGHT = 0.9  # an exception raised from the root cause (`raise X(...) from e`)
+SYMPTOM_WEIGHT = 0.75  # when the root cause is not in the log, the symptoms are all there is
+SYMPTOM_WEIGHT_BESIDE_ROOT = 0.5  # below THRESHOLD: a known root cause is not fixed by its
+                                  # symptom's fix, so those matches only appear as alternatives
 MAX_ALTERNATIVES = 4
 ALTERNATIVE_FLOOR = 0.3
 
@@ -44,7 +49,7 @@ class Target:
 
     event: ErrorEvent
     weight: float
-    kind: str  # root_cause | symptom
+    kind: str  # root_cause | chain | symptom
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +175,8 @@ def _exception_factor(names: tuple[str, ...], event: ErrorEvent) -> float:
     inner = event.message.split(":", 1)[0].strip()
     if _short(inner) in wanted or any(f"({w})" in event.exception for w in wanted):
         return 0.9
+    if event.kind is EventKind.ERROR_RECORD:
+        return 0.9  # an ERROR record or a cut traceback: its exception type is not known
     return 0.7
 
 

@@ -11,7 +11,8 @@ from logsleuth.facts import FactCollector
 from logsleuth.model import Event, Inference, Report
 from logsleuth.read import LogInput, Source, input_from_text, open_input
 from logsleuth.signatures import SignatureSet, Target, default_signatures
-from logsleuth.signatures.match import ROOT_WEIGHT, SYMPTOM_WEIGHT
+from logsleuth.signatures.match import (CHAIN_WEIGHT, ROOT_WEIGHT, SYMPTOM_WEIGHT,
+                                        SYMPTOM_WEIGHT_BESIDE_ROOT)
 from logsleuth.tokenize import TokenizeStats, tokenize
 
 
@@ -53,7 +54,11 @@ def parse(source: Source | str | Path) -> Iterator[Event]:
 def _targets(inference: Inference) -> list[Target]:
     targets = [Target(inference.root_cause, ROOT_WEIGHT, "root_cause")] \
         if inference.root_cause is not None else []
-    targets += [Target(event, SYMPTOM_WEIGHT, "symptom") for event in inference.symptoms]
+    targets += [Target(event, CHAIN_WEIGHT, "chain") for event in inference.chain]
+    chained = {event.id for event in inference.chain}
+    weight = SYMPTOM_WEIGHT if inference.root_cause is None else SYMPTOM_WEIGHT_BESIDE_ROOT
+    targets += [Target(event, weight, "symptom") for event in inference.symptoms
+                if event.id not in chained]
     return targets
 
 

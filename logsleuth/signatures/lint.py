@@ -1,0 +1,140 @@
+"""`logsleuth signatures lint`: every problem of every signature file at once, `path:line: ...`.
+
+Checks, in order: YAML (syntax, duplicate keys, aliases), the schema, id = file name,
+category = directory, patterns that do not compile or that backtrack catastrophically, unknown
+`related` ids, duplicate ids, missing examples, and overlaps found by running each signature's
+positive examples through every other signature (lnav orders its formats the same way).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import regex
+
+from logsleuth.errors import SignatureError
+from logsleuth.signatures.load import Signature, _load, signature_files
+
+# Strings on which a sane pattern finishes at once and a catastrophic one does not.
+_PROBES = ("a" * 20000 + "!", "a " * 10000 + "!", "1" * 20000 + "x", "/" * 20000 + "\n",
+           "x" * 5000 + " " * 5000 + "y" * 5000, "Error: " * 3000)
+PROBE_TIMEOUT = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    location: str  # path:line
+    message: str
+    hint: str | None = None
+    is_error: bool = True
+
+    def format(self) -> str:
+        level = "error" if self.is_error else "warning"
+        hint = f" (hint: {self.hint})" if self.hint else ""
+        return f"{self.location}: {level}: {self.message}{hint}"
+
+
+def _files(paths: list[Path]) -> list[Path]:
+    from logsleuth.signatures import shipped_directory
+
+    if not paths:
+        return signature_files(shipped_directory())
+    files: list[Path] = []
+    for path in paths:
+        if path.is_file():
+            files.append(path)
+        else:
+            files += signature_files(path) or sorted(path.glob("*.yaml"))
+    return [f for f in files if f.name not in ("causality.yaml", "facts.yaml")]
+
+
+def _slow_pattern(pattern: regex.Pattern[str]) -> bool:
+    for probe in _PROBES:
+        try:
+            pattern.search(probe, timeout=PROBE_TIMEOUT)
+        except TimeoutError:
+            return True
+    return False
+
+
+def lint(paths: list[Path], *, examples: bool = True) -> list[Problem]:
+    """Lint the given files or directories (the shipped set when none is given)."""
+    problems: list[Problem] = []
+    loaded: list[Signature] = []
+    for path in _files(paths):
+        found: list[SignatureError] = []
+        signature = _load(path, found)
+        problems += [Problem(p.location or str(path), p.detail, p.hint) for p in found]
+        if signature is not None:
+            loaded.append(signature)
+
+    seen: dict[str, Signature] = {}
+    for signature in loaded:
+        if signature.id in seen:
+            problems.append(Problem(signature.location,
+                                    f"duplicate id '{signature.id}' (also {seen[signature.id].path})"))
+        seen[signature.id] = signature
+        for kind, patterns in (("regex", signature.patterns), ("frames", signature.frames)):
+            for pattern in patterns:
+                if _slow_pattern(pattern):
+                    problems.append(Problem(
+                        signature.location,
+                        f"match.{kind} pattern {pattern.pattern!r} takes over "
+                        f"{PROBE_TIMEOUT}s on a 20 KB probe: catastrophic backtracking",
+                        "avoid nested quantifiers such as (a+)+ or (.*)*"))
+        if not any(positive for _, positive in signature.examples()):
+            problems.append(Problem(signature.location, "no positive example log",
+                                    f"add {signature.id}.log beside the file: a real excerpt"))
+        if not any(not positive for _, positive in signature.examples()):
+            problems.append(Problem(signature.location, "no negative (near-miss) example log",
+                                    f"add {signature.id}.negative.log", is_error=False))
+
+    if examples and loaded:
+        problems += _example_problems(paths, loaded)
+    known = _all_ids(paths) | set(seen)
+    for signature in loaded:
+        for related in signature.related:
+            if related not in known:
+                problems.append(Problem(signature.location, f"related id '{related}' is unknown",
+                                        is_error=False))
+    return sorted(problems, key=lambda p: (p.location.rsplit(":", 1)[0], not p.is_error))
+
+
+def _all_ids(paths: list[Path]) -> set[str]:
+    from logsleuth.signatures.examples import database_for
+
+    try:
+        return {s.id for s in database_for(paths)}
+    except SignatureError:
+        return set()
+
+
+def _example_problems(paths: list[Path], loaded: list[Signature]) -> list[Problem]:
+    from logsleuth.signatures.examples import database_for, run_examples
+
+    problems: list[Problem] = []
+    database = database_for(paths)
+    for result in run_examples([s.path for s in loaded], database):
+        location = f"{result.example}:1"
+        if not result.passed:
+            what = ("is not matched by its signature" if result.best is None else
+                    f"is matched best by {result.best} ({result.score:.2f})")
+            if not result.positive:
+                what = f"(a negative example) is matched by {result.signature} itself"
+            problems.append(Problem(location, f"example of {result.signature} {what}",
+                                    "make the patterns more specific, or add match.frames"))
+        elif result.positive and result.best is not None:
+            rivals = [m for m in _rivals(result, database) if m != result.signature]
+            for rival in rivals:
+                problems.append(Problem(location, f"example of {result.signature} also matches "
+                                        f"{rival} above the threshold (overlap)", is_error=False))
+    return problems
+
+
+def _rivals(result: object, database: object) -> list[str]:
+    from logsleuth.pipeline import explain
+    from logsleuth.signatures import THRESHOLD
+
+    report = explain(result.example, signatures=database)  # type: ignore[attr-defined]
+    return [m.id for m in report.alternatives if m.score >= THRESHOLD]
