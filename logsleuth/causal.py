@@ -16,6 +16,7 @@ processes the symptoms point to. Everything reachable from it is a symptom.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -39,6 +40,7 @@ _COMPATIBLE: dict[Role, frozenset[Role]] = {
 # before the API server's.
 _DEPTH = {Role.WORKER: 0, Role.OTHER: 1, Role.MAIN: 1, Role.ENGINE_CORE: 1, Role.API_SERVER: 2}
 _MAX_SYMPTOMS = 12
+_POINTER_REACH = 64  # a symptom points at the causes printed just before it, not at every one
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +99,10 @@ class CausalGraph:
 
         # An error the server lived through: nothing that reports a failure follows from it, and
         # the same server kept serving afterwards (a restarted server, with new pids, does not count).
+        spans = _activity_spans(activity)
         survived = [node.event for node in nodes.values()
-                    if not _has_symptom_after(graph, nodes, node.event.id)
-                    and _kept_serving(node.event, activity)]
+                    if _kept_serving(node.event, spans)
+                    and not _has_symptom_after(graph, nodes, node.event.id)]
         for event in survived:
             graph.remove_node(event.id)
             del nodes[event.id]
@@ -139,10 +142,19 @@ def _has_symptom_after(graph: nx.DiGraph, nodes: dict[int, _Node], event_id: int
     return any(nodes[d].role is EventRole.SYMPTOM for d in nx.descendants(graph, event_id))
 
 
-def _kept_serving(event: ErrorEvent, activity: list[Milestone]) -> bool:
-    before = {m.process for m in activity if m.line < event.first_line}
-    return any(m.line > event.last_line and (m.process == event.process or m.process in before)
-               for m in activity)
+def _activity_spans(activity: list[Milestone]) -> dict[Process, tuple[int, int]]:
+    """First and last line at which each process served or reported ready."""
+    spans: dict[Process, tuple[int, int]] = {}
+    for milestone in activity:
+        first, last = spans.get(milestone.process, (milestone.line, milestone.line))
+        spans[milestone.process] = (min(first, milestone.line), max(last, milestone.line))
+    return spans
+
+
+def _kept_serving(event: ErrorEvent, spans: dict[Process, tuple[int, int]]) -> bool:
+    """The error's own process, or a server that was already up, was active after it."""
+    return any(last > event.last_line and (process == event.process or first < event.first_line)
+               for process, (first, last) in spans.items())
 
 
 def _classify(event: ErrorEvent, know: Causality) -> _Node:
@@ -159,9 +171,12 @@ def _classify(event: ErrorEvent, know: Causality) -> _Node:
     return _Node(event, EventRole.CAUSE, process_role, None, None)
 
 
+def _fingerprint(event: ErrorEvent) -> tuple[str, str]:
+    return event.exception.rsplit(".", 1)[-1], _first_line(event.message)
+
+
 def _same_failure(a: ErrorEvent, b: ErrorEvent) -> bool:
-    return (a.exception.rsplit(".", 1)[-1] == b.exception.rsplit(".", 1)[-1]
-            and _first_line(a.message) == _first_line(b.message))
+    return _fingerprint(a) == _fingerprint(b)
 
 
 def _first_line(text: str) -> str:
@@ -169,28 +184,48 @@ def _first_line(text: str) -> str:
 
 
 def _link(graph: nx.DiGraph, nodes: dict[int, _Node]) -> None:
+    """Add every edge; linear in the number of errors except for a bounded pointer reach."""
     ordered = sorted(nodes.values(), key=lambda n: (n.event.line, n.event.id))
     for node in ordered:
         event = node.event
         if event.cause_id is not None and event.cause_id in nodes:
             graph.add_edge(event.cause_id, event.id, reason=LinkReason.CHAINED)
-    for i, later in enumerate(ordered):
-        for earlier in ordered[:i]:
-            a, b = earlier.event, later.event
-            if graph.has_edge(a.id, b.id):
-                continue
-            if a.process == b.process and _same_failure(a, b):
-                graph.add_edge(a.id, b.id, reason=LinkReason.DUPLICATE)
-            elif later.embedded and earlier.role is EventRole.CAUSE and (
-                    _first_line(later.embedded) in a.message):
-                graph.add_edge(a.id, b.id, reason=LinkReason.EMBEDDED)
-            elif later.role is EventRole.SYMPTOM and earlier.role is EventRole.CAUSE and (
-                    later.pointer is None
-                    or earlier.process_role in _COMPATIBLE[later.pointer]):
-                graph.add_edge(a.id, b.id, reason=LinkReason.POINTER)
-            elif (earlier.role is EventRole.CAUSE and a.process != b.process
-                  and _DEPTH[earlier.process_role] < _DEPTH[later.process_role]):
-                graph.add_edge(a.id, b.id, reason=LinkReason.PROCESS_ORDER)
+
+    def link(a: ErrorEvent, b: ErrorEvent, reason: LinkReason) -> None:
+        if a.id != b.id and not graph.has_edge(a.id, b.id) and not graph.has_edge(b.id, a.id):
+            graph.add_edge(a.id, b.id, reason=reason)
+
+    last_copy: dict[tuple[Process, str, str], ErrorEvent] = {}
+    for node in ordered:
+        key = (node.event.process, *_fingerprint(node.event))
+        if key in last_copy:
+            link(last_copy[key], node.event, LinkReason.DUPLICATE)
+        last_copy[key] = node.event
+
+    causes = [n for n in ordered if n.role is EventRole.CAUSE]
+    cause_lines = [n.event.line for n in causes]
+    for node in ordered:
+        before = causes[:bisect_left(cause_lines, node.event.line)]
+        if node.embedded:
+            quoted = _first_line(node.embedded)
+            for cause in before:
+                if quoted in cause.event.message:
+                    link(cause.event, node.event, LinkReason.EMBEDDED)
+        if node.role is EventRole.SYMPTOM:
+            for cause in before[-_POINTER_REACH:]:
+                if node.pointer is None or cause.process_role in _COMPATIBLE[node.pointer]:
+                    link(cause.event, node.event, LinkReason.POINTER)
+
+    # each cause -> the next cause printed by a parent (deeper) role
+    following: dict[int, _Node] = {}
+    for node in reversed(causes):
+        depth = _DEPTH[node.process_role]
+        for parent_depth in range(depth + 1, max(_DEPTH.values()) + 1):
+            parent = following.get(parent_depth)
+            if parent is not None and parent.event.process != node.event.process:
+                link(node.event, parent.event, LinkReason.PROCESS_ORDER)
+                break
+        following[depth] = node
 
 
 def _pick_root(nodes: dict[int, _Node]) -> _Node | None:
