@@ -1,10 +1,4 @@
-"""The command line. The one place where errors become exit codes.
-
-Exit codes of `logsleuth explain` (REPORT_SCHEMA.md):
-  0  a report was printed and its verdict is no_failure
-  1  a report was printed and its verdict is failure or root_cause_missing
-  2  no report: the arguments or the input could not be used at all
-"""
+"""`logsleuth signatures ...`: list, lint, test and create signatures."""
 
 from __future__ import annotations
 
@@ -14,64 +8,8 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from logsleuth.errors import InputError, LogsleuthError, SignatureError
-from logsleuth.model import Verdict
-
-EXIT_NO_FAILURE = 0
-EXIT_FAILURE = 1
-EXIT_UNUSABLE = 2
-
-_EXPLAIN_HELP = """Explain a vLLM log: name the earliest causal error, its symptoms and the fix.
-
-PATH is a log file (plain or gzip-compressed, whatever its name) or `-` for stdin.
-
-\b
-Exit codes:
-  0  report printed, verdict no_failure
-  1  report printed, verdict failure or root_cause_missing
-  2  no report: the input could not be used (missing, a directory, unreadable)
-"""
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="logsleuth")
-def main() -> None:
-    """logsleuth: find the root cause in vLLM logs, and its documented fix."""
-
-
-def _signature_set(directories: tuple[Path, ...]):  # type: ignore[no-untyped-def]
-    from logsleuth.signatures import default_signatures, load_signatures
-
-    return load_signatures(*directories) if directories else default_signatures()
-
-
-@main.command(help=_EXPLAIN_HELP)
-@click.argument("path", type=click.Path(dir_okay=True, allow_dash=True, path_type=str))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Human text, or the JSON report contract.")
-@click.option("--signatures", "signature_dirs", multiple=True,
-              type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Extra signature directory, layered over the shipped ones (repeatable). "
-                   "Also: LOGSLEUTH_SIGNATURES=dir1:dir2.")
-@click.option("-v", "--verbose", is_flag=True, help="Show every symptom and survived error.")
-def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool) -> None:
-    from logsleuth.pipeline import explain as run_explain
-    from logsleuth.render import render_text, to_json
-
-    err = Console(stderr=True)
-    try:
-        report = run_explain(path, signatures=_signature_set(signature_dirs))
-    except InputError as exc:
-        err.print(f"logsleuth: {exc}", markup=False, highlight=False)
-        sys.exit(EXIT_UNUSABLE)
-    except LogsleuthError as exc:
-        err.print(f"logsleuth: {exc}", markup=False, highlight=False)
-        sys.exit(EXIT_UNUSABLE)
-    if fmt == "json":
-        click.echo(to_json(report))
-    else:
-        render_text(report, Console(highlight=False), verbose=verbose)
-    sys.exit(EXIT_NO_FAILURE if report.verdict is Verdict.NO_FAILURE else EXIT_FAILURE)
+from logsleuth.cli import EXIT_UNUSABLE, main, signature_set
+from logsleuth.errors import LogsleuthError
 
 
 @main.group()
@@ -90,7 +28,7 @@ def list_signatures(fmt: str, signature_dirs: tuple[Path, ...]) -> None:
 
     from rich.table import Table
 
-    database = _signature_set(signature_dirs)
+    database = signature_set(signature_dirs)
     rows = [{"id": s.id, "title": s.title, "category": s.category, "status": s.status.value,
              "severity": s.severity.value, "file": str(s.path)} for s in database]
     if fmt == "json":
@@ -153,11 +91,3 @@ def new_signature(log_path: Path, category: str, signature_id: str | None,
         sys.exit(EXIT_UNUSABLE)
     for path in written:
         click.echo(f"wrote {path}")
-
-
-def _report_signature_error(exc: SignatureError) -> None:
-    click.echo(f"logsleuth: {exc}", err=True)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

@@ -1,0 +1,87 @@
+"""The command line. The one place where errors become exit codes.
+
+Exit codes of `logsleuth explain` (REPORT_SCHEMA.md):
+  0  a report was printed and its verdict is no_failure
+  1  a report was printed and its verdict is failure or root_cause_missing
+  2  no report: the arguments or the input could not be used at all
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from logsleuth.errors import InputError, LogsleuthError
+from logsleuth.model import Verdict
+
+EXIT_NO_FAILURE = 0
+EXIT_FAILURE = 1
+EXIT_UNUSABLE = 2
+
+_EXPLAIN_HELP = """Explain a vLLM log: name the earliest causal error, its symptoms and the fix.
+
+PATH is a log file (plain or gzip-compressed, whatever its name) or `-` for stdin.
+
+\b
+Exit codes:
+  0  report printed, verdict no_failure
+  1  report printed, verdict failure or root_cause_missing
+  2  no report: the input could not be used (missing, a directory, unreadable)
+"""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="logsleuth")
+def main() -> None:
+    """logsleuth: find the root cause in vLLM logs, and its documented fix."""
+
+
+def signature_set(directories: tuple[Path, ...]):  # type: ignore[no-untyped-def]
+    """The shipped signatures, with extra directories layered over them."""
+    from logsleuth.signatures import default_signatures, load_signatures
+
+    return load_signatures(*directories) if directories else default_signatures()
+
+
+@main.command(help=_EXPLAIN_HELP)
+@click.argument("path", type=click.Path(dir_okay=True, allow_dash=True, path_type=str))
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
+              show_default=True,
+              help="Human text, the JSON report contract, or Markdown for a bug report.")
+@click.option("--signatures", "signature_dirs", multiple=True,
+              type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Extra signature directory, layered over the shipped ones (repeatable). "
+                   "Also: LOGSLEUTH_SIGNATURES=dir1:dir2.")
+@click.option("-v", "--verbose", is_flag=True, help="Show every symptom and survived error.")
+def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool) -> None:
+    from logsleuth.pipeline import explain as run_explain
+    from logsleuth.render import render_text, to_json
+
+    err = Console(stderr=True)
+    try:
+        report = run_explain(path, signatures=signature_set(signature_dirs))
+    except InputError as exc:
+        err.print(f"logsleuth: {exc}", markup=False, highlight=False)
+        sys.exit(EXIT_UNUSABLE)
+    except LogsleuthError as exc:
+        err.print(f"logsleuth: {exc}", markup=False, highlight=False)
+        sys.exit(EXIT_UNUSABLE)
+    if fmt == "json":
+        click.echo(to_json(report))
+    elif fmt == "markdown":
+        from logsleuth.render.markdown import render_markdown
+
+        click.echo(render_markdown(report))
+    else:
+        render_text(report, Console(highlight=False), verbose=verbose)
+    sys.exit(EXIT_NO_FAILURE if report.verdict is Verdict.NO_FAILURE else EXIT_FAILURE)
+
+
+# Each command group lives in its own module and registers itself on `main`.
+from logsleuth.cli import signatures as _signatures  # noqa: E402,F401
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
