@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 import re2
 from lark import Lark, Token, Transformer, Tree
@@ -23,7 +23,7 @@ from logsleuth.resources import data_dir
 # any parsing; they are byte noise, not line structure.
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m|ESC\[[0-9;]*m")
 
-START_SYMBOLS = ("line", "proc_prefix", "record", "glog", "frame", "exc_line", "fatal", "nccl",
+START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "frame", "exc_line", "fatal", "nccl",
                  "process_header", "body")
 
 
@@ -90,6 +90,24 @@ class _Outer:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class _Head:
+    outer: str | None
+    process: Process
+    header: _Header
+
+
+_NO_HEADER = _Header(None, None, None)
+_EMPTY_HEAD = _Head(None, MAIN, _NO_HEADER)
+_BLANK = _Body(LineKind.BLANK, "")
+
+
+def _combine(head: _Head, body: _Body, number: int = 0) -> LogLine:
+    header = head.header
+    return LogLine(number, body.kind, body.text, head.process, header.level, header.time,
+                   header.site, body.exception, body.message, body.frame, body.chain, head.outer)
+
+
 _GLOG_LEVELS = {"D": Level.DEBUG, "I": Level.INFO, "W": Level.WARNING, "E": Level.ERROR,
                 "F": Level.CRITICAL}
 # Short labels for fatal lines: `*** SIGSEGV received ...` is `SIGSEGV`, C++'s
@@ -101,21 +119,22 @@ class _ToRecords(Transformer[Token, object]):
     """Lark trees -> the private parts of a LogLine; `line` puts them together."""
 
     def line(self, items: list[object]) -> LogLine:
+        head = items[0] if items and isinstance(items[0], _Head) else _EMPTY_HEAD
+        body = items[-1] if items and isinstance(items[-1], _Body) else _BLANK
+        return _combine(head, body)
+
+    def head(self, items: list[object]) -> _Head:
         process = MAIN
-        header = _Header(None, None, None)
-        body = _Body(LineKind.BLANK, "")
+        header = _NO_HEADER
         outer: str | None = None
         for item in items:
             if isinstance(item, Process):
-                process = item
+                process = item  # prefixes nest: the innermost names the process
             elif isinstance(item, _Header):
                 header = item
-            elif isinstance(item, _Body):
-                body = item
             elif isinstance(item, _Outer) and outer is None:
                 outer = item.text
-        return LogLine(0, body.kind, body.text, process, header.level, header.time, header.site,
-                       body.exception, body.message, body.frame, body.chain, outer)
+        return _Head(outer, process, header)
 
     # outer wrappers
     def docker(self, items: list[Token]) -> _Outer:
@@ -231,18 +250,69 @@ _TRANSFORMER = _ToRecords()
 def _record_parser() -> Lark:
     """The line grammar with the transformer applied during the parse (no tree is built)."""
     return Lark.open(str(data_dir("grammars") / "vllm.lark"), parser="lalr", lexer="contextual",
-                     start="line", maybe_placeholders=False, transformer=_TRANSFORMER)
+                     start=["line", "head", "body"], maybe_placeholders=False,
+                     transformer=_TRANSFORMER, cache=True)
+
+
+@cache
+def _head_pattern() -> re.Pattern[str]:
+    """`outer* prefix* header?` as one regex, assembled from the grammar's own terminals.
+
+    Lines of one traceback share their head (same process, same record header) and tracebacks
+    repeat their bodies, so parse_line parses the two halves separately and remembers both.
+    tests/test_tokenize.py checks that this split gives what the whole-line parse gives.
+    """
+    parser = _record_parser()
+
+    def alternatives(*names: str) -> str:
+        return "|".join(f"(?:{parser.get_terminal(n).pattern.to_regexp()})" for n in names)
+
+    outer = alternatives("DOCKER_TIME", "JOURNALD", "COMPOSE", "QUOTE")
+    prefix = alternatives("PROC_PREFIX", "RAY_DAEMON", "RANK")
+    header = alternatives("RECORD_HEADER", "GLOG_HEADER")
+    return re.compile(f"(?:{outer})*(?:{prefix})*(?:{header})?")
+
+
+@lru_cache(maxsize=2048)
+def _parse_head(text: str) -> _Head:
+    if not text:
+        return _EMPTY_HEAD
+    head = _record_parser().parse(text, start="head")
+    return head if isinstance(head, _Head) else _EMPTY_HEAD
+
+
+@lru_cache(maxsize=8192)
+def _parse_body(text: str) -> _Body:
+    if not text:
+        return _BLANK
+    body = _record_parser().parse(text, start="body")
+    return body if isinstance(body, _Body) else _BLANK
 
 
 def parse_line(text: str, number: int = 0) -> LogLine:
     """Tokenize one cleaned line. Never raises: a line the grammar cannot place is PLAIN."""
+    split = _head_pattern().match(text)
+    end = split.end() if split else 0
     try:
-        record = _record_parser().parse(text)
+        return _combine(_parse_head(text[:end]), _parse_body(text[end:]), number)
+    except LarkError:
+        pass
+    try:
+        record = _record_parser().parse(text, start="line")
     except LarkError:
         record = _fallback(text)
     if not isinstance(record, LogLine):  # an empty line gives an empty tree
         record = LogLine(0, LineKind.BLANK, "")
     return record if number == 0 else _renumber(record, number)
+
+
+def parse_line_whole(text: str) -> LogLine:
+    """parse_line without the head/body split (the reference the split is tested against)."""
+    try:
+        record = _record_parser().parse(text, start="line")
+    except LarkError:
+        record = _fallback(text)
+    return record if isinstance(record, LogLine) else LogLine(0, LineKind.BLANK, "")
 
 
 def _fallback(text: str) -> LogLine:
@@ -317,8 +387,8 @@ def tokenize(blocks: Iterable[bytes], stats: TokenizeStats | None = None) -> Ite
                 text = raw.decode("utf-8", "replace")
             stats.parsed += 1
             yield parse_line(clean(text), line_no + 1)
-        newlines = block.count(b"\n")
-        base += newlines
+        base = line_no + block.count(b"\n", counted_to)  # one counting pass per block in all
+        stats.lines = base
         if block:
             tail = block
     if tail and not tail.endswith(b"\n"):

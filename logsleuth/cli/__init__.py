@@ -12,9 +12,8 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from logsleuth.errors import InputError, LogsleuthError
+from logsleuth.errors import LogsleuthError
 from logsleuth.model import Verdict
 
 EXIT_NO_FAILURE = 0
@@ -58,16 +57,13 @@ def signature_set(directories: tuple[Path, ...]):  # type: ignore[no-untyped-def
 @click.option("-v", "--verbose", is_flag=True, help="Show every symptom and survived error.")
 def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool) -> None:
     from logsleuth.pipeline import explain as run_explain
-    from logsleuth.render import render_text, to_json
+    from logsleuth.render.json import to_json
+    from logsleuth.render.text import render_text
 
-    err = Console(stderr=True)
     try:
         report = run_explain(path, signatures=signature_set(signature_dirs))
-    except InputError as exc:
-        err.print(f"logsleuth: {exc}", markup=False, highlight=False)
-        sys.exit(EXIT_UNUSABLE)
-    except LogsleuthError as exc:
-        err.print(f"logsleuth: {exc}", markup=False, highlight=False)
+    except LogsleuthError as exc:  # InputError and a broken --signatures directory alike
+        click.echo(f"logsleuth: {exc}", err=True)
         sys.exit(EXIT_UNUSABLE)
     if fmt == "json":
         click.echo(to_json(report))
@@ -76,6 +72,8 @@ def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool
 
         click.echo(render_markdown(report))
     else:
+        from rich.console import Console
+
         render_text(report, Console(highlight=False), verbose=verbose)
     sys.exit(EXIT_NO_FAILURE if report.verdict is Verdict.NO_FAILURE else EXIT_FAILURE)
 

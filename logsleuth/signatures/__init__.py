@@ -7,6 +7,7 @@ from pathlib import Path
 
 from logsleuth.errors import SignatureError
 from logsleuth.resources import data_dir
+from logsleuth.signatures.loadcache import cached_load
 from logsleuth.signatures.load import (Signature, load_directory, load_signature_file,
                                        user_directories)
 from logsleuth.signatures.match import THRESHOLD, SignatureSet, Target
@@ -35,9 +36,12 @@ def load_signatures(*directories: str | Path, shipped: bool = True,
     for directory in sources:
         if not directory.is_dir():
             raise SignatureError("signature directory not found", location=str(directory))
-        problems: list[SignatureError] = []
-        signatures += load_directory(directory, collect_errors=not strict, problems=problems)
-        notices += [f"signature skipped: {p}" for p in problems]
+        if strict:
+            signatures += load_directory(directory)
+            continue
+        found, skipped = cached_load(directory)
+        signatures += found
+        notices += [f"signature skipped: {p}" for p in skipped]
     return SignatureSet(signatures, notices=notices)
 
 

@@ -15,7 +15,6 @@ from enum import Enum
 from functools import cache
 from pathlib import Path
 
-import jsonschema
 import regex
 
 from logsleuth.errors import SignatureError
@@ -113,7 +112,9 @@ class Signature:
 
 
 @cache
-def _validator() -> jsonschema.Draft202012Validator:
+def _validator():  # type: ignore[no-untyped-def]
+    import jsonschema  # only when files are validated, not when the load cache answers
+
     schema_path = data_dir("signatures") / "signature.schema.json"
     return jsonschema.Draft202012Validator(json.loads(schema_path.read_text(encoding="utf-8")))
 
@@ -199,7 +200,7 @@ def _compile_all(texts: list[str], key: tuple[str, str], where: str,
     return tuple(compiled)
 
 
-def _friendly(error: jsonschema.ValidationError) -> str:
+def _friendly(error) -> str:  # type: ignore[no-untyped-def]
     if error.validator == "additionalProperties":
         return error.message.replace("Additional properties are not allowed", "unknown key")
     if error.validator == "required":
@@ -211,7 +212,7 @@ def _friendly(error: jsonschema.ValidationError) -> str:
     return error.message
 
 
-def _hint(error: jsonschema.ValidationError) -> str | None:
+def _hint(error) -> str | None:  # type: ignore[no-untyped-def]
     if error.validator == "additionalProperties":
         return "see signatures/README.md for the keys a signature may have"
     if error.validator == "pattern" and "id" in error.absolute_path:

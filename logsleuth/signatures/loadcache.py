@@ -1,0 +1,71 @@
+"""A cache of loaded signature directories, keyed by their files' names, sizes and times.
+
+Loading means parsing YAML, validating against the schema and compiling patterns: a quarter of
+a second for the shipped set, paid on every run. The validated records are pickled under
+`$LOGSLEUTH_CACHE_DIR` (default `$XDG_CACHE_HOME/logsleuth`, else `~/.cache/logsleuth`); any
+change to a file, the schema or logsleuth's version gives a new key. `LOGSLEUTH_NO_CACHE=1`
+turns it off. A cache that cannot be read or written is silently ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+from pathlib import Path
+
+from logsleuth.errors import SignatureError
+from logsleuth.signatures.load import Signature, load_directory
+
+_FORMAT = 1  # bump when Signature's fields change
+
+
+def cache_dir() -> Path | None:
+    if os.environ.get("LOGSLEUTH_NO_CACHE"):
+        return None
+    explicit = os.environ.get("LOGSLEUTH_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "logsleuth"
+
+
+def _key(directory: Path) -> str:
+    from logsleuth import __version__
+    from logsleuth.resources import data_dir
+
+    digest = hashlib.sha256(f"{_FORMAT}:{__version__}:{directory.resolve()}".encode())
+    schema = data_dir("signatures") / "signature.schema.json"
+    for path in sorted([*directory.rglob("*.yaml"), *directory.rglob("*.log"), schema]):
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        digest.update(f"{path}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:32]
+
+
+def cached_load(directory: Path) -> tuple[list[Signature], list[str]]:
+    """Every valid signature of a directory, and a message for each file that was skipped."""
+    where = cache_dir()
+    target = where / f"signatures-{_key(directory)}.pickle" if where else None
+    if target is not None:
+        try:
+            with open(target, "rb") as handle:
+                signatures, skipped = pickle.load(handle)
+            return list(signatures), list(skipped)
+        except (OSError, pickle.PickleError, EOFError, AttributeError, ValueError, TypeError):
+            pass
+    problems: list[SignatureError] = []
+    signatures = load_directory(directory, collect_errors=True, problems=problems)
+    skipped = [str(p) for p in problems]
+    if target is not None:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("wb", dir=target.parent, delete=False) as handle:
+                pickle.dump((signatures, skipped), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(handle.name, target)
+        except OSError:
+            pass
+    return signatures, skipped
