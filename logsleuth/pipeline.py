@@ -28,13 +28,19 @@ def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None
     facts = FactCollector()
     lines = facts.watch(tokenize(log.blocks(), stats))
     events = list(assemble(lines))  # errors and milestones only: a few per thousand lines
+    return build_report(log.name, events, stats, facts, signatures, tuple(log.notices))
+
+
+def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: FactCollector,
+                 signatures: SignatureSet | None, notices: tuple[str, ...] = ()) -> Report:
+    """Infer, match and report over the events of a log read so far."""
     graph = CausalGraph.build(events, last_line=stats.last_line_text, line_count=stats.lines)
     inference = graph.infer()
     database = signatures if signatures is not None else default_signatures()
     found = facts.result()
     signature, alternatives = database.best(_targets(inference), found)
-    notices = tuple(log.notices) + _stats_notices(stats) + database.notices
-    return Report(log.name, inference.verdict, inference.root_cause, inference.symptoms,
+    notices = notices + _stats_notices(stats) + database.notices
+    return Report(name, inference.verdict, inference.root_cause, inference.symptoms,
                   signature, alternatives, found, notices, inference.reasons,
                   inference.look_for, inference.failed_processes, inference.survived, stats.lines)
 

@@ -58,7 +58,6 @@ def signature_set(directories: tuple[Path, ...]):  # type: ignore[no-untyped-def
 def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool) -> None:
     from logsleuth.pipeline import explain as run_explain
     from logsleuth.render.json import to_json
-    from logsleuth.render.text import render_text
 
     try:
         report = run_explain(path, signatures=signature_set(signature_dirs))
@@ -73,6 +72,8 @@ def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool
         click.echo(render_markdown(report))
     else:
         from rich.console import Console
+
+        from logsleuth.render.text import render_text
 
         render_text(report, Console(highlight=False), verbose=verbose)
     sys.exit(EXIT_NO_FAILURE if report.verdict is Verdict.NO_FAILURE else EXIT_FAILURE)
