@@ -237,14 +237,19 @@ class Assembler:
             if trace.frames or trace.title:
                 out.append(self._cut_trace(trace))
             return
-        message = "\n".join(trace.message_lines).strip()[:MAX_MESSAGE_CHARS]
-        frames = tuple(reversed(trace.frames)) if trace.fault_dump else tuple(trace.frames)
-        event = ErrorEvent(self._new_id(), trace.kind, trace.exception, message, trace.process,
-                           trace.line, trace.first_line, trace.last_line, frames, trace.time,
-                           trace.title, trace.cause[0] if trace.cause else None,
-                           trace.cause[1] if trace.cause else None, trace.raw)
+        event = _event_of(trace, self._new_id())
         channel.last_event = event.id
         out.append(event)
+
+    def snapshot(self) -> list[ErrorEvent]:
+        """The exceptions still waiting for their next line, as they stand (ids are negative).
+
+        For `--follow`: the last exception of a log that stopped growing is complete even
+        though no line has closed it yet. The state is not changed.
+        """
+        waiting = [c.trace for c in self._channels.values()
+                   if c.trace is not None and c.trace.exception is not None]
+        return [_event_of(trace, -index) for index, trace in enumerate(waiting, start=1)]
 
     def _cut_trace(self, trace: _Trace) -> ErrorEvent:
         where = ""
@@ -254,7 +259,9 @@ class Assembler:
         message = f"{trace.title or 'a traceback'} (cut before its exception line{where})"
         return ErrorEvent(self._new_id(), EventKind.ERROR_RECORD, CUT_TRACEBACK, message,
                           trace.process, trace.last_line, trace.first_line, trace.last_line,
-                          tuple(trace.frames), trace.time, trace.title, raw=trace.raw)
+                          tuple(trace.frames), trace.time, trace.title,
+                          trace.cause[0] if trace.cause else None,
+                          trace.cause[1] if trace.cause else None, raw=trace.raw)
 
     def _flush_title(self, channel: _Channel, out: list[Event]) -> None:
         """An ERROR record that no traceback followed is an event of its own."""
@@ -291,6 +298,16 @@ class Assembler:
     def _new_id(self) -> int:
         self._next_id += 1
         return self._next_id
+
+
+def _event_of(trace: _Trace, event_id: int) -> ErrorEvent:
+    assert trace.exception is not None
+    message = "\n".join(trace.message_lines).strip()[:MAX_MESSAGE_CHARS]
+    frames = tuple(reversed(trace.frames)) if trace.fault_dump else tuple(trace.frames)
+    return ErrorEvent(event_id, trace.kind, trace.exception, message, trace.process, trace.line,
+                      trace.first_line, trace.last_line, frames, trace.time, trace.title,
+                      trace.cause[0] if trace.cause else None,
+                      trace.cause[1] if trace.cause else None, trace.raw)
 
 
 def _uvicorn_text(line: LogLine) -> str:

@@ -306,8 +306,10 @@ def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph,
 def _missing_root_advice(nodes: dict[int, _Node]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     symptoms = sorted(nodes.values(), key=lambda n: n.event.line)
     first = symptoms[0].event
-    pointed = [n.pointer for n in symptoms if n.pointer]
-    roles = sorted({p.value for p in pointed}) or ["any"]
+    pointed = {n.pointer for n in symptoms if n.pointer}
+    if Role.ENGINE_CORE in pointed:
+        pointed.add(Role.WORKER)  # an engine core's failure often starts in one of its workers
+    roles = sorted(p.value for p in pointed) or ["any"]
     reasons = (f"Every error in the log only reports a failure elsewhere; the earliest is "
                f"\"{_first_line(first.text)[:100]}\" ({first.process.name}, line {first.line}).",)
     targets = {"engine_core": "the engine core process (EngineCore, EngineCore_DP0, ...)",

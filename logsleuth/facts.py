@@ -1,76 +1,362 @@
-"""Environment facts from the log: vLLM version, TP size, kv-cache dtype, model, GPU ...
+"""Environment facts from the log: vLLM version, GPU, TP size, kv-cache dtype, model ...
 
-The patterns live in `signatures/facts.yaml`; this module only runs them over the lines that
-pass by, keeping the first value of each fact.
+What to read lives in `signatures/facts.yaml`; this module runs it over the lines that pass by.
+Two sides are kept apart: what the command line asked for (`non-default args: {...}`, older
+`args: Namespace(...)`) and what the engine used (its `with config: ...` line, and lines such as
+`Using FLASH_ATTN attention backend`). When they disagree the report says so: that is how a
+checkpoint that silently overrides `--kv-cache-dtype auto` shows itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+import ast
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
 from functools import cache
 
 import regex
 
-from logsleuth.model import LineKind, LogLine
+from logsleuth.model import ConfigDifference, FactOrigin, LineKind, LogLine
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
 
 _TIMEOUT = 0.05
+_DEFAULT_KINDS = frozenset({LineKind.PLAIN, LineKind.INDENTED})
+ARGS_FACT = "non_default_args"  # the whole `non-default args` dict, as the command line gave it
+REQUESTED_SUFFIX = ".requested"  # `kv_cache_dtype.requested`: what the command line asked for
+
+
+class Side(Enum):
+    """Whether a record says what was asked for or what the engine used."""
+
+    REQUESTED = "requested"
+    EFFECTIVE = "effective"
+
+
+class RecordFormat(Enum):
+    """How a structured record is written."""
+
+    DICT = "dict"  # a Python dict literal: {'model': '/m', 'tensor_parallel_size': 8}
+    KEYVALUE = "keyvalue"  # key=value, key=value ... (Namespace(...), the engine config line)
 
 
 @dataclass(frozen=True, slots=True)
-class FactPattern:
-    name: str
+class Record:
+    """A structured line: the text after `marker` holds many settings."""
+
+    marker: str
+    side: Side
+    format: RecordFormat
+
+
+@dataclass(frozen=True, slots=True)
+class LinePattern:
+    """One pattern of a fact, with the line kinds it is tried on."""
+
     pattern: regex.Pattern[str]
-    kind: str  # str | int | float
+    kinds: frozenset[LineKind] = _DEFAULT_KINDS
+    template: str | None = None  # builds the value from named groups: '{major}.{minor}'
+
+
+@dataclass(frozen=True, slots=True)
+class FactSpec:
+    """How to read one fact (an entry of facts.yaml)."""
+
+    name: str
+    kind: str = "str"  # str | int | float
+    requested: tuple[str, ...] = ()  # keys in the command-line record
+    effective: tuple[str, ...] = ()  # keys in the engine config record
+    patterns: tuple[LinePattern, ...] = ()
+    compare: bool = False
+    auto_resolves: bool = False
+    strip: str = ""
+    aliases: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class FactTable:
+    """Everything facts.yaml says."""
+
+    records: tuple[Record, ...]
+    specs: tuple[FactSpec, ...]
+
+    @property
+    def kinds(self) -> frozenset[LineKind]:
+        found = {LineKind.PLAIN}
+        for spec in self.specs:
+            for pattern in spec.patterns:
+                found |= pattern.kinds
+        return frozenset(found)
 
 
 @cache
-def fact_patterns() -> tuple[FactPattern, ...]:
+def fact_table() -> FactTable:
+    """facts.yaml, loaded once."""
     data, _ = load_yaml(data_dir("signatures") / "facts.yaml")
-    out: list[FactPattern] = []
-    for name, spec in (data or {}).items():  # type: ignore[union-attr]
-        for text in spec["patterns"]:
-            out.append(FactPattern(name, regex.compile(text), spec.get("type", "str")))
-    return tuple(out)
+    records = tuple(Record(r["marker"], Side(r["side"]), RecordFormat(r["format"]))
+                    for r in data.get("records", ()))  # type: ignore[union-attr]
+    specs = tuple(_spec(name, body or {})
+                  for name, body in data.get("facts", {}).items())  # type: ignore[union-attr]
+    return FactTable(records, specs)
+
+
+def _spec(name: str, body: dict[str, object]) -> FactSpec:
+    patterns: list[LinePattern] = []
+    for item in body.get("patterns", ()):  # type: ignore[union-attr]
+        if isinstance(item, str):
+            patterns.append(LinePattern(regex.compile(item)))
+        else:
+            kinds = frozenset(LineKind(k) for k in item.get("kinds", ())) or _DEFAULT_KINDS
+            patterns.append(LinePattern(regex.compile(item["regex"]), kinds, item.get("template")))
+    return FactSpec(name, str(body.get("type", "str")),
+                    tuple(body.get("requested", ())),  # type: ignore[arg-type]
+                    tuple(body.get("effective", ())),  # type: ignore[arg-type]
+                    tuple(patterns), bool(body.get("compare", False)),
+                    bool(body.get("auto_resolves", False)), str(body.get("strip", "")),
+                    dict(body.get("aliases", {})))  # type: ignore[call-overload]
+
+
+# The record scanner ----------------------------------------------------------------------------
+
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+_CLOSERS = frozenset(")]}")
+_QUOTE_AFTER = frozenset("=:,([{ ")
+
+
+def split_top_level(text: str) -> list[str]:
+    """Split at the commas that are outside brackets and quotes, up to the first closing bracket
+    that has no opening one (the end of `Namespace(...)` or of a dict) or the end of the text.
+
+    A quote opens a string only where a value can start (after `=`, `:`, `,`, a bracket or a
+    space), so an apostrophe inside a bare word cannot swallow the rest of the line; a line cut
+    short ends whatever is open.
+    """
+    parts: list[str] = []
+    stack: list[str] = []
+    quote = ""
+    begin = 0
+    previous = ","
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if quote:
+            if char == "\\":
+                i += 2
+                continue
+            if char == quote:
+                quote = ""
+        elif char in "'\"" and previous in _QUOTE_AFTER:
+            quote = char
+        elif char in _OPEN:
+            stack.append(_OPEN[char])
+        elif char in _CLOSERS:
+            if not stack:
+                break
+            if char in stack:  # tolerate a stray closer: unwind to its opener
+                while stack.pop() != char:
+                    pass
+        elif char == "," and not stack:
+            parts.append(text[begin:i])
+            begin = i + 1
+        if not char.isspace() or char == " ":
+            previous = char
+        i += 1
+    parts.append(text[begin:i])
+    return [p for p in (part.strip() for part in parts) if p]
+
+
+def parse_record(text: str, fmt: RecordFormat) -> dict[str, object]:
+    """The settings of one record, values as Python literals where they are literals (numbers,
+    quoted strings, None, True, lists, dicts) and as their text otherwise (`torch.bfloat16`)."""
+    if fmt is RecordFormat.DICT:
+        body = text.strip()
+        if body.startswith("{"):
+            try:
+                value = ast.literal_eval(body)
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                value = None
+            if isinstance(value, dict):
+                return {str(k): v for k, v in value.items()}
+            body = body[1:]
+        separator = ":"
+    else:
+        body, separator = text, "="
+    out: dict[str, object] = {}
+    for part in split_top_level(body):
+        key, found, raw = part.partition(separator)
+        key = key.strip().strip("'\"")
+        if found and key.isidentifier():
+            out.setdefault(key, _literal(raw.strip()))
+    return out
+
+
+def _literal(raw: str) -> object:
+    if not raw:
+        return ""
+    if raw[0] in "'\"[{(-0123456789" or raw in ("None", "True", "False"):
+        try:
+            return ast.literal_eval(raw)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            pass
+    return raw
+
+
+# The collector ---------------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class _Found:
+    value: object
+    origin: FactOrigin
 
 
 class FactCollector:
-    """Watches a LogLine stream and keeps the first value found for each fact."""
+    """Watches a LogLine stream and keeps the first value found for each fact, per side."""
 
-    def __init__(self) -> None:
-        self._facts: dict[str, object] = {}
-        self._patterns = fact_patterns()
+    def __init__(self, table: FactTable | None = None) -> None:
+        self._table = table or fact_table()
+        self._kinds = self._table.kinds
+        self._requested: dict[str, _Found] = {}
+        self._effective: dict[str, _Found] = {}  # from the engine's config record
+        self._observed: dict[str, _Found] = {}  # from line patterns
+        self._sides_seen: set[Side] = set()
+        self._args: _Found | None = None
+        self._pending = [s for s in self._table.specs if s.patterns]
 
     def watch(self, lines: Iterable[LogLine]) -> Iterator[LogLine]:
+        """Pass the lines on unchanged, reading facts from them on the way."""
+        kinds = self._kinds
         for line in lines:
-            if line.kind is LineKind.PLAIN and len(self._facts) < len(self._patterns):
-                self._look(line.text)
+            if line.kind in kinds:
+                self.look(line)
             yield line
 
-    def _look(self, text: str) -> None:
-        for fact in self._patterns:
-            if fact.name in self._facts:
+    def look(self, line: LogLine) -> None:
+        """Read the facts of one line."""
+        text = line.text
+        if line.kind is LineKind.PLAIN and len(self._sides_seen) < 2:
+            for record in self._table.records:
+                if record.side in self._sides_seen:
+                    continue
+                at = text.find(record.marker)
+                if at >= 0:
+                    self._take_record(record, text[at + len(record.marker):], line)
+        if not self._pending:
+            return
+        for spec in self._pending:
+            if spec.name in self._observed:
                 continue
-            try:
-                found = fact.pattern.search(text, timeout=_TIMEOUT)
-            except TimeoutError:
-                continue
-            if found:
-                value = found.group("value").strip()
-                self._facts[fact.name] = _convert(value, fact.kind)
+            for pattern in spec.patterns:
+                if line.kind not in pattern.kinds:
+                    continue
+                try:
+                    hit = pattern.pattern.search(text, timeout=_TIMEOUT)
+                except TimeoutError:
+                    continue
+                if hit:
+                    raw = pattern.template.format(**hit.groupdict()) if pattern.template \
+                        else hit.group("value")
+                    value = _normalize(spec, raw)
+                    if value is not None:
+                        self._observed[spec.name] = _Found(value, FactOrigin(line.number,
+                                                                             line.process))
+                        break
+        self._pending = [s for s in self._pending if s.name not in self._observed]
+
+    def _take_record(self, record: Record, text: str, line: LogLine) -> None:
+        settings = parse_record(text, record.format)
+        if not settings:
+            return
+        self._sides_seen.add(record.side)
+        origin = FactOrigin(line.number, line.process)
+        if record.side is Side.REQUESTED and record.format is RecordFormat.DICT:
+            self._args = _Found({k: _plain(v) for k, v in settings.items()}, origin)
+        target = self._requested if record.side is Side.REQUESTED else self._effective
+        for spec in self._table.specs:
+            keys = spec.requested if record.side is Side.REQUESTED else spec.effective
+            for key in keys:
+                if key in settings:
+                    value = _normalize(spec, settings[key])
+                    if value is not None:
+                        target.setdefault(spec.name, _Found(value, origin))
+                    break
+
+    def _effective_of(self, spec: FactSpec) -> _Found | None:
+        return self._effective.get(spec.name) or self._observed.get(spec.name)
+
+    def _values(self) -> dict[str, _Found]:
+        out: dict[str, _Found] = {}
+        for spec in self._table.specs:
+            effective = self._effective_of(spec)
+            requested = self._requested.get(spec.name)
+            # A setting the engine may override (compare: true) is only known from the engine;
+            # the others fall back to what the command line said.
+            chosen = effective or (None if spec.compare else requested)
+            if chosen is not None:
+                out[spec.name] = chosen
+            if requested is not None:
+                out[spec.name + REQUESTED_SUFFIX] = requested
+        if self._args is not None:
+            out[ARGS_FACT] = self._args
+        return out
 
     def result(self) -> dict[str, object]:
-        return dict(sorted(self._facts.items()))
+        """Every fact found: effective values by name, `<name>.requested`, `non_default_args`."""
+        return {name: found.value for name, found in sorted(self._values().items())}
+
+    def origins(self) -> dict[str, FactOrigin]:
+        """The line (and process) each fact of `result()` was read from."""
+        return {name: found.origin for name, found in sorted(self._values().items())}
+
+    def differences(self) -> tuple[ConfigDifference, ...]:
+        """Settings the command line asked for that the engine did not use."""
+        out: list[ConfigDifference] = []
+        for spec in self._table.specs:
+            requested = self._requested.get(spec.name)
+            effective = self._effective_of(spec)
+            if not spec.compare or requested is None or effective is None:
+                continue
+            wanted, used = str(requested.value).lower(), str(effective.value).lower()
+            if wanted == used or (spec.auto_resolves and wanted == "auto"):
+                continue
+            out.append(ConfigDifference(spec.name, requested.value, effective.value,
+                                        requested.origin.line, effective.origin.line))
+        return tuple(out)
 
 
-def _convert(value: str, kind: str) -> object:
-    try:
-        if kind == "int":
-            return int(value.replace(",", ""))
-        if kind == "float":
-            return float(value)
-    except ValueError:
+def _normalize(spec: FactSpec, value: object) -> object:
+    """One spelling per value: `torch.bfloat16` -> `bfloat16`, `half` -> `float16`, `['x']` ->
+    `x`, numbers typed; None (the setting is unset) stays None."""
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return None
+        value = value[0] if len(value) == 1 else ", ".join(str(v) for v in value)
+    if value is None or isinstance(value, bool):
         return value
-    return value
+    text = str(value).strip()
+    if not text or text == "None":
+        return None
+    if spec.strip and text.startswith(spec.strip):
+        text = text[len(spec.strip):]
+    text = spec.aliases.get(text, text)
+    try:
+        if spec.kind == "int":
+            return int(text.replace(",", ""))
+        if spec.kind == "float":
+            return float(text)
+    except ValueError:
+        return text
+    return text
+
+
+def _plain(value: object) -> object:
+    """A record value as JSON can hold it."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((_plain(v) for v in value), key=str)
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return str(value)

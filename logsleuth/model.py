@@ -240,6 +240,29 @@ class Match:
 
 
 @dataclass(frozen=True, slots=True)
+class ConfigDifference:
+    """A setting the command line asked for that the engine did not use.
+
+    The founding case: `non-default args` held `'kv_cache_dtype': 'auto'` while the engine's
+    config line said `kv_cache_dtype=fp8_e4m3`, forced by the checkpoint's hf_quant_config.json.
+    """
+
+    name: str  # the fact name: kv_cache_dtype, dtype, quantization, max_model_len, ...
+    requested: object
+    effective: object
+    requested_line: int | None = None
+    effective_line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FactOrigin:
+    """Where a fact was read: its line and the process that printed it."""
+
+    line: int
+    process: Process = MAIN
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     """Everything `logsleuth explain` says about one log."""
 
@@ -256,3 +279,5 @@ class Report:
     failed_processes: tuple[Process, ...] = ()
     survived: tuple[ErrorEvent, ...] = ()
     lines_read: int = 0
+    config_differences: tuple[ConfigDifference, ...] = ()  # requested vs what the engine used
+    fact_origins: dict[str, FactOrigin] = field(default_factory=dict)  # fact name -> its line

@@ -42,7 +42,8 @@ def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: Fa
     notices = notices + _stats_notices(stats) + database.notices
     return Report(name, inference.verdict, inference.root_cause, inference.symptoms,
                   signature, alternatives, found, notices, inference.reasons,
-                  inference.look_for, inference.failed_processes, inference.survived, stats.lines)
+                  inference.look_for, inference.failed_processes, inference.survived, stats.lines,
+                  config_differences=facts.differences(), fact_origins=facts.origins())
 
 
 def explain_text(text: str, *, signatures: SignatureSet | None = None,

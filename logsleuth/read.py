@@ -9,7 +9,6 @@ notice instead of an exception.
 from __future__ import annotations
 
 import codecs
-import gzip
 import io
 import os
 import sys
@@ -27,7 +26,8 @@ BLOCK_SIZE = 1 << 20
 # 64 KiB keeps every real line whole while a 50 MB single-line paste costs no more than 64 KiB.
 MAX_LINE_BYTES = 64 * 1024
 GZIP_MAGIC = b"\x1f\x8b"
-_GZIP_CHUNK = 64 * 1024  # compressed bytes fed at a time: a corrupt member loses at most this
+_GZIP_CHUNK = 16 * 1024  # compressed bytes read at a time
+_INFLATE_SLICE = 4 * 1024  # and inflated at a time: corrupt data loses only the text of one slice
 
 Source = str | os.PathLike[str] | BinaryIO | TextIO
 
@@ -212,7 +212,7 @@ class _Peekable(io.RawIOBase):
         while len(self._buffer) < size:
             try:
                 more = self._stream.read(size - len(self._buffer))
-            except OSError:
+            except (OSError, ValueError):  # unreadable from the start: blocks() says so
                 break
             if not more:
                 break
@@ -243,6 +243,74 @@ class _Peekable(io.RawIOBase):
             self._stream.close()
         finally:
             super().close()
+
+
+class _Gunzip(io.RawIOBase):
+    """Decompress gzip (one or more members) and keep everything before a truncation or a
+    corrupt stretch. `gzip.GzipFile` raises on a cut stream and loses the text it had already
+    decompressed in that read; a log cut by a full disk or a killed `gzip` must still be read.
+    """
+
+    def __init__(self, stream: io.RawIOBase, notices: list[str]):
+        self._stream = stream
+        self._notices = notices
+        self._inflate = zlib.decompressobj(wbits=31)
+        self._member_started = False
+        self._raw = b""  # compressed bytes read but not yet inflated
+        self._out = b""
+        self._done = False
+        self._error: BaseException | None = None
+        self._compressed = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        want = size if size > 0 else BLOCK_SIZE
+        while len(self._out) < want and not self._done:
+            self._fill()
+        if not self._out and self._error is not None:
+            error, self._error = self._error, None
+            raise error  # after all text before it was handed on
+        out, self._out = self._out[:want], self._out[want:]
+        return out
+
+    def _fill(self) -> None:
+        raw, self._raw = self._raw, b""
+        if not raw:
+            raw = self._stream.read(_GZIP_CHUNK) or b""
+            self._compressed += len(raw)
+        if not raw:
+            self._done = True
+            if self._member_started and not self._inflate.eof:
+                self._error = EOFError("gzip stream ends before its end marker")
+            return
+        if not self._member_started:
+            if not raw.startswith(GZIP_MAGIC[: len(raw)]):
+                if raw.strip(b"\0"):  # zero padding after the stream is harmless
+                    self._notices.append("bytes after the end of the gzip stream were ignored")
+                self._done = True
+                return
+            self._inflate = zlib.decompressobj(wbits=31)
+            self._member_started = True
+        piece, rest = raw[:_INFLATE_SLICE], raw[_INFLATE_SLICE:]
+        try:
+            # bounded output: a small, highly compressed stretch must not become gigabytes here
+            self._out += self._inflate.decompress(piece, BLOCK_SIZE)
+        except zlib.error as exc:
+            self._done = True
+            where = self._compressed - len(raw)
+            self._error = EOFError(f"gzip data corrupt near compressed byte {where:,}: {exc}")
+            return
+        if self._inflate.eof:
+            self._raw = self._inflate.unused_data + rest  # a member ended: another may follow
+            self._member_started = False
+        else:
+            self._raw = self._inflate.unconsumed_tail + rest
+
+    def close(self) -> None:
+        self._stream.close()
+        super().close()
 
 
 class _Recode(io.RawIOBase):

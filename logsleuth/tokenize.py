@@ -23,8 +23,8 @@ from logsleuth.resources import data_dir
 # any parsing; they are byte noise, not line structure.
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m|ESC\[[0-9;]*m")
 
-START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "frame", "exc_line", "fatal", "nccl",
-                 "process_header", "body")
+START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
+                 "exc_line", "fatal", "nccl", "process_header")
 
 
 @cache
@@ -56,15 +56,21 @@ def clean(raw: str) -> str:
 
     vLLM ends continuation lines of a record with `\\r\\n`, so one trailing `\\r` is a line
     break, not an overwrite. Any other `\\r` is a terminal overwrite (tqdm): keep the last
-    non-empty segment, which is what a terminal showed.
+    non-empty segment, which is what a terminal showed, under the process prefix that vLLM
+    wrote once at the start of the physical line (research notes, section 2.1).
     """
     if raw.endswith("\r"):
         raw = raw[:-1]
-    if "\r" in raw:
-        segments = [s for s in raw.split("\r") if s.strip()]
-        raw = segments[-1] if segments else ""
     if "\x1b" in raw or "[[" in raw or "ESC[" in raw:
         raw = _ANSI.sub("", raw)
+    if "\r" in raw:
+        segments = raw.split("\r")
+        shown = [s for s in segments if s.strip()]
+        last = shown[-1] if shown else ""
+        head = _head_pattern().match(segments[0])
+        if head and head.end() and last is not segments[0] and not _head_pattern().match(last).end():
+            last = segments[0][: head.end()] + last
+        raw = last
     return raw
 
 
@@ -83,6 +89,7 @@ class _Body:
     message: str | None = None
     frame: Frame | None = None
     chain: ChainReason | None = None
+    level: Level | None = None  # uvicorn writes its level in the body: `ERROR:    ...`
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +111,9 @@ _BLANK = _Body(LineKind.BLANK, "")
 
 def _combine(head: _Head, body: _Body, number: int = 0) -> LogLine:
     header = head.header
-    return LogLine(number, body.kind, body.text, head.process, header.level, header.time,
-                   header.site, body.exception, body.message, body.frame, body.chain, head.outer)
+    return LogLine(number, body.kind, body.text, head.process, header.level or body.level,
+                   header.time, header.site, body.exception, body.message, body.frame,
+                   body.chain, head.outer)
 
 
 _GLOG_LEVELS = {"D": Level.DEBUG, "I": Level.INFO, "W": Level.WARNING, "E": Level.ERROR,
@@ -167,6 +175,13 @@ class _ToRecords(Transformer[Token, object]):
         level, date, clock, site = str(items[0]).split(" ", 3)
         return _Header(Level(level), f"{date} {clock}", site.strip().strip("[]"))
 
+    def ray_core(self, items: list[Token]) -> _Header:
+        # `[2024-02-27 16:09:19,106 E 19394 19394] logging.cc:361: `
+        fields = str(items[0]).lstrip("[").split()
+        date, clock, letter = fields[0], fields[1].split(",")[0], fields[2]
+        site = str(items[0]).split("] ", 1)[1].strip().rstrip(":")
+        return _Header(_GLOG_LEVELS[letter], f"{date[5:]} {clock}", site)
+
     def glog(self, items: list[Token]) -> _Header:
         # `E0731 16:03:52.115000 116603 torch/x.py:539] [1/0] ` or `[W301 17:37:32.70 F.cpp:15] `
         fields = str(items[0]).lstrip("[").split()
@@ -192,8 +207,14 @@ class _ToRecords(Transformer[Token, object]):
     repeat = _simple(LineKind.REPEAT)
     fault_thread = _simple(LineKind.FAULT_THREAD)
     extension_modules = _simple(LineKind.EXTENSION_MODULES)
-    uvicorn = _simple(LineKind.UVICORN)
-    access = _simple(LineKind.ACCESS)
+    def uvicorn(self, items: list[Token]) -> _Body:
+        return _Body(LineKind.UVICORN, "".join(str(t) for t in items),
+                     level=Level(str(items[0]).rstrip(":")))
+
+    def access(self, items: list[Token]) -> _Body:
+        return _Body(LineKind.ACCESS, "".join(str(t) for t in items),
+                     level=Level(str(items[0]).rstrip(":")))
+
     py_warning = _simple(LineKind.PY_WARNING)
     progress = _simple(LineKind.PROGRESS)
     blank = _simple(LineKind.BLANK)
@@ -269,7 +290,7 @@ def _head_pattern() -> re.Pattern[str]:
 
     outer = alternatives("DOCKER_TIME", "JOURNALD", "COMPOSE", "QUOTE")
     prefix = alternatives("PROC_PREFIX", "RAY_DAEMON", "RANK")
-    header = alternatives("RECORD_HEADER", "GLOG_HEADER")
+    header = alternatives("RECORD_HEADER", "GLOG_HEADER", "RAY_CORE_HEADER")
     return re.compile(f"(?:{outer})*(?:{prefix})*(?:{header})?")
 
 
@@ -359,23 +380,27 @@ class TokenizeStats:
     last_line_text: str = ""
 
 
-def tokenize(blocks: Iterable[bytes], stats: TokenizeStats | None = None) -> Iterator[LogLine]:
-    """Yield a LogLine for every anchored line of the blocks, in order, correctly numbered.
+class Tokenizer:
+    """Push byte blocks of whole lines; get the LogLines of their anchored lines, numbered.
 
-    Lines without an anchor are counted, not parsed. The last serving line of each block is
-    parsed too, so later stages know how long the server kept serving.
+    `tokenize()` drives it over a finished input; `--follow` feeds it as a file grows.
     """
-    anchor, serving = anchor_patterns()
-    stats = stats if stats is not None else TokenizeStats()
-    base = 0  # lines before this block
-    tail = b""
-    for block in blocks:
-        spans = _anchored_spans(block, anchor)
-        last_serving = _last_match_line(block, serving)
+
+    def __init__(self, stats: TokenizeStats | None = None):
+        self.stats = stats if stats is not None else TokenizeStats()
+        self._anchor, self._serving = anchor_patterns()
+        self._base = 0  # lines before the next block
+        self._tail = b""
+
+    def feed(self, block: bytes) -> Iterator[LogLine]:
+        """The LogLines of one block, which must end on a line break (the input's last may not)."""
+        stats = self.stats
+        spans = _anchored_spans(block, self._anchor)
+        last_serving = _last_match_line(block, self._serving)
         if last_serving is not None and last_serving not in spans:
             spans.append(last_serving)
             spans.sort()
-        counted_to, line_no = 0, base
+        counted_to, line_no = 0, self._base
         for start, end in spans:
             line_no += block.count(b"\n", counted_to, start)
             counted_to = start
@@ -387,14 +412,29 @@ def tokenize(blocks: Iterable[bytes], stats: TokenizeStats | None = None) -> Ite
                 text = raw.decode("utf-8", "replace")
             stats.parsed += 1
             yield parse_line(clean(text), line_no + 1)
-        base = line_no + block.count(b"\n", counted_to)  # one counting pass per block in all
-        stats.lines = base
+        self._base = line_no + block.count(b"\n", counted_to)  # one counting pass per block
+        stats.lines = self._base
         if block:
-            tail = block
-    if tail and not tail.endswith(b"\n"):
-        base += 1  # a last line without its newline still counts
-    stats.lines = base
-    stats.last_line_text = _last_line(tail)
+            self._tail = block
+            stats.last_line_text = ""
+
+    def finish(self) -> None:
+        """Close the count: a last line without its newline still counts."""
+        if self._tail and not self._tail.endswith(b"\n"):
+            self.stats.lines = self._base + 1
+        self.stats.last_line_text = _last_line(self._tail)
+
+
+def tokenize(blocks: Iterable[bytes], stats: TokenizeStats | None = None) -> Iterator[LogLine]:
+    """Yield a LogLine for every anchored line of the blocks, in order, correctly numbered.
+
+    Lines without an anchor are counted, not parsed. The last serving line of each block is
+    parsed too, so later stages know how long the server kept serving.
+    """
+    tokenizer = Tokenizer(stats)
+    for block in blocks:
+        yield from tokenizer.feed(block)
+    tokenizer.finish()
 
 
 def _anchored_spans(block: bytes, anchor: re2._Regexp) -> list[tuple[int, int]]:

@@ -14,26 +14,37 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_FILE_BYTES = 512 * 1024  # a signature is a page of text; anything far larger is a mistake
 
 KeyPath = tuple[str | int, ...]
+_STR_TAG = "tag:yaml.org,2002:str"
+_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+_MAX_NUMBER_CHARS = 1000  # Python refuses to convert integers of more than 4300 digits
 
 
 def load_yaml(path: Path) -> tuple[object, dict[KeyPath, int]]:
     """Load one YAML document; return it with the 1-based line of every key and item.
 
     Raises SignatureError (with `path:line`) for unreadable files, syntax errors, duplicate
-    keys, aliases (no data file needs them, and they allow "billion laughs" bombs) and files
-    over MAX_FILE_BYTES.
+    keys, keys that are not text (`yes:`, `1:`), aliases (no data file needs them, and they
+    allow "billion laughs" bombs), values Python cannot hold, deep nesting and files over
+    MAX_FILE_BYTES. Never raises anything else.
     """
     where = str(path)
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             raise SignatureError(f"file is {size:,} bytes, more than the {MAX_FILE_BYTES:,} allowed",
-                                 location=where)
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise SignatureError("not UTF-8 text", location=where) from None
+                                 location=f"{where}:1")
+        raw = path.read_bytes()
     except OSError as exc:
-        raise SignatureError(f"cannot read: {exc.strerror or exc}", location=where) from None
+        raise SignatureError(f"cannot read: {exc.strerror or exc}", location=f"{where}:1") from None
+    if len(raw) > MAX_FILE_BYTES:  # grew after stat, or a device/pipe that reports no size
+        raise SignatureError(f"file is more than the {MAX_FILE_BYTES:,} bytes allowed",
+                             location=f"{where}:1")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise SignatureError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x})",
+                             location=f"{where}:{line}") from None
     return load_yaml_text(text, where)
 
 
@@ -41,23 +52,57 @@ def load_yaml_text(text: str, where: str) -> tuple[object, dict[KeyPath, int]]:
     """As load_yaml, for text already read; `where` names it in errors."""
     try:
         node = yaml.compose(text, Loader=_LOADER)
-    except yaml.MarkedYAMLError as exc:
-        line = exc.problem_mark.line + 1 if exc.problem_mark else 1
-        raise SignatureError(f"invalid YAML: {exc.problem}", location=f"{where}:{line}") from None
     except yaml.YAMLError as exc:
-        raise SignatureError(f"invalid YAML: {exc}", location=where) from None
+        raise SignatureError(f"invalid YAML: {_problem(exc)}",
+                             location=f"{where}:{_error_line(exc, text)}") from None
+    except RecursionError:  # the pure-Python composer on deeply nested flow collections
+        raise SignatureError("invalid YAML: nested too deeply", location=f"{where}:1") from None
     if node is None:
         return None, {}
     lines: dict[KeyPath, int] = {}
-    _walk(node, (), lines, set(), where)
+    try:
+        _walk(node, (), lines, set(), where)
+    except RecursionError:
+        raise SignatureError("invalid YAML: nested too deeply", location=f"{where}:1") from None
     loader = yaml.SafeLoader("")
     try:
         data = loader.construct_document(node)
     except yaml.YAMLError as exc:
-        raise SignatureError(f"invalid YAML value: {exc}", location=where) from None
+        raise SignatureError(f"invalid YAML value: {_problem(exc)}",
+                             location=f"{where}:{_error_line(exc, text)}") from None
+    except (ValueError, OverflowError, RecursionError) as exc:
+        # an integer of thousands of digits (Python's int-conversion limit), a nesting bomb
+        raise SignatureError(f"invalid YAML value: {str(exc)[:120]}", location=f"{where}:1") \
+            from None
     finally:
         loader.dispose()
     return data, lines
+
+
+def _problem(exc: yaml.YAMLError) -> str:
+    """The one-line reason of a PyYAML error, without its multi-line context dump."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        context = exc.context
+        if context and exc.context_mark is not None and exc.problem_mark is not None \
+                and exc.context_mark.line != exc.problem_mark.line:
+            context = f"{context} (from line {exc.context_mark.line + 1})"
+        parts = [p for p in (context, exc.problem) if p]
+        return "; ".join(parts) or "syntax error"
+    if isinstance(exc, yaml.reader.ReaderError):
+        return f"unacceptable character #x{exc.character:04x}: control characters are not allowed" \
+            if isinstance(exc.character, int) else "not valid text"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _error_line(exc: yaml.YAMLError, text: str) -> int:
+    """The 1-based line of a PyYAML error: its mark, or its character position."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        return mark.line + 1 if mark is not None else 1
+    position = getattr(exc, "position", None)
+    if isinstance(position, int):
+        return text.count("\n", 0, position) + 1
+    return 1
 
 
 def _walk(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int], seen: set[int],
@@ -75,6 +120,12 @@ def _walk(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int], seen: set[i
             if key == "<<":
                 raise SignatureError("YAML merge keys (<<) are not allowed in data files",
                                      location=f"{where}:{line}")
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise SignatureError("a key must be text, not a list or mapping",
+                                     location=f"{where}:{line}")
+            if key_node.tag != _STR_TAG:
+                # `yes:`, `null:` or `1:` would become True, None, 1
+                raise SignatureError(f"key {key!r} is not text; quote it", location=f"{where}:{line}")
             if key in keys:
                 raise SignatureError(f"duplicate key '{key}' (first on line {keys[key]})",
                                      location=f"{where}:{line}")
@@ -84,3 +135,6 @@ def _walk(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int], seen: set[i
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             _walk(item, (*path, index), lines, seen, where)
+    elif node.tag in _NUMBER_TAGS and len(node.value) > _MAX_NUMBER_CHARS:
+        raise SignatureError(f"a number of {len(node.value):,} characters; quote it if it is text",
+                             location=f"{where}:{lines[path]}")

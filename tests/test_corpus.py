@@ -21,6 +21,14 @@ FAILURES = [case for case in CASES if expected_verdict(case.label) == "failure"]
 SEED_FULL = next(case for case in CASES if case.name == "seed-kimi-k25-nvfp4-sm120-full")
 SEED_TAIL = next(case for case in CASES if case.name == "seed-kimi-k25-nvfp4-sm120-tail30")
 
+# Known misses, kept and marked (semgrep-rules' way): strict, so fixing one fails the test
+# until it is removed from here.
+KNOWN_VERDICT_MISSES = {
+    "startup/awq-turing-unsupported-v02-symptom-only":
+        "the excerpt ends on a finished download bar with no error at all; nothing in it says "
+        "the start-up failed (the label relies on the bug report's text)",
+}
+
 MIN_ROOT = 0.90
 MIN_VERDICT = 0.90
 MIN_FIX = 0.85
@@ -45,7 +53,9 @@ def test_corpus_fixtures_are_complete() -> None:
             assert root["exception"] and root["message_contains"], case.id
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
+@pytest.mark.parametrize("case", [
+    pytest.param(case, marks=pytest.mark.xfail(strict=True, reason=KNOWN_VERDICT_MISSES[case.id]))
+    if case.id in KNOWN_VERDICT_MISSES else case for case in CASES], ids=lambda case: case.id)
 def test_verdict(case: Case) -> None:
     found = report(case.id)
     assert judge(case.label, found).verdict, (

@@ -293,6 +293,14 @@ def test_fatal_start_symbol(text: str, label: str, message: str) -> None:
     assert (record.exception, record.message) == (label, message)
 
 
+def test_fatal_signal_line_of_ray_core() -> None:
+    # vllm#3053 (research section 5, "Ray core (glog)"): Ray's C++ logger reports the signal
+    record = parsed("[2024-02-27 16:09:19,106 E 19394 19394] logging.cc:361: *** SIGSEGV received at "
+                    "time=1709021359 on cpu 44 ***")
+    assert record.kind is LineKind.FATAL
+    assert record.exception == "SIGSEGV"
+
+
 @pytest.mark.parametrize("text", [
     "Failed to infer device type",
     "Killing local vLLM worker processes",  # V0 INFO text (research section 4.4)

@@ -55,12 +55,28 @@ def signature_set(directories: tuple[Path, ...]):  # type: ignore[no-untyped-def
               help="Extra signature directory, layered over the shipped ones (repeatable). "
                    "Also: LOGSLEUTH_SIGNATURES=dir1:dir2.")
 @click.option("-v", "--verbose", is_flag=True, help="Show every symptom and survived error.")
-def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool) -> None:
+@click.option("-f", "--follow", is_flag=True,
+              help="Follow a growing log (like tail -f); report as soon as a failure is known.")
+@click.option("--timeout", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+              help="With --follow: give up after this long (exit 0 if nothing failed).")
+@click.option("--settle", type=click.FloatRange(min=0), default=10.0, show_default=True,
+              metavar="SECONDS", help="With --follow: report a failure nothing else reports "
+                                      "after the log has been quiet this long.")
+def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool, follow: bool,
+            timeout: float | None, settle: float) -> None:
     from logsleuth.pipeline import explain as run_explain
     from logsleuth.render.json import to_json
 
     try:
-        report = run_explain(path, signatures=signature_set(signature_dirs))
+        if follow:
+            from logsleuth.follow import follow as run_follow
+
+            if path == "-":
+                raise click.UsageError("--follow needs a file, not stdin")
+            report = run_follow(path, timeout=timeout, settle=settle,
+                                signatures=signature_set(signature_dirs))
+        else:
+            report = run_explain(path, signatures=signature_set(signature_dirs))
     except LogsleuthError as exc:  # InputError and a broken --signatures directory alike
         click.echo(f"logsleuth: {exc}", err=True)
         sys.exit(EXIT_UNUSABLE)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from logsleuth.model import ErrorEvent, Match, Process, Report
+from logsleuth.model import ConfigDifference, ErrorEvent, Match, Process, Report
 
 SCHEMA = "logsleuth.report/1"
 MAX_FRAMES = 12  # innermost frames kept in the JSON; enough to say where it failed
@@ -67,7 +67,16 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "look_for": list(report.look_for),
         "failed_processes": [_process(p) for p in report.failed_processes],
         "lines_read": report.lines_read,
+        "config_differences": [_difference(d) for d in report.config_differences],
+        "fact_origins": {name: {"line": origin.line, "process": _process(origin.process)}
+                         for name, origin in report.fact_origins.items()},
     }
+
+
+def _difference(difference: ConfigDifference) -> dict[str, Any]:
+    return {"name": difference.name, "requested": difference.requested,
+            "effective": difference.effective, "requested_line": difference.requested_line,
+            "effective_line": difference.effective_line}
 
 
 def to_json(report: Report, *, indent: int | None = 2) -> str:

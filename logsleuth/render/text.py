@@ -11,6 +11,53 @@ from logsleuth.model import ErrorEvent, Report, Verdict
 
 MAX_MESSAGE_CHARS = 400
 INNER_FRAMES = 4
+# The environment facts a reader looks for first, in reading order, with their labels. Other
+# facts follow in name order; `<name>.requested` and the raw `non_default_args` only with -v.
+ENVIRONMENT = (("vllm_version", "vLLM"), ("platform", "platform"), ("gpu_name", "GPU"),
+               ("compute_capability", "compute capability"), ("python_version", "Python"),
+               ("cuda_version", "CUDA"), ("model", "model"), ("served_model_name", "served as"),
+               ("dtype", "dtype"), ("quantization", "quantization"),
+               ("kv_cache_dtype", "kv-cache dtype"), ("attention_backend", "attention backend"),
+               ("tensor_parallel_size", "TP"), ("pipeline_parallel_size", "PP"),
+               ("data_parallel_size", "DP"), ("expert_parallel", "EP"),
+               ("max_model_len", "max-model-len"),
+               ("gpu_memory_utilization", "gpu-memory-utilization"),
+               ("max_num_seqs", "max-num-seqs"), ("kv_cache_tokens", "KV cache tokens"),
+               ("kv_cache_memory", "KV cache memory"))
+ARGS_FACT = "non_default_args"
+
+
+def environment(facts: dict[str, object], *,
+                verbose: bool = False) -> list[tuple[str, str, str]]:
+    """(fact name, label, value) rows, the well-known facts first. A value the command line asked
+    for differently carries it: `fp8_e4m3 (requested auto)`."""
+    labels = dict(ENVIRONMENT)
+    names = [n for n, _ in ENVIRONMENT if n in facts]
+    names += sorted(n for n in facts if n not in labels and n != ARGS_FACT
+                    and (verbose or not n.endswith(".requested")))
+    rows = []
+    for name in names:
+        value = str(facts[name])
+        asked = facts.get(f"{name}.requested")
+        if asked is not None and str(asked).lower() != value.lower():
+            value += f" (requested {asked})"
+        rows.append((name, labels.get(name, name), value))
+    if verbose and isinstance(facts.get(ARGS_FACT), dict):
+        args = facts[ARGS_FACT]
+        rows.append((ARGS_FACT, "non-default args",
+                     ", ".join(f"{k}={v!r}" for k, v in args.items())))
+    return rows
+
+
+def difference_lines(report: Report) -> list[str]:
+    """One sentence per setting the engine did not take from the command line."""
+    out = []
+    for d in report.config_differences:
+        asked = f" (line {d.requested_line})" if d.requested_line else ""
+        ran = f" (line {d.effective_line})" if d.effective_line else ""
+        out.append(f"{d.name}: requested {d.requested}{asked}, but the engine ran "
+                   f"{d.effective}{ran}")
+    return out
 _VERDICT_STYLE = {Verdict.FAILURE: ("FAILURE", "bold white on red"),
                   Verdict.ROOT_CAUSE_MISSING: ("ROOT CAUSE NOT IN LOG", "bold black on yellow"),
                   Verdict.NO_FAILURE: ("NO FAILURE", "bold black on green")}
@@ -39,7 +86,11 @@ def _event_block(event: ErrorEvent, *, frames: int) -> Group:
     head.append(event.exception, style="bold red")
     head.append("  ")
     head.append_text(_where(event))
-    parts: list[Text] = [head, Text(_trim(event.message), style="red")]
+    message = _trim(event.message)
+    parts: list[Text] = [head, Text(message, style="red")]
+    if message != event.message.strip():
+        parts.append(Text(f"(message trimmed; the whole text is at line {event.line})",
+                          style="dim"))
     if event.title:
         parts.append(Text(f"logged as: {event.title}", style="dim"))
     if frames and event.frames:
@@ -72,6 +123,10 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         console.print(Text("\nWhy this one", style="bold underline"))
         for reason in report.reasons:
             console.print(Padding(Text(f"- {reason}"), (0, 2)))
+    if report.config_differences:
+        console.print(Text("\nRequested vs effective", style="bold underline"))
+        for sentence in difference_lines(report):
+            console.print(Padding(Text(f"- {sentence}", style="bold yellow"), (0, 2)))
     if report.look_for:
         console.print(Text("\nWhere to look", style="bold underline"))
         for hint in report.look_for:
@@ -112,13 +167,20 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
     if verbose and report.survived:
         console.print(Text("\nErrors the server survived or that belong to a shutdown",
                            style="bold underline"))
-        for event in report.survived[:20]:
+        for event in report.survived:
             console.print(Padding(Text(f"- line {event.line} {event.process.name}  "
                                        f"{_trim(event.text, 140)}"), (0, 2)))
-    if report.facts:
-        console.print(Text("\nFacts", style="bold underline"))
-        facts = "  ".join(f"{k}={v}" for k, v in report.facts.items())
-        console.print(Padding(Text(facts, style="dim"), (0, 2)))
+    rows = environment(report.facts, verbose=verbose)
+    if rows:
+        console.print(Text("\nEnvironment", style="bold underline"))
+        width = max(len(label) for _, label, _ in rows)
+        for name, label, value in rows:
+            line = Text(f"{label:<{width}}  ", style="dim")
+            line.append(_trim(value, 300))
+            origin = report.fact_origins.get(name)
+            if verbose and origin is not None:
+                line.append(f"  (line {origin.line})", style="dim")
+            console.print(Padding(line, (0, 2)))
     if report.notices:
         console.print(Text("\nNotices", style="bold yellow"))
         for notice in report.notices:

@@ -7,6 +7,7 @@ first, which is what `logsleuth signatures lint` reports.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import json
 import os
@@ -136,7 +137,9 @@ def load_signature_file(path: Path) -> Signature:
     return signature
 
 
-def _load(path: Path, problems: list[SignatureError]) -> Signature | None:
+def _load(path: Path, problems: list[SignatureError], *, probe: bool = True) -> Signature | None:
+    """Load one file, appending every problem found; `probe` also rejects patterns that
+    backtrack catastrophically (shipped files are probed by the test suite instead)."""
     try:
         data, lines = load_yaml(path)
     except SignatureError as exc:
@@ -149,6 +152,9 @@ def _load(path: Path, problems: list[SignatureError]) -> Signature | None:
         return None
     for error in sorted(_validator().iter_errors(data), key=lambda e: list(map(str, e.path))):
         key_path = tuple(error.absolute_path)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            problems += _unknown_keys(error, key_path, where, lines)
+            continue
         line = _line_for(lines, key_path)
         field = ".".join(str(p) for p in key_path) or "(top level)"
         problems.append(SignatureError(f"{field}: {_friendly(error)}", location=f"{where}:{line}",
@@ -171,8 +177,10 @@ def _load(path: Path, problems: list[SignatureError]) -> Signature | None:
         except ValueError as exc:
             problems.append(SignatureError(f"match.message.{index}: {exc}",
                                            location=f"{where}:{_line_for(lines, ('match', 'message', index))}"))
-    patterns = _compile_all(match.get("regex", []), ("match", "regex"), where, lines, problems)
-    frames = _compile_all(match.get("frames", []), ("match", "frames"), where, lines, problems)
+    patterns = _compile_all(match.get("regex", []), ("match", "regex"), where, lines, problems,
+                            probe)
+    frames = _compile_all(match.get("frames", []), ("match", "frames"), where, lines, problems,
+                          probe)
     if problems:
         return None
     return Signature(
@@ -187,17 +195,91 @@ def _load(path: Path, problems: list[SignatureError]) -> Signature | None:
 
 
 def _compile_all(texts: list[str], key: tuple[str, str], where: str,
-                 lines: dict[KeyPath, int], problems: list[SignatureError]) -> tuple[regex.Pattern[str], ...]:
+                 lines: dict[KeyPath, int], problems: list[SignatureError],
+                 probe: bool) -> tuple[regex.Pattern[str], ...]:
     compiled: list[regex.Pattern[str]] = []
     for index, text in enumerate(texts):
+        location = f"{where}:{_line_for(lines, (*key, index))}"
         try:
-            compiled.append(regex.compile(text))
-        except regex.error as exc:
+            pattern = regex.compile(text)
+        except (regex.error, RecursionError, OverflowError, ValueError) as exc:
+            # RecursionError: thousands of nested groups; the others are regex's own complaints
             problems.append(SignatureError(
-                f"{'.'.join(key)}.{index}: invalid regex: {exc}",
-                location=f"{where}:{_line_for(lines, (*key, index))}",
+                f"{'.'.join(key)}.{index}: invalid regex: {str(exc)[:160]}", location=location,
                 hint="the pattern is a Python `regex`-module expression; escape ( ) [ ] . * + ?"))
+            continue
+        if probe and backtracks(pattern):
+            problems.append(SignatureError(
+                f"{'.'.join(key)}.{index}: pattern {text[:80]!r} takes over {PROBE_TIMEOUT}s on "
+                "a 20 KB probe: catastrophic backtracking", location=location,
+                hint="avoid nested quantifiers such as (a+)+ or (.*)*"))
+            continue
+        compiled.append(pattern)
     return tuple(compiled)
+
+
+# Strings on which a sane pattern finishes at once and a catastrophic one does not.
+_PROBES = ("a" * 20000 + "!", "a " * 10000 + "!", "1" * 20000 + "x", "/" * 20000 + "\n",
+           "x" * 5000 + " " * 5000 + "y" * 5000, "Error: " * 3000)
+PROBE_TIMEOUT = 0.25
+
+
+def backtracks(pattern: regex.Pattern[str]) -> bool:
+    """Whether a pattern backtracks catastrophically on one of a few probe strings.
+
+    Each probe is tried alone and after the pattern's own literal start, so that
+    `^RuntimeError: (\\w+\\s?)+$` reaches its bad group. A sane pattern finishes each probe in
+    well under a millisecond (the shipped patterns take 50 ms together); a bad one costs
+    PROBE_TIMEOUT once, here, instead of a timeout on every error of every log.
+    """
+    prefix = _literal_start(pattern.pattern)
+    for probe in _PROBES:
+        for text in ((probe, prefix + probe) if prefix else (probe,)):
+            try:
+                pattern.search(text, timeout=PROBE_TIMEOUT)
+            except TimeoutError:
+                return True
+    return False
+
+
+def _literal_start(text: str) -> str:
+    """The fixed text a pattern starts with (`^Foo: (x+)+` -> `Foo: `), '' when unknown.
+
+    Read with the standard library's regex parser; `regex`-only syntax simply gives ''.
+    """
+    from re import _parser  # type: ignore[attr-defined]
+
+    try:
+        parsed = _parser.parse(text)
+    except Exception:  # noqa: BLE001 - any syntax the stdlib parser rejects: no prefix known
+        return ""
+    out: list[str] = []
+    for op, value in parsed:
+        name = str(op)
+        if name == "AT":
+            continue
+        if name != "LITERAL":
+            break
+        out.append(chr(value))
+    return "".join(out)
+
+
+def _unknown_keys(error, key_path: tuple[str | int, ...], where: str,  # type: ignore[no-untyped-def]
+                  lines: dict[KeyPath, int]) -> list[SignatureError]:
+    """One problem per unknown key, at the key's own line, with the likeliest intended key."""
+    known = list(error.schema.get("properties", {}))
+    out: list[SignatureError] = []
+    for key in error.instance:
+        if key in known:
+            continue
+        field = ".".join(str(p) for p in (*key_path, key))
+        close = difflib.get_close_matches(str(key), known, n=1)
+        hint = f"did you mean '{close[0]}'?" if close else \
+            f"known keys here: {', '.join(known)}; see signatures/README.md"
+        out.append(SignatureError(f"{field}: unknown key",
+                                  location=f"{where}:{_line_for(lines, (*key_path, key))}",
+                                  hint=hint))
+    return out
 
 
 def _friendly(error) -> str:  # type: ignore[no-untyped-def]
@@ -229,11 +311,13 @@ def signature_files(directory: Path) -> list[Path]:
 def load_directory(directory: Path, *, collect_errors: bool = False,
                    problems: list[SignatureError] | None = None) -> list[Signature]:
     """Load every signature of a directory. Broken files raise, or with `collect_errors`
-    are skipped and their problems appended to `problems`."""
+    are skipped and their problems appended to `problems`. Outside the shipped directory a
+    pattern that backtracks catastrophically makes its file broken too."""
     out: list[Signature] = []
+    probe = not _is_shipped(directory)
     for path in signature_files(directory):
         found: list[SignatureError] = []
-        signature = _load(path, found)
+        signature = _load(path, found, probe=probe)
         if found:
             if not collect_errors:
                 raise SignatureError(found[0].detail, location=found[0].location,
@@ -244,6 +328,13 @@ def load_directory(directory: Path, *, collect_errors: bool = False,
         if signature is not None:
             out.append(signature)
     return out
+
+
+def _is_shipped(directory: Path) -> bool:
+    try:
+        return directory.resolve() == data_dir("signatures").resolve()
+    except OSError:
+        return False
 
 
 def user_directories() -> list[Path]:

@@ -11,7 +11,8 @@ factor for each other part it names:
 |            |                    | (frames tell apart messages that say too    |
 |            |                    | little alone, so a miss weighs heavily)     |
 | process    | 1.0                | 0.85                                        |
-| facts      | 1.0 (0.9 unknown)  | no match: the fix does not apply there      |
+| facts      | 1.0 (0.9 unknown)  | no match: the fix does not apply there;     |
+|            |                    | a soft `?expr` condition weighs 0.95        |
 
 The error's weight is 1.0 for the root cause, 0.9 for an exception raised from it, 0.75 for a symptom when the root cause is not in
 the log, and 0.5 for a symptom beside a known root cause. A signature is reported
@@ -21,6 +22,7 @@ parts matched).
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -148,19 +150,101 @@ class SignatureSet:
             evidence.append(Evidence("process", factor, target.event.process.name))
             score *= factor
         for condition in signature.facts:
-            if condition.name not in facts:
-                evidence.append(Evidence("facts", 0.9, f"{condition.name} unknown"))
-                score *= 0.9
-            elif condition.holds(facts[condition.name]):
-                evidence.append(Evidence("facts", 1.0,
-                                         f"{condition.name}={facts[condition.name]}"))
-                specificity += 10
-            else:
-                return None
+            verdict = judge_fact(condition.name, condition.expression, facts)
+            if verdict.factor == 0.0:
+                return None  # a hard condition that does not hold: the fix does not apply here
+            evidence.append(Evidence("facts", verdict.factor, verdict.detail))
+            score *= verdict.factor
+            specificity += 10 * (verdict.factor == 1.0 and verdict.known)
         score *= target.weight
         match = Match(signature.id, signature.title, round(score, 3), signature.fix,
                       signature.references, tuple(evidence), target.kind, str(signature.path))
         return _Scored(match, specificity)
+
+
+@dataclass(frozen=True, slots=True)
+class FactVerdict:
+    """What one `match.facts` condition says about the facts of a log."""
+
+    factor: float  # 1.0 holds; FACT_UNKNOWN / SOFT_MISS lower the score; 0.0 rules the match out
+    detail: str
+    known: bool
+
+
+FACT_UNKNOWN = 0.9  # a hard condition on a fact the log does not print
+SOFT_MISS = 0.95  # a soft condition (`?expr`) that does not hold
+_OPERATORS = (">=", "<=", "==", "!=", ">", "<")
+# PEP 440 order of the pre- and post-release parts vLLM versions carry: 0.16.0.dev1 <
+# 0.16.0rc2.dev313 < 0.16.0rc2 < 0.16.0 < 0.16.0.post1
+_STAGES = {"dev": 0, "a": 1, "alpha": 1, "b": 2, "beta": 2, "rc": 3, "c": 3, "": 4, "post": 5}
+_VERSION = regex.compile(r"v?(?P<release>\d+(?:\.\d+)*)(?P<rest>[^+]*)")
+_STAGE = regex.compile(r"[.\-_]?(?P<stage>dev|alpha|beta|rc|post|a|b|c)[.\-_]?(?P<n>\d*)")
+
+
+def judge_fact(name: str, expression: str, facts: Mapping[str, object]) -> FactVerdict:
+    """Judge one facts condition (signatures/README.md, `match.facts`).
+
+    `'fp8*'` is a glob (case-insensitive); `'>=0.11,<0.17'` compares versions or numbers, every
+    comma-separated clause must hold; `'a|b'` holds when any alternative holds. A leading `?`
+    makes the condition soft: it ranks and shows as evidence but never rules a match out.
+    """
+    soft = expression.startswith("?")
+    text = expression[1:].strip() if soft else expression.strip()
+    if name not in facts:
+        return FactVerdict(1.0 if soft else FACT_UNKNOWN, f"{name} unknown", False)
+    value = facts[name]
+    if fact_holds(value, text):
+        return FactVerdict(1.0, f"{name}={value} ({text})", True)
+    if soft:
+        return FactVerdict(SOFT_MISS, f"{name}={value} (not {text})", True)
+    return FactVerdict(0.0, f"{name}={value} (not {text})", True)
+
+
+def fact_holds(value: object, expression: str) -> bool:
+    """Whether a fact's value satisfies a condition expression (see judge_fact)."""
+    for alternative in expression.split("|"):
+        text = alternative.strip()
+        if text[:1] in ("<", ">", "=", "!"):
+            if all(_compare(value, clause.strip()) for clause in text.split(",") if clause.strip()):
+                return True
+        elif fnmatch.fnmatchcase(str(value).lower(), text.lower()):
+            return True
+    return False
+
+
+def version_key(value: object) -> tuple[tuple[int, ...], int, int, int, int] | None:
+    """An ordering key for a version or number: `0.16.0rc2.dev313+g6b3e0f2a1`, `12.0`, `8`.
+
+    The release is padded so that 0.16 == 0.16.0; the local part (`+g6b3e...`, `+torch271`)
+    does not count. None when the value holds no number."""
+    found = _VERSION.match(str(value).strip())
+    if not found:
+        return None
+    release = tuple(int(p) for p in found.group("release").split("."))
+    release += (0,) * (6 - len(release))
+    stage, stage_n, dev, post = _STAGES[""], 0, 1 << 30, 0
+    for part in _STAGE.finditer(found.group("rest").lower()):
+        name, number = part.group("stage"), int(part.group("n") or 0)
+        if name == "dev":
+            dev = number
+            if stage == _STAGES[""]:
+                stage = _STAGES["dev"]  # 0.16.0.dev5 comes before 0.16.0a1
+        elif name == "post":
+            post = number
+        else:
+            stage, stage_n = _STAGES[name], number
+    return release[:6], stage, stage_n, post, dev
+
+
+def _compare(value: object, clause: str) -> bool:
+    for op in _OPERATORS:
+        if clause.startswith(op):
+            left, right = version_key(value), version_key(clause[len(op):].strip())
+            if left is None or right is None:
+                return False
+            return {">=": left >= right, "<=": left <= right, "==": left == right,
+                    "!=": left != right, ">": left > right, "<": left < right}[op]
+    return False
 
 
 def _short(name: str) -> str:

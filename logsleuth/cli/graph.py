@@ -1,0 +1,104 @@
+"""`logsleuth graph` and `logsleuth timeline`: the failure as pictures."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from logsleuth.cli import EXIT_NO_FAILURE, EXIT_UNUSABLE, main
+from logsleuth.errors import LogsleuthError
+from logsleuth.model import Event, FactOrigin, Inference
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """What the pictures are drawn from."""
+
+    events: list[Event]
+    inference: Inference
+    facts: dict[str, object]
+    origins: dict[str, FactOrigin]
+
+
+def analyse(path: str) -> Analysis:
+    """Read, tokenize, assemble and infer, keeping the events and facts the pictures need."""
+    from logsleuth.assemble import assemble
+    from logsleuth.causal import CausalGraph
+    from logsleuth.facts import FactCollector
+    from logsleuth.read import open_input
+    from logsleuth.tokenize import TokenizeStats, tokenize
+
+    log = open_input(path)
+    try:
+        stats = TokenizeStats()
+        facts = FactCollector()
+        events = list(assemble(facts.watch(tokenize(log.blocks(), stats))))
+    finally:
+        log.close()
+    graph = CausalGraph.build(events, last_line=stats.last_line_text, line_count=stats.lines)
+    return Analysis(events, graph.infer(), facts.result(), facts.origins())
+
+
+def _analyse_or_exit(path: str) -> Analysis:
+    try:
+        return analyse(path)
+    except LogsleuthError as exc:
+        Console(stderr=True).print(f"logsleuth: {exc}", markup=False, highlight=False)
+        sys.exit(EXIT_UNUSABLE)
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+@main.command()
+@click.argument("path", type=click.Path(dir_okay=True, allow_dash=True, path_type=str))
+@click.option("--format", "fmt", type=click.Choice(["dot", "mermaid", "svg"]), default="dot",
+              show_default=True, help="Graphviz DOT, Mermaid, or an SVG picture.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write to this file instead of stdout.")
+def graph(path: str, fmt: str, output: Path | None) -> None:
+    """The causal graph across processes: errors and lifecycle events coloured by process role,
+    edges labelled with why they are linked. SVG uses graphviz's `dot` when installed."""
+    from logsleuth.render.graph import build_picture, to_dot, to_mermaid, to_svg
+
+    analysis = _analyse_or_exit(path)
+    picture = build_picture(analysis.events, analysis.inference)
+    render = {"dot": to_dot, "mermaid": to_mermaid, "svg": to_svg}[fmt]
+    _emit(render(picture), output)
+    sys.exit(EXIT_NO_FAILURE)
+
+
+@main.command()
+@click.argument("path", type=click.Path(dir_okay=True, allow_dash=True, path_type=str))
+@click.option("--format", "fmt", type=click.Choice(["text", "svg", "html"]), default="text",
+              show_default=True, help="Terminal lanes, an SVG picture, or an HTML page.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write to this file instead of stdout.")
+def timeline(path: str, fmt: str, output: Path | None) -> None:
+    """One lane per process with its key events and the failure, by log line."""
+    from logsleuth.render.timeline import (build_timeline, render_timeline_text, timeline_html,
+                                           timeline_svg)
+
+    analysis = _analyse_or_exit(path)
+    picture = build_timeline(analysis.events, analysis.inference, analysis.origins,
+                             analysis.facts)
+    if fmt == "text":
+        if output is None:
+            render_timeline_text(picture, Console(highlight=False))
+        else:
+            with output.open("w", encoding="utf-8") as handle:
+                render_timeline_text(picture, Console(file=handle, highlight=False,
+                                                      no_color=True, width=120))
+    elif fmt == "svg":
+        _emit(timeline_svg(picture), output)
+    else:
+        _emit(timeline_html(picture, title=f"logsleuth timeline: {Path(path).name}"), output)
+    sys.exit(EXIT_NO_FAILURE)

@@ -1,0 +1,214 @@
+"""One lane per process with its key events and the failure: in the terminal (rich), as SVG, or
+as an HTML page holding the SVG. The x axis is the log's line number, which orders events across
+processes even where clocks or timestamps are missing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from xml.sax.saxutils import escape
+
+from rich.console import Console
+from rich.text import Text
+
+from logsleuth.knowledge import Causality, default_causality
+from logsleuth.model import ErrorEvent, Event, FactOrigin, Inference, Milestone, Process, Role
+from logsleuth.render.graph import ROLE_COLOURS
+
+MAX_PER_LANE = 14
+# Facts that mark a start-up step of the process that printed them.
+_FACT_EVENTS = {"vllm_version": "vLLM {value}", "non_default_args": "command line read",
+                "model": "engine config ({value})", "platform": "platform {value}",
+                "attention_backend": "attention backend {value}",
+                "kv_cache_memory": "KV cache memory {value}",
+                "kv_cache_tokens": "KV cache {value} tokens"}
+
+
+class Mark(Enum):
+    """What a point on a lane is."""
+
+    STEP = "step"  # a start-up step read from a fact line
+    MILESTONE = "milestone"  # ready, serving, hang, shutdown requested
+    ERROR = "error"
+    ROOT = "root_cause"
+
+
+@dataclass(frozen=True, slots=True)
+class LaneEvent:
+    line: int
+    label: str
+    mark: Mark
+
+
+@dataclass(frozen=True, slots=True)
+class Lane:
+    process: Process
+    role: Role
+    events: tuple[LaneEvent, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    lanes: tuple[Lane, ...]
+    first_line: int
+    last_line: int
+    root_line: int | None
+
+
+def build_timeline(events: list[Event], inference: Inference,
+                   origins: dict[str, FactOrigin], facts: dict[str, object],
+                   causality: Causality | None = None) -> Timeline:
+    """Lanes in order of each process's first appearance."""
+    know = causality or default_causality()
+    per: dict[Process, list[LaneEvent]] = {}
+    for name, template in _FACT_EVENTS.items():
+        origin = origins.get(name)
+        if origin is not None:
+            per.setdefault(origin.process, []).append(
+                LaneEvent(origin.line, template.format(value=_short(str(facts.get(name)), 30)),
+                          Mark.STEP))
+    for event in events:
+        if isinstance(event, Milestone):
+            per.setdefault(event.process, []).append(
+                LaneEvent(event.line, event.kind.value, Mark.MILESTONE))
+    root = inference.root_cause
+    shown: set[int] = set()
+    for event in (root, *inference.chain, *inference.symptoms):
+        if isinstance(event, ErrorEvent) and event.id not in shown:
+            shown.add(event.id)
+            mark = Mark.ROOT if event is root else Mark.ERROR
+            per.setdefault(event.process, []).append(
+                LaneEvent(event.line, _short(event.text, 60), mark))
+    first_error: dict[Process, ErrorEvent] = {}
+    for event in events:
+        if isinstance(event, ErrorEvent) and event.process not in first_error:
+            first_error[event.process] = event
+    for process, event in first_error.items():
+        if event.id not in shown and (root is None or event.line <= max(
+                [root.line, *(s.line for s in inference.symptoms)])):
+            per.setdefault(process, []).append(LaneEvent(event.line, _short(event.text, 60),
+                                                         Mark.ERROR))
+    lanes = []
+    for process, items in sorted(per.items(), key=lambda kv: min(e.line for e in kv[1])):
+        items.sort(key=lambda e: (e.line, e.mark is not Mark.ROOT))
+        items = _thin(items)
+        lanes.append(Lane(process, know.role_of(process.name), tuple(items)))
+    lines = [e.line for lane in lanes for e in lane.events] or [1]
+    return Timeline(tuple(lanes), min(lines), max(lines), root.line if root else None)
+
+
+def _thin(items: list[LaneEvent]) -> list[LaneEvent]:
+    """Keep the failure and as many other events as fit, repeated milestones once."""
+    seen: set[tuple[str, Mark]] = set()
+    kept = []
+    for item in items:
+        key = (item.label, item.mark)
+        if item.mark is Mark.MILESTONE and key in seen:
+            continue
+        seen.add(key)
+        kept.append(item)
+    if len(kept) <= MAX_PER_LANE:
+        return kept
+    must = [e for e in kept if e.mark is Mark.ROOT]
+    rest = [e for e in kept if e.mark is not Mark.ROOT][: MAX_PER_LANE - len(must)]
+    return sorted(must + rest, key=lambda e: e.line)
+
+
+# Terminal --------------------------------------------------------------------------------------
+
+_RICH_ROLE = {Role.API_SERVER: "blue", Role.ENGINE_CORE: "magenta", Role.WORKER: "dark_orange",
+              Role.MAIN: "white", Role.OTHER: "white"}
+_RICH_MARK = {Mark.STEP: ("·", "dim"), Mark.MILESTONE: ("◆", "green"),
+              Mark.ERROR: ("✖", "red"), Mark.ROOT: ("✖", "bold white on red")}
+
+
+def render_timeline_text(timeline: Timeline, console: Console, *, width: int = 48) -> None:
+    """A bar per lane, then its events with their line numbers."""
+    span = max(1, timeline.last_line - timeline.first_line)
+    for lane in timeline.lanes:
+        head = Text(lane.process.label, style=f"bold {_RICH_ROLE[lane.role]}")
+        head.append(f"  ({lane.role.value})", style="dim")
+        console.print(head)
+        bar = ["─"] * (width + 1)
+        for event in lane.events:
+            at = round((event.line - timeline.first_line) / span * width)
+            symbol = _RICH_MARK[event.mark][0]
+            if bar[at] != "✖":
+                bar[at] = symbol
+        console.print(Text("  " + "".join(bar), style=_RICH_ROLE[lane.role]))
+        for event in lane.events:
+            symbol, style = _RICH_MARK[event.mark]
+            line = Text(f"  {symbol} ", style=style)
+            line.append(f"line {event.line:>6}  ", style="dim")
+            line.append(("ROOT CAUSE  " if event.mark is Mark.ROOT else "") + event.label,
+                        style=style if event.mark in (Mark.ROOT, Mark.ERROR) else "")
+            console.print(line)
+        console.print()
+
+
+# SVG and HTML ----------------------------------------------------------------------------------
+
+_LEFT, _LANE_H, _PLOT_W, _TOP = 230, 90, 900, 40
+
+
+def timeline_svg(timeline: Timeline) -> str:
+    """Lanes as horizontal bands; each event a mark at its line number with a slanted label."""
+    width = _LEFT + _PLOT_W + 160
+    height = _TOP + len(timeline.lanes) * _LANE_H + 40
+    span = max(1, timeline.last_line - timeline.first_line)
+
+    def x_of(line: int) -> float:
+        return _LEFT + (line - timeline.first_line) / span * _PLOT_W
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="{_LEFT}" y="20" font-size="12" fill="#555">log lines '
+           f'{timeline.first_line}–{timeline.last_line}</text>']
+    if timeline.root_line is not None:
+        x = x_of(timeline.root_line)
+        out.append(f'<line x1="{x}" y1="{_TOP - 8}" x2="{x}" y2="{height - 30}" '
+                   f'stroke="#c00000" stroke-dasharray="5 3"/>')
+        out.append(f'<text x="{x + 4}" y="{_TOP - 10}" font-size="11" fill="#c00000">'
+                   f'root cause, line {timeline.root_line}</text>')
+    for index, lane in enumerate(timeline.lanes):
+        y = _TOP + index * _LANE_H + _LANE_H / 2
+        colour = ROLE_COLOURS[lane.role]
+        out.append(f'<g class="lane" data-process="{escape(lane.process.label)}">')
+        out.append(f'<text x="10" y="{y + 4}" font-size="12" font-weight="bold" '
+                   f'fill="{colour}">{escape(_short(lane.process.label, 30))}</text>')
+        out.append(f'<line x1="{_LEFT}" y1="{y}" x2="{_LEFT + _PLOT_W}" y2="{y}" '
+                   f'stroke="{colour}" stroke-width="3" opacity="0.5"/>')
+        for event in lane.events:
+            x = x_of(event.line)
+            fill = {Mark.ROOT: "#c00000", Mark.ERROR: "#e45756", Mark.MILESTONE: "#54a24b",
+                    Mark.STEP: "#999999"}[event.mark]
+            radius = 7 if event.mark is Mark.ROOT else 4
+            out.append(f'<circle class="{event.mark.value}" cx="{x:.1f}" cy="{y}" r="{radius}" '
+                       f'fill="{fill}"><title>line {event.line}: {escape(event.label)}</title>'
+                       "</circle>")
+            out.append(f'<text x="{x:.1f}" y="{y - 10}" font-size="9" fill="#333" '
+                       f'transform="rotate(-25 {x:.1f} {y - 10})">'
+                       f'{escape(_short(event.label, 36))}</text>')
+        out.append("</g>")
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def timeline_html(timeline: Timeline, *, title: str = "logsleuth timeline") -> str:
+    """A standalone HTML page with the SVG and a table of the events."""
+    rows = "\n".join(
+        f"<tr><td>{escape(lane.process.label)}</td><td>{event.line}</td>"
+        f"<td>{escape(event.mark.value)}</td><td>{escape(event.label)}</td></tr>"
+        for lane in timeline.lanes for event in lane.events)
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
+            f"{escape(title)}</title><style>body{{font-family:Helvetica,Arial,sans-serif}}"
+            "td{padding:2px 8px;border-bottom:1px solid #eee;font-size:13px}</style></head>"
+            f"<body><h2>{escape(title)}</h2>\n{timeline_svg(timeline)}\n<table><tr><th>process"
+            "</th><th>line</th><th>kind</th><th>event</th></tr>\n"
+            f"{rows}\n</table></body></html>\n")
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
