@@ -7,7 +7,9 @@ cleaned and parsed, so a long healthy stretch of a log costs little more than re
 
 from __future__ import annotations
 
+import queue
 import re
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -392,14 +394,21 @@ class Tokenizer:
         self._base = 0  # lines before the next block
         self._tail = b""
 
-    def feed(self, block: bytes) -> Iterator[LogLine]:
-        """The LogLines of one block, which must end on a line break (the input's last may not)."""
-        stats = self.stats
+    def spans(self, block: bytes) -> list[tuple[int, int]]:
+        """Where the anchored lines of a block are (byte offsets); safe to call from a thread."""
         spans = _anchored_spans(block, self._anchor)
         last_serving = _last_match_line(block, self._serving)
         if last_serving is not None and last_serving not in spans:
             spans.append(last_serving)
             spans.sort()
+        return spans
+
+    def feed(self, block: bytes,
+             spans: list[tuple[int, int]] | None = None) -> Iterator[LogLine]:
+        """The LogLines of one block, which must end on a line break (the input's last may not)."""
+        stats = self.stats
+        if spans is None:
+            spans = self.spans(block)
         counted_to, line_no = 0, self._base
         for start, end in spans:
             line_no += block.count(b"\n", counted_to, start)
@@ -432,9 +441,53 @@ def tokenize(blocks: Iterable[bytes], stats: TokenizeStats | None = None) -> Ite
     parsed too, so later stages know how long the server kept serving.
     """
     tokenizer = Tokenizer(stats)
-    for block in blocks:
-        yield from tokenizer.feed(block)
+    for block, spans in _prescanned(blocks, tokenizer):
+        yield from tokenizer.feed(block, spans)
     tokenizer.finish()
+
+
+_END = object()
+PREFETCH_BLOCKS = 4  # blocks read and scanned ahead: bounded memory, two cores busy
+
+
+def _prescanned(blocks: Iterable[bytes],
+                tokenizer: Tokenizer) -> Iterator[tuple[bytes, list[tuple[int, int]]]]:
+    """Read and anchor-scan blocks in a second thread while this one parses.
+
+    Reading and RE2's search release the GIL, so on two cores the scan of the next blocks
+    overlaps the parsing of this one. The queue keeps at most PREFETCH_BLOCKS blocks in memory.
+    """
+    ahead: queue.Queue[object] = queue.Queue(maxsize=PREFETCH_BLOCKS)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for block in blocks:
+                if stop.is_set():
+                    return
+                ahead.put((block, tokenizer.spans(block)))
+        except BaseException as exc:  # handed to the consumer, raised there
+            ahead.put(exc)
+        finally:
+            ahead.put(_END)
+
+    worker = threading.Thread(target=produce, name="logsleuth-prescan", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = ahead.get()
+            if item is _END:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item  # type: ignore[misc]
+    finally:
+        stop.set()
+        while worker.is_alive():  # unblock a producer waiting on a full queue
+            try:
+                ahead.get_nowait()
+            except queue.Empty:
+                worker.join(0.05)
 
 
 def _anchored_spans(block: bytes, anchor: re2._Regexp) -> list[tuple[int, int]]:
