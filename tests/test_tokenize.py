@@ -218,3 +218,14 @@ def test_rare_shapes_are_anchored(raw: bytes) -> None:
 def test_uvicorn_error_lines_are_anchored() -> None:
     # vllm#8194: uvicorn's own ERROR line before a kind-C traceback
     assert anchor_patterns()[0].search(b"ERROR:    Exception in ASGI application")
+
+
+@pytest.mark.parametrize("log", CORPUS_LOGS, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
+def test_head_body_split_parses_like_the_whole_line(log: Path) -> None:
+    """parse_line parses head and body apart (and caches both); it must agree with the
+    whole-line parse of the grammar on every real line."""
+    from logsleuth.tokenize import parse_line_whole
+
+    for raw in log.read_bytes().split(b"\n"):
+        text = clean(raw.decode("utf-8", "replace"))
+        assert parse_line(text) == parse_line_whole(text), text
