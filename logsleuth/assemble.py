@@ -52,6 +52,7 @@ class _Trace:
     exception: str | None = None  # set once the `Type: message` line is read
     message_lines: list[str] = field(default_factory=list)
     line: int = 0
+    quiet: bool = False  # logged at INFO/WARNING (`logger.warning(..., exc_info=True)`): no error
 
     @property
     def closing(self) -> bool:
@@ -220,7 +221,8 @@ class Assembler:
             title, first = channel.title[0], channel.title[1]
             channel.title = None
         channel.trace = _Trace(first, line.number, line.process, line.site is None, line.time,
-                               title=title, cause=channel.chain_next)
+                               title=title, cause=channel.chain_next,
+                               quiet=line.level in _QUIET_LEVELS)
         channel.chain_next = None
 
     def _extend(self, trace: _Trace, line: LogLine) -> None:
@@ -229,8 +231,8 @@ class Assembler:
     def _flush(self, channel: _Channel, out: list[Event]) -> None:
         trace = channel.trace
         channel.trace = None
-        if trace is None:
-            return
+        if trace is None or trace.quiet:
+            return  # a traceback logged as a warning is printed on purpose, the process goes on
         if trace.exception is None:
             # A traceback cut before its exception line (a log pasted in part, a process killed
             # mid-print): the failure shows, its cause does not.

@@ -456,3 +456,16 @@ def test_milestones(raw: str, kind: MilestoneKind | None) -> None:
         assert milestone.kind is kind
         assert milestone.line == 7
         assert milestone.process == record.process
+
+
+@pytest.mark.parametrize("level,events", [("WARNING", 0), ("INFO", 0), ("ERROR", 1)])
+def test_a_traceback_logged_below_error_is_not_an_error(level: str, events: int) -> None:
+    # `logger.warning("...", exc_info=True)`: vLLM prints these for optional kernels and goes on
+    found = errors_of(log(
+        f"(EngineCore_DP0 pid=10) {level} 01-01 00:00:01 [utils.py:12] Could not load the kernel.",
+        f"(EngineCore_DP0 pid=10) {level} 01-01 00:00:01 [utils.py:12] Traceback (most recent call last):",
+        f'(EngineCore_DP0 pid=10) {level} 01-01 00:00:01 [utils.py:12]   File "/x/vllm/utils.py", line 10, in load',
+        f"(EngineCore_DP0 pid=10) {level} 01-01 00:00:01 [utils.py:12]     import fancy_kernel",
+        f"(EngineCore_DP0 pid=10) {level} 01-01 00:00:01 [utils.py:12] ModuleNotFoundError: No module named 'fancy_kernel'",
+        "(EngineCore_DP0 pid=10) INFO 01-01 00:00:02 [core.py:1] Loading model"))
+    assert len([e for e in found if e.exception == "ModuleNotFoundError"]) == events
