@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from logsleuth.cli import EXIT_UNUSABLE, main, signature_set
 from logsleuth.errors import LogsleuthError
@@ -37,6 +36,8 @@ def list_signatures(fmt: str, signature_dirs: tuple[Path, ...]) -> None:
     table = Table("id", "category", "status", "title", title=f"{len(rows)} signatures")
     for row in rows:
         table.add_row(row["id"], row["category"], row["status"], row["title"])
+    from rich.console import Console
+
     Console().print(table)
 
 
