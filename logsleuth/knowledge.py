@@ -49,7 +49,7 @@ class Causality:
         for pattern in self.wrappers:
             found = pattern.search(text, timeout=PATTERN_TIMEOUT)
             if found:
-                return found.group("cause")
+                return str(found.group("cause"))
         return None
 
     def milestone_of(self, text: str) -> MilestoneKind | None:

@@ -69,9 +69,9 @@ def clean(raw: str) -> str:
         segments = raw.split("\r")
         shown = [s for s in segments if s.strip()]
         last = shown[-1] if shown else ""
-        head = _head_pattern().match(segments[0])
-        if head and head.end() and last is not segments[0] and not _head_pattern().match(last).end():
-            last = segments[0][: head.end()] + last
+        head_end = _head_end(segments[0])
+        if head_end and last is not segments[0] and not _head_end(last):
+            last = segments[0][:head_end] + last
         raw = last
     return raw
 
@@ -296,6 +296,12 @@ def _head_pattern() -> re.Pattern[str]:
     return re.compile(f"(?:{outer})*(?:{prefix})*(?:{header})?")
 
 
+def _head_end(text: str) -> int:
+    """Where the wrappers, prefixes and record header of a line end."""
+    found = _head_pattern().match(text)
+    return found.end() if found else 0
+
+
 @lru_cache(maxsize=2048)
 def _parse_head(text: str) -> _Head:
     if not text:
@@ -314,28 +320,21 @@ def _parse_body(text: str) -> _Body:
 
 def parse_line(text: str, number: int = 0) -> LogLine:
     """Tokenize one cleaned line. Never raises: a line the grammar cannot place is PLAIN."""
-    split = _head_pattern().match(text)
-    end = split.end() if split else 0
+    end = _head_end(text)
     try:
         return _combine(_parse_head(text[:end]), _parse_body(text[end:]), number)
     except LarkError:
-        pass
-    try:
-        record = _record_parser().parse(text, start="line")
-    except LarkError:
-        record = _fallback(text)
-    if not isinstance(record, LogLine):  # an empty line gives an empty tree
-        record = LogLine(0, LineKind.BLANK, "")
+        record = parse_line_whole(text)
     return record if number == 0 else _renumber(record, number)
 
 
 def parse_line_whole(text: str) -> LogLine:
     """parse_line without the head/body split (the reference the split is tested against)."""
     try:
-        record = _record_parser().parse(text, start="line")
+        parsed: object = _record_parser().parse(text, start="line")
     except LarkError:
-        record = _fallback(text)
-    return record if isinstance(record, LogLine) else LogLine(0, LineKind.BLANK, "")
+        parsed = _fallback(text)
+    return parsed if isinstance(parsed, LogLine) else LogLine(0, LineKind.BLANK, "")
 
 
 def _fallback(text: str) -> LogLine:

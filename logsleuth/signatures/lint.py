@@ -11,9 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from logsleuth.errors import SignatureError
 from logsleuth.signatures.load import Signature, _load, signature_files
+
+if TYPE_CHECKING:
+    from logsleuth.signatures import SignatureSet
+    from logsleuth.signatures.examples import ExampleResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,9 +122,9 @@ def _example_problems(paths: list[Path], loaded: list[Signature]) -> list[Proble
     return problems
 
 
-def _rivals(result: object, database: object) -> list[str]:
+def _rivals(result: ExampleResult, database: SignatureSet) -> list[str]:
     from logsleuth.pipeline import explain
     from logsleuth.signatures import THRESHOLD
 
-    report = explain(result.example, signatures=database)  # type: ignore[attr-defined]
+    report = explain(result.example, signatures=database)
     return [m.id for m in report.alternatives if m.score >= THRESHOLD]

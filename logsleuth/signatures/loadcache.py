@@ -63,9 +63,9 @@ def cached_load(directory: Path) -> tuple[list[Signature], list[str]]:
     if target is not None:
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("wb", dir=target.parent, delete=False) as handle:
-                pickle.dump((signatures, skipped), handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(handle.name, target)
+            with tempfile.NamedTemporaryFile("wb", dir=target.parent, delete=False) as out:
+                pickle.dump((signatures, skipped), out, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(out.name, target)
         except OSError:
             pass
     return signatures, skipped
