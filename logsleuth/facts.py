@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
+from typing import Any
 
 import regex
 
@@ -94,27 +95,25 @@ class FactTable:
 def fact_table() -> FactTable:
     """facts.yaml, loaded once."""
     data, _ = load_yaml(data_dir("signatures") / "facts.yaml")
+    table: dict[str, Any] = data if isinstance(data, dict) else {}
     records = tuple(Record(r["marker"], Side(r["side"]), RecordFormat(r["format"]))
-                    for r in data.get("records", ()))  # type: ignore[union-attr]
-    specs = tuple(_spec(name, body or {})
-                  for name, body in data.get("facts", {}).items())  # type: ignore[union-attr]
+                    for r in table.get("records", ()))
+    specs = tuple(_spec(name, body or {}) for name, body in table.get("facts", {}).items())
     return FactTable(records, specs)
 
 
-def _spec(name: str, body: dict[str, object]) -> FactSpec:
+def _spec(name: str, body: dict[str, Any]) -> FactSpec:
     patterns: list[LinePattern] = []
-    for item in body.get("patterns", ()):  # type: ignore[union-attr]
+    for item in body.get("patterns", ()):
         if isinstance(item, str):
             patterns.append(LinePattern(regex.compile(item)))
         else:
             kinds = frozenset(LineKind(k) for k in item.get("kinds", ())) or _DEFAULT_KINDS
             patterns.append(LinePattern(regex.compile(item["regex"]), kinds, item.get("template")))
-    return FactSpec(name, str(body.get("type", "str")),
-                    tuple(body.get("requested", ())),  # type: ignore[arg-type]
-                    tuple(body.get("effective", ())),  # type: ignore[arg-type]
-                    tuple(patterns), bool(body.get("compare", False)),
-                    bool(body.get("auto_resolves", False)), str(body.get("strip", "")),
-                    dict(body.get("aliases", {})))  # type: ignore[call-overload]
+    return FactSpec(name, str(body.get("type", "str")), tuple(body.get("requested", ())),
+                    tuple(body.get("effective", ())), tuple(patterns),
+                    bool(body.get("compare", False)), bool(body.get("auto_resolves", False)),
+                    str(body.get("strip", "")), dict(body.get("aliases", {})))
 
 
 # The record scanner ----------------------------------------------------------------------------

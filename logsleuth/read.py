@@ -224,12 +224,11 @@ class _Peekable(io.RawIOBase):
 
     def read(self, size: int = -1) -> bytes:
         if self._buffer:
+            # a short read: the peeked bytes alone, so that an error of the next read comes
+            # after them instead of taking them with it
             if size < 0:
-                out, self._buffer = self._buffer + self._stream.read(), b""
-                return out
+                size = len(self._buffer)
             out, self._buffer = self._buffer[:size], self._buffer[size:]
-            if len(out) < size:
-                out += self._stream.read(size - len(out)) or b""
             return out
         return self._stream.read(size) or b""
 

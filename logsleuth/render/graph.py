@@ -86,14 +86,14 @@ def build_picture(events: list[Event], inference: Inference,
     nodes = [GraphNode(f"e{e.id}", _error_label(e), e.process.label, know.role_of(e.process.name),
                        e.line, status[e.id]) for e in chosen]
     seen: set[tuple[str, str]] = set()
-    for event in events:
-        if isinstance(event, Milestone) and len(nodes) < max_nodes:
-            key = (event.process.label, event.kind.value)
+    for item in events:
+        if isinstance(item, Milestone) and len(nodes) < max_nodes:
+            key = (item.process.label, item.kind.value)
             if key not in seen:
                 seen.add(key)
-                nodes.append(GraphNode(f"m{event.line}", f"{event.kind.value}: "
-                                       f"{_short(event.text, 40)}", event.process.label,
-                                       know.role_of(event.process.name), event.line,
+                nodes.append(GraphNode(f"m{item.line}", f"{item.kind.value}: "
+                                       f"{_short(item.text, 40)}", item.process.label,
+                                       know.role_of(item.process.name), item.line,
                                        NodeStatus.EVENT))
     nodes.sort(key=lambda n: (n.line, n.id))
     ids = {n.id for n in nodes}
@@ -170,15 +170,15 @@ def layout_svg(picture: CausalPicture) -> str:
            'fill="#555"/></marker></defs>',
            f'<rect width="{width}" height="{height}" fill="white"/>']
     for lane, index in column.items():
-        x = _MARGIN + index * _COL
-        out.append(f'<text x="{x}" y="{_MARGIN}" font-size="13" font-weight="bold">'
+        left = _MARGIN + index * _COL
+        out.append(f'<text x="{left}" y="{_MARGIN}" font-size="13" font-weight="bold">'
                    f'{escape(_short(lane, 34))}</text>')
-        out.append(f'<line x1="{x + _BOX_W / 2}" y1="{_MARGIN + 8}" x2="{x + _BOX_W / 2}" '
+        out.append(f'<line x1="{left + _BOX_W / 2}" y1="{_MARGIN + 8}" x2="{left + _BOX_W / 2}" '
                    f'y2="{height - _MARGIN}" stroke="#ddd" stroke-dasharray="4 4"/>')
     for edge in picture.edges:
         (x1, y1), (x2, y2) = where[edge.cause], where[edge.effect]
         sx, sy, ex, ey = x1 + _BOX_W / 2, y1 + _BOX_H, x2 + _BOX_W / 2, y2
-        bend = 0 if x1 != x2 else 60
+        bend = 0.0 if x1 != x2 else 60.0
         path = (f"M {sx} {sy} C {sx + bend} {sy + 30}, {ex + bend} {ey - 30}, {ex} {ey}")
         out.append(f'<path d="{path}" fill="none" stroke="#555" marker-end="url(#arrow)"/>')
         out.append(f'<text x="{(sx + ex) / 2 + bend / 2 + 4}" y="{(sy + ey) / 2}" font-size="9" '

@@ -42,8 +42,8 @@ def environment(facts: dict[str, object], *,
         if asked is not None and str(asked).lower() != value.lower():
             value += f" (requested {asked})"
         rows.append((name, labels.get(name, name), value))
-    if verbose and isinstance(facts.get(ARGS_FACT), dict):
-        args = facts[ARGS_FACT]
+    args = facts.get(ARGS_FACT)
+    if verbose and isinstance(args, dict):
         rows.append((ARGS_FACT, "non-default args",
                      ", ".join(f"{k}={v!r}" for k, v in args.items())))
     return rows

@@ -67,10 +67,10 @@ def build_timeline(events: list[Event], inference: Inference,
             per.setdefault(origin.process, []).append(
                 LaneEvent(origin.line, template.format(value=_short(str(facts.get(name)), 30)),
                           Mark.STEP))
-    for event in events:
-        if isinstance(event, Milestone):
-            per.setdefault(event.process, []).append(
-                LaneEvent(event.line, event.kind.value, Mark.MILESTONE))
+    for item in events:
+        if isinstance(item, Milestone):
+            per.setdefault(item.process, []).append(
+                LaneEvent(item.line, item.kind.value, Mark.MILESTONE))
     root = inference.root_cause
     shown: set[int] = set()
     for event in (root, *inference.chain, *inference.symptoms):
@@ -80,9 +80,9 @@ def build_timeline(events: list[Event], inference: Inference,
             per.setdefault(event.process, []).append(
                 LaneEvent(event.line, _short(event.text, 60), mark))
     first_error: dict[Process, ErrorEvent] = {}
-    for event in events:
-        if isinstance(event, ErrorEvent) and event.process not in first_error:
-            first_error[event.process] = event
+    for item in events:
+        if isinstance(item, ErrorEvent) and item.process not in first_error:
+            first_error[item.process] = item
     for process, event in first_error.items():
         if event.id not in shown and (root is None or event.line <= max(
                 [root.line, *(s.line for s in inference.symptoms)])):

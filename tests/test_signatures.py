@@ -1,0 +1,207 @@
+"""The signature database: every shipped signature's examples (the meta-test: a new signature
+needs no new test code), lint on the shipped set and on broken files, matching, user layers,
+the contributor commands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import logsleuth
+from logsleuth.cli import main
+from logsleuth.errors import SignatureError
+from logsleuth.signatures import load_signatures, shipped_directory
+from logsleuth.signatures.examples import run_examples
+from logsleuth.signatures.lint import lint
+from logsleuth.signatures.load import load_signature_file, signature_files
+from logsleuth.signatures.template import Template, mask
+
+SHIPPED = shipped_directory()
+SIGNATURE_FILES = signature_files(SHIPPED)
+CORPUS = Path(__file__).parent / "fixtures" / "corpus"
+HEALTHY = [case.parent for case in CORPUS.rglob("case.yaml")
+           if "healthy: true" in case.read_text(encoding="utf-8")]
+
+
+def _id(path: Path) -> str:
+    return f"{path.parent.name}/{path.stem}"
+
+
+@pytest.mark.parametrize("path", SIGNATURE_FILES, ids=_id)
+def test_signature_examples(path: Path) -> None:
+    """Positives are matched best by their signature, near misses are not."""
+    signature = load_signature_file(path)
+    examples = signature.examples()
+    assert any(positive for _, positive in examples), f"{path}: no positive example"
+    assert any(not positive for _, positive in examples), f"{path}: no negative example"
+    for result in run_examples([path]):
+        assert result.passed, result.format()
+
+
+def test_at_least_forty_signatures_over_every_corpus_category_group() -> None:
+    assert len(SIGNATURE_FILES) >= 40
+    database = load_signatures()
+    assert {s.id for s in database} >= {s.stem for s in SIGNATURE_FILES}
+
+
+def test_shipped_set_lints_clean() -> None:
+    problems = lint([], examples=False)
+    errors = [p.format() for p in problems if p.is_error]
+    assert errors == []
+
+
+@pytest.mark.parametrize("case", HEALTHY, ids=lambda p: p.name)
+def test_healthy_logs_match_no_signature(case: Path) -> None:
+    report = logsleuth.explain(case / "log.txt")
+    assert report.signature is None
+    assert report.verdict is logsleuth.Verdict.NO_FAILURE
+
+
+def test_founding_fix_names_the_checkpoint_override() -> None:
+    report = logsleuth.explain(CORPUS / "seed" / "seed-kimi-k25-nvfp4-sm120-full" / "log.txt")
+    assert report.signature is not None
+    assert "kv_cache_quant_algo" in report.signature.fix
+    assert "hf_quant_config.json" in report.signature.fix
+    assert any(e.part == "message" for e in report.signature.evidence)
+
+
+# ---- templates and masking ---------------------------------------------------------------
+@pytest.mark.parametrize("template,message,exact", [
+    ("Free memory on device ({float}/{float} GiB) on startup is less than desired GPU memory "
+     "utilization ({float}, {size})",
+     "Free memory on device (3.22/4.0 GiB) on startup is less than desired GPU memory "
+     "utilization (0.9, 3.6 GiB). Decrease GPU memory utilization or reduce GPU memory used",
+     True),
+    ("Total number of attention heads ({int}) must be divisible by tensor parallel size ({int})",
+     "Total number of attention heads (64) must be divisible by tensor parallel size (6).", True),
+    ("Cannot find any model weights with {path}",
+     "Cannot find any model weights with `/models/llama`", True),
+    ("KeyError {quoted}", "KeyError 'layers.35.mlp.gate.g_idx'", True),
+])
+def test_templates_match_other_runs_exactly(template: str, message: str, exact: bool) -> None:
+    parsed = Template.parse(template)
+    assert (parsed.score(message, mask(message)) == 1.0) is exact
+
+
+def test_fuzzy_template_tolerates_drifted_wording_but_not_another_error() -> None:
+    parsed = Template.parse("The model's max seq len ({int}) is larger than the maximum number "
+                            "of tokens that can be stored in KV cache ({int}).")
+    drifted = ("The model's max seq len (8192) is larger than the maximum number of tokens "
+               "that could be stored in KV cache (6048)")
+    assert 0.85 <= parsed.score(drifted, mask(drifted)) < 1.0
+    other = "CUDA out of memory. Tried to allocate 2.00 GiB"
+    assert parsed.score(other, mask(other)) == 0.0
+
+
+def test_unknown_placeholder_is_rejected() -> None:
+    with pytest.raises(ValueError, match="unknown placeholder"):
+        Template.parse("Tried to allocate {bytes}")
+
+
+def test_mask_replaces_variable_parts() -> None:
+    assert mask("Tried to allocate 80.00 MiB on /dev/shm/nccl-1 at 0x7fcf597eb640, rank 3") == \
+        "Tried to allocate <size> on <path> at <hex>, rank <num>"
+
+
+# ---- broken files fail lint with path:line, and a run skips them with a notice -------------
+GOOD = """\
+id: {id}
+title: A deliberately small test signature
+category: misc
+description: A signature written by the test suite to exercise loading and lint.
+severity: error
+status: experimental
+match:
+  exception: [ValueError]
+  regex: ['{regex}']
+fix: |
+  Do the thing that fixes it; this text only needs to be long enough for the schema.
+references:
+  - https://github.com/vllm-project/vllm/issues/1
+"""
+
+
+def _write(directory: Path, name: str, text: str) -> Path:
+    path = directory / "misc" / f"{name}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("name,text,line,words", [
+    ("dup-key", GOOD.format(id="dup-key", regex="xyz+") + "severity: warning\n", 14,
+     "duplicate key 'severity'"),
+    ("bad-regex", GOOD.format(id="bad-regex", regex="(unclosed"), 9, "invalid regex"),
+    ("slow-regex", GOOD.format(id="slow-regex", regex="(a+)+$"), 9, "catastrophic"),
+    ("unknown-key", GOOD.format(id="unknown-key", regex="xyz") + "colour: red\n", 14,
+     "unknown key"),
+    ("wrong-id", GOOD.format(id="another-id", regex="xyz"), 1, "does not match the file name"),
+    ("bad-yaml", "id: [unclosed\n", 2, "invalid YAML"),
+])
+def test_lint_reports_broken_files_with_path_and_line(tmp_path: Path, name: str, text: str,
+                                                      line: int, words: str) -> None:
+    path = _write(tmp_path, name, text)
+    problems = [p for p in lint([tmp_path], examples=False) if p.is_error]
+    assert any(words in p.message and p.location == f"{path}:{line}" for p in problems), \
+        [p.format() for p in problems]
+
+
+def test_lint_reports_every_problem_at_once(tmp_path: Path) -> None:
+    _write(tmp_path, "dup-key", GOOD.format(id="dup-key", regex="xyz") + "severity: warning\n")
+    _write(tmp_path, "bad-regex", GOOD.format(id="bad-regex", regex="(unclosed"))
+    problems = [p for p in lint([tmp_path], examples=False) if p.is_error]
+    assert {Path(p.location.rsplit(":", 1)[0]).stem for p in problems} >= {"dup-key", "bad-regex"}
+
+
+def test_a_broken_user_signature_is_skipped_with_a_notice(tmp_path: Path) -> None:
+    _write(tmp_path, "bad-regex", GOOD.format(id="bad-regex", regex="(unclosed"))
+    database = load_signatures(tmp_path)
+    assert "bad-regex" not in {s.id for s in database}
+    assert any("bad-regex.yaml:9" in notice for notice in database.notices)
+    with pytest.raises(SignatureError):
+        load_signatures(tmp_path, strict=True)
+
+
+def test_user_signatures_layer_over_the_shipped_ones(tmp_path: Path) -> None:
+    shipped = load_signature_file(next(p for p in SIGNATURE_FILES
+                                       if p.stem == "cuda-fork-reinit"))
+    override = GOOD.format(id="cuda-fork-reinit", regex="Cannot re-initialize CUDA") \
+        .replace("category: misc", "category: cuda")
+    path = tmp_path / "cuda" / "cuda-fork-reinit.yaml"
+    path.parent.mkdir()
+    path.write_text(override, encoding="utf-8")
+    log = CORPUS / "startup" / "fork-cuda-reinit-multiproc" / "log.txt"
+    report = logsleuth.explain(log, signatures=load_signatures(tmp_path))
+    assert report.signature is not None and report.signature.id == shipped.id
+    assert report.signature.title == "A deliberately small test signature"
+
+
+# ---- contributor commands ----------------------------------------------------------------
+def test_signatures_list_json() -> None:
+    result = CliRunner().invoke(main, ["signatures", "list", "--format", "json"])
+    assert result.exit_code == 0
+    rows = json.loads(result.output)
+    assert len(rows) >= 40
+    assert {"id", "title", "category", "status", "file"} <= set(rows[0])
+
+
+def test_signatures_lint_command_fails_on_a_broken_file(tmp_path: Path) -> None:
+    path = _write(tmp_path, "dup-key", GOOD.format(id="dup-key", regex="xyz") + "status: stable\n")
+    result = CliRunner().invoke(main, ["signatures", "lint", str(tmp_path)])
+    assert result.exit_code == 1
+    assert f"{path}:14: error: duplicate key 'status'" in result.output
+
+
+def test_signatures_new_writes_a_skeleton_that_matches_its_log(tmp_path: Path) -> None:
+    log = CORPUS / "startup" / "tp-size-not-dividing-heads-32-by-3" / "log.txt"
+    result = CliRunner().invoke(main, ["signatures", "new", "--from", str(log), "--dir",
+                                       str(tmp_path), "--category", "config", "--id", "heads"])
+    assert result.exit_code == 0, result.output
+    written = load_signature_file(tmp_path / "config" / "heads.yaml")
+    assert written.templates and "{num}" in written.templates[0].text
+    examples = run_examples([tmp_path / "config" / "heads.yaml"],
+                            load_signatures(tmp_path, shipped=False))
+    assert [r.passed for r in examples] == [True]
