@@ -18,7 +18,7 @@ from typing import Any
 
 import regex
 
-from logsleuth.model import ConfigDifference, FactOrigin, LineKind, LogLine
+from logsleuth.model import ConfigDifference, FactOrigin, Level, LineKind, LogLine
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
 
@@ -209,6 +209,9 @@ class _Found:
     origin: FactOrigin
 
 
+_ERROR_LEVELS = (Level.ERROR, Level.CRITICAL)
+
+
 class FactCollector:
     """Watches a LogLine stream and keeps the first value found for each fact, per side."""
 
@@ -242,6 +245,8 @@ class FactCollector:
                     self._take_record(record, text[at + len(record.marker):], line)
         if not self._pending:
             return
+        if line.level in _ERROR_LEVELS and line.kind in (LineKind.PLAIN, LineKind.INDENTED):
+            return  # facts are announced in INFO records, not in traceback text: keeps it cheap
         for spec in self._pending:
             if spec.name in self._observed:
                 continue
