@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from logsleuth.assemble import assemble
@@ -17,18 +17,26 @@ from logsleuth.tokenize import TokenizeStats, tokenize
 
 
 def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None,
-            name: str | None = None) -> Report:
+            name: str | None = None, progress: Callable[[int], None] | None = None) -> Report:
     """Explain one log: a path, `-` for stdin, a file object, or an opened LogInput.
 
     Raises InputError only when the input cannot be used at all; everything else that limits
-    the analysis is reported in `Report.notices`.
+    the analysis is reported in `Report.notices`. `progress`, if given, is called with the
+    number of (uncompressed) bytes of each block as it is read.
     """
     log = source if isinstance(source, LogInput) else open_input(source, name=name)
     stats = TokenizeStats()
     facts = FactCollector()
-    lines = facts.watch(tokenize(log.blocks(), stats))
+    blocks = log.blocks() if progress is None else _reporting(log.blocks(), progress)
+    lines = facts.watch(tokenize(blocks, stats))
     events = list(assemble(lines))  # errors and milestones only: a few per thousand lines
     return build_report(log.name, events, stats, facts, signatures, tuple(log.notices))
+
+
+def _reporting(blocks: Iterator[bytes], progress: Callable[[int], None]) -> Iterator[bytes]:
+    for block in blocks:
+        progress(len(block))
+        yield block
 
 
 def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: FactCollector,

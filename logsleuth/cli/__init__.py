@@ -8,7 +8,10 @@ Exit codes of `logsleuth explain` (REPORT_SCHEMA.md):
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -45,6 +48,31 @@ def signature_set(directories: tuple[Path, ...]):  # type: ignore[no-untyped-def
     return load_signatures(*directories) if directories else default_signatures()
 
 
+PROGRESS_MIN_BYTES = 8 << 20  # below this a run takes well under a second: no bar
+
+
+@contextmanager
+def _progress_bar(path: str) -> Iterator[Callable[[int], None] | None]:
+    """A rich progress bar on stderr for a big file, only when stderr is a terminal."""
+    try:
+        size = os.path.getsize(path) if path != "-" else 0
+    except OSError:
+        size = 0
+    if size < PROGRESS_MIN_BYTES or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import (BarColumn, DownloadColumn, Progress, TimeRemainingColumn,
+                               TransferSpeedColumn)
+
+    compressed = path.endswith(".gz")
+    with Progress("reading", BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
+        # a .gz file's size says nothing of its uncompressed length: show bytes only
+        task = bar.add_task("read", total=None if compressed else size)
+        yield lambda count: bar.advance(task, count)
+
+
 @main.command(help=_EXPLAIN_HELP)
 @click.argument("path", type=click.Path(dir_okay=True, allow_dash=True, path_type=str))
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
@@ -76,7 +104,9 @@ def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool
             report = run_follow(path, timeout=timeout, settle=settle,
                                 signatures=signature_set(signature_dirs))
         else:
-            report = run_explain(path, signatures=signature_set(signature_dirs))
+            with _progress_bar(path) as advance:
+                report = run_explain(path, signatures=signature_set(signature_dirs),
+                                     progress=advance)
     except LogsleuthError as exc:  # InputError and a broken --signatures directory alike
         click.echo(f"logsleuth: {exc}", err=True)
         sys.exit(EXIT_UNUSABLE)
