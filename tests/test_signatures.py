@@ -205,3 +205,15 @@ def test_signatures_new_writes_a_skeleton_that_matches_its_log(tmp_path: Path) -
     examples = run_examples([tmp_path / "config" / "heads.yaml"],
                             load_signatures(tmp_path, shipped=False))
     assert [r.passed for r in examples] == [True]
+
+
+def test_load_cache_sees_a_changed_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOGSLEUTH_CACHE_DIR", str(tmp_path / "cache"))
+    sigs = tmp_path / "sigs"
+    path = _write(sigs, "cached", GOOD.format(id="cached", regex="xyz"))
+    first = load_signatures(sigs, shipped=False)
+    assert list((tmp_path / "cache").glob("signatures-*.pickle"))
+    path.write_text(GOOD.format(id="cached", regex="xyz").replace(
+        "A deliberately small test signature", "A changed title for the same signature"))
+    second = load_signatures(sigs, shipped=False)
+    assert first.get("cached").title != second.get("cached").title  # type: ignore[union-attr]

@@ -3,7 +3,8 @@
 Loading means parsing YAML, validating against the schema and compiling patterns: a quarter of
 a second for the shipped set, paid on every run. The validated records are pickled under
 `$LOGSLEUTH_CACHE_DIR` (default `$XDG_CACHE_HOME/logsleuth`, else `~/.cache/logsleuth`); any
-change to a file, the schema or logsleuth's version gives a new key. `LOGSLEUTH_NO_CACHE=1`
+change to a file, the schema, the code that builds the records or logsleuth's version gives a
+new key. `LOGSLEUTH_NO_CACHE=1`
 turns it off. A cache that cannot be read or written is silently ignored.
 """
 
@@ -37,7 +38,10 @@ def _key(directory: Path) -> str:
 
     digest = hashlib.sha256(f"{_FORMAT}:{__version__}:{directory.resolve()}".encode())
     schema = data_dir("signatures") / "signature.schema.json"
-    for path in sorted([*directory.rglob("*.yaml"), *directory.rglob("*.log"), schema]):
+    # the code that builds the records: a changed dataclass must not meet an old pickle
+    code = [Path(__file__).with_name(name) for name in ("load.py", "template.py")]
+    code.append(Path(__file__).parent.parent / "model.py")
+    for path in [*sorted([*directory.rglob("*.yaml"), *directory.rglob("*.log"), schema]), *code]:
         try:
             stat = path.stat()
         except OSError:

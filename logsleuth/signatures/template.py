@@ -59,6 +59,7 @@ class Template:
     exact: re.Pattern[str]
     masked: str
     literal_chars: int  # how much fixed text the template holds: its specificity
+    fuzzy: bool = True  # off for templates with {any}: their fixed parts are the point
 
     @classmethod
     def parse(cls, text: str) -> Template:
@@ -85,13 +86,13 @@ class Template:
         masked_parts.append(fixed)
         exact = re.compile("".join(pattern_parts), re.DOTALL)
         masked = _SPACES.sub(" ", "".join(masked_parts)).strip()
-        return cls(text, exact, masked, literal)
+        return cls(text, exact, masked, literal, fuzzy="{any}" not in text)
 
     def score(self, message: str, masked_message: str) -> float:
         """1.0 for an exact match; else the fuzzy similarity if at least FUZZY_THRESHOLD; else 0."""
         if self.exact.search(message[:MAX_COMPARED_CHARS * 2]):
             return 1.0
-        if len(self.masked) < 12:
+        if not self.fuzzy or len(self.masked) < 12:
             return 0.0
         similarity = fuzz.partial_ratio(self.masked, masked_message[:MAX_COMPARED_CHARS]) / 100.0
         return similarity if similarity >= FUZZY_THRESHOLD else 0.0
