@@ -24,6 +24,10 @@ from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, Frame, L
 MAX_FRAMES = 64  # the innermost frames are the ones that say where it failed
 MAX_MESSAGE_LINES = 12
 MAX_MESSAGE_CHARS = 4000
+# Error events kept per process: the earliest are the ones that can be a root cause; a process
+# that logs the same failure for every request would otherwise fill memory and the causal graph
+# (200,000 ERROR records took over two minutes). Events beyond it are counted in a notice.
+MAX_EVENTS_PER_PROCESS = 5000
 
 _ERROR_LEVELS = (Level.ERROR, Level.CRITICAL)
 _QUIET_LEVELS = (Level.DEBUG, Level.INFO, Level.WARNING)
@@ -70,12 +74,38 @@ class _Channel:
 class Assembler:
     """Feed LogLines in order; collect the events each line completes."""
 
-    def __init__(self, causality: Causality | None = None):
+    def __init__(self, causality: Causality | None = None, *,
+                 max_events_per_process: int = MAX_EVENTS_PER_PROCESS):
         self._causality = causality or default_causality()
         self._channels: dict[ChannelKey, _Channel] = {}
         self._next_id = 0
+        self._max_events = max_events_per_process
+        self._kept: dict[Process, int] = {}
+        self._dropped: dict[Process, int] = {}
+
+    def notices(self) -> list[str]:
+        """What the event cap left out, one sentence per process it was hit for."""
+        return [f"{count:,} error(s) of {process.label} after its first {self._max_events:,} "
+                "were not analysed (the per-process cap)"
+                for process, count in self._dropped.items()]
+
+    def _capped(self, events: list[Event]) -> list[Event]:
+        out: list[Event] = []
+        for event in events:
+            if isinstance(event, ErrorEvent):
+                key = Process(event.process.name, event.process.pid)
+                kept = self._kept.get(key, 0)
+                if kept >= self._max_events:
+                    self._dropped[key] = self._dropped.get(key, 0) + 1
+                    continue
+                self._kept[key] = kept + 1
+            out.append(event)
+        return out
 
     def feed(self, line: LogLine) -> list[Event]:
+        return self._capped(self._feed(line))
+
+    def _feed(self, line: LogLine) -> list[Event]:
         out: list[Event] = []
         milestone = self._milestone(line)
         if milestone is not None:
@@ -94,6 +124,9 @@ class Assembler:
         return out
 
     def finish(self) -> list[Event]:
+        return self._capped(self._finish())
+
+    def _finish(self) -> list[Event]:
         out: list[Event] = []
         for channel in self._channels.values():
             self._flush(channel, out)
@@ -274,6 +307,7 @@ class Assembler:
         if text.startswith("Process "):
             return  # a bootstrap header whose traceback never came
         label = level.value if level is not None else "ERROR"
+        text = text[:MAX_MESSAGE_CHARS]  # a 64 KiB record line is matched by its start
         event = ErrorEvent(self._new_id(), EventKind.ERROR_RECORD, label, text,
                            self._process_of(channel), number, number, number, time=time)
         channel.last_event = event.id

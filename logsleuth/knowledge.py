@@ -34,28 +34,37 @@ class Causality:
 
     def role_of(self, process_name: str) -> Role:
         for role, pattern in self.roles:
-            if pattern.search(process_name, timeout=PATTERN_TIMEOUT):
+            if _search(pattern, process_name):
                 return role
         return Role.OTHER
 
     def symptom_of(self, text: str) -> Symptom | None:
         for symptom in self.symptoms:
-            if symptom.pattern.search(text, timeout=PATTERN_TIMEOUT):
+            if _search(symptom.pattern, text):
                 return symptom
         return None
 
     def wrapped_cause(self, text: str) -> str | None:
         """The cause's message quoted inside a wrapper's text, if `text` is a wrapper."""
         for pattern in self.wrappers:
-            found = pattern.search(text, timeout=PATTERN_TIMEOUT)
+            found = _search(pattern, text)
             if found:
                 return str(found.group("cause"))
         return None
 
     def milestone_of(self, text: str) -> MilestoneKind | None:
         for kind, pattern in self.milestones:
-            if pattern.search(text, timeout=PATTERN_TIMEOUT):
+            if _search(pattern, text):
                 return kind
+        return None
+
+
+def _search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
+    """A search under the budget; running out of it is no match, never a crash (a 1 MiB line
+    of one repeated character made a symptom pattern time out and the run end in a traceback)."""
+    try:
+        return pattern.search(text, timeout=PATTERN_TIMEOUT)
+    except TimeoutError:
         return None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from logsleuth.assemble import assemble
+from logsleuth.assemble import Assembler, assemble
 from logsleuth.causal import CausalGraph
 from logsleuth.facts import FactCollector
 from logsleuth.model import Event, Inference, Report
@@ -29,8 +29,11 @@ def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None
     facts = FactCollector()
     blocks = log.blocks() if progress is None else _reporting(log.blocks(), progress)
     lines = facts.watch(tokenize(blocks, stats))
-    events = list(assemble(lines))  # errors and milestones only: a few per thousand lines
-    return build_report(log.name, events, stats, facts, signatures, tuple(log.notices))
+    assembler = Assembler()
+    events: list[Event] = [e for line in lines for e in assembler.feed(line)]
+    events += assembler.finish()  # errors and milestones only: a few per thousand lines
+    return build_report(log.name, events, stats, facts, signatures,
+                        (*log.notices, *assembler.notices()))
 
 
 def _reporting(blocks: Iterator[bytes], progress: Callable[[int], None]) -> Iterator[bytes]:

@@ -510,3 +510,50 @@ HANDLED = [
 def test_handled_errors_give_no_failure(log: bytes) -> None:
     report = checked_report(run_cli("explain", "--format", "json", "-", input=log))
     assert report["verdict"] == "no_failure", report
+
+
+# ---- caps, pattern timeouts and broken signature files on the other commands -----------------
+
+
+def test_events_per_process_cap_is_configurable_and_noticed() -> None:
+    from logsleuth.assemble import Assembler
+    from logsleuth.tokenize import parse_line
+
+    assembler = Assembler(max_events_per_process=10)  # type: ignore[call-arg]
+    events = []
+    for number in range(1, 101):
+        line = parse_line(f"(EngineCore_DP0 pid=5) ERROR 01-01 00:00:00 [x.py:1] request "
+                          f"{number} failed", number)
+        events += assembler.feed(line)
+    events += assembler.finish()
+    assert len([e for e in events if e.line <= 100]) == 10
+    assert [e.line for e in events] == list(range(1, 11))
+    assert assembler.notices() == [  # type: ignore[attr-defined]
+        "90 error(s) of EngineCore_DP0 pid=5 after its first 10 were not analysed "
+        "(the per-process cap)"]
+
+
+def test_the_event_cap_reaches_the_report(tmp_path: Path) -> None:
+    from logsleuth.assemble import MAX_EVENTS_PER_PROCESS  # type: ignore[attr-defined]
+
+    path = tmp_path / "flood.log"
+    path.write_text("".join(f"(EngineCore_DP0 pid=5) ERROR 01-01 00:00:00 [x.py:1] request {i} "
+                            "failed\n" for i in range(MAX_EVENTS_PER_PROCESS + 7)))
+    report = checked_report(run_cli("explain", "--format", "json", str(path)))
+    assert report["root_cause"]["line"] == 1
+    assert any("7 error(s) of EngineCore_DP0 pid=5" in n for n in report["notices"])
+
+
+def test_a_causality_pattern_that_times_out_is_no_match() -> None:
+    import regex
+
+    from logsleuth.knowledge import Causality
+    from logsleuth.model import MilestoneKind
+
+    slow = Causality((), (), (), ((MilestoneKind.SERVING, regex.compile(r"(\w+\s?)+$")),))
+    assert slow.milestone_of("a " * 10000 + "!") is None
+
+
+def test_signatures_test_with_a_broken_file_refuses_in_one_line() -> None:
+    line = one_line_refusal(run_cli("signatures", "test", str(BAD_SIGNATURES)))
+    assert "robustness/" in line and ".yaml:" in line

@@ -63,7 +63,11 @@ def test_signatures(paths: tuple[Path, ...], verbose: bool) -> None:
     """Run every signature's example logs; exit 1 when any example does not behave."""
     from logsleuth.signatures.examples import run_examples
 
-    results = run_examples(list(paths))
+    try:
+        results = run_examples(list(paths))
+    except LogsleuthError as exc:  # a broken signature file: `signatures lint` says all
+        click.echo(f"logsleuth: {exc}", err=True)
+        sys.exit(EXIT_UNUSABLE)
     failed = [r for r in results if not r.passed]
     for result in results:
         if verbose or not result.passed:
