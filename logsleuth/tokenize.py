@@ -277,37 +277,61 @@ def _record_parser() -> Lark:
                      transformer=_TRANSFORMER, cache=True)
 
 
+# The rule `head: outer* prefix* header?` is regular and each of its parts is one terminal, so
+# the head is lexed with the grammar's own terminals (in the lexer's priority order) and each
+# token handed to the transformer method of its rule, without the LALR machinery: a head costs a
+# few microseconds, where a Lark parse costs about a hundred (and every record header differs,
+# by its time). tests/test_tokenize.py checks on every corpus line that this gives what the
+# whole-line parse gives.
+_HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
+    "DOCKER_TIME": (0, "docker"), "JOURNALD": (0, "journald"), "COMPOSE": (0, "compose"),
+    "QUOTE": (0, "quote"), "PROC_PREFIX": (1, "proc_prefix"), "RAY_DAEMON": (1, "ray_daemon"),
+    "RANK": (1, ""), "RECORD_HEADER": (2, "record"), "GLOG_HEADER": (2, "glog"),
+    "RAY_CORE_HEADER": (2, "ray_core"),
+}
+
+
 @cache
-def _head_pattern() -> re.Pattern[str]:
-    """`outer* prefix* header?` as one regex, assembled from the grammar's own terminals.
-
-    Lines of one traceback share their head (same process, same record header) and tracebacks
-    repeat their bodies, so parse_line parses the two halves separately and remembers both.
-    tests/test_tokenize.py checks that this split gives what the whole-line parse gives.
-    """
+def _head_lexer() -> re.Pattern[str]:
     parser = _record_parser()
+    terminals = sorted((parser.get_terminal(name) for name in _HEAD_RULES),
+                       key=lambda t: -t.priority)
+    return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals))
 
-    def alternatives(*names: str) -> str:
-        return "|".join(f"(?:{parser.get_terminal(n).pattern.to_regexp()})" for n in names)
 
-    outer = alternatives("DOCKER_TIME", "JOURNALD", "COMPOSE", "QUOTE")
-    prefix = alternatives("PROC_PREFIX", "RAY_DAEMON", "RANK")
-    header = alternatives("RECORD_HEADER", "GLOG_HEADER", "RAY_CORE_HEADER")
-    return re.compile(f"(?:{outer})*(?:{prefix})*(?:{header})?")
+def _lex_head(text: str) -> tuple[int, tuple[tuple[str, str], ...]]:
+    """Where the head of a line ends, and its (terminal, text) tokens."""
+    lexer = _head_lexer()
+    tokens: list[tuple[str, str]] = []
+    position, phase = 0, 0
+    while phase < 3:
+        found = lexer.match(text, position)
+        if found is None or found.end() == position:
+            break
+        name = found.lastgroup or ""
+        rule_phase = _HEAD_RULES[name][0]
+        if rule_phase < phase:
+            break
+        tokens.append((name, found.group()))
+        position, phase = found.end(), (3 if rule_phase == 2 else rule_phase)
+    return position, tuple(tokens)
 
 
 def _head_end(text: str) -> int:
     """Where the wrappers, prefixes and record header of a line end."""
-    found = _head_pattern().match(text)
-    return found.end() if found else 0
+    return _lex_head(text)[0]
 
 
 @lru_cache(maxsize=2048)
-def _parse_head(text: str) -> _Head:
-    if not text:
+def _parse_head(tokens: tuple[tuple[str, str], ...]) -> _Head:
+    if not tokens:
         return _EMPTY_HEAD
-    head = _record_parser().parse(text, start="head")
-    return head if isinstance(head, _Head) else _EMPTY_HEAD
+    items: list[object] = []
+    for name, text in tokens:
+        method = _HEAD_RULES[name][1]
+        if method:
+            items.append(getattr(_TRANSFORMER, method)([Token(name, text)]))
+    return _TRANSFORMER.head(items)
 
 
 @lru_cache(maxsize=8192)
@@ -320,9 +344,9 @@ def _parse_body(text: str) -> _Body:
 
 def parse_line(text: str, number: int = 0) -> LogLine:
     """Tokenize one cleaned line. Never raises: a line the grammar cannot place is PLAIN."""
-    end = _head_end(text)
+    end, tokens = _lex_head(text)
     try:
-        return _combine(_parse_head(text[:end]), _parse_body(text[end:]), number)
+        return _combine(_parse_head(tokens), _parse_body(text[end:]), number)
     except LarkError:
         record = parse_line_whole(text)
     return record if number == 0 else _renumber(record, number)

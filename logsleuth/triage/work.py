@@ -1,0 +1,105 @@
+"""One log, in a worker: explain it into the JSON contract; and that JSON, back into a Case.
+
+A worker hands back the serialised report (`render.json.report_to_dict`), the same text the
+cache stores, and `case_from` builds every Case from that text: a case read now, one taken from
+the cache and one explained on another Ray node are therefore built the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from logsleuth.errors import InputError
+from logsleuth.model import Verdict
+from logsleuth.triage.model import (Case, Cause, CauseSource, Explained, FileId, GroupKind,
+                                    SignatureRef, Status)
+
+if TYPE_CHECKING:
+    from logsleuth.signatures import SignatureSet
+
+MAX_FINGERPRINT_CHARS = 300  # a masked message longer than this is one fingerprint anyway
+
+
+@cache
+def _signatures(directories: tuple[str, ...]) -> SignatureSet:
+    """The signature database of this worker process, loaded on its first log."""
+    from logsleuth.signatures import default_signatures, load_signatures
+
+    return load_signatures(*directories) if directories else default_signatures()
+
+
+def explain_path(path: str, signature_dirs: tuple[str, ...] = ()) -> Explained:
+    """Explain one file. Never raises: an unusable input and a crash are outcomes too."""
+    from logsleuth.pipeline import explain
+    from logsleuth.render.json import report_to_dict
+
+    try:
+        report = explain(path, signatures=_signatures(signature_dirs))
+        return Explained(path, Status.REPORTED, json.dumps(report_to_dict(report),
+                                                           ensure_ascii=False))
+    except InputError as exc:
+        return Explained(path, Status.UNREADABLE, error=str(exc))
+    except Exception as exc:  # noqa: BLE001 - one broken log must not stop the run
+        return Explained(path, Status.CRASHED, error=f"{type(exc).__name__}: {exc}")
+
+
+def explain_paths(paths: Sequence[str], signature_dirs: tuple[str, ...] = ()) -> list[Explained]:
+    """Explain several files one after the other (a Ray task's share)."""
+    return [explain_path(path, signature_dirs) for path in paths]
+
+
+def case_from(explained: Explained, file: FileId | None, *, from_cache: bool = False) -> Case:
+    """The Case of one explained path."""
+    from logsleuth.signatures.template import mask
+
+    if explained.status is not Status.REPORTED or explained.report_json is None:
+        error = explained.error or "no report"
+        kind = GroupKind.CRASHED if explained.status is Status.CRASHED else GroupKind.UNREADABLE
+        masked = mask(error.replace(explained.path, "<file>"))[:MAX_FINGERPRINT_CHARS]
+        return Case(explained.path, explained.status, f"{kind.value}:{masked}", kind, file,
+                    error=error, from_cache=from_cache)
+    report: dict[str, Any] = json.loads(explained.report_json)
+    verdict = Verdict(report["verdict"])
+    signature = report.get("signature")
+    ref = SignatureRef(signature["id"], signature["title"], float(signature["score"])) \
+        if signature else None
+    cause = _cause(report)
+    if ref is not None:
+        kind, fingerprint = GroupKind.SIGNATURE, f"signature:{ref.id}"
+    elif verdict is Verdict.NO_FAILURE:
+        kind, fingerprint = GroupKind.NO_FAILURE, "no_failure"
+    else:
+        kind, fingerprint = GroupKind.UNMATCHED, f"unmatched:{masked_text(cause)}"
+    return Case(explained.path, Status.REPORTED, fingerprint, kind, file, verdict, ref, cause,
+                notices=len(report.get("notices", ())),
+                lines_read=int(report.get("lines_read", 0)), from_cache=from_cache)
+
+
+def masked_text(cause: Cause | None) -> str:
+    """`Exception: masked message`, what a new signature's `exception` and template start from."""
+    from logsleuth.signatures.template import mask
+
+    if cause is None:
+        return "(no error printed)"
+    text = f"{cause.exception}: {mask(cause.message)}" if cause.message else cause.exception
+    return text[:MAX_FINGERPRINT_CHARS]
+
+
+def _cause(report: dict[str, Any]) -> Cause | None:
+    event = report.get("root_cause")
+    source = CauseSource.ROOT_CAUSE
+    if event is None and report.get("symptoms"):
+        event, source = report["symptoms"][0], CauseSource.SYMPTOM
+    if event is None:
+        return None
+    return Cause(event["exception"], event.get("message") or "", event["process"]["name"],
+                 int(event["line"]), source, event.get("time"))
+
+
+def signature_dirs_of(directories: Sequence[str | Path]) -> tuple[str, ...]:
+    """Absolute signature directories, so that a worker elsewhere finds the same ones."""
+    return tuple(str(Path(d).absolute()) for d in directories)
