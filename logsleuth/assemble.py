@@ -15,7 +15,7 @@ one open traceback per channel, at most MAX_FRAMES frames and MAX_MESSAGE_LINES 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, Frame, Level, LineKind,
@@ -215,6 +215,8 @@ class Assembler:
             return
         if trace.fault_dump or not trace.closing:
             trace.last_line = line.number
+            if line.kind is LineKind.INDENTED and trace.frames and trace.frames[-1].code is None:
+                trace.frames[-1] = replace(trace.frames[-1], code=line.text.strip()[:200])
             return
         # closing: the exception's message may go on over more lines
         if line.kind is LineKind.INDENTED and len(trace.message_lines) < MAX_MESSAGE_LINES:

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import networkx as nx
 
 from logsleuth.assemble import CUT_TRACEBACK
 from logsleuth.knowledge import Causality, default_causality
+from logsleuth.signatures.template import mask
 from logsleuth.model import (ErrorEvent, Event, EventKind, EventRole, Inference, LineKind, Link,
                              LinkReason, Milestone, MilestoneKind, Process, Role, Verdict)
 
@@ -83,7 +84,7 @@ class CausalGraph:
                                                                                  event.line)
             else:
                 errors.append(event)
-        errors.sort(key=lambda e: (e.line, e.id))
+        errors = _merge_crashes(sorted(errors, key=lambda e: (e.line, e.id)))
         activity.sort(key=lambda m: m.line)
 
         nodes: dict[int, _Node] = {}
@@ -134,8 +135,44 @@ class CausalGraph:
         symptoms = _symptom_list(nodes, root, graph)
         reasons = _reasons(root, nodes, graph, symptoms)
         chain = _chain_of(root.event.id, nodes, graph)
+        copies = tuple(n.event for n in nodes.values()
+                       if n.event.id != root.event.id and _same_failure(n.event, root.event))
         return Inference(Verdict.FAILURE, root.event, symptoms, tuple(self._survived), reasons,
-                         links, failed, chain=chain)
+                         links, failed, chain=chain, copies=copies)
+
+
+_CRASH_WINDOW = 60  # lines: one crash prints its signal banner and its Python stack together
+_FAULTHANDLER = "Fatal Python error"
+
+
+def _merge_crashes(errors: list[ErrorEvent]) -> list[ErrorEvent]:
+    """One native crash of one process is one error.
+
+    A segfault prints absl's `*** SIGSEGV received` banner, Ray's copy of it through its C++
+    logger, then faulthandler's `Fatal Python error: Segmentation fault` with the Python stack.
+    They become one FATAL event spanning all of them, named after faulthandler's line (which has
+    the frames) when there is one.
+    """
+    merged: list[ErrorEvent] = []
+    open_crash: dict[tuple[int | None, str], int] = {}  # process -> index in merged
+    for event in errors:
+        key = (event.process.pid, event.process.name)
+        index = open_crash.get(key)
+        if event.kind is EventKind.FATAL and index is not None \
+                and event.first_line - merged[index].last_line <= _CRASH_WINDOW:
+            merged[index] = _join_crash(merged[index], event)
+            continue
+        if event.kind is EventKind.FATAL:
+            open_crash[key] = len(merged)
+        merged.append(event)
+    return merged
+
+
+def _join_crash(first: ErrorEvent, later: ErrorEvent) -> ErrorEvent:
+    named = later if later.exception == _FAULTHANDLER or first.exception != _FAULTHANDLER \
+        and len(later.frames) > len(first.frames) else first
+    return replace(named, id=first.id, first_line=min(first.first_line, later.first_line),
+                   last_line=max(first.last_line, later.last_line))
 
 
 def _has_symptom_after(graph: nx.DiGraph, nodes: dict[int, _Node], event_id: int) -> bool:
@@ -172,7 +209,8 @@ def _classify(event: ErrorEvent, know: Causality) -> _Node:
 
 
 def _fingerprint(event: ErrorEvent) -> tuple[str, str]:
-    return event.exception.rsplit(".", 1)[-1], _first_line(event.message)
+    """Type and masked first message line: eight workers' OOMs differ only in GPU numbers."""
+    return event.exception.rsplit(".", 1)[-1], mask(_first_line(event.message))
 
 
 def _same_failure(a: ErrorEvent, b: ErrorEvent) -> bool:

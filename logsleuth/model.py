@@ -125,6 +125,7 @@ class Frame:
     file: str
     line: int
     function: str
+    code: str | None = None  # the source line printed under it, when there is one
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +215,7 @@ class Inference:
     failed_processes: tuple[Process, ...]
     look_for: tuple[str, ...] = ()  # root_cause_missing: what to search for in the full log
     chain: tuple[ErrorEvent, ...] = ()  # exceptions raised from the root cause, in order
+    copies: tuple[ErrorEvent, ...] = ()  # the root cause printed again (other stream, process)
 
 
 @dataclass(frozen=True, slots=True)

@@ -72,6 +72,9 @@ def parse(source: Source | str | Path) -> Iterator[Event]:
 def _targets(inference: Inference) -> list[Target]:
     targets = [Target(inference.root_cause, ROOT_WEIGHT, "root_cause")] \
         if inference.root_cause is not None else []
+    # a copy of the root printed elsewhere may show what this one does not (frames, the title
+    # `while processing method load_model`): it is the same error, matched at full weight
+    targets += [Target(event, ROOT_WEIGHT, "root_cause") for event in inference.copies]
     targets += [Target(event, CHAIN_WEIGHT, "chain") for event in inference.chain]
     chained = {event.id for event in inference.chain}
     weight = SYMPTOM_WEIGHT if inference.root_cause is None else SYMPTOM_WEIGHT_BESIDE_ROOT

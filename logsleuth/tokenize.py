@@ -23,6 +23,7 @@ from logsleuth.resources import data_dir
 
 # Pre-lexing (research notes section 6.1): colour codes and their pasted caret form go before
 # any parsing; they are byte noise, not line structure.
+_BOX_BORDERS = "│┃║"  # a terminal UI's pane borders around each copied line
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m|ESC\[[0-9;]*m")
 
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
@@ -65,6 +66,9 @@ def clean(raw: str) -> str:
         raw = raw[:-1]
     if "\x1b" in raw or "[[" in raw or "ESC[" in raw:
         raw = _ANSI.sub("", raw)
+    if raw[:1] in _BOX_BORDERS:
+        raw = raw.rstrip()
+        raw = raw[:-1].rstrip() if raw[-1:] in _BOX_BORDERS and len(raw) > 1 else raw
     if "\r" in raw:
         segments = raw.split("\r")
         shown = [s for s in segments if s.strip()]
@@ -285,7 +289,8 @@ def _record_parser() -> Lark:
 # whole-line parse gives.
 _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "DOCKER_TIME": (0, "docker"), "JOURNALD": (0, "journald"), "COMPOSE": (0, "compose"),
-    "QUOTE": (0, "quote"), "PROC_PREFIX": (1, "proc_prefix"), "RAY_DAEMON": (1, "ray_daemon"),
+    "QUOTE": (0, "quote"), "BOX": (0, "quote"),
+    "PROC_PREFIX": (1, "proc_prefix"), "RAY_DAEMON": (1, "ray_daemon"),
     "RANK": (1, ""), "RECORD_HEADER": (2, "record"), "GLOG_HEADER": (2, "glog"),
     "RAY_CORE_HEADER": (2, "ray_core"),
 }

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 
+import logsleuth
 from logsleuth.assemble import assemble
 from logsleuth.causal import CausalGraph
 from logsleuth.model import Inference, Verdict
@@ -315,3 +316,23 @@ def test_handled_error_of_another_server_generation_is_not_survived() -> None:
     result = infer(log(*FREE_MEMORY_LOGGED, *FREE_MEMORY_API_SERVER, *SERVING))
     assert result.survived == ()
     assert result.verdict is Verdict.FAILURE
+
+
+def test_one_native_crash_is_one_error() -> None:
+    # vllm#3053 (Ray, v0.3): absl's banner, Ray's copy through its C++ logger, then faulthandler
+    text = "\n".join([
+        "*** SIGSEGV received at time=1709021359 on cpu 44 ***",
+        "PC: @     0x7f3c5f628350  (unknown)  (unknown)",
+        "[2024-02-27 16:09:19,106 E 19394 19394] logging.cc:361: *** SIGSEGV received at "
+        "time=1709021359 on cpu 44 ***",
+        "Fatal Python error: Segmentation fault",
+        "",
+        "Stack (most recent call first):",
+        '  File "/root/.conda/envs/py39/lib/python3.9/site-packages/torch/cuda/graphs.py", '
+        "line 77 in capture_begin",
+    ]) + "\n"
+    report = logsleuth.explain_text(text)
+    assert report.root_cause is not None
+    assert report.root_cause.exception == "Fatal Python error"
+    assert (report.root_cause.first_line, report.root_cause.line) == (1, 4)
+    assert report.root_cause.frames[-1].function == "capture_begin"

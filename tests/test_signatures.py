@@ -217,3 +217,32 @@ def test_load_cache_sees_a_changed_file(tmp_path: Path, monkeypatch: pytest.Monk
         "A deliberately small test signature", "A changed title for the same signature"))
     second = load_signatures(sigs, shipped=False)
     assert first.get("cached").title != second.get("cached").title  # type: ignore[union-attr]
+
+
+def test_fuzzy_match_may_not_lose_a_key_word() -> None:
+    parsed = Template.parse("NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for "
+                            "details)")
+    other = "NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)"
+    assert parsed.score(other, mask(other)) == 0.0
+
+
+def test_a_terminal_wrapped_message_is_also_read_unwrapped() -> None:
+    from logsleuth.model import ErrorEvent, EventKind, Process
+    from logsleuth.signatures.match import _readings
+
+    event = ErrorEvent(1, EventKind.EXCEPTION, "ValueError", "Please pass the argument "
+                       "`trust_remote_code=True` to allow custom code to be run. conf        "
+                       "iguration file", Process("main"), 3, 1, 3)
+    assert any("configuration file" in text for text in _readings(event))
+
+
+def test_a_bare_assert_is_read_with_its_source_line() -> None:
+    from logsleuth.model import ErrorEvent, EventKind, Frame, Process
+    from logsleuth.signatures.match import _readings
+
+    frame = Frame("/x/vllm/worker/multi_step_model_runner.py", 499, "_advance_step",
+                  "assert isinstance(attn_metadata, FlashAttentionMetadata)")
+    event = ErrorEvent(1, EventKind.EXCEPTION, "AssertionError", "", Process("main"), 7, 1, 7,
+                       (frame,))
+    assert "AssertionError: assert isinstance(attn_metadata, FlashAttentionMetadata)" in \
+        _readings(event)

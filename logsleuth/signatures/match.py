@@ -23,6 +23,7 @@ parts matched).
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -83,7 +84,7 @@ class SignatureSet:
 
     def rank(self, targets: Iterable[Target], facts: Mapping[str, object]) -> list[Match]:
         """Every signature that scores at least ALTERNATIVE_FLOOR, best first."""
-        prepared = [(t, t.event.text, mask(t.event.text)) for t in targets]
+        prepared = [(t, text, mask(text)) for t in targets for text in _readings(t.event)]
         scored: list[_Scored] = []
         for signature in self.signatures:
             best: _Scored | None = None
@@ -135,6 +136,8 @@ class SignatureSet:
             specificity += 10 * (factor == 1.0)
         if signature.frames:
             where = [f"{f.file}:{f.function}" for f in target.event.frames]
+            if target.event.title:  # `Exception in worker ... while processing method load_model`
+                where.append(target.event.title)
             hit_frame = _first_hit(signature.frames, where)
             if hit_frame is not None:
                 evidence.append(Evidence("frames", 1.0, hit_frame))
@@ -245,6 +248,26 @@ def _compare(value: object, clause: str) -> bool:
             return {">=": left >= right, "<=": left <= right, "==": left == right,
                     "!=": left != right, ">": left > right, "<": left < right}[op]
     return False
+
+
+_WRAP = re.compile(r"(?<=\w) {6,}(?=\w)")
+
+
+def _readings(event: ErrorEvent) -> list[str]:
+    """The texts a signature's message patterns are tried on.
+
+    `Type: message` as printed; as written when a terminal wrapped it (`conf        iguration`:
+    a long run of spaces inside a word is where a pasted line was broken); and for an exception
+    with no message (a bare `assert`), `Type: <the failing source line>`.
+    """
+    text = event.text
+    readings = [text]
+    unwrapped = _WRAP.sub("", text)
+    if unwrapped != text:
+        readings.append(unwrapped)
+    if not event.message and event.frames and event.frames[-1].code:
+        readings.append(f"{event.exception}: {event.frames[-1].code}")
+    return readings
 
 
 def _short(name: str) -> str:

@@ -39,6 +39,7 @@ _MASKS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(PLACEHOLDERS[name][0]), PLACEHOLDERS[name][1])
     for name in ("hex", "size", "path", "quoted", "num"))
 _SPACES = re.compile(r"\s+")
+_WORD = re.compile(r"[a-z_]+")
 
 FUZZY_THRESHOLD = 0.85
 MAX_COMPARED_CHARS = 1500
@@ -60,6 +61,7 @@ class Template:
     masked: str
     literal_chars: int  # how much fixed text the template holds: its specificity
     fuzzy: bool = True  # off for templates with {any}: their fixed parts are the point
+    key_words: tuple[str, ...] = ()  # words of 5+ letters a fuzzy match may not lose
 
     @classmethod
     def parse(cls, text: str) -> Template:
@@ -86,16 +88,25 @@ class Template:
         masked_parts.append(fixed)
         exact = re.compile("".join(pattern_parts), re.DOTALL)
         masked = _SPACES.sub(" ", "".join(masked_parts)).strip()
-        return cls(text, exact, masked, literal, fuzzy="{any}" not in text)
+        key_words = tuple(sorted({w for w in _WORD.findall(masked.lower()) if len(w) >= 5}))
+        return cls(text, exact, masked, literal, fuzzy="{any}" not in text, key_words=key_words)
 
     def score(self, message: str, masked_message: str) -> float:
-        """1.0 for an exact match; else the fuzzy similarity if at least FUZZY_THRESHOLD; else 0."""
+        """1.0 for an exact match; else the fuzzy similarity if at least FUZZY_THRESHOLD; else 0.
+
+        A fuzzy match must also keep the template's long words: "unhandled cuda error" is
+        92% similar to "unhandled system error" and a different failure.
+        """
         if self.exact.search(message[:MAX_COMPARED_CHARS * 2]):
             return 1.0
         if not self.fuzzy or len(self.masked) < 12:
             return 0.0
         similarity = fuzz.partial_ratio(self.masked, masked_message[:MAX_COMPARED_CHARS]) / 100.0
-        return similarity if similarity >= FUZZY_THRESHOLD else 0.0
+        if similarity < FUZZY_THRESHOLD:
+            return 0.0
+        present = set(_WORD.findall(masked_message.lower()))
+        missing = sum(1 for word in self.key_words if word not in present)
+        return similarity if missing <= len(self.key_words) // 8 else 0.0
 
 
 def _literal_pattern(fixed: str) -> str:
