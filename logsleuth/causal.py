@@ -41,6 +41,7 @@ _COMPATIBLE: dict[Role, frozenset[Role]] = {
 # before the API server's.
 _DEPTH = {Role.WORKER: 0, Role.OTHER: 1, Role.MAIN: 1, Role.ENGINE_CORE: 1, Role.API_SERVER: 2}
 _MAX_SYMPTOMS = 12
+_COPY_WINDOW = 400  # lines between two prints of one exception (the logged and the raw copy)
 _POINTER_REACH = 64  # a symptom points at the causes printed just before it, not at every one
 
 
@@ -233,12 +234,18 @@ def _link(graph: nx.DiGraph, nodes: dict[int, _Node]) -> None:
         if a.id != b.id and not graph.has_edge(a.id, b.id) and not graph.has_edge(b.id, a.id):
             graph.add_edge(a.id, b.id, reason=reason)
 
-    last_copy: dict[tuple[Process, str, str], ErrorEvent] = {}
+    # Copies of one exception (logged, then raw, then re-raised) are printed close together and
+    # hang off the first; the same error far apart is another occurrence (a handled request
+    # error repeated all day), not a copy.
+    copies: dict[tuple[Process, str, str], tuple[ErrorEvent, int]] = {}
     for node in ordered:
         key = (node.event.process, *_fingerprint(node.event))
-        if key in last_copy:
-            link(last_copy[key], node.event, LinkReason.DUPLICATE)
-        last_copy[key] = node.event
+        first, seen_at = copies.get(key, (node.event, 0))
+        if first is not node.event and node.event.first_line - seen_at <= _COPY_WINDOW:
+            link(first, node.event, LinkReason.DUPLICATE)
+        else:
+            first = node.event
+        copies[key] = (first, node.event.last_line)
 
     causes = [n for n in ordered if n.role is EventRole.CAUSE]
     cause_lines = [n.event.line for n in causes]

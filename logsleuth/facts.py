@@ -58,6 +58,7 @@ class LinePattern:
     pattern: regex.Pattern[str]
     kinds: frozenset[LineKind] = _DEFAULT_KINDS
     template: str | None = None  # builds the value from named groups: '{major}.{minor}'
+    needle: str = ""  # text every match contains: a substring test spares most searches
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,14 +103,59 @@ def fact_table() -> FactTable:
     return FactTable(records, specs)
 
 
+_REGEX_SPECIAL = set("\\.^$*+?{}[]|()")
+
+
+def required_literal(pattern: str) -> str:
+    """The longest run of plain characters that every match of `pattern` must contain.
+
+    Conservative: only text outside every group and class, stopping before a character that a
+    quantifier makes optional; a pattern with a top-level `|` has none. Empty when unsure.
+    """
+    if regex.search(r"\(\?[aiLmsux-]+[:)]", pattern):
+        return ""  # inline flags (ignore case, verbose) change what a literal means
+    runs: list[str] = []
+    run, depth, index = "", 0, 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            escaped = pattern[index + 1: index + 2]
+            if escaped and not escaped.isalnum() and depth == 0:
+                run += escaped
+            else:  # a class such as \d or \s: the run ends here
+                runs.append(run)
+                run = ""
+            index += 2
+            continue
+        if char == "|" and depth == 0:
+            return ""
+        if char in "([":
+            depth += 1
+            runs.append(run)
+            run = ""
+        elif char in ")]":
+            depth = max(0, depth - 1)
+            run = ""
+        elif char in "*+?{":
+            runs.append(run[:-1])  # the quantified character may be absent (or repeated)
+            run = ""
+        elif depth == 0:
+            run += char
+        index += 1
+    runs.append(run)
+    best = max(runs, key=len)
+    return best if len(best) >= 3 else ""
+
+
 def _spec(name: str, body: dict[str, Any]) -> FactSpec:
     patterns: list[LinePattern] = []
     for item in body.get("patterns", ()):
         if isinstance(item, str):
-            patterns.append(LinePattern(regex.compile(item)))
+            patterns.append(LinePattern(regex.compile(item), needle=required_literal(item)))
         else:
             kinds = frozenset(LineKind(k) for k in item.get("kinds", ())) or _DEFAULT_KINDS
-            patterns.append(LinePattern(regex.compile(item["regex"]), kinds, item.get("template")))
+            patterns.append(LinePattern(regex.compile(item["regex"]), kinds, item.get("template"),
+                                        required_literal(item["regex"])))
     return FactSpec(name, str(body.get("type", "str")), tuple(body.get("requested", ())),
                     tuple(body.get("effective", ())), tuple(patterns),
                     bool(body.get("compare", False)), bool(body.get("auto_resolves", False)),
@@ -251,7 +297,7 @@ class FactCollector:
             if spec.name in self._observed:
                 continue
             for pattern in spec.patterns:
-                if line.kind not in pattern.kinds:
+                if line.kind not in pattern.kinds or pattern.needle not in text:
                     continue
                 try:
                     hit = pattern.pattern.search(text, timeout=_TIMEOUT)

@@ -393,3 +393,17 @@ def test_a_gated_fix_is_offered_only_where_it_applies(tmp_path: Path, version: s
         details = {e.detail for e in report.signature.evidence if e.part == "facts"}
         assert details == {"compute_capability=8.6 (<8.9)",
                            f"vllm_version={version} (>=0.5,<0.7)"}
+
+
+@pytest.mark.parametrize("pattern,needle", [
+    (r"Using (?P<value>[A-Z_0-9]+) (?:attention )?backend", "backend"),
+    (r"GPU KV cache size: (?P<value>[\d,]+) tokens", "GPU KV cache size: "),
+    (r"\(compute capability (?P<value>\d+\.\d+)\)", "(compute capability "),
+    (r"versions? (?P<value>\S+)", "version"),
+    (r"a|b", ""),
+    (r"(?i)cuda version (?P<value>\S+)", ""),
+])
+def test_required_literal_is_in_every_match(pattern: str, needle: str) -> None:
+    from logsleuth.facts import required_literal
+
+    assert required_literal(pattern) == needle
