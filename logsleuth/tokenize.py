@@ -475,7 +475,7 @@ def tokenize(blocks: Iterable[bytes], stats: TokenizeStats | None = None) -> Ite
 
 
 _END = object()
-PREFETCH_BLOCKS = 4  # blocks read and scanned ahead: bounded memory, two cores busy
+PREFETCH_BLOCKS = 2  # blocks read and scanned ahead: bounded memory, two cores busy
 
 
 def _prescanned(blocks: Iterable[bytes],
