@@ -57,7 +57,7 @@ class _Node:
 class CausalGraph:
     """The errors of one log and how they follow from each other."""
 
-    def __init__(self, nodes: dict[int, _Node], graph: nx.DiGraph, survived: list[ErrorEvent],
+    def __init__(self, nodes: dict[int, _Node], graph: nx.DiGraph[int], survived: list[ErrorEvent],
                  stalled: ErrorEvent | None):
         self._nodes = nodes
         self._graph = graph
@@ -95,7 +95,7 @@ class CausalGraph:
                 shutdown_noise.append(event)  # errors of a shutdown the operator asked for
             else:
                 nodes[event.id] = _classify(event, know)
-        graph = nx.DiGraph()
+        graph: nx.DiGraph[int] = nx.DiGraph()
         graph.add_nodes_from(nodes)
         _link(graph, nodes)
 
@@ -176,7 +176,7 @@ def _join_crash(first: ErrorEvent, later: ErrorEvent) -> ErrorEvent:
                    last_line=max(first.last_line, later.last_line))
 
 
-def _has_symptom_after(graph: nx.DiGraph, nodes: dict[int, _Node], event_id: int) -> bool:
+def _has_symptom_after(graph: nx.DiGraph[int], nodes: dict[int, _Node], event_id: int) -> bool:
     return any(nodes[d].role is EventRole.SYMPTOM for d in nx.descendants(graph, event_id))
 
 
@@ -222,7 +222,7 @@ def _first_line(text: str) -> str:
     return " ".join(text.split("\n", 1)[0].split())
 
 
-def _link(graph: nx.DiGraph, nodes: dict[int, _Node]) -> None:
+def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node]) -> None:
     """Add every edge; linear in the number of errors except for a bounded pointer reach."""
     ordered = sorted(nodes.values(), key=lambda n: (n.event.line, n.event.id))
     for node in ordered:
@@ -289,7 +289,7 @@ def _pick_root(nodes: dict[int, _Node]) -> _Node | None:
 
 
 def _chain_of(root_id: int, nodes: dict[int, _Node],
-              graph: nx.DiGraph) -> tuple[ErrorEvent, ...]:
+              graph: nx.DiGraph[int]) -> tuple[ErrorEvent, ...]:
     """The exceptions Python printed as raised from the root (`raise ... from e`, or during
     handling), following the chain."""
     chained = nx.subgraph_view(graph, filter_edge=lambda a, b: graph[a][b]["reason"]
@@ -299,7 +299,7 @@ def _chain_of(root_id: int, nodes: dict[int, _Node],
 
 
 def _symptom_list(nodes: dict[int, _Node], root: _Node | None,
-                  graph: nx.DiGraph) -> tuple[ErrorEvent, ...]:
+                  graph: nx.DiGraph[int]) -> tuple[ErrorEvent, ...]:
     if root is not None:
         chosen = set(nx.descendants(graph, root.event.id))
         chosen |= {i for i, n in nodes.items() if n.role is EventRole.SYMPTOM}
@@ -320,7 +320,7 @@ def _symptom_list(nodes: dict[int, _Node], root: _Node | None,
     return tuple(out[:_MAX_SYMPTOMS])
 
 
-def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph,
+def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
              symptoms: tuple[ErrorEvent, ...]) -> tuple[str, ...]:
     event = root.event
     reasons: list[str] = []

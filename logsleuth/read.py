@@ -16,7 +16,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import BinaryIO, TextIO, cast
 
 from logsleuth.errors import InputError
 
@@ -155,7 +155,8 @@ def open_input(source: Source, *, name: str | None = None,
             if stdin is None:  # started with file descriptor 0 closed
                 raise InputError("stdin is closed", location=name or "<stdin>")
             buffer = getattr(stdin, "buffer", None)
-            stream: BinaryIO = buffer if buffer is not None else _TextAsBytes(stdin)
+            stream: BinaryIO = cast(BinaryIO, buffer if buffer is not None
+                                    else _TextAsBytes(stdin))
             display = name or "<stdin>"
         else:
             path = Path(source)
@@ -173,10 +174,10 @@ def open_input(source: Source, *, name: str | None = None,
             except ValueError as exc:  # a NUL character in the path
                 raise InputError(f"cannot open: {exc}", location=repr(display)) from None
     elif isinstance(source, io.TextIOBase) or hasattr(source, "encoding"):
-        stream = _TextAsBytes(source)  # type: ignore[arg-type]
-        display = name or getattr(source, "name", "<text>")
+        stream = cast(BinaryIO, _TextAsBytes(cast(TextIO, source)))
+        display = name or str(getattr(source, "name", "<text>"))
     else:
-        stream = source  # type: ignore[assignment]
+        stream = source
         display = name or str(getattr(source, "name", "<stream>"))
     return _unwrap(LogInput(str(display), stream, max_line_bytes=max_line_bytes))
 

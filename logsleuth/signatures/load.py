@@ -247,7 +247,7 @@ def _literal_start(text: str) -> str:
 
     Read with the standard library's regex parser; `regex`-only syntax simply gives ''.
     """
-    from re import _parser  # type: ignore[attr-defined]
+    from re import _parser
 
     try:
         parsed = _parser.parse(text)
@@ -283,15 +283,16 @@ def _unknown_keys(error, key_path: tuple[str | int, ...], where: str,  # type: i
 
 
 def _friendly(error) -> str:  # type: ignore[no-untyped-def]
+    message = str(error.message)
     if error.validator == "additionalProperties":
-        return error.message.replace("Additional properties are not allowed", "unknown key")
+        return message.replace("Additional properties are not allowed", "unknown key")
     if error.validator == "required":
-        return error.message.replace("is a required property", "is required")
+        return message.replace("is a required property", "is required")
     if error.validator == "enum":
         return f"{error.instance!r} is not one of {', '.join(map(str, error.validator_value))}"
     if error.validator == "anyOf" and list(error.absolute_path) == ["match"]:
         return "needs at least one of `message` or `regex`"
-    return error.message
+    return message
 
 
 def _hint(error) -> str | None:  # type: ignore[no-untyped-def]
