@@ -1,0 +1,12 @@
+"""Raw byte blocks -> typed LogLine records: the only stage that touches Lark.
+
+Two grammars from `grammars/`: `anchors.lark` says which lines can matter (scan.py),
+`vllm.lark` says what a line is (grammar.py).
+"""
+
+from logsleuth.tokenize.grammar import (START_SYMBOLS, clean, line_parser, parse_line,
+                                        parse_line_whole, tree_of)
+from logsleuth.tokenize.scan import TokenizeStats, Tokenizer, anchor_patterns, tokenize
+
+__all__ = ["START_SYMBOLS", "TokenizeStats", "Tokenizer", "anchor_patterns", "clean",
+           "line_parser", "parse_line", "parse_line_whole", "tokenize", "tree_of"]

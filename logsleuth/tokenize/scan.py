@@ -1,0 +1,197 @@
+"""Raw byte blocks -> the LogLines of the lines that can matter, correctly numbered.
+
+`grammars/anchors.lark` says which lines can matter; RE2 finds them in raw blocks at C speed (in
+a second thread, since reading and RE2 release the GIL); only those lines are decoded and parsed
+(grammar.py). A long healthy stretch of a log costs little more than reading it.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+
+import re2
+from lark import Lark
+
+from logsleuth.model import LogLine
+from logsleuth.resources import data_dir
+from logsleuth.tokenize.grammar import clean, parse_line
+
+
+@cache
+def anchor_patterns() -> tuple[re2._Regexp, re2._Regexp]:
+    """(ANCHOR, SERVING) from anchors.lark, compiled with RE2 for bytes.
+
+    RE2 runs the alternation as one DFA pass; Python's backtracking `re` tries every
+    alternative at every position and is sixty times slower here.
+    """
+    grammar = Lark.open(str(data_dir("grammars") / "anchors.lark"), parser="lalr", cache=True)
+    anchor = grammar.get_terminal("ANCHOR").pattern.to_regexp()
+    serving = grammar.get_terminal("SERVING").pattern.to_regexp()
+    options = re2.Options()
+    options.log_errors = False
+    return (re2.compile(anchor.encode("utf-8"), options),
+            re2.compile(serving.encode("utf-8"), options))
+
+
+@dataclass
+class TokenizeStats:
+    """Counts the tokenizer keeps while it streams."""
+
+    lines: int = 0
+    parsed: int = 0
+    undecodable: int = 0
+    last_line_text: str = ""
+
+
+class Tokenizer:
+    """Push byte blocks of whole lines; get the LogLines of their anchored lines, numbered.
+
+    `tokenize()` drives it over a finished input; `--follow` feeds it as a file grows.
+    """
+
+    def __init__(self, stats: TokenizeStats | None = None):
+        self.stats = stats if stats is not None else TokenizeStats()
+        self._anchor, self._serving = anchor_patterns()
+        self._base = 0  # lines before the next block
+        self._tail = b""
+
+    def spans(self, block: bytes) -> list[tuple[int, int]]:
+        """Where the anchored lines of a block are (byte offsets); safe to call from a thread."""
+        spans = _anchored_spans(block, self._anchor)
+        last_serving = _last_match_line(block, self._serving)
+        if last_serving is not None and last_serving not in spans:
+            spans.append(last_serving)
+            spans.sort()
+        return spans
+
+    def feed(self, block: bytes,
+             spans: list[tuple[int, int]] | None = None) -> Iterator[LogLine]:
+        """The LogLines of one block, which must end on a line break (the input's last may not)."""
+        stats = self.stats
+        if spans is None:
+            spans = self.spans(block)
+        counted_to, line_no = 0, self._base
+        for start, end in spans:
+            line_no += block.count(b"\n", counted_to, start)
+            counted_to = start
+            raw = block[start:end]
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                stats.undecodable += 1
+                text = raw.decode("utf-8", "replace")
+            stats.parsed += 1
+            yield parse_line(clean(text), line_no + 1)
+        self._base = line_no + block.count(b"\n", counted_to)  # one counting pass per block
+        stats.lines = self._base
+        if block:
+            self._tail = block
+            stats.last_line_text = ""
+
+    def finish(self) -> None:
+        """Close the count: a last line without its newline still counts."""
+        if self._tail and not self._tail.endswith(b"\n"):
+            self.stats.lines = self._base + 1
+        self.stats.last_line_text = _last_line(self._tail)
+
+
+def tokenize(blocks: Iterable[bytes], stats: TokenizeStats | None = None) -> Iterator[LogLine]:
+    """Yield a LogLine for every anchored line of the blocks, in order, correctly numbered.
+
+    Lines without an anchor are counted, not parsed. The last serving line of each block is
+    parsed too, so later stages know how long the server kept serving.
+    """
+    tokenizer = Tokenizer(stats)
+    for block, spans in _prescanned(blocks, tokenizer):
+        yield from tokenizer.feed(block, spans)
+    tokenizer.finish()
+
+
+_END = object()
+PREFETCH_BLOCKS = 2  # blocks read and scanned ahead: bounded memory, two cores busy
+
+
+def _prescanned(blocks: Iterable[bytes],
+                tokenizer: Tokenizer) -> Iterator[tuple[bytes, list[tuple[int, int]]]]:
+    """Read and anchor-scan blocks in a second thread while this one parses.
+
+    Reading and RE2's search release the GIL, so on two cores the scan of the next blocks
+    overlaps the parsing of this one. The queue keeps at most PREFETCH_BLOCKS blocks in memory.
+    """
+    ahead: queue.Queue[object] = queue.Queue(maxsize=PREFETCH_BLOCKS)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for block in blocks:
+                if stop.is_set():
+                    return
+                ahead.put((block, tokenizer.spans(block)))
+        except BaseException as exc:  # handed to the consumer, raised there
+            ahead.put(exc)
+        finally:
+            ahead.put(_END)
+
+    worker = threading.Thread(target=produce, name="logsleuth-prescan", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = ahead.get()
+            if item is _END:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item  # type: ignore[misc]
+    finally:
+        stop.set()
+        while worker.is_alive():  # unblock a producer waiting on a full queue
+            try:
+                ahead.get_nowait()
+            except queue.Empty:
+                worker.join(0.05)
+
+
+def _anchored_spans(block: bytes, anchor: re2._Regexp) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    position = 0
+    search = anchor.search
+    find, rfind = block.find, block.rfind
+    while True:
+        hit = search(block, position)
+        if hit is None:
+            return spans
+        start = rfind(b"\n", 0, hit.start()) + 1
+        end = find(b"\n", hit.end() if hit.end() > hit.start() else hit.start())
+        if end < 0:
+            end = len(block)
+        spans.append((start, end))
+        position = end + 1
+
+
+def _last_match_line(block: bytes, pattern: re2._Regexp) -> tuple[int, int] | None:
+    # Serving lines are frequent: look only in the block's last stretch first, then widen.
+    size = 1 << 14
+    while True:
+        offset = max(0, len(block) - size)
+        hits = list(pattern.finditer(block, offset))
+        if hits or offset == 0:
+            break
+        size *= 8
+    if not hits:
+        return None
+    where = hits[-1].start()
+    start = block.rfind(b"\n", 0, where) + 1
+    end = block.find(b"\n", where)
+    return (start, end if end >= 0 else len(block))
+
+
+def _last_line(block: bytes) -> str:
+    stripped = block.rstrip(b"\n")
+    start = stripped.rfind(b"\n") + 1
+    return clean(stripped[start:][-4096:].decode("utf-8", "replace"))
+
+
