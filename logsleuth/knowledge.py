@@ -9,6 +9,7 @@ from pathlib import Path
 import regex
 
 from logsleuth.errors import SignatureError
+from logsleuth.literal import required_literal
 from logsleuth.model import MilestoneKind, Role
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
@@ -62,6 +63,9 @@ class Causality:
 def _search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
     """A search under the budget; running out of it is no match, never a crash (a 1 MiB line
     of one repeated character made a symptom pattern time out and the run end in a traceback)."""
+    needle = required_literal(pattern.pattern)
+    if needle and needle not in text:
+        return None
     try:
         return pattern.search(text, timeout=PATTERN_TIMEOUT)
     except TimeoutError:

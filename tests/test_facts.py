@@ -404,6 +404,17 @@ def test_a_gated_fix_is_offered_only_where_it_applies(tmp_path: Path, version: s
     (r"(?i)cuda version (?P<value>\S+)", ""),
 ])
 def test_required_literal_is_in_every_match(pattern: str, needle: str) -> None:
-    from logsleuth.facts import required_literal
+    from logsleuth.literal import required_literal
+
+    assert required_literal(pattern) == needle
+
+
+@pytest.mark.parametrize("pattern,needle", [
+    (r"file.py:\d+", "file"),
+    (r"^Received SIG(?:TERM|INT)", "Received SIG"),
+    (r"shutdown triggered$", "shutdown triggered"),
+])
+def test_required_literal_stops_at_wildcards_and_anchors(pattern: str, needle: str) -> None:
+    from logsleuth.literal import required_literal
 
     assert required_literal(pattern) == needle
