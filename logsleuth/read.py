@@ -68,16 +68,21 @@ class LogInput:
             if not chunk:
                 break
             self.bytes_read += len(chunk)
-            self.nul_bytes += chunk.count(b"\0")
+            if b"\0" in chunk:  # memchr; counting every block would cost a pass of its own
+                self.nul_bytes += chunk.count(b"\0")
             if skipping:
                 newline = chunk.find(b"\n")
                 if newline < 0:
                     continue
                 chunk = chunk[newline:]  # the cut line ends here: keep its \n
                 skipping = False
-            data = pending + chunk
-            end = data.rfind(b"\n") + 1
-            body, pending = data[:end], data[end:]
+            # one copy per block: the unfinished line before it, and this block up to its last \n
+            end = chunk.rfind(b"\n") + 1
+            if end:
+                view = memoryview(chunk)
+                body, pending = pending + view[:end], bytes(view[end:])
+            else:
+                body, pending = b"", pending + chunk
             if len(pending) > limit:
                 self.cut_lines += 1
                 pending = pending[:limit]

@@ -1,14 +1,13 @@
 """Raw byte blocks -> the LogLines of the lines that can matter, correctly numbered.
 
-`grammars/anchors.lark` says which lines can matter; RE2 finds them in raw blocks at C speed (in
-a second thread, since reading and RE2 release the GIL); only those lines are decoded and parsed
-(grammar.py). A long healthy stretch of a log costs little more than reading it.
+`grammars/anchors.lark` says which lines can matter; RE2 finds them in raw blocks at C speed;
+only those lines are decoded and parsed (grammar.py). A long healthy stretch of a log costs
+little more than reading it. (Scanning in a second thread was tried and measured: no faster,
+since the work that remains holds the GIL.)
 """
 
 from __future__ import annotations
 
-import queue
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -60,7 +59,7 @@ class Tokenizer:
         self._tail = b""
 
     def spans(self, block: bytes) -> list[tuple[int, int]]:
-        """Where the anchored lines of a block are (byte offsets); safe to call from a thread."""
+        """Where the anchored lines of a block are (byte offsets)."""
         spans = _anchored_spans(block, self._anchor)
         last_serving = _last_match_line(block, self._serving)
         if last_serving is not None and last_serving not in spans:
@@ -106,53 +105,9 @@ def tokenize(blocks: Iterable[bytes], stats: TokenizeStats | None = None) -> Ite
     parsed too, so later stages know how long the server kept serving.
     """
     tokenizer = Tokenizer(stats)
-    for block, spans in _prescanned(blocks, tokenizer):
-        yield from tokenizer.feed(block, spans)
+    for block in blocks:
+        yield from tokenizer.feed(block)
     tokenizer.finish()
-
-
-_END = object()
-PREFETCH_BLOCKS = 2  # blocks read and scanned ahead: bounded memory, two cores busy
-
-
-def _prescanned(blocks: Iterable[bytes],
-                tokenizer: Tokenizer) -> Iterator[tuple[bytes, list[tuple[int, int]]]]:
-    """Read and anchor-scan blocks in a second thread while this one parses.
-
-    Reading and RE2's search release the GIL, so on two cores the scan of the next blocks
-    overlaps the parsing of this one. The queue keeps at most PREFETCH_BLOCKS blocks in memory.
-    """
-    ahead: queue.Queue[object] = queue.Queue(maxsize=PREFETCH_BLOCKS)
-    stop = threading.Event()
-
-    def produce() -> None:
-        try:
-            for block in blocks:
-                if stop.is_set():
-                    return
-                ahead.put((block, tokenizer.spans(block)))
-        except BaseException as exc:  # handed to the consumer, raised there
-            ahead.put(exc)
-        finally:
-            ahead.put(_END)
-
-    worker = threading.Thread(target=produce, name="logsleuth-prescan", daemon=True)
-    worker.start()
-    try:
-        while True:
-            item = ahead.get()
-            if item is _END:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            yield item  # type: ignore[misc]
-    finally:
-        stop.set()
-        while worker.is_alive():  # unblock a producer waiting on a full queue
-            try:
-                ahead.get_nowait()
-            except queue.Empty:
-                worker.join(0.05)
 
 
 def _anchored_spans(block: bytes, anchor: re2._Regexp) -> list[tuple[int, int]]:
