@@ -14,6 +14,7 @@ from logsleuth.signatures import SignatureSet, Target, default_signatures
 from logsleuth.signatures.match import (CHAIN_WEIGHT, ROOT_WEIGHT, SYMPTOM_WEIGHT,
                                         SYMPTOM_WEIGHT_BESIDE_ROOT)
 from logsleuth.tokenize import TokenizeStats, tokenize
+from logsleuth.tokenize.halves import can_split, tokenize_halves
 
 
 def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None,
@@ -27,8 +28,11 @@ def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None
     log = source if isinstance(source, LogInput) else open_input(source, name=name)
     stats = TokenizeStats()
     facts = FactCollector()
-    blocks = log.blocks() if progress is None else _reporting(log.blocks(), progress)
-    lines = facts.watch(tokenize(blocks, stats))
+    if can_split(log):  # a big plain file: its second half is read by a second process
+        lines = facts.watch(tokenize_halves(log, stats, progress))
+    else:
+        blocks = log.blocks() if progress is None else _reporting(log.blocks(), progress)
+        lines = facts.watch(tokenize(blocks, stats))
     assembler = Assembler()
     events: list[Event] = [e for line in lines for e in assembler.feed(line)]
     events += assembler.finish()  # errors and milestones only: a few per thousand lines

@@ -43,6 +43,7 @@ class LogInput:
     max_line_bytes: int = MAX_LINE_BYTES
     cut_lines: int = 0
     nul_bytes: int = 0
+    path: Path | None = None  # a regular file read as it is (no gzip, no re-encoding)
 
     def blocks(self) -> Iterator[bytes]:
         """Yield byte blocks that each end just after a `\\n` (the last one may not).
@@ -184,7 +185,20 @@ def open_input(source: Source, *, name: str | None = None,
     else:
         stream = source
         display = name or str(getattr(source, "name", "<stream>"))
-    return _unwrap(LogInput(str(display), stream, max_line_bytes=max_line_bytes))
+    log = _unwrap(LogInput(str(display), stream, max_line_bytes=max_line_bytes))
+    if isinstance(source, (str, os.PathLike)) and str(source) != "-" \
+            and isinstance(log._stream, _Peekable):
+        log.path = Path(source)  # plain bytes on disk: a reader may split it into ranges
+    return log
+
+
+def open_range(path: Path, start: int, end: int, *, name: str,
+               max_line_bytes: int = MAX_LINE_BYTES) -> LogInput:
+    """Bytes `start`..`end` of a plain file as a LogInput of their own."""
+    handle = open(path, "rb")  # noqa: SIM115 - closed by LogInput.blocks
+    handle.seek(start)
+    return LogInput(name, cast(BinaryIO, _Bounded(handle, end - start)),
+                    max_line_bytes=max_line_bytes)
 
 
 def input_from_text(text: str, *, name: str = "<text>") -> LogInput:
@@ -205,6 +219,31 @@ def _unwrap(log: LogInput) -> LogInput:
         return log
     log._stream = head  # type: ignore[assignment]
     return log
+
+
+class _Bounded(io.RawIOBase):
+    """At most `size` bytes of a stream."""
+
+    def __init__(self, stream: BinaryIO, size: int):
+        self._stream = stream
+        self._left = size
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        if self._left <= 0:
+            return b""
+        want = self._left if size < 0 else min(size, self._left)
+        data = self._stream.read(want) or b""
+        self._left -= len(data)
+        return data
+
+    def close(self) -> None:
+        try:
+            self._stream.close()
+        finally:
+            super().close()
 
 
 class _Peekable(io.RawIOBase):

@@ -10,6 +10,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
+import pytest
+
 from logsleuth.pipeline import explain
 
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
@@ -95,3 +97,24 @@ def test_follow_gives_up_cleanly_on_a_healthy_log(tmp_path: Path) -> None:
     report = json.loads(done.stdout)
     assert report["verdict"] == "no_failure"
     assert any("stopped following" in notice for notice in report["notices"])
+
+
+def test_two_halves_read_in_two_processes_give_the_same_report(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big plain file is read in two processes (tokenize/halves.py); the report must be the
+    one a single pass gives, line numbers and notices included."""
+    import logsleuth.tokenize.halves as halves
+    from logsleuth.render.json import report_to_dict
+
+    path = tmp_path / "big.log"
+    path.write_bytes(_serving_lines(20_000) + SEED.read_bytes() + _serving_lines(20_000)
+                     + b"x" * 300_000 + b"\n" + _serving_lines(10))
+    monkeypatch.setattr(halves, "SPLIT_MIN_BYTES", 1 << 40)
+    single = report_to_dict(explain(path))
+    monkeypatch.setattr(halves, "SPLIT_MIN_BYTES", 1)
+    from logsleuth.read import open_input
+
+    assert halves.can_split(open_input(path))
+    split = report_to_dict(explain(path))
+    assert split == single
+    assert single["root_cause"]["line"] == 20_000 + 325

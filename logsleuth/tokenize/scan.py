@@ -67,29 +67,42 @@ class Tokenizer:
             spans.sort()
         return spans
 
-    def feed(self, block: bytes,
-             spans: list[tuple[int, int]] | None = None) -> Iterator[LogLine]:
+    def feed(self, block: bytes) -> Iterator[LogLine]:
         """The LogLines of one block, which must end on a line break (the input's last may not)."""
-        stats = self.stats
-        if spans is None:
-            spans = self.spans(block)
+        for number, raw in self.locate(block):
+            yield self.parse(number, raw)
+
+    def locate(self, block: bytes) -> list[tuple[int, bytes]]:
+        """The anchored lines of one block, with their 1-based numbers; counts every line."""
+        found: list[tuple[int, bytes]] = []
         counted_to, line_no = 0, self._base
-        for start, end in spans:
+        for start, end in self.spans(block):
             line_no += block.count(b"\n", counted_to, start)
             counted_to = start
-            raw = block[start:end]
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                stats.undecodable += 1
-                text = raw.decode("utf-8", "replace")
-            stats.parsed += 1
-            yield parse_line(clean(text), line_no + 1)
+            found.append((line_no + 1, block[start:end]))
         self._base = line_no + block.count(b"\n", counted_to)  # one counting pass per block
-        stats.lines = self._base
+        self.stats.lines = self._base
         if block:
             self._tail = block
-            stats.last_line_text = ""
+            self.stats.last_line_text = ""
+        return found
+
+    def parse(self, number: int, raw: bytes) -> LogLine:
+        """Decode, clean and parse one located line."""
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            self.stats.undecodable += 1
+            text = raw.decode("utf-8", "replace")
+        self.stats.parsed += 1
+        return parse_line(clean(text), number)
+
+    def skip(self, lines: int, tail: bytes) -> None:
+        """Account for `lines` lines located elsewhere (another process), ending with `tail`."""
+        self._base += lines
+        self.stats.lines = self._base
+        if tail:
+            self._tail = tail
 
     def finish(self) -> None:
         """Close the count: a last line without its newline still counts."""

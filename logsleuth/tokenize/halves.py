@@ -1,0 +1,112 @@
+"""A big plain file read by two processes: this one takes the first half, a forked one the second.
+
+Reading, scanning and counting lines hold the GIL (a second thread was measured no faster), and
+they are most of the cost of a big log; a second process on the other core does the second half
+at the same time. The forked process only locates its anchored lines (raw bytes and numbers
+relative to its start); parsing stays here, in order, so the result is the same as one pass.
+Any failure of the second process is caught and its half is read here instead.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from logsleuth.model import LogLine
+from logsleuth.read import LogInput, open_range
+from logsleuth.tokenize.scan import Tokenizer, TokenizeStats, anchor_patterns
+
+SPLIT_MIN_BYTES = 192 << 20  # below this a second process costs more than it saves
+TAIL_BYTES = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class _Half:
+    """What the second process found in its half."""
+
+    lines: list[tuple[int, bytes]]  # (number within the half, raw line)
+    count: int  # lines in the half
+    tail: bytes  # its last bytes, for the log's last line
+    notices: list[str]
+
+
+def can_split(log: LogInput) -> bool:
+    """A plain regular file big enough to be worth two processes, on a system that can fork."""
+    if log.path is None or "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    try:
+        return log.path.stat().st_size >= SPLIT_MIN_BYTES
+    except OSError:
+        return False
+
+
+def tokenize_halves(log: LogInput, stats: TokenizeStats,
+                    progress: Callable[[int], None] | None = None) -> Iterator[LogLine]:
+    """tokenize() over `log`, reading its second half in a forked process."""
+    assert log.path is not None
+    path = log.path
+    log.close()  # the halves open the file themselves
+    size = path.stat().st_size
+    middle = _line_start_after(path, size // 2)
+    if middle <= 0 or middle >= size:
+        yield from _tokenize_range(log, path, 0, size, stats)
+        return
+    anchor_patterns()  # compiled before the fork, inherited by the child
+    with ProcessPoolExecutor(max_workers=1,
+                             mp_context=multiprocessing.get_context("fork")) as pool:
+        second = pool.submit(_locate_half, str(path), middle, size, log.name, log.max_line_bytes)
+        tokenizer = Tokenizer(stats)
+        first = open_range(path, 0, middle, name=log.name, max_line_bytes=log.max_line_bytes)
+        for block in first.blocks():
+            if progress is not None:
+                progress(2 * len(block))  # the other half is read alongside
+            yield from tokenizer.feed(block)
+        log.notices.extend(first.notices)
+        try:
+            half = second.result()
+        except Exception:  # a crashed or killed child: read its half here
+            half = _locate_half(str(path), middle, size, log.name, log.max_line_bytes)
+    base = stats.lines
+    for number, raw in half.lines:
+        yield tokenizer.parse(base + number, raw)
+    tokenizer.skip(half.count, half.tail)
+    tokenizer.finish()
+    log.notices.extend(half.notices)
+
+
+def _tokenize_range(log: LogInput, path: Path, start: int, end: int,
+                    stats: TokenizeStats) -> Iterator[LogLine]:
+    tokenizer = Tokenizer(stats)
+    part = open_range(path, start, end, name=log.name, max_line_bytes=log.max_line_bytes)
+    for block in part.blocks():
+        yield from tokenizer.feed(block)
+    tokenizer.finish()
+    log.notices.extend(part.notices)
+
+
+def _locate_half(path: str, start: int, end: int, name: str, max_line_bytes: int) -> _Half:
+    tokenizer = Tokenizer()
+    part = open_range(Path(path), start, end, name=name, max_line_bytes=max_line_bytes)
+    found: list[tuple[int, bytes]] = []
+    tail = b""
+    for block in part.blocks():
+        found += tokenizer.locate(block)
+        tail = (tail + block)[-TAIL_BYTES:]
+    return _Half(found, tokenizer.stats.lines, tail, part.notices)
+
+
+def _line_start_after(path: Path, offset: int) -> int:
+    """The offset just after the first newline at or after `offset` (0 if there is none)."""
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        while True:
+            chunk = handle.read(1 << 16)
+            if not chunk:
+                return 0
+            newline = chunk.find(b"\n")
+            if newline >= 0:
+                return offset + newline + 1
+            offset += len(chunk)
