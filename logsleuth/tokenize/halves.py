@@ -19,7 +19,7 @@ from logsleuth.model import LogLine
 from logsleuth.read import LogInput, open_range
 from logsleuth.tokenize.scan import Tokenizer, TokenizeStats, anchor_patterns
 
-SPLIT_MIN_BYTES = 192 << 20  # below this a second process costs more than it saves
+SPLIT_MIN_BYTES = 64 << 20  # below this a second process costs more than it saves
 TAIL_BYTES = 4096
 
 
