@@ -42,35 +42,10 @@ class Status(Enum):
 
 @dataclass(frozen=True, slots=True)
 class FactCondition:
-    """`name: '>=0.11,<0.17'` (comparisons) or `name: 'fp8*'` (a glob)."""
+    """`name: '>=0.11,<0.17'` (a version range) or `name: 'fp8*'` (a glob); judged in match.py."""
 
     name: str
     expression: str
-
-    def holds(self, value: object) -> bool:
-        text = self.expression.strip()
-        if text[:1] in "<>=!" and text[:1]:
-            return all(_compare(value, part.strip()) for part in text.split(","))
-        return fnmatch.fnmatchcase(str(value).lower(), text.lower())
-
-
-def _version_tuple(value: object) -> tuple[int, ...]:
-    parts: list[int] = []
-    for piece in regex.split(r"[.+\-]", str(value)):
-        digits = regex.match(r"\d+", piece)
-        if not digits:
-            break
-        parts.append(int(digits.group()))
-    return tuple(parts)
-
-
-def _compare(value: object, clause: str) -> bool:
-    for op in (">=", "<=", "==", "!=", ">", "<"):
-        if clause.startswith(op):
-            left, right = _version_tuple(value), _version_tuple(clause[len(op):].strip())
-            return {">=": left >= right, "<=": left <= right, "==": left == right,
-                    "!=": left != right, ">": left > right, "<": left < right}[op]
-    return False
 
 
 @dataclass(frozen=True, slots=True)
