@@ -8,7 +8,6 @@ first, which is what `logsleuth signatures lint` reports.
 from __future__ import annotations
 
 import difflib
-import fnmatch
 import json
 import os
 from dataclasses import dataclass
