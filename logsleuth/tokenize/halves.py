@@ -10,6 +10,7 @@ Any failure of the second process is caught and its half is read here instead.
 from __future__ import annotations
 
 import multiprocessing
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -34,8 +35,12 @@ class _Half:
 
 
 def can_split(log: LogInput) -> bool:
-    """A plain regular file big enough to be worth two processes, on a system that can fork."""
+    """A plain regular file big enough to be worth two processes, on a system that can fork,
+    from a process that may safely fork: one thread (forking a threaded process, a Ray worker
+    say, can deadlock the child) and not a daemon (which may not have children)."""
     if log.path is None or "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    if threading.active_count() > 1 or multiprocessing.current_process().daemon:
         return False
     try:
         return log.path.stat().st_size >= SPLIT_MIN_BYTES
