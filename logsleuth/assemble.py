@@ -65,6 +65,7 @@ class _Trace:
 
 @dataclass
 class _Channel:
+    process: Process
     trace: _Trace | None = None
     title: tuple[str, int, Level | None, str | None] | None = None  # an ERROR record waiting
     chain_next: tuple[int, ChainReason] | None = None
@@ -119,7 +120,7 @@ class Assembler:
         key: ChannelKey = (line.process.name, line.process.pid, line.site)
         channel = self._channels.get(key)
         if channel is None:
-            channel = self._channels[key] = _Channel()
+            channel = self._channels[key] = _Channel(line.process)
         self._step(channel, line, out)
         return out
 
@@ -311,15 +312,9 @@ class Assembler:
         label = level.value if level is not None else "ERROR"
         text = text[:MAX_MESSAGE_CHARS]  # a 64 KiB record line is matched by its start
         event = ErrorEvent(self._new_id(), EventKind.ERROR_RECORD, label, text,
-                           self._process_of(channel), number, number, number, time=time)
+                           channel.process, number, number, number, time=time)
         channel.last_event = event.id
         out.append(event)
-
-    def _process_of(self, channel: _Channel) -> Process:
-        for key, value in self._channels.items():
-            if value is channel:
-                return Process(key[0], key[1]) if key[0] != "main" else Process("main")
-        return Process("main")
 
     def _single(self, line: LogLine, kind: EventKind, label: str, message: str) -> ErrorEvent:
         return ErrorEvent(self._new_id(), kind, label, message, line.process, line.number,

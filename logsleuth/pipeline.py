@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from logsleuth.assemble import Assembler, assemble
@@ -26,6 +27,22 @@ def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None
     number of (uncompressed) bytes of each block as it is read.
     """
     log = source if isinstance(source, LogInput) else open_input(source, name=name)
+    read = read_events(log, progress)
+    return build_report(log.name, read.events, read.stats, read.facts, signatures, read.notices)
+
+
+@dataclass(frozen=True, slots=True)
+class EventsRead:
+    """read -> tokenize -> assemble over a whole log: its events and what was seen on the way."""
+
+    events: list[Event]  # errors and milestones only: a few per thousand lines
+    stats: TokenizeStats
+    facts: FactCollector
+    notices: tuple[str, ...]
+
+
+def read_events(log: LogInput, progress: Callable[[int], None] | None = None) -> EventsRead:
+    """Read, tokenize and assemble a log (`explain` and the pictures both start here)."""
     stats = TokenizeStats()
     facts = FactCollector()
     if can_split(log):  # a big plain file: its second half is read by a second process
@@ -35,9 +52,8 @@ def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None
         lines = facts.watch(tokenize(blocks, stats))
     assembler = Assembler()
     events: list[Event] = [e for line in lines for e in assembler.feed(line)]
-    events += assembler.finish()  # errors and milestones only: a few per thousand lines
-    return build_report(log.name, events, stats, facts, signatures,
-                        (*log.notices, *assembler.notices()))
+    events += assembler.finish()
+    return EventsRead(events, stats, facts, (*log.notices, *assembler.notices()))
 
 
 def _reporting(blocks: Iterator[bytes], progress: Callable[[int], None]) -> Iterator[bytes]:

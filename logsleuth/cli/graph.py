@@ -26,21 +26,18 @@ class Analysis:
 
 def analyse(path: str) -> Analysis:
     """Read, tokenize, assemble and infer, keeping the events and facts the pictures need."""
-    from logsleuth.assemble import assemble
     from logsleuth.causal import CausalGraph
-    from logsleuth.facts import FactCollector
+    from logsleuth.pipeline import read_events
     from logsleuth.read import open_input
-    from logsleuth.tokenize import TokenizeStats, tokenize
 
     log = open_input(path)
     try:
-        stats = TokenizeStats()
-        facts = FactCollector()
-        events = list(assemble(facts.watch(tokenize(log.blocks(), stats))))
+        read = read_events(log)
     finally:
         log.close()
-    graph = CausalGraph.build(events, last_line=stats.last_line_text, line_count=stats.lines)
-    return Analysis(events, graph.infer(), facts.result(), facts.origins())
+    graph = CausalGraph.build(read.events, last_line=read.stats.last_line_text,
+                              line_count=read.stats.lines)
+    return Analysis(read.events, graph.infer(), read.facts.result(), read.facts.origins())
 
 
 def _analyse_or_exit(path: str) -> Analysis:
@@ -49,6 +46,10 @@ def _analyse_or_exit(path: str) -> Analysis:
     except LogsleuthError as exc:
         Console(stderr=True).print(f"logsleuth: {exc}", markup=False, highlight=False)
         sys.exit(EXIT_UNUSABLE)
+
+
+_output_option = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+                              help="Write to this file instead of stdout.")
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -62,8 +63,7 @@ def _emit(text: str, output: Path | None) -> None:
 @click.argument("path", type=click.Path(dir_okay=True, allow_dash=True, path_type=str))
 @click.option("--format", "fmt", type=click.Choice(["dot", "mermaid", "svg"]), default="dot",
               show_default=True, help="Graphviz DOT, Mermaid, or an SVG picture.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write to this file instead of stdout.")
+@_output_option
 def graph(path: str, fmt: str, output: Path | None) -> None:
     """The causal graph across processes: errors and lifecycle events coloured by process role,
     edges labelled with why they are linked. SVG uses graphviz's `dot` when installed."""
@@ -80,8 +80,7 @@ def graph(path: str, fmt: str, output: Path | None) -> None:
 @click.argument("path", type=click.Path(dir_okay=True, allow_dash=True, path_type=str))
 @click.option("--format", "fmt", type=click.Choice(["text", "svg", "html"]), default="text",
               show_default=True, help="Terminal lanes, an SVG picture, or an HTML page.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write to this file instead of stdout.")
+@_output_option
 def timeline(path: str, fmt: str, output: Path | None) -> None:
     """One lane per process with its key events and the failure, by log line."""
     from logsleuth.render.timeline import (build_timeline, render_timeline_text, timeline_html,

@@ -193,13 +193,15 @@ class _ToRecords(Transformer[Token, object]):
     repeat = _simple(LineKind.REPEAT)
     fault_thread = _simple(LineKind.FAULT_THREAD)
     extension_modules = _simple(LineKind.EXTENSION_MODULES)
-    def uvicorn(self, items: list[Token]) -> _Body:
-        return _Body(LineKind.UVICORN, "".join(str(t) for t in items),
-                     level=Level(str(items[0]).rstrip(":")))
+    def _leveled(kind: LineKind) -> object:  # type: ignore[misc]
+        """uvicorn's shapes: the body starts with its own level, `ERROR:    ...`."""
+        def build(self: _ToRecords, items: list[Token]) -> _Body:
+            return _Body(kind, "".join(str(t) for t in items),
+                         level=Level(str(items[0]).rstrip(":")))
+        return build
 
-    def access(self, items: list[Token]) -> _Body:
-        return _Body(LineKind.ACCESS, "".join(str(t) for t in items),
-                     level=Level(str(items[0]).rstrip(":")))
+    uvicorn = _leveled(LineKind.UVICORN)
+    access = _leveled(LineKind.ACCESS)
 
     py_warning = _simple(LineKind.PY_WARNING)
     progress = _simple(LineKind.PROGRESS)
