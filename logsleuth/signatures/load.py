@@ -39,6 +39,13 @@ class Status(Enum):
     EXPERIMENTAL = "experimental"
 
 
+class SignatureKind(Enum):
+    """An exact signature knows one failure; a family covers a class of failures."""
+
+    EXACT = "exact"
+    FAMILY = "family"
+
+
 @dataclass(frozen=True, slots=True)
 class FactCondition:
     """`name: '>=0.11,<0.17'` (a version range) or `name: 'fp8*'` (a glob); judged in match.py."""
@@ -68,6 +75,8 @@ class Signature:
     related: tuple[str, ...]
     path: Path
     line: int = 1
+    kind: SignatureKind = SignatureKind.EXACT
+    example_sources: tuple[tuple[str, str], ...] = ()  # (log file name, public source)
 
     @property
     def location(self) -> str:
@@ -165,7 +174,9 @@ def _load(path: Path, problems: list[SignatureError], *, probe: bool = True) -> 
         process=Role(match["process"]) if "process" in match else None,
         facts=tuple(FactCondition(k, str(v)) for k, v in match.get("facts", {}).items()),
         fix=data["fix"].strip(), references=tuple(data["references"]),
-        related=tuple(data.get("related", [])), path=path, line=1)
+        related=tuple(data.get("related", [])), path=path, line=1,
+        kind=SignatureKind(data.get("kind", "exact")),
+        example_sources=tuple(sorted(data.get("examples", {}).items())))
 
 
 def _compile_all(texts: list[str], key: tuple[str, str], where: str,
