@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 
 
 class Level(Enum):
@@ -59,7 +59,7 @@ class Role(Enum):
     OTHER = "other"
 
 
-class Verdict(Enum):
+class Verdict(StrEnum):
     """The answer of a report (the contract in REPORT_SCHEMA.md)."""
 
     FAILURE = "failure"
@@ -329,3 +329,4 @@ class Report:
     config_differences: tuple[ConfigDifference, ...] = ()  # requested vs what the engine used
     fact_origins: dict[str, FactOrigin] = field(default_factory=dict)  # fact name -> its line
     phase: PhaseEvidence | None = None  # where in its lifecycle vLLM failed, when known
+    recognised: bool = True  # False: no line of the input looked like log output at all
