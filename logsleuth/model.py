@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 
 
 class Level(Enum):
@@ -59,7 +59,7 @@ class Role(Enum):
     OTHER = "other"
 
 
-class Verdict(Enum):
+class Verdict(StrEnum):
     """The answer of a report (the contract in REPORT_SCHEMA.md)."""
 
     FAILURE = "failure"
@@ -283,3 +283,4 @@ class Report:
     lines_read: int = 0
     config_differences: tuple[ConfigDifference, ...] = ()  # requested vs what the engine used
     fact_origins: dict[str, FactOrigin] = field(default_factory=dict)  # fact name -> its line
+    recognised: bool = True  # False: no line of the input looked like log output at all

@@ -67,6 +67,7 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "look_for": list(report.look_for),
         "failed_processes": [_process(p) for p in report.failed_processes],
         "lines_read": report.lines_read,
+        "recognised": report.recognised,
         "config_differences": [_difference(d) for d in report.config_differences],
         "fact_origins": {name: {"line": origin.line, "process": _process(origin.process)}
                          for name, origin in report.fact_origins.items()},
