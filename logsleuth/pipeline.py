@@ -9,7 +9,7 @@ from pathlib import Path
 from logsleuth.assemble import Assembler, assemble
 from logsleuth.causal import CausalGraph
 from logsleuth.facts import FactCollector
-from logsleuth.model import Event, Inference, Report
+from logsleuth.model import ErrorEvent, Event, Inference, Report
 from logsleuth.read import LogInput, Source, input_from_text, open_input
 from logsleuth.signatures import SignatureSet, Target, default_signatures
 from logsleuth.signatures.match import (CHAIN_WEIGHT, ROOT_WEIGHT, SYMPTOM_WEIGHT,
@@ -108,9 +108,16 @@ def explain_text(text: str, *, signatures: SignatureSet | None = None,
 
 
 def parse(source: Source | str | Path) -> Iterator[Event]:
-    """The error events and lifecycle milestones of a log, as the assembler completes them."""
+    """The error events and lifecycle milestones of a log, in log order (by the line each
+    starts at). Events are few (a handful per thousand lines), so they are gathered first:
+    the assembler completes a traceback only when the line after it arrives."""
     log = source if isinstance(source, LogInput) else open_input(source)
-    return assemble(tokenize(log.blocks()))
+    events = list(assemble(tokenize(log.blocks())))
+    return iter(sorted(events, key=_starting_line))
+
+
+def _starting_line(event: Event) -> tuple[int, int]:
+    return (event.first_line if isinstance(event, ErrorEvent) else event.line, event.line)
 
 
 def _targets(inference: Inference) -> list[Target]:
