@@ -31,10 +31,19 @@ def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None
     the analysis is reported in `Report.notices`. `progress`, if given, is called with the
     number of (uncompressed) bytes of each block as it is read.
     """
+    return explain_events(source, signatures=signatures, name=name, progress=progress)[0]
+
+
+def explain_events(source: Source | LogInput, *, signatures: SignatureSet | None = None,
+                   name: str | None = None, progress: Callable[[int], None] | None = None
+                   ) -> tuple[Report, EventsRead]:
+    """`explain`, also handing back the events it read (for pictures of the same reading:
+    stdin cannot be read twice)."""
     log = source if isinstance(source, LogInput) else open_input(source, name=name)
     read = read_events(log, progress)
-    return build_report(log.name, read.events, read.stats, read.facts, signatures, read.notices,
-                        head=read.head)
+    report = build_report(log.name, read.events, read.stats, read.facts, signatures,
+                          read.notices, head=read.head)
+    return report, read
 
 
 @dataclass(frozen=True, slots=True)
