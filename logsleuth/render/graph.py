@@ -100,7 +100,7 @@ def build_picture(events: list[Event], inference: Inference,
         for end in (link.cause, link.effect):
             status.setdefault(end, NodeStatus.OTHER)
     chosen = sorted((errors[i] for i in status if i in errors), key=lambda e: (e.line, e.id))
-    groups: dict[tuple[object, ...], list[ErrorEvent]] = {}
+    groups: dict[tuple[NodeStatus, Role, str, str], list[ErrorEvent]] = {}
     for event in chosen:
         role = know.role_of(event.process.name)
         key = (status[event.id], role, event.exception, mask(event.message))
