@@ -10,6 +10,7 @@ from logsleuth.assemble import Assembler, assemble
 from logsleuth.causal import CausalGraph
 from logsleuth.facts import FactCollector
 from logsleuth.model import Event, Inference, Report
+from logsleuth.phase import failure_phase
 from logsleuth.read import LogInput, Source, input_from_text, open_input
 from logsleuth.signatures import SignatureSet, Target, default_signatures
 from logsleuth.signatures.match import (CHAIN_WEIGHT, ROOT_WEIGHT, SYMPTOM_WEIGHT,
@@ -89,7 +90,8 @@ def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: Fa
     inference = graph.infer()
     database = signatures if signatures is not None else default_signatures()
     found = facts.result()
-    signature, alternatives = database.best(_targets(inference), found)
+    phase = failure_phase(inference, events)
+    signature, alternatives = database.best(_targets(inference), found, phase)
     notices = notices + _stats_notices(stats) + database.notices
     recognised = bool(events) or bool(found) or head is None or looks_like_log(head)
     if not recognised:
@@ -98,7 +100,7 @@ def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: Fa
                   signature, alternatives, found, notices, inference.reasons,
                   inference.look_for, inference.failed_processes, inference.survived, stats.lines,
                   config_differences=facts.differences(), fact_origins=facts.origins(),
-                  recognised=recognised)
+                  phase=phase, recognised=recognised)
 
 
 def explain_text(text: str, *, signatures: SignatureSet | None = None,

@@ -133,6 +133,10 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
     else:
         console.print(Text("\nNothing in this log failed.", style="green"))
 
+    if report.phase is not None and report.verdict is not Verdict.NO_FAILURE:
+        console.print(Padding(Text(f"phase: {report.phase.phase.value} "
+                                   f"({report.phase.source}: {report.phase.detail})",
+                                   style="dim"), (0, 2)))
     if report.reasons:
         console.print(Text("\nWhy this one", style="bold underline"))
         for reason in report.reasons:
@@ -150,7 +154,7 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         match = report.signature
         head = Text("\nFix: ", style="bold underline")
         head.append(match.title, style="bold green")
-        head.append(f"  [{match.id}, score {match.score:.2f}]", style="dim")
+        head.append(f"  [{match.kind.value} {match.id}, score {match.score:.2f}]", style="dim")
         console.print(head)
         console.print(Padding(Markdown(match.fix), (0, 2), expand=False))
         if match.references:
@@ -163,7 +167,8 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
     if report.alternatives and (verbose or report.signature is None):
         console.print(Text("\nAlso considered", style="bold underline"))
         for alt in report.alternatives:
-            console.print(Padding(Text(f"- {alt.id} ({alt.score:.2f}): {alt.title}"), (0, 2), expand=False))
+            console.print(Padding(Text(f"- {alt.id} ({alt.kind.value}, {alt.score:.2f}): "
+                                       f"{alt.title}"), (0, 2), expand=False))
 
     if report.symptoms:
         heading = "Symptoms (later errors that follow from it)" if report.root_cause else \
