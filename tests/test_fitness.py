@@ -224,3 +224,16 @@ def test_signatures_show_prints_a_fix_without_a_log() -> None:
     assert result.exit_code == 0 and "Fix:" in result.stdout
     missing = run("signatures", "show", "cuda-fork-reinitt")
     assert missing.exit_code == 2 and "cuda-fork-reinit" in missing.stderr
+
+
+def test_ctrl_c_stops_a_triage_run_with_130(tmp_path: Path) -> None:
+    for index in range(300):
+        (tmp_path / f"run{index}.log").write_bytes(SEED.read_bytes())
+    proc = subprocess.Popen([sys.executable, "-m", "logsleuth", "triage", "--no-cache",
+                             "--jobs", "2", str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT)
+    time.sleep(4)  # inside the pool by now (no timing is asserted, only the outcome)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert b"Traceback" not in err and b"interrupted" in err
