@@ -110,7 +110,9 @@ def test_ctrl_c_while_following_prints_what_was_read_and_exits_130() -> None:
     assert proc.stdin is not None
     proc.stdin.write("".join(lines).encode())
     proc.stdin.flush()
-    time.sleep(3)  # let it read (no timing is asserted: only the order of events)
+    assert proc.stderr is not None
+    waiting = proc.stderr.readline()  # said once it has caught up with the input
+    assert b"40 lines read" in waiting and b"waiting" in waiting
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
@@ -232,7 +234,12 @@ def test_ctrl_c_stops_a_triage_run_with_130(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "logsleuth", "triage", "--no-cache",
                              "--jobs", "2", str(tmp_path)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, cwd=ROOT)
-    time.sleep(4)  # inside the pool by now (no timing is asserted, only the outcome)
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    for _ in range(600):  # until its pool of workers runs (polled; no timing is asserted)
+        if not children.exists() or children.read_text().strip() or proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
