@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, Frame, Level, LineKind,
-                             LogLine, Milestone, Process)
+                             LogLine, Milestone, MilestoneKind, Process)
 
 MAX_FRAMES = 64  # the innermost frames are the ones that say where it failed
 MAX_MESSAGE_LINES = 12
@@ -326,7 +326,9 @@ class Assembler:
         if line.level in _ERROR_LEVELS:
             return None
         found = self._causality.milestone_of(line.text)
-        return Milestone(found, line.number, line.process, line.text) if found else None
+        if found is MilestoneKind.START:
+            self._kept.clear()  # the per-process cap counts each run afresh (a crash loop)
+        return Milestone(found, line.number, line.process, line.text, line.time) if found else None
 
     def _new_id(self) -> int:
         self._next_id += 1

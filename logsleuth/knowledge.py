@@ -32,6 +32,8 @@ class Causality:
     symptoms: tuple[Symptom, ...]
     wrappers: tuple[regex.Pattern[str], ...]
     milestones: tuple[tuple[MilestoneKind, regex.Pattern[str]], ...]
+    corrupting: tuple[regex.Pattern[str], ...] = ()
+    singletons: regex.Pattern[str] | None = None
 
     def role_of(self, process_name: str) -> Role:
         for role, pattern in self.roles:
@@ -58,6 +60,20 @@ class Causality:
             if _search(pattern, text):
                 return kind
         return None
+
+    def start_marker(self, text: str) -> int | None:
+        """Which start pattern a start line matched (a run holds each marker once a process)."""
+        starts = [pattern for kind, pattern in self.milestones if kind is MilestoneKind.START]
+        return next((index for index, pattern in enumerate(starts) if _search(pattern, text)),
+                    None)
+
+    def is_singleton(self, process_name: str) -> bool:
+        """A process that exists once in a run: another pid of it is another run."""
+        return self.singletons is not None and bool(_search(self.singletons, process_name))
+
+    def corrupts(self, text: str) -> bool:
+        """The error leaves its process unable to work (a sticky CUDA error)."""
+        return any(_search(pattern, text) for pattern in self.corrupting)
 
 
 def _search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
@@ -95,7 +111,9 @@ def load_causality(path: Path | None = None) -> Causality:
     milestones = tuple((MilestoneKind(kind), compile_(p, "milestones"))
                        for kind, patterns in data.get("milestones", {}).items()
                        for p in patterns)
-    return Causality(roles, symptoms, wrappers, milestones)
+    corrupting = tuple(compile_(p, "corrupting") for p in data.get("corrupting", []))
+    singletons = compile_(data["singletons"], "singletons") if "singletons" in data else None
+    return Causality(roles, symptoms, wrappers, milestones, corrupting, singletons)
 
 
 @cache

@@ -74,7 +74,8 @@ def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: Fa
     return Report(name, inference.verdict, inference.root_cause, inference.symptoms,
                   signature, alternatives, found, notices, inference.reasons,
                   inference.look_for, inference.failed_processes, inference.survived, stats.lines,
-                  config_differences=facts.differences(), fact_origins=facts.origins())
+                  config_differences=facts.differences(), fact_origins=facts.origins(),
+                  runs=inference.runs)
 
 
 def explain_text(text: str, *, signatures: SignatureSet | None = None,
