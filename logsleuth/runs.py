@@ -73,13 +73,15 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
     markers: dict[tuple[int | None, str], int | None] = {}  # (marker, name) -> its printer's pid
     pids: dict[str, int] = {}  # singleton process name -> its pid in this run
     pending: list[int] = []  # start lines of this run so far: where the next run may begin
+    appeared: set[tuple[str, int | None]] = set()
     for event in ordered:
         name, pid = event.process.name, event.process.pid
         gone = None
-        if pid is not None and know.is_singleton(name):
+        if pid is not None and (name, pid) not in appeared and know.is_singleton(name):
             old = pids.setdefault(name, pid)
             if old != pid and last_seen[(name, old)] < _first_line_of(event):
                 gone = _first_line_of(event)
+        appeared.add((name, pid))
         is_start = isinstance(event, Milestone) and event.kind is MilestoneKind.START
         if is_start and gone is None:
             key = (know.start_marker(event.text), name)
