@@ -31,8 +31,8 @@ from logsleuth.knowledge import Causality, default_causality
 from logsleuth.signatures.template import mask
 from logsleuth.model import (ErrorEvent, Event, EventKind, EventRole, Inference, LineKind, Link,
                              LinkReason, Milestone, MilestoneKind, Process, Role, Run, Verdict)
-from logsleuth.runs import (Outcome, RunKey, explained_index, outcome_of, run_key, run_reasons,
-                            split_runs, start_time, summarize)
+from logsleuth.runs import (Outcome, RunKey, explained_index, outcome_of, run_key, split_runs,
+                            start_time, summarize)
 
 # Which process roles a pointer to a role may mean. An engine core's failure often starts in its
 # workers; in eras without prefixes (before 2025-07) the engine core and workers print as `main`.
@@ -228,10 +228,7 @@ class CausalGraph:
         """Name the root cause, its symptoms and the verdict (of the run explained), and list
         every run."""
         inference = self._infer_run()
-        if not self._runs:
-            return inference
-        return replace(inference, runs=self._runs,
-                       reasons=inference.reasons + run_reasons(self._runs))
+        return replace(inference, runs=self._runs) if self._runs else inference
 
     def _infer_run(self) -> Inference:
         nodes, graph = self._nodes, self._graph

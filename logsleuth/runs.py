@@ -176,23 +176,6 @@ def explained_index(outcomes: Sequence[Outcome]) -> int:
     return failed[-1] if failed else len(outcomes) - 1
 
 
-def run_reasons(runs: Sequence[Run]) -> tuple[str, ...]:
-    """What the report says about the other runs, when there are several."""
-    if len(runs) < 2:
-        return ()
-    explained = next(r for r in runs if r.explained)
-    reasons: list[str] = []
-    if explained.verdict is not Verdict.NO_FAILURE:
-        when = (f" (first {explained.first_time}, last {explained.last_time})"
-                if explained.first_time and explained.first_time != explained.last_time else "")
-        reasons.append(f"The same failure in {explained.same_failure} of {len(runs)} runs{when}; "
-                       f"this is the last of them, started at line {explained.start_line}.")
-    last = runs[-1]
-    if not last.explained and last.verdict is Verdict.NO_FAILURE:
-        reasons.append(f"The last run (from line {last.start_line}) did not fail.")
-    return tuple(reasons)
-
-
 def _first_line_of(event: Event) -> int:
     return event.first_line if isinstance(event, ErrorEvent) else event.line
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from logsleuth.model import Report, Verdict
 from logsleuth.pipeline import explain_text
+from logsleuth.render.text import runs_lines
 from logsleuth.signatures import default_signatures
 from scenario_logs import ILLEGAL_ACCESS, OUT_OF_VOCAB, Server
 
@@ -174,7 +175,7 @@ def test_crash_loop_is_one_failure_in_every_run() -> None:
     assert report.runs[-1].explained
     assert report.root_cause is not None
     assert report.root_cause.line == line_of(lines, "ValueError: Free memory", starts[-1])
-    assert any("12 of 12 runs" in reason for reason in report.reasons)
+    assert runs_lines(report)[0].startswith("the same failure in 12 of 12 runs")
 
 
 def test_healthy_last_run_after_failed_ones_says_so() -> None:
@@ -186,7 +187,7 @@ def test_healthy_last_run_after_failed_ones_says_so() -> None:
     assert report.verdict is Verdict.FAILURE
     assert [r.verdict for r in report.runs][-1] is Verdict.NO_FAILURE
     assert report.runs[2].explained
-    assert any(f"last run (from line {last_at}) did not fail" in r for r in report.reasons)
+    assert f"the last run (from line {last_at}) did not fail" in runs_lines(report)
 
 
 def test_one_start_is_one_run() -> None:
