@@ -172,6 +172,8 @@ class Assembler:
             self._flush(channel, out)
             channel.title = (line.text, line.number, line.level, line.time)
         elif kind is LineKind.FATAL:
+            if line.level in _QUIET_LEVELS:
+                return self._other_line(channel, line, out)  # `Killed` as an INFO record's text
             self._flush(channel, out)
             channel.trace = _Trace(line.number, line.number, line.process, line.site is None,
                                    line.time, kind=EventKind.FATAL, exception=line.exception,

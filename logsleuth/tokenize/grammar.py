@@ -149,6 +149,13 @@ class _ToRecords(Transformer[Token, object]):
         name, _, pid = inner.rpartition("pid=")
         return Process(name.strip() or "pid", int(pid), ip or None)
 
+    def cut_prefix(self, items: list[Token]) -> Process:
+        # `ker_TP5 pid=207855) `: what is left of the name, and the pid when it is still there
+        inner = str(items[0]).strip()[:-1]
+        inner = inner.partition(", ip=")[0]
+        name, _, pid = inner.rpartition("pid=")
+        return Process(name.strip() or "pid", int(pid) if pid.isdigit() else None)
+
     def ray_daemon(self, items: list[Token]) -> Process:
         inner = str(items[0]).strip()[1:-1]
         name, _, ip = inner.partition(", ip=")
@@ -177,7 +184,7 @@ class _ToRecords(Transformer[Token, object]):
 
     def cut_record(self, items: list[Token]) -> _Header:
         # `10:11:14 [multiproc_executor.py:492] `: the level went with the cut
-        site = str(items[0]).rstrip().rsplit("[", 1)[1].rstrip("]")
+        site = str(items[0]).rstrip().rstrip("]").replace("[", " ").rsplit(" ", 1)[-1]
         return _Header(None, None, site)
 
     def pylog(self, items: list[Token]) -> _Header:
@@ -328,6 +335,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "CRI_TIME": (0, "docker"), "DOCKER_TIME": (0, "docker"), "JOURNALD": (0, "journald"), "COMPOSE": (0, "compose"),
     "QUOTE": (0, "quote"), "BOX": (0, "quote"),
     "PROC_PREFIX": (1, "proc_prefix"), "RAY_DAEMON": (1, "ray_daemon"),
+    "CUT_PREFIX": (1, "cut_prefix"),
     "RANK": (1, ""), "RECORD_HEADER": (2, "record"), "GLOG_HEADER": (2, "glog"),
     "RAY_CORE_HEADER": (2, "ray_core"), "GLOG_SHORT_HEADER": (2, "glog_short"),
     "PYLOG_HEADER": (2, "pylog"), "RAY_PY_HEADER": (2, "ray_py"),
