@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, Frame, Level, LineKind,
-                             LogLine, Milestone, MilestoneKind, Process)
+                             LogLine, Milestone, MilestoneKind, Phase, Process)
 
 MAX_FRAMES = 64  # the innermost frames are the ones that say where it failed
 MAX_MESSAGE_LINES = 12
@@ -83,6 +83,7 @@ class Assembler:
         self._max_events = max_events_per_process
         self._kept: dict[Process, int] = {}
         self._dropped: dict[Process, int] = {}
+        self._phases: dict[Process, Phase] = {}  # the last phase mark of each process
 
     def notices(self) -> list[str]:
         """What the event cap left out, one sentence per process it was hit for."""
@@ -330,7 +331,16 @@ class Assembler:
         found = self._causality.milestone_of(line.text)
         if found is MilestoneKind.START:
             self._kept.clear()  # the per-process cap counts each run afresh (a crash loop)
-        return Milestone(found, line.number, line.process, line.text, line.time) if found else None
+        phase = self._causality.phase_of_line(line.text)
+        if found is not None:  # a lifecycle line may begin a phase too (`Model loading took`)
+            if phase is not None:
+                self._phases[line.process] = phase
+            return Milestone(found, line.number, line.process, line.text, phase, time=line.time)
+        if phase is None or self._phases.get(line.process) is phase:
+            return None  # a progress bar repeats its phase on every refresh: one mark is enough
+        self._phases[line.process] = phase
+        return Milestone(MilestoneKind.PHASE, line.number, line.process, line.text, phase,
+                         time=line.time)
 
     def _new_id(self) -> int:
         self._next_id += 1

@@ -10,7 +10,7 @@ import regex
 
 from logsleuth.errors import SignatureError
 from logsleuth.literal import required_literal
-from logsleuth.model import MilestoneKind, Role
+from logsleuth.model import MilestoneKind, Phase, Role
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
 
@@ -34,6 +34,8 @@ class Causality:
     milestones: tuple[tuple[MilestoneKind, regex.Pattern[str]], ...]
     corrupting: tuple[regex.Pattern[str], ...] = ()
     singletons: regex.Pattern[str] | None = None
+    phase_lines: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()
+    phase_frames: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()  # in precedence order
 
     def role_of(self, process_name: str) -> Role:
         for role, pattern in self.roles:
@@ -61,6 +63,7 @@ class Causality:
                 return kind
         return None
 
+
     def start_marker(self, text: str) -> int | None:
         """Which start pattern a start line matched (a run holds each marker once a process)."""
         starts = [pattern for kind, pattern in self.milestones if kind is MilestoneKind.START]
@@ -74,6 +77,22 @@ class Causality:
     def corrupts(self, text: str) -> bool:
         """The error leaves its process unable to work (a sticky CUDA error)."""
         return any(_search(pattern, text) for pattern in self.corrupting)
+
+    def phase_of_line(self, text: str) -> Phase | None:
+        """The lifecycle phase a line begins, if it is a phase line."""
+        for phase, pattern in self.phase_lines:
+            if _search(pattern, text):
+                return phase
+        return None
+
+    def phase_of_frames(self, places: list[str]) -> tuple[Phase, str] | None:
+        """The phase the frames (`file:function` texts) show, and the frame that shows it."""
+        for phase, pattern in self.phase_frames:
+            for place in places:
+                if _search(pattern, place):
+                    return phase, place
+        return None
+
 
 
 def _search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
@@ -113,7 +132,13 @@ def load_causality(path: Path | None = None) -> Causality:
                        for p in patterns)
     corrupting = tuple(compile_(p, "corrupting") for p in data.get("corrupting", []))
     singletons = compile_(data["singletons"], "singletons") if "singletons" in data else None
-    return Causality(roles, symptoms, wrappers, milestones, corrupting, singletons)
+    phases = data.get("phases", [])
+    phase_lines = tuple((Phase(item["phase"]), compile_(p, "phases"))
+                        for item in phases for p in item.get("lines", []))
+    phase_frames = tuple((Phase(item["phase"]), compile_(p, "phases"))
+                         for item in phases for p in item.get("frames", []))
+    return Causality(roles, symptoms, wrappers, milestones, corrupting, singletons, phase_lines,
+                     phase_frames)
 
 
 @cache
