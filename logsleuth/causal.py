@@ -457,10 +457,11 @@ def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
                        "the log.")
     if not pointers and symptoms:
         reasons.append(f"{len(symptoms)} later error(s) follow from it.")
-    earlier = [e for e in survived if e.line < event.line]
-    if earlier:
-        reasons.append(f"{len(earlier)} earlier error(s) were survived: their process or engine "
-                       f"went on working after them (the first at line {earlier[0].line}).")
+    lived_through = [e for e in survived if e.line < event.line]
+    if lived_through:
+        reasons.append(f"{len(lived_through)} earlier error(s) were survived: their process or "
+                       "engine went on working after them (the first at line "
+                       f"{lived_through[0].line}).")
     return tuple(reasons)
 
 

@@ -27,6 +27,7 @@ class LineKind(Enum):
     ELIDED = "elided"
     REPEAT = "repeat"
     EXCEPTION = "exception"
+    EXCEPTION_REPR = "exception_repr"  # `RuntimeError('...')`: logger.exception(repr(e))'s title
     CHAIN = "chain"
     PROCESS_HEADER = "process_header"
     FATAL = "fatal"

@@ -257,7 +257,8 @@ def _matters(raw: str) -> bool:
     if line.kind is LineKind.EXCEPTION and (line.exception or "").endswith("Warning"):
         return False
     return (line.kind in {LineKind.TRACEBACK_HEADER, LineKind.FRAME, LineKind.EXCEPTION,
-                          LineKind.CHAIN, LineKind.PROCESS_HEADER, LineKind.FATAL}
+                          LineKind.EXCEPTION_REPR, LineKind.CHAIN, LineKind.PROCESS_HEADER,
+                          LineKind.FATAL}
             or line.level in (Level.ERROR, Level.CRITICAL)
             or (line.kind is LineKind.NCCL and line.exception in ("NCCL WARN", "NCCL ERROR")))
 

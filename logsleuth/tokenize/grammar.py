@@ -286,7 +286,7 @@ class _ToRecords(Transformer[Token, object]):
         text = str(items[0]).strip()
         name, _, rest = text.partition("(")
         message = rest[:-1].strip()[1:-1] if len(rest) > 1 else ""
-        return _Body(LineKind.EXCEPTION, text, exception=name, message=message)
+        return _Body(LineKind.EXCEPTION_REPR, text, exception=name, message=message)
 
     def fatal(self, items: list[Token]) -> _Body:
         text = "".join(str(t) for t in items)
