@@ -34,7 +34,7 @@ FAILURES = [
      "NCCL version 2.26.2", [Phase.INIT, Phase.PROFILE, Phase.SERVING],
      ["NCCL_DEBUG=INFO", "NCCL_P2P_DISABLE=1", "--disable-custom-all-reduce"]),
     ("device-side-assert", "RuntimeError: CUDA error: device-side assert triggered" + TAIL,
-     RUNNING, ["CUDA_LAUNCH_BLOCKING=1", "--tokenizer"]),
+     RUNNING, ["CUDA_LAUNCH_BLOCKING=1", "--enforce-eager"]),
     ("weight-scale-keyerror", "KeyError: 'model.layers.3.mlp.down_proj.weight_scale'", LOADING,
      ["--quantization"]),
     ("safetensors-header-too-large",
