@@ -148,8 +148,9 @@ class SignatureSet:
                 hit = pattern.search(text, timeout=PATTERN_TIMEOUT)
             except TimeoutError:
                 hit = None
-            if hit and (message_score < 1.0 or len(pattern.pattern) > specificity):
-                message_score, specificity = 1.0, float(len(pattern.pattern))
+            fixed = _fixed_length(pattern.pattern)
+            if hit and (message_score < 1.0 or fixed > specificity):
+                message_score, specificity = 1.0, float(fixed)
                 detail = f"regex matched: {hit.group(0)[:80]}"
         if message_score == 0.0:
             return None
@@ -330,6 +331,15 @@ def _readings(event: ErrorEvent) -> list[str]:
     if not event.message and event.frames and event.frames[-1].code:
         readings.append(f"{event.exception}: {event.frames[-1].code}")
     return readings
+
+
+_SYNTAX = re.compile(r"\\[dDwWsSbB]|\(\?[:i=!<]*|[\[\](){}?*+|^$.\\]|\{\d*,?\d*\}")
+
+
+def _fixed_length(pattern: str) -> int:
+    """Roughly how much fixed text a pattern demands (its syntax and classes removed), so that a
+    pattern is not more specific than a template for being written with more punctuation."""
+    return len(_SYNTAX.sub("", pattern))
 
 
 def _short(name: str) -> str:
