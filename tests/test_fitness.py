@@ -244,3 +244,38 @@ def test_ctrl_c_stops_a_triage_run_with_130(tmp_path: Path) -> None:
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert b"Traceback" not in err and b"interrupted" in err
+
+
+# ---- safe to paste publicly ---------------------------------------------------------------------------
+
+PRIVATE_LOG = ("(EngineCore_DP0 pid=7) ERROR 01-01 00:00:00 [core.py:1] EngineCore failed to start."
+               "\n(EngineCore_DP0 pid=7) ERROR 01-01 00:00:00 [core.py:1] Traceback (most recent "
+               'call last):\n(EngineCore_DP0 pid=7) ERROR 01-01 00:00:00 [core.py:1]   File '
+               '"/home/alice/venv/lib/vllm/core.py", line 3, in run\n(EngineCore_DP0 pid=7) ERROR '
+               "01-01 00:00:00 [core.py:1] RuntimeError: cannot reach tcp://10.20.30.40:29500 "
+               "with token hf_abcdefghijklmnopqrstuvwxyz0123\n")
+
+
+@pytest.mark.parametrize(("args", "masked"), [
+    (["--format", "markdown"], True), (["--format", "markdown", "--no-redact"], False),
+    (["--redact"], True), ([], False), (["--format", "html", "--redact"], True)])
+def test_redaction(tmp_path: Path, args: list[str], masked: bool) -> None:
+    log = tmp_path / "private.log"
+    log.write_text(PRIVATE_LOG, encoding="utf-8")
+    out = run("explain", *args, str(log)).stdout
+    secrets = ("10.20.30.40", "/home/alice", "hf_abcdefghijklmnopqrstuvwxyz0123")
+    assert ("RuntimeError" in out) and all((s not in out) == masked for s in secrets), out
+    if masked:
+        assert "<ip>" in out or "&lt;ip&gt;" in out
+
+
+def test_markdown_names_the_versions_that_made_it() -> None:
+    out = run("explain", "--format", "markdown", str(SEED)).stdout
+    assert f"logsleuth {logsleuth.__version__}" in out and "signatures (set " in out
+
+
+def test_every_public_name_is_documented() -> None:
+    for name in logsleuth.__all__:
+        value = getattr(logsleuth, name)
+        if callable(value):
+            assert (value.__doc__ or "").strip(), f"logsleuth.{name} has no docstring"
