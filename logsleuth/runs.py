@@ -74,17 +74,19 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
     pids: dict[str, int] = {}  # singleton process name -> its pid in this run
     pending: list[int] = []  # start lines of this run so far: where the next run may begin
     appeared: set[tuple[str, int | None]] = set()
+    singleton: dict[str, bool] = {}  # a crash loop repeats a few names a thousand times
     for event in ordered:
         name, pid = event.process.name, event.process.pid
         gone = None
-        if pid is not None and (name, pid) not in appeared and know.is_singleton(name):
+        if pid is not None and (name, pid) not in appeared \
+                and singleton.setdefault(name, know.is_singleton(name)):
             old = pids.setdefault(name, pid)
             if old != pid and last_seen[(name, old)] < _first_line_of(event):
                 gone = _first_line_of(event)
         appeared.add((name, pid))
         is_start = isinstance(event, Milestone) and event.kind is MilestoneKind.START
+        key = (know.start_marker(event.text), name) if is_start else (None, name)
         if is_start and gone is None:
-            key = (know.start_marker(event.text), name)
             if key in markers:
                 printer = markers[key]
                 # a process prints its banner once: the same pid again is a restart that
@@ -96,7 +98,7 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
             starts.append(min([*later, gone]))
             markers, pids, pending = {}, ({name: pid} if pid is not None else {}), []
         if is_start:
-            markers.setdefault((know.start_marker(event.text), name), pid)
+            markers.setdefault(key, pid)
             pending.append(event.line)
     bounds = [ordered[0].line, *starts]
     last_line = max(_last_line_of(e) for e in ordered)
@@ -120,14 +122,19 @@ def _previous_other(ordered: Sequence[Event], line: int) -> int:
     return 0
 
 
-def run_key(run: RunSlice) -> RunKey:
+def run_key(run: RunSlice, masked: dict[str, str] | None = None) -> RunKey:
     """Equal for runs that print the same errors and milestones at the same relative lines
-    (times, pids and numbers in messages aside): their inference is the same, shifted."""
+    (times, pids and numbers in messages aside): their inference is the same, shifted.
+    `masked` caches masked messages across the runs of one log."""
     base = run.start_line
+    masks = masked if masked is not None else {}
     key: list[tuple[object, ...]] = []
     for event in run.events:
         if isinstance(event, ErrorEvent):
-            key.append((event.kind, event.exception, mask(_first_line(event.message))[:300],
+            message = event.message
+            if message not in masks:
+                masks[message] = mask(_first_line(message))[:300]
+            key.append((event.kind, event.exception, masks[message],
                         event.process.name, event.line - base, event.first_line - base,
                         event.last_line - base, event.cause_id is not None))
         else:
