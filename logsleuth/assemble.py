@@ -120,9 +120,9 @@ class Assembler:
                 # vLLM starts again: an exception that was only waiting for more message lines
                 # is complete (a restarted container reuses pids, so its channel would otherwise
                 # take the next run's records as its message)
-                for channel in self._channels.values():
-                    if channel.trace is not None and channel.trace.closing:
-                        self._flush(channel, out)
+                for waiting in self._channels.values():
+                    if waiting.trace is not None and waiting.trace.closing:
+                        self._flush(waiting, out)
                 self._kept.clear()  # the per-process cap counts each run afresh
             out.append(milestone)
             return out

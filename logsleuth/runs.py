@@ -59,16 +59,21 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
 
     A start marker printed again under the same process name begins a new run when the process
     that printed it before has printed nothing since (it is gone: a restart), has the same pid
-    (a restarted container reuses pid 1), or has no pid to tell (the unprefixed eras). So does a new pid under a name that exists once a run
-    (`singletons`) once the old pid has gone quiet. Two servers writing into one log at once
-    keep printing under their pids, and stay one run.
+    (a restarted container reuses pid 1), or has no pid to tell (the unprefixed eras). So does a
+    new pid under a name that exists once a run (`singletons`) after the old pid ended (its
+    last words an error or a shutdown: an engine core that serves prints nothing, so silence
+    alone does not end it). Two servers writing into one log at once stay one run.
     """
     ordered = sorted(events, key=_line_of)
     if not ordered:
         return [RunSlice(1, 1, ())]
     last_seen: dict[tuple[str, int | None], int] = {}
+    ended: dict[tuple[str, int | None], bool] = {}  # its last event is an error or a shutdown
     for event in ordered:
-        last_seen[(event.process.name, event.process.pid)] = _last_line_of(event)
+        who = (event.process.name, event.process.pid)
+        last_seen[who] = _last_line_of(event)
+        ended[who] = isinstance(event, ErrorEvent) \
+            or event.kind is MilestoneKind.SHUTDOWN_REQUESTED
     starts: list[int] = []
     markers: dict[tuple[int | None, str], int | None] = {}  # (marker, name) -> its printer's pid
     pids: dict[str, int] = {}  # singleton process name -> its pid in this run
@@ -81,7 +86,8 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
         if pid is not None and (name, pid) not in appeared \
                 and singleton.setdefault(name, know.is_singleton(name)):
             old = pids.setdefault(name, pid)
-            if old != pid and last_seen[(name, old)] < _first_line_of(event):
+            if old != pid and ended[(name, old)] \
+                    and last_seen[(name, old)] < _first_line_of(event):
                 gone = _first_line_of(event)
         appeared.add((name, pid))
         is_start = isinstance(event, Milestone) and event.kind is MilestoneKind.START
