@@ -57,9 +57,10 @@ def _line_of(event: Event) -> int:
 def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
     """The runs of a log, in order; one run when the log holds one start (or none).
 
-    A start marker printed again under the same process name begins a new run when the process
-    that printed it before has printed nothing since (it is gone: a restart), has the same pid
-    (a restarted container reuses pid 1), or has no pid to tell (the unprefixed eras). So does a
+    A start marker printed again under the same process name begins a new run when every
+    process of the run so far is silent from there on (they are gone: a restart), when the
+    process that printed it before has the same pid (a restarted container reuses pid 1), or
+    has no pid to tell (the unprefixed eras). So does a
     new pid under a name that exists once a run (`singletons`) after the old pid ended (its
     last words an error or a shutdown: an engine core that serves prints nothing, so silence
     alone does not end it). Two servers writing into one log at once stay one run.
@@ -79,6 +80,7 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
     pids: dict[str, int] = {}  # singleton process name -> its pid in this run
     pending: list[int] = []  # start lines of this run so far: where the next run may begin
     appeared: set[tuple[str, int | None]] = set()
+    current: set[tuple[str, int]] = set()  # the processes with pids seen in this run
     singleton: dict[str, bool] = {}  # a crash loop repeats a few names a thousand times
     for event in ordered:
         name, pid = event.process.name, event.process.pid
@@ -90,19 +92,28 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
                     and last_seen[(name, old)] < _first_line_of(event):
                 gone = _first_line_of(event)
         appeared.add((name, pid))
+        if pid is not None:
+            current.add((name, pid))
         is_start = isinstance(event, Milestone) and event.kind is MilestoneKind.START
         key = (know.start_marker(event.text), name) if is_start else (None, name)
         if is_start and gone is None:
-            if key in markers:
+            # a run that printed nothing but its banners is not a run yet (a banner printed
+            # twice, a launcher's line before vLLM's own)
+            said = not pending or _previous_other(ordered, event.line) > pending[0]
+            if key in markers and said:
                 printer = markers[key]
                 # a process prints its banner once: the same pid again is a restart that
-                # reused it (pid 1 of a restarted container)
-                if printer is None or printer == pid or last_seen[(name, printer)] < event.line:
+                # reused it (pid 1 of a restarted container); another pid is a restart when
+                # every process of this run is silent from here on (a second server running
+                # beside the first keeps the first one's processes talking)
+                if printer is None or printer == pid or all(
+                        last_seen[who] < event.line for who in current if who != (name, pid)):
                     gone = event.line
         if gone is not None:
             later = [line for line in pending if line > _previous_other(ordered, gone)]
             starts.append(min([*later, gone]))
             markers, pids, pending = {}, ({name: pid} if pid is not None else {}), []
+            current = {(name, pid)} if pid is not None else set()
         if is_start:
             markers.setdefault(key, pid)
             pending.append(event.line)
