@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from logsleuth.assemble import Assembler, assemble
 from logsleuth.causal import CausalGraph
 from logsleuth.facts import FactCollector
-from logsleuth.model import Event, Inference, Report
+from logsleuth.fingerprint import fingerprint
+from logsleuth.fold import FoldedErrors, Folder, folded_notice
+from logsleuth.model import Event, Inference, LogLine, Report
 from logsleuth.read import LogInput, Source, input_from_text, open_input
 from logsleuth.signatures import SignatureSet, Target, default_signatures
 from logsleuth.signatures.match import (CHAIN_WEIGHT, ROOT_WEIGHT, SYMPTOM_WEIGHT,
@@ -39,6 +41,7 @@ class EventsRead:
     stats: TokenizeStats
     facts: FactCollector
     notices: tuple[str, ...]
+    folded: tuple[FoldedErrors, ...] = ()  # survived repeats counted instead of kept
 
 
 def read_events(log: LogInput, progress: Callable[[int], None] | None = None) -> EventsRead:
@@ -51,9 +54,21 @@ def read_events(log: LogInput, progress: Callable[[int], None] | None = None) ->
         blocks = log.blocks() if progress is None else _reporting(log.blocks(), progress)
         lines = facts.watch(tokenize(blocks, stats))
     assembler = Assembler()
-    events: list[Event] = [e for line in lines for e in assembler.feed(line)]
-    events += assembler.finish()
-    return EventsRead(events, stats, facts, (*log.notices, *assembler.notices()))
+    folder = Folder()  # survived repeats of one error become a count as they stream by
+    events = sorted(folder.fold(_assembled(assembler, lines)), key=lambda e: e.line)
+    folded = folder.folded()
+    notices = tuple(folded_notice(group) for group in folded[:MAX_FOLDED_NOTICES])
+    return EventsRead(events, stats, facts, (*log.notices, *assembler.notices(), *notices),
+                      folded)
+
+
+MAX_FOLDED_NOTICES = 5
+
+
+def _assembled(assembler: Assembler, lines: Iterable[LogLine]) -> Iterator[Event]:
+    for line in lines:
+        yield from assembler.feed(line)
+    yield from assembler.finish()
 
 
 def _reporting(blocks: Iterator[bytes], progress: Callable[[int], None]) -> Iterator[bytes]:
@@ -100,7 +115,23 @@ def _targets(inference: Inference) -> list[Target]:
     weight = SYMPTOM_WEIGHT if inference.root_cause is None else SYMPTOM_WEIGHT_BESIDE_ROOT
     targets += [Target(event, weight, "symptom") for event in inference.symptoms
                 if event.id not in chained]
-    return targets
+    return _distinct(targets)
+
+
+def _distinct(targets: list[Target]) -> list[Target]:
+    """One target per distinct failure: a thousand copies of one error (a crash loop, a request
+    error repeated all day) are scored once, not a thousand times. The first copy stands for the
+    others, as it would win a tie among them."""
+    seen: set[object] = set()
+    out: list[Target] = []
+    for target in targets:
+        event = target.event
+        key = (target.kind, target.weight, fingerprint(event), event.title, event.process.name,
+               tuple((f.file, f.function, f.code) for f in event.frames))
+        if key not in seen:
+            seen.add(key)
+            out.append(target)
+    return out
 
 
 def _stats_notices(stats: TokenizeStats) -> tuple[str, ...]:

@@ -49,7 +49,8 @@ def test_fast_path_agrees_with_lark_on_generated_lines(mix: str, mix_dir: str) -
 
 _WORD = st.text(alphabet="abcXYZ_.:0123 ()'\"|^~-", min_size=0, max_size=12)
 _BODIES = st.one_of(
-    st.builds(lambda p, n, f: f'  File "{p}", line {n}, in {f}', _WORD, st.integers(0, 9999), _WORD),
+    st.builds(lambda p, n, f: f'  File "{p}", line {n}, in {f}', _WORD, st.integers(0, 9999),
+              _WORD),
     st.builds(lambda p, n, f: f'File "{p}", line {n} in {f}', _WORD, st.integers(0, 99), _WORD),
     st.builds(lambda n, m: f"{n}: {m}", st.sampled_from(
         ["ValueError", "torch.OutOfMemoryError", "KeyboardInterrupt", "Error", "x.YError(Z)",

@@ -37,7 +37,8 @@ class BodyLexer:
     """The first token of a body, as Lark's contextual lexer would take it."""
 
     def __init__(self, parser: Lark, transformer: object):
-        accepted = parser.parse_interactive("", start="body").accepts() - {"$END"}
+        start = parser.parse_interactive("", start="body")
+        accepted = start.accepts() - {"$END"}  # type: ignore[no-untyped-call]
         terminals = [parser.get_terminal(name) for name in accepted]
         # the order of lark.lexer.BasicLexer: priority, then the widest pattern first
         terminals.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value),

@@ -59,12 +59,16 @@ class Tokenizer:
         self._tail = b""
 
     def spans(self, block: bytes) -> list[tuple[int, int]]:
-        """Where the anchored lines of a block are (byte offsets)."""
+        """Where the anchored lines of a block are (byte offsets), with the serving lines that
+        tell whether the server lived on: the first after each stretch of anchored lines (did
+        the process that just logged an error keep serving?) and the block's last."""
         spans = _anchored_spans(block, self._anchor)
+        serving = _first_match_lines_after(block, spans, self._serving)
         last_serving = _last_match_line(block, self._serving)
-        if last_serving is not None and last_serving not in spans:
-            spans.append(last_serving)
-            spans.sort()
+        if last_serving is not None:
+            serving.append(last_serving)
+        if serving:
+            spans = sorted(set(spans).union(serving))
         return spans
 
     def feed(self, block: bytes) -> Iterator[LogLine]:
@@ -155,6 +159,25 @@ def _raw_search(pattern: re2._Regexp) -> Callable[[bytes, int, int], tuple[int, 
     def search(data: bytes, position: int, end: int) -> tuple[int, int]:
         return match(_UNANCHORED, data, position, end)[0]  # type: ignore[no-any-return]
     return search
+
+
+def _first_match_lines_after(block: bytes, spans: list[tuple[int, int]],
+                             pattern: re2._Regexp) -> list[tuple[int, int]]:
+    """The first line matching `pattern` in each gap after an anchored line: one bounded search
+    per gap, so every byte is searched at most once."""
+    search = _raw_search(pattern)
+    found: list[tuple[int, int]] = []
+    ends = [end for _, end in spans]
+    starts = [start for start, _ in spans[1:]] + [len(block)]
+    for gap_start, gap_end in zip(ends, starts):
+        if gap_end - gap_start < 2:
+            continue  # the next anchored line follows at once
+        hit_start, _ = search(block, gap_start, gap_end)
+        if hit_start >= 0:
+            start = block.rfind(b"\n", 0, hit_start) + 1
+            end = block.find(b"\n", hit_start)
+            found.append((start, end if end >= 0 else len(block)))
+    return found
 
 
 def _last_match_line(block: bytes, pattern: re2._Regexp) -> tuple[int, int] | None:
