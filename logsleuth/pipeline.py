@@ -12,12 +12,18 @@ from logsleuth.facts import FactCollector
 from logsleuth.fingerprint import fingerprint
 from logsleuth.fold import FoldedErrors, Folder, folded_notice
 from logsleuth.model import Event, Inference, LogLine, Report
+from logsleuth.phase import failure_phase
 from logsleuth.read import LogInput, Source, input_from_text, open_input
 from logsleuth.signatures import SignatureSet, Target, default_signatures
 from logsleuth.signatures.match import (CHAIN_WEIGHT, ROOT_WEIGHT, SYMPTOM_WEIGHT,
                                         SYMPTOM_WEIGHT_BESIDE_ROOT)
 from logsleuth.tokenize import TokenizeStats, tokenize
 from logsleuth.tokenize.halves import can_split, tokenize_halves
+from logsleuth.tokenize.sniff import HEAD_BYTES, looks_like_log
+
+EMPTY_NOTICE = "the input is empty: there was nothing to analyse"
+UNRECOGNISED_NOTICE = ("no line of this input looks like log output (no log record, process "
+                       "prefix or traceback): is it the right file?")
 
 
 def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None,
@@ -30,7 +36,8 @@ def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None
     """
     log = source if isinstance(source, LogInput) else open_input(source, name=name)
     read = read_events(log, progress)
-    return build_report(log.name, read.events, read.stats, read.facts, signatures, read.notices)
+    return build_report(log.name, read.events, read.stats, read.facts, signatures, read.notices,
+                        head=read.head)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +48,7 @@ class EventsRead:
     stats: TokenizeStats
     facts: FactCollector
     notices: tuple[str, ...]
+    head: bytes = b""  # the input's first bytes, to tell a log from anything else
     folded: tuple[FoldedErrors, ...] = ()  # survived repeats counted instead of kept
 
 
@@ -48,18 +56,22 @@ def read_events(log: LogInput, progress: Callable[[int], None] | None = None) ->
     """Read, tokenize and assemble a log (`explain` and the pictures both start here)."""
     stats = TokenizeStats()
     facts = FactCollector()
+    head = bytearray()
     if can_split(log):  # a big plain file: its second half is read by a second process
         lines = facts.watch(tokenize_halves(log, stats, progress))
     else:
         blocks = log.blocks() if progress is None else _reporting(log.blocks(), progress)
-        lines = facts.watch(tokenize(blocks, stats))
+        lines = facts.watch(tokenize(_keeping_head(blocks, head), stats))
     assembler = Assembler()
     folder = Folder()  # survived repeats of one error become a count as they stream by
     events = sorted(folder.fold(_assembled(assembler, lines)), key=lambda e: e.line)
     folded = folder.folded()
     notices = tuple(folded_notice(group) for group in folded[:MAX_FOLDED_NOTICES])
+    if not head and log.path is not None:  # the split reader read the file itself
+        with open(log.path, "rb") as start:
+            head += start.read(HEAD_BYTES)
     return EventsRead(events, stats, facts, (*log.notices, *assembler.notices(), *notices),
-                      folded)
+                      bytes(head), folded)
 
 
 MAX_FOLDED_NOTICES = 5
@@ -71,6 +83,13 @@ def _assembled(assembler: Assembler, lines: Iterable[LogLine]) -> Iterator[Event
     yield from assembler.finish()
 
 
+def _keeping_head(blocks: Iterator[bytes], head: bytearray) -> Iterator[bytes]:
+    for block in blocks:
+        if len(head) < HEAD_BYTES:
+            head += block[:HEAD_BYTES - len(head)]
+        yield block
+
+
 def _reporting(blocks: Iterator[bytes], progress: Callable[[int], None]) -> Iterator[bytes]:
     for block in blocks:
         progress(len(block))
@@ -78,18 +97,25 @@ def _reporting(blocks: Iterator[bytes], progress: Callable[[int], None]) -> Iter
 
 
 def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: FactCollector,
-                 signatures: SignatureSet | None, notices: tuple[str, ...] = ()) -> Report:
-    """Infer, match and report over the events of a log read so far."""
+                 signatures: SignatureSet | None, notices: tuple[str, ...] = (), *,
+                 head: bytes | None = None) -> Report:
+    """Infer, match and report over the events of a log read so far. `head`, the input's first
+    bytes, is sniffed when nothing was found, to tell a healthy log from something else."""
     graph = CausalGraph.build(events, last_line=stats.last_line_text, line_count=stats.lines)
     inference = graph.infer()
     database = signatures if signatures is not None else default_signatures()
     found = facts.result()
-    signature, alternatives = database.best(_targets(inference), found)
+    phase = failure_phase(inference, events)
+    signature, alternatives = database.best(_targets(inference), found, phase)
     notices = notices + _stats_notices(stats) + database.notices
+    recognised = bool(events) or bool(found) or head is None or looks_like_log(head)
+    if not recognised:
+        notices += (UNRECOGNISED_NOTICE if stats.lines else EMPTY_NOTICE,)
     return Report(name, inference.verdict, inference.root_cause, inference.symptoms,
                   signature, alternatives, found, notices, inference.reasons,
                   inference.look_for, inference.failed_processes, inference.survived, stats.lines,
-                  config_differences=facts.differences(), fact_origins=facts.origins())
+                  config_differences=facts.differences(), fact_origins=facts.origins(),
+                  phase=phase, recognised=recognised)
 
 
 def explain_text(text: str, *, signatures: SignatureSet | None = None,

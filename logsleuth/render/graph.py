@@ -15,7 +15,8 @@ from enum import Enum
 from xml.sax.saxutils import escape
 
 from logsleuth.knowledge import Causality, default_causality
-from logsleuth.model import ErrorEvent, Event, Inference, LinkReason, Milestone, Role
+from logsleuth.model import (ErrorEvent, Event, Inference, LinkReason, Milestone, MilestoneKind,
+                             Role)
 
 MAX_NODES = 60
 ROLE_COLOURS = {Role.API_SERVER: "#4c78a8", Role.ENGINE_CORE: "#9467bd", Role.WORKER: "#f58518",
@@ -87,7 +88,9 @@ def build_picture(events: list[Event], inference: Inference,
                        e.line, status[e.id]) for e in chosen]
     seen: set[tuple[str, str]] = set()
     for item in events:
-        if isinstance(item, Milestone) and len(nodes) < max_nodes:
+        # phase marks are context for matching, not steps of the causal story
+        if isinstance(item, Milestone) and item.kind is not MilestoneKind.PHASE \
+                and len(nodes) < max_nodes:
             key = (item.process.label, item.kind.value)
             if key not in seen:
                 seen.add(key)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from logsleuth.model import ConfigDifference, ErrorEvent, Match, Process, Report
+from logsleuth.model import ConfigDifference, ErrorEvent, Match, PhaseEvidence, Process, Report
 
 SCHEMA = "logsleuth.report/1"
 MAX_FRAMES = 12  # innermost frames kept in the JSON; enough to say where it failed
@@ -39,7 +39,8 @@ def event_to_dict(event: ErrorEvent) -> dict[str, Any]:
 
 
 def _match(match: Match, full: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": match.id, "title": match.title, "score": match.score}
+    out: dict[str, Any] = {"id": match.id, "title": match.title, "score": match.score,
+                           "kind": match.kind.value}
     if full:
         out.update({
             "fix": match.fix,
@@ -67,10 +68,17 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "look_for": list(report.look_for),
         "failed_processes": [_process(p) for p in report.failed_processes],
         "lines_read": report.lines_read,
+        "recognised": report.recognised,
         "config_differences": [_difference(d) for d in report.config_differences],
         "fact_origins": {name: {"line": origin.line, "process": _process(origin.process)}
                          for name, origin in report.fact_origins.items()},
+        "phase": _phase(report.phase) if report.phase else None,
     }
+
+
+def _phase(phase: PhaseEvidence) -> dict[str, Any]:
+    return {"name": phase.phase.value, "source": phase.source, "detail": phase.detail,
+            "line": phase.line}
 
 
 def _difference(difference: ConfigDifference) -> dict[str, Any]:

@@ -88,8 +88,10 @@ def _fix(report: Report) -> list[str]:
                 "No known signature matches. (`logsleuth signatures new --from LOG` starts one.)"]
     facts = [f"`{e.detail}`" for e in match.evidence if e.part == "facts"]
     used = f"; facts used: {', '.join(facts)}" if facts else ""
+    phase = f"; phase: {report.phase.phase.value}" if report.phase else ""
     out = [f"#### Suggested fix: {match.title}", "",
-           f"Signature `{match.id}`, score {match.score:.2f}{used}", "", match.fix.strip()]
+           f"Signature `{match.id}` ({match.kind.value}), score {match.score:.2f}{used}{phase}",
+           "", match.fix.strip()]
     if match.references:
         out += ["", "References:", *[f"- {url}" for url in match.references]]
     return out

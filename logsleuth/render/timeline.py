@@ -70,7 +70,8 @@ def build_timeline(events: list[Event], inference: Inference,
     for item in events:
         if isinstance(item, Milestone):
             per.setdefault(item.process, []).append(
-                LaneEvent(item.line, item.kind.value, Mark.MILESTONE))
+                LaneEvent(item.line, f"phase {item.phase.value}" if item.phase else item.kind.value,
+                          Mark.MILESTONE))
     root = inference.root_cause
     shown: set[int] = set()
     for event in (root, *inference.chain, *inference.symptoms):
