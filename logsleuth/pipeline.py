@@ -11,7 +11,7 @@ from logsleuth.causal import CausalGraph
 from logsleuth.facts import FactCollector
 from logsleuth.fingerprint import fingerprint
 from logsleuth.fold import FoldedErrors, Folder, folded_notice
-from logsleuth.model import Event, Inference, LogLine, Report
+from logsleuth.model import ErrorEvent, Event, Inference, LogLine, Report
 from logsleuth.phase import failure_phase
 from logsleuth.read import LogInput, Source, input_from_text, open_input
 from logsleuth.signatures import SignatureSet, Target, default_signatures
@@ -34,10 +34,19 @@ def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None
     the analysis is reported in `Report.notices`. `progress`, if given, is called with the
     number of (uncompressed) bytes of each block as it is read.
     """
+    return explain_events(source, signatures=signatures, name=name, progress=progress)[0]
+
+
+def explain_events(source: Source | LogInput, *, signatures: SignatureSet | None = None,
+                   name: str | None = None, progress: Callable[[int], None] | None = None
+                   ) -> tuple[Report, EventsRead]:
+    """`explain`, also handing back the events it read (for pictures of the same reading:
+    stdin cannot be read twice)."""
     log = source if isinstance(source, LogInput) else open_input(source, name=name)
     read = read_events(log, progress)
-    return build_report(log.name, read.events, read.stats, read.facts, signatures, read.notices,
-                        head=read.head)
+    report = build_report(log.name, read.events, read.stats, read.facts, signatures,
+                          read.notices, head=read.head)
+    return report, read
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +73,7 @@ def read_events(log: LogInput, progress: Callable[[int], None] | None = None) ->
         lines = facts.watch(tokenize(_keeping_head(blocks, head), stats))
     assembler = Assembler()
     folder = Folder()  # survived repeats of one error become a count as they stream by
-    events = sorted(folder.fold(_assembled(assembler, lines)), key=lambda e: e.line)
+    events = sorted(folder.fold(_assembled(assembler, lines)), key=_starting_line)
     folded = folder.folded()
     notices = tuple(folded_notice(group) for group in folded[:MAX_FOLDED_NOTICES])
     if not head and log.path is not None:  # the split reader read the file itself
@@ -125,9 +134,16 @@ def explain_text(text: str, *, signatures: SignatureSet | None = None,
 
 
 def parse(source: Source | str | Path) -> Iterator[Event]:
-    """The error events and lifecycle milestones of a log, as the assembler completes them."""
+    """The error events and lifecycle milestones of a log, in log order (by the line each
+    starts at). Events are few (a handful per thousand lines), so they are gathered first:
+    the assembler completes a traceback only when the line after it arrives."""
     log = source if isinstance(source, LogInput) else open_input(source)
-    return assemble(tokenize(log.blocks()))
+    events = list(assemble(tokenize(log.blocks())))
+    return iter(sorted(events, key=_starting_line))
+
+
+def _starting_line(event: Event) -> tuple[int, int]:
+    return (event.first_line if isinstance(event, ErrorEvent) else event.line, event.line)
 
 
 def _targets(inference: Inference) -> list[Target]:

@@ -150,3 +150,16 @@ def test_verdict_compares_equal_to_its_json_string() -> None:
     report = logsleuth.explain(SEED)
     assert report.verdict == "failure"
     assert f"{report.verdict}" == "failure"
+
+
+def test_parse_yields_events_in_log_order() -> None:
+    starts = [event.first_line if isinstance(event, logsleuth.ErrorEvent) else event.line
+              for event in logsleuth.parse(SEED)]
+    assert len(starts) > 10 and starts == sorted(starts)
+
+
+def test_log_text_given_as_a_path_is_a_clear_error() -> None:
+    text = SEED.read_text()
+    with pytest.raises(logsleuth.InputError, match="explain_text"):
+        logsleuth.explain(text)
+    assert logsleuth.explain_text(text).verdict == "failure"

@@ -35,18 +35,19 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # Floors under the aggregate score (counts of cases right, scored as shared/tools/score.py does).
 # Set from a measurement minus a margin of two cases; raise them as logsleuth improves, never
 # lower them to let a change through.
-# Measured on 20 cases (2026-12-02): verdict 18/20, root 15/18, fix 3/10, case 11/20.
+# Measured on 51 cases (holdout-a's share, 2026-12-02): verdict 47/51, root 34/41, fix 7/24,
+# case 31/51.
 FLOORS = {
-    "verdict": 16,
-    "root": 13,
-    "fix": 1,
-    "case": 9,
+    "verdict": 45,
+    "root": 32,
+    "fix": 5,
+    "case": 29,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
-# failing case called no_failure. Counted, never listed. Measured 1, plus the same margin.
-MAX_WRONG_WAY = 3
+# failing case called no_failure. Counted, never listed. Measured 3, plus the same margin.
+MAX_WRONG_WAY = 5
 # How many cases the set must hold at least, and the groups it must have.
-MIN_CASES = 20
+MIN_CASES = 50
 GROUPS = {"startup", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...

@@ -146,10 +146,11 @@ width_option = click.option("--width", type=click.IntRange(min=20), default=None
 
 @main.command(help=_EXPLAIN_HELP)
 @click.argument("path", type=click.Path(dir_okay=True, allow_dash=True, path_type=str))
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "github"]),
+@click.option("--format", "fmt",
+              type=click.Choice(["text", "json", "markdown", "github", "html"]),
               default="text", show_default=True,
-              help="Human text, the JSON report contract, Markdown for a bug report, or GitHub "
-                   "Actions annotations.")
+              help="Human text, the JSON report contract, Markdown for a bug report, GitHub "
+                   "Actions annotations, or one self-contained HTML page (with -o).")
 @click.option("--signatures", "signature_dirs", multiple=True,
               type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Extra signature directory, layered over the shipped ones (repeatable). "
@@ -161,6 +162,9 @@ width_option = click.option("--width", type=click.IntRange(min=20), default=None
                                       "knows, or never.")
 @output_option
 @width_option
+@click.option("--redact/--no-redact", default=None,
+              help="Mask IP addresses, host names, user names in paths and tokens (default: "
+                   "on for markdown, the format pasted in public; off otherwise).")
 @click.option("-f", "--follow", is_flag=True,
               help="Follow a growing log or a pipe (like tail -f); report as soon as a failure "
                    "is known, when the pipe ends, or on Ctrl-C.")
@@ -170,11 +174,11 @@ width_option = click.option("--width", type=click.IntRange(min=20), default=None
               metavar="SECONDS", help="With --follow: report a failure nothing else reports "
                                       "after the log has been quiet this long.")
 def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool, fail_on: str,
-            output: Path | None, width: int | None, follow: bool, timeout: float | None,
-            settle: float) -> None:
-    from logsleuth.pipeline import explain as run_explain
+            output: Path | None, width: int | None, redact: bool | None, follow: bool,
+            timeout: float | None, settle: float) -> None:
+    from logsleuth.pipeline import explain_events
 
-    interrupted = False
+    interrupted, events = False, None
     if follow:
         from logsleuth.follow import FollowInterrupted
         from logsleuth.follow import follow as run_follow
@@ -187,16 +191,27 @@ def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool
             report, interrupted = stop.report, True
     else:
         with _progress_bar(path) as advance:
-            report = run_explain(path, signatures=signature_set(signature_dirs),
-                                 progress=advance)
-    emit(render_report(report, fmt, verbose=verbose, width=width,
-                       terminal=output is None and is_terminal()), output)
+            report, events = explain_events(path, signatures=signature_set(signature_dirs),
+                                            progress=advance)
+    text = render_report(report, fmt, verbose=verbose, width=width,
+                         terminal=output is None and is_terminal(),
+                         signatures=signature_set(signature_dirs), read=events)
+    if redact if redact is not None else fmt in REDACTED_BY_DEFAULT:
+        from logsleuth.redact import NOTICE, redact as masked
+
+        text = masked(text) + {"json": "", "github": "", "markdown": f"<sub>{NOTICE}</sub>\n"
+                               }.get(fmt, f"{NOTICE}\n")
+    emit(text, output)
     sys.exit(EXIT_INTERRUPTED if interrupted else exit_code(report, FailOn(fail_on)))
 
 
+REDACTED_BY_DEFAULT = frozenset({"markdown"})
+
+
 def render_report(report: Report, fmt: str, *, verbose: bool = False, width: int | None = None,
-                  terminal: bool = False) -> str:
-    """The report in one of explain's formats, as text."""
+                  terminal: bool = False, signatures: Any = None, read: Any = None) -> str:
+    """The report in one of explain's formats, as text. `read` (the pipeline's EventsRead)
+    gives the HTML page its pictures."""
     if fmt == "json":
         from logsleuth.render.json import to_json
 
@@ -204,15 +219,46 @@ def render_report(report: Report, fmt: str, *, verbose: bool = False, width: int
     if fmt == "markdown":
         from logsleuth.render.markdown import render_markdown
 
-        return render_markdown(report) + "\n"
+        return render_markdown(report, footer=made_by(signatures)) + "\n"
     if fmt == "github":
         from logsleuth.render.github import render_github
 
         return render_github(report)
+    if fmt == "html":
+        from logsleuth.render.html import render_html
+
+        graph_svg = timeline_svg = None
+        if read is not None:
+            graph_svg, timeline_svg = _pictures(read)
+        return render_html(report, graph_svg=graph_svg, timeline_svg=timeline_svg,
+                           footer=made_by(signatures))
     from logsleuth.render.text import render_text, unwrapped_width
 
     return render_rich(lambda console: render_text(report, console, verbose=verbose),
                        width=width, natural_width=unwrapped_width(report), terminal=terminal)
+
+
+def _pictures(read: Any) -> tuple[str, str]:
+    """The causal graph and the timeline of what the pipeline read, as SVG."""
+    from logsleuth.causal import CausalGraph
+    from logsleuth.render.graph import build_picture, to_svg
+    from logsleuth.render.timeline import build_timeline, timeline_svg
+
+    inference = CausalGraph.build(read.events, last_line=read.stats.last_line_text,
+                                  line_count=read.stats.lines).infer()
+    timeline = build_timeline(read.events, inference, read.facts.origins(), read.facts.result())
+    return to_svg(build_picture(read.events, inference)), timeline_svg(timeline)
+
+
+def made_by(signatures: Any) -> str:
+    """`logsleuth 0.2.0 · 312 signatures (set 1a2b3c4d5e)`: what a pasted report was made with."""
+    from logsleuth import __version__
+    from logsleuth.signatures import set_version
+
+    if signatures is None:
+        return f"logsleuth {__version__}"
+    return (f"made by logsleuth {__version__} with {len(signatures)} signatures "
+            f"(set {set_version(signatures)})")
 
 
 @contextmanager
