@@ -24,7 +24,7 @@ def _unfolded(path: str) -> tuple[list[Event], TokenizeStats]:
 
 @pytest.mark.parametrize("mix", MIXES)
 def test_folding_leaves_the_answer_unchanged(mix: str, mix_dir: str) -> None:
-    path, _ = mix_log(mix, 20_000, mix_dir)
+    path, _ = mix_log(mix, 5_000, mix_dir)
     folded = explain(str(path))
     events, stats = _unfolded(str(path))
     read = read_events(open_input(str(path)))
@@ -34,8 +34,8 @@ def test_folding_leaves_the_answer_unchanged(mix: str, mix_dir: str) -> None:
 
 
 def test_events_held_grow_with_distinct_failures_not_copies(mix_dir: str) -> None:
-    small, _ = mix_log("errors", 10_000, mix_dir)
-    big, _ = mix_log("errors", 40_000, mix_dir)
+    small, _ = mix_log("errors", 5_000, mix_dir)
+    big, _ = mix_log("errors", 20_000, mix_dir)
     held = [len(read_events(open_input(str(p))).events) for p in (small, big)]
     copies = [sum(isinstance(e, ErrorEvent) for e in _unfolded(str(p))[0]) for p in (small, big)]
     assert copies[1] > 3 * copies[0]  # the bigger log has four times the copies
