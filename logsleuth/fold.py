@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from logsleuth.fingerprint import fingerprint
 from logsleuth.model import ErrorEvent, Event, Milestone, MilestoneKind, Process
 
+_ACTIVITY = (MilestoneKind.SERVING, MilestoneKind.ALIVE)
 KEEP = 2  # copies of one failure passed on whole: the first, and a second to show it recurs
 
 
@@ -37,8 +38,8 @@ class Folder:
 
     def __init__(self) -> None:
         self._pending: dict[Process, list[ErrorEvent]] = {}
-        self._served: set[Process] = set()
-        self._last_serving: dict[Process, Milestone] = {}  # held back: a later one replaces it
+        self._active: set[tuple[Process, MilestoneKind]] = set()
+        self._last_activity: dict[tuple[Process, MilestoneKind], Milestone] = {}  # held back
         self._kept: dict[tuple[object, ...], int] = {}
         self._examples: dict[tuple[object, ...], ErrorEvent] = {}
         self._folded: dict[tuple[object, ...], tuple[int, int, int]] = {}
@@ -49,29 +50,33 @@ class Folder:
         for event in events:
             if isinstance(event, ErrorEvent):
                 self._pending.setdefault(event.process, []).append(event)
-            elif event.kind is not MilestoneKind.SERVING:
-                yield event
+            elif event.kind in _ACTIVITY:
+                yield from self._activity(event)
             else:
-                yield from self._serving(event)
-        yield from self._last_serving.values()
+                yield event
+        yield from self._last_activity.values()
         for waiting in self._pending.values():
             for error in waiting:
                 self._keep(_key(error), error)
                 yield error
         self._pending.clear()
 
-    def _serving(self, milestone: Milestone) -> Iterator[Event]:
-        """Serving milestones are about as many as the errors they follow: pass on the first of
-        each process, those that show a kept error survived, and (at the end) the last."""
-        process = milestone.process
-        kept = list(self._survived(self._pending.pop(process, [])))
-        yield from kept
-        if kept or process not in self._served:
-            self._served.add(process)
-            self._last_serving.pop(process, None)
+    def _activity(self, milestone: Milestone) -> Iterator[Event]:
+        """Activity milestones are about as many as the errors they follow: pass on the first of
+        each process and kind, those that show a kept error survived, and (at the end) the last.
+        Only an engine's output (SERVING) shows an error survived; an HTTP answer (ALIVE) may
+        come from a server whose engine is dead."""
+        key = (milestone.process, milestone.kind)
+        kept: list[ErrorEvent] = []
+        if milestone.kind is MilestoneKind.SERVING:
+            kept = list(self._survived(self._pending.pop(milestone.process, [])))
+            yield from kept
+        if kept or key not in self._active:
+            self._active.add(key)
+            self._last_activity.pop(key, None)
             yield milestone
         else:
-            self._last_serving[process] = milestone
+            self._last_activity[key] = milestone
 
     def _survived(self, errors: list[ErrorEvent]) -> Iterator[ErrorEvent]:
         dropped: set[int] = set()
