@@ -66,15 +66,23 @@ class Tokenizer:
         of anchored lines (did the process that just logged an error keep working?) and the
         block's last."""
         spans = _anchored_spans(block, self._anchor)
-        found: set[tuple[int, int]] = set()
-        for sampler in self._samplers:  # each kind of activity
-            found.update(_first_match_lines_after(block, spans, sampler))
-            last = _last_match_line(block, sampler)
+        found = set(spans)
+        for sampler in self._samplers:  # of each kind of activity: the first after each
+            found.update(_first_match_lines_after(block, spans, sampler))  # anchored stretch,
+            last = _last_match_line(block, sampler)  # and the block's last
             if last is not None:
                 found.add(last)
-        if found:
-            spans = sorted(found.union(spans))
-        return spans
+        # and the last one just before each line that matters: whether a server was working
+        # between two errors decides whether the later one reports the earlier
+        previous = 0
+        for start, end in spans:
+            if start - previous > 1:
+                for sampler in self._samplers:
+                    hits = list(sampler.finditer(block, max(previous, start - _NEAR), start))
+                    if hits:
+                        found.add(_line_around(block, hits[-1].start()))
+            previous = end
+        return sorted(found) if len(found) > len(spans) else spans
 
     def feed(self, block: bytes) -> Iterator[LogLine]:
         """The LogLines of one block, which must end on a line break (the input's last may not)."""
@@ -183,6 +191,15 @@ def _first_match_lines_after(block: bytes, spans: list[tuple[int, int]],
             end = block.find(b"\n", hit_start)
             found.append((start, end if end >= 0 else len(block)))
     return found
+
+
+_NEAR = 1 << 12  # bytes before a line that matters searched for the last sign of activity
+
+
+def _line_around(block: bytes, where: int) -> tuple[int, int]:
+    start = block.rfind(b"\n", 0, where) + 1
+    end = block.find(b"\n", where)
+    return (start, end if end >= 0 else len(block))
 
 
 def _last_match_line(block: bytes, pattern: re2._Regexp) -> tuple[int, int] | None:
