@@ -2,7 +2,7 @@
 
 Eight workers' OOMs, or a request error repeated all day, differ only in numbers, sizes and
 paths: the exception type (without its module) and the masked first line of the message are the
-failure's identity. Inference, folding and matching all ask for it, many times per event; the
+failure's identity. Inference and matching both ask for it, many times per event; the
 masking is the costly part, so it is cached per (type, message), with a bound.
 """
 

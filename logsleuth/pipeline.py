@@ -10,7 +10,6 @@ from logsleuth.assemble import Assembler, assemble
 from logsleuth.causal import CausalGraph
 from logsleuth.facts import FactCollector
 from logsleuth.fingerprint import fingerprint
-from logsleuth.fold import FoldedErrors, Folder, folded_notice
 from logsleuth.model import ErrorEvent, Event, Inference, LogLine, Report
 from logsleuth.phase import failure_phase
 from logsleuth.read import LogInput, Source, input_from_text, open_input
@@ -58,7 +57,6 @@ class EventsRead:
     facts: FactCollector
     notices: tuple[str, ...]
     head: bytes = b""  # the input's first bytes, to tell a log from anything else
-    folded: tuple[FoldedErrors, ...] = ()  # survived repeats counted instead of kept
 
 
 def read_events(log: LogInput, progress: Callable[[int], None] | None = None) -> EventsRead:
@@ -72,18 +70,11 @@ def read_events(log: LogInput, progress: Callable[[int], None] | None = None) ->
         blocks = log.blocks() if progress is None else _reporting(log.blocks(), progress)
         lines = facts.watch(tokenize(_keeping_head(blocks, head), stats))
     assembler = Assembler()
-    folder = Folder()  # survived repeats of one error become a count as they stream by
-    events = sorted(folder.fold(_assembled(assembler, lines)), key=_starting_line)
-    folded = folder.folded()
-    notices = tuple(folded_notice(group) for group in folded[:MAX_FOLDED_NOTICES])
+    events = list(_assembled(assembler, lines))
     if not head and log.path is not None:  # the split reader read the file itself
         with open(log.path, "rb") as start:
             head += start.read(HEAD_BYTES)
-    return EventsRead(events, stats, facts, (*log.notices, *assembler.notices(), *notices),
-                      bytes(head), folded)
-
-
-MAX_FOLDED_NOTICES = 5
+    return EventsRead(events, stats, facts, (*log.notices, *assembler.notices()), bytes(head))
 
 
 def _assembled(assembler: Assembler, lines: Iterable[LogLine]) -> Iterator[Event]:
