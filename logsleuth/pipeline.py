@@ -9,6 +9,7 @@ from pathlib import Path
 from logsleuth.assemble import Assembler, assemble
 from logsleuth.causal import CausalGraph
 from logsleuth.facts import FactCollector
+from logsleuth.index import annotate
 from logsleuth.model import Event, Inference, Report
 from logsleuth.read import LogInput, Source, input_from_text, open_input
 from logsleuth.signatures import SignatureSet, Target, default_signatures
@@ -71,10 +72,12 @@ def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: Fa
     found = facts.result()
     signature, alternatives = database.best(_targets(inference), found)
     notices = notices + _stats_notices(stats) + database.notices
-    return Report(name, inference.verdict, inference.root_cause, inference.symptoms,
-                  signature, alternatives, found, notices, inference.reasons,
-                  inference.look_for, inference.failed_processes, inference.survived, stats.lines,
-                  config_differences=facts.differences(), fact_origins=facts.origins())
+    report = Report(name, inference.verdict, inference.root_cause, inference.symptoms,
+                    signature, alternatives, found, notices, inference.reasons,
+                    inference.look_for, inference.failed_processes, inference.survived,
+                    stats.lines, config_differences=facts.differences(),
+                    fact_origins=facts.origins())
+    return annotate(report)  # where vLLM's source prints each error, and its own advice
 
 
 def explain_text(text: str, *, signatures: SignatureSet | None = None,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from logsleuth.errors import LogsleuthError
 from logsleuth.model import Report, Verdict
+from logsleuth.render.origin import advice_lines, origin_sentence
 from logsleuth.render.text import difference_lines, environment
 
 HEAD_LINES = 3  # first lines of a traceback kept in the excerpt
@@ -43,6 +44,10 @@ def render_markdown(report: Report) -> str:
         if len(report.symptoms) > 12:
             out.append(f"- … and {len(report.symptoms) - 12} more")
     out += ["", *_fix(report)]
+    if report.advice is not None:
+        text, *names = advice_lines(report.advice)
+        out += ["", "#### The message's own advice", "", f"> {_inline(text)}"]
+        out += ["", *[f"- {_inline(n)}" for n in names]] if names else []
     out += ["", *_chain(report), ""]
     return "\n".join(out)
 
@@ -78,6 +83,9 @@ def _root_cause(report: Report, lines: dict[int, str] | None) -> list[str]:
         where = "stdin" if report.source in _NOT_A_FILE else f"`{report.source}`"
         out.append(f"The log came from {where} and cannot be read again; the error as parsed:")
         out += ["", *_fenced([f"{event.line:>6} | {_trim(event.text, MAX_LINE_CHARS * 2)}"])]
+    origin = report.origins.get(event.id)
+    if origin is not None:
+        out += ["", f"vLLM source: {_inline(origin_sentence(origin))}."]
     return out
 
 

@@ -46,6 +46,22 @@ class SignatureKind(Enum):
     FAMILY = "family"
 
 
+class MessageOrigin(Enum):
+    """The program that prints a signature's message (`match.origin`): only vLLM's own
+    messages are linted against the index mined from vLLM's releases."""
+
+    VLLM = "vllm"
+    TORCH = "torch"
+    NCCL = "nccl"
+    RAY = "ray"
+    CUDA = "cuda"
+    TRITON = "triton"
+    TRANSFORMERS = "transformers"
+    PYTHON = "python"
+    SYSTEM = "system"
+    OTHER = "other"
+
+
 @dataclass(frozen=True, slots=True)
 class FactCondition:
     """`name: '>=0.11,<0.17'` (a version range) or `name: 'fp8*'` (a glob); judged in match.py."""
@@ -77,6 +93,7 @@ class Signature:
     line: int = 1
     kind: SignatureKind = SignatureKind.EXACT
     example_sources: tuple[tuple[str, str], ...] = ()  # (log file name, public source)
+    origin: MessageOrigin = MessageOrigin.VLLM  # match.origin: who prints the message
 
     @property
     def location(self) -> str:
@@ -176,7 +193,8 @@ def _load(path: Path, problems: list[SignatureError], *, probe: bool = True) -> 
         fix=data["fix"].strip(), references=tuple(data["references"]),
         related=tuple(data.get("related", [])), path=path, line=1,
         kind=SignatureKind(data.get("kind", "exact")),
-        example_sources=tuple(sorted(data.get("examples", {}).items())))
+        example_sources=tuple(sorted(data.get("examples", {}).items())),
+        origin=MessageOrigin(match.get("origin", "vllm")))
 
 
 def _compile_all(texts: list[str], key: tuple[str, str], where: str,
