@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, Frame, Level, LineKind,
-                             LogLine, Milestone, Process)
+                             LogLine, Milestone, MilestoneKind, Phase, Process)
 
 MAX_FRAMES = 64  # the innermost frames are the ones that say where it failed
 MAX_MESSAGE_LINES = 12
@@ -83,6 +83,7 @@ class Assembler:
         self._max_events = max_events_per_process
         self._kept: dict[Process, int] = {}
         self._dropped: dict[Process, int] = {}
+        self._phases: dict[Process, Phase] = {}  # the last phase mark of each process
 
     def notices(self) -> list[str]:
         """What the event cap left out, one sentence per process it was hit for."""
@@ -326,7 +327,13 @@ class Assembler:
         if line.level in _ERROR_LEVELS:
             return None
         found = self._causality.milestone_of(line.text)
-        return Milestone(found, line.number, line.process, line.text) if found else None
+        if found is not None:
+            return Milestone(found, line.number, line.process, line.text)
+        phase = self._causality.phase_of_line(line.text)
+        if phase is None or self._phases.get(line.process) is phase:
+            return None  # a progress bar repeats its phase on every refresh: one mark is enough
+        self._phases[line.process] = phase
+        return Milestone(MilestoneKind.PHASE, line.number, line.process, line.text, phase)
 
     def _new_id(self) -> int:
         self._next_id += 1

@@ -29,3 +29,7 @@ class SignatureError(LogsleuthError):
                  problems: tuple[SignatureError, ...] = ()):
         super().__init__(message, location=location, hint=hint)
         self.problems = problems
+
+
+class OutputError(LogsleuthError):
+    """A report could not be written (a full disk, a missing directory, no permission)."""

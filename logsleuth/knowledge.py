@@ -10,7 +10,7 @@ import regex
 
 from logsleuth.errors import SignatureError
 from logsleuth.literal import required_literal
-from logsleuth.model import MilestoneKind, Role
+from logsleuth.model import MilestoneKind, Phase, Role
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
 
@@ -32,6 +32,8 @@ class Causality:
     symptoms: tuple[Symptom, ...]
     wrappers: tuple[regex.Pattern[str], ...]
     milestones: tuple[tuple[MilestoneKind, regex.Pattern[str]], ...]
+    phase_lines: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()
+    phase_frames: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()  # in precedence order
 
     def role_of(self, process_name: str) -> Role:
         for role, pattern in self.roles:
@@ -57,6 +59,21 @@ class Causality:
         for kind, pattern in self.milestones:
             if _search(pattern, text):
                 return kind
+        return None
+
+    def phase_of_line(self, text: str) -> Phase | None:
+        """The lifecycle phase a line begins, if it is a phase line."""
+        for phase, pattern in self.phase_lines:
+            if _search(pattern, text):
+                return phase
+        return None
+
+    def phase_of_frames(self, places: list[str]) -> tuple[Phase, str] | None:
+        """The phase the frames (`file:function` texts) show, and the frame that shows it."""
+        for phase, pattern in self.phase_frames:
+            for place in places:
+                if _search(pattern, place):
+                    return phase, place
         return None
 
 
@@ -95,7 +112,12 @@ def load_causality(path: Path | None = None) -> Causality:
     milestones = tuple((MilestoneKind(kind), compile_(p, "milestones"))
                        for kind, patterns in data.get("milestones", {}).items()
                        for p in patterns)
-    return Causality(roles, symptoms, wrappers, milestones)
+    phases = data.get("phases", [])
+    phase_lines = tuple((Phase(item["phase"]), compile_(p, "phases"))
+                        for item in phases for p in item.get("lines", []))
+    phase_frames = tuple((Phase(item["phase"]), compile_(p, "phases"))
+                         for item in phases for p in item.get("frames", []))
+    return Causality(roles, symptoms, wrappers, milestones, phase_lines, phase_frames)
 
 
 @cache

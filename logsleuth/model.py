@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 
 
 class Level(Enum):
@@ -59,7 +59,7 @@ class Role(Enum):
     OTHER = "other"
 
 
-class Verdict(Enum):
+class Verdict(StrEnum):
     """The answer of a report (the contract in REPORT_SCHEMA.md)."""
 
     FAILURE = "failure"
@@ -82,6 +82,42 @@ class MilestoneKind(Enum):
     READY = "ready"  # start-up completed
     SHUTDOWN_REQUESTED = "shutdown_requested"  # an operator asked the server to stop
     HANG = "hang"  # a process reports it has waited too long on another
+    PHASE = "phase"  # the engine entered a lifecycle phase (Milestone.phase says which)
+
+
+class Phase(Enum):
+    """Where in its lifecycle vLLM was when it failed (evidence for signatures, never a gate).
+
+    Marked by lifecycle lines and by the functions of a traceback; both are data, in the
+    `phases` section of signatures/causality.yaml.
+    """
+
+    INIT = "init"  # processes, devices, distributed groups
+    LOAD = "load"  # model construction and weight loading
+    PROFILE = "profile"  # the dummy forward pass that measures peak memory (torch.compile too)
+    KV_CACHE = "kv_cache"  # sizing and allocating the KV cache
+    GRAPH_CAPTURE = "graph_capture"  # CUDA graph capture and warm-up
+    SERVING = "serving"  # requests are being served
+    SHUTDOWN = "shutdown"  # an operator asked the server to stop
+
+
+class SignatureKind(Enum):
+    """How much a signature knows, strongest first: an exact signature knows one failure, a
+    family covers a class of failures with the fix that holds for all of it. When both match
+    without contradiction the stronger kind wins; a new, weaker kind is one more member at the end.
+    """
+
+    EXACT = "exact"
+    FAMILY = "family"
+    # no signature: the remedy the vLLM message states itself (logsleuth.index); never the kind
+    # of a signature file
+    MESSAGE = "message"
+
+    @property
+    def strength(self) -> int:
+        """Higher is stronger: the first member is the strongest."""
+        members = list(type(self))
+        return len(members) - members.index(self)
 
 
 class EventRole(Enum):
@@ -179,6 +215,7 @@ class Milestone:
     line: int
     process: Process
     text: str
+    phase: Phase | None = None  # kind PHASE: the phase this line begins
 
 
 Event = ErrorEvent | Milestone
@@ -239,6 +276,17 @@ class Match:
     evidence: tuple[Evidence, ...]
     target: str  # root_cause | chain | symptom
     file: str | None = None
+    kind: SignatureKind = SignatureKind.EXACT
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseEvidence:
+    """The lifecycle phase a failure happened in, and what says so."""
+
+    phase: Phase
+    source: str  # "frames" (a function of the traceback) or "log" (a lifecycle line before it)
+    detail: str  # the frame `file:function`, or `line N: <text>`
+    line: int | None = None  # the lifecycle line, for source "log"
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +333,8 @@ class Report:
     fact_origins: dict[str, FactOrigin] = field(default_factory=dict)  # fact name -> its line
     origins: dict[int, Origin] = field(default_factory=dict)  # event id -> where vLLM prints it
     advice: MessageAdvice | None = None  # the message's own remedy, when no exact signature
+    phase: PhaseEvidence | None = None  # where in its lifecycle vLLM failed, when known
+    recognised: bool = True  # False: no line of the input looked like log output at all
 
 
 @dataclass(frozen=True, slots=True)

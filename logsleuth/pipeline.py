@@ -10,13 +10,19 @@ from logsleuth.assemble import Assembler, assemble
 from logsleuth.causal import CausalGraph
 from logsleuth.facts import FactCollector
 from logsleuth.index import annotate
-from logsleuth.model import Event, Inference, Report
+from logsleuth.model import ErrorEvent, Event, Inference, Report
+from logsleuth.phase import failure_phase
 from logsleuth.read import LogInput, Source, input_from_text, open_input
 from logsleuth.signatures import SignatureSet, Target, default_signatures
 from logsleuth.signatures.match import (CHAIN_WEIGHT, ROOT_WEIGHT, SYMPTOM_WEIGHT,
                                         SYMPTOM_WEIGHT_BESIDE_ROOT)
 from logsleuth.tokenize import TokenizeStats, tokenize
 from logsleuth.tokenize.halves import can_split, tokenize_halves
+from logsleuth.tokenize.sniff import HEAD_BYTES, looks_like_log
+
+EMPTY_NOTICE = "the input is empty: there was nothing to analyse"
+UNRECOGNISED_NOTICE = ("no line of this input looks like log output (no log record, process "
+                       "prefix or traceback): is it the right file?")
 
 
 def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None,
@@ -27,9 +33,19 @@ def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None
     the analysis is reported in `Report.notices`. `progress`, if given, is called with the
     number of (uncompressed) bytes of each block as it is read.
     """
+    return explain_events(source, signatures=signatures, name=name, progress=progress)[0]
+
+
+def explain_events(source: Source | LogInput, *, signatures: SignatureSet | None = None,
+                   name: str | None = None, progress: Callable[[int], None] | None = None
+                   ) -> tuple[Report, EventsRead]:
+    """`explain`, also handing back the events it read (for pictures of the same reading:
+    stdin cannot be read twice)."""
     log = source if isinstance(source, LogInput) else open_input(source, name=name)
     read = read_events(log, progress)
-    return build_report(log.name, read.events, read.stats, read.facts, signatures, read.notices)
+    report = build_report(log.name, read.events, read.stats, read.facts, signatures,
+                          read.notices, head=read.head)
+    return report, read
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,21 +56,33 @@ class EventsRead:
     stats: TokenizeStats
     facts: FactCollector
     notices: tuple[str, ...]
+    head: bytes = b""  # the input's first bytes, to tell a log from anything else
 
 
 def read_events(log: LogInput, progress: Callable[[int], None] | None = None) -> EventsRead:
     """Read, tokenize and assemble a log (`explain` and the pictures both start here)."""
     stats = TokenizeStats()
     facts = FactCollector()
+    head = bytearray()
     if can_split(log):  # a big plain file: its second half is read by a second process
         lines = facts.watch(tokenize_halves(log, stats, progress))
     else:
         blocks = log.blocks() if progress is None else _reporting(log.blocks(), progress)
-        lines = facts.watch(tokenize(blocks, stats))
+        lines = facts.watch(tokenize(_keeping_head(blocks, head), stats))
     assembler = Assembler()
     events: list[Event] = [e for line in lines for e in assembler.feed(line)]
     events += assembler.finish()
-    return EventsRead(events, stats, facts, (*log.notices, *assembler.notices()))
+    if not head and log.path is not None:  # the split reader read the file itself
+        with open(log.path, "rb") as start:
+            head += start.read(HEAD_BYTES)
+    return EventsRead(events, stats, facts, (*log.notices, *assembler.notices()), bytes(head))
+
+
+def _keeping_head(blocks: Iterator[bytes], head: bytearray) -> Iterator[bytes]:
+    for block in blocks:
+        if len(head) < HEAD_BYTES:
+            head += block[:HEAD_BYTES - len(head)]
+        yield block
 
 
 def _reporting(blocks: Iterator[bytes], progress: Callable[[int], None]) -> Iterator[bytes]:
@@ -64,19 +92,25 @@ def _reporting(blocks: Iterator[bytes], progress: Callable[[int], None]) -> Iter
 
 
 def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: FactCollector,
-                 signatures: SignatureSet | None, notices: tuple[str, ...] = ()) -> Report:
-    """Infer, match and report over the events of a log read so far."""
+                 signatures: SignatureSet | None, notices: tuple[str, ...] = (), *,
+                 head: bytes | None = None) -> Report:
+    """Infer, match and report over the events of a log read so far. `head`, the input's first
+    bytes, is sniffed when nothing was found, to tell a healthy log from something else."""
     graph = CausalGraph.build(events, last_line=stats.last_line_text, line_count=stats.lines)
     inference = graph.infer()
     database = signatures if signatures is not None else default_signatures()
     found = facts.result()
-    signature, alternatives = database.best(_targets(inference), found)
+    phase = failure_phase(inference, events)
+    signature, alternatives = database.best(_targets(inference), found, phase)
     notices = notices + _stats_notices(stats) + database.notices
+    recognised = bool(events) or bool(found) or head is None or looks_like_log(head)
+    if not recognised:
+        notices += (UNRECOGNISED_NOTICE if stats.lines else EMPTY_NOTICE,)
     report = Report(name, inference.verdict, inference.root_cause, inference.symptoms,
                     signature, alternatives, found, notices, inference.reasons,
-                    inference.look_for, inference.failed_processes, inference.survived,
-                    stats.lines, config_differences=facts.differences(),
-                    fact_origins=facts.origins())
+                    inference.look_for, inference.failed_processes, inference.survived, stats.lines,
+                    config_differences=facts.differences(), fact_origins=facts.origins(),
+                    phase=phase, recognised=recognised)
     return annotate(report)  # where vLLM's source prints each error, and its own advice
 
 
@@ -87,9 +121,16 @@ def explain_text(text: str, *, signatures: SignatureSet | None = None,
 
 
 def parse(source: Source | str | Path) -> Iterator[Event]:
-    """The error events and lifecycle milestones of a log, as the assembler completes them."""
+    """The error events and lifecycle milestones of a log, in log order (by the line each
+    starts at). Events are few (a handful per thousand lines), so they are gathered first:
+    the assembler completes a traceback only when the line after it arrives."""
     log = source if isinstance(source, LogInput) else open_input(source)
-    return assemble(tokenize(log.blocks()))
+    events = list(assemble(tokenize(log.blocks())))
+    return iter(sorted(events, key=_starting_line))
+
+
+def _starting_line(event: Event) -> tuple[int, int]:
+    return (event.first_line if isinstance(event, ErrorEvent) else event.line, event.line)
 
 
 def _targets(inference: Inference) -> list[Target]:

@@ -147,6 +147,9 @@ def _describe(exc: BaseException) -> str:
     return text[:120]
 
 
+_MAX_PATH_CHARS = 4096  # PATH_MAX on Linux: a longer string is not a path
+
+
 def open_input(source: Source, *, name: str | None = None,
                max_line_bytes: int = MAX_LINE_BYTES) -> LogInput:
     """Open a log. `source` is a path, `-` (stdin), or a binary or text file object.
@@ -155,6 +158,10 @@ def open_input(source: Source, *, name: str | None = None,
     permission, stdin closed). gzip is recognised by its magic bytes, whatever the file is
     called. Lines longer than `max_line_bytes` are cut, with a notice.
     """
+    if isinstance(source, str) and ("\n" in source or len(source) > _MAX_PATH_CHARS):
+        raise InputError("this is log text, not a path: pass it to logsleuth.explain_text() "
+                         "(or a file object such as io.StringIO)",
+                         location=repr(source[:40] + "…"))
     if isinstance(source, (str, os.PathLike)):
         if str(source) == "-":
             stdin = sys.stdin

@@ -148,10 +148,12 @@ def test_stdin_dash() -> None:
     assert report["root_cause"]["line"] == 15
 
 
-def test_stdin_empty_is_no_failure() -> None:
+def test_stdin_empty_is_not_called_healthy() -> None:
     result = run("explain", "--format", "json", "-", input=b"")
-    assert result.exit_code == 0
-    assert report_of(result)["verdict"] == "no_failure"
+    assert result.exit_code == 3
+    report = report_of(result)
+    assert report["verdict"] == "no_failure" and not report["recognised"]
+    assert any("empty" in notice for notice in report["notices"])
 
 
 @pytest.mark.parametrize("name", ["vllm.log.gz", "vllm.log"])

@@ -944,10 +944,10 @@ def test_parse_line_never_raises_on_near_misses(parts: list[str]) -> None:
 
 
 @pytest.mark.parametrize("raw,process,kind", [
-    # a k9s pane copied with its borders (holdout: k9s-box-engine-dead-background-loop)
+    # a k9s pane copied with its borders (tuning: k9s-box-engine-dead-background-loop)
     ("│ ERROR 08-30 19:19:10 client.py:412] vllm.engine.async_llm_engine.AsyncEngineDeadError: "
      "Background loop is stopped.                 │", "main", LineKind.EXCEPTION),
-    # journald with a non-English month (holdout: journald-v100-startup-warnings)
+    # journald with a non-English month (tuning: journald-v100-startup-warnings)
     ("авг 18 10:21:07 gpu-node vllm[1234]: (APIServer pid=1234) ERROR 08-18 10:21:07 "
      "[core.py:1] ValueError: x", "APIServer", LineKind.EXCEPTION),
 ])

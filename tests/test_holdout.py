@@ -1,49 +1,203 @@
-"""The holdout set (tests/fixtures/holdout): real vLLM logs from public bug reports that no
-signature example and no shared-corpus case was taken from (see its README). It is the guard
-against mechanisms fitted to the shared corpus: every verdict and root cause must be right, and
-the misses that remain are listed, not hidden."""
+"""The held-out set (tests/fixtures/holdout): real vLLM logs from public reports that nobody
+writing signatures or mechanisms has read (see its README). Three things are checked, none of
+which needs anyone to read a case:
+
+- integrity: every label has the corpus keys, and its line holds its message;
+- disjointness: no holdout source is cited anywhere else in the repository or the shared corpus;
+- a floor under the aggregate score, so a regression on unseen logs fails CI.
+
+There are deliberately no per-case expectations: a per-case xfail would name a case and invite
+someone to read it. Failure messages here give counts, never case contents.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import logsleuth
-from corpus_judge import Case, describe, expected_verdict, judge, load_cases
+from corpus_judge import Case, expected_verdict, judge, load_cases, norm
 from logsleuth.render.json import report_to_dict
 
-HOLDOUT = load_cases(Path(__file__).parent / "fixtures" / "holdout")
-# Known fix misses: the advice exists, the evidence for it is not where logsleuth looks.
-KNOWN_FIX_MISSES = {
-    "startup/runpod-docker-ts-trust-remote-code-eoferror":
-        "the trust_remote_code prompt is printed between the traceback's frames, and only the "
-        "exception line is matched (the prompt reads `EOFError: EOF when reading a line`)",
+ROOT = Path(__file__).resolve().parent.parent
+HOLDOUT_DIR = ROOT / "tests" / "fixtures" / "holdout"
+HOLDOUT = load_cases(HOLDOUT_DIR)
+
+# The shared corpus sits beside the repository on the team's machine and is absent in CI.
+SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
+                      if (parent / "shared" / "corpus").is_dir()), None)
+
+# Floors under the aggregate score (counts of cases right, scored as shared/tools/score.py does).
+# Set from a measurement minus a margin of two cases; raise them as logsleuth improves, never
+# lower them to let a change through.
+# Measured on 51 cases (holdout-a's share, 2026-12-02): verdict 47/51, root 34/41, fix 7/24,
+# case 31/51.
+FLOORS = {
+    "verdict": 45,
+    "root": 32,
+    "fix": 5,
+    "case": 29,
 }
+# A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
+# failing case called no_failure. Counted, never listed. Measured 3, plus the same margin.
+MAX_WRONG_WAY = 5
+# How many cases the set must hold at least, and the groups it must have.
+MIN_CASES = 50
+GROUPS = {"startup", "healthy"}
+
+# Keys of shared/corpus/README.md: every case has these ...
+COMMON_KEYS = {"source", "vllm_version", "gpu", "category"}
+# ... a failing case these as well ...
+FAILURE_KEYS = {"root_cause_in_log", "root_cause", "symptoms", "fix", "fix_keywords"}
+ROOT_CAUSE_KEYS = {"exception", "message_contains", "process", "line"}
+# ... and its source is a public thread or file; a vLLM issue must have an odd number (the
+# source partition: signature examples come from even-numbered vLLM issues only).
+VLLM_ISSUE = re.compile(r"github\.com/vllm-project/vllm/issues/(\d+)")
+SKIPPED_DIRS = {".git", ".venv", "venv", "__pycache__", ".pytest_cache", ".mypy_cache",
+                ".hypothesis", "build", "dist", "node_modules"}
 
 
-def _report(case: Case) -> dict[str, object]:
-    return report_to_dict(logsleuth.explain(case.log))
+def source_url(case: Case) -> str:
+    """The case's source without its fragment (a comment anchor names the same thread)."""
+    return str(case.label["source"]).split()[0].split("#")[0].rstrip("/")
+
+
+def citation_pattern(url: str) -> re.Pattern[str]:
+    """Every way the repository might cite the thread behind `url`: the URL itself (issue or
+    pull, the two share one numbering) and the `owner/repo#N` short form."""
+    thread = re.match(r"https?://github\.com/([^/]+/[^/]+)/(?:issues|pull|discussions)/(\d+)$", url)
+    if thread is None:
+        return re.compile(re.escape(url.split("://", 1)[-1]) + r"(?![\w/.-])", re.IGNORECASE)
+    repo, number = re.escape(thread[1]), thread[2]
+    return re.compile(rf"{repo}(?:/(?:issues|pull|discussions)/|#){number}(?!\d)", re.IGNORECASE)
+
+
+def text_files(top: Path, skip: Path | None = None) -> Iterator[Path]:
+    """Every readable file under `top`, outside tool folders and outside `skip`."""
+    for path in sorted(top.rglob("*")):
+        relative = path.relative_to(top).parts
+        if set(relative) & SKIPPED_DIRS or any(part.endswith(".egg-info") for part in relative):
+            continue
+        if skip is not None and path.is_relative_to(skip):
+            continue
+        if path.is_file():
+            yield path
+
+
+def citations(top: Path, patterns: dict[str, re.Pattern[str]],
+              skip: Path | None = None) -> dict[str, list[str]]:
+    """For each case id, the files under `top` that cite its source."""
+    found: dict[str, list[str]] = {}
+    for path in text_files(top, skip):
+        text = path.read_text(encoding="utf-8", errors="ignore")
+        for case_id, pattern in patterns.items():
+            if pattern.search(text):
+                found.setdefault(case_id, []).append(str(path.relative_to(top)))
+    return found
 
 
 def test_holdout_is_there() -> None:
-    assert len(HOLDOUT) >= 20
-    assert {case.group for case in HOLDOUT} >= {"startup", "runtime", "healthy"}
+    assert len(HOLDOUT) >= MIN_CASES
+    assert {case.group for case in HOLDOUT} >= GROUPS
+    assert len(HOLDOUT) == len(list(HOLDOUT_DIR.rglob("log.txt")))
 
 
 @pytest.mark.parametrize("case", HOLDOUT, ids=lambda case: case.id)
-def test_holdout_verdict_and_root_cause(case: Case) -> None:
-    found = _report(case)
-    result = judge(case.label, found)
-    assert result.verdict, f"want {expected_verdict(case.label)}; got {describe(found)}"
-    if result.root is not None:
-        assert result.root, describe(found)
+def test_label_has_the_corpus_keys(case: Case) -> None:
+    label = case.label
+    assert COMMON_KEYS <= set(label), f"missing {COMMON_KEYS - set(label)}"
+    if label.get("healthy"):
+        assert label["healthy"] is True
+        return
+    assert FAILURE_KEYS <= set(label), f"missing {FAILURE_KEYS - set(label)}"
+    assert ROOT_CAUSE_KEYS <= set(label["root_cause"]), (
+        f"missing {ROOT_CAUSE_KEYS - set(label['root_cause'])}")
+    assert label["root_cause"]["exception"]
+    # empty only for an exception printed without a message (a bare AssertionError)
+    assert isinstance(label["root_cause"]["message_contains"], str)
+    assert isinstance(label["fix_keywords"], list)
+    assert isinstance(label["symptoms"], list)
 
 
-@pytest.mark.parametrize("case", [
-    pytest.param(case, marks=pytest.mark.xfail(strict=True, reason=KNOWN_FIX_MISSES[case.id]))
-    if case.id in KNOWN_FIX_MISSES else case
-    for case in HOLDOUT if case.label.get("fix_keywords")], ids=lambda case: case.id)
-def test_holdout_fix(case: Case) -> None:
-    found = _report(case)
-    assert judge(case.label, found).fix, describe(found)
+@pytest.mark.parametrize("case", HOLDOUT, ids=lambda case: case.id)
+def test_label_source_is_in_the_partition(case: Case) -> None:
+    url = source_url(case)
+    assert url.startswith("https://github.com/"), url
+    issue = VLLM_ISSUE.search(url)
+    if issue is not None:
+        assert int(issue[1]) % 2 == 1, f"{url}: even vLLM issues are for signature examples"
+
+
+@pytest.mark.parametrize("case", [case for case in HOLDOUT
+                                  if (case.label.get("root_cause") or {}).get("line") is not None],
+                         ids=lambda case: case.id)
+def test_labelled_line_holds_the_message(case: Case) -> None:
+    root = case.label["root_cause"]
+    lines = case.log.read_text(encoding="utf-8", errors="replace").split("\n")
+    number = root["line"]
+    assert isinstance(number, int) and 1 <= number <= len(lines), f"line {number} of {len(lines)}"
+    assert norm(root["message_contains"]) in norm(lines[number - 1]), (
+        f"line {number} does not hold the labelled message")
+
+
+@pytest.mark.parametrize("case", HOLDOUT, ids=lambda case: case.id)
+def test_log_is_not_wrapped_in_a_markdown_fence(case: Case) -> None:
+    lines = case.log.read_text(encoding="utf-8", errors="replace").strip("\n").split("\n")
+    assert not lines[0].startswith("```") and not lines[-1].startswith("```")
+
+
+def test_sources_are_distinct() -> None:
+    urls = [source_url(case) for case in HOLDOUT]
+    assert len(urls) == len(set(urls)), sorted({url for url in urls if urls.count(url) > 1})
+
+
+def test_sources_are_cited_nowhere_else_in_the_repository() -> None:
+    patterns = {case.id: citation_pattern(source_url(case)) for case in HOLDOUT}
+    cited = citations(ROOT, patterns, skip=HOLDOUT_DIR)
+    assert not cited, f"holdout sources cited elsewhere (move those cases out): {cited}"
+
+
+@pytest.mark.skipif(SHARED_CORPUS is None,
+                    reason="the shared corpus sits beside the repository only on the team's "
+                           "machine; CI checks the repository's copy of it (tests/fixtures/corpus)")
+def test_sources_are_not_in_the_shared_corpus() -> None:
+    assert SHARED_CORPUS is not None
+    patterns = {case.id: citation_pattern(source_url(case)) for case in HOLDOUT}
+    cited = citations(SHARED_CORPUS, patterns)
+    assert not cited, f"holdout sources in the shared corpus (move those cases out): {cited}"
+
+
+@cache
+def _report(case_id: str) -> dict[str, Any]:
+    case = next(case for case in HOLDOUT if case.id == case_id)
+    return report_to_dict(logsleuth.explain(case.log))
+
+
+def test_aggregate_score_is_above_the_floors() -> None:
+    right = dict.fromkeys(FLOORS, 0)
+    applicable = dict.fromkeys(FLOORS, 0)
+    for case in HOLDOUT:
+        result = judge(case.label, _report(case.id))
+        for check in ("verdict", "root", "fix"):
+            outcome = getattr(result, check)
+            if outcome is not None:
+                applicable[check] += 1
+                right[check] += bool(outcome)
+        applicable["case"] += 1
+        right["case"] += result.case
+    summary = " · ".join(f"{check} {right[check]}/{applicable[check]}" for check in FLOORS)
+    below = [check for check, floor in FLOORS.items() if right[check] < floor]
+    assert not below, f"below the floor on {below}: {summary} (floors {FLOORS})"
+
+
+def test_verdicts_the_wrong_way_round_stay_under_the_ceiling() -> None:
+    wrong_way = sum((expected_verdict(case.label) == "no_failure")
+                    != (_report(case.id).get("verdict") == "no_failure") for case in HOLDOUT)
+    assert wrong_way <= MAX_WRONG_WAY, (
+        f"{wrong_way} cases healthy called failing or failing called no_failure "
+        f"(ceiling {MAX_WRONG_WAY})")

@@ -58,10 +58,13 @@ def checked_report(result: Result) -> dict[str, Any]:
     assert result.exception is None or isinstance(result.exception, SystemExit), \
         f"logsleuth raised {result.exception!r}"
     assert "Traceback" not in result.stderr, result.stderr
-    assert result.exit_code in (0, 1), result.output
+    assert result.exit_code in (0, 1, 3), result.output
     report = json.loads(result.stdout)
     VALIDATOR.validate(report)
-    assert result.exit_code == (0 if report["verdict"] == "no_failure" else 1)
+    if result.exit_code == 3:  # nothing in it looked like a log: said so, never called healthy
+        assert not report["recognised"] and report["notices"], report
+    else:
+        assert result.exit_code == (0 if report["verdict"] == "no_failure" else 1)
     for event in [report["root_cause"], *report["symptoms"]]:
         if event:
             assert 1 <= event["first_line"] <= event["line"] <= event["last_line"] \
@@ -160,9 +163,10 @@ FORK_ROOT = dict(verdict="failure", exception="RuntimeError",
                  message="Cannot re-initialize CUDA in forked subprocess", line=4)
 
 CATALOGUE = [
-    Case("empty-file", lambda _: b"", verdict="no_failure", no_notices=True,
-         extra={"lines_read": 0}),
-    Case("random-bytes", _random_bytes, verdict="no_failure", notices=("NUL byte",)),
+    Case("empty-file", lambda _: b"", verdict="no_failure", notices=("the input is empty",),
+         extra={"lines_read": 0, "recognised": False}),
+    Case("random-bytes", _random_bytes, verdict="no_failure",
+         notices=("NUL byte", "looks like log output"), extra={"recognised": False}),
     Case("nul-bytes", lambda _: b"hello\0world\n\0\0\n" + TRACEBACK.replace(b"failed", b"fa\0iled"),
          verdict="failure", exception="ValueError", line=6, notices=("NUL byte",)),
     Case("invalid-utf8", lambda _: TRACEBACK.replace(b"robustness", b"rob\xff\xfe\xc3(ustness"),
@@ -233,6 +237,8 @@ def test_bad_input_gets_a_report(case: Case, tmp_path: Path) -> None:
         assert report["notices"] == []
     if "lines_read" in case.extra:
         assert report["lines_read"] == case.extra["lines_read"]
+    if "recognised" in case.extra:
+        assert report["recognised"] == case.extra["recognised"]
 
 
 def test_the_catalogue_is_documented() -> None:

@@ -1,27 +1,38 @@
 """The command line. The one place where errors become exit codes.
 
-Exit codes of `logsleuth explain` (REPORT_SCHEMA.md):
-  0  a report was printed and its verdict is no_failure
-  1  a report was printed and its verdict is failure or root_cause_missing
-  2  no report: the arguments or the input could not be used at all
+Exit codes (each means one thing; REPORT_SCHEMA.md):
+  0    a report was printed and nothing failed (or --fail-on says not to fail)
+  1    a report was printed and it found a failure (as --fail-on counts failures)
+  2    no report: the arguments or the input could not be used at all
+  3    a report was printed, but no line of the input looks like log output
+  4    the report could not be written (a full disk, a missing directory)
+  70   logsleuth itself failed (a bug: please report it); never a Python traceback
+  130  interrupted (Ctrl-C)
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 import click
 
-from logsleuth.errors import LogsleuthError
-from logsleuth.model import Verdict
+from logsleuth.cli.output import emit, is_terminal, render_rich
+from logsleuth.errors import LogsleuthError, OutputError
+from logsleuth.model import Report, Verdict
 
 EXIT_NO_FAILURE = 0
 EXIT_FAILURE = 1
 EXIT_UNUSABLE = 2
+EXIT_NOT_A_LOG = 3
+EXIT_OUTPUT = 4
+EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
 
 _EXPLAIN_HELP = """Explain a vLLM log: name the earliest causal error, its symptoms and the fix.
 
@@ -29,13 +40,66 @@ PATH is a log file (plain or gzip-compressed, whatever its name) or `-` for stdi
 
 \b
 Exit codes:
-  0  report printed, verdict no_failure
-  1  report printed, verdict failure or root_cause_missing
-  2  no report: the input could not be used (missing, a directory, unreadable)
+  0    report printed, verdict no_failure (or --fail-on says not to fail)
+  1    report printed, verdict failure or root_cause_missing
+  2    no report: the input could not be used (missing, a directory, unreadable)
+  3    report printed, but no line of the input looks like log output
+  4    the report could not be written
+  130  interrupted (with --follow, after a report of what was read)
 """
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class FailOn(StrEnum):
+    """Which reports make `explain` exit 1."""
+
+    FAILURE = "failure"  # any failure, known or not
+    UNKNOWN = "unknown"  # only a failure that no signature knows
+    NEVER = "never"  # never: the job only wants the report
+
+
+def exit_code(report: Report, fail_on: FailOn = FailOn.FAILURE) -> int:
+    """The exit code of a printed report."""
+    if not report.recognised:
+        return EXIT_NOT_A_LOG
+    if report.verdict is Verdict.NO_FAILURE or fail_on is FailOn.NEVER:
+        return EXIT_NO_FAILURE
+    if fail_on is FailOn.UNKNOWN and report.signature is not None:
+        return EXIT_NO_FAILURE
+    return EXIT_FAILURE
+
+
+class _Commands(click.Group):
+    """Runs a command and turns whatever escapes it into one line on stderr and an exit code:
+    Ctrl-C is 130 (not click's "Aborted!" and 1), a write error 4, anything unforeseen 70."""
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             **extra: Any) -> Any:
+        try:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except (click.exceptions.Abort, KeyboardInterrupt):
+            click.echo("logsleuth: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except OutputError as exc:
+            click.echo(f"logsleuth: {exc}", err=True)
+            sys.exit(EXIT_OUTPUT)
+        except LogsleuthError as exc:
+            click.echo(f"logsleuth: {exc}", err=True)
+            sys.exit(EXIT_UNUSABLE)
+        except BrokenPipeError:
+            sys.exit(EXIT_NO_FAILURE)
+        except Exception as exc:  # noqa: BLE001 - the one place a bug becomes a message
+            click.echo(f"logsleuth: internal error: {type(exc).__name__}: {exc} (please report "
+                       "it at the project's issue tracker, with the log if you can)", err=True)
+            sys.exit(EXIT_INTERNAL)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="logsleuth")
 def main() -> None:
     """logsleuth: find the root cause in vLLM logs, and its documented fix."""
@@ -73,56 +137,143 @@ def _progress_bar(path: str) -> Iterator[Callable[[int], None] | None]:
         yield lambda count: bar.advance(task, count)
 
 
+output_option = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+                              help="Write to this file instead of stdout.")
+width_option = click.option("--width", type=click.IntRange(min=20), default=None,
+                            help="Wrap text at this width (default: the terminal's; output "
+                                 "to a pipe or file is never wrapped).")
+
+
 @main.command(help=_EXPLAIN_HELP)
 @click.argument("path", type=click.Path(dir_okay=True, allow_dash=True, path_type=str))
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
-              show_default=True,
-              help="Human text, the JSON report contract, or Markdown for a bug report.")
+@click.option("--format", "fmt",
+              type=click.Choice(["text", "json", "markdown", "github", "html"]),
+              default="text", show_default=True,
+              help="Human text, the JSON report contract, Markdown for a bug report, GitHub "
+                   "Actions annotations, or one self-contained HTML page (with -o).")
 @click.option("--signatures", "signature_dirs", multiple=True,
               type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Extra signature directory, layered over the shipped ones (repeatable). "
                    "Also: LOGSLEUTH_SIGNATURES=dir1:dir2.")
-@click.option("-v", "--verbose", is_flag=True, help="Show every symptom and survived error.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Show the whole root-cause message, every symptom and survived error.")
+@click.option("--fail-on", type=click.Choice([f.value for f in FailOn]), default="failure",
+              show_default=True, help="Exit 1 on any failure, only on a failure no signature "
+                                      "knows, or never.")
+@output_option
+@width_option
+@click.option("--redact/--no-redact", default=None,
+              help="Mask IP addresses, host names, user names in paths and tokens (default: "
+                   "on for markdown, the format pasted in public; off otherwise).")
 @click.option("-f", "--follow", is_flag=True,
-              help="Follow a growing log (like tail -f); report as soon as a failure is known.")
+              help="Follow a growing log or a pipe (like tail -f); report as soon as a failure "
+                   "is known, when the pipe ends, or on Ctrl-C.")
 @click.option("--timeout", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
               help="With --follow: give up after this long (exit 0 if nothing failed).")
 @click.option("--settle", type=click.FloatRange(min=0), default=10.0, show_default=True,
               metavar="SECONDS", help="With --follow: report a failure nothing else reports "
                                       "after the log has been quiet this long.")
-def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool, follow: bool,
+def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool, fail_on: str,
+            output: Path | None, width: int | None, redact: bool | None, follow: bool,
             timeout: float | None, settle: float) -> None:
-    from logsleuth.pipeline import explain as run_explain
-    from logsleuth.render.json import to_json
+    from logsleuth.pipeline import explain_events
 
-    try:
-        if follow:
-            from logsleuth.follow import follow as run_follow
+    interrupted, events = False, None
+    if follow:
+        from logsleuth.follow import FollowInterrupted
+        from logsleuth.follow import follow as run_follow
 
-            if path == "-":
-                raise click.UsageError("--follow needs a file, not stdin")
-            report = run_follow(path, timeout=timeout, settle=settle,
-                                signatures=signature_set(signature_dirs))
-        else:
-            with _progress_bar(path) as advance:
-                report = run_explain(path, signatures=signature_set(signature_dirs),
-                                     progress=advance)
-    except LogsleuthError as exc:  # InputError and a broken --signatures directory alike
-        click.echo(f"logsleuth: {exc}", err=True)
-        sys.exit(EXIT_UNUSABLE)
+        try:
+            with _waiting_status(path) as status:
+                report = run_follow(path, timeout=timeout, settle=settle, status=status,
+                                    signatures=signature_set(signature_dirs))
+        except FollowInterrupted as stop:
+            report, interrupted = stop.report, True
+    else:
+        with _progress_bar(path) as advance:
+            report, events = explain_events(path, signatures=signature_set(signature_dirs),
+                                            progress=advance)
+    text = render_report(report, fmt, verbose=verbose, width=width,
+                         terminal=output is None and is_terminal(),
+                         signatures=signature_set(signature_dirs), read=events)
+    if redact if redact is not None else fmt in REDACTED_BY_DEFAULT:
+        from logsleuth.redact import NOTICE, redact as masked
+
+        text = masked(text) + {"json": "", "github": "", "markdown": f"<sub>{NOTICE}</sub>\n"
+                               }.get(fmt, f"{NOTICE}\n")
+    emit(text, output)
+    sys.exit(EXIT_INTERRUPTED if interrupted else exit_code(report, FailOn(fail_on)))
+
+
+REDACTED_BY_DEFAULT = frozenset({"markdown"})
+
+
+def render_report(report: Report, fmt: str, *, verbose: bool = False, width: int | None = None,
+                  terminal: bool = False, signatures: Any = None, read: Any = None) -> str:
+    """The report in one of explain's formats, as text. `read` (the pipeline's EventsRead)
+    gives the HTML page its pictures."""
     if fmt == "json":
-        click.echo(to_json(report))
-    elif fmt == "markdown":
+        from logsleuth.render.json import to_json
+
+        return to_json(report) + "\n"
+    if fmt == "markdown":
         from logsleuth.render.markdown import render_markdown
 
-        click.echo(render_markdown(report))
-    else:
-        from rich.console import Console
+        return render_markdown(report, footer=made_by(signatures)) + "\n"
+    if fmt == "github":
+        from logsleuth.render.github import render_github
 
-        from logsleuth.render.text import render_text
+        return render_github(report)
+    if fmt == "html":
+        from logsleuth.render.html import render_html
 
-        render_text(report, Console(highlight=False), verbose=verbose)
-    sys.exit(EXIT_NO_FAILURE if report.verdict is Verdict.NO_FAILURE else EXIT_FAILURE)
+        graph_svg = timeline_svg = None
+        if read is not None:
+            graph_svg, timeline_svg = _pictures(read)
+        return render_html(report, graph_svg=graph_svg, timeline_svg=timeline_svg,
+                           footer=made_by(signatures))
+    from logsleuth.render.text import render_text, unwrapped_width
+
+    return render_rich(lambda console: render_text(report, console, verbose=verbose),
+                       width=width, natural_width=unwrapped_width(report), terminal=terminal)
+
+
+def _pictures(read: Any) -> tuple[str, str]:
+    """The causal graph and the timeline of what the pipeline read, as SVG."""
+    from logsleuth.causal import CausalGraph
+    from logsleuth.render.graph import build_picture, to_svg
+    from logsleuth.render.timeline import build_timeline, timeline_svg
+
+    inference = CausalGraph.build(read.events, last_line=read.stats.last_line_text,
+                                  line_count=read.stats.lines).infer()
+    timeline = build_timeline(read.events, inference, read.facts.origins(), read.facts.result())
+    return to_svg(build_picture(read.events, inference)), timeline_svg(timeline)
+
+
+def made_by(signatures: Any) -> str:
+    """`logsleuth 0.2.0 · 312 signatures (set 1a2b3c4d5e)`: what a pasted report was made with."""
+    from logsleuth import __version__
+    from logsleuth.signatures import set_version
+
+    if signatures is None:
+        return f"logsleuth {__version__}"
+    return (f"made by logsleuth {__version__} with {len(signatures)} signatures "
+            f"(set {set_version(signatures)})")
+
+
+@contextmanager
+def _waiting_status(path: str) -> Iterator[Callable[[int, float], None] | None]:
+    """A one-line status on stderr while --follow waits, only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status(f"following {path}") as shown:
+        def update(lines: int, waited: float) -> None:
+            shown.update(f"following {path}: {lines:,} lines read, no failure yet "
+                         f"({waited:.0f} s; Ctrl-C for a report of what was read)")
+        yield update
 
 
 # Each command group lives in its own module and registers itself on `main`.

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from logsleuth.cli import EXIT_NO_FAILURE, EXIT_UNUSABLE, main
+from logsleuth.cli import EXIT_NO_FAILURE, EXIT_UNUSABLE, main, output_option
+from logsleuth.cli.output import emit, render_rich
 from logsleuth.errors import LogsleuthError
 from logsleuth.model import Event, FactOrigin, Inference
 
@@ -48,22 +49,13 @@ def _analyse_or_exit(path: str) -> Analysis:
         sys.exit(EXIT_UNUSABLE)
 
 
-_output_option = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-                              help="Write to this file instead of stdout.")
-
-
-def _emit(text: str, output: Path | None) -> None:
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        output.write_text(text, encoding="utf-8")
 
 
 @main.command()
 @click.argument("path", type=click.Path(dir_okay=True, allow_dash=True, path_type=str))
 @click.option("--format", "fmt", type=click.Choice(["dot", "mermaid", "svg"]), default="dot",
               show_default=True, help="Graphviz DOT, Mermaid, or an SVG picture.")
-@_output_option
+@output_option
 def graph(path: str, fmt: str, output: Path | None) -> None:
     """The causal graph across processes: errors and lifecycle events coloured by process role,
     edges labelled with why they are linked. SVG uses graphviz's `dot` when installed."""
@@ -72,7 +64,7 @@ def graph(path: str, fmt: str, output: Path | None) -> None:
     analysis = _analyse_or_exit(path)
     picture = build_picture(analysis.events, analysis.inference)
     render = {"dot": to_dot, "mermaid": to_mermaid, "svg": to_svg}[fmt]
-    _emit(render(picture), output)
+    emit(render(picture), output)
     sys.exit(EXIT_NO_FAILURE)
 
 
@@ -80,7 +72,7 @@ def graph(path: str, fmt: str, output: Path | None) -> None:
 @click.argument("path", type=click.Path(dir_okay=True, allow_dash=True, path_type=str))
 @click.option("--format", "fmt", type=click.Choice(["text", "svg", "html"]), default="text",
               show_default=True, help="Terminal lanes, an SVG picture, or an HTML page.")
-@_output_option
+@output_option
 def timeline(path: str, fmt: str, output: Path | None) -> None:
     """One lane per process with its key events and the failure, by log line."""
     from logsleuth.render.timeline import (build_timeline, render_timeline_text, timeline_html,
@@ -93,11 +85,10 @@ def timeline(path: str, fmt: str, output: Path | None) -> None:
         if output is None:
             render_timeline_text(picture, Console(highlight=False))
         else:
-            with output.open("w", encoding="utf-8") as handle:
-                render_timeline_text(picture, Console(file=handle, highlight=False,
-                                                      no_color=True, width=120))
+            emit(render_rich(lambda console: render_timeline_text(picture, console),
+                             width=120, terminal=False), output)
     elif fmt == "svg":
-        _emit(timeline_svg(picture), output)
+        emit(timeline_svg(picture), output)
     else:
-        _emit(timeline_html(picture, title=f"logsleuth timeline: {Path(path).name}"), output)
+        emit(timeline_html(picture, title=f"logsleuth timeline: {Path(path).name}"), output)
     sys.exit(EXIT_NO_FAILURE)

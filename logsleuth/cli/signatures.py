@@ -22,20 +22,26 @@ def signatures() -> None:
 @click.option("--signatures", "signature_dirs", multiple=True,
               type=click.Path(exists=True, file_okay=False, path_type=Path))
 def list_signatures(fmt: str, signature_dirs: tuple[Path, ...]) -> None:
-    """Every signature: id, title, category, status, file."""
+    """Every signature: id, kind, title, category, status, file; counts per kind."""
     import json
 
     from rich.table import Table
 
+    from logsleuth.model import SignatureKind
+
     database = signature_set(signature_dirs)
-    rows = [{"id": s.id, "title": s.title, "category": s.category, "status": s.status.value,
-             "severity": s.severity.value, "file": str(s.path)} for s in database]
+    rows = [{"id": s.id, "kind": s.kind.value, "title": s.title, "category": s.category,
+             "status": s.status.value, "severity": s.severity.value, "file": str(s.path)}
+            for s in database]
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))
         return
-    table = Table("id", "category", "status", "title", title=f"{len(rows)} signatures")
+    counts = ", ".join(f"{sum(1 for r in rows if r['kind'] == kind.value)} {kind.value}"
+                       for kind in SignatureKind)
+    table = Table("id", "kind", "category", "status", "title",
+                  title=f"{len(rows)} signatures: {counts}")
     for row in rows:
-        table.add_row(row["id"], row["category"], row["status"], row["title"])
+        table.add_row(row["id"], row["kind"], row["category"], row["status"], row["title"])
     from rich.console import Console
 
     Console().print(table)

@@ -11,7 +11,7 @@ from dataclasses import replace
 from logsleuth.index.advice import advice_for
 from logsleuth.index.data import VllmIndex, default_index
 from logsleuth.index.origin import default_matcher, origin_of
-from logsleuth.model import ErrorEvent, MessageAdvice, Origin, Report
+from logsleuth.model import ErrorEvent, MessageAdvice, Origin, Report, SignatureKind
 
 __all__ = ["VllmIndex", "default_index", "annotate", "origins_of", "release_after"]
 
@@ -54,8 +54,5 @@ def annotate(report: Report) -> Report:
 
 def _exact(report: Report) -> bool:
     """Whether an exact signature matched (a family signature leaves room for the message's
-    own advice)."""
-    if report.signature is None:
-        return False
-    kind = getattr(report.signature, "kind", None)
-    return kind is None or getattr(kind, "value", kind) == "exact"
+    own advice, a weaker kind still)."""
+    return report.signature is not None and report.signature.kind is SignatureKind.EXACT

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from logsleuth.model import (ConfigDifference, ErrorEvent, Match, MessageAdvice, Origin, Process,
-                             Report)
+from logsleuth.model import (ConfigDifference, ErrorEvent, Match, MessageAdvice, Origin,
+                             PhaseEvidence, Process, Report, SignatureKind)
 
 SCHEMA = "logsleuth.report/1"
 MAX_FRAMES = 12  # innermost frames kept in the JSON; enough to say where it failed
@@ -52,14 +52,15 @@ def origin_to_dict(origin: Origin) -> dict[str, Any]:
 
 def advice_to_dict(advice: MessageAdvice) -> dict[str, Any]:
     """Advice of kind `message`: the remedy the message states, its settings as flags/vars."""
-    return {"kind": "message", "text": advice.text, "line": advice.event_line,
+    return {"kind": SignatureKind.MESSAGE.value, "text": advice.text, "line": advice.event_line,
             "release": advice.release,
             "names": [{"name": n.name, "flag": n.flag, "env": n.env, "default": n.default}
                       for n in advice.names]}
 
 
 def _match(match: Match, full: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": match.id, "title": match.title, "score": match.score}
+    out: dict[str, Any] = {"id": match.id, "title": match.title, "score": match.score,
+                           "kind": match.kind.value}
     if full:
         out.update({
             "fix": match.fix,
@@ -88,11 +89,18 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "look_for": list(report.look_for),
         "failed_processes": [_process(p) for p in report.failed_processes],
         "lines_read": report.lines_read,
+        "recognised": report.recognised,
         "config_differences": [_difference(d) for d in report.config_differences],
         "fact_origins": {name: {"line": origin.line, "process": _process(origin.process)}
                          for name, origin in report.fact_origins.items()},
+        "phase": _phase(report.phase) if report.phase else None,
         "advice": advice_to_dict(report.advice) if report.advice else None,
     }
+
+
+def _phase(phase: PhaseEvidence) -> dict[str, Any]:
+    return {"name": phase.phase.value, "source": phase.source, "detail": phase.detail,
+            "line": phase.line}
 
 
 def _difference(difference: ConfigDifference) -> dict[str, Any]:

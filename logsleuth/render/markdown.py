@@ -18,9 +18,10 @@ MAX_SPAN = 5000  # a longer traceback span is read only near its two ends
 _NOT_A_FILE = ("<stdin>", "<text>", "<stream>", "-")
 
 
-def render_markdown(report: Report) -> str:
-    """The report as GitHub-flavoured Markdown."""
-    lines = _source_lines(report)
+def render_markdown(report: Report, *, footer: str | None = None) -> str:
+    """The report as GitHub-flavoured Markdown. Log text is always quoted as data (code spans,
+    fenced blocks, escaped prose), never as markup. `footer` names the versions that made it."""
+    lines = source_lines(report)
     out: list[str] = [_title(report), ""]
     out.append(f"**Verdict:** `{report.verdict.value}` · **log:** `{report.source}` "
                 f"({report.lines_read:,} lines) · found by logsleuth")
@@ -32,8 +33,8 @@ def render_markdown(report: Report) -> str:
         out += ["", "#### Requested vs effective", "",
                 "| setting | requested (command line) | effective (engine) |", "|---|---|---|"]
         for d in report.config_differences:
-            out.append(f"| `{d.name}` | `{_cell(str(d.requested))}`{_at(d.requested_line)} | "
-                       f"`{_cell(str(d.effective))}`{_at(d.effective_line)} |")
+            out.append(f"| `{d.name}` | `{_code_cell(str(d.requested))}`{_at(d.requested_line)}"
+                       f" | `{_code_cell(str(d.effective))}`{_at(d.effective_line)} |")
     out += ["", *_root_cause(report, lines)]
     if report.symptoms:
         out += ["", "#### Symptoms (follow from the root cause)" if report.root_cause
@@ -49,6 +50,8 @@ def render_markdown(report: Report) -> str:
         out += ["", "#### The message's own advice", "", f"> {_inline(text)}"]
         out += ["", *[f"- {_inline(n)}" for n in names]] if names else []
     out += ["", *_chain(report), ""]
+    if footer:
+        out += [f"<sub>{escape(footer)}</sub>", ""]
     return "\n".join(out)
 
 
@@ -66,7 +69,7 @@ def _root_cause(report: Report, lines: dict[int, str] | None) -> list[str]:
     event = report.root_cause
     if event is None:
         out = ["#### Root cause", "", "Not in this log."]
-        out += [f"- {hint}" for hint in report.look_for]
+        out += [f"- {escape(hint)}" for hint in report.look_for]
         return out
     out = ["#### Root cause", "",
            f"**`{event.exception}`** in `{event.process.label}`, line {event.line}"
@@ -83,9 +86,24 @@ def _root_cause(report: Report, lines: dict[int, str] | None) -> list[str]:
         where = "stdin" if report.source in _NOT_A_FILE else f"`{report.source}`"
         out.append(f"The log came from {where} and cannot be read again; the error as parsed:")
         out += ["", *_fenced([f"{event.line:>6} | {_trim(event.text, MAX_LINE_CHARS * 2)}"])]
+    if len(event.text) > MAX_LINE_CHARS:  # the excerpt trims long lines: the message, whole
+        out += ["", "<details><summary>The whole message</summary>", "",
+                *_fenced(_wrapped(event.text)), "", "</details>"]
     origin = report.origins.get(event.id)
     if origin is not None:
         out += ["", f"vLLM source: {_inline(origin_sentence(origin))}."]
+    return out
+
+
+def _wrapped(text: str, width: int = 120) -> list[str]:
+    """A long message as lines a reader can scroll: split at its own line breaks, then at
+    spaces near `width` (a message such as the attention selector's is one 1,000-character
+    line whose end, the Reasons list, is what the reader needs)."""
+    import textwrap
+
+    out: list[str] = []
+    for line in text.splitlines() or [""]:
+        out += textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False) or [""]
     return out
 
 
@@ -96,8 +114,10 @@ def _fix(report: Report) -> list[str]:
                 "No known signature matches. (`logsleuth signatures new --from LOG` starts one.)"]
     facts = [f"`{e.detail}`" for e in match.evidence if e.part == "facts"]
     used = f"; facts used: {', '.join(facts)}" if facts else ""
+    phase = f"; phase: {report.phase.phase.value}" if report.phase else ""
     out = [f"#### Suggested fix: {match.title}", "",
-           f"Signature `{match.id}`, score {match.score:.2f}{used}", "", match.fix.strip()]
+           f"Signature `{match.id}` ({match.kind.value}), score {match.score:.2f}{used}{phase}",
+           "", match.fix.strip()]
     if match.references:
         out += ["", "References:", *[f"- {url}" for url in match.references]]
     return out
@@ -110,13 +130,14 @@ def _chain(report: Report) -> list[str]:
         out.append(" → ".join(f"`{e.process.name}` line {e.line} `{e.exception}`"
                               for e in steps[:8]) + (" → …" if len(steps) > 8 else ""))
         out.append("")
-    out += [f"- {reason}" for reason in report.reasons]
-    out += [f"- {sentence}" for sentence in difference_lines(report)]
+    out += [f"- {escape(reason)}" for reason in report.reasons]
+    out += [f"- {escape(sentence)}" for sentence in difference_lines(report)]
     if report.signature is not None:
         out += ["", "Signature evidence:", ""]
-        out += [f"- {e.part}: {e.detail} ({e.score:.2f})" for e in report.signature.evidence]
+        out += [f"- {e.part}: {escape(e.detail)} ({e.score:.2f})"
+                for e in report.signature.evidence]
     if report.notices:
-        out += ["", "Notices:", "", *[f"- {notice}" for notice in report.notices]]
+        out += ["", "Notices:", "", *[f"- {escape(notice)}" for notice in report.notices]]
     out += ["", "</details>"]
     return out
 
@@ -138,7 +159,7 @@ def _numbered(numbers: Iterable[int], lines: dict[int, str]) -> list[str]:
     return out
 
 
-def _source_lines(report: Report) -> dict[int, str] | None:
+def source_lines(report: Report) -> dict[int, str] | None:
     """The root cause's original lines, read again from the file and kept to its own process
     (vLLM interleaves the tracebacks of all workers); None for stdin."""
     from logsleuth.tokenize import parse_line
@@ -209,8 +230,23 @@ def _trim(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _code_cell(text: str) -> str:
+    return _inline(_trim(text, 200)).replace("|", "\\|").replace("\n", " ")
+
+
 def _cell(text: str) -> str:
-    return _trim(text, 200).replace("|", "\\|").replace("\n", " ")
+    return escape(_trim(text, 200)).replace("\n", " ")
+
+
+_MARKDOWN_SPECIAL = str.maketrans({c: f"\\{c}" for c in "\\`*_[]|#~"})
+
+
+def escape(text: str) -> str:
+    """Log text as Markdown prose that shows exactly as printed: `<script>` stays text,
+    `__init__` does not turn bold, a `|` does not split a table cell."""
+    import html
+
+    return html.escape(text, quote=False).translate(_MARKDOWN_SPECIAL)
 
 
 def _inline(text: str) -> str:

@@ -82,15 +82,15 @@ def _where(event: ErrorEvent) -> Text:
     return text
 
 
-def _event_block(event: ErrorEvent, *, frames: int) -> Group:
+def _event_block(event: ErrorEvent, *, frames: int, whole: bool = False) -> Group:
     head = Text()
     head.append(event.exception, style="bold red")
     head.append("  ")
     head.append_text(_where(event))
-    message = _trim(event.message)
+    message = event.message.strip() if whole else _trim(event.message)
     parts: list[Text] = [head, Text(message, style="red")]
     if message != event.message.strip():
-        parts.append(Text(f"(message trimmed; the whole text is at line {event.line})",
+        parts.append(Text(f"(message trimmed; -v shows it whole, as does line {event.line})",
                           style="dim"))
     if event.title:
         parts.append(Text(f"logged as: {event.title}", style="dim"))
@@ -99,6 +99,19 @@ def _event_block(event: ErrorEvent, *, frames: int) -> Group:
         for frame in event.frames[-frames:][::-1]:
             parts.append(Text(f"  {frame.file}:{frame.line} in {frame.function}", style="dim"))
     return Group(*parts)
+
+
+def unwrapped_width(report: Report) -> int:
+    """A console width at which nothing of this report wraps (for pipes and files, where a
+    hard wrap would split paths and ids that a reader greps for or copies)."""
+    texts = [report.source, *(e.text for e in (report.root_cause, *report.symptoms,
+                                                *report.survived) if e is not None)]
+    if report.signature is not None:
+        texts += [report.signature.title, *report.signature.fix.splitlines(),
+                  "  ".join(report.signature.references)]
+    texts += [str(value) for value in report.facts.values()]
+    texts += [*report.notices, *report.reasons, *report.look_for]
+    return min(max(120, *(len(t) + 40 for t in texts)), 1 << 16)
 
 
 def render_text(report: Report, console: Console, *, verbose: bool = False) -> None:
@@ -111,56 +124,62 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
 
     if report.root_cause is not None:
         console.print(Text("\nRoot cause", style="bold underline"))
-        console.print(Padding(_event_block(report.root_cause, frames=INNER_FRAMES), (0, 2)))
+        console.print(Padding(_event_block(report.root_cause, frames=INNER_FRAMES,
+                                                   whole=verbose), (0, 2), expand=False))
         source = report.origins.get(report.root_cause.id)
         if source is not None:
             console.print(Padding(Text(f"vLLM source: {origin_sentence(source)}", style="dim"),
-                                  (0, 2)))
+                                  (0, 2), expand=False))
     elif report.verdict is Verdict.ROOT_CAUSE_MISSING:
         console.print(Text("\nThe log shows a failure but not its cause.", style="bold"))
         if report.failed_processes:
             names = ", ".join(p.label for p in report.failed_processes)
-            console.print(Padding(Text(f"processes that failed: {names}"), (0, 2)))
+            console.print(Padding(Text(f"processes that failed: {names}"), (0, 2), expand=False))
     else:
         console.print(Text("\nNothing in this log failed.", style="green"))
 
+    if report.phase is not None and report.verdict is not Verdict.NO_FAILURE:
+        console.print(Padding(Text(f"phase: {report.phase.phase.value} "
+                                   f"({report.phase.source}: {report.phase.detail})",
+                                   style="dim"), (0, 2)))
     if report.reasons:
         console.print(Text("\nWhy this one", style="bold underline"))
         for reason in report.reasons:
-            console.print(Padding(Text(f"- {reason}"), (0, 2)))
+            console.print(Padding(Text(f"- {reason}"), (0, 2), expand=False))
     if report.config_differences:
         console.print(Text("\nRequested vs effective", style="bold underline"))
         for sentence in difference_lines(report):
-            console.print(Padding(Text(f"- {sentence}", style="bold yellow"), (0, 2)))
+            console.print(Padding(Text(f"- {sentence}", style="bold yellow"), (0, 2), expand=False))
     if report.look_for:
         console.print(Text("\nWhere to look", style="bold underline"))
         for hint in report.look_for:
-            console.print(Padding(Text(f"- {hint}"), (0, 2)))
+            console.print(Padding(Text(f"- {hint}"), (0, 2), expand=False))
 
     if report.signature is not None:
         match = report.signature
         head = Text("\nFix: ", style="bold underline")
         head.append(match.title, style="bold green")
-        head.append(f"  [{match.id}, score {match.score:.2f}]", style="dim")
+        head.append(f"  [{match.kind.value} {match.id}, score {match.score:.2f}]", style="dim")
         console.print(head)
-        console.print(Padding(Markdown(match.fix), (0, 2)))
+        console.print(Padding(Markdown(match.fix), (0, 2), expand=False))
         if match.references:
             console.print(Padding(Text("References: " + "  ".join(match.references),
-                                       style="dim"), (0, 2)))
+                                       style="dim"), (0, 2), expand=False))
     elif report.verdict is not Verdict.NO_FAILURE:
         console.print(Text("\nNo known signature matches this failure.", style="yellow"))
         console.print(Padding(Text("Add one: logsleuth signatures new --from LOG", style="dim"),
-                              (0, 2)))
+                              (0, 2), expand=False))
     if report.advice is not None:
         advice, *settings = advice_lines(report.advice)
         console.print(Text("\nThe message's own advice", style="bold underline"))
-        console.print(Padding(Text(advice, style="green"), (0, 2)))
+        console.print(Padding(Text(advice, style="green"), (0, 2), expand=False))
         for setting in settings:
-            console.print(Padding(Text(f"- {setting}"), (0, 2)))
+            console.print(Padding(Text(f"- {setting}"), (0, 2), expand=False))
     if report.alternatives and (verbose or report.signature is None):
         console.print(Text("\nAlso considered", style="bold underline"))
         for alt in report.alternatives:
-            console.print(Padding(Text(f"- {alt.id} ({alt.score:.2f}): {alt.title}"), (0, 2)))
+            console.print(Padding(Text(f"- {alt.id} ({alt.kind.value}, {alt.score:.2f}): "
+                                       f"{alt.title}"), (0, 2), expand=False))
 
     if report.symptoms:
         heading = "Symptoms (later errors that follow from it)" if report.root_cause else \
@@ -171,16 +190,16 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
             line = Text(f"- line {event.line} ", style="bold")
             line.append(event.process.name, style="cyan")
             line.append(f"  {_trim(event.text, 140)}")
-            console.print(Padding(line, (0, 2)))
+            console.print(Padding(line, (0, 2), expand=False))
         if len(report.symptoms) > len(shown):
             console.print(Padding(Text(f"... {len(report.symptoms) - len(shown)} more "
-                                       "(--verbose)", style="dim"), (0, 2)))
+                                       "(--verbose)", style="dim"), (0, 2), expand=False))
     if verbose and report.survived:
         console.print(Text("\nErrors the server survived or that belong to a shutdown",
                            style="bold underline"))
         for event in report.survived:
             console.print(Padding(Text(f"- line {event.line} {event.process.name}  "
-                                       f"{_trim(event.text, 140)}"), (0, 2)))
+                                       f"{_trim(event.text, 140)}"), (0, 2), expand=False))
     rows = environment(report.facts, verbose=verbose)
     if rows:
         console.print(Text("\nEnvironment", style="bold underline"))
@@ -191,8 +210,8 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
             origin = report.fact_origins.get(name)
             if verbose and origin is not None:
                 line.append(f"  (line {origin.line})", style="dim")
-            console.print(Padding(line, (0, 2)))
+            console.print(Padding(line, (0, 2), expand=False))
     if report.notices:
         console.print(Text("\nNotices", style="bold yellow"))
         for notice in report.notices:
-            console.print(Padding(Text(f"- {notice}", style="yellow"), (0, 2)))
+            console.print(Padding(Text(f"- {notice}", style="yellow"), (0, 2), expand=False))

@@ -70,7 +70,8 @@ def build_timeline(events: list[Event], inference: Inference,
     for item in events:
         if isinstance(item, Milestone):
             per.setdefault(item.process, []).append(
-                LaneEvent(item.line, item.kind.value, Mark.MILESTONE))
+                LaneEvent(item.line, f"phase {item.phase.value}" if item.phase else item.kind.value,
+                          Mark.MILESTONE))
     root = inference.root_cause
     shown: set[int] = set()
     for event in (root, *inference.chain, *inference.symptoms):
@@ -148,49 +149,78 @@ def render_timeline_text(timeline: Timeline, console: Console, *, width: int = 4
 
 # SVG and HTML ----------------------------------------------------------------------------------
 
-_LEFT, _LANE_H, _PLOT_W, _TOP = 230, 90, 900, 40
+_LEFT, _PLOT_W, _TOP = 230, 900, 56
+_LABEL_PX, _LEVEL_H, _MAX_LEVELS = 5.6, 13, 5  # px per character at font-size 10
+
+
+def _place_labels(xs: list[tuple[float, str]]) -> list[int | None]:
+    """A level (row above the lane) for each label so that no two labels on a level overlap;
+    None when every level is taken there (the mark keeps its label as a tooltip)."""
+    ends: list[float] = []  # per level: where its last label ends
+    placed: list[int | None] = []
+    for x, text in xs:
+        start, stop = x - 3, x + len(text) * _LABEL_PX + 3
+        level = next((i for i, end in enumerate(ends) if end < start), None)
+        if level is None and len(ends) < _MAX_LEVELS:
+            ends.append(stop)
+            level = len(ends) - 1
+        elif level is not None:
+            ends[level] = stop
+        placed.append(level)
+    return placed
 
 
 def timeline_svg(timeline: Timeline) -> str:
-    """Lanes as horizontal bands; each event a mark at its line number with a slanted label."""
-    width = _LEFT + _PLOT_W + 160
-    height = _TOP + len(timeline.lanes) * _LANE_H + 40
+    """Lanes as horizontal bands; each event a mark at its line number, its label on the first
+    free row above the lane, so labels of nearby events never print over each other."""
     span = max(1, timeline.last_line - timeline.first_line)
 
     def x_of(line: int) -> float:
         return _LEFT + (line - timeline.first_line) / span * _PLOT_W
 
+    labelled = []
+    for lane in timeline.lanes:
+        items = [(x_of(e.line), _short(e.label, 40)) for e in lane.events]
+        labelled.append((lane, items, _place_labels(items)))
+    heights = [24 + _LEVEL_H * (1 + max((lv for lv in levels if lv is not None), default=0))
+               for _, _, levels in labelled]
+    width = _LEFT + _PLOT_W + 260
+    height = _TOP + sum(heights) + 30
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif">',
            f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="{_LEFT}" y="20" font-size="12" fill="#555">log lines '
+           f'<text x="10" y="18" font-size="12" fill="#555">log lines '
            f'{timeline.first_line}–{timeline.last_line}</text>']
     if timeline.root_line is not None:
         x = x_of(timeline.root_line)
-        out.append(f'<line x1="{x}" y1="{_TOP - 8}" x2="{x}" y2="{height - 30}" '
+        out.append(f'<line x1="{x}" y1="{_TOP - 12}" x2="{x}" y2="{height - 20}" '
                    f'stroke="#c00000" stroke-dasharray="5 3"/>')
-        out.append(f'<text x="{x + 4}" y="{_TOP - 10}" font-size="11" fill="#c00000">'
+        out.append(f'<text x="{x + 4}" y="{_TOP - 16}" font-size="11" fill="#c00000">'
                    f'root cause, line {timeline.root_line}</text>')
-    for index, lane in enumerate(timeline.lanes):
-        y = _TOP + index * _LANE_H + _LANE_H / 2
+    top = float(_TOP)
+    for (lane, items, levels), lane_h in zip(labelled, heights, strict=True):
+        y = top + lane_h - 12  # the lane's line, its labels stacked above it
         colour = ROLE_COLOURS[lane.role]
         out.append(f'<g class="lane" data-process="{escape(lane.process.label)}">')
         out.append(f'<text x="10" y="{y + 4}" font-size="12" font-weight="bold" '
                    f'fill="{colour}">{escape(_short(lane.process.label, 30))}</text>')
         out.append(f'<line x1="{_LEFT}" y1="{y}" x2="{_LEFT + _PLOT_W}" y2="{y}" '
                    f'stroke="{colour}" stroke-width="3" opacity="0.5"/>')
-        for event in lane.events:
-            x = x_of(event.line)
+        for event, (x, label), level in zip(lane.events, items, levels, strict=True):
             fill = {Mark.ROOT: "#c00000", Mark.ERROR: "#e45756", Mark.MILESTONE: "#54a24b",
                     Mark.STEP: "#999999"}[event.mark]
             radius = 7 if event.mark is Mark.ROOT else 4
             out.append(f'<circle class="{event.mark.value}" cx="{x:.1f}" cy="{y}" r="{radius}" '
                        f'fill="{fill}"><title>line {event.line}: {escape(event.label)}</title>'
                        "</circle>")
-            out.append(f'<text x="{x:.1f}" y="{y - 10}" font-size="9" fill="#333" '
-                       f'transform="rotate(-25 {x:.1f} {y - 10})">'
-                       f'{escape(_short(event.label, 36))}</text>')
+            if level is not None:
+                label_y = y - 10 - level * _LEVEL_H
+                out.append(f'<line x1="{x:.1f}" y1="{y - 4}" x2="{x:.1f}" y2="{label_y + 2}" '
+                           f'stroke="#ccc" stroke-width="0.8"/>')
+                out.append(f'<text class="label" x="{x:.1f}" y="{label_y}" font-size="10" '
+                           f'fill="#333">{escape(label)}</text>')
         out.append("</g>")
+        top += lane_h
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

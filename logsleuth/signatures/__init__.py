@@ -13,7 +13,7 @@ from logsleuth.signatures.load import (Signature, load_directory, load_signature
 from logsleuth.signatures.match import THRESHOLD, SignatureSet, Target
 
 __all__ = ["Signature", "SignatureSet", "Target", "THRESHOLD", "load_signatures",
-           "default_signatures", "shipped_directory", "load_signature_file"]
+           "default_signatures", "shipped_directory", "load_signature_file", "set_version"]
 
 
 def shipped_directory() -> Path:
@@ -49,3 +49,13 @@ def load_signatures(*directories: str | Path, shipped: bool = True,
 def default_signatures() -> SignatureSet:
     """The shipped signatures plus LOGSLEUTH_SIGNATURES, loaded once per process."""
     return load_signatures()
+
+
+def set_version(database: SignatureSet) -> str:
+    """A short digest naming this exact set of signatures and fixes (for a pasted report)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for signature in sorted(database, key=lambda s: s.id):
+        digest.update(f"{signature.id}\0{signature.fix}\0".encode())
+    return digest.hexdigest()[:10]

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+
+import regex
 from typing import TYPE_CHECKING
 
 from logsleuth.errors import SignatureError
@@ -71,6 +73,8 @@ def lint(paths: list[Path], *, examples: bool = True) -> list[Problem]:
         if not any(not positive for _, positive in signature.examples()):
             problems.append(Problem(signature.location, "no negative (near-miss) example log",
                                     f"add {signature.id}.negative.log", is_error=False))
+        problems += _source_problems(signature)
+        problems += _placeholder_problems(signature)
 
     if examples and loaded:
         problems += _example_problems(paths, loaded)
@@ -101,6 +105,49 @@ def _index_problems(loaded: list[Signature]) -> list[Problem]:
                                     f"match.message.{finding.template_number}: "
                                     f"{finding.message}", finding.hint, is_error=False))
     return problems
+
+
+# vLLM issues are split by number (CONTRIBUTING.md): odd ones belong to the held-out set.
+_VLLM_ISSUE = regex.compile(r"github\.com/vllm-project/vllm/issues/(\d+)")
+_PUBLIC = regex.compile(r"^(?:https?://\S+|constructed: \S.*)", regex.DOTALL)
+_PLACEHOLDER = regex.compile(r"\bTODO\b")
+
+
+def _source_problems(signature: Signature) -> list[Problem]:
+    """Every example log beside the file has a public source in `examples`, and only those."""
+    where = signature.location
+    beside = {path.name: positive for path, positive in signature.examples()}
+    sources = dict(signature.example_sources)
+    if not sources:
+        return [Problem(where, "no `examples` key: give each example log's public source",
+                        "examples: {<id>.log: <URL>, <id>.negative.log: 'constructed: ...'}",
+                        is_error=False)] if beside else []
+    problems: list[Problem] = []
+    for name in sorted(set(beside) - set(sources)):
+        problems.append(Problem(where, f"example {name} has no source in `examples`",
+                                f"add `{name}: <URL or 'constructed: why'>` under examples"))
+    for name in sorted(set(sources) - set(beside)):
+        problems.append(Problem(where, f"`examples` lists {name}, which is not beside the file"))
+    for name, source in sorted(sources.items()):
+        if not _PUBLIC.match(source.strip()):
+            problems.append(Problem(where, f"example {name}: source {source[:60]!r} is neither a "
+                                    "URL nor 'constructed: ...'"))
+        issue = _VLLM_ISSUE.search(source)
+        if beside.get(name) and issue and int(issue.group(1)) % 2 == 1:
+            problems.append(Problem(where, f"example {name} comes from odd-numbered vLLM issue "
+                                    f"#{issue.group(1)}, which belongs to the held-out set",
+                                    "take examples from even-numbered issues or vLLM's source"))
+    return problems
+
+
+def _placeholder_problems(signature: Signature) -> list[Problem]:
+    """A skeleton from `signatures new` is not a signature until its TODOs are written."""
+    texts = {"title": signature.title, "description": signature.description,
+             "fix": signature.fix, "references": " ".join(signature.references),
+             "examples": " ".join(source for _, source in signature.example_sources)}
+    return [Problem(signature.location, f"{field} still holds a skeleton placeholder (TODO)",
+                    "write it, or delete the line")
+            for field, text in texts.items() if _PLACEHOLDER.search(text)]
 
 
 def _order(problem: Problem) -> tuple[str, bool, int]:

@@ -18,7 +18,7 @@ from pathlib import Path
 import regex
 
 from logsleuth.errors import SignatureError
-from logsleuth.model import Role
+from logsleuth.model import Phase, Role, SignatureKind
 from logsleuth.resources import data_dir
 from logsleuth.signatures.template import Template
 from logsleuth.yamlload import KeyPath, load_yaml
@@ -37,13 +37,6 @@ class Severity(Enum):
 class Status(Enum):
     STABLE = "stable"
     EXPERIMENTAL = "experimental"
-
-
-class SignatureKind(Enum):
-    """An exact signature knows one failure; a family covers a class of failures."""
-
-    EXACT = "exact"
-    FAMILY = "family"
 
 
 class MessageOrigin(Enum):
@@ -93,6 +86,7 @@ class Signature:
     line: int = 1
     kind: SignatureKind = SignatureKind.EXACT
     example_sources: tuple[tuple[str, str], ...] = ()  # (log file name, public source)
+    phases: tuple[Phase, ...] = ()  # match.phase: any of these lifecycle phases
     origin: MessageOrigin = MessageOrigin.VLLM  # match.origin: who prints the message
 
     @property
@@ -194,7 +188,12 @@ def _load(path: Path, problems: list[SignatureError], *, probe: bool = True) -> 
         related=tuple(data.get("related", [])), path=path, line=1,
         kind=SignatureKind(data.get("kind", "exact")),
         example_sources=tuple(sorted(data.get("examples", {}).items())),
-        origin=MessageOrigin(match.get("origin", "vllm")))
+        origin=MessageOrigin(match.get("origin", "vllm")),
+        phases=tuple(Phase(p) for p in _as_list(match.get("phase", []))))
+
+
+def _as_list(value: object) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
 
 
 def _compile_all(texts: list[str], key: tuple[str, str], where: str,

@@ -1,23 +1,31 @@
 """Score every signature against a failure; rank them.
 
 A signature's score for one error is its message score (template or regex, in [0, 1]) times a
-factor for each other part it names:
+factor for each other part it names. The parts beside the message weigh, they never gate: the
+same message from another call path, process or phase still matches, a little lower.
 
 | part       | matches            | otherwise                                   |
 |------------|--------------------|---------------------------------------------|
 | exception  | 1.0 (0.9 wrapped)  | 0.7; 0.9 when the type is not known (an     |
 |            |                    | ERROR record, a cut traceback)              |
-| frames     | 1.0                | 0.5, or 0.9 when the error shows no frames  |
-|            |                    | (frames tell apart messages that say too    |
-|            |                    | little alone, so a miss weighs heavily)     |
+| frames     | 1.0                | 0.8, or 0.9 when the error shows no frames  |
 | process    | 1.0                | 0.85                                        |
+| phase      | 1.0                | 0.85, or 0.95 when the phase is not known   |
 | facts      | 1.0 (0.9 unknown)  | no match: the fix does not apply there;     |
 |            |                    | a soft `?expr` condition weighs 0.95        |
 
-The error's weight is 1.0 for the root cause, 0.9 for an exception raised from it, 0.75 for a symptom when the root cause is not in
-the log, and 0.5 for a symptom beside a known root cause. A signature is reported
-when its score reaches THRESHOLD; ties go to the more specific signature (more fixed text, more
-parts matched).
+The error's weight is 1.0 for the root cause, 0.9 for an exception raised from it, 0.75 for a
+symptom when the root cause is not in the log, and 0.5 for a symptom beside a known root cause.
+A signature is reported when its score reaches THRESHOLD.
+
+Ranking, among the signatures that reach THRESHOLD: first those the log does not contradict
+(every part they name matched or is unknown: a frame, process, phase or exception type that was
+seen and differs is a contradiction), then the stronger kind (an exact signature before a
+family: `SignatureKind.strength`), then the score, then the evidence (how many parts matched:
+phase, frames, facts, exception, and the fixed text of the message). So a family that fits
+beats an exact signature whose frames say another call path, and an exact signature that fits
+beats the family that contains it. Below THRESHOLD, alternatives are ranked by score and
+evidence. Never by id or name: a full tie keeps the order of the database.
 """
 
 from __future__ import annotations
@@ -30,13 +38,17 @@ from dataclasses import dataclass
 import regex
 
 from logsleuth.knowledge import Causality, default_causality
-from logsleuth.model import ErrorEvent, EventKind, Evidence, Match
+from logsleuth.model import ErrorEvent, EventKind, Evidence, Match, PhaseEvidence
 from logsleuth.signatures.load import Signature
 from logsleuth.signatures.template import PATTERN_TIMEOUT, mask
 
 THRESHOLD = 0.6
-FRAMES_MISSED = 0.5
+FRAMES_MISSED = 0.8  # another call path: weighs, does not gate
 FRAMES_UNKNOWN = 0.9
+PROCESS_MISSED = 0.85
+PHASE_MISSED = 0.85
+PHASE_UNKNOWN = 0.95
+EXCEPTION_MISSED = 0.7
 ROOT_WEIGHT = 1.0
 CHAIN_WEIGHT = 0.9  # an exception raised from the root cause (`raise X(...) from e`)
 SYMPTOM_WEIGHT = 0.75  # when the root cause is not in the log, the symptoms are all there is
@@ -58,7 +70,15 @@ class Target:
 @dataclass(frozen=True, slots=True)
 class _Scored:
     match: Match
-    specificity: float
+    specificity: float  # the evidence: fixed message text, plus each part that matched
+    contradicted: bool  # a part the signature names was seen and differs
+    strength: int  # SignatureKind.strength
+
+    def order(self) -> tuple[float, ...]:
+        """Sort key, best first (see the module docstring)."""
+        if self.match.score >= THRESHOLD:
+            return (0, self.contradicted, -self.strength, -self.match.score, -self.specificity)
+        return (1, 0, 0, -self.match.score, -self.specificity)
 
 
 class SignatureSet:
@@ -82,32 +102,32 @@ class SignatureSet:
     def get(self, signature_id: str) -> Signature | None:
         return next((s for s in self.signatures if s.id == signature_id), None)
 
-    def rank(self, targets: Iterable[Target], facts: Mapping[str, object]) -> list[Match]:
+    def rank(self, targets: Iterable[Target], facts: Mapping[str, object],
+             phase: PhaseEvidence | None = None) -> list[Match]:
         """Every signature that scores at least ALTERNATIVE_FLOOR, best first."""
         prepared = [(t, text, mask(text)) for t in targets for text in _readings(t.event)]
         scored: list[_Scored] = []
         for signature in self.signatures:
             best: _Scored | None = None
             for target, text, masked in prepared:
-                found = self._score(signature, target, text, masked, facts)
-                if found is not None and (best is None or (found.match.score, found.specificity)
-                                          > (best.match.score, best.specificity)):
+                found = self._score(signature, target, text, masked, facts, phase)
+                if found is not None and (best is None or found.order() < best.order()):
                     best = found
             if best is not None and best.match.score >= ALTERNATIVE_FLOOR:
                 scored.append(best)
-        scored.sort(key=lambda s: (-s.match.score, -s.specificity, s.match.id))
+        scored.sort(key=_Scored.order)  # stable: a full tie keeps the database's order
         return [s.match for s in scored]
 
-    def best(self, targets: Iterable[Target],
-             facts: Mapping[str, object]) -> tuple[Match | None, tuple[Match, ...]]:
+    def best(self, targets: Iterable[Target], facts: Mapping[str, object],
+             phase: PhaseEvidence | None = None) -> tuple[Match | None, tuple[Match, ...]]:
         """The best match (None below THRESHOLD) and the ranked alternatives."""
-        ranked = self.rank(targets, facts)
+        ranked = self.rank(targets, facts, phase)
         if ranked and ranked[0].score >= THRESHOLD:
             return ranked[0], tuple(ranked[1:1 + MAX_ALTERNATIVES])
         return None, tuple(ranked[:MAX_ALTERNATIVES])
 
     def _score(self, signature: Signature, target: Target, text: str, masked: str,
-               facts: Mapping[str, object]) -> _Scored | None:
+               facts: Mapping[str, object], phase: PhaseEvidence | None) -> _Scored | None:
         evidence: list[Evidence] = []
         message_score, specificity = 0.0, 0.0
         for template in signature.templates:
@@ -129,11 +149,13 @@ class SignatureSet:
         evidence.append(Evidence("message", message_score, detail))
         score = message_score
 
+        contradicted = False
         if signature.exceptions:
             factor = _exception_factor(signature.exceptions, target.event)
             evidence.append(Evidence("exception", factor, f"{target.event.exception}"))
             score *= factor
             specificity += 10 * (factor == 1.0)
+            contradicted |= factor == EXCEPTION_MISSED
         if signature.frames:
             where = [f"{f.file}:{f.function}" for f in target.event.frames]
             if target.event.title:  # `Exception in worker ... while processing method load_model`
@@ -147,10 +169,24 @@ class SignatureSet:
                 evidence.append(Evidence("frames", factor,
                                          "no frame matched" if where else "no frames printed"))
                 score *= factor
+                contradicted |= bool(where)
         if signature.process is not None:
             role = self._causality.role_of(target.event.process.name)
-            factor = 1.0 if role is signature.process else 0.85
+            factor = 1.0 if role is signature.process else PROCESS_MISSED
             evidence.append(Evidence("process", factor, target.event.process.name))
+            score *= factor
+            contradicted |= factor != 1.0
+        if signature.phases:
+            if phase is None:
+                factor, detail = PHASE_UNKNOWN, "phase not known"
+            elif phase.phase in signature.phases:
+                factor, detail = 1.0, f"{phase.phase.value} ({phase.source}: {phase.detail})"
+                specificity += 15
+            else:
+                factor, detail = PHASE_MISSED, f"{phase.phase.value}, not " \
+                    f"{'|'.join(p.value for p in signature.phases)} ({phase.source}: {phase.detail})"
+                contradicted = True
+            evidence.append(Evidence("phase", factor, detail))
             score *= factor
         for condition in signature.facts:
             verdict = judge_fact(condition.name, condition.expression, facts)
@@ -161,8 +197,9 @@ class SignatureSet:
             specificity += 10 * (verdict.factor == 1.0 and verdict.known)
         score *= target.weight
         match = Match(signature.id, signature.title, round(score, 3), signature.fix,
-                      signature.references, tuple(evidence), target.kind, str(signature.path))
-        return _Scored(match, specificity)
+                      signature.references, tuple(evidence), target.kind, str(signature.path),
+                      signature.kind)
+        return _Scored(match, specificity, contradicted, signature.kind.strength)
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,7 +321,7 @@ def _exception_factor(names: tuple[str, ...], event: ErrorEvent) -> float:
         return 0.9
     if event.kind is EventKind.ERROR_RECORD:
         return 0.9  # an ERROR record or a cut traceback: its exception type is not known
-    return 0.7
+    return EXCEPTION_MISSED
 
 
 def _first_hit(patterns: tuple[regex.Pattern[str], ...], texts: list[str]) -> str | None:

@@ -103,6 +103,9 @@ def scaffold(log: Path, directory: Path, *, category: str = "misc",
         "fix": "TODO: the concrete steps that fix it (flags, env vars, files, versions), "
                "in your own words.",
         "references": ["https://github.com/vllm-project/vllm/issues/TODO"],
+        "kind": "exact",
+        "examples": {f"{ident}.log": "TODO: the public source of this log (an even-numbered "
+                                     "vLLM issue's URL), or 'constructed: <from which texts>'"},
     }
     target.mkdir(parents=True, exist_ok=True)
     yaml_path.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100),

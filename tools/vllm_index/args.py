@@ -66,9 +66,11 @@ def config_fields(root: Path) -> dict[tuple[str, str], tuple[str | None, str | N
                     if i + 1 < len(body) and isinstance(body[i + 1], ast.Expr):
                         doc = _text(body[i + 1].value)  # type: ignore[attr-defined]
                     default = stmt.value
-                    if isinstance(default, ast.Call) and _callee(default) == "field":
+                    if isinstance(default, ast.Call) and _callee(default) in ("field", "Field"):
+                        # dataclasses.field(default=...) and pydantic Field(default, ...)
                         default = next((k.value for k in default.keywords
-                                        if k.arg in ("default", "default_factory")), None)
+                                        if k.arg in ("default", "default_factory")),
+                                       default.args[0] if default.args else None)
                     fields[(cls.name, stmt.target.id)] = (
                         _unparse(stmt.annotation), _unparse(default), _short(doc))
     return fields
@@ -80,10 +82,24 @@ def _callee(call: ast.Call) -> str | None:
         func.attr if isinstance(func, ast.Attribute) else None
 
 
+def _config_ref(text: str | None) -> tuple[str, str] | None:
+    """`CacheConfig.gpu_memory_utilization` or `get_field(CacheConfig, "x")` -> (class, field)."""
+    if not text:
+        return None
+    if text.startswith("get_field("):
+        inner = text[len("get_field("):].rstrip(")").split(",")
+        if len(inner) == 2:
+            return inner[0].strip(), inner[1].strip().strip("'\"")
+        return None
+    head, _, field = text.partition(".")
+    if field and head.endswith("Config") and field.isidentifier():
+        return head, field
+    return None
+
+
 def engine_arguments(root: Path) -> list[dict[str, object]]:
     """One record per CLI flag: flag, field, type, default, help."""
     configs = config_fields(root)
-    by_field = {name: value for (_, name), value in sorted(configs.items())}
     records: dict[str, dict[str, object]] = {}
     engine_fields: dict[str, tuple[str | None, str | None]] = {}
     for relative in ARGUMENT_MODULES:
@@ -100,39 +116,46 @@ def engine_arguments(root: Path) -> list[dict[str, object]]:
                      and _callee(n) == "add_argument"):
             flags = [a.value for a in call.args
                      if isinstance(a, ast.Constant) and isinstance(a.value, str)
-                     and a.value.startswith("--")]
+                     and a.value.startswith("--") and not a.value.startswith("---")]
             if not flags:
                 continue
             flag = flags[0]
             keywords = {k.arg: k.value for k in call.keywords if k.arg}
-            field = flag[2:].replace("-", "_")
-            dest = _text(keywords.get("dest"))
-            field = dest or field
-            config = by_field.get(field, (None, None, None))
+            field = _text(keywords.get("dest")) or flag[2:].replace("-", "_")
             action = _text(keywords.get("action"))
+            default = _unparse(keywords["default"]) if "default" in keywords else None
             records[flag] = {
                 "flag": flag, "field": field,
                 "type": _unparse(keywords.get("type")) or ("bool" if action and "store" in action
-                                                           and "const" not in action else None)
-                or config[0] or engine_fields.get(field, (None, None))[0],
-                "default": _unparse(keywords.get("default")) if "default" in keywords
-                and not _is_engine_ref(keywords["default"])
-                else engine_fields.get(field, (None, None))[1] or config[1],
-                "help": _short(_text(keywords.get("help"))) or config[2],
-            }
+                                                           and "const" not in action else None),
+                "default": default, "help": _short(_text(keywords.get("help")))}
     # EngineArgs fields whose flag is generated from the field name (no literal add_argument)
-    for field, (annotation, default) in sorted(engine_fields.items()):
+    for field in sorted(engine_fields):
         flag = "--" + field.replace("_", "-")
-        if flag not in records and field in by_field:
-            config = by_field[field]
-            records[flag] = {"flag": flag, "field": field, "type": annotation or config[0],
-                             "default": default or config[1], "help": config[2]}
+        if flag not in records:
+            records[flag] = {"flag": flag, "field": field, "type": None, "default": None,
+                             "help": None}
     for record in records.values():
-        default = record["default"]
-        if isinstance(default, str) and default.startswith(("EngineArgs.", "get_field(")):
-            config = by_field.get(str(record["field"]))
-            record["default"] = config[1] if config else default
+        _complete(record, engine_fields, configs)
     return sorted(records.values(), key=lambda r: str(r["flag"]))
+
+
+def _complete(record: dict[str, object], engine_fields: dict[str, tuple[str | None, str | None]],
+              configs: dict[tuple[str, str], tuple[str | None, str | None, str | None]]) -> None:
+    """Fill type, default and help from EngineArgs and the config field they refer to."""
+    field = str(record["field"])
+    annotation, engine_default = engine_fields.get(field, (None, None))
+    default = record["default"]
+    if default is None or (isinstance(default, str) and default.startswith(
+            ("EngineArgs.", "AsyncEngineArgs."))):
+        default = engine_default
+    ref = _config_ref(default if isinstance(default, str) else None)
+    config = configs.get(ref) if ref else None
+    if config is not None:
+        default = config[1]
+    record["default"] = default
+    record["type"] = record["type"] or annotation or (config[0] if config else None)
+    record["help"] = record["help"] or (config[2] if config else None)
 
 
 def _is_engine_ref(node: ast.expr) -> bool:

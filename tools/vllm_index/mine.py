@@ -316,26 +316,34 @@ def merge_records(per_release: list[list[dict[str, object]]], key: str) -> list[
     return merged
 
 
-def _miner_digest() -> str:
-    """Changes whenever the mining code does: per-release results are cached under it."""
-    here = Path(__file__).parent
-    code = b"".join((here / name).read_bytes() for name in ("mine.py", "args.py"))
-    return hashlib.sha256(code).hexdigest()[:12]
+# Bump when the message extraction changes: each release's messages are cached under it.
+MESSAGES_VERSION = "messages-1"
+
+
+def _args_digest() -> str:
+    """Changes whenever args.py does: each release's arguments are cached under it."""
+    return hashlib.sha256((Path(__file__).parent / "args.py").read_bytes()).hexdigest()[:12]
+
+
+def _cached(path: Path, compute):  # type: ignore[no-untyped-def]
+    if path.exists():
+        return json.loads(path.read_text())
+    result = compute()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, sort_keys=True))
+    return result
 
 
 def mine_release(cache: Path, version: str) -> dict[str, list[dict[str, object]]]:
     """One release's messages, arguments and variables (cached in cache/mined/)."""
-    stored = cache / "mined" / f"{version}.{_miner_digest()}.json"
-    if stored.exists():
-        return json.loads(stored.read_text())  # type: ignore[no-any-return]
     root = cache / "src" / version
-    messages = [{"t": m.template, "k": m.kind, "c": m.cls, "m": m.module, "f": m.function}
-                for m in sorted(set(messages_of(root)))]
-    result = {"messages": messages, "arguments": engine_arguments(root),
-              "env": environment_variables(root)}
-    stored.parent.mkdir(parents=True, exist_ok=True)
-    stored.write_text(json.dumps(result, sort_keys=True))
-    return result
+    mined = cache / "mined"
+    messages = _cached(mined / f"{version}.{MESSAGES_VERSION}.json", lambda: [
+        {"t": m.template, "k": m.kind, "c": m.cls, "m": m.module, "f": m.function}
+        for m in sorted(set(messages_of(root)))])
+    settings = _cached(mined / f"{version}.args-{_args_digest()}.json", lambda: {
+        "arguments": engine_arguments(root), "env": environment_variables(root)})
+    return {"messages": messages, **settings}
 
 
 def build(cache: Path, releases: list[str]) -> dict[str, object]:

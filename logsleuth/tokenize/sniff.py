@@ -1,0 +1,41 @@
+"""Does an input look like log output at all? Decided by the line grammar on the input's head.
+
+A CI job that captured the wrong file (a README, a binary, an empty file) must not be told
+"no failure": the command line gives such an input an exit code of its own. Only logs in which
+nothing at all was found (no error, no milestone, no fact) are sniffed, so a real log never
+pays for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from logsleuth.model import MAIN, LineKind
+from logsleuth.tokenize.grammar import parse_line
+
+HEAD_BYTES = 64 << 10  # what is sniffed: the start of the input
+HEAD_LINES = 400
+# Kinds that only log output has (a plain or indented line can be anything, a README's text too).
+_LOG_KINDS = frozenset({LineKind.TRACEBACK_HEADER, LineKind.FRAME, LineKind.EXCEPTION,
+                        LineKind.NCCL, LineKind.UVICORN, LineKind.ACCESS, LineKind.FATAL,
+                        LineKind.PROCESS_HEADER, LineKind.PROGRESS})
+
+
+def looks_like_log(head: bytes) -> bool:
+    """True when a line of `head` parses as a log record, a process-prefixed line or a
+    traceback line; False for an empty input, prose, markup or binary data."""
+    return any(_is_log_line(line) for line in _lines(head))
+
+
+def _lines(head: bytes) -> Iterable[str]:
+    text = head[:HEAD_BYTES].decode("utf-8", "replace")
+    for count, line in enumerate(text.splitlines()):
+        if count >= HEAD_LINES:
+            return
+        if line.strip() and "\x00" not in line:
+            yield line
+
+
+def _is_log_line(text: str) -> bool:
+    line = parse_line(text)
+    return line.level is not None or line.process != MAIN or line.kind in _LOG_KINDS

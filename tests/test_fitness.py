@@ -1,0 +1,165 @@
+"""Fit for where people use it (issue 14): pipes and files, exit codes CI can trust, CI formats,
+following a pipe, the API's types. Each test is one complaint a user made, kept from coming back."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+import logsleuth
+from logsleuth.cli import main
+
+TESTS = Path(__file__).parent
+ROOT = TESTS.parent
+CORPUS = TESTS / "fixtures" / "corpus"
+SEED = CORPUS / "seed" / "seed-kimi-k25-nvfp4-sm120-full" / "log.txt"
+HEALTHY = CORPUS / "long" / "healthy-dgx-spark-sigterm-shutdown" / "log.txt"
+
+
+def run(*args: str, input: bytes | None = None) -> Result:
+    return CliRunner().invoke(main, list(args), input=input)
+
+
+# ---- pipes and files get whole lines ------------------------------------------------------------
+
+def test_piped_text_is_not_wrapped_or_padded() -> None:
+    result = run("explain", str(SEED))
+    lines = result.stdout.splitlines()
+    assert lines and all(line == line.rstrip() for line in lines), "trailing padding"
+    # the frame path a user greps for stays on one line
+    assert any("attention/selector.py:120 in _cached_get_attn_backend" in line for line in lines)
+    assert max(len(line) for line in lines) > 80  # not hard-wrapped at 80 columns
+
+
+def test_width_wraps_on_request() -> None:
+    lines = run("explain", "--width", "60", str(SEED)).stdout.splitlines()
+    assert max(len(line) for line in lines) <= 60
+
+
+def test_verbose_shows_the_whole_root_cause_message() -> None:
+    report = logsleuth.explain(SEED)
+    assert report.root_cause is not None
+    tail = report.root_cause.message.strip()[-60:]  # the end of the message: the Reasons list
+    assert tail not in run("explain", str(SEED)).stdout.replace("\n", "")
+    assert tail in run("explain", "-v", str(SEED)).stdout.replace("\n", "")
+
+
+# ---- exit codes -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("content", [b"", b"# A README\n\nSome prose, `code`, and a list:\n- one\n",
+                                     bytes(range(256)) * 64, os.urandom(4096)],
+                         ids=["empty", "prose", "binary", "random"])
+def test_input_that_is_not_a_log_has_its_own_exit_code(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "wrong.txt"
+    path.write_bytes(content)
+    result = run("explain", str(path))
+    assert result.exit_code == 3, result.output
+    assert "NO FAILURE" in result.stdout and "log output" in result.stdout or "empty" in result.stdout
+
+
+def test_a_healthy_log_is_still_zero() -> None:
+    assert run("explain", str(HEALTHY)).exit_code == 0
+
+
+@pytest.mark.parametrize(("fail_on", "code"), [("failure", 1), ("unknown", 0), ("never", 0)])
+def test_fail_on_a_known_failure(fail_on: str, code: int) -> None:
+    assert logsleuth.explain(SEED).signature is not None  # the seed's failure is a known one
+    assert run("explain", "--fail-on", fail_on, str(SEED)).exit_code == code
+
+
+def test_fail_on_unknown_fails_on_a_failure_no_signature_knows(tmp_path: Path) -> None:
+    path = tmp_path / "unknown.log"
+    path.write_text("Traceback (most recent call last):\n"
+                    '  File "/app/x.py", line 3, in <module>\n'
+                    "ZzyzxError: a failure nobody has catalogued qwxv\n")
+    assert logsleuth.explain(path).signature is None
+    assert run("explain", "--fail-on", "unknown", str(path)).exit_code == 1
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="/dev/full is Linux-only")
+def test_a_full_disk_is_exit_4_without_a_traceback() -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "logsleuth", "explain", "--format", "json",
+                               str(SEED)], stdout=full, stderr=subprocess.PIPE, cwd=ROOT,
+                              timeout=120)
+    assert done.returncode == 4
+    assert b"Traceback" not in done.stderr and b"No space left" in done.stderr
+
+
+@pytest.mark.parametrize("command", [["explain"], ["explain", "--format", "json"],
+                                     ["timeline", "--format", "svg"], ["graph", "--format", "svg"],
+                                     ["timeline"]])
+def test_an_unwritable_output_is_exit_4(tmp_path: Path, command: list[str]) -> None:
+    result = run(*command, "-o", str(tmp_path / "missing" / "dir" / "out"), str(SEED))
+    assert result.exit_code == 4, result.output
+    assert "cannot write" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_ctrl_c_while_following_prints_what_was_read_and_exits_130() -> None:
+    lines = SEED.read_text().splitlines(keepends=True)[:40]  # start-up, no failure yet
+    proc = subprocess.Popen([sys.executable, "-m", "logsleuth", "explain", "--follow",
+                             "--format", "json", "-"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdin is not None
+    proc.stdin.write("".join(lines).encode())
+    proc.stdin.flush()
+    time.sleep(3)  # let it read (no timing is asserted: only the order of events)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert b'"lines_read": 40' in out and b"interrupted" in out
+    assert b"Traceback" not in err
+
+
+# ---- following a pipe -----------------------------------------------------------------------------
+
+def test_follow_reads_a_pipe_to_its_end() -> None:
+    result = run("explain", "--follow", "--format", "json", "-", input=SEED.read_bytes())
+    assert result.exit_code == 1
+    assert '"line": 325' in result.stdout
+
+
+# ---- CI formats -----------------------------------------------------------------------------------
+
+def test_github_annotations_point_at_the_root_cause_line() -> None:
+    lines = run("explain", "--format", "github", str(SEED)).stdout.splitlines()
+    errors = [line for line in lines if line.startswith("::error ")]
+    assert len(errors) == 1 and ",line=325," in errors[0]
+    assert any(line.startswith("::warning ") for line in lines)
+    assert any(line.startswith("::notice ") and "title=Fix%3A" in line for line in lines)
+    assert all("\n" not in line for line in lines)
+
+
+def test_github_annotations_escape_newlines_and_percent(tmp_path: Path) -> None:
+    from logsleuth.render.github import annotation
+
+    text = annotation("error", "50% done\nnext", file="a,b:c.log", line=3)
+    assert text == "::error file=a%2Cb%3Ac.log,line=3::50%25 done%0Anext"
+
+
+# ---- the API --------------------------------------------------------------------------------------
+
+def test_verdict_compares_equal_to_its_json_string() -> None:
+    report = logsleuth.explain(SEED)
+    assert report.verdict == "failure"
+    assert f"{report.verdict}" == "failure"
+
+
+def test_parse_yields_events_in_log_order() -> None:
+    starts = [event.first_line if isinstance(event, logsleuth.ErrorEvent) else event.line
+              for event in logsleuth.parse(SEED)]
+    assert len(starts) > 10 and starts == sorted(starts)
+
+
+def test_log_text_given_as_a_path_is_a_clear_error() -> None:
+    text = SEED.read_text()
+    with pytest.raises(logsleuth.InputError, match="explain_text"):
+        logsleuth.explain(text)
+    assert logsleuth.explain_text(text).verdict == "failure"
