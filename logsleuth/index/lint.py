@@ -19,6 +19,8 @@ from logsleuth.index.lookup import TOKEN, literal_of
 from logsleuth.index.origin import span
 
 SAME_MESSAGE = 90  # rapidfuzz partial_ratio of fixed texts: the signature's text is in it
+SIMILAR = 60  # below this the nearest template is no help: another program prints the message
+OTHER_PROGRAM = "if torch, NCCL, Ray, CUDA or Triton prints it, say so: match.origin: torch, ..."
 MAX_COMPARED = 300  # candidate templates compared with each signature template
 VERSION_FACT = "vllm_version"
 
@@ -89,7 +91,8 @@ class IndexLinter:
             near = self.nearest(template)
             if not near or near[0].similarity < SAME_MESSAGE:
                 hint = f"nearest vLLM message: \u201c{near[0].text}\u201d (vLLM " \
-                       f"{span(self.index, near[0].releases)})" if near else None
+                       f"{span(self.index, near[0].releases)})" \
+                    if near and near[0].similarity >= SIMILAR else OTHER_PROGRAM
                 findings.append(IndexFinding(number, "message template matches no message "
                                              "of any indexed vLLM release", hint))
                 continue

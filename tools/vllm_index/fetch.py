@@ -25,6 +25,7 @@ from pathlib import Path
 from releases import select_releases
 
 _WHEEL_PLATFORMS = ("manylinux1_x86_64", "manylinux2014_x86_64", "manylinux_2_17_x86_64",
+                    "manylinux_2_24_x86_64", "manylinux_2_27_x86_64",
                     "manylinux_2_28_x86_64", "manylinux_2_31_x86_64", "manylinux_2_35_x86_64")
 _PYTHONS = ("3.10", "3.11", "3.12", "3.9", "3.8")  # 3.10: the one most releases built for
 
