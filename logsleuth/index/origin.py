@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from logsleuth.index.data import MessageTemplate, VllmIndex, default_index
 from logsleuth.index.lookup import TemplateMatcher, TextMatch, literal_of
@@ -13,6 +13,7 @@ from logsleuth.model import ErrorEvent, Origin, OriginSite
 
 MAX_SITES = 3  # a message printed in more places than this is named by its three best sites
 REWORDED_SIMILARITY = 60  # rapidfuzz ratio of fixed texts: above it, the same message reworded
+MOVED_SIMILARITY = 80  # the same, for a message another function prints in the later release
 
 
 @cache
@@ -97,13 +98,17 @@ def change_since(found: TextMatch, site: MessageTemplate, index: VllmIndex,
 
 
 def _reworded(text: str, site: MessageTemplate, index: VllmIndex, release: int) -> str | None:
-    """The template the same function prints in `release` that reads most like `text`."""
+    """The template of `release` that reads most like `text`: printed by the same function, or
+    anywhere with the same class when the wording is closer (the message moved with its code)."""
     fixed = literal_of(text)
-    best: tuple[float, str] | None = None
+    same_function: dict[str, str] = {}
+    elsewhere: dict[str, str] = {}
     for other in index.templates:
-        if release in other.releases and other.function == site.function \
-                and other.cls == site.cls and other.text != text:
-            similarity = fuzz.ratio(fixed, literal_of(other.text))
-            if similarity >= REWORDED_SIMILARITY and (best is None or similarity > best[0]):
-                best = (similarity, other.text)
-    return best[1] if best else None
+        if release in other.releases and other.cls == site.cls and other.text != text:
+            target = same_function if other.function == site.function else elsewhere
+            target[other.text] = literal_of(other.text)
+    for choices, cutoff in ((same_function, REWORDED_SIMILARITY), (elsewhere, MOVED_SIMILARITY)):
+        best = process.extractOne(fixed, choices, scorer=fuzz.ratio, score_cutoff=cutoff)
+        if best is not None:
+            return str(best[2])
+    return None
