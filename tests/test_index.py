@@ -287,3 +287,14 @@ def test_the_site_the_traceback_passes_through_comes_first() -> None:
         origin = origin_of(event, matcher)
         assert origin is not None and origin.site.module == module
         assert len(origin.sites) == 2
+
+
+@settings(max_examples=150, deadline=None)
+@given(rendered())
+def test_a_typed_template_still_matches_the_message_it_was_typed_by(case: tuple[str, str]) -> None:
+    from logsleuth.index.lookup import compile_template, typed_template
+
+    text, message = case
+    typed = typed_template(text, message)
+    assert PLACEHOLDER.sub("{}", typed) == PLACEHOLDER.sub("{}", text)  # only placeholders change
+    assert compile_template(typed).match(message.strip())

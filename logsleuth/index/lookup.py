@@ -16,7 +16,9 @@ from enum import IntEnum
 from logsleuth.index.data import MessageTemplate, VllmIndex
 from logsleuth.signatures.template import PLACEHOLDERS
 
-PLACEHOLDER = re.compile(r"\{(int|float|num|hex|any)\}")
+# the miner writes {int} {float} {num} {hex} {any}; a template typed by a message
+# (typed_template) may hold any placeholder of template.py
+PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 MAX_MESSAGE_CHARS = 4000  # longer messages are compared on their start: templates are shorter
 # A template must explain a fair part of the message: "{any} is not supported" alone would
@@ -57,6 +59,34 @@ def compile_template(text: str) -> re.Pattern[str]:
         position = found.end()
     parts.append(_literal_pattern(text[position:]))
     return re.compile("".join(parts), re.DOTALL)
+
+
+# What an `{any}` holds in one message, most specific first (template.py's sub-patterns)
+_TYPES = tuple((name, re.compile(PLACEHOLDERS[name][0]))
+               for name in ("int", "float", "size", "hex", "path", "quoted"))
+
+
+def typed_template(text: str, message: str) -> str:
+    """The template with each `{any}` typed by the value it holds in `message`: `({any})` around
+    `32` becomes `({int})`. vLLM's source says where a message varies; one printed message says
+    what kind of value goes there. Unchanged when the message does not match the template."""
+    parts: list[str] = []
+    names: list[str] = []
+    position = 0
+    for found in PLACEHOLDER.finditer(text):
+        parts.append(_literal_pattern(text[position:found.start()]))
+        parts.append(f"({PLACEHOLDERS[found.group(1)][0]})")
+        names.append(found.group(1))
+        position = found.end()
+    parts.append(_literal_pattern(text[position:]))
+    matched = re.compile("".join(parts), re.DOTALL).match(message)
+    if matched is None:
+        return text
+    typed = iter(
+        next((kind for kind, pattern in _TYPES if pattern.fullmatch(value.strip())), name)
+        if name == "any" and value.strip() else name
+        for name, value in zip(names, matched.groups()))
+    return PLACEHOLDER.sub(lambda _: "{" + next(typed) + "}", text)
 
 
 def _literal_pattern(fixed: str) -> str:

@@ -31,10 +31,13 @@ def _template_of(event: ErrorEvent) -> str:
                             masked)
 
 
-def _index_template(origin: Origin) -> str:
-    """The index's template of the message, ready for match.message."""
+def _index_template(origin: Origin, message: str) -> str:
+    """The index's template of the message, its placeholders typed by this message's values,
+    ready for match.message."""
+    from logsleuth.index.lookup import typed_template
+
     return _BRACED_WORD.sub(lambda m: m.group(0) if m.group(1) in PLACEHOLDERS else "{any}",
-                            origin.template)
+                            typed_template(origin.template, message))
 
 
 def _version_range(origin: Origin) -> str:
@@ -86,7 +89,7 @@ def scaffold(log: Path, directory: Path, *, category: str = "misc",
     origin = report.origins.get(event.id)
     match: dict[str, object] = {"exception": [event.exception],
                                 "message": [_template_of(event) if origin is None
-                                            else _index_template(origin)]}
+                                            else _index_template(origin, event.message)]}
     description = "TODO: what happens and why, in a short paragraph."
     if origin is not None:  # vLLM's own source knows which parts vary and which releases print it
         match["facts"] = {"vllm_version": _version_range(origin)}
