@@ -110,7 +110,9 @@ def test_ctrl_c_while_following_prints_what_was_read_and_exits_130() -> None:
     assert proc.stdin is not None
     proc.stdin.write("".join(lines).encode())
     proc.stdin.flush()
-    time.sleep(3)  # let it read (no timing is asserted: only the order of events)
+    assert proc.stderr is not None
+    waiting = proc.stderr.readline()  # said once it has caught up with the input
+    assert b"40 lines read" in waiting and b"waiting" in waiting
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
@@ -163,3 +165,117 @@ def test_log_text_given_as_a_path_is_a_clear_error() -> None:
     with pytest.raises(logsleuth.InputError, match="explain_text"):
         logsleuth.explain(text)
     assert logsleuth.explain_text(text).verdict == "failure"
+
+
+# ---- one signature tree, folders of any shape -------------------------------------------------------
+
+SHIPPED = ROOT / "signatures"
+
+
+def test_signatures_list_piped_keeps_whole_ids() -> None:
+    from logsleuth.signatures import default_signatures
+
+    out = run("signatures", "list").stdout
+    longest = max((s.id for s in default_signatures()), key=len)
+    assert longest in out and "…" not in out
+    assert all(line == line.rstrip() for line in out.splitlines())
+
+
+def test_a_flat_signature_folder_is_loaded(tmp_path: Path) -> None:
+    source = next(SHIPPED.glob("cuda/*.yaml"))
+    (tmp_path / source.name).write_text(source.read_text(), encoding="utf-8")
+    from logsleuth.signatures import load_signatures
+
+    assert [s.id for s in load_signatures(tmp_path, shipped=False)] == [source.stem]
+
+
+def test_an_empty_signature_folder_is_a_notice(tmp_path: Path) -> None:
+    report = logsleuth.explain(SEED, signatures=logsleuth.load_signatures(tmp_path))
+    assert any("holds no signature files" in notice for notice in report.notices)
+
+
+def test_a_category_folder_tests_like_its_files() -> None:
+    folder = SHIPPED / "cuda"
+    by_folder = run("signatures", "test", str(folder))
+    by_files = run("signatures", "test", *map(str, sorted(folder.glob("*.yaml"))))
+    assert by_folder.exit_code == by_files.exit_code == 0
+    assert by_folder.stdout.splitlines()[-1] == by_files.stdout.splitlines()[-1]
+
+
+def test_lint_counts_files_and_speaks_github_and_json() -> None:
+    folder = str(SHIPPED / "cuda")
+    text = run("signatures", "lint", folder)
+    assert "file(s) checked" in text.stderr
+    import json
+
+    data = json.loads(run("signatures", "lint", "--format", "json", folder).stdout)
+    assert data["files"] == len(list((SHIPPED / "cuda").glob("*.yaml")))
+    github = run("signatures", "lint", "--format", "github", folder).stdout.splitlines()
+    assert all(line.startswith(("::error ", "::warning ")) for line in github)
+
+
+def test_lint_fails_on_an_unedited_skeleton(tmp_path: Path) -> None:
+    made = run("signatures", "new", "--from", str(SEED), "--dir", str(tmp_path))
+    assert made.exit_code == 0 and "--signatures" in made.stdout  # says how it is picked up
+    result = run("signatures", "lint", str(tmp_path))
+    assert result.exit_code == 1 and "TODO" in result.stdout
+
+
+def test_signatures_show_prints_a_fix_without_a_log() -> None:
+    result = run("signatures", "show", "cuda-fork-reinit")
+    assert result.exit_code == 0 and "Fix:" in result.stdout
+    missing = run("signatures", "show", "cuda-fork-reinitt")
+    assert missing.exit_code == 2 and "cuda-fork-reinit" in missing.stderr
+
+
+def test_ctrl_c_stops_a_triage_run_with_130(tmp_path: Path) -> None:
+    for index in range(300):
+        (tmp_path / f"run{index}.log").write_bytes(SEED.read_bytes())
+    proc = subprocess.Popen([sys.executable, "-m", "logsleuth", "triage", "--no-cache",
+                             "--jobs", "2", str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT)
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    for _ in range(600):  # until its pool of workers runs (polled; no timing is asserted)
+        if not children.exists() or children.read_text().strip() or proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert b"Traceback" not in err and b"interrupted" in err
+
+
+# ---- safe to paste publicly ---------------------------------------------------------------------------
+
+PRIVATE_LOG = ("(EngineCore_DP0 pid=7) ERROR 01-01 00:00:00 [core.py:1] EngineCore failed to start."
+               "\n(EngineCore_DP0 pid=7) ERROR 01-01 00:00:00 [core.py:1] Traceback (most recent "
+               'call last):\n(EngineCore_DP0 pid=7) ERROR 01-01 00:00:00 [core.py:1]   File '
+               '"/home/alice/venv/lib/vllm/core.py", line 3, in run\n(EngineCore_DP0 pid=7) ERROR '
+               "01-01 00:00:00 [core.py:1] RuntimeError: cannot reach tcp://10.20.30.40:29500 "
+               "with token hf_abcdefghijklmnopqrstuvwxyz0123\n")
+
+
+@pytest.mark.parametrize(("args", "masked"), [
+    (["--format", "markdown"], True), (["--format", "markdown", "--no-redact"], False),
+    (["--redact"], True), ([], False), (["--format", "html", "--redact"], True)])
+def test_redaction(tmp_path: Path, args: list[str], masked: bool) -> None:
+    log = tmp_path / "private.log"
+    log.write_text(PRIVATE_LOG, encoding="utf-8")
+    out = run("explain", *args, str(log)).stdout
+    secrets = ("10.20.30.40", "/home/alice", "hf_abcdefghijklmnopqrstuvwxyz0123")
+    assert ("RuntimeError" in out) and all((s not in out) == masked for s in secrets), out
+    if masked:
+        assert "<ip>" in out or "&lt;ip&gt;" in out
+
+
+def test_markdown_names_the_versions_that_made_it() -> None:
+    out = run("explain", "--format", "markdown", str(SEED)).stdout
+    assert f"logsleuth {logsleuth.__version__}" in out and "signatures (set " in out
+
+
+def test_every_public_name_is_documented() -> None:
+    for name in logsleuth.__all__:
+        value = getattr(logsleuth, name)
+        if callable(value):
+            assert (value.__doc__ or "").strip(), f"logsleuth.{name} has no docstring"

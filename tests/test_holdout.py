@@ -35,16 +35,16 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # Floors under the aggregate score (counts of cases right, scored as shared/tools/score.py does).
 # Set from a measurement minus a margin of two cases; raise them as logsleuth improves, never
 # lower them to let a change through.
-# Measured on 103 cases, both collectors (2026-12-02): verdict 95/103, root 65/80, fix 13/35,
-# case 69/103.
+# Measured on 106 cases, both collectors (2026-12-02): verdict 98/106, root 67/83, fix 13/36,
+# case 70/106.
 FLOORS = {
-    "verdict": 93,
-    "root": 63,
+    "verdict": 96,
+    "root": 65,
     "fix": 11,
-    "case": 67,
+    "case": 68,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
-# failing case called no_failure. Counted, never listed. Measured 6 on 103 cases, plus the same margin.
+# failing case called no_failure. Counted, never listed. Measured 6 on 106 cases, plus the same margin.
 MAX_WRONG_WAY = 8
 # How many cases the set must hold at least, and the groups it must have.
 MIN_CASES = 100

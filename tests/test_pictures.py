@@ -21,7 +21,7 @@ from logsleuth.render.timeline import build_timeline, timeline_svg
 TESTS = Path(__file__).parent
 CORPUS = TESTS / "fixtures" / "corpus"
 SEED = CORPUS / "seed" / "seed-kimi-k25-nvfp4-sm120-full" / "log.txt"
-FOUR_PROCESSES = CORPUS / "multi" / "rocm-tp2-single-gpu-node-invalid-device-ordinal" / "log.txt"
+FOUR_PROCESSES = CORPUS / "multi" / "nim-tp2-free-memory-below-utilization" / "log.txt"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None, reason="headless Chromium is not installed here; .ci/run installs the "

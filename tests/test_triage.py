@@ -93,13 +93,19 @@ def test_each_case_gets_its_fingerprint(local: TriageResult, tree: Path, name: s
     assert case.fingerprint == fingerprint
 
 
-def test_groups_count_their_cases_and_span_their_mtimes(local: TriageResult) -> None:
+def test_groups_count_their_cases_and_span_their_logs_own_times(local: TriageResult) -> None:
+    from logsleuth.triage.seen import parse_log_time
+
     groups = {g.fingerprint: g for g in local.groups}
     assert sorted(groups) == sorted(set(CASES.values()))
     sampler = groups["signature:cuda-oom-sampler-warmup"]
-    assert sampler.count == 2
-    assert (sampler.first_seen_ns, sampler.last_seen_ns) == (EPOCH, EPOCH + DAY)
-    assert sampler.cases[0].path.endswith("rank7/log.txt")  # newest first
+    assert sampler.count == 2 and sampler.seen_in_logs
+    # the root causes' own timestamps (vLLM prints no year: the year is the file's), not mtimes
+    times = [parse_log_time(c.cause.time, c.file.mtime_ns) for c in sampler.cases
+             if c.cause is not None and c.cause.time and c.file is not None]
+    assert len(times) == 2 and all(t is not None and t <= EPOCH + DAY for t in times)
+    assert (sampler.first_seen_ns, sampler.last_seen_ns) == (min(times), max(times))  # type: ignore[type-var]
+    assert times == sorted(times, reverse=True)  # newest first
     assert [g.kind for g in local.groups] == sorted((g.kind for g in local.groups),
                                                    key=list(GroupKind).index)
 
@@ -168,8 +174,9 @@ def test_csv_is_one_row_per_group(tree: Path) -> None:
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == len(set(CASES.values()))
     sampler = next(r for r in rows if r["fingerprint"] == "signature:cuda-oom-sampler-warmup")
-    assert (sampler["count"], sampler["first_seen"], sampler["last_seen"]) == \
-        ("2", "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z")
+    # seen times are the logs' own (2025; the files were written in 2026)
+    assert sampler["count"] == "2" and sampler["first_seen"].startswith("2025-") \
+        and sampler["first_seen"] <= sampler["last_seen"] < "2026-01-02T00:00:01Z"
     assert len(sampler["examples"].split()) == 1
 
 
@@ -363,3 +370,34 @@ def test_ray_engine_from_the_command_line(ray_local: None, tree: Path) -> None:
     here = run("--recursive", "--no-cache", "--format", "json", str(tree))
     assert on_ray.exit_code == here.exit_code == 1
     assert json.loads(on_ray.stdout)["groups"] == json.loads(here.stdout)["groups"]
+
+
+@pytest.mark.parametrize(("stamp", "written", "expected"), [
+    ("2025-06-01T10:11:12.123Z", None, "2025-06-01T10:11:12Z"),
+    ("2025-06-01 10:11:12,345", None, "2025-06-01T10:11:12Z"),
+    ("06-01 10:11:12", "2026-02-01T00:00:00Z", "2025-06-01T10:11:12Z"),  # before the write
+    ("01-15 10:11:12", "2026-02-01T00:00:00Z", "2026-01-15T10:11:12Z"),
+    ("Jan 15 10:11:12", "2026-02-01T00:00:00Z", "2026-01-15T10:11:12Z"),
+    ("not a time", "2026-02-01T00:00:00Z", None),
+])
+def test_log_times(stamp: str, written: str | None, expected: str | None) -> None:
+    from datetime import datetime
+
+    from logsleuth.triage.render import iso_time
+    from logsleuth.triage.seen import parse_log_time
+
+    written_ns = int(datetime.fromisoformat(written).timestamp()) * 10**9 if written else None
+    assert iso_time(parse_log_time(stamp, written_ns)) == expected
+
+
+def test_triage_markdown_escapes_and_junit_reports_each_log(local: TriageResult) -> None:
+    from xml.etree import ElementTree
+
+    from logsleuth.triage.render import _md_cell, to_junit
+
+    assert _md_cell("<path>:<num> __init__") == "&lt;path&gt;:&lt;num&gt; \\_\\_init\\_\\_"
+    suite = ElementTree.fromstring(to_junit(local, fix_of=lambda _: "lower the knob"))
+    assert int(suite.get("tests", "0")) == len(local.cases)
+    failures = suite.findall("testcase/failure")
+    assert len(failures) == int(suite.get("failures", "-1")) > 0
+    assert any("lower the knob" in (f.text or "") for f in failures)

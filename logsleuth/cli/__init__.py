@@ -263,9 +263,18 @@ def made_by(signatures: Any) -> str:
 
 @contextmanager
 def _waiting_status(path: str) -> Iterator[Callable[[int, float], None] | None]:
-    """A one-line status on stderr while --follow waits, only when stderr is a terminal."""
+    """While --follow waits: a live status line on a terminal's stderr; elsewhere one line, the
+    first time it has caught up with the input, so a CI log shows it is waiting, not stuck."""
     if not sys.stderr.isatty():
-        yield None
+        said = False
+
+        def once(lines: int, waited: float) -> None:
+            nonlocal said
+            if not said:
+                said = True
+                click.echo(f"logsleuth: following {path}: {lines:,} lines read, no failure "
+                           "yet; waiting (Ctrl-C for a report of what was read)", err=True)
+        yield once
         return
     from rich.console import Console
 

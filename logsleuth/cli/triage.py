@@ -7,9 +7,14 @@ from pathlib import Path
 
 import click
 
-from logsleuth.cli import EXIT_FAILURE, EXIT_NO_FAILURE, EXIT_UNUSABLE, main
-from logsleuth.errors import LogsleuthError
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from logsleuth.cli import EXIT_FAILURE, EXIT_NO_FAILURE, EXIT_UNUSABLE, main, signature_set
+from logsleuth.cli.output import emit, render_rich
 from logsleuth.model import Verdict
+
+PROGRESS_MIN_FILES = 20  # fewer logs take a moment: no bar
 
 _TRIAGE_HELP = """Explain many vLLM logs and group them by signature or root-cause fingerprint.
 
@@ -25,6 +30,25 @@ Exit codes:
 """
 
 
+@contextmanager
+def _progress() -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr for a long run, only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress("explaining", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("logs", total=None)
+
+        def advance(done: int, total: int) -> None:
+            if total >= PROGRESS_MIN_FILES:
+                bar.update(task, completed=done, total=total)
+        yield advance
+
+
 @main.command(help=_TRIAGE_HELP)
 @click.argument("paths", nargs=-1, required=True,
                 type=click.Path(path_type=str))
@@ -33,9 +57,12 @@ Exit codes:
               help="File names to take from directories (repeatable). Default: *.log *.log.* "
                    "*.txt *.out *.err *.gz. Files named directly are always taken.")
 @click.option("--format", "fmt", default="table", show_default=True,
-              type=click.Choice(["table", "json", "jsonl", "csv", "markdown"]),
+              type=click.Choice(["table", "json", "jsonl", "csv", "markdown", "junit"]),
               help="A table per kind of group; JSON with every group and case; one JSON case "
-                   "per line; CSV or Markdown with a row per group.")
+                   "per line; CSV or Markdown with a row per group; JUnit XML with a test case "
+                   "per log (for CI dashboards).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write to this file instead of stdout.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Processes of the local engine (default: every core).")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local",
@@ -54,29 +81,33 @@ Exit codes:
               help="Extra signature directory, layered over the shipped ones (repeatable).")
 def triage(paths: tuple[str, ...], recursive: bool, globs: tuple[str, ...], fmt: str,
            jobs: int | None, engine: str, ray_address: str | None, cache_dir: Path | None,
-           no_cache: bool, examples: int, signature_dirs: tuple[Path, ...]) -> None:
+           no_cache: bool, examples: int, signature_dirs: tuple[Path, ...],
+           output: Path | None) -> None:
     from logsleuth.triage import DEFAULT_GLOBS, Engine, Status, triage as run_triage
     from logsleuth.triage import render
     from logsleuth.triage.cache import default_cache_dir
 
     cache = None if no_cache else (cache_dir or default_cache_dir())
-    try:
+    with _progress() as progress:
         result = run_triage(paths, recursive=recursive, globs=globs or DEFAULT_GLOBS,
                             engine=Engine(engine), jobs=jobs, cache=cache,
-                            signature_dirs=signature_dirs, ray_address=ray_address)
-    except LogsleuthError as exc:
-        click.echo(f"logsleuth: {exc}", err=True)
-        sys.exit(EXIT_UNUSABLE)
+                            signature_dirs=signature_dirs, ray_address=ray_address,
+                            progress=progress)
     if fmt == "table":
-        from rich.console import Console
-
-        render.render_table(result, Console(highlight=False), examples=examples)
+        emit(render_rich(lambda console: render.render_table(result, console,
+                                                             examples=examples),
+                         width=None, natural_width=200), output)
     else:
+        def fix_of(signature_id: str) -> str | None:
+            found = signature_set(signature_dirs).get(signature_id)
+            return found.fix if found is not None else None
+
         text = {"json": lambda: render.to_json(result) + "\n",
                 "jsonl": lambda: render.to_jsonl(result),
                 "csv": lambda: render.to_csv(result, examples=examples),
-                "markdown": lambda: render.to_markdown(result, examples=examples)}[fmt]()
-        click.echo(text, nl=False)
+                "markdown": lambda: render.to_markdown(result, examples=examples),
+                "junit": lambda: render.to_junit(result, fix_of=fix_of)}[fmt]()
+        emit(text, output)
         for notice in result.notices:
             click.echo(f"logsleuth: {notice}", err=True)
     # The one place the outcome becomes an exit code.

@@ -110,4 +110,5 @@ def _difference(difference: ConfigDifference) -> dict[str, Any]:
 
 
 def to_json(report: Report, *, indent: int | None = 2) -> str:
+    """The report as JSON text, the `logsleuth.report/1` contract (REPORT_SCHEMA.md)."""
     return json.dumps(report_to_dict(report), indent=indent, ensure_ascii=False)

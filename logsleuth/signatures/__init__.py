@@ -9,7 +9,7 @@ from logsleuth.errors import SignatureError
 from logsleuth.resources import data_dir
 from logsleuth.signatures.loadcache import cached_load
 from logsleuth.signatures.load import (Signature, load_directory, load_signature_file,
-                                       user_directories)
+                                       signature_files, user_directories)
 from logsleuth.signatures.match import THRESHOLD, SignatureSet, Target
 
 __all__ = ["Signature", "SignatureSet", "Target", "THRESHOLD", "load_signatures",
@@ -36,6 +36,10 @@ def load_signatures(*directories: str | Path, shipped: bool = True,
     for directory in sources:
         if not directory.is_dir():
             raise SignatureError("signature directory not found", location=str(directory))
+        if not signature_files(directory):
+            notices.append(f"the signature directory {directory} holds no signature files "
+                           "(<category>/<id>.yaml, or <id>.yaml in a flat folder)")
+            continue
         if strict:
             signatures += load_directory(directory)
             continue

@@ -36,7 +36,8 @@ class Problem:
         return f"{self.location}: {level}: {self.message}{hint}"
 
 
-def _files(paths: list[Path]) -> list[Path]:
+def lint_files(paths: list[Path]) -> list[Path]:
+    """The signature files `lint` checks for these paths (the shipped set when none)."""
     from logsleuth.signatures import shipped_directory
 
     if not paths:
@@ -54,7 +55,7 @@ def lint(paths: list[Path], *, examples: bool = True) -> list[Problem]:
     """Lint the given files or directories (the shipped set when none is given)."""
     problems: list[Problem] = []
     loaded: list[Signature] = []
-    for path in _files(paths):
+    for path in lint_files(paths):
         found: list[SignatureError] = []
         signature = _load(path, found)
         problems += [Problem(p.location or str(path), p.detail, p.hint) for p in found]

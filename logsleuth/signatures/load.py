@@ -159,7 +159,7 @@ def _load(path: Path, problems: list[SignatureError], *, probe: bool = True) -> 
         problems.append(SignatureError(
             f"id '{data['id']}' does not match the file name '{path.stem}'",
             location=f"{where}:{lines.get(('id',), 1)}", hint=f"rename the file to {data['id']}.yaml"))
-    if data["category"] != path.parent.name:
+    if data["category"] != path.parent.name and not _in_flat_directory(path):
         problems.append(SignatureError(
             f"category '{data['category']}' does not match the directory '{path.parent.name}'",
             location=f"{where}:{lines.get(('category',), 1)}"))
@@ -306,9 +306,19 @@ def _hint(error) -> str | None:  # type: ignore[no-untyped-def]
 
 
 def signature_files(directory: Path) -> list[Path]:
-    """Every signature file under a directory: `<category>/<id>.yaml`."""
-    return sorted(p for p in directory.glob("*/*.yaml") if p.name not in _NOT_SIGNATURES
-                  and not p.parent.name.startswith(("_", ".")))
+    """Every signature file under a directory: `<category>/<id>.yaml`, or `<id>.yaml` in a flat
+    directory (one with no category folders: a contributor's few signatures, or one category
+    folder named on its own)."""
+    nested = sorted(p for p in directory.glob("*/*.yaml") if p.name not in _NOT_SIGNATURES
+                    and not p.parent.name.startswith(("_", ".")))
+    if nested:
+        return nested
+    return sorted(p for p in directory.glob("*.yaml") if p.name not in _NOT_SIGNATURES)
+
+
+def _in_flat_directory(path: Path) -> bool:
+    """A file of a flat directory: its category need not be its folder's name."""
+    return not any(p.is_dir() and any(p.glob("*.yaml")) for p in path.parent.iterdir())
 
 
 def load_directory(directory: Path, *, collect_errors: bool = False,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,12 +31,13 @@ def triage(roots: Sequence[str | os.PathLike[str]], *, recursive: bool = False,
            globs: Sequence[str] = DEFAULT_GLOBS, engine: Engine = Engine.LOCAL,
            jobs: int | None = None, cache: Path | None = None,
            signature_dirs: Sequence[str | Path] = (), ray_address: str | None = None,
-           ) -> TriageResult:
+           progress: Callable[[int, int], None] | None = None) -> TriageResult:
     """Explain every log under `roots` and group them.
 
     `cache` is a directory for the report cache (see `logsleuth.triage.cache`), None for none.
     Never raises for one bad log: it becomes a case with status UNREADABLE or CRASHED. Raises
     LogsleuthError only when the engine cannot run (Ray asked for but not installed).
+    `progress(done, total)`, if given, is called as the local engine finishes each file.
     """
     from logsleuth.triage.cache import analyser_version, open_cache
     from logsleuth.triage.engines import run_local, run_ray
@@ -54,7 +55,9 @@ def triage(roots: Sequence[str | os.PathLike[str]], *, recursive: bool = False,
         if engine is Engine.RAY:
             fresh = run_ray(todo, directories, address=ray_address)
         else:
-            fresh = run_local(todo, directories, jobs=jobs)
+            counter = iter(range(1, len(todo) + 1))
+            tick = (lambda: progress(next(counter), len(todo))) if progress else None
+            fresh = run_local(todo, directories, jobs=jobs, progress=tick)
         if store is not None:
             try:
                 store.store((listing.files[e.path], e) for e in fresh if e.path in listing.files)

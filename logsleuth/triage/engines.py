@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import logging
 import math
+import multiprocessing
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -20,6 +21,7 @@ from logsleuth.triage.model import Explained, Status
 from logsleuth.triage.work import explain_path, explain_paths
 
 Work = Callable[[str, tuple[str, ...]], Explained]
+Progress = Callable[[], None]  # called once per file explained
 
 WORKER_DIED = "the worker process died while reading this file (out of memory, or a crash " \
               "in native code)"
@@ -37,7 +39,8 @@ def default_jobs() -> int:
 
 
 def run_local(paths: Sequence[str], signature_dirs: tuple[str, ...] = (), *,
-              jobs: int | None = None, work: Work = explain_path) -> list[Explained]:
+              jobs: int | None = None, work: Work = explain_path,
+              progress: Progress | None = None) -> list[Explained]:
     """Explain `paths` with a pool of `jobs` processes (default: every core).
 
     With one job, or one path, the work runs in this process. A worker that dies (the kernel's
@@ -46,16 +49,22 @@ def run_local(paths: Sequence[str], signature_dirs: tuple[str, ...] = (), *,
     pool of its own, so the file that kills its worker is the one reported as crashed.
     """
     jobs = jobs or default_jobs()
+    tick = progress or (lambda: None)
     if jobs == 1 or len(paths) <= 1:
-        return [work(path, signature_dirs) for path in paths]
+        out = []
+        for path in paths:
+            out.append(work(path, signature_dirs))
+            tick()
+        return out
     done: dict[str, Explained] = {}
     pending = list(paths)
     while pending:
-        finished, broken = _pool_round(pending, signature_dirs, min(jobs, len(pending)), work)
+        finished, broken = _pool_round(pending, signature_dirs, min(jobs, len(pending)), work,
+                                       tick)
         done.update(finished)
         if broken and not finished:
             for path in broken:
-                alone, failed = _pool_round([path], signature_dirs, 1, work)
+                alone, failed = _pool_round([path], signature_dirs, 1, work, tick)
                 done.update(alone)
                 done.update({p: Explained(p, Status.CRASHED, error=WORKER_DIED) for p in failed})
             broken = []
@@ -64,10 +73,11 @@ def run_local(paths: Sequence[str], signature_dirs: tuple[str, ...] = (), *,
 
 
 def _pool_round(paths: Sequence[str], signature_dirs: tuple[str, ...], jobs: int,
-                work: Work) -> tuple[dict[str, Explained], list[str]]:
+                work: Work, tick: Progress) -> tuple[dict[str, Explained], list[str]]:
     finished: dict[str, Explained] = {}
     broken: list[str] = []
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    try:
         futures: dict[Future[Explained], str] = {
             pool.submit(work, path, signature_dirs): path for path in paths}
         for future in as_completed(futures):
@@ -75,6 +85,14 @@ def _pool_round(paths: Sequence[str], signature_dirs: tuple[str, ...], jobs: int
                 finished[futures[future]] = future.result()
             except BrokenProcessPool:
                 broken.append(futures[future])
+            tick()
+    except KeyboardInterrupt:
+        # Ctrl-C: stop now, not when the files being read are done (a pool's shutdown waits)
+        pool.shutdown(wait=False, cancel_futures=True)
+        for child in multiprocessing.active_children():
+            child.terminate()
+        raise
+    pool.shutdown(wait=True)
     return finished, sorted(broken, key=paths.index)
 
 

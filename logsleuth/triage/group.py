@@ -6,6 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from logsleuth.triage.model import Case, Group, GroupKind
+from logsleuth.triage.seen import seen_ns
 from logsleuth.triage.work import masked_text
 
 _KIND_ORDER = {kind: order for order, kind in enumerate(GroupKind)}
@@ -23,10 +24,12 @@ def group_cases(cases: Iterable[Case]) -> tuple[Group, ...]:
 
 def _group(members: list[Case]) -> Group:
     first = members[0]
-    members.sort(key=lambda c: (-(c.file.mtime_ns if c.file else -1), c.path))  # newest first
-    times = [c.file.mtime_ns for c in members if c.file is not None]
+    seen = {c.path: seen_ns(c) for c in members}
+    members.sort(key=lambda c: (-(seen[c.path][0] or -1), c.path))  # newest first
+    times = [when for when, _ in seen.values() if when is not None]
     return Group(first.kind, first.fingerprint, _title(first), tuple(members),
-                 min(times) if times else None, max(times) if times else None)
+                 min(times) if times else None, max(times) if times else None,
+                 seen_in_logs=all(logged for _, logged in seen.values()))
 
 
 def _title(case: Case) -> str:

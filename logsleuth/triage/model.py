@@ -108,8 +108,9 @@ class Group:
     fingerprint: str
     title: str  # the signature title, or the masked `Exception: message`, or the masked error
     cases: tuple[Case, ...]  # newest first, then by path
-    first_seen_ns: int | None  # file mtimes
+    first_seen_ns: int | None  # the root causes' own timestamps, else the files' mtimes
     last_seen_ns: int | None
+    seen_in_logs: bool = False  # True: every time above came from the logs themselves
 
     @property
     def count(self) -> int:

@@ -11,6 +11,7 @@ import io
 import json
 import os
 from datetime import datetime, timezone
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from logsleuth.model import Verdict
@@ -85,6 +86,7 @@ def group_to_dict(group: Group) -> dict[str, Any]:
         "verdicts": verdicts,
         "first_seen": iso_time(group.first_seen_ns),
         "last_seen": iso_time(group.last_seen_ns),
+        "seen_from": "log" if group.seen_in_logs else "file",
         "paths": [case.path for case in group.cases],
     }
 
@@ -118,18 +120,18 @@ def to_markdown(result: TriageResult, *, examples: int = EXAMPLES) -> str:
     root = _common_root(result)
     lines = [f"# logsleuth triage: {_headline(result)}", ""]
     if root:
-        lines += [f"Paths are relative to `{root}`.", ""]
+        lines += [f"Paths are relative to {_code(root)}.", ""]
     for kind, groups in _sections(result):
         lines += [f"## {SECTION_TITLES[kind]}", "",
                   "| count | signature / fingerprint | first seen | last seen | examples |",
                   "|---:|---|---|---|---|"]
         for group in groups:
-            shown = ", ".join(f"`{_relative(c.path, root)}`" for c in group.cases[:examples])
+            shown = ", ".join(_code(_relative(c.path, root)) for c in group.cases[:examples])
             lines.append(f"| {group.count} | {_md_cell(_label(group))} | "
                          f"{iso_time(group.first_seen_ns) or ''} | "
                          f"{iso_time(group.last_seen_ns) or ''} | {shown} |")
         lines.append("")
-    lines += [f"- {notice}" for notice in result.notices]
+    lines += [f"- {_md_cell(notice)}" for notice in result.notices]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -203,4 +205,62 @@ def _seen(group: Group) -> str:
 
 
 def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    from logsleuth.render.markdown import escape
+
+    return escape(text).replace("\n", " ")
+
+
+def _code(text: str) -> str:
+    """A path as a code span that survives any backticks and pipes in it."""
+    fence = "``" if "`" in text else "`"
+    return f"{fence} {text} {fence}".replace("|", "\\|") if fence == "``" else \
+        f"`{text}`".replace("|", "\\|")
+
+
+def to_junit(result: TriageResult, *, fix_of: Callable[[str], str | None] | None = None) -> str:
+    """JUnit XML, which CI dashboards read: one test case per log; a failing log is a failed
+    test whose message is its root cause and whose text holds the fix; an unreadable log, or
+    one logsleuth failed on, is an error."""
+    from xml.etree import ElementTree as ET
+
+    failed = sum(1 for c in result.cases if c.verdict in (Verdict.FAILURE,
+                                                          Verdict.ROOT_CAUSE_MISSING))
+    errors = sum(1 for c in result.cases if c.status is not Status.REPORTED)
+    suite = ET.Element("testsuite", name="logsleuth triage", tests=str(len(result.cases)),
+                       failures=str(failed), errors=str(errors), skipped="0")
+    for case in result.cases:
+        test = ET.SubElement(suite, "testcase", classname=_junit_class(case), name=case.path)
+        if case.status is not Status.REPORTED:
+            ET.SubElement(test, "error", message=case.error or case.status.value,
+                          type=case.status.value)
+        elif case.verdict in (Verdict.FAILURE, Verdict.ROOT_CAUSE_MISSING):
+            cause = case.cause
+            message = f"{cause.exception}: {cause.message}" if cause else case.fingerprint
+            node = ET.SubElement(test, "failure", message=message[:1000],
+                                 type=case.verdict.value if case.verdict else "failure")
+            node.text = _junit_text(case, fix_of)
+    ET.indent(suite)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") \
+        + "\n"
+
+
+def _junit_class(case: Case) -> str:
+    if case.signature is not None:
+        return f"signature.{case.signature.id}"
+    return case.kind.value
+
+
+def _junit_text(case: Case, fix_of: Callable[[str], str | None] | None) -> str:
+    lines = []
+    if case.cause is not None:
+        lines.append(f"{case.cause.exception} in {case.cause.process}, line {case.cause.line} "
+                     f"({case.cause.source.value})")
+        lines.append(case.cause.message)
+    if case.signature is not None:
+        lines.append(f"\nKnown failure: {case.signature.title} [{case.signature.id}]")
+        fix = fix_of(case.signature.id) if fix_of else None
+        lines.append(f"\nFix:\n{fix}" if fix else
+                     f"Fix: logsleuth signatures show {case.signature.id}")
+    else:
+        lines.append("\nNo signature knows this failure yet.")
+    return "\n".join(lines)
