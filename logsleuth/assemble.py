@@ -63,11 +63,16 @@ class _Trace:
         return self.exception is not None
 
 
+# An ERROR record waiting for the traceback it may introduce: text, line, level, time, and the
+# (type, message) of an exception it prints as a repr (`logger.exception(repr(e))` in V0).
+_Title = tuple[str, int, Level | None, str | None, tuple[str, str] | None]
+
+
 @dataclass
 class _Channel:
     process: Process
     trace: _Trace | None = None
-    title: tuple[str, int, Level | None, str | None] | None = None  # an ERROR record waiting
+    title: _Title | None = None  # an ERROR record waiting
     chain_next: tuple[int, ChainReason] | None = None
     last_event: int | None = None
 
@@ -171,8 +176,10 @@ class Assembler:
                 channel.chain_next = (channel.last_event, line.chain)
         elif kind is LineKind.PROCESS_HEADER:
             self._flush(channel, out)
-            channel.title = (line.text, line.number, line.level, line.time)
+            channel.title = (line.text, line.number, line.level, line.time, None)
         elif kind is LineKind.FATAL:
+            if line.level in _QUIET_LEVELS:
+                return self._other_line(channel, line, out)  # `Killed` as an INFO record's text
             self._flush(channel, out)
             channel.trace = _Trace(line.number, line.number, line.process, line.site is None,
                                    line.time, kind=EventKind.FATAL, exception=line.exception,
@@ -246,9 +253,12 @@ class Assembler:
                                                                          LineKind.UVICORN)
         if line.kind is LineKind.UVICORN and line.text.startswith(("ERROR", "CRITICAL")):
             is_error_record = True
+        printed = None
+        if line.kind is LineKind.EXCEPTION_REPR and line.level not in _QUIET_LEVELS:
+            is_error_record, printed = True, (line.exception or "", line.message or "")
         if is_error_record and line.text.strip():
             self._flush_title(channel, out)
-            channel.title = (_uvicorn_text(line), line.number, line.level, line.time)
+            channel.title = (_uvicorn_text(line), line.number, line.level, line.time, printed)
 
     # ---- helpers ------------------------------------------------------------------------------
     def _open(self, channel: _Channel, line: LogLine) -> None:
@@ -306,11 +316,13 @@ class Assembler:
         """An ERROR record that no traceback followed is an event of its own."""
         if channel.title is None:
             return
-        text, number, level, time = channel.title
+        text, number, level, time, printed = channel.title
         channel.title = None
         if text.startswith("Process "):
             return  # a bootstrap header whose traceback never came
         label = level.value if level is not None else "ERROR"
+        if printed is not None:  # the exception's repr: its type, weighed as a record still
+            label, text = printed
         text = text[:MAX_MESSAGE_CHARS]  # a 64 KiB record line is matched by its start
         event = ErrorEvent(self._new_id(), EventKind.ERROR_RECORD, label, text,
                            channel.process, number, number, number, time=time)
@@ -327,13 +339,18 @@ class Assembler:
         if line.level in _ERROR_LEVELS:
             return None
         found = self._causality.milestone_of(line.text)
-        if found is not None:
-            return Milestone(found, line.number, line.process, line.text)
+        if found is MilestoneKind.START:
+            self._kept.clear()  # the per-process cap counts each run afresh (a crash loop)
         phase = self._causality.phase_of_line(line.text)
+        if found is not None:  # a lifecycle line may begin a phase too (`Model loading took`)
+            if phase is not None:
+                self._phases[line.process] = phase
+            return Milestone(found, line.number, line.process, line.text, phase, time=line.time)
         if phase is None or self._phases.get(line.process) is phase:
             return None  # a progress bar repeats its phase on every refresh: one mark is enough
         self._phases[line.process] = phase
-        return Milestone(MilestoneKind.PHASE, line.number, line.process, line.text, phase)
+        return Milestone(MilestoneKind.PHASE, line.number, line.process, line.text, phase,
+                         time=line.time)
 
     def _new_id(self) -> int:
         self._next_id += 1

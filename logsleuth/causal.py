@@ -1,4 +1,5 @@
-"""Causal inference over error events. Wraps networkx; no other module sees a graph.
+"""Causal inference over the error events of one run of vLLM. Wraps networkx; no other module
+sees a graph. (runs.py splits a log into runs and calls this once per distinct run.)
 
 Nodes are the errors of the failure; edges say why one follows from another:
 
@@ -9,16 +10,19 @@ Nodes are the errors of the failure; edges say why one follows from another:
   `Worker proc ... died`) point from a symptom to the processes where the cause is;
 - PROCESS_ORDER: a child (worker, engine core) failed before its parent reported an error.
 
-The root cause is the earliest error that may be a cause (not a symptom, not survived, not part of
-a requested shutdown), preferring exceptions and fatal lines over bare ERROR records and the
+No edge crosses a stretch where the cause's process or engine demonstrably went on working.
+An error is survived when its process or engine went on working after it (engine output served,
+its own next start-up step, start-up completed; an API server's own answers count for its own
+errors only) and nothing unsurvived follows from it. The root cause is the earliest remaining
+error that may be a cause, preferring exceptions and fatal lines over bare ERROR records and the
 processes the symptoms point to. Everything reachable from it is a symptom.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
@@ -26,7 +30,9 @@ from logsleuth.assemble import CUT_TRACEBACK
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.signatures.template import mask
 from logsleuth.model import (ErrorEvent, Event, EventKind, EventRole, Inference, LineKind, Link,
-                             LinkReason, Milestone, MilestoneKind, Process, Role, Verdict)
+                             LinkReason, Milestone, MilestoneKind, Process, Role, Run, Verdict)
+from logsleuth.runs import (Outcome, RunKey, explained_index, outcome_of, run_key, split_runs,
+                            start_time, summarize)
 
 # Which process roles a pointer to a role may mean. An engine core's failure often starts in its
 # workers; in eras without prefixes (before 2025-07) the engine core and workers print as `main`.
@@ -43,6 +49,9 @@ _DEPTH = {Role.WORKER: 0, Role.OTHER: 1, Role.MAIN: 1, Role.ENGINE_CORE: 1, Role
 _MAX_SYMPTOMS = 12
 _COPY_WINDOW = 400  # lines between two prints of one exception (the logged and the raw copy)
 _POINTER_REACH = 64  # a symptom points at the causes printed just before it, not at every one
+# Answers printed within this many lines after an error may be requests that were already in
+# flight when it happened: they do not show that the engine survived it.
+_IN_FLIGHT = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,10 +61,82 @@ class _Node:
     process_role: Role
     pointer: Role | None  # for symptoms: where they say the cause is
     embedded: str | None  # for wrappers: the quoted cause
+    corrupting: bool = False  # the error leaves its process unable to work (knowledge)
+
+
+@dataclass
+class _Work:
+    """Where the log shows normal work, by kind and process: the evidence that an error was
+    survived."""
+
+    serving: list[int] = field(default_factory=list)  # an engine produced output (any process)
+    ready: list[int] = field(default_factory=list)  # start-up completed (any process)
+    own_steps: dict[Process, list[int]] = field(default_factory=dict)  # start-up steps, ready
+    own_serving: dict[Process, list[int]] = field(default_factory=dict)
+    own_answers: dict[Process, list[int]] = field(default_factory=dict)  # any HTTP answer
+
+    @classmethod
+    def of(cls, milestones: list[Milestone]) -> _Work:
+        work = cls()
+        for milestone in sorted(milestones, key=lambda m: m.line):
+            kind, line, process = milestone.kind, milestone.line, milestone.process
+            if kind is MilestoneKind.SERVING:
+                work.serving.append(line)
+                work.own_serving.setdefault(process, []).append(line)
+            if kind in (MilestoneKind.SERVING, MilestoneKind.ALIVE):
+                work.own_answers.setdefault(process, []).append(line)
+            if kind is MilestoneKind.READY:
+                work.ready.append(line)
+            if kind in (MilestoneKind.READY, MilestoneKind.PROGRESS):
+                work.own_steps.setdefault(process, []).append(line)
+        return work
+
+    def evidence(self, node: _Node) -> tuple[list[list[int]], list[list[int]]]:
+        """(steps, answers): the lines that show `node`'s process or engine working. Answers
+        may be requests in flight; steps may not.
+
+        Its own process counts for every error. An engine core's, a worker's or an unnamed
+        process's error is also saved by any engine output and any completed start-up (the log
+        does not say which API server serves which engine, but a failed engine makes its API
+        server report it, and that report is not saved by another server's work). A symptom
+        speaks for its own process only; an API server's own polls do not save its report that
+        an engine died, nor anything after a corrupting error.
+        """
+        process = node.event.process
+        steps = [self.own_steps.get(process, [])]
+        answers = [self.own_serving.get(process, [])]
+        symptom = node.role is EventRole.SYMPTOM
+        if node.process_role in (Role.ENGINE_CORE, Role.WORKER, Role.OTHER) and not symptom:
+            answers.append(self.serving)
+            if not node.corrupting:
+                steps.append(self.ready)
+        if node.process_role is Role.API_SERVER and not node.corrupting \
+                and node.pointer not in (Role.ENGINE_CORE, Role.WORKER):
+            answers.append(self.own_answers.get(process, []))
+        return steps, answers
+
+    def worked_after(self, node: _Node, end: int) -> bool:
+        """The node's process or engine did normal work after it, before line `end`."""
+        after = node.event.last_line
+        steps, answers = self.evidence(node)
+        return any(_any_between(lines, after, end) for lines in steps + answers)
+
+    def healthy_between(self, node: _Node, end: int) -> bool:
+        """Demonstrably working between the node and line `end` (answers in flight aside)."""
+        after = node.event.last_line
+        steps, answers = self.evidence(node)
+        return (any(_any_between(lines, after, end) for lines in steps)
+                or any(_any_between(lines, after + _IN_FLIGHT, end) for lines in answers))
+
+
+def _any_between(lines: list[int], after: int, before: int) -> bool:
+    """Some line in the sorted list lies strictly between `after` and `before`."""
+    index = bisect_right(lines, after)
+    return index < len(lines) and lines[index] < before
 
 
 class CausalGraph:
-    """The errors of one log and how they follow from each other."""
+    """The errors of one run and how they follow from each other."""
 
     def __init__(self, nodes: dict[int, _Node], graph: nx.DiGraph[int], survived: list[ErrorEvent],
                  stalled: ErrorEvent | None):
@@ -63,30 +144,61 @@ class CausalGraph:
         self._graph = graph
         self._survived = survived
         self._stalled = stalled
+        self._runs: tuple[Run, ...] = ()
 
     @classmethod
     def build(cls, events: Iterable[Event], causality: Causality | None = None, *,
               last_line: str = "", line_count: int = 0) -> CausalGraph:
-        """Classify every error and link them. `last_line` is the log's last line, which tells
-        whether the log ended on a stalled progress bar."""
+        """The graph of the run the report explains (the last that failed), with every run of
+        the log summarised. `last_line` is the log's last line, which tells whether the log
+        ended on a stalled progress bar."""
         know = causality or default_causality()
+        slices = split_runs(list(events), know)
+        outcomes: list[Outcome] = []
+        known: dict[RunKey, tuple[Outcome, int]] = {}  # identical runs are inferred once
+        graphs: dict[int, CausalGraph] = {}
+        for index, run in enumerate(slices):
+            last = index == len(slices) - 1
+            key = run_key(run)
+            if key in known and not last:
+                outcome, start = known[key]
+                outcomes.append(outcome.shifted(run.start_line - start, start_time(run)))
+                continue
+            graph = cls._build_run(run.events, know, last_line=last_line if last else "",
+                                   line_count=line_count if last else 0)
+            outcome = outcome_of(graph._infer_run(), run)
+            known.setdefault(key, (outcome, run.start_line))
+            outcomes.append(outcome)
+            graphs = {i: g for i, g in graphs.items()
+                      if outcomes[i].verdict is not Verdict.NO_FAILURE}  # keep few graphs
+            graphs[index] = graph
+        explained = explained_index(outcomes)
+        chosen = graphs.get(explained) or cls._build_run(slices[explained].events, know)
+        chosen._runs = summarize(slices, outcomes, explained)
+        return chosen
+
+    @classmethod
+    def _build_run(cls, events: Iterable[Event], know: Causality, *, last_line: str = "",
+                   line_count: int = 0) -> CausalGraph:
+        """Classify every error of one run and link them."""
         errors: list[ErrorEvent] = []
         activity: list[Milestone] = []
         hangs: list[Milestone] = []
         shutdown_from: int | None = None
         for event in events:
             if isinstance(event, Milestone):
-                if event.kind in (MilestoneKind.SERVING, MilestoneKind.READY):
-                    activity.append(event)
-                elif event.kind is MilestoneKind.HANG:
+                if event.kind is MilestoneKind.HANG:
                     hangs.append(event)
                 elif event.kind is MilestoneKind.SHUTDOWN_REQUESTED:
                     shutdown_from = event.line if shutdown_from is None else min(shutdown_from,
                                                                                  event.line)
+                elif event.kind is not MilestoneKind.START:
+                    activity.append(event)
             else:
                 errors.append(event)
         errors = _merge_crashes(sorted(errors, key=lambda e: (e.line, e.id)))
-        activity.sort(key=lambda m: m.line)
+        end = max((e.last_line for e in errors), default=0) + 1
+        end = max([end, *(m.line + 1 for m in activity)])
 
         nodes: dict[int, _Node] = {}
         shutdown_noise: list[ErrorEvent] = []
@@ -95,16 +207,12 @@ class CausalGraph:
                 shutdown_noise.append(event)  # errors of a shutdown the operator asked for
             else:
                 nodes[event.id] = _classify(event, know)
+        work = _Work.of(activity)
         graph: nx.DiGraph[int] = nx.DiGraph()
         graph.add_nodes_from(nodes)
-        _link(graph, nodes)
+        _link(graph, nodes, work)
 
-        # An error the server lived through: nothing that reports a failure follows from it, and
-        # the same server kept serving afterwards (a restarted server, with new pids, does not count).
-        spans = _activity_spans(activity)
-        survived = [node.event for node in nodes.values()
-                    if _kept_serving(node.event, spans)
-                    and not _has_symptom_after(graph, nodes, node.event.id)]
+        survived = _survivors(nodes, graph, work, end)
         for event in survived:
             graph.remove_node(event.id)
             del nodes[event.id]
@@ -117,7 +225,12 @@ class CausalGraph:
         return cls(nodes, graph, survived + shutdown_noise, stalled)
 
     def infer(self) -> Inference:
-        """Name the root cause, its symptoms and the verdict."""
+        """Name the root cause, its symptoms and the verdict (of the run explained), and list
+        every run."""
+        inference = self._infer_run()
+        return replace(inference, runs=self._runs) if self._runs else inference
+
+    def _infer_run(self) -> Inference:
         nodes, graph = self._nodes, self._graph
         links = tuple(Link(a, b, data["reason"]) for a, b, data in graph.edges(data=True))
         failed = _unique_processes(n.event.process for n in nodes.values())
@@ -134,12 +247,25 @@ class CausalGraph:
             return Inference(Verdict.ROOT_CAUSE_MISSING, None, symptoms, tuple(self._survived),
                              reasons, links, failed, look_for)
         symptoms = _symptom_list(nodes, root, graph)
-        reasons = _reasons(root, nodes, graph, symptoms)
+        reasons = _reasons(root, nodes, graph, symptoms, self._survived)
         chain = _chain_of(root.event.id, nodes, graph)
         copies = tuple(n.event for n in nodes.values()
                        if n.event.id != root.event.id and _same_failure(n.event, root.event))
         return Inference(Verdict.FAILURE, root.event, symptoms, tuple(self._survived), reasons,
                          links, failed, chain=chain, copies=copies)
+
+
+def _survivors(nodes: dict[int, _Node], graph: nx.DiGraph[int], work: _Work,
+               end: int) -> list[ErrorEvent]:
+    """The errors their process or engine went on working after, with nothing unsurvived
+    following from them. Latest first, so that what follows an error is decided before it."""
+    survived: set[int] = set()
+    for node in sorted(nodes.values(), key=lambda n: (n.event.line, n.event.id), reverse=True):
+        if not work.worked_after(node, end):
+            continue
+        if all(effect in survived for effect in graph.successors(node.event.id)):
+            survived.add(node.event.id)
+    return sorted((nodes[i].event for i in survived), key=lambda e: (e.line, e.id))
 
 
 _CRASH_WINDOW = 60  # lines: one crash prints its signal banner and its Python stack together
@@ -176,37 +302,19 @@ def _join_crash(first: ErrorEvent, later: ErrorEvent) -> ErrorEvent:
                    last_line=max(first.last_line, later.last_line))
 
 
-def _has_symptom_after(graph: nx.DiGraph[int], nodes: dict[int, _Node], event_id: int) -> bool:
-    return any(nodes[d].role is EventRole.SYMPTOM for d in nx.descendants(graph, event_id))
-
-
-def _activity_spans(activity: list[Milestone]) -> dict[Process, tuple[int, int]]:
-    """First and last line at which each process served or reported ready."""
-    spans: dict[Process, tuple[int, int]] = {}
-    for milestone in activity:
-        first, last = spans.get(milestone.process, (milestone.line, milestone.line))
-        spans[milestone.process] = (min(first, milestone.line), max(last, milestone.line))
-    return spans
-
-
-def _kept_serving(event: ErrorEvent, spans: dict[Process, tuple[int, int]]) -> bool:
-    """The error's own process, or a server that was already up, was active after it."""
-    return any(last > event.last_line and (process == event.process or first < event.first_line)
-               for process, (first, last) in spans.items())
-
-
 def _classify(event: ErrorEvent, know: Causality) -> _Node:
     process_role = know.role_of(event.process.name)
     text = event.text
+    corrupting = know.corrupts(text)
     if event.exception == CUT_TRACEBACK:
-        return _Node(event, EventRole.SYMPTOM, process_role, None, None)
+        return _Node(event, EventRole.SYMPTOM, process_role, None, None, corrupting)
     embedded = know.wrapped_cause(text)
     if embedded:
-        return _Node(event, EventRole.CAUSE, process_role, None, embedded)
+        return _Node(event, EventRole.CAUSE, process_role, None, embedded, corrupting)
     symptom = know.symptom_of(text)
     if symptom is not None:
-        return _Node(event, EventRole.SYMPTOM, process_role, symptom.points_to, None)
-    return _Node(event, EventRole.CAUSE, process_role, None, None)
+        return _Node(event, EventRole.SYMPTOM, process_role, symptom.points_to, None, corrupting)
+    return _Node(event, EventRole.CAUSE, process_role, None, None, corrupting)
 
 
 def _fingerprint(event: ErrorEvent) -> tuple[str, str]:
@@ -222,8 +330,9 @@ def _first_line(text: str) -> str:
     return " ".join(text.split("\n", 1)[0].split())
 
 
-def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node]) -> None:
-    """Add every edge; linear in the number of errors except for a bounded pointer reach."""
+def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work) -> None:
+    """Add every edge; linear in the number of errors except for a bounded pointer reach. No
+    edge from a cause crosses a stretch where its process or engine went on working."""
     ordered = sorted(nodes.values(), key=lambda n: (n.event.line, n.event.id))
     for node in ordered:
         event = node.event
@@ -254,11 +363,13 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node]) -> None:
         if node.embedded:
             quoted = _first_line(node.embedded)
             for cause in before:
-                if quoted in cause.event.message:
+                if quoted in cause.event.message \
+                        and not work.healthy_between(cause, node.event.first_line):
                     link(cause.event, node.event, LinkReason.EMBEDDED)
         if node.role is EventRole.SYMPTOM:
             for cause in before[-_POINTER_REACH:]:
-                if node.pointer is None or cause.process_role in _COMPATIBLE[node.pointer]:
+                if (node.pointer is None or cause.process_role in _COMPATIBLE[node.pointer]) \
+                        and not work.healthy_between(cause, node.event.first_line):
                     link(cause.event, node.event, LinkReason.POINTER)
 
     # each cause -> the next cause printed by a parent (deeper) role
@@ -267,7 +378,8 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node]) -> None:
         depth = _DEPTH[node.process_role]
         for parent_depth in range(depth + 1, max(_DEPTH.values()) + 1):
             parent = following.get(parent_depth)
-            if parent is not None and parent.event.process != node.event.process:
+            if parent is not None and parent.event.process != node.event.process \
+                    and not work.healthy_between(node, parent.event.first_line):
                 link(node.event, parent.event, LinkReason.PROCESS_ORDER)
                 break
         following[depth] = node
@@ -321,7 +433,7 @@ def _symptom_list(nodes: dict[int, _Node], root: _Node | None,
 
 
 def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
-             symptoms: tuple[ErrorEvent, ...]) -> tuple[str, ...]:
+             symptoms: tuple[ErrorEvent, ...], survived: list[ErrorEvent]) -> tuple[str, ...]:
     event = root.event
     reasons: list[str] = []
     copies = [n.event for n in nodes.values()
@@ -345,6 +457,11 @@ def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
                        "the log.")
     if not pointers and symptoms:
         reasons.append(f"{len(symptoms)} later error(s) follow from it.")
+    lived_through = [e for e in survived if e.line < event.line]
+    if lived_through:
+        reasons.append(f"{len(lived_through)} earlier error(s) were survived: their process or "
+                       "engine went on working after them (the first at line "
+                       f"{lived_through[0].line}).")
     return tuple(reasons)
 
 

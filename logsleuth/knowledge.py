@@ -32,6 +32,8 @@ class Causality:
     symptoms: tuple[Symptom, ...]
     wrappers: tuple[regex.Pattern[str], ...]
     milestones: tuple[tuple[MilestoneKind, regex.Pattern[str]], ...]
+    corrupting: tuple[regex.Pattern[str], ...] = ()
+    singletons: regex.Pattern[str] | None = None
     phase_lines: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()
     phase_frames: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()  # in precedence order
 
@@ -61,6 +63,21 @@ class Causality:
                 return kind
         return None
 
+
+    def start_marker(self, text: str) -> int | None:
+        """Which start pattern a start line matched (a run holds each marker once a process)."""
+        starts = [pattern for kind, pattern in self.milestones if kind is MilestoneKind.START]
+        return next((index for index, pattern in enumerate(starts) if _search(pattern, text)),
+                    None)
+
+    def is_singleton(self, process_name: str) -> bool:
+        """A process that exists once in a run: another pid of it is another run."""
+        return self.singletons is not None and bool(_search(self.singletons, process_name))
+
+    def corrupts(self, text: str) -> bool:
+        """The error leaves its process unable to work (a sticky CUDA error)."""
+        return any(_search(pattern, text) for pattern in self.corrupting)
+
     def phase_of_line(self, text: str) -> Phase | None:
         """The lifecycle phase a line begins, if it is a phase line."""
         for phase, pattern in self.phase_lines:
@@ -75,6 +92,7 @@ class Causality:
                 if _search(pattern, place):
                     return phase, place
         return None
+
 
 
 def _search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
@@ -112,12 +130,15 @@ def load_causality(path: Path | None = None) -> Causality:
     milestones = tuple((MilestoneKind(kind), compile_(p, "milestones"))
                        for kind, patterns in data.get("milestones", {}).items()
                        for p in patterns)
+    corrupting = tuple(compile_(p, "corrupting") for p in data.get("corrupting", []))
+    singletons = compile_(data["singletons"], "singletons") if "singletons" in data else None
     phases = data.get("phases", [])
     phase_lines = tuple((Phase(item["phase"]), compile_(p, "phases"))
                         for item in phases for p in item.get("lines", []))
     phase_frames = tuple((Phase(item["phase"]), compile_(p, "phases"))
                          for item in phases for p in item.get("frames", []))
-    return Causality(roles, symptoms, wrappers, milestones, phase_lines, phase_frames)
+    return Causality(roles, symptoms, wrappers, milestones, corrupting, singletons, phase_lines,
+                     phase_frames)
 
 
 @cache

@@ -27,6 +27,7 @@ class LineKind(Enum):
     ELIDED = "elided"
     REPEAT = "repeat"
     EXCEPTION = "exception"
+    EXCEPTION_REPR = "exception_repr"  # `RuntimeError('...')`: logger.exception(repr(e))'s title
     CHAIN = "chain"
     PROCESS_HEADER = "process_header"
     FATAL = "fatal"
@@ -78,8 +79,11 @@ class EventKind(Enum):
 class MilestoneKind(Enum):
     """Lifecycle points that decide whether an error was survived or fatal."""
 
-    SERVING = "serving"  # the server answered requests or reported throughput
+    SERVING = "serving"  # an engine produced output: a generation request answered, throughput
+    ALIVE = "alive"  # the HTTP server answered (a health or metrics poll): says nothing of engines
     READY = "ready"  # start-up completed
+    PROGRESS = "progress"  # a process completed a start-up step (weights loaded, KV cache sized)
+    START = "start"  # vLLM started (again): a log holding several starts holds several runs
     SHUTDOWN_REQUESTED = "shutdown_requested"  # an operator asked the server to stop
     HANG = "hang"  # a process reports it has waited too long on another
     PHASE = "phase"  # the engine entered a lifecycle phase (Milestone.phase says which)
@@ -212,7 +216,8 @@ class Milestone:
     line: int
     process: Process
     text: str
-    phase: Phase | None = None  # kind PHASE: the phase this line begins
+    phase: Phase | None = None  # the phase this line begins (kind PHASE, or a lifecycle line)
+    time: str | None = None
 
 
 Event = ErrorEvent | Milestone
@@ -237,6 +242,24 @@ class Failure:
 
 
 @dataclass(frozen=True, slots=True)
+class Run:
+    """One start of vLLM in a log that holds several (a restart, a crash loop, days of journald)."""
+
+    start_line: int
+    end_line: int
+    verdict: Verdict
+    exception: str | None  # the root cause's type (or, with no root, the first symptom's)
+    message: str | None  # its first message line
+    line: int | None  # its line
+    fingerprint: str | None  # type and masked message: equal for runs that failed the same way
+    same_failure: int  # runs of the log with this fingerprint, this one included
+    first_time: str | None  # the time of the first and the last run with this fingerprint
+    last_time: str | None
+    start_time: str | None = None
+    explained: bool = False  # the run the report explains
+
+
+@dataclass(frozen=True, slots=True)
 class Inference:
     """What the causal stage concluded."""
 
@@ -250,6 +273,7 @@ class Inference:
     look_for: tuple[str, ...] = ()  # root_cause_missing: what to search for in the full log
     chain: tuple[ErrorEvent, ...] = ()  # exceptions raised from the root cause, in order
     copies: tuple[ErrorEvent, ...] = ()  # the root cause printed again (other stream, process)
+    runs: tuple[Run, ...] = ()  # every start of vLLM in the log, in order
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,5 +352,6 @@ class Report:
     lines_read: int = 0
     config_differences: tuple[ConfigDifference, ...] = ()  # requested vs what the engine used
     fact_origins: dict[str, FactOrigin] = field(default_factory=dict)  # fact name -> its line
+    runs: tuple[Run, ...] = ()  # every start of vLLM in the log; the report explains one
     phase: PhaseEvidence | None = None  # where in its lifecycle vLLM failed, when known
     recognised: bool = True  # False: no line of the input looked like log output at all

@@ -19,6 +19,7 @@ from logsleuth.model import ErrorEvent, Event, Inference, Milestone, MilestoneKi
 
 # The lifecycle milestones that causality.yaml keeps for other reasons also mark a phase.
 _MILESTONE_PHASES = {MilestoneKind.READY: Phase.SERVING, MilestoneKind.SERVING: Phase.SERVING,
+                     MilestoneKind.ALIVE: Phase.SERVING,
                      MilestoneKind.SHUTDOWN_REQUESTED: Phase.SHUTDOWN}
 _ORDER = {phase: index for index, phase in enumerate(Phase)}  # Phase lists the lifecycle in order
 
@@ -58,8 +59,7 @@ def lines_phase(line: int, events: Iterable[Event]) -> PhaseEvidence | None:
     current_phase: Phase | None = None
     for event in sorted((e for e in events if isinstance(e, Milestone) and e.line < line),
                         key=lambda m: m.line):
-        phase = event.phase if event.kind is MilestoneKind.PHASE else \
-            _MILESTONE_PHASES.get(event.kind)
+        phase = event.phase or _MILESTONE_PHASES.get(event.kind)  # a milestone may begin one
         if phase is None:
             continue
         restart = current_phase is not None and _ORDER[current_phase] >= _ORDER[Phase.SERVING] \

@@ -109,7 +109,7 @@ def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: Fa
                   signature, alternatives, found, notices, inference.reasons,
                   inference.look_for, inference.failed_processes, inference.survived, stats.lines,
                   config_differences=facts.differences(), fact_origins=facts.origins(),
-                  phase=phase, recognised=recognised)
+                  phase=phase, recognised=recognised, runs=inference.runs)
 
 
 def explain_text(text: str, *, signatures: SignatureSet | None = None,

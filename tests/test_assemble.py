@@ -418,10 +418,19 @@ def test_nccl_warn_event() -> None:
 
 MILESTONES = [
     # (raw line, milestone kind or None)
+    # a poll or a rejected request shows the HTTP server alive, not that an engine works
     ('(APIServer pid=23283) INFO:     127.0.0.1:35594 - "GET /v1/models HTTP/1.1" 200 OK',
-     MilestoneKind.SERVING),
+     MilestoneKind.ALIVE),
     ('(APIServer pid=23283) INFO:     127.0.0.1:45084 - "POST /v1/chat/completions HTTP/1.1" 400 Bad '
-     "Request", MilestoneKind.SERVING),
+     "Request", MilestoneKind.ALIVE),
+    ('(APIServer pid=23283) INFO:     127.0.0.1:43282 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+     MilestoneKind.SERVING),
+    ("(Worker_TP0 pid=3740) INFO 10-26 21:47:40 [gpu_model_runner.py:2653] Model loading took "
+     "15.2 GiB and 12.3 seconds", MilestoneKind.PROGRESS),
+    ("(APIServer pid=1) INFO 08-11 10:45:20 [cli_args.py:261] non-default args: {'model_tag': "
+     "'/models/gemma-3-27b-it-FP8-Dynamic/'}", MilestoneKind.START),
+    ("INFO 10-07 06:41:25 llm_engine.py:72] Initializing an LLM engine with config: model='x'",
+     MilestoneKind.START),
     ("(APIServer pid=1) INFO 05-12 07:51:39 [loggers.py:271] Engine 000: Avg prompt throughput: 0.0 "
      "tokens/s, Avg generation throughput: 76.6 tokens/s, Running: 8 reqs, Waiting: 0 reqs, GPU KV "
      "cache usage: 57.3%, Prefix cache hit rate: 0.0%", MilestoneKind.SERVING),
@@ -432,6 +441,8 @@ MILESTONES = [
     ("(APIServer pid=23283) INFO 08-01 21:34:51 [launcher.py:100] [shutdown] API server: shutdown "
      "triggered", MilestoneKind.SHUTDOWN_REQUESTED),
     # not milestones
+    ("(APIServer pid=1) INFO 05-12 07:51:39 [loggers.py:271] Engine 000: Avg prompt throughput: 0.0 "
+     "tokens/s, Avg generation throughput: 0.0 tokens/s, Running: 0 reqs, Waiting: 0 reqs", None),
     ('INFO:     127.0.0.1:50994 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error',
      None),
     ("(EngineCore pid=321) WARNING 09-01 07:40:21 [multiproc_executor.py:441] [shutdown] Executor: "

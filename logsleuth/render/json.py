@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from logsleuth.model import ConfigDifference, ErrorEvent, Match, PhaseEvidence, Process, Report
+from logsleuth.model import (ConfigDifference, ErrorEvent, Match, PhaseEvidence, Process, Report,
+                             Run)
 
 SCHEMA = "logsleuth.report/1"
 MAX_FRAMES = 12  # innermost frames kept in the JSON; enough to say where it failed
@@ -72,6 +73,7 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "config_differences": [_difference(d) for d in report.config_differences],
         "fact_origins": {name: {"line": origin.line, "process": _process(origin.process)}
                          for name, origin in report.fact_origins.items()},
+        "runs": [_run(run) for run in report.runs],
         "phase": _phase(report.phase) if report.phase else None,
     }
 
@@ -79,6 +81,14 @@ def report_to_dict(report: Report) -> dict[str, Any]:
 def _phase(phase: PhaseEvidence) -> dict[str, Any]:
     return {"name": phase.phase.value, "source": phase.source, "detail": phase.detail,
             "line": phase.line}
+
+
+def _run(run: Run) -> dict[str, Any]:
+    return {"start_line": run.start_line, "end_line": run.end_line, "start_time": run.start_time,
+            "verdict": run.verdict.value, "exception": run.exception, "message": run.message,
+            "line": run.line, "fingerprint": run.fingerprint, "same_failure": run.same_failure,
+            "first_time": run.first_time, "last_time": run.last_time,
+            "explained": run.explained}
 
 
 def _difference(difference: ConfigDifference) -> dict[str, Any]:

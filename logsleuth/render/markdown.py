@@ -8,7 +8,7 @@ from pathlib import Path
 
 from logsleuth.errors import LogsleuthError
 from logsleuth.model import Report, Verdict
-from logsleuth.render.text import difference_lines, environment
+from logsleuth.render.text import difference_lines, environment, runs_lines
 
 HEAD_LINES = 3  # first lines of a traceback kept in the excerpt
 TAIL_LINES = 10  # and its last lines, where the innermost frames and the message are
@@ -24,6 +24,8 @@ def render_markdown(report: Report, *, footer: str | None = None) -> str:
     out: list[str] = [_title(report), ""]
     out.append(f"**Verdict:** `{report.verdict.value}` · **log:** `{report.source}` "
                 f"({report.lines_read:,} lines) · found by logsleuth")
+    if len(report.runs) > 1:
+        out += ["", *(f"- {sentence[0].upper()}{sentence[1:]}." for sentence in runs_lines(report))]
     rows = environment(report.facts)
     if rows:
         out += ["", "#### Environment", "", "| | |", "|---|---|"]

@@ -63,6 +63,22 @@ _VERDICT_STYLE = {Verdict.FAILURE: ("FAILURE", "bold white on red"),
                   Verdict.NO_FAILURE: ("NO FAILURE", "bold black on green")}
 
 
+def runs_lines(report: Report) -> list[str]:
+    """A log with several starts of vLLM: how the explained run compares with the others."""
+    runs = report.runs
+    explained = next((r for r in runs if r.explained), runs[-1])
+    out: list[str] = []
+    if explained.verdict is not Verdict.NO_FAILURE:
+        out.append(f"the same failure in {explained.same_failure} of {len(runs)} runs; this "
+                   f"report explains the last of them (from line {explained.start_line})")
+    others = len({r.fingerprint for r in runs if r.fingerprint} - {explained.fingerprint})
+    if others:
+        out.append(f"{others} other way(s) of failing in the other runs (--format json: runs)")
+    if runs[-1] is not explained and runs[-1].verdict is Verdict.NO_FAILURE:
+        out.append(f"the last run (from line {runs[-1].start_line}) did not fail")
+    return out
+
+
 def _trim(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     first = text.strip()
     return first if len(first) <= limit else first[: limit - 1] + "…"
@@ -137,6 +153,10 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         console.print(Padding(Text(f"phase: {report.phase.phase.value} "
                                    f"({report.phase.source}: {report.phase.detail})",
                                    style="dim"), (0, 2)))
+    if len(report.runs) > 1:
+        console.print(Text("\nRuns", style="bold underline"))
+        for sentence in runs_lines(report):
+            console.print(Padding(Text(f"- {sentence}"), (0, 2)))
     if report.reasons:
         console.print(Text("\nWhy this one", style="bold underline"))
         for reason in report.reasons:

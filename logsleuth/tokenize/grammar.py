@@ -23,7 +23,8 @@ _BOX_BORDERS = "│┃║"  # a terminal UI's pane borders around each copied li
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m|ESC\[[0-9;]*m")
 
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
-                 "exc_line", "fatal", "nccl", "process_header")
+                 "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
+                 "pybasic", "cut_record")
 
 
 @cache
@@ -106,7 +107,8 @@ _GLOG_LEVELS = {"D": Level.DEBUG, "I": Level.INFO, "W": Level.WARNING, "E": Leve
                 "F": Level.CRITICAL}
 # Short labels for fatal lines: `*** SIGSEGV received ...` is `SIGSEGV`, C++'s
 # `terminate called after throwing an instance of 'c10::Error'` is `terminate`.
-_FATAL_LABELS = {"*** SIG": "SIG", "terminate called": "terminate"}
+_FATAL_LABELS = {"*** SIG": "SIG", "terminate called": "terminate", "what()": "terminate"}
+_PY_LEVELS = {"SUCC": Level.INFO}  # Ray's Python logger has a SUCCESS level of its own
 
 
 class _ToRecords(Transformer[Token, object]):
@@ -147,6 +149,13 @@ class _ToRecords(Transformer[Token, object]):
         name, _, pid = inner.rpartition("pid=")
         return Process(name.strip() or "pid", int(pid), ip or None)
 
+    def cut_prefix(self, items: list[Token]) -> Process:
+        # `ker_TP5 pid=207855) `: what is left of the name, and the pid when it is still there
+        inner = str(items[0]).strip()[:-1]
+        inner = inner.partition(", ip=")[0]
+        name, _, pid = inner.rpartition("pid=")
+        return Process(name.strip() or "pid", int(pid) if pid.isdigit() else None)
+
     def ray_daemon(self, items: list[Token]) -> Process:
         inner = str(items[0]).strip()[1:-1]
         name, _, ip = inner.partition(", ip=")
@@ -167,6 +176,33 @@ class _ToRecords(Transformer[Token, object]):
         date, clock, letter = fields[0], fields[1].split(",")[0], fields[2]
         site = str(items[0]).split("] ", 1)[1].strip().rstrip(":")
         return _Header(_GLOG_LEVELS[letter], f"{date[5:]} {clock}", site)
+
+    def glog_short(self, items: list[Token]) -> _Header:
+        # `[E ProcessGroupNCCL.cpp:474] `
+        letter, site = str(items[0]).strip().strip("[]").split(" ", 1)
+        return _Header(_GLOG_LEVELS[letter], None, site)
+
+    def cut_record(self, items: list[Token]) -> _Header:
+        # `10:11:14 [multiproc_executor.py:492] `: the level went with the cut
+        site = str(items[0]).rstrip().rstrip("]").replace("[", " ").rsplit(" ", 1)[-1]
+        return _Header(None, None, site)
+
+    def pylog(self, items: list[Token]) -> _Header:
+        # `2025-01-01 10:00:00,000 - vllm - ERROR - x.py:12 - `
+        parts = str(items[0]).split(" - ")
+        level = next(_level_word(p) for p in parts[1:] if _level_word(p) is not None)
+        return _Header(level, parts[0][5:].split(",")[0], parts[1] if len(parts) > 3 else "-")
+
+    def ray_py(self, items: list[Token]) -> _Header:
+        # `2024-05-08 14:22:55,484\tINFO worker.py:1740 -- `
+        stamp, rest = str(items[0]).split("\t", 1)
+        level, site = rest.split(" ", 2)[:2]
+        return _Header(_level_word(level), stamp[5:].split(",")[0], site)
+
+    def pybasic(self, items: list[Token]) -> _Header:
+        # `ERROR:root:`
+        level, site = str(items[0]).split(":")[:2]
+        return _Header(_level_word(level), None, site)
 
     def glog(self, items: list[Token]) -> _Header:
         # `E0731 16:03:52.115000 116603 torch/x.py:539] [1/0] ` or `[W301 17:37:32.70 F.cpp:15] `
@@ -233,6 +269,25 @@ class _ToRecords(Transformer[Token, object]):
     def process_header(self, items: list[Token]) -> _Body:
         return _Body(LineKind.PROCESS_HEADER, f"Process {items[0]}:", message=str(items[0]))
 
+    def _labelled(label: str) -> object:  # type: ignore[misc]
+        """Whole-line shapes whose text is their message: a kill, a compiler or usage error."""
+        def build(self: _ToRecords, items: list[Token]) -> _Body:
+            text = str(items[0]).strip()
+            return _Body(LineKind.FATAL, text, exception=label, message=text)
+        return build
+
+    killed = _labelled("Killed")
+    compiler_error = _labelled("compiler error")
+    linker_error = _labelled("linker error")
+    usage_error = _labelled("usage error")
+
+    def exc_repr(self, items: list[Token]) -> _Body:
+        # `RuntimeError('CUDA error: ...')`: the type, and the message without its quotes
+        text = str(items[0]).strip()
+        name, _, rest = text.partition("(")
+        message = rest[:-1].strip()[1:-1] if len(rest) > 1 else ""
+        return _Body(LineKind.EXCEPTION_REPR, text, exception=name, message=message)
+
     def fatal(self, items: list[Token]) -> _Body:
         text = "".join(str(t) for t in items)
         label = str(items[0])
@@ -250,6 +305,13 @@ class _ToRecords(Transformer[Token, object]):
         message = next((str(t) for t in items if t.type == "NCCL_TEXT"), "")
         return _Body(LineKind.NCCL, f"NCCL {level} {message}".rstrip(),
                      exception=f"NCCL {level}", message=message)
+
+
+def _level_word(word: str) -> Level | None:
+    word = word.strip()
+    if word in _PY_LEVELS:
+        return _PY_LEVELS[word]
+    return Level(word) if word in Level.__members__ else None
 
 
 _TRANSFORMER = _ToRecords()
@@ -270,11 +332,14 @@ def _record_parser() -> Lark:
 # by its time). tests/test_tokenize.py checks on every corpus line that this gives what the
 # whole-line parse gives.
 _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
-    "DOCKER_TIME": (0, "docker"), "JOURNALD": (0, "journald"), "COMPOSE": (0, "compose"),
+    "CRI_TIME": (0, "docker"), "DOCKER_TIME": (0, "docker"), "JOURNALD": (0, "journald"), "COMPOSE": (0, "compose"),
     "QUOTE": (0, "quote"), "BOX": (0, "quote"),
     "PROC_PREFIX": (1, "proc_prefix"), "RAY_DAEMON": (1, "ray_daemon"),
+    "CUT_PREFIX": (1, "cut_prefix"),
     "RANK": (1, ""), "RECORD_HEADER": (2, "record"), "GLOG_HEADER": (2, "glog"),
-    "RAY_CORE_HEADER": (2, "ray_core"),
+    "RAY_CORE_HEADER": (2, "ray_core"), "GLOG_SHORT_HEADER": (2, "glog_short"),
+    "PYLOG_HEADER": (2, "pylog"), "RAY_PY_HEADER": (2, "ray_py"),
+    "PYBASIC_HEADER": (2, "pybasic"), "CUT_RECORD_HEADER": (2, "cut_record"),
 }
 
 
@@ -358,8 +423,7 @@ def _fallback(text: str) -> LogLine:
         for token in interactive.iter_parse():
             if token.type == "$END":
                 continue
-            if token.type not in ("DOCKER_TIME", "JOURNALD", "COMPOSE", "QUOTE", "RANK",
-                                  "PROC_PREFIX", "RAY_DAEMON", "RECORD_HEADER", "GLOG_HEADER"):
+            if token.type not in _HEAD_RULES:
                 consumed = token.start_pos or 0
                 break
     except LarkError:

@@ -21,8 +21,8 @@ from logsleuth.tokenize.grammar import clean, parse_line
 
 
 @cache
-def anchor_patterns() -> tuple[re2._Regexp, re2._Regexp]:
-    """(ANCHOR, SERVING) from anchors.lark, compiled with RE2 for bytes.
+def anchor_patterns() -> tuple[re2._Regexp, re2._Regexp, re2._Regexp]:
+    """(ANCHOR, SERVING, ALIVE) from anchors.lark, compiled with RE2 for bytes.
 
     RE2 runs the alternation as one DFA pass; Python's backtracking `re` tries every
     alternative at every position and is sixty times slower here.
@@ -30,10 +30,12 @@ def anchor_patterns() -> tuple[re2._Regexp, re2._Regexp]:
     grammar = Lark.open(str(data_dir("grammars") / "anchors.lark"), parser="lalr", cache=True)
     anchor = grammar.get_terminal("ANCHOR").pattern.to_regexp()
     serving = grammar.get_terminal("SERVING").pattern.to_regexp()
+    alive = grammar.get_terminal("ALIVE").pattern.to_regexp()
     options = re2.Options()
     options.log_errors = False
     return (re2.compile(anchor.encode("utf-8"), options),
-            re2.compile(serving.encode("utf-8"), options))
+            re2.compile(serving.encode("utf-8"), options),
+            re2.compile(alive.encode("utf-8"), options))
 
 
 @dataclass
@@ -54,17 +56,18 @@ class Tokenizer:
 
     def __init__(self, stats: TokenizeStats | None = None):
         self.stats = stats if stats is not None else TokenizeStats()
-        self._anchor, self._serving = anchor_patterns()
+        self._anchor, *self._samplers = anchor_patterns()
         self._base = 0  # lines before the next block
         self._tail = b""
 
     def spans(self, block: bytes) -> list[tuple[int, int]]:
         """Where the anchored lines of a block are (byte offsets)."""
         spans = _anchored_spans(block, self._anchor)
-        last_serving = _last_match_line(block, self._serving)
-        if last_serving is not None and last_serving not in spans:
-            spans.append(last_serving)
-            spans.sort()
+        for sampler in self._samplers:  # the last line of each kind of activity
+            last = _last_match_line(block, sampler)
+            if last is not None and last not in spans:
+                spans.append(last)
+                spans.sort()
         return spans
 
     def feed(self, block: bytes) -> Iterator[LogLine]:

@@ -1,0 +1,188 @@
+"""A log that holds several starts of vLLM (a restart, a crash loop under systemd or Kubernetes,
+`docker logs` of a restarted container, journald over days) holds several runs.
+
+The causal stage infers each run on its own and explains the last one that failed; this module
+says where runs begin (start markers are data: `milestones.start` in causality.yaml), gives each
+run a key under which identical runs share one inference (a crash loop of a thousand identical
+runs costs about one), and summarises every run for the report's `runs` list.
+
+A run begins where a start marker repeats from a process of the same name: a DP rank's engine
+core prints the engine banner once for itself, the API server once for the whole run, so a
+second banner from the same name is a second start.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from logsleuth.knowledge import Causality
+from logsleuth.model import ErrorEvent, Event, Inference, Milestone, MilestoneKind, Run, Verdict
+from logsleuth.signatures.template import mask
+
+RunKey = tuple[tuple[object, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RunSlice:
+    """The events of one run, and the lines it spans."""
+
+    start_line: int
+    end_line: int
+    events: tuple[Event, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What the inference of one run concluded, in the few fields the `runs` list shows."""
+
+    verdict: Verdict
+    exception: str | None
+    message: str | None
+    line: int | None
+    fingerprint: str | None
+    time: str | None  # of the root cause, or of the run's first timed event
+
+    def shifted(self, lines: int, time: str | None) -> Outcome:
+        """The same outcome for an identical run `lines` lines further on."""
+        line = None if self.line is None else self.line + lines
+        return replace(self, line=line, time=time)
+
+
+def _line_of(event: Event) -> int:
+    return event.line
+
+
+def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
+    """The runs of a log, in order; one run when the log holds one start (or none).
+
+    A start marker printed again under the same process name begins a new run when the process
+    that printed it before has printed nothing since (it is gone: a restart), has the same pid
+    (a restarted container reuses pid 1), or has no pid to tell (the unprefixed eras). So does a new pid under a name that exists once a run
+    (`singletons`) once the old pid has gone quiet. Two servers writing into one log at once
+    keep printing under their pids, and stay one run.
+    """
+    ordered = sorted(events, key=_line_of)
+    if not ordered:
+        return [RunSlice(1, 1, ())]
+    last_seen: dict[tuple[str, int | None], int] = {}
+    for event in ordered:
+        last_seen[(event.process.name, event.process.pid)] = _last_line_of(event)
+    starts: list[int] = []
+    markers: dict[tuple[int | None, str], int | None] = {}  # (marker, name) -> its printer's pid
+    pids: dict[str, int] = {}  # singleton process name -> its pid in this run
+    pending: list[int] = []  # start lines of this run so far: where the next run may begin
+    appeared: set[tuple[str, int | None]] = set()
+    for event in ordered:
+        name, pid = event.process.name, event.process.pid
+        gone = None
+        if pid is not None and (name, pid) not in appeared and know.is_singleton(name):
+            old = pids.setdefault(name, pid)
+            if old != pid and last_seen[(name, old)] < _first_line_of(event):
+                gone = _first_line_of(event)
+        appeared.add((name, pid))
+        is_start = isinstance(event, Milestone) and event.kind is MilestoneKind.START
+        if is_start and gone is None:
+            key = (know.start_marker(event.text), name)
+            if key in markers:
+                printer = markers[key]
+                # a process prints its banner once: the same pid again is a restart that
+                # reused it (pid 1 of a restarted container)
+                if printer is None or printer == pid or last_seen[(name, printer)] < event.line:
+                    gone = event.line
+        if gone is not None:
+            later = [line for line in pending if line > _previous_other(ordered, gone)]
+            starts.append(min([*later, gone]))
+            markers, pids, pending = {}, ({name: pid} if pid is not None else {}), []
+        if is_start:
+            markers.setdefault((know.start_marker(event.text), name), pid)
+            pending.append(event.line)
+    bounds = [ordered[0].line, *starts]
+    last_line = max(_last_line_of(e) for e in ordered)
+    slices: list[RunSlice] = []
+    for index, start in enumerate(bounds):
+        end = bounds[index + 1] - 1 if index + 1 < len(bounds) else last_line
+        low = bisect_left(ordered, start, key=_line_of)
+        high = bisect_left(ordered, end + 1, key=_line_of)
+        slices.append(RunSlice(start if index else 1, end, tuple(ordered[low:high])))
+    return slices
+
+
+def _previous_other(ordered: Sequence[Event], line: int) -> int:
+    """The line of the last event before `line` that is not a start marker."""
+    index = bisect_left(ordered, line, key=_line_of) - 1
+    while index >= 0:
+        event = ordered[index]
+        if not (isinstance(event, Milestone) and event.kind is MilestoneKind.START):
+            return event.line
+        index -= 1
+    return 0
+
+
+def run_key(run: RunSlice) -> RunKey:
+    """Equal for runs that print the same errors and milestones at the same relative lines
+    (times, pids and numbers in messages aside): their inference is the same, shifted."""
+    base = run.start_line
+    key: list[tuple[object, ...]] = []
+    for event in run.events:
+        if isinstance(event, ErrorEvent):
+            key.append((event.kind, event.exception, mask(_first_line(event.message))[:300],
+                        event.process.name, event.line - base, event.first_line - base,
+                        event.last_line - base, event.cause_id is not None))
+        else:
+            key.append((event.kind, event.process.name, event.line - base))
+    return tuple(key)
+
+
+def outcome_of(inference: Inference, run: RunSlice) -> Outcome:
+    """The `runs` fields of one run's inference."""
+    event = inference.root_cause or (inference.symptoms[0] if inference.symptoms else None)
+    if inference.verdict is Verdict.NO_FAILURE or event is None:
+        return Outcome(inference.verdict, None, None, None, None, start_time(run))
+    first = _first_line(event.message)
+    fingerprint = f"{event.exception.rsplit('.', 1)[-1]}: {mask(first)}"
+    if inference.root_cause is None:
+        fingerprint = f"root cause missing; {fingerprint}"
+    return Outcome(inference.verdict, event.exception, first, event.line, fingerprint,
+                   event.time or start_time(run))
+
+
+def start_time(run: RunSlice) -> str | None:
+    """The time of the run's first event that has one."""
+    return next((t for t in (getattr(e, "time", None) for e in run.events) if t), None)
+
+
+def summarize(runs: Sequence[RunSlice], outcomes: Sequence[Outcome],
+              explained: int) -> tuple[Run, ...]:
+    """One Run per run, each with how many runs failed the same way and when first and last."""
+    groups: dict[str, list[Outcome]] = {}
+    for outcome in outcomes:
+        if outcome.fingerprint is not None:
+            groups.setdefault(outcome.fingerprint, []).append(outcome)
+    out: list[Run] = []
+    for index, (run, outcome) in enumerate(zip(runs, outcomes)):
+        same = groups.get(outcome.fingerprint or "", [])
+        out.append(Run(run.start_line, run.end_line, outcome.verdict, outcome.exception,
+                       outcome.message, outcome.line, outcome.fingerprint, len(same),
+                       same[0].time if same else None, same[-1].time if same else None,
+                       start_time(run), index == explained))
+    return tuple(out)
+
+
+def explained_index(outcomes: Sequence[Outcome]) -> int:
+    """The run the report explains: the last one that failed, else the last one."""
+    failed = [i for i, o in enumerate(outcomes) if o.verdict is not Verdict.NO_FAILURE]
+    return failed[-1] if failed else len(outcomes) - 1
+
+
+def _first_line_of(event: Event) -> int:
+    return event.first_line if isinstance(event, ErrorEvent) else event.line
+
+
+def _last_line_of(event: Event) -> int:
+    return event.last_line if isinstance(event, ErrorEvent) else event.line
+
+
+def _first_line(text: str) -> str:
+    return " ".join(text.split("\n", 1)[0].split())

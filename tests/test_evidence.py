@@ -1,0 +1,287 @@
+"""Error evidence in every form (issue 10): each shape a failing log may hold gives the right
+verdict and root cause, whatever wraps it; and the anchor prefilter keeps every line the grammar
+calls an error, over generated lines of every shape the grammar knows.
+
+Lines are real shapes: vLLM's and Ray's loggers (shared/research/vllm-log-format.md sections 1,
+2, 5), torch's glog, NCCL, the compilers and linkers of a JIT build, the kernel's OOM killer,
+Kubernetes, systemd, a shell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logsleuth.model import Level, LineKind, Verdict
+from logsleuth.pipeline import explain_text
+from logsleuth.signatures import default_signatures
+from logsleuth.tokenize import anchor_patterns, clean, parse_line
+
+V0_START = ["INFO 10-17 12:40:01 api_server.py:212] vLLM API server version 0.4.2",
+            "INFO 10-17 12:40:02 llm_engine.py:98] Initializing an LLM engine (v0.4.2) with "
+            "config: model='meta-llama/Llama-2-7b-hf', tensor_parallel_size=1"]
+V1_START = ["(APIServer pid=2800) INFO 08-01 20:59:09 [utils.py:254] non-default args: "
+            "{'model_tag': 'Qwen/Qwen3-8B'}",
+            "(EngineCore_DP0 pid=2900) INFO 08-01 20:59:16 [core.py:77] Initializing a V1 LLM "
+            "engine (v0.11.0) with config: model='Qwen/Qwen3-8B'"]
+
+
+@dataclass(frozen=True)
+class Shape:
+    name: str
+    lines: tuple[str, ...]
+    exception: str  # the root cause's type or label
+    root: str  # a piece of the root cause's line
+
+
+SHAPES = [
+    Shape("repr-in-error-record", (*V0_START,
+          "ERROR 10-17 12:43:16 engine.py:160] RuntimeError('CUDA error: an illegal memory "
+          "access was encountered')"), "RuntimeError", "RuntimeError('CUDA"),
+    Shape("record-cut-before-its-call-site", (
+          "[multiproc_executor.py:492] ValueError: The model's max seq len (32768) is larger "
+          "than the maximum number of tokens that can be stored in KV cache (10720).",),
+          "ValueError", "max seq len"),
+    Shape("record-cut-inside-its-time", (*V1_START,
+          "8:42 [multiproc_executor.py:492] ValueError: The model's max seq len (32768) is "
+          "larger than the maximum number of tokens that can be stored in KV cache (10720).",),
+          "ValueError", "max seq len"),
+    Shape("dateless-glog-behind-ray", (
+          "(RayWorkerVllm pid=31) INFO 03-11 09:12:01 worker.py:100] Loading model weights",
+          "(RayWorkerVllm pid=31) [E ProcessGroupNCCL.cpp:474] [Rank 1] Watchdog caught "
+          "collective operation timeout: WorkNCCL(SeqNum=81, OpType=ALLREDUCE, NumelIn=4096, "
+          "NumelOut=4096, Timeout(ms)=600000) ran for 600571 milliseconds before timing out."),
+          "ERROR", "Watchdog caught"),
+    Shape("compiler-error-of-a-triton-jit-build", (
+          *V1_START,
+          "(EngineCore_DP0 pid=2900) /tmp/tmpq1x2/main.c:5:10: fatal error: Python.h: No such "
+          "file or directory",
+          "(EngineCore_DP0 pid=2900)     5 | #include <Python.h>",
+          "(EngineCore_DP0 pid=2900) compilation terminated.",
+          "(EngineCore_DP0 pid=2900) Traceback (most recent call last):",
+          '(EngineCore_DP0 pid=2900)   File "/usr/lib/python3.12/subprocess.py", line 413, in '
+          "check_call",
+          "(EngineCore_DP0 pid=2900)     raise CalledProcessError(retcode, cmd)",
+          "(EngineCore_DP0 pid=2900) subprocess.CalledProcessError: Command '['/usr/bin/gcc', "
+          "'/tmp/tmpq1x2/main.c', '-O3', '-shared', '-fPIC']' returned non-zero exit status 1."),
+          "compiler error", "fatal error: Python.h"),
+    Shape("linker-error", (
+          "/usr/bin/ld: cannot find -lcuda: No such file or directory",
+          "collect2: error: ld returned 1 exit status"), "linker error", "cannot find -lcuda"),
+    Shape("raylet-oom-kill", (
+          "INFO 05-02 11:00:01 ray_utils.py:200] Connecting to existing Ray cluster",
+          "(raylet) [2024-05-02 11:03:19,106 E 19394 19394] node_manager.cc:3007: 2 Workers "
+          "(tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other "
+          "reasons at node (ID: 2d1f, IP: 10.0.0.3) over the last time period."),
+          "ERROR", "killed due to memory pressure"),
+    Shape("kubernetes-oomkilled", (
+          "    State:          Waiting", "      Reason:       CrashLoopBackOff",
+          "    Last State:     Terminated", "      Reason:       OOMKilled",
+          "      Exit Code:    137"), "Killed", "OOMKilled"),
+    Shape("cpp-terminate-and-what", (
+          *V1_START,
+          "terminate called after throwing an instance of 'c10::Error'",
+          "  what():  CUDA error: an illegal memory access was encountered"),
+          "terminate", "terminate called"),
+    Shape("what-without-its-terminate-line", (
+          "what():  CUDA error: an illegal memory access was encountered",),
+          "terminate", "what():"),
+    Shape("argparse-invalid-choice", (
+          "usage: vllm serve [-h] [--dtype {auto,half,float16,bfloat16,float,float32}] model_tag",
+          "vllm serve: error: argument --dtype: invalid choice: 'fp9' (choose from 'auto', "
+          "'half', 'float16', 'bfloat16', 'float', 'float32')"), "usage error", "invalid choice"),
+    Shape("python-default-logging", (
+          "2025-01-01 10:00:00,000 - INFO - Launching vLLM with 4 GPUs",
+          "2025-01-01 10:00:01,000 - ERROR - vLLM exited with status 1 while loading "
+          "/models/llama"), "ERROR", "vLLM exited"),
+    Shape("python-logging-with-logger-name", (
+          "2025-01-01 10:00:01,000 - flashinfer.jit - ERROR - autotuner.py:256 - Failed to "
+          "compile the fused MoE kernel",), "ERROR", "fused MoE"),
+    Shape("basicconfig-logging", ("ERROR:root:Engine process exited with code 1",),
+          "ERROR", "Engine process exited"),
+    Shape("ray-python-logger", (
+          "2024-05-08 14:22:55,484\tINFO worker.py:1740 -- Connected to Ray cluster.",
+          "2024-05-08 14:30:02,101\tERROR worker.py:405 -- The node with node id 2d1f has been "
+          "marked dead because the detector has missed too many heartbeats."),
+          "ERROR", "marked dead"),
+    Shape("cri-traceback", (
+          "2024-05-01T10:00:00.123456789Z stdout F INFO 05-01 10:00:00 [utils.py:254] "
+          "non-default args: {'model_tag': 'x'}",
+          "2024-05-01T10:00:01.123456789Z stderr F Traceback (most recent call last):",
+          '2024-05-01T10:00:01.123456789Z stderr F   File "/usr/local/lib/python3.12/dist-'
+          'packages/vllm/config.py", line 1012, in verify',
+          "2024-05-01T10:00:01.123456789Z stderr F     raise ValueError(",
+          "2024-05-01T10:00:01.123456789Z stderr F ValueError: Total number of attention heads "
+          "(32) must be divisible by tensor parallel size (3)."), "ValueError", "attention heads"),
+    Shape("dotted-name-without-suffix", (
+          "Traceback (most recent call last):",
+          '  File "/usr/local/lib/python3.12/dist-packages/triton/runtime/jit.py", line 662, in '
+          "run",
+          "    kernel = self.compile(",
+          "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: "
+          "98304, Hardware limit: 65536. Reducing block sizes or `num_stages` may help."),
+          "triton.runtime.errors.OutOfResources", "OutOfResources"),
+    Shape("suffix-followed-by-more", (
+          "Traceback (most recent call last):",
+          '  File "/usr/local/lib/python3.12/dist-packages/pynvml.py", line 2248, in '
+          "_LoadNvmlLibrary",
+          "    _nvmlCheckReturn(NVML_ERROR_LIBRARY_NOT_FOUND)",
+          "pynvml.NVMLError_LibraryNotFound: NVML Shared Library Not Found"),
+          "pynvml.NVMLError_LibraryNotFound", "NVML Shared Library"),
+    Shape("dynamo-backend-compiler-failed", (
+          *V1_START,
+          "(EngineCore_DP0 pid=2900) ERROR 08-01 21:00:00 [core.py:718] EngineCore failed to "
+          "start.",
+          "(EngineCore_DP0 pid=2900) ERROR 08-01 21:00:00 [core.py:718] Traceback (most recent "
+          "call last):",
+          '(EngineCore_DP0 pid=2900) ERROR 08-01 21:00:00 [core.py:718]   File "/usr/local/lib/'
+          'python3.12/dist-packages/torch/_dynamo/output_graph.py", line 1446, in '
+          "_call_user_compiler",
+          "(EngineCore_DP0 pid=2900) ERROR 08-01 21:00:00 [core.py:718]     raise "
+          "BackendCompilerFailed(self.compiler_fn, e) from e",
+          "(EngineCore_DP0 pid=2900) ERROR 08-01 21:00:00 [core.py:718] torch._dynamo.exc."
+          "BackendCompilerFailed: backend='<vllm.compilation.backends.VllmBackend object at "
+          "0x7f>' raised:",
+          "(EngineCore_DP0 pid=2900) ERROR 08-01 21:00:00 [core.py:718] RuntimeError: ptxas "
+          "fatal   : Value 'sm_121a' is not defined for option 'gpu-name'"),
+          "torch._dynamo.exc.BackendCompilerFailed", "exc.BackendCompilerFailed:"),
+    Shape("nccl-warn", (
+          "node-12:3791:3791 [1] misc/shmutils.cc:72 NCCL WARN Error: failed to extend "
+          "/dev/shm/nccl-JYcYTs to 9637892 bytes",), "NCCL WARN", "failed to extend"),
+    Shape("nccl-error", ("a1b2:4527:4600 [0] NCCL ERROR unhandled cuda error (run with "
+                         "NCCL_DEBUG=INFO for details)",), "NCCL ERROR", "unhandled cuda"),
+    Shape("cuda-error-from-cpp", (*V1_START, "CUDA error: an illegal memory access was "
+                                  "encountered"), "CUDA error", "illegal memory access"),
+    Shape("kernel-oom-killer", (
+          "[183422.123456] Out of memory: Killed process 42117 (python3) total-vm:94371840kB, "
+          "anon-rss:81264512kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:160712kB "
+          "oom_score_adj:0",), "Killed", "Killed process"),
+    Shape("shell-killed", (*V0_START, "Killed"), "Killed", "Killed"),
+    Shape("shell-killed-with-job", (
+          *V0_START, "/entrypoint.sh: line 5:    42 Killed                  python3 -m "
+          "vllm.entrypoints.openai.api_server --model x"), "Killed", "42 Killed"),
+    Shape("exit-137", (*V1_START, "command terminated with exit code 137"), "Killed",
+          "exit code 137"),
+    Shape("compose-exit-137", ("vllm-1  | INFO 08-01 20:59:09 [utils.py:254] non-default args: "
+                               "{'model_tag': 'x'}", "vllm-1 exited with code 137"),
+          "Killed", "exited with code 137"),
+    Shape("systemd-sigkill", (
+          "Aug 17 18:42:18 gpu1 vllm[8052]: INFO 08-17 18:42:18 [utils.py:254] non-default "
+          "args: {'model_tag': 'x'}",
+          "Aug 17 18:49:02 gpu1 systemd[1]: vllm.service: Main process exited, code=killed, "
+          "status=9/KILL"), "Killed", "status=9/KILL"),
+    Shape("error-record-without-exception", (
+          *V1_START,
+          "(EngineCore_DP0 pid=2900) ERROR 08-01 21:00:00 [gpu_worker.py:301] CUDA driver "
+          "initialisation failed on device 3"), "ERROR", "CUDA driver initialisation"),
+    Shape("critical-python-logging", ("2025-01-01 10:00:01,000 - vllm - CRITICAL - engine died",),
+          "CRITICAL", "engine died"),
+]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[s.name for s in SHAPES])
+def test_every_error_form_is_found(shape: Shape) -> None:
+    report = explain_text("\n".join(shape.lines) + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.FAILURE, report.reasons
+    assert report.root_cause is not None
+    assert report.root_cause.exception == shape.exception
+    expected = next(n for n, line in enumerate(shape.lines, 1) if shape.root in line)
+    assert report.root_cause.line == expected
+
+
+def test_an_exception_outweighs_an_earlier_error_record() -> None:
+    lines = [*V1_START,
+             "(EngineCore_DP0 pid=2900) ERROR 08-01 21:00:00 [utils.py:88] Failed to read "
+             "the model's generation config",
+             "(EngineCore_DP0 pid=2900) ERROR 08-01 21:00:01 [core.py:718] ValueError: Free memory "
+             "on device (3.2/4.0 GiB) on startup is less than desired GPU memory utilization"]
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.root_cause is not None and report.root_cause.exception == "ValueError"
+
+
+def test_killed_as_the_text_of_an_info_record_is_no_error() -> None:
+    lines = [*V1_START, "(APIServer pid=2800) INFO 08-01 21:00:00 [launcher.py:80] Killed"]
+    assert explain_text("\n".join(lines) + "\n").verdict is Verdict.NO_FAILURE
+
+
+# ---- the anchors keep every line the grammar calls an error, over every generated shape ------
+
+OUTERS = ["", "2024-05-01T10:00:01.123456789Z ", "2024-05-01T10:00:01.123Z stderr F ",
+          "Aug 17 18:42:18 gpu1 vllm[8052]: ", "vllm-1  | ", "> ", "│ "]
+PREFIXES = ["", "(Worker_TP1 pid=3001) ", "(RayWorkerVllm pid=31, ip=10.0.0.2) ", "(raylet) ",
+            "[rank0]: ", "(pid=7) ", "(EngineCore_DP0 pid=2900) (VllmWorker rank=2 pid=8) "]
+HEADERS = ["", "ERROR 08-01 21:00:00 [core.py:718] ", "CRITICAL 08-01 21:00:00 [core.py:1] ",
+           "INFO 08-01 21:00:00 [core.py:718] ", "ERROR 10-17 12:43:16 engine.py:160] ",
+           "WARNING 10-17 12:43:16 engine.py:160] ", "[multiproc_executor.py:492] ",
+           "1:14 [multiproc_executor.py:492] ", "E0731 16:03:52.115000 116603 torch/x.py:539] ",
+           "[W1009 10:48:42.365618213 ProcessGroupNCCL.cpp:1250] ", "[E ProcessGroupNCCL.cpp:474] ",
+           "[2024-02-27 16:09:19,106 E 19394 19394] node_manager.cc:3007: ",
+           "[2024-02-27 16:09:19,106 I 19394 19394] core_worker.cc:1: ",
+           "2025-01-01 10:00:01,000 - ERROR - ", "2025-01-01 10:00:01,000 - vllm - INFO - ",
+           "ERROR:root:", "2024-05-08 14:30:02,101\tERROR worker.py:405 -- "]
+EXCEPTION_NAMES = ["ValueError", "torch.OutOfMemoryError", "triton.runtime.errors.OutOfResources",
+                   "pynvml.NVMLError_LibraryNotFound", "torch._dynamo.exc.BackendCompilerFailed",
+                   "ray.exceptions.RayTaskError(TypeError)", "KeyboardInterrupt", "SystemExit"]
+BODIES = [
+    "Traceback (most recent call last):",
+    '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 701, in run',
+    "The above exception was the direct cause of the following exception:",
+    "Process EngineCore_DP0:",
+    "Fatal Python error: Segmentation fault",
+    "terminate called after throwing an instance of 'c10::Error'",
+    "what():  CUDA error: out of memory",
+    "CUDA error: an illegal memory access was encountered",
+    "*** SIGSEGV received at time=1709021359 on cpu 44 ***",
+    "Killed",
+    "      Reason:       OOMKilled",
+    "command terminated with exit code 137",
+    "vllm.service: Main process exited, code=killed, status=9/KILL",
+    "Memory cgroup out of memory: Killed process 42117 (python3)",
+    "main.c:5:10: fatal error: Python.h: No such file or directory",
+    "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'",
+    "/usr/bin/ld: cannot find -lcuda: No such file or directory",
+    "vllm serve: error: argument --dtype: invalid choice: 'fp9'",
+    "RuntimeError('CUDA error: an illegal memory access was encountered')",
+    "h1:3791:3791 [1] misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm",
+    "ERROR:    Exception in ASGI application",
+    "Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.",
+    "some text that only an ERROR level makes an error",
+]
+
+
+def _matters(raw: str) -> bool:
+    line = parse_line(clean(raw))
+    if line.kind is LineKind.EXCEPTION and (line.exception or "").endswith("Warning"):
+        return False
+    return (line.kind in {LineKind.TRACEBACK_HEADER, LineKind.FRAME, LineKind.EXCEPTION,
+                          LineKind.EXCEPTION_REPR, LineKind.CHAIN, LineKind.PROCESS_HEADER,
+                          LineKind.FATAL}
+            or line.level in (Level.ERROR, Level.CRITICAL)
+            or (line.kind is LineKind.NCCL and line.exception in ("NCCL WARN", "NCCL ERROR")))
+
+
+generated_line = st.builds(
+    lambda outer, prefix, header, body: outer + prefix + header + body,
+    st.sampled_from(OUTERS), st.sampled_from(PREFIXES), st.sampled_from(HEADERS),
+    st.one_of(st.sampled_from(BODIES),
+              st.builds(lambda name, message: f"{name}: {message}" if message else name,
+                        st.sampled_from(EXCEPTION_NAMES),
+                        st.sampled_from(["", "bad value 3", "CUDA out of memory."]))))
+
+
+@settings(max_examples=400, deadline=None)
+@given(generated_line)
+def test_every_generated_line_that_matters_is_anchored(raw: str) -> None:
+    if _matters(raw):
+        assert anchor_patterns()[0].search(raw.encode("utf-8")), raw
+
+
+@pytest.mark.parametrize("body", BODIES[:-2], ids=range(len(BODIES) - 2))
+def test_every_error_body_matters_behind_any_wrapper(body: str) -> None:
+    """Each error shape is read as one under every wrapper and prefix (no header: raw output)."""
+    for outer in OUTERS:
+        for prefix in PREFIXES:
+            assert _matters(outer + prefix + body), outer + prefix + body

@@ -1,0 +1,203 @@
+"""Survived or fatal, from evidence; pointers that name the nearest unsurvived error; runs.
+
+The four causal scenarios of issue 10 ("Why"), each a small realistic log (tests/scenario_logs.py
+builds them from real line shapes), plus the start-up and restart cases around them.
+"""
+
+from __future__ import annotations
+
+from logsleuth.model import Report, Verdict
+from logsleuth.pipeline import explain_text
+from logsleuth.render.text import runs_lines
+from logsleuth.signatures import default_signatures
+from scenario_logs import ILLEGAL_ACCESS, OUT_OF_VOCAB, Server
+
+
+def explain(lines: list[str]) -> Report:
+    return explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+
+
+def line_of(lines: list[str], text: str, after: int = 0) -> int:
+    """The 1-based number of the first line after line `after` that contains `text`."""
+    return next(n for n, line in enumerate(lines, 1) if n > after and text in line)
+
+
+def test_handled_worker_error_then_thousands_of_requests_is_not_the_root() -> None:
+    # Why 1: a worker's handled traceback early on, 3,000 lines of requests, then the engine
+    # core quotes a CUDA illegal memory access: the root is the worker's illegal access
+    s = Server()
+    lines = s.startup() + s.requests(50) + s.worker_kv_fetch_error() + s.requests(3000)
+    crash_at = len(lines)
+    lines += (s.worker_runtime_error(0, ILLEGAL_ACCESS) + s.engine_wrapper(ILLEGAL_ACCESS)
+              + s.engine_dead() + s.failed_requests(3))
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None
+    assert report.root_cause.exception == "torch.AcceleratorError"
+    assert report.root_cause.line == line_of(lines, "AcceleratorError", crash_at)
+    assert report.root_cause.process.name == "Worker_TP0"
+    assert any(e.exception == "TimeoutError" for e in report.survived)
+
+
+def test_quoted_error_without_its_traceback_makes_the_wrapper_the_root() -> None:
+    s = Server()
+    lines = s.startup() + s.worker_kv_fetch_error() + s.requests(500)
+    crash_at = len(lines)
+    lines += s.engine_wrapper(ILLEGAL_ACCESS) + s.engine_dead()
+    report = explain(lines)
+    assert report.root_cause is not None
+    assert report.root_cause.line == line_of(lines, "Worker failed with error", crash_at)
+
+
+def test_survived_errors_every_few_hundred_lines_then_a_quoted_worker_error() -> None:
+    # Why 1, the long server run: request errors the server survives every 300 lines while it
+    # keeps serving, then a worker's ValueError that the engine core quotes
+    s = Server()
+    lines = s.startup()
+    for _ in range(8):
+        lines += s.requests(300) + s.request_error()
+    crash_at = len(lines)
+    lines += s.worker_runtime_error(1, OUT_OF_VOCAB) + s.engine_wrapper(OUT_OF_VOCAB) \
+        + s.engine_dead()
+    report = explain(lines)
+    assert report.root_cause is not None
+    assert (report.root_cause.exception, report.root_cause.process.name) == ("ValueError",
+                                                                              "Worker_TP1")
+    assert report.root_cause.line == line_of(lines, "ValueError: Token id", crash_at)
+    assert len([e for e in report.survived if e.exception == "ValueError"]) == 8
+
+
+def test_polls_answered_do_not_save_a_dead_engine_core() -> None:
+    # Why 2: an AcceleratorError in the engine core, then GET /metrics 200 and POST ... 500
+    s = Server()
+    lines = s.startup() + s.requests(40)
+    crash_at = len(lines)
+    lines += s.engine_error(ILLEGAL_ACCESS) + s.polls(20) + s.failed_requests(5) + s.polls(20)
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None
+    assert report.root_cause.exception == "torch.AcceleratorError"
+    assert report.root_cause.process.name == "EngineCore_DP0"
+    assert report.root_cause.line == line_of(lines, "AcceleratorError", crash_at)
+
+
+def test_a_shutdown_ends_its_run_not_the_analysis() -> None:
+    # Why 3: a healthy run stopped with SIGTERM, then a second run fails at start-up
+    first, second = Server(2800, 2900), Server(5100, 5200)
+    lines = first.startup() + first.requests(30) + first.sigterm()
+    second_at = len(lines)
+    lines += second.startup()[:3] + second.free_memory_startup_failure()
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None
+    assert report.root_cause.message.startswith("Free memory on device")
+    assert report.root_cause.line == line_of(lines, "ValueError: Free memory", second_at)
+    assert [r.verdict for r in report.runs] == [Verdict.NO_FAILURE, Verdict.FAILURE]
+    assert report.runs[1].start_line == second_at + 1
+    assert report.runs[1].explained
+
+
+def test_benign_worker_error_at_startup_then_serving_is_healthy() -> None:
+    # Why 4: a worker's benign ERROR during start-up, then a thousand requests
+    s = Server()
+    startup = s.startup()
+    lines = startup[:3] + s.worker_benign_startup_error() + startup[3:] + s.requests(1000)
+    report = explain(lines)
+    assert report.verdict is Verdict.NO_FAILURE, report.reasons
+    assert len(report.survived) == 1
+
+
+def test_benign_error_without_later_work_is_still_a_failure() -> None:
+    # the same ERROR where the log ends during start-up: nothing shows that work went on
+    s = Server()
+    lines = s.startup()[:3] + s.worker_benign_startup_error()
+    assert explain(lines).verdict is Verdict.FAILURE
+
+
+def test_requests_in_flight_do_not_save_the_error_the_engine_core_quotes() -> None:
+    # a few responses finish right after the worker's error, before the engine core reports it
+    s = Server()
+    lines = s.startup() + s.requests(40)
+    crash_at = len(lines)
+    lines += (s.worker_runtime_error(0, OUT_OF_VOCAB) + s.requests(3)
+              + s.engine_wrapper(OUT_OF_VOCAB) + s.engine_dead())
+    report = explain(lines)
+    assert report.root_cause is not None
+    assert report.root_cause.line == line_of(lines, "ValueError: Token id", crash_at)
+
+
+def test_timed_out_waiting_for_engines_is_a_symptom() -> None:
+    s = Server()
+    lines = s.startup()[:3] + [
+        f"(APIServer pid={s.api}) Traceback (most recent call last):",
+        f'(APIServer pid={s.api})   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/'
+        'core_client.py", line 541, in __init__',
+        f"(APIServer pid={s.api})     raise TimeoutError(",
+        f"(APIServer pid={s.api}) TimeoutError: Timed out waiting for engines to send initial "
+        "message on input socket.",
+    ]
+    report = explain(lines)
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING
+
+
+def test_tcp_store_get_error_is_a_symptom_of_the_rank_that_died() -> None:
+    s = Server()
+    lines = s.startup()[:3] + s.worker_runtime_error(0, OUT_OF_VOCAB) + [
+        s.worker_line(1, "ERROR", "multiproc_executor.py:654", "WorkerProc hit an exception."),
+        s.worker_line(1, "ERROR", "multiproc_executor.py:654", "torch.distributed.DistBackendError:"
+                      " [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via"
+                      " c10d key-value store by key '0', but store->get('0') got error: Connection "
+                      "reset by peer"),
+    ]
+    report = explain(lines)
+    assert report.root_cause is not None
+    assert report.root_cause.process.name == "Worker_TP0"
+
+
+# ---- runs -----------------------------------------------------------------------------------------
+
+def _crash_loop(runs: int) -> tuple[list[str], list[int]]:
+    """A container restarted after every start-up failure: same names, pid 1 reused."""
+    lines: list[str] = []
+    starts: list[int] = []
+    for _ in range(runs):
+        s = Server(1, 170)
+        starts.append(len(lines) + 1)
+        lines += s.startup()[:3] + s.free_memory_startup_failure()
+    return lines, starts
+
+
+def test_crash_loop_is_one_failure_in_every_run() -> None:
+    lines, starts = _crash_loop(12)
+    report = explain(lines)
+    assert [r.start_line for r in report.runs] == starts
+    assert all(r.verdict is Verdict.FAILURE and r.same_failure == 12 for r in report.runs)
+    assert report.runs[-1].explained
+    assert report.root_cause is not None
+    assert report.root_cause.line == line_of(lines, "ValueError: Free memory", starts[-1])
+    assert runs_lines(report)[0].startswith("the same failure in 12 of 12 runs")
+
+
+def test_healthy_last_run_after_failed_ones_says_so() -> None:
+    lines, _ = _crash_loop(3)
+    last = Server(1, 170)
+    last_at = len(lines) + 1
+    lines += last.startup() + last.requests(20)
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert [r.verdict for r in report.runs][-1] is Verdict.NO_FAILURE
+    assert report.runs[2].explained
+    assert f"the last run (from line {last_at}) did not fail" in runs_lines(report)
+
+
+def test_one_start_is_one_run() -> None:
+    s = Server()
+    report = explain(s.startup() + s.requests(5))
+    assert len(report.runs) == 1 and report.runs[0].verdict is Verdict.NO_FAILURE
+
+
+def test_two_servers_in_one_log_at_once_stay_one_run() -> None:
+    a, b = Server(2800, 2900), Server(4800, 4900)
+    lines = [x for pair in zip(a.startup() + a.requests(8), b.startup() + b.requests(8))
+             for x in pair]
+    assert len(explain(lines).runs) == 1
