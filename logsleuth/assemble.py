@@ -116,6 +116,14 @@ class Assembler:
         out: list[Event] = []
         milestone = self._milestone(line)
         if milestone is not None:
+            if milestone.kind is MilestoneKind.START:
+                # vLLM starts again: an exception that was only waiting for more message lines
+                # is complete (a restarted container reuses pids, so its channel would otherwise
+                # take the next run's records as its message)
+                for waiting in self._channels.values():
+                    if waiting.trace is not None and waiting.trace.closing:
+                        self._flush(waiting, out)
+                self._kept.clear()  # the per-process cap counts each run afresh
             out.append(milestone)
             return out
         if line.kind is LineKind.NCCL:
@@ -339,8 +347,6 @@ class Assembler:
         if line.level in _ERROR_LEVELS:
             return None
         found = self._causality.milestone_of(line.text)
-        if found is MilestoneKind.START:
-            self._kept.clear()  # the per-process cap counts each run afresh (a crash loop)
         phase = self._causality.phase_of_line(line.text)
         if found is not None:  # a lifecycle line may begin a phase too (`Model loading took`)
             if phase is not None:

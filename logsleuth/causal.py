@@ -74,10 +74,11 @@ class _Work:
     own_steps: dict[Process, list[int]] = field(default_factory=dict)  # start-up steps, ready
     own_serving: dict[Process, list[int]] = field(default_factory=dict)
     own_answers: dict[Process, list[int]] = field(default_factory=dict)  # any HTTP answer
+    api_servers: list[Process] = field(default_factory=list)  # with pids, by pid
 
     @classmethod
-    def of(cls, milestones: list[Milestone]) -> _Work:
-        work = cls()
+    def of(cls, milestones: list[Milestone], api_servers: list[Process]) -> _Work:
+        work = cls(api_servers=sorted(api_servers, key=lambda p: p.pid or 0))
         for milestone in sorted(milestones, key=lambda m: m.line):
             kind, line, process = milestone.kind, milestone.line, milestone.process
             if kind is MilestoneKind.SERVING:
@@ -107,13 +108,29 @@ class _Work:
         answers = [self.own_serving.get(process, [])]
         symptom = node.role is EventRole.SYMPTOM
         if node.process_role in (Role.ENGINE_CORE, Role.WORKER, Role.OTHER) and not symptom:
-            answers.append(self.serving)
-            if not node.corrupting:
-                steps.append(self.ready)
+            owner = self._owner(process)
+            if owner is None:
+                answers.append(self.serving)
+                if not node.corrupting:
+                    steps.append(self.ready)
+            else:
+                answers.append(self.own_serving.get(owner, []))
+                if not node.corrupting:
+                    steps.append(self.own_steps.get(owner, []))
         if node.process_role is Role.API_SERVER and not node.corrupting \
                 and node.pointer not in (Role.ENGINE_CORE, Role.WORKER):
             answers.append(self.own_answers.get(process, []))
         return steps, answers
+
+    def _owner(self, process: Process) -> Process | None:
+        """The API server an engine core or worker serves, when pids tell: the one started
+        last before it (vLLM's API server starts its engine cores, they start their workers).
+        Two deployments in one log thus keep their evidence apart. None: any server's work
+        counts (no pids, or no API server in the log)."""
+        if process.pid is None or not self.api_servers:
+            return None
+        started = [a for a in self.api_servers if a.pid is not None and a.pid <= process.pid]
+        return started[-1] if started else None
 
     def worked_after(self, node: _Node, end: int) -> bool:
         """The node's process or engine did normal work after it, before line `end`."""
@@ -157,9 +174,10 @@ class CausalGraph:
         outcomes: list[Outcome] = []
         known: dict[RunKey, tuple[Outcome, int]] = {}  # identical runs are inferred once
         graphs: dict[int, CausalGraph] = {}
+        masked: dict[str, str] = {}
         for index, run in enumerate(slices):
             last = index == len(slices) - 1
-            key = run_key(run)
+            key = run_key(run, masked)
             if key in known and not last:
                 outcome, start = known[key]
                 outcomes.append(outcome.shifted(run.start_line - start, start_time(run)))
@@ -207,7 +225,10 @@ class CausalGraph:
                 shutdown_noise.append(event)  # errors of a shutdown the operator asked for
             else:
                 nodes[event.id] = _classify(event, know)
-        work = _Work.of(activity)
+        processes = {e.process for e in errors} | {m.process for m in activity}
+        servers = {p for p in processes
+                   if p.pid is not None and know.role_of(p.name) is Role.API_SERVER}
+        work = _Work.of(activity, list(servers))
         graph: nx.DiGraph[int] = nx.DiGraph()
         graph.add_nodes_from(nodes)
         _link(graph, nodes, work)

@@ -57,46 +57,65 @@ def _line_of(event: Event) -> int:
 def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
     """The runs of a log, in order; one run when the log holds one start (or none).
 
-    A start marker printed again under the same process name begins a new run when the process
-    that printed it before has printed nothing since (it is gone: a restart), has the same pid
-    (a restarted container reuses pid 1), or has no pid to tell (the unprefixed eras). So does a new pid under a name that exists once a run
-    (`singletons`) once the old pid has gone quiet. Two servers writing into one log at once
-    keep printing under their pids, and stay one run.
+    A start marker printed again under the same process name begins a new run when every
+    process of the run so far is silent from there on (they are gone: a restart), when the
+    process that printed it before has the same pid (a restarted container reuses pid 1), or
+    has no pid to tell (the unprefixed eras). So does a
+    new pid under a name that exists once a run (`singletons`) after the old pid ended (its
+    last words an error or a shutdown: an engine core that serves prints nothing, so silence
+    alone does not end it). Two servers writing into one log at once stay one run.
     """
     ordered = sorted(events, key=_line_of)
     if not ordered:
         return [RunSlice(1, 1, ())]
     last_seen: dict[tuple[str, int | None], int] = {}
+    ended: dict[tuple[str, int | None], bool] = {}  # its last event is an error or a shutdown
     for event in ordered:
-        last_seen[(event.process.name, event.process.pid)] = _last_line_of(event)
+        who = (event.process.name, event.process.pid)
+        last_seen[who] = _last_line_of(event)
+        ended[who] = isinstance(event, ErrorEvent) \
+            or event.kind is MilestoneKind.SHUTDOWN_REQUESTED
     starts: list[int] = []
     markers: dict[tuple[int | None, str], int | None] = {}  # (marker, name) -> its printer's pid
     pids: dict[str, int] = {}  # singleton process name -> its pid in this run
     pending: list[int] = []  # start lines of this run so far: where the next run may begin
     appeared: set[tuple[str, int | None]] = set()
+    current: set[tuple[str, int]] = set()  # the processes with pids seen in this run
+    singleton: dict[str, bool] = {}  # a crash loop repeats a few names a thousand times
     for event in ordered:
         name, pid = event.process.name, event.process.pid
         gone = None
-        if pid is not None and (name, pid) not in appeared and know.is_singleton(name):
+        if pid is not None and (name, pid) not in appeared \
+                and singleton.setdefault(name, know.is_singleton(name)):
             old = pids.setdefault(name, pid)
-            if old != pid and last_seen[(name, old)] < _first_line_of(event):
+            if old != pid and ended[(name, old)] \
+                    and last_seen[(name, old)] < _first_line_of(event):
                 gone = _first_line_of(event)
         appeared.add((name, pid))
+        if pid is not None:
+            current.add((name, pid))
         is_start = isinstance(event, Milestone) and event.kind is MilestoneKind.START
+        key = (know.start_marker(event.text), name) if is_start else (None, name)
         if is_start and gone is None:
-            key = (know.start_marker(event.text), name)
-            if key in markers:
+            # a run that printed nothing but its banners is not a run yet (a banner printed
+            # twice, a launcher's line before vLLM's own)
+            said = not pending or _previous_other(ordered, event.line) > pending[0]
+            if key in markers and said:
                 printer = markers[key]
                 # a process prints its banner once: the same pid again is a restart that
-                # reused it (pid 1 of a restarted container)
-                if printer is None or printer == pid or last_seen[(name, printer)] < event.line:
+                # reused it (pid 1 of a restarted container); another pid is a restart when
+                # every process of this run is silent from here on (a second server running
+                # beside the first keeps the first one's processes talking)
+                if printer is None or printer == pid or all(
+                        last_seen[who] < event.line for who in current if who != (name, pid)):
                     gone = event.line
         if gone is not None:
             later = [line for line in pending if line > _previous_other(ordered, gone)]
             starts.append(min([*later, gone]))
             markers, pids, pending = {}, ({name: pid} if pid is not None else {}), []
+            current = {(name, pid)} if pid is not None else set()
         if is_start:
-            markers.setdefault((know.start_marker(event.text), name), pid)
+            markers.setdefault(key, pid)
             pending.append(event.line)
     bounds = [ordered[0].line, *starts]
     last_line = max(_last_line_of(e) for e in ordered)
@@ -120,14 +139,19 @@ def _previous_other(ordered: Sequence[Event], line: int) -> int:
     return 0
 
 
-def run_key(run: RunSlice) -> RunKey:
+def run_key(run: RunSlice, masked: dict[str, str] | None = None) -> RunKey:
     """Equal for runs that print the same errors and milestones at the same relative lines
-    (times, pids and numbers in messages aside): their inference is the same, shifted."""
+    (times, pids and numbers in messages aside): their inference is the same, shifted.
+    `masked` caches masked messages across the runs of one log."""
     base = run.start_line
+    masks = masked if masked is not None else {}
     key: list[tuple[object, ...]] = []
     for event in run.events:
         if isinstance(event, ErrorEvent):
-            key.append((event.kind, event.exception, mask(_first_line(event.message))[:300],
+            message = event.message
+            if message not in masks:
+                masks[message] = mask(_first_line(message))[:300]
+            key.append((event.kind, event.exception, masks[message],
                         event.process.name, event.line - base, event.first_line - base,
                         event.last_line - base, event.cause_id is not None))
         else:

@@ -201,3 +201,22 @@ def test_two_servers_in_one_log_at_once_stay_one_run() -> None:
     lines = [x for pair in zip(a.startup() + a.requests(8), b.startup() + b.requests(8))
              for x in pair]
     assert len(explain(lines).runs) == 1
+
+
+def test_identical_runs_are_inferred_once(monkeypatch) -> None:  # noqa: ANN001 - pytest fixture
+    """A crash loop costs about one run's inference: a run equal to one already inferred (times,
+    pids and numbers aside) reuses its outcome; only the first and the last run are built."""
+    from logsleuth.causal import CausalGraph
+
+    built: list[int] = []
+    original = CausalGraph._build_run.__func__  # type: ignore[attr-defined]
+
+    def counting(cls, events, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        built.append(1)
+        return original(cls, events, *args, **kwargs)
+
+    monkeypatch.setattr(CausalGraph, "_build_run", classmethod(counting))
+    lines, _ = _crash_loop(300)
+    report = explain(lines)
+    assert len(report.runs) == 300 and report.runs[-1].same_failure == 300
+    assert len(built) == 2

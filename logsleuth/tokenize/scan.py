@@ -63,12 +63,22 @@ class Tokenizer:
     def spans(self, block: bytes) -> list[tuple[int, int]]:
         """Where the anchored lines of a block are (byte offsets)."""
         spans = _anchored_spans(block, self._anchor)
+        found = set(spans)
         for sampler in self._samplers:  # the last line of each kind of activity
             last = _last_match_line(block, sampler)
-            if last is not None and last not in spans:
-                spans.append(last)
-                spans.sort()
-        return spans
+            if last is not None:
+                found.add(last)
+        # and the last one just before each line that matters: whether a server was working
+        # between two errors decides whether the later one reports the earlier
+        previous = 0
+        for start, end in spans:
+            if start - previous > 1:
+                for sampler in self._samplers:
+                    hits = list(sampler.finditer(block, max(previous, start - _NEAR), start))
+                    if hits:
+                        found.add(_line_around(block, hits[-1].start()))
+            previous = end
+        return sorted(found) if len(found) > len(spans) else spans
 
     def feed(self, block: bytes) -> Iterator[LogLine]:
         """The LogLines of one block, which must end on a line break (the input's last may not)."""
@@ -141,6 +151,15 @@ def _anchored_spans(block: bytes, anchor: re2._Regexp) -> list[tuple[int, int]]:
             end = len(block)
         spans.append((start, end))
         position = end + 1
+
+
+_NEAR = 1 << 12  # bytes before a line that matters searched for the last sign of activity
+
+
+def _line_around(block: bytes, where: int) -> tuple[int, int]:
+    start = block.rfind(b"\n", 0, where) + 1
+    end = block.find(b"\n", where)
+    return (start, end if end >= 0 else len(block))
 
 
 def _last_match_line(block: bytes, pattern: re2._Regexp) -> tuple[int, int] | None:

@@ -1,0 +1,173 @@
+"""Properties of root-cause inference over whole logs (issue 10, item 4), with hypothesis.
+
+Every failing log of the copied corpus (tests/fixtures/corpus) whose root cause logsleuth names
+is a subject; its own report is the reference, and each transformation must keep the answer:
+
+- put into a long healthy server log, interleaved line by line -> the same root, at its new line;
+- with errors the healthy server survives before it -> unchanged;
+- k failing logs one after another, each started as vLLM starts -> k runs, each with its root;
+- wrapped as docker, journald, compose, CRI or a terminal pane print it -> the same answer;
+
+The main suite runs them derandomized (tests/conftest.py); `HYPOTHESIS_PROFILE=explore` draws
+fresh examples (.ci/properties). Hypothesis prints the case counts with
+--hypothesis-show-statistics, which .ci/properties passes.
+
+Interleaving puts two deployments into one log. A failure that nothing else in its deployment
+reports (a lone worker traceback in an excerpt) cannot be told from an error the other server
+lived through, so those subjects are left out of the interleaving properties only.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from logsleuth.knowledge import default_causality
+from logsleuth.model import Report, Role, Verdict
+from logsleuth.pipeline import explain_text
+from logsleuth.signatures import default_signatures
+from scenario_logs import Server
+
+CORPUS = Path(__file__).parent / "fixtures" / "corpus"
+SOME = settings(max_examples=12, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@dataclass(frozen=True)
+class Answer:
+    exception: str
+    message: str
+    line: int
+
+
+def explain_lines(lines: list[str]) -> Report:
+    return explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+
+
+def answer(report: Report) -> Answer | None:
+    root = report.root_cause
+    if report.verdict is not Verdict.FAILURE or root is None:
+        return None
+    return Answer(root.exception, " ".join(root.message.split("\n", 1)[0].split())[:120], root.line)
+
+
+@cache
+def subjects() -> tuple[tuple[Path, Answer, bool], ...]:
+    """(log, its answer, reported by its own deployment) for every failing corpus log."""
+    know = default_causality()
+    found = []
+    for log in sorted(CORPUS.glob("*/*/log.txt")):
+        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+        report = explain_lines(lines)
+        reference = answer(report)
+        if reference is None or len(report.runs) > 1:
+            continue
+        role = know.role_of(report.root_cause.process.name) if report.root_cause else Role.OTHER
+        reported = bool(report.symptoms) or role in (Role.API_SERVER, Role.MAIN)
+        found.append((log, reference, reported))
+    return tuple(found)
+
+
+def lines_of(log: Path) -> list[str]:
+    return log.read_text(encoding="utf-8", errors="replace").splitlines()
+
+
+SUBJECT = st.sampled_from(range(64)).map(lambda i: subjects()[i % len(subjects())])
+REPORTED = st.sampled_from(range(64)).map(
+    lambda i: [s for s in subjects() if s[2]][i % len([s for s in subjects() if s[2]])])
+
+
+def healthy(requests: int) -> Server:
+    return Server(api=990_001, engine=990_101, workers=2)
+
+
+def interleave(inserted: list[str], host: list[str], at: int, seed: int) -> tuple[list[str],
+                                                                                   list[int]]:
+    """`inserted` merged into `host` from host line `at` on, each keeping its order; returns the
+    merged lines and where each inserted line went (1-based)."""
+    rng = random.Random(seed)
+    out = host[:at]
+    where: list[int] = []
+    i, j = 0, at
+    while i < len(inserted):
+        if j < len(host) and rng.random() < 0.5:
+            out.append(host[j])
+            j += 1
+        else:
+            out.append(inserted[i])
+            where.append(len(out))
+            i += 1
+    out += host[j:]
+    return out, where
+
+
+@SOME
+@given(REPORTED, st.integers(0, 400), st.integers(0, 2**32))
+def test_root_of_a_failing_log_inserted_into_a_healthy_one(subject: tuple[Path, Answer, bool],
+                                                          at: int, seed: int) -> None:
+    log, reference, _ = subject
+    server = healthy(0)
+    host = server.startup() + server.requests(1500)
+    merged, where = interleave(lines_of(log), host, len(server.startup()) + at, seed)
+    got = answer(explain_lines(merged))
+    assert got == Answer(reference.exception, reference.message, where[reference.line - 1])
+
+
+@SOME
+@given(REPORTED, st.integers(1, 4), st.integers(0, 2**32))
+def test_survived_errors_before_it_change_nothing(subject: tuple[Path, Answer, bool],
+                                                  survived: int, seed: int) -> None:
+    log, reference, _ = subject
+    server = healthy(0)
+    host = server.startup()
+    for _ in range(survived):
+        host += server.requests(60) + server.request_error() + server.requests(60)
+    at = len(host)
+    host += server.requests(600)
+    merged, where = interleave(lines_of(log), host, at, seed)
+    report = explain_lines(merged)
+    assert answer(report) == Answer(reference.exception, reference.message,
+                                    where[reference.line - 1])
+    assert len([e for e in report.survived if e.process.pid == server.api]) == survived
+
+
+START = "INFO 01-01 00:00:00 [utils.py:254] non-default args: {'model_tag': 'x'}"
+
+
+@SOME
+@given(st.lists(SUBJECT, min_size=2, max_size=4))
+def test_k_failing_logs_in_a_row_are_k_runs_each_with_its_root(
+        picked: list[tuple[Path, Answer, bool]]) -> None:
+    lines: list[str] = []
+    expected: list[tuple[str, int]] = []
+    for log, reference, _ in picked:
+        lines.append(START)  # every run of vLLM prints its arguments first
+        expected.append((reference.exception, len(lines) + reference.line))
+        lines += lines_of(log)
+    report = explain_lines(lines)
+    assert [(r.exception, r.line) for r in report.runs] == expected
+    assert all(r.verdict is Verdict.FAILURE for r in report.runs)
+    assert report.root_cause is not None and report.root_cause.line == expected[-1][1]
+
+
+WRAPPERS = {
+    "docker": lambda line: f"2024-07-22T10:38:57.216715364Z {line}",
+    "journald": lambda line: f"Aug 17 18:42:18 gpu-node-1 vllm[8052]: {line}",
+    "compose": lambda line: f"vllm-1  | {line}",
+    "cri": lambda line: f"2024-07-22T10:38:57.216715364+08:00 stderr F {line}",
+    "pane": lambda line: f"│ {line:<200} │",
+}
+
+
+@SOME
+@given(SUBJECT, st.sampled_from(sorted(WRAPPERS)))
+def test_a_wrapped_log_gives_the_same_answer(subject: tuple[Path, Answer, bool],
+                                             wrapper: str) -> None:
+    log, reference, _ = subject
+    wrap = WRAPPERS[wrapper]
+    assert answer(explain_lines([wrap(line) for line in lines_of(log)])) == reference
