@@ -10,6 +10,7 @@ from logsleuth.assemble import Assembler, assemble
 from logsleuth.causal import CausalGraph
 from logsleuth.facts import FactCollector
 from logsleuth.fingerprint import fingerprint
+from logsleuth.index import annotate
 from logsleuth.model import ErrorEvent, Event, Inference, LogLine, Report
 from logsleuth.phase import failure_phase
 from logsleuth.read import LogInput, Source, input_from_text, open_input
@@ -111,11 +112,12 @@ def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: Fa
     recognised = bool(events) or bool(found) or head is None or looks_like_log(head)
     if not recognised:
         notices += (UNRECOGNISED_NOTICE if stats.lines else EMPTY_NOTICE,)
-    return Report(name, inference.verdict, inference.root_cause, inference.symptoms,
-                  signature, alternatives, found, notices, inference.reasons,
-                  inference.look_for, inference.failed_processes, inference.survived, stats.lines,
-                  config_differences=facts.differences(), fact_origins=facts.origins(),
-                  phase=phase, recognised=recognised, runs=inference.runs)
+    report = Report(name, inference.verdict, inference.root_cause, inference.symptoms,
+                    signature, alternatives, found, notices, inference.reasons,
+                    inference.look_for, inference.failed_processes, inference.survived, stats.lines,
+                    config_differences=facts.differences(), fact_origins=facts.origins(),
+                    phase=phase, recognised=recognised, runs=inference.runs)
+    return annotate(report)  # where vLLM's source prints each error, and its own advice
 
 
 def explain_text(text: str, *, signatures: SignatureSet | None = None,

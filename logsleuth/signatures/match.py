@@ -19,8 +19,10 @@ symptom when the root cause is not in the log, and 0.5 for a symptom beside a kn
 A signature is reported when its score reaches THRESHOLD.
 
 Ranking, among the signatures that reach THRESHOLD: first those the log does not contradict
-(every part they name matched or is unknown: a frame, process, phase or exception type that was
-seen and differs is a contradiction), then the stronger kind (an exact signature before a
+(a frame, process, phase or exception type that was seen and differs is a contradiction), then
+those not demoted (a signature that tells its failure apart by frames or phase, on a log that
+prints no frames or no phase, ranks after a fitting family whose message part is at least as
+specific as its own), then the stronger kind (an exact signature before a
 family: `SignatureKind.strength`), then the score, then the evidence (how many parts matched:
 phase, frames, facts, exception, and the fixed text of the message). So a family that fits
 beats an exact signature whose frames say another call path, and an exact signature that fits
@@ -33,12 +35,12 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import regex
 
 from logsleuth.knowledge import Causality, default_causality
-from logsleuth.model import ErrorEvent, EventKind, Evidence, Match, PhaseEvidence
+from logsleuth.model import ErrorEvent, EventKind, Evidence, Match, PhaseEvidence, SignatureKind
 from logsleuth.signatures.load import Signature
 from logsleuth.signatures.template import PATTERN_TIMEOUT, mask
 
@@ -72,13 +74,17 @@ class _Scored:
     match: Match
     specificity: float  # the evidence: fixed message text, plus each part that matched
     contradicted: bool  # a part the signature names was seen and differs
+    unconfirmed: bool  # frames or phase it names could not be checked (not printed, not known)
     strength: int  # SignatureKind.strength
+    message_specificity: float  # the fixed text of the message part alone
+    demoted: bool = False  # unconfirmed, and its message says no more than a family's
 
     def order(self) -> tuple[float, ...]:
         """Sort key, best first (see the module docstring)."""
         if self.match.score >= THRESHOLD:
-            return (0, self.contradicted, -self.strength, -self.match.score, -self.specificity)
-        return (1, 0, 0, -self.match.score, -self.specificity)
+            return (0, self.contradicted, self.demoted, -self.strength, -self.match.score,
+                    -self.specificity)
+        return (1, 0, 0, 0, -self.match.score, -self.specificity)
 
 
 class SignatureSet:
@@ -115,6 +121,7 @@ class SignatureSet:
                     best = found
             if best is not None and best.match.score >= ALTERNATIVE_FLOOR:
                 scored.append(best)
+        scored = _demote_unconfirmed(scored)
         scored.sort(key=_Scored.order)  # stable: a full tie keeps the database's order
         return [s.match for s in scored]
 
@@ -141,15 +148,17 @@ class SignatureSet:
                 hit = pattern.search(text, timeout=PATTERN_TIMEOUT)
             except TimeoutError:
                 hit = None
-            if hit and (message_score < 1.0 or len(pattern.pattern) > specificity):
-                message_score, specificity = 1.0, float(len(pattern.pattern))
+            fixed = _fixed_length(pattern.pattern)
+            if hit and (message_score < 1.0 or fixed > specificity):
+                message_score, specificity = 1.0, float(fixed)
                 detail = f"regex matched: {hit.group(0)[:80]}"
         if message_score == 0.0:
             return None
         evidence.append(Evidence("message", message_score, detail))
         score = message_score
+        message_specificity = specificity
 
-        contradicted = False
+        contradicted = unconfirmed = False
         if signature.exceptions:
             factor = _exception_factor(signature.exceptions, target.event)
             evidence.append(Evidence("exception", factor, f"{target.event.exception}"))
@@ -170,6 +179,7 @@ class SignatureSet:
                                          "no frame matched" if where else "no frames printed"))
                 score *= factor
                 contradicted |= bool(where)
+                unconfirmed |= not where
         if signature.process is not None:
             role = self._causality.role_of(target.event.process.name)
             factor = 1.0 if role is signature.process else PROCESS_MISSED
@@ -179,6 +189,7 @@ class SignatureSet:
         if signature.phases:
             if phase is None:
                 factor, detail = PHASE_UNKNOWN, "phase not known"
+                unconfirmed = True
             elif phase.phase in signature.phases:
                 factor, detail = 1.0, f"{phase.phase.value} ({phase.source}: {phase.detail})"
                 specificity += 15
@@ -199,7 +210,22 @@ class SignatureSet:
         match = Match(signature.id, signature.title, round(score, 3), signature.fix,
                       signature.references, tuple(evidence), target.kind, str(signature.path),
                       signature.kind)
-        return _Scored(match, specificity, contradicted, signature.kind.strength)
+        return _Scored(match, specificity, contradicted, unconfirmed, signature.kind.strength,
+                       message_specificity)
+
+
+def _demote_unconfirmed(scored: list[_Scored]) -> list[_Scored]:
+    """A signature that tells its failure apart by frames or phase, on a log that shows neither,
+    ranks after a fitting family whose message part is at least as specific: its own message then
+    says nothing the family's does not (a frameless OOM is not a graph-capture OOM)."""
+    fitting = [s.message_specificity for s in scored if s.match.score >= THRESHOLD
+               and s.match.kind is SignatureKind.FAMILY and not s.contradicted
+               and not s.unconfirmed]
+    if not fitting:
+        return scored
+    bar = max(fitting)
+    return [replace(s, demoted=True) if s.unconfirmed and s.message_specificity <= bar else s
+            for s in scored]
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,6 +331,15 @@ def _readings(event: ErrorEvent) -> list[str]:
     if not event.message and event.frames and event.frames[-1].code:
         readings.append(f"{event.exception}: {event.frames[-1].code}")
     return readings
+
+
+_SYNTAX = re.compile(r"\\[dDwWsSbB]|\(\?[:i=!<]*|[\[\](){}?*+|^$.\\]|\{\d*,?\d*\}")
+
+
+def _fixed_length(pattern: str) -> int:
+    """Roughly how much fixed text a pattern demands (its syntax and classes removed), so that a
+    pattern is not more specific than a template for being written with more punctuation."""
+    return len(_SYNTAX.sub("", pattern))
 
 
 def _short(name: str) -> str:
