@@ -24,6 +24,7 @@ answers right, 1 any answer wrong, 2 harness error (command not found, ...).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
@@ -68,11 +69,13 @@ def machine_info():
 
 # ----------------------------------------------------------------------------- child runner
 class Result:
-    __slots__ = ("seconds", "maxrss_kib", "returncode", "stdout", "stderr")
+    __slots__ = ("seconds", "maxrss_kib", "returncode", "stdout", "stderr", "child_kib", "summed_kib")
 
-    def __init__(self, seconds, maxrss_kib, returncode, stdout, stderr):
+    def __init__(self, seconds, maxrss_kib, returncode, stdout, stderr, child_kib=0, children_kib=0):
         self.seconds = seconds
         self.maxrss_kib = maxrss_kib
+        self.child_kib = child_kib
+        self.summed_kib = maxrss_kib + children_kib
         self.returncode = returncode
         self.stdout = stdout
         self.stderr = stderr
@@ -83,6 +86,9 @@ class Result:
 # this harness would all report at least the harness's own peak RSS. A tiny `python -S` process
 # (~6.5 MB) forks and execs the measured command, times it with perf_counter from fork to
 # reap, takes ru_maxrss from os.wait4 on it, and reports "rc maxrss_kib seconds" on a pipe.
+# The measured process's own children (logsleuth's second-half reader) are found through
+# /proc/PID/task/PID/children every 20 ms and their peak (VmHWM) taken: "child peak" is the
+# largest, and "summed" adds every process's peak (an upper bound of the sum at any instant).
 # Floor of the RSS numbers: the launcher's RSS (~6.5 MB; grep really uses ~2 MB).
 LAUNCHER = r"""
 import os, sys, time
@@ -95,11 +101,40 @@ if pid == 0:
     finally:
         os.write(2, b"bench launcher: exec failed: " + argv[0].encode() + b"\n")
         os._exit(127)
-_, st, ru = os.wait4(pid, 0)
-dt = time.perf_counter() - t0
-os.write(w, b"%d %d %.9f" % (os.waitstatus_to_exitcode(st), ru.ru_maxrss, dt))
-"""
 
+def children(p):
+    try:
+        with open("/proc/%d/task/%d/children" % (p, p)) as f:
+            return [int(c) for c in f.read().split()]
+    except OSError:
+        return []
+
+def hwm(p):
+    try:
+        with open("/proc/%d/status" % p) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+peaks = {}
+while True:
+    done, st, ru = os.wait4(pid, os.WNOHANG)
+    if done:
+        break
+    todo = children(pid)
+    while todo:
+        c = todo.pop()
+        peaks[c] = max(peaks.get(c, 0), hwm(c))
+        todo += children(c)
+    time.sleep(0.02)
+dt = time.perf_counter() - t0
+others = sum(peaks.values())
+os.write(w, b"%d %d %.9f %d %d" % (os.waitstatus_to_exitcode(st), ru.ru_maxrss, dt,
+                                  max(peaks.values(), default=0), others))
+"""
 
 def run_child(argv, env=None, cwd=None, timeout=None):
     """Run argv via LAUNCHER; return a Result with its own wall time and peak RSS.
@@ -129,21 +164,22 @@ def run_child(argv, env=None, cwd=None, timeout=None):
             os.close(w)
     if not report:
         return Result(float(timeout or 0), 0, -9, o, e + b"\n(killed: timed out)")
-    rc, rss, dt = report.split()
-    return Result(float(dt), int(rss), int(rc), o, e)
+    rc, rss, dt, child, children = report.split()
+    return Result(float(dt), int(rss), int(rc), o, e, int(child), int(children))
 
 
 # ----------------------------------------------------------------------------- generation
-def ensure_log(lines, seed, gen_args, cache_dir):
+def ensure_log(lines, seed, gen_args, cache_dir, mix="healthy"):
     tag = "" if not gen_args else "-" + "".join(c if c.isalnum() else "_" for c in " ".join(gen_args))
-    path = os.path.join(cache_dir, f"vllm-{lines}-s{seed}{tag}.log")
+    path = os.path.join(cache_dir, f"{mix}-{lines}-s{seed}{tag}.log")
     truth_path = path + ".truth.json"
     if os.path.exists(path) and os.path.exists(truth_path):
         with open(truth_path) as f:
             truth = json.load(f)
         print(f"# using cached {path}", file=sys.stderr)
         return path, truth
-    cmd = [sys.executable, GENERATE, "--lines", str(lines), "--out", path, "--seed", str(seed)] + gen_args
+    cmd = [sys.executable, GENERATE, "--lines", str(lines), "--out", path, "--seed", str(seed),
+           "--mix", mix] + gen_args
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True)
     print(f"# generated {path} in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
@@ -182,6 +218,9 @@ def fmt(x, spec):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lines", type=int, nargs="+", default=[10000, 100000, 1000000])
+    ap.add_argument("--mix", nargs="+", default=["healthy"],
+                    help="mixes to generate and measure (benchmarks/mixes.py): healthy restart errors "
+                         "crashloop debug procs64 longlines")
     ap.add_argument("--runs", type=int, default=5, help="rounds per size (medians are reported)")
     ap.add_argument("--cmd", default=DEFAULT_CMD,
                     help="logsleuth command line; {log} is replaced by the (shell-quoted) path. "
@@ -219,8 +258,8 @@ def main(argv=None):
     info = machine_info()
     rows, raw, any_wrong = [], [], False
     try:
-        for n in a.lines:
-            path, truth = ensure_log(n, a.seed, gen_args, cache)
+        for mix, n in itertools.product(a.mix, a.lines):
+            path, truth = ensure_log(n, a.seed, gen_args, cache, mix)
             size = os.path.getsize(path)
             nlines = truth.get("lines", n)
             warm(path)
@@ -262,7 +301,7 @@ def main(argv=None):
                         print(f"warning: grep exit {res.returncode}", file=sys.stderr)
                     elif name == "drain3" and res.returncode != 0:
                         print(f"warning: drain3 exit {res.returncode}: {res.stderr[-300:]!r}", file=sys.stderr)
-                print(f"# {n} lines, round {r + 1}/{a.runs}: " + ", ".join(
+                print(f"# {mix} {n} lines, round {r + 1}/{a.runs}: " + ", ".join(
                     f"{nm} {meas[nm][-1].seconds:.3f}s" for nm in meas), file=sys.stderr)
 
             def med(name, attr):
@@ -286,7 +325,9 @@ def main(argv=None):
                 loop = statistics.median(loops) if loops else d3_s
                 d3_s = (d3_s - loop) + loop * nlines / d3_lines
             row = {
-                "lines": nlines, "mb": mb, "logsleuth_s": ls_s, "mb_s": mb / ls_s, "lines_s": nlines / ls_s,
+                "mix": mix, "lines": nlines,
+                "child_rss_mb": med("logsleuth", "child_kib") / 1024,
+                "summed_rss_mb": med("logsleuth", "summed_kib") / 1024, "mb": mb, "logsleuth_s": ls_s, "mb_s": mb / ls_s, "lines_s": nlines / ls_s,
                 "rss_mb": ls_rss / 1024, "grep_s": grep_s, "x_grep": ls_s / grep_s,
                 "drain3_s": d3_s, "drain3_extrapolated_from": d3_lines if d3_extrap else None,
                 "drain3_over_logsleuth": (d3_s / ls_s) if d3_s else None,
@@ -297,10 +338,11 @@ def main(argv=None):
             }
             if not ok_all:
                 any_wrong = True
-                print(f"WRONG at {n} lines: " + "; ".join(sorted(set(notes))), file=sys.stderr)
+                print(f"WRONG at {mix} {n} lines: " + "; ".join(sorted(set(notes))), file=sys.stderr)
             rows.append(row)
-            raw.append({"lines": nlines, "path": path, "bytes": size, "truth": truth,
-                        "runs": {nm: [{"seconds": x.seconds, "maxrss_kib": x.maxrss_kib, "rc": x.returncode}
+            raw.append({"mix": mix, "lines": nlines, "path": path, "bytes": size, "truth": truth,
+                        "runs": {nm: [{"seconds": x.seconds, "maxrss_kib": x.maxrss_kib, "rc": x.returncode,
+                                       "child_kib": x.child_kib, "summed_kib": x.summed_kib}
                                       for x in v] for nm, v in meas.items()}})
     finally:
         if tmp:
@@ -312,19 +354,19 @@ def main(argv=None):
           f"Python {info['python']}")
     print(f"Command: `{a.cmd}`; medians of {a.runs} runs, alternating per round; warm page cache")
     print()
-    print("| lines | MB | logsleuth s | MB/s | lines/s | peak RSS MB | grep s | × grep time "
-          "| Drain3 s | Drain3 ÷ logsleuth | Drain3 MB/s | answer |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|")
+    print("| mix | lines | MB | logsleuth s | MB/s | peak RSS MB | child RSS MB | summed RSS MB | grep s "
+          "| × grep time | Drain3 s | Drain3 ÷ logsleuth | answer |")
+    print("|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|")
     foot = False
     for r in rows:
         star = ""
         if r["drain3_extrapolated_from"]:
             star = "*"
             foot = True
-        print(f"| {r['lines']:,} | {r['mb']:.1f} | {r['logsleuth_s']:.3f} | {r['mb_s']:.1f} | "
-              f"{r['lines_s']:,.0f} | {r['rss_mb']:.1f} | {r['grep_s']:.3f} | {r['x_grep']:.1f} | "
-              f"{fmt(r['drain3_s'], '.2f')}{star} | {fmt(r['drain3_over_logsleuth'], '.1f')} | "
-              f"{fmt(r['drain3_mb_s'], '.1f')}{star} | {r['answer']} |")
+        print(f"| {r['mix']} | {r['lines']:,} | {r['mb']:.1f} | {r['logsleuth_s']:.3f} | {r['mb_s']:.1f} | "
+              f"{r['rss_mb']:.1f} | {fmt(r['child_rss_mb'] or None, '.1f')} | {r['summed_rss_mb']:.1f} | "
+              f"{r['grep_s']:.3f} | {r['x_grep']:.1f} | "
+              f"{fmt(r['drain3_s'], '.2f')}{star} | {fmt(r['drain3_over_logsleuth'], '.1f')} | {r['answer']} |")
     if foot:
         lim = min(r["drain3_extrapolated_from"] for r in rows if r["drain3_extrapolated_from"])
         print(f"\n\\* Drain3 ran on the first {lim:,} lines only; its per-line loop time is extrapolated linearly to the whole file (start-up counted once).")

@@ -662,7 +662,12 @@ def main(argv=None):
     ap.add_argument("--fail-at", type=float, default=0.98, help="position of the root cause, fraction of --lines")
     ap.add_argument("--after", choices=("restart", "shutdown"), default="restart",
                     help="what follows the failure's shutdown lines (see the module docstring)")
+    ap.add_argument("--mix", default=None,
+                    help="write one of the mixes of mixes.py instead (healthy, restart, errors, crashloop, "
+                         "debug, procs64, longlines); --gzip, --fail-at and --after do not apply")
     a = ap.parse_args(argv)
+    if a.mix:
+        return _main_mix(a)
     t0 = time.perf_counter()
     oom_line, total, after = generate(a.lines, a.out, a.seed, a.gzip, a.fail_at, a.after, a.gzip_level)
     dt = time.perf_counter() - t0
@@ -678,6 +683,19 @@ def main(argv=None):
           f"torch.OutOfMemoryError (Worker_TP3) at line {oom_line}", file=sys.stderr)
     if total != a.lines:
         print(f"# note: asked for {a.lines} lines; the fixed startup/failure blocks need more", file=sys.stderr)
+
+
+def _main_mix(a):
+    from mixes import generate_mix  # noqa: PLC0415 (mixes imports this module)
+    t0 = time.perf_counter()
+    truth = generate_mix(a.mix, a.lines, a.out, a.seed)
+    with open(a.out + ".truth.json", "w") as fh:
+        json.dump(truth, fh)
+        fh.write("\n")
+    print(truth["line"], file=sys.stderr)
+    print(f"# wrote {truth['lines']} lines ({a.mix}), {os.path.getsize(a.out) / 1e6:.1f} MB to {a.out} in "
+          f"{time.perf_counter() - t0:.1f}s; root cause {truth['exception']} at line {truth['line']}",
+          file=sys.stderr)
 
 
 if __name__ == "__main__":

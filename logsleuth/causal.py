@@ -27,8 +27,8 @@ from dataclasses import dataclass, field, replace
 import networkx as nx
 
 from logsleuth.assemble import CUT_TRACEBACK
+from logsleuth.fingerprint import fingerprint
 from logsleuth.knowledge import Causality, default_causality
-from logsleuth.signatures.template import mask
 from logsleuth.model import (ErrorEvent, Event, EventKind, EventRole, Inference, LineKind, Link,
                              LinkReason, Milestone, MilestoneKind, Process, Role, Run, Verdict)
 from logsleuth.runs import (Outcome, RunKey, explained_index, outcome_of, run_key, split_runs,
@@ -340,7 +340,7 @@ def _classify(event: ErrorEvent, know: Causality) -> _Node:
 
 def _fingerprint(event: ErrorEvent) -> tuple[str, str]:
     """Type and masked first message line: eight workers' OOMs differ only in GPU numbers."""
-    return event.exception.rsplit(".", 1)[-1], mask(_first_line(event.message))
+    return fingerprint(event)  # cached per distinct message (logsleuth/fingerprint.py)
 
 
 def _same_failure(a: ErrorEvent, b: ErrorEvent) -> bool:

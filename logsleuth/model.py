@@ -113,6 +113,9 @@ class SignatureKind(Enum):
 
     EXACT = "exact"
     FAMILY = "family"
+    # no signature: the remedy the vLLM message states itself (logsleuth.index); never the kind
+    # of a signature file
+    MESSAGE = "message"
 
     @property
     def strength(self) -> int:
@@ -352,6 +355,54 @@ class Report:
     lines_read: int = 0
     config_differences: tuple[ConfigDifference, ...] = ()  # requested vs what the engine used
     fact_origins: dict[str, FactOrigin] = field(default_factory=dict)  # fact name -> its line
+    origins: dict[int, Origin] = field(default_factory=dict)  # event id -> where vLLM prints it
+    advice: MessageAdvice | None = None  # the message's own remedy, when no exact signature
     runs: tuple[Run, ...] = ()  # every start of vLLM in the log; the report explains one
     phase: PhaseEvidence | None = None  # where in its lifecycle vLLM failed, when known
     recognised: bool = True  # False: no line of the input looked like log output at all
+
+
+@dataclass(frozen=True, slots=True)
+class OriginSite:
+    """One place in vLLM's source that prints a message (mined from vLLM's releases)."""
+
+    module: str  # vllm.worker.worker
+    function: str  # Worker.determine_num_available_blocks
+    exception: str  # the exception class raised, or the log level / warning category
+    kind: str  # raise | log | warn
+    releases: tuple[str, ...]  # the indexed releases whose source holds it, oldest first
+    span: str = ""  # the same as runs of consecutive indexed releases: "0.9.2-0.13.0, 0.15.0"
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where vLLM prints an error's message, by the index of vLLM's own source."""
+
+    template: str  # the message as vLLM writes it, with typed placeholders
+    sites: tuple[OriginSite, ...]  # the best site first (same exception class as the event)
+    change: str | None = None  # "reworded in 0.9.0" / "no longer raised since 0.11.0"
+
+    @property
+    def site(self) -> OriginSite:
+        return self.sites[0]
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigName:
+    """A setting named in a message, as the same release's CLI flag or environment variable."""
+
+    name: str
+    flag: str | None = None  # --gpu-memory-utilization
+    env: str | None = None  # VLLM_ATTENTION_BACKEND
+    default: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MessageAdvice:
+    """The remedy a vLLM message states itself ("Try ...", "Consider ..."): advice of kind
+    `message`, weaker than a family or exact signature."""
+
+    text: str
+    event_line: int  # the line of the error whose message says it
+    release: str | None  # the vLLM release whose flags and variables `names` are read from
+    names: tuple[ConfigName, ...] = ()

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from logsleuth.assemble import Assembler, assemble
 from logsleuth.causal import CausalGraph
 from logsleuth.facts import FactCollector
-from logsleuth.model import ErrorEvent, Event, Inference, Report
+from logsleuth.fingerprint import fingerprint
+from logsleuth.index import annotate
+from logsleuth.model import ErrorEvent, Event, Inference, LogLine, Report
 from logsleuth.phase import failure_phase
 from logsleuth.read import LogInput, Source, input_from_text, open_input
 from logsleuth.signatures import SignatureSet, Target, default_signatures
@@ -69,12 +71,17 @@ def read_events(log: LogInput, progress: Callable[[int], None] | None = None) ->
         blocks = log.blocks() if progress is None else _reporting(log.blocks(), progress)
         lines = facts.watch(tokenize(_keeping_head(blocks, head), stats))
     assembler = Assembler()
-    events: list[Event] = [e for line in lines for e in assembler.feed(line)]
-    events += assembler.finish()
+    events = list(_assembled(assembler, lines))
     if not head and log.path is not None:  # the split reader read the file itself
         with open(log.path, "rb") as start:
             head += start.read(HEAD_BYTES)
     return EventsRead(events, stats, facts, (*log.notices, *assembler.notices()), bytes(head))
+
+
+def _assembled(assembler: Assembler, lines: Iterable[LogLine]) -> Iterator[Event]:
+    for line in lines:
+        yield from assembler.feed(line)
+    yield from assembler.finish()
 
 
 def _keeping_head(blocks: Iterator[bytes], head: bytearray) -> Iterator[bytes]:
@@ -105,11 +112,12 @@ def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: Fa
     recognised = bool(events) or bool(found) or head is None or looks_like_log(head)
     if not recognised:
         notices += (UNRECOGNISED_NOTICE if stats.lines else EMPTY_NOTICE,)
-    return Report(name, inference.verdict, inference.root_cause, inference.symptoms,
-                  signature, alternatives, found, notices, inference.reasons,
-                  inference.look_for, inference.failed_processes, inference.survived, stats.lines,
-                  config_differences=facts.differences(), fact_origins=facts.origins(),
-                  phase=phase, recognised=recognised, runs=inference.runs)
+    report = Report(name, inference.verdict, inference.root_cause, inference.symptoms,
+                    signature, alternatives, found, notices, inference.reasons,
+                    inference.look_for, inference.failed_processes, inference.survived, stats.lines,
+                    config_differences=facts.differences(), fact_origins=facts.origins(),
+                    phase=phase, recognised=recognised, runs=inference.runs)
+    return annotate(report)  # where vLLM's source prints each error, and its own advice
 
 
 def explain_text(text: str, *, signatures: SignatureSet | None = None,
@@ -142,7 +150,23 @@ def _targets(inference: Inference) -> list[Target]:
     weight = SYMPTOM_WEIGHT if inference.root_cause is None else SYMPTOM_WEIGHT_BESIDE_ROOT
     targets += [Target(event, weight, "symptom") for event in inference.symptoms
                 if event.id not in chained]
-    return targets
+    return _distinct(targets)
+
+
+def _distinct(targets: list[Target]) -> list[Target]:
+    """One target per distinct failure: a thousand copies of one error (a crash loop, a request
+    error repeated all day) are scored once, not a thousand times. The first copy stands for the
+    others, as it would win a tie among them."""
+    seen: set[object] = set()
+    out: list[Target] = []
+    for target in targets:
+        event = target.event
+        key = (target.kind, target.weight, fingerprint(event), event.title, event.process.name,
+               tuple((f.file, f.function, f.code) for f in event.frames))
+        if key not in seen:
+            seen.add(key)
+            out.append(target)
+    return out
 
 
 def _stats_notices(stats: TokenizeStats) -> tuple[str, ...]:

@@ -59,7 +59,8 @@ ROOT_CAUSE_KEYS = {"exception", "message_contains", "process", "line"}
 # source partition: signature examples come from even-numbered vLLM issues only).
 VLLM_ISSUE = re.compile(r"github\.com/vllm-project/vllm/issues/(\d+)")
 SKIPPED_DIRS = {".git", ".venv", "venv", "__pycache__", ".pytest_cache", ".mypy_cache",
-                ".hypothesis", "build", "dist", "node_modules"}
+                ".hypothesis", "build", "dist", "node_modules",
+                ".cache"}  # benchmarks/.cache: generated logs of gigabytes, git-ignored
 
 
 def source_url(case: Case) -> str:

@@ -15,7 +15,7 @@ import json, sys
 opened = []
 def audit(event, args):
     if event == "open" and isinstance(args[0], str) and args[0].endswith((".lark", ".yaml", ".yml",
-                                                                          ".json", ".log")):
+                                                                          ".json", ".log", ".gz")):
         opened.append(args[0])
 sys.addaudithook(audit)
 import logsleuth

@@ -287,6 +287,7 @@ def _waiting_status(path: str) -> Iterator[Callable[[int, float], None] | None]:
 
 # Each command group lives in its own module and registers itself on `main`.
 from logsleuth.cli import graph as _graph  # noqa: E402,F401
+from logsleuth.cli import index as _index  # noqa: E402,F401
 from logsleuth.cli import signatures as _signatures  # noqa: E402,F401
 from logsleuth.cli import triage as _triage  # noqa: E402,F401
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from logsleuth.model import (ConfigDifference, ErrorEvent, Match, PhaseEvidence, Process, Report,
-                             Run)
+from logsleuth.model import (ConfigDifference, ErrorEvent, Match, MessageAdvice, Origin,
+                             PhaseEvidence, Process, Report, Run, SignatureKind)
 
 SCHEMA = "logsleuth.report/1"
 MAX_FRAMES = 12  # innermost frames kept in the JSON; enough to say where it failed
@@ -22,9 +22,9 @@ def _process(process: Process) -> dict[str, Any]:
     return out
 
 
-def event_to_dict(event: ErrorEvent) -> dict[str, Any]:
-    """One error in the contract's shape."""
-    return {
+def event_to_dict(event: ErrorEvent, origin: Origin | None = None) -> dict[str, Any]:
+    """One error in the contract's shape; `origin` when vLLM's source is known to print it."""
+    out: dict[str, Any] = {
         "exception": event.exception,
         "message": event.message,
         "process": _process(event.process),
@@ -37,6 +37,25 @@ def event_to_dict(event: ErrorEvent) -> dict[str, Any]:
         "time": event.time,
         "title": event.title,
     }
+    if origin is not None:
+        out["origin"] = origin_to_dict(origin)
+    return out
+
+
+def origin_to_dict(origin: Origin) -> dict[str, Any]:
+    """Where vLLM prints a message: the best site flat, every site listed."""
+    sites = [{"module": s.module, "function": s.function, "exception": s.exception,
+              "kind": s.kind, "releases": list(s.releases), "span": s.span}
+             for s in origin.sites]
+    return {"template": origin.template, **sites[0], "change": origin.change, "sites": sites}
+
+
+def advice_to_dict(advice: MessageAdvice) -> dict[str, Any]:
+    """Advice of kind `message`: the remedy the message states, its settings as flags/vars."""
+    return {"kind": SignatureKind.MESSAGE.value, "text": advice.text, "line": advice.event_line,
+            "release": advice.release,
+            "names": [{"name": n.name, "flag": n.flag, "env": n.env, "default": n.default}
+                      for n in advice.names]}
 
 
 def _match(match: Match, full: bool) -> dict[str, Any]:
@@ -59,8 +78,9 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "schema": SCHEMA,
         "source": report.source,
         "verdict": report.verdict.value,
-        "root_cause": event_to_dict(report.root_cause) if report.root_cause else None,
-        "symptoms": [event_to_dict(e) for e in report.symptoms],
+        "root_cause": event_to_dict(report.root_cause, report.origins.get(report.root_cause.id))
+        if report.root_cause else None,
+        "symptoms": [event_to_dict(e, report.origins.get(e.id)) for e in report.symptoms],
         "signature": _match(report.signature, True) if report.signature else None,
         "alternatives": [_match(m, False) for m in report.alternatives],
         "facts": dict(report.facts),
@@ -75,6 +95,7 @@ def report_to_dict(report: Report) -> dict[str, Any]:
                          for name, origin in report.fact_origins.items()},
         "runs": [_run(run) for run in report.runs],
         "phase": _phase(report.phase) if report.phase else None,
+        "advice": advice_to_dict(report.advice) if report.advice else None,
     }
 
 

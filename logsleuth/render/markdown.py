@@ -8,6 +8,7 @@ from pathlib import Path
 
 from logsleuth.errors import LogsleuthError
 from logsleuth.model import Report, Verdict
+from logsleuth.render.origin import advice_lines, origin_sentence
 from logsleuth.render.text import difference_lines, environment, runs_lines
 
 HEAD_LINES = 3  # first lines of a traceback kept in the excerpt
@@ -46,6 +47,10 @@ def render_markdown(report: Report, *, footer: str | None = None) -> str:
         if len(report.symptoms) > 12:
             out.append(f"- … and {len(report.symptoms) - 12} more")
     out += ["", *_fix(report)]
+    if report.advice is not None:
+        text, *names = advice_lines(report.advice)
+        out += ["", "#### The message's own advice", "", f"> {_inline(text)}"]
+        out += ["", *[f"- {_inline(n)}" for n in names]] if names else []
     out += ["", *_chain(report), ""]
     if footer:
         out += [f"<sub>{escape(footer)}</sub>", ""]
@@ -86,6 +91,9 @@ def _root_cause(report: Report, lines: dict[int, str] | None) -> list[str]:
     if len(event.text) > MAX_LINE_CHARS:  # the excerpt trims long lines: the message, whole
         out += ["", "<details><summary>The whole message</summary>", "",
                 *_fenced(_wrapped(event.text)), "", "</details>"]
+    origin = report.origins.get(event.id)
+    if origin is not None:
+        out += ["", f"vLLM source: {_inline(origin_sentence(origin))}."]
     return out
 
 

@@ -8,6 +8,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from logsleuth.model import ErrorEvent, Report, Verdict
+from logsleuth.render.origin import advice_lines, origin_sentence
 
 MAX_MESSAGE_CHARS = 400
 INNER_FRAMES = 4
@@ -141,6 +142,10 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         console.print(Text("\nRoot cause", style="bold underline"))
         console.print(Padding(_event_block(report.root_cause, frames=INNER_FRAMES,
                                                    whole=verbose), (0, 2), expand=False))
+        source = report.origins.get(report.root_cause.id)
+        if source is not None:
+            console.print(Padding(Text(f"vLLM source: {origin_sentence(source)}", style="dim"),
+                                  (0, 2), expand=False))
     elif report.verdict is Verdict.ROOT_CAUSE_MISSING:
         console.print(Text("\nThe log shows a failure but not its cause.", style="bold"))
         if report.failed_processes:
@@ -184,6 +189,12 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         console.print(Text("\nNo known signature matches this failure.", style="yellow"))
         console.print(Padding(Text("Add one: logsleuth signatures new --from LOG", style="dim"),
                               (0, 2), expand=False))
+    if report.advice is not None:
+        advice, *settings = advice_lines(report.advice)
+        console.print(Text("\nThe message's own advice", style="bold underline"))
+        console.print(Padding(Text(advice, style="green"), (0, 2), expand=False))
+        for setting in settings:
+            console.print(Padding(Text(f"- {setting}"), (0, 2), expand=False))
     if report.alternatives and (verbose or report.signature is None):
         console.print(Text("\nAlso considered", style="bold underline"))
         for alt in report.alternatives:

@@ -79,6 +79,7 @@ def lint(paths: list[Path], *, examples: bool = True) -> list[Problem]:
 
     if examples and loaded:
         problems += _example_problems(paths, loaded)
+    problems += _index_problems(loaded)
     known = _all_ids(paths) | set(seen)
     for signature in loaded:
         for related in signature.related:
@@ -86,6 +87,25 @@ def lint(paths: list[Path], *, examples: bool = True) -> list[Problem]:
                 problems.append(Problem(signature.location, f"related id '{related}' is unknown",
                                         is_error=False))
     return sorted(problems, key=_order)
+
+
+def _index_problems(loaded: list[Signature]) -> list[Problem]:
+    """Warnings where vLLM's own source does not bear a signature's message out."""
+    from logsleuth.index import default_index
+    from logsleuth.index.lint import VERSION_FACT, IndexLinter
+    from logsleuth.signatures.load import MessageOrigin
+
+    linter = IndexLinter(default_index())
+    problems: list[Problem] = []
+    for signature in loaded:
+        if signature.origin is not MessageOrigin.VLLM or not signature.templates:
+            continue
+        versions = next((f.expression for f in signature.facts if f.name == VERSION_FACT), None)
+        for finding in linter.check(tuple(t.text for t in signature.templates), versions):
+            problems.append(Problem(signature.location,
+                                    f"match.message.{finding.template_number}: "
+                                    f"{finding.message}", finding.hint, is_error=False))
+    return problems
 
 
 # vLLM issues are split by number (CONTRIBUTING.md): odd ones belong to the held-out set.

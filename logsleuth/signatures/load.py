@@ -39,6 +39,22 @@ class Status(Enum):
     EXPERIMENTAL = "experimental"
 
 
+class MessageOrigin(Enum):
+    """The program that prints a signature's message (`match.origin`): only vLLM's own
+    messages are linted against the index mined from vLLM's releases."""
+
+    VLLM = "vllm"
+    TORCH = "torch"
+    NCCL = "nccl"
+    RAY = "ray"
+    CUDA = "cuda"
+    TRITON = "triton"
+    TRANSFORMERS = "transformers"
+    PYTHON = "python"
+    SYSTEM = "system"
+    OTHER = "other"
+
+
 @dataclass(frozen=True, slots=True)
 class FactCondition:
     """`name: '>=0.11,<0.17'` (a version range) or `name: 'fp8*'` (a glob); judged in match.py."""
@@ -71,6 +87,7 @@ class Signature:
     kind: SignatureKind = SignatureKind.EXACT
     example_sources: tuple[tuple[str, str], ...] = ()  # (log file name, public source)
     phases: tuple[Phase, ...] = ()  # match.phase: any of these lifecycle phases
+    origin: MessageOrigin = MessageOrigin.VLLM  # match.origin: who prints the message
 
     @property
     def location(self) -> str:
@@ -171,6 +188,7 @@ def _load(path: Path, problems: list[SignatureError], *, probe: bool = True) -> 
         related=tuple(data.get("related", [])), path=path, line=1,
         kind=SignatureKind(data.get("kind", "exact")),
         example_sources=tuple(sorted(data.get("examples", {}).items())),
+        origin=MessageOrigin(match.get("origin", "vllm")),
         phases=tuple(Phase(p) for p in _as_list(match.get("phase", []))))
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from logsleuth.errors import LogsleuthError
-from logsleuth.model import ErrorEvent
+from logsleuth.model import ErrorEvent, Origin
 from logsleuth.signatures.template import PLACEHOLDERS, mask
 
 _TOKENS = {"<num>": "{num}", "<size>": "{size}", "<path>": "{path}", "<hex>": "{hex}",
@@ -29,6 +29,24 @@ def _template_of(event: ErrorEvent) -> str:
     # a literal `{word}` in a message would read as a placeholder
     return _BRACED_WORD.sub(lambda m: m.group(0) if m.group(1) in PLACEHOLDERS else "{any}",
                             masked)
+
+
+def _index_template(origin: Origin, message: str) -> str:
+    """The index's template of the message, its placeholders typed by this message's values,
+    ready for match.message."""
+    from logsleuth.index.lookup import typed_template
+
+    return _BRACED_WORD.sub(lambda m: m.group(0) if m.group(1) in PLACEHOLDERS else "{any}",
+                            typed_template(origin.template, message))
+
+
+def _version_range(origin: Origin) -> str:
+    """A soft vllm_version condition spanning the releases that print the message."""
+    from logsleuth.index import release_after
+
+    releases = origin.site.releases
+    after = release_after(releases[-1])
+    return f"?>={releases[0]}" + (f",<{after}" if after else "")
 
 
 def _slug(event: ErrorEvent) -> str:
@@ -68,14 +86,23 @@ def scaffold(log: Path, directory: Path, *, category: str = "misc",
             raise LogsleuthError("already exists; pass --id to choose another name",
                                  location=str(path))
     short_type = event.exception.rsplit(".", 1)[-1]
+    origin = report.origins.get(event.id)
+    match: dict[str, object] = {"exception": [event.exception],
+                                "message": [_template_of(event) if origin is None
+                                            else _index_template(origin, event.message)]}
+    description = "TODO: what happens and why, in a short paragraph."
+    if origin is not None:  # vLLM's own source knows which parts vary and which releases print it
+        match["facts"] = {"vllm_version": _version_range(origin)}
+        description += (f" vLLM prints this message in {origin.site.module} "
+                        f"{origin.site.function}, releases {origin.site.span}.")
     document = {
         "id": ident,
         "title": f"{short_type}: {event.message.splitlines()[0][:100] if event.message else ''}",
         "category": category,
-        "description": "TODO: what happens and why, in a short paragraph.",
+        "description": description,
         "severity": "error",
         "status": "experimental",
-        "match": {"exception": [event.exception], "message": [_template_of(event)]},
+        "match": match,
         "fix": "TODO: the concrete steps that fix it (flags, env vars, files, versions), "
                "in your own words.",
         "references": ["https://github.com/vllm-project/vllm/issues/TODO"],

@@ -16,6 +16,7 @@ from lark.exceptions import LarkError
 
 from logsleuth.model import MAIN, ChainReason, Frame, Level, LineKind, LogLine, Process
 from logsleuth.resources import data_dir
+from logsleuth.tokenize.fastpath import body_lexer
 
 # Pre-lexing (research notes section 6.1): colour codes and their pasted caret form go before
 # any parsing; they are byte noise, not line structure.
@@ -386,11 +387,26 @@ def _parse_head(tokens: tuple[tuple[str, str], ...]) -> _Head:
     return _TRANSFORMER.head(items)
 
 
-@lru_cache(maxsize=8192)
+CACHED_BODY_CHARS = 1024  # longer bodies rarely repeat: caching them would only hold memory
+
+
 def _parse_body(text: str) -> _Body:
+    return _parse_short_body(text) if len(text) <= CACHED_BODY_CHARS else _parse_any_body(text)
+
+
+@lru_cache(maxsize=4096)  # frames, source and caret lines of tracebacks repeat
+def _parse_short_body(text: str) -> _Body:
+    return _parse_any_body(text)
+
+
+def _parse_any_body(text: str) -> _Body:
     if not text:
         return _BLANK
-    body = _record_parser().parse(text, start="body")
+    # one terminal from start to end (a plain message, a frame, a caret line) or an exception
+    # line: no LALR parse
+    body = body_lexer(_record_parser(), _TRANSFORMER).body(text)
+    if body is None:
+        body = _record_parser().parse(text, start="body")
     return body if isinstance(body, _Body) else _BLANK
 
 

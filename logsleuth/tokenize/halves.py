@@ -5,11 +5,18 @@ they are most of the cost of a big log; a second process on the other core does 
 at the same time. The forked process only locates its anchored lines (raw bytes and numbers
 relative to its start); parsing stays here, in order, so the result is the same as one pass.
 Any failure of the second process is caught and its half is read here instead.
+
+The located lines go through a temporary file, one block's worth at a time, and are read back
+the same way: in an error-heavy log they are most of the file, and neither process may hold them
+all (a pipe would instead stall the second process until this one reached its half).
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import pickle
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -26,9 +33,8 @@ TAIL_BYTES = 4096
 
 @dataclass(frozen=True, slots=True)
 class _Half:
-    """What the second process found in its half."""
+    """What the second process found in its half (its lines are in the spool file)."""
 
-    lines: list[tuple[int, bytes]]  # (number within the half, raw line)
     count: int  # lines in the half
     tail: bytes  # its last bytes, for the log's last line
     notices: list[str]
@@ -60,23 +66,30 @@ def tokenize_halves(log: LogInput, stats: TokenizeStats,
         yield from _tokenize_range(log, path, 0, size, stats)
         return
     anchor_patterns()  # compiled before the fork, inherited by the child
-    with ProcessPoolExecutor(max_workers=1,
-                             mp_context=multiprocessing.get_context("fork")) as pool:
-        second = pool.submit(_locate_half, str(path), middle, size, log.name, log.max_line_bytes)
-        tokenizer = Tokenizer(stats)
-        first = open_range(path, 0, middle, name=log.name, max_line_bytes=log.max_line_bytes)
-        for block in first.blocks():
-            if progress is not None:
-                progress(2 * len(block))  # the other half is read alongside
-            yield from tokenizer.feed(block)
-        log.notices.extend(first.notices)
-        try:
-            half = second.result()
-        except Exception:  # a crashed or killed child: read its half here
-            half = _locate_half(str(path), middle, size, log.name, log.max_line_bytes)
-    base = stats.lines
-    for number, raw in half.lines:
-        yield tokenizer.parse(base + number, raw)
+    handle, spool = tempfile.mkstemp(prefix="logsleuth-half-")
+    os.close(handle)
+    try:
+        with ProcessPoolExecutor(max_workers=1,
+                                 mp_context=multiprocessing.get_context("fork")) as pool:
+            args = (str(path), middle, size, log.name, log.max_line_bytes, spool)
+            second = pool.submit(_locate_half, *args)
+            tokenizer = Tokenizer(stats)
+            first = open_range(path, 0, middle, name=log.name, max_line_bytes=log.max_line_bytes)
+            for block in first.blocks():
+                if progress is not None:
+                    progress(2 * len(block))  # the other half is read alongside
+                yield from tokenizer.feed(block)
+            log.notices.extend(first.notices)
+            try:
+                half = second.result()
+            except Exception:  # a crashed or killed child: read its half here
+                half = _locate_half(*args)
+        base = stats.lines
+        for chunk in _spooled(spool):
+            for number, raw in chunk:
+                yield tokenizer.parse(base + number, raw)
+    finally:
+        os.unlink(spool)
     tokenizer.skip(half.count, half.tail)
     tokenizer.finish()
     log.notices.extend(half.notices)
@@ -92,15 +105,29 @@ def _tokenize_range(log: LogInput, path: Path, start: int, end: int,
     log.notices.extend(part.notices)
 
 
-def _locate_half(path: str, start: int, end: int, name: str, max_line_bytes: int) -> _Half:
+def _locate_half(path: str, start: int, end: int, name: str, max_line_bytes: int,
+                 spool: str) -> _Half:
+    """Locate the anchored lines of [start, end) into `spool`, one pickled list per block."""
     tokenizer = Tokenizer()
     part = open_range(Path(path), start, end, name=name, max_line_bytes=max_line_bytes)
-    found: list[tuple[int, bytes]] = []
     tail = b""
-    for block in part.blocks():
-        found += tokenizer.locate(block)
-        tail = (tail + block)[-TAIL_BYTES:]
-    return _Half(found, tokenizer.stats.lines, tail, part.notices)
+    with open(spool, "wb") as out:
+        for block in part.blocks():
+            found = tokenizer.locate(block)
+            if found:
+                pickle.dump(found, out, protocol=pickle.HIGHEST_PROTOCOL)
+            tail = (tail + block[-TAIL_BYTES:])[-TAIL_BYTES:]
+    return _Half(tokenizer.stats.lines, tail, part.notices)
+
+
+def _spooled(spool: str) -> Iterator[list[tuple[int, bytes]]]:
+    """The second half's located lines back, one block's worth at a time."""
+    with open(spool, "rb") as spooled:
+        while True:
+            try:
+                yield pickle.load(spooled)  # our own file, written just now by our own child
+            except EOFError:
+                return
 
 
 def _line_start_after(path: Path, offset: int) -> int:

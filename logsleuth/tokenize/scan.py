@@ -8,7 +8,7 @@ since the work that remains holds the GIL.)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -61,11 +61,15 @@ class Tokenizer:
         self._tail = b""
 
     def spans(self, block: bytes) -> list[tuple[int, int]]:
-        """Where the anchored lines of a block are (byte offsets)."""
+        """Where the anchored lines of a block are (byte offsets), with the activity lines that
+        tell whether work went on: of each kind (SERVING, ALIVE), the first after each stretch
+        of anchored lines (did the process that just logged an error keep working?) and the
+        block's last."""
         spans = _anchored_spans(block, self._anchor)
         found = set(spans)
-        for sampler in self._samplers:  # the last line of each kind of activity
-            last = _last_match_line(block, sampler)
+        for sampler in self._samplers:  # of each kind of activity: the first after each
+            found.update(_first_match_lines_after(block, spans, sampler))  # anchored stretch,
+            last = _last_match_line(block, sampler)  # and the block's last
             if last is not None:
                 found.add(last)
         # and the last one just before each line that matters: whether a server was working
@@ -138,19 +142,55 @@ def tokenize(blocks: Iterable[bytes], stats: TokenizeStats | None = None) -> Ite
 
 def _anchored_spans(block: bytes, anchor: re2._Regexp) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
-    position = 0
-    search = anchor.search
+    position, size = 0, len(block)
+    search = _raw_search(anchor)
     find, rfind = block.find, block.rfind
-    while True:
-        hit = search(block, position)
-        if hit is None:
+    while position <= size:
+        hit_start, hit_end = search(block, position, size)
+        if hit_start < 0:
             return spans
-        start = rfind(b"\n", 0, hit.start()) + 1
-        end = find(b"\n", hit.end() if hit.end() > hit.start() else hit.start())
+        start = rfind(b"\n", 0, hit_start) + 1
+        end = find(b"\n", hit_end if hit_end > hit_start else hit_start)
         if end < 0:
-            end = len(block)
+            end = size
         spans.append((start, end))
         position = end + 1
+    return spans
+
+
+_UNANCHORED = re2._Anchor.UNANCHORED
+
+
+def _raw_search(pattern: re2._Regexp) -> Callable[[bytes, int, int], tuple[int, int]]:
+    """`pattern.search` without the wrapper's Match objects: (start, end), or (-1, -1).
+
+    In an error-heavy log nearly every line is anchored and the module's pure-Python match
+    wrapper (a generator, offsets, a Match object per call) cost more than the DFA itself.
+    """
+    match = pattern._regexp.Match
+
+    def search(data: bytes, position: int, end: int) -> tuple[int, int]:
+        return match(_UNANCHORED, data, position, end)[0]  # type: ignore[no-any-return]
+    return search
+
+
+def _first_match_lines_after(block: bytes, spans: list[tuple[int, int]],
+                             pattern: re2._Regexp) -> list[tuple[int, int]]:
+    """The first line matching `pattern` in each gap after an anchored line: one bounded search
+    per gap, so every byte is searched at most once."""
+    search = _raw_search(pattern)
+    found: list[tuple[int, int]] = []
+    ends = [end for _, end in spans]
+    starts = [start for start, _ in spans[1:]] + [len(block)]
+    for gap_start, gap_end in zip(ends, starts):
+        if gap_end - gap_start < 2:
+            continue  # the next anchored line follows at once
+        hit_start, _ = search(block, gap_start, gap_end)
+        if hit_start >= 0:
+            start = block.rfind(b"\n", 0, hit_start) + 1
+            end = block.find(b"\n", hit_start)
+            found.append((start, end if end >= 0 else len(block)))
+    return found
 
 
 _NEAR = 1 << 12  # bytes before a line that matters searched for the last sign of activity

@@ -35,8 +35,8 @@ def _group(members: list[Case]) -> Group:
 def _title(case: Case) -> str:
     if case.kind is GroupKind.SIGNATURE and case.signature is not None:
         return case.signature.title
-    if case.kind is GroupKind.UNMATCHED:
-        return masked_text(case.cause)
+    if case.kind is GroupKind.UNMATCHED:  # the template or masked message it is grouped by
+        return case.fingerprint.partition(":")[2] or masked_text(case.cause)
     if case.kind is GroupKind.NO_FAILURE:
         return "no failure"
     return case.fingerprint.partition(":")[2]

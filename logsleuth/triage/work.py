@@ -73,7 +73,7 @@ def case_from(explained: Explained, file: FileId | None, *, from_cache: bool = F
     elif verdict is Verdict.NO_FAILURE:
         kind, fingerprint = GroupKind.NO_FAILURE, "no_failure"
     else:
-        kind, fingerprint = GroupKind.UNMATCHED, f"unmatched:{masked_text(cause)}"
+        kind, fingerprint = GroupKind.UNMATCHED, f"unmatched:{_template_text(report, cause)}"
     return Case(explained.path, Status.REPORTED, fingerprint, kind, file, verdict, ref, cause,
                 notices=len(report.get("notices", ())),
                 lines_read=int(report.get("lines_read", 0)), from_cache=from_cache)
@@ -87,6 +87,16 @@ def masked_text(cause: Cause | None) -> str:
         return "(no error printed)"
     text = f"{cause.exception}: {mask(cause.message)}" if cause.message else cause.exception
     return text[:MAX_FINGERPRINT_CHARS]
+
+
+def _template_text(report: dict[str, Any], cause: Cause | None) -> str:
+    """`Exception: template` when vLLM's source says which parts vary (the index's template),
+    else the masked message: the same failure with other values is one group either way."""
+    event = report.get("root_cause") or next(iter(report.get("symptoms") or ()), None)
+    origin = event.get("origin") if event else None
+    if cause is None or not origin:
+        return masked_text(cause)
+    return f"{cause.exception}: {origin['template']}"[:MAX_FINGERPRINT_CHARS]
 
 
 def _cause(report: dict[str, Any]) -> Cause | None:

@@ -1,0 +1,58 @@
+"""What vLLM's own source says about a message: origin, releases, and the message's own advice.
+
+The data is mined from every vLLM release by `tools/vllm_index/` and shipped as
+`vllm_index.json.gz`; it is read on first use, never at import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from logsleuth.index.advice import advice_for
+from logsleuth.index.data import VllmIndex, default_index
+from logsleuth.index.origin import default_matcher, origin_of
+from logsleuth.model import ErrorEvent, MessageAdvice, Origin, Report, SignatureKind
+
+__all__ = ["VllmIndex", "default_index", "annotate", "origins_of", "release_after"]
+
+
+def release_after(release: str) -> str | None:
+    """The indexed release that follows `release`, or None for the newest."""
+    releases = default_index().releases
+    position = releases.index(release) if release in releases else len(releases)
+    return releases[position + 1] if position + 1 < len(releases) else None
+
+
+def origins_of(events: list[ErrorEvent], version: str | None) -> dict[int, Origin]:
+    """Event id -> origin, for every event whose message a vLLM release prints."""
+    matcher = default_matcher()
+    out: dict[int, Origin] = {}
+    for event in events:
+        if event.id not in out:
+            origin = origin_of(event, matcher, version)
+            if origin is not None:
+                out[event.id] = origin
+    return out
+
+
+def annotate(report: Report) -> Report:
+    """The report with origins for its errors and, when no exact signature matched, the
+    message's own advice."""
+    version = report.facts.get("vllm_version")
+    version = version if isinstance(version, str) else None
+    events = [e for e in (report.root_cause, *report.symptoms, *report.survived) if e is not None]
+    origins = origins_of(events, version)
+    advice: MessageAdvice | None = None
+    if not _exact(report):
+        for event in (report.root_cause, *report.symptoms):
+            if event is not None and event.id in origins:
+                advice = advice_for(event, origins[event.id], default_index(), version)
+                if advice is not None:
+                    break
+    return replace(report, origins=origins, advice=advice)
+
+
+def _exact(report: Report) -> bool:
+    """Whether an exact signature matched (a family signature leaves room for the message's
+    own advice, a weaker kind still)."""
+    return report.signature is not None and report.signature.kind is SignatureKind.EXACT

@@ -1,0 +1,83 @@
+"""The remedy a vLLM message states itself, with its settings named as flags and variables.
+
+Many of vLLM's messages end in their own fix: "... Try increasing `gpu_memory_utilization` or
+decreasing `max_model_len` when initializing the engine." That clause is offered as advice of
+kind `message` when no signature knows the failure; the config names in it are translated into
+the CLI flags and environment variables of the release the log came from.
+"""
+
+from __future__ import annotations
+
+import re
+
+from logsleuth.index.data import VllmIndex
+from logsleuth.index.origin import release_position
+from logsleuth.model import ConfigName, ErrorEvent, MessageAdvice, Origin
+
+# English words that open a remedy in vLLM's messages (a sentence that starts with one of
+# them is advice); and words that make a sentence advice wherever they stand.
+OPENERS = ("try", "consider", "please", "you can", "you may", "you should", "you might",
+           "to fix", "to avoid", "to resolve", "to use", "to enable", "to disable", "set",
+           "increase", "decrease", "reduce", "lower", "raise", "make sure", "ensure",
+           "alternatively", "otherwise", "if you want", "if this", "use ", "pass", "install",
+           "upgrade", "specify", "enable", "disable", "check")
+ANYWHERE = ("please", "try ", "consider ")
+MAX_ADVICE_CHARS = 500
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+_SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+_FLAG = re.compile(r"--[a-z][a-z0-9-]+")
+_ENV = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
+
+
+def remedy_of(message: str) -> str | None:
+    """The message's advice: from the first sentence that reads as a remedy to the end."""
+    sentences = [s.strip() for s in _SENTENCE_END.split(message) if s.strip()]
+    for i, sentence in enumerate(sentences):
+        if i == 0 and len(sentences) == 1 and not _anywhere(sentence):
+            return None  # a one-sentence message is the problem, not its fix
+        lowered = sentence.lower().lstrip("(`'\"")
+        if lowered.startswith(OPENERS) or (i > 0 and _anywhere(sentence)):
+            text = " ".join(sentences[i:])
+            return text if len(text) <= MAX_ADVICE_CHARS else text[:MAX_ADVICE_CHARS - 3] + "..."
+    if len(sentences) == 1 and _anywhere(sentences[0]):
+        return sentences[0][:MAX_ADVICE_CHARS]
+    return None
+
+
+def _anywhere(sentence: str) -> bool:
+    lowered = f" {sentence.lower()}"
+    return any(f" {word}" in lowered for word in ANYWHERE)
+
+
+def config_names(text: str, index: VllmIndex, release: int) -> tuple[ConfigName, ...]:
+    """The settings a remedy names, as flags and variables of `release`."""
+    arguments = {a.field: a for a in index.arguments if release in a.releases}
+    flags = {a.flag: a for a in arguments.values()}
+    variables = {e.name: e for e in index.environment if release in e.releases}
+    names: list[ConfigName] = []
+    seen: set[str] = set()
+    for token in [*_FLAG.findall(text), *_SNAKE.findall(text), *_ENV.findall(text)]:
+        if token in seen:
+            continue
+        seen.add(token)
+        argument = flags.get(token) or arguments.get(token)
+        if argument is not None:
+            names.append(ConfigName(token, flag=argument.flag, default=argument.default))
+        elif token in variables:
+            names.append(ConfigName(token, env=token, default=variables[token].default))
+    return tuple(names)
+
+
+def advice_for(event: ErrorEvent, origin: Origin, index: VllmIndex,
+               version: str | None) -> MessageAdvice | None:
+    """Advice of kind `message` from an event whose message vLLM prints, if it states a fix."""
+    remedy = remedy_of(event.message)
+    if remedy is None:
+        return None
+    position = release_position(index, version)
+    site_releases = origin.site.releases
+    if position is None or index.releases[position] not in site_releases:
+        # the log's release is not known or not indexed: the newest release printing it
+        position = index.releases.index(site_releases[-1])
+    release = index.releases[position]
+    return MessageAdvice(remedy, event.line, release, config_names(remedy, index, position))

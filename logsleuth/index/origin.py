@@ -1,0 +1,114 @@
+"""Origins: the place in vLLM's source that prints an error, and what later releases did to it."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from rapidfuzz import fuzz, process
+
+from logsleuth.index.data import MessageTemplate, VllmIndex, default_index
+from logsleuth.index.lookup import TemplateMatcher, TextMatch, literal_of
+from logsleuth.index.versions import release_of, version_key
+from logsleuth.model import ErrorEvent, Origin, OriginSite
+
+MAX_SITES = 3  # a message printed in more places than this is named by its three best sites
+REWORDED_SIMILARITY = 60  # rapidfuzz ratio of fixed texts: above it, the same message reworded
+MOVED_SIMILARITY = 80  # the same, for a message another function prints in the later release
+
+
+@cache
+def default_matcher() -> TemplateMatcher:
+    """The matcher over the shipped index, built on first use."""
+    return TemplateMatcher(default_index())
+
+
+def origin_of(event: ErrorEvent, matcher: TemplateMatcher, version: str | None = None) \
+        -> Origin | None:
+    """Where vLLM prints this error's message; `version` is the log's vLLM version, if known."""
+    found = matcher.find(event.message) if event.message else None
+    if found is None:
+        return None
+    index = matcher.index
+    short = event.exception.rsplit(".", 1)[-1]
+    in_frames = _frame_sites(event)
+    # the site the traceback passes through, then the class the log names, then the newest
+    ranked = sorted(found.sites, key=lambda s: (
+        (s.module, s.function.rsplit(".", 1)[-1]) not in in_frames, s.cls != short,
+        -max(s.releases), s.module, s.function))
+    sites = tuple(OriginSite(s.module, s.function, s.cls, s.kind.value,
+                             index.release_names(s.releases), span(index, s.releases))
+                  for s in ranked[:MAX_SITES])
+    return Origin(found.text, sites, change_since(found, ranked[0], index, version))
+
+
+def _frame_sites(event: ErrorEvent) -> set[tuple[str, str]]:
+    """(module, function) of each traceback frame inside a vllm package."""
+    sites: set[tuple[str, str]] = set()
+    for frame in event.frames:
+        path = frame.file.replace("\\", "/")
+        start = path.rfind("/vllm/")
+        if start < 0 or not path.endswith(".py"):
+            continue
+        module = path[start + 1:-3].replace("/", ".").removesuffix(".__init__")
+        sites.add((module, frame.function))
+    return sites
+
+
+def span(index: VllmIndex, releases: tuple[int, ...]) -> str:
+    """Release indexes as runs of consecutive indexed releases: `0.9.2-0.13.0, 0.15.0`."""
+    runs: list[list[int]] = []
+    for i in sorted(releases):
+        if runs and runs[-1][1] == i - 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return ", ".join(index.releases[a] if a == b else f"{index.releases[a]}-{index.releases[b]}"
+                     for a, b in runs)
+
+
+def release_position(index: VllmIndex, version: str | None) -> int | None:
+    """The newest indexed release not newer than the log's version."""
+    release = release_of(version) if version else None
+    if release is None:
+        return None
+    key = version_key(release)
+    older = [i for i, name in enumerate(index.releases) if version_key(name) <= key]
+    return older[-1] if older else None
+
+
+def change_since(found: TextMatch, site: MessageTemplate, index: VllmIndex,
+                 version: str | None) -> str | None:
+    """"reworded in X" / "no longer raised since X" when a release after the log's changed it."""
+    position = release_position(index, version)
+    if position is None:
+        return None
+    present = {r for s in found.sites for r in s.releases}
+    if position not in present and not (min(present) <= position <= max(present)):
+        return None
+    last = max(present)
+    if last >= len(index.releases) - 1:
+        return None
+    following = last + 1
+    name = index.releases[following]
+    reworded = _reworded(found.text, site, index, following)
+    if reworded is not None:
+        return f"reworded in {name}: \u201c{reworded}\u201d"
+    verb = "raised" if site.kind.value == "raise" else "printed"
+    return f"no longer {verb} since {name}"
+
+
+def _reworded(text: str, site: MessageTemplate, index: VllmIndex, release: int) -> str | None:
+    """The template of `release` that reads most like `text`: printed by the same function, or
+    anywhere with the same class when the wording is closer (the message moved with its code)."""
+    fixed = literal_of(text)
+    same_function: dict[str, str] = {}
+    elsewhere: dict[str, str] = {}
+    for other in index.templates:
+        if release in other.releases and other.cls == site.cls and other.text != text:
+            target = same_function if other.function == site.function else elsewhere
+            target[other.text] = literal_of(other.text)
+    for choices, cutoff in ((same_function, REWORDED_SIMILARITY), (elsewhere, MOVED_SIMILARITY)):
+        best = process.extractOne(fixed, choices, scorer=fuzz.ratio, score_cutoff=cutoff)
+        if best is not None:
+            return str(best[2])
+    return None

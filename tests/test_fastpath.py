@@ -1,0 +1,74 @@
+"""The fast path (logsleuth/tokenize/fastpath.py) gives what the full LALR parse gives, on every
+line of the corpus, of every benchmark mix and of generated body shapes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from lark.exceptions import LarkError
+
+from corpus_judge import iter_logs
+from logsleuth.tokenize import clean, parse_line, parse_line_whole
+from logsleuth.tokenize.fastpath import body_lexer
+from logsleuth.tokenize.grammar import _TRANSFORMER, _lex_head, _record_parser
+from mix_logs import MIXES, mix_log
+
+
+def _lark_body(text: str) -> object:
+    try:
+        return _record_parser().parse(text, start="body")
+    except LarkError:
+        return None
+
+
+def _check(raw: bytes) -> None:
+    text = clean(raw.decode("utf-8", "replace"))
+    body = text[_lex_head(text)[0]:]
+    fast = body_lexer(_record_parser(), _TRANSFORMER).body(body) if body else None
+    if fast is not None:
+        assert fast == _lark_body(body), body
+    assert parse_line(text) == parse_line_whole(text), text
+
+
+@pytest.mark.parametrize("log", list(iter_logs()),
+                         ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
+def test_fast_path_agrees_with_lark_on_corpus_lines(log: Path) -> None:
+    for raw in log.read_bytes().split(b"\n"):
+        _check(raw)
+
+
+@pytest.mark.parametrize("mix", MIXES)
+def test_fast_path_agrees_with_lark_on_generated_lines(mix: str, mix_dir: str) -> None:
+    path, _ = mix_log(mix, 5_000, mix_dir)
+    for raw in dict.fromkeys(path.read_bytes().split(b"\n")):  # each distinct line once
+        _check(raw[:4096])
+
+
+_WORD = st.text(alphabet="abcXYZ_.:0123 ()'\"|^~-", min_size=0, max_size=12)
+_BODIES = st.one_of(
+    st.builds(lambda p, n, f: f'  File "{p}", line {n}, in {f}', _WORD, st.integers(0, 9999),
+              _WORD),
+    st.builds(lambda p, n, f: f'File "{p}", line {n} in {f}', _WORD, st.integers(0, 99), _WORD),
+    st.builds(lambda n, m: f"{n}: {m}", st.sampled_from(
+        ["ValueError", "torch.OutOfMemoryError", "KeyboardInterrupt", "Error", "x.YError(Z)",
+         "UserWarning", "ExceptionGroup", "  | RuntimeError", "StopIteration"]), _WORD),
+    st.builds(lambda n: n, st.sampled_from(["ValueError", "SystemExit", "RuntimeError:"])),
+    st.builds(lambda s, c: " " * s + c, st.integers(0, 8), st.sampled_from(
+        ["^^^^", "~~~^^^~", "| ^^", "Traceback (most recent call last):", "...<3 lines>...",
+         "[Previous line repeated 2 more times]", "+---------------- 1 ----------------",
+         "The above exception was the direct cause of the following exception:"])),
+    st.builds(lambda a, b: a + b, st.sampled_from(
+        ["", " ", "  ", "INFO:  ", "Process ", "Fatal Python error", "*** SIG", "Loading 50%|"]),
+        _WORD),
+)
+
+
+@given(_BODIES)
+def test_fast_path_agrees_with_lark_on_generated_bodies(body: str) -> None:
+    fast = body_lexer(_record_parser(), _TRANSFORMER).body(body)
+    if fast is not None:
+        assert fast == _lark_body(body)
+    _check(body.encode())
