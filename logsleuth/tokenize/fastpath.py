@@ -21,6 +21,10 @@ from functools import cache
 
 from lark import Lark, Token
 
+from logsleuth.literal import required_literals
+
+LONG_BODY_CHARS = 2048  # bodies this long are lexed with only the terminals they can hold
+
 # Rules of `body` that are one terminal (`TERMINAL -> rule`, or a rule whose only item is the
 # terminal): the name of the transformer method that builds the body from that one token.
 SINGLE_TOKEN_BODIES = {
@@ -43,8 +47,16 @@ class BodyLexer:
         # the order of lark.lexer.BasicLexer: priority, then the widest pattern first
         terminals.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value),
                                       t.name))
-        self._regex = re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})"
-                                          for t in terminals))
+        self._alternatives = [f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals]
+        self._regex = re.compile("|".join(self._alternatives))
+        # what every match of a terminal that starts by skipping any text (`.*?\d+%` of a
+        # progress bar) contains, to leave it out of a long body's alternation when the body
+        # lacks it: such a terminal reads the whole body before it fails. (The others fail at
+        # the body's first characters; testing their texts would cost more than it spares.)
+        self._needles = [required_literals(t.pattern.to_regexp(), 1)
+                         if t.pattern.to_regexp().startswith(".*") else ()
+                         for t in terminals]
+        self._narrowed: dict[tuple[bool, ...], re.Pattern[str]] = {}
         self._build: dict[str, Callable[[list[Token]], object]] = {
             name: getattr(transformer, method) for name, method in SINGLE_TOKEN_BODIES.items()
             if name in accepted}
@@ -55,7 +67,7 @@ class BodyLexer:
     def body(self, text: str) -> object | None:
         """The transformed body when it is a single whole terminal or an exception line, else
         None (ask Lark)."""
-        found = self._regex.match(text)
+        found = (self._regex if len(text) < LONG_BODY_CHARS else self._narrow(text)).match(text)
         if found is None:
             return None
         name = found.lastgroup or ""
@@ -64,6 +76,18 @@ class BodyLexer:
                 if name == "EXC_TYPE" else None
         build = self._build.get(name)
         return None if build is None else build([Token(name, text)])
+
+    def _narrow(self, text: str) -> re.Pattern[str]:
+        """The alternation without the terminals whose required text `text` lacks: the same
+        first match (a terminal left out could not match), without the terminals that would
+        scan the whole body to fail (`.*?\\d+%` over a 90 KB prompt: 3 ms)."""
+        keep = tuple(not needles or any(needle in text for needle in needles)
+                     for needles in self._needles)
+        regex = self._narrowed.get(keep)
+        if regex is None:
+            regex = self._narrowed[keep] = re.compile("|".join(
+                alternative for alternative, kept in zip(self._alternatives, keep) if kept))
+        return regex
 
     def _exception(self, name: str, rest: str) -> object | None:
         # `exc_line: EXC_TYPE (_EXC_SEP EXC_MESSAGE?)?`: after the type the parser accepts only
