@@ -12,7 +12,7 @@ from lark.exceptions import LarkError
 
 from corpus_judge import iter_logs
 from logsleuth.tokenize import clean, parse_line, parse_line_whole
-from logsleuth.tokenize.fastpath import body_lexer
+from logsleuth.tokenize.fastpath import LONG_BODY_CHARS, body_lexer
 from logsleuth.tokenize.grammar import _TRANSFORMER, _lex_head, _record_parser
 from mix_logs import MIXES, mix_log
 
@@ -72,3 +72,18 @@ def test_fast_path_agrees_with_lark_on_generated_bodies(body: str) -> None:
     if fast is not None:
         assert fast == _lark_body(body)
     _check(body.encode())
+
+
+# A long body (a prompt logged with its request) is lexed with only the terminals whose required
+# text it holds: the same first terminal as the whole alternation, with or without that text.
+_LONG_TAIL = st.text(alphabet="ab XYZ%|()_.:'\"0123\u00e9", min_size=LONG_BODY_CHARS,
+                     max_size=LONG_BODY_CHARS + 64)
+
+
+@given(_BODIES, _LONG_TAIL)
+def test_fast_path_agrees_with_lark_on_long_bodies(body: str, tail: str) -> None:
+    lexer = body_lexer(_record_parser(), _TRANSFORMER)
+    for text in (body + tail, tail + body, tail.replace("%", "") + " 50%| done"):
+        fast = lexer.body(text)
+        if fast is not None:
+            assert fast == _lark_body(text)
