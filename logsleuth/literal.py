@@ -125,5 +125,10 @@ class Screen:
                                       options)
 
     def rules_out(self, text: str) -> bool:
-        """Whether no pattern of the list can match `text`."""
-        return self._regex is not None and self._regex.search(text) is None
+        """Whether no pattern of the list can match `text`. Lines shorter than SCREEN_CHARS are
+        not screened (False): a test per pattern is cheaper there than a call into RE2."""
+        return (len(text) >= SCREEN_CHARS and self._regex is not None
+                and self._regex.search(text) is None)
+
+
+SCREEN_CHARS = 512

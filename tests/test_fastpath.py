@@ -60,6 +60,10 @@ _BODIES = st.one_of(
         ["^^^^", "~~~^^^~", "| ^^", "Traceback (most recent call last):", "...<3 lines>...",
          "[Previous line repeated 2 more times]", "+---------------- 1 ----------------",
          "The above exception was the direct cause of the following exception:"])),
+    st.builds(lambda lv, sp, ip, m, path, code, rest: f'{lv}:{sp}{ip} - "{m} {path} HTTP/1.1" '
+              f"{code}{rest}", st.sampled_from(["INFO", "ERROR", "WARNING", "DEBUG", "Info"]),
+              st.sampled_from(["", " ", "     ", "\t"]), _WORD, st.sampled_from(["GET", "POST", "x"]),
+              _WORD, st.sampled_from(["200", "400", "5", "2000"]), _WORD),
     st.builds(lambda a, b: a + b, st.sampled_from(
         ["", " ", "  ", "INFO:  ", "Process ", "Fatal Python error", "*** SIG", "Loading 50%|"]),
         _WORD),
