@@ -35,6 +35,7 @@ _BODY_OF_TRACE = (LineKind.INDENTED, LineKind.CARET, LineKind.ELIDED, LineKind.R
                   LineKind.GROUP_BOX, LineKind.BLANK, LineKind.FAULT_THREAD)
 
 ChannelKey = tuple[str, int | None, str | None]
+_EVENT_KINDS = {LineKind.FATAL: EventKind.FATAL, LineKind.DIAGNOSTIC: EventKind.DIAGNOSTIC}
 
 CUT_TRACEBACK = "Traceback"  # the label of an event whose traceback ends before its exception
 
@@ -185,14 +186,16 @@ class Assembler:
         elif kind is LineKind.PROCESS_HEADER:
             self._flush(channel, out)
             channel.title = (line.text, line.number, line.level, line.time, None)
-        elif kind is LineKind.FATAL:
+        elif kind in (LineKind.FATAL, LineKind.DIAGNOSTIC):
             if line.level in _QUIET_LEVELS:
                 return self._other_line(channel, line, out)  # `Killed` as an INFO record's text
             self._flush(channel, out)
             channel.trace = _Trace(line.number, line.number, line.process, line.site is None,
-                                   line.time, kind=EventKind.FATAL, exception=line.exception,
+                                   line.time, kind=_EVENT_KINDS[kind], exception=line.exception,
                                    message_lines=[line.message or ""], line=line.number,
                                    fault_dump=line.exception == "Fatal Python error")
+        elif kind is LineKind.FRAME_LIST:
+            self._frame_list(channel, line)
         elif kind is LineKind.EXTENSION_MODULES:
             if trace is not None and trace.fault_dump:
                 trace.last_line = line.number
@@ -201,6 +204,21 @@ class Assembler:
             self._body_line(channel, line, out)
         else:
             self._other_line(channel, line, out)
+
+    def _frame_list(self, channel: _Channel, line: LogLine) -> None:
+        """`At:` after an exception: its frames follow, innermost first. The exception was logged
+        as a record (its own channel) and the list is printed raw after it, so it belongs to the
+        process's latest exception wherever that was read."""
+        waiting = [c for c in self._channels.values()
+                   if c.process == line.process and c.trace is not None and c.trace.closing]
+        if not waiting:
+            return
+        owner = max(waiting, key=lambda c: c.trace.line if c.trace else 0)
+        trace, owner.trace = owner.trace, None
+        assert trace is not None
+        trace.fault_dump = True
+        trace.last_line = line.number
+        channel.trace = trace
 
     def _exception_line(self, channel: _Channel, line: LogLine, out: list[Event]) -> None:
         name = line.exception or ""

@@ -258,7 +258,7 @@ def _matters(raw: str) -> bool:
         return False
     return (line.kind in {LineKind.TRACEBACK_HEADER, LineKind.FRAME, LineKind.EXCEPTION,
                           LineKind.EXCEPTION_REPR, LineKind.CHAIN, LineKind.PROCESS_HEADER,
-                          LineKind.FATAL}
+                          LineKind.FATAL, LineKind.DIAGNOSTIC}
             or line.level in (Level.ERROR, Level.CRITICAL)
             or (line.kind is LineKind.NCCL and line.exception in ("NCCL WARN", "NCCL ERROR")))
 
