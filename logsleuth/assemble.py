@@ -64,9 +64,10 @@ class _Trace:
         return self.exception is not None
 
 
-# An ERROR record waiting for the traceback it may introduce: text, line, level, time, and the
-# (type, message) of an exception it prints as a repr (`logger.exception(repr(e))` in V0).
-_Title = tuple[str, int, Level | None, str | None, tuple[str, str] | None]
+# An ERROR record waiting for the traceback it may introduce: text, line, level, time, the
+# (type, message) of an exception it prints as a repr (`logger.exception(repr(e))` in V0), and
+# whether it is multiprocessing's `Process X:` header rather than a record.
+_Title = tuple[str, int, Level | None, str | None, tuple[str, str] | None, bool]
 
 
 @dataclass
@@ -185,7 +186,7 @@ class Assembler:
                 channel.chain_next = (channel.last_event, line.chain)
         elif kind is LineKind.PROCESS_HEADER:
             self._flush(channel, out)
-            channel.title = (line.text, line.number, line.level, line.time, None)
+            channel.title = (line.text, line.number, line.level, line.time, None, True)
         elif kind in (LineKind.FATAL, LineKind.DIAGNOSTIC):
             if line.level in _QUIET_LEVELS:
                 return self._other_line(channel, line, out)  # `Killed` as an INFO record's text
@@ -284,7 +285,8 @@ class Assembler:
             is_error_record, printed = True, (line.exception or "", line.message or "")
         if is_error_record and line.text.strip():
             self._flush_title(channel, out)
-            channel.title = (_uvicorn_text(line), line.number, line.level, line.time, printed)
+            channel.title = (_uvicorn_text(line), line.number, line.level, line.time, printed,
+                             False)
 
     # ---- helpers ------------------------------------------------------------------------------
     def _open(self, channel: _Channel, line: LogLine) -> None:
@@ -342,9 +344,9 @@ class Assembler:
         """An ERROR record that no traceback followed is an event of its own."""
         if channel.title is None:
             return
-        text, number, level, time, printed = channel.title
+        text, number, level, time, printed, bootstrap = channel.title
         channel.title = None
-        if text.startswith("Process "):
+        if bootstrap:
             return  # a bootstrap header whose traceback never came
         label = level.value if level is not None else "ERROR"
         if printed is not None:  # the exception's repr: its type, weighed as a record still
