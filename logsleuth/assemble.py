@@ -120,6 +120,8 @@ class Assembler:
     def _feed(self, line: LogLine) -> list[Event]:
         out: list[Event] = []
         key: ChannelKey = (line.process.name, line.process.pid, line.site)
+        if line.kind is LineKind.FRAME_LIST:
+            self._adopt_frame_list(line.process, key, out)  # before its record is ended
         self._end_interrupted(line.process, key, out)
         milestone = self._milestone(line)
         if milestone is not None:
@@ -216,7 +218,8 @@ class Assembler:
                                    fault_dump=line.exception == "Fatal Python error",
                                    site=channel.site)
         elif kind is LineKind.FRAME_LIST:
-            self._frame_list(channel, line)
+            if trace is not None and trace.fault_dump:
+                trace.last_line = line.number
         elif kind is LineKind.EXTENSION_MODULES:
             if trace is not None and trace.fault_dump:
                 trace.last_line = line.number
@@ -226,20 +229,20 @@ class Assembler:
         else:
             self._other_line(channel, line, out)
 
-    def _frame_list(self, channel: _Channel, line: LogLine) -> None:
-        """`At:` after an exception: its frames follow, innermost first. The exception was logged
-        as a record (its own channel) and the list is printed raw after it, so it belongs to the
-        process's latest exception wherever that was read."""
-        waiting = [c for c in self._channels.values()
-                   if c.process == line.process and c.trace is not None and c.trace.closing]
-        if not waiting:
+    def _adopt_frame_list(self, process: Process, key: ChannelKey, out: list[Event]) -> None:
+        """`At:` after an exception: its frames follow, innermost first (Triton's Python
+        backend). The exception was logged as a record and the list is printed raw after it, so
+        the exception the process printed last moves to the list's channel, to take its frames."""
+        previous = self._last_channel.get(process)
+        owner = self._channels.get(previous) if previous is not None else None
+        if owner is None or owner.trace is None or not owner.trace.closing or previous == key:
             return
-        owner = max(waiting, key=lambda c: c.trace.line if c.trace else 0)
-        trace, owner.trace = owner.trace, None
-        assert trace is not None
-        trace.fault_dump = True
-        trace.last_line = line.number
-        channel.trace = trace
+        channel = self._channels.get(key)
+        if channel is None:
+            channel = self._channels[key] = _Channel(process, key[2])
+        self._flush(channel, out)  # what waited where the exception goes is complete
+        channel.trace, owner.trace = owner.trace, None
+        channel.trace.fault_dump = True  # innermost first, and the frames do not end it
 
     def _exception_line(self, channel: _Channel, line: LogLine, out: list[Event]) -> None:
         name = line.exception or ""
