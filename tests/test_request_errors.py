@@ -283,3 +283,17 @@ def test_syslog_escaped_colours_read_as_colours(line: str, codes: list[str]) -> 
     coloured = colour + line[:cut] + "\x1b[0m" + line[cut:]
     escaped = coloured.replace("\x1b", "#033")
     assert parse_line(clean(escaped)) == parse_line(clean(coloured)) == parse_line(line)
+
+
+def test_an_engine_exception_printed_again_after_answers_in_flight_stays_the_root() -> None:
+    # V0: the engine's exception, answers already in flight, the same exception printed again as
+    # the log ends: a copy, not a request error that recurs
+    error = ["ERROR 03-18 09:09:00 async_llm_engine.py:64] Traceback (most recent call last):",
+             f'ERROR 03-18 09:09:00 async_llm_engine.py:64]   File "{SITE}/worker/model_runner.py",'
+             " line 1703, in execute_model",
+             "ERROR 03-18 09:09:00 async_llm_engine.py:64] ValueError: Token id 151937 is out of "
+             "vocabulary"]
+    lines = V0_START + v0_serving(8) + error + v0_serving(2) + error
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.exception == "ValueError"
