@@ -297,3 +297,34 @@ def test_an_engine_exception_printed_again_after_answers_in_flight_stays_the_roo
     report = explain(lines)
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None and report.root_cause.exception == "ValueError"
+
+
+# ---- an ERROR record behind a wrapper nobody taught the grammar -------------------------------
+
+unknown_wrapper = st.from_regex(r"[ a-z0-9/|:.\-]{0,24} ", fullmatch=True).filter(
+    lambda w: not w.strip().startswith(("info", "warning", "error", "debug", "critical")))
+record_shapes = st.sampled_from([
+    "{level} 07-01 13:54:43 multiproc_worker_utils.py:120] ",
+    "{level} 07-01 13:54:43 [multiproc_worker_utils.py:120] ",
+    "2024-12-19 21:40:35 {level} 56542 [multiproc_worker_utils.py:120] ",
+])
+
+
+@given(unknown_wrapper, record_shapes, st.sampled_from(["ERROR", "CRITICAL"]))
+def test_an_error_record_behind_an_unknown_wrapper_is_an_error(wrapper: str, shape: str,
+                                                              level: str) -> None:
+    text = "Worker VllmWorkerProcess pid 1159 died, exit code: -6"
+    line = wrapper + shape.format(level=level) + text
+    lines = ["INFO 07-01 13:50:00 api_server.py:212] vLLM API server version 0.5.1", line]
+    report = explain(lines)
+    assert report.verdict is not Verdict.NO_FAILURE, parse_line(clean(line))
+    quiet = explain([lines[0], wrapper + shape.format(level="INFO") + text])
+    assert quiet.verdict is Verdict.NO_FAILURE
+
+
+@given(st.sampled_from(LINES + ["ERROR 12-19 21:40:35 async_llm_engine.py:64] Traceback (most "
+                                "recent call last):",
+                                'ERROR 12-19 21:40:35 x.py:64]   File "/v/w.py", line 1, in f']))
+def test_a_pasted_caret_carriage_return_is_the_record_break(line: str) -> None:
+    # vLLM ends record lines with `\r\n`; a paste may show that `\r` as `^M`
+    assert parse_line(clean(line + "^M")) == parse_line(clean(line + "\r")) == parse_line(line)
