@@ -223,6 +223,10 @@ class CausalGraph:
             else:
                 errors.append(event)
         errors = _merge_crashes(sorted(errors, key=lambda e: (e.line, e.id)))
+        interrupted = [e.first_line for e in errors if know.interrupts_process(e.exception)]
+        if interrupted:  # Ctrl-C: the interrupt and what follows it are the stop asked for
+            first = min(interrupted) - 1
+            shutdown_from = first if shutdown_from is None else min(shutdown_from, first)
         end = max((e.last_line for e in errors), default=0) + 1
         end = max([end, *(m.line + 1 for m in activity)])
 

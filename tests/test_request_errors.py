@@ -1,5 +1,6 @@
-"""Request errors the server survives, records that end where their process prints elsewhere,
-and the messages that only report a failure elsewhere (issue 10, on the tuning set's new logs).
+"""Request errors the server survives, an operator's Ctrl-C, records that end where their process
+prints elsewhere, error records behind unknown wrappers, and the messages that only report a
+failure elsewhere (issue 10, from the tuning set's new logs).
 
 A request error is logged and answered (a 4xx refusal, or a 200 with a plain answer), and the
 server goes on; a log may end right after one. None of them makes a healthy log failing, and
@@ -328,3 +329,43 @@ def test_an_error_record_behind_an_unknown_wrapper_is_an_error(wrapper: str, sha
 def test_a_pasted_caret_carriage_return_is_the_record_break(line: str) -> None:
     # vLLM ends record lines with `\r\n`; a paste may show that `\r` as `^M`
     assert parse_line(clean(line + "^M")) == parse_line(clean(line + "\r")) == parse_line(line)
+
+
+# ---- Ctrl-C: an operator's interrupt is a stop, not a failure ---------------------------------
+
+def interrupt_tail(s: Server, raw_processes: list[str]) -> list[str]:
+    """What a terminal shows after Ctrl-C: uvicorn stops, processes print KeyboardInterrupt."""
+    lines = [f"(APIServer pid={s.api}) INFO:     Shutting down",
+             f"(APIServer pid={s.api}) INFO:     Application shutdown complete."]
+    for name in raw_processes:
+        lines += [f"({name}) Traceback (most recent call last):",
+                  f'({name})   File "/usr/lib/python3.12/multiprocessing/process.py", line 314, '
+                  "in _bootstrap",
+                  f"({name})     self.run()", f"({name}) KeyboardInterrupt"]
+    return lines + ["Traceback (most recent call last):",
+                    '  File "/usr/local/bin/vllm", line 8, in <module>',
+                    "    sys.exit(main())", "KeyboardInterrupt"]
+
+
+processes = st.lists(st.sampled_from(["EngineCore_DP0 pid=2900", "Worker_TP0 pid=3000",
+                                      "Worker_TP1 pid=3001"]), max_size=3)
+
+
+@given(st.integers(0, 40), processes)
+def test_ctrl_c_after_serving_is_no_failure(serving: int, raw: list[str]) -> None:
+    s = Server()
+    lines = s.startup() + s.requests(serving) + interrupt_tail(s, raw)
+    report = explain(lines)
+    assert report.verdict is Verdict.NO_FAILURE, report.reasons
+
+
+@given(st.integers(0, 10), processes)
+def test_ctrl_c_after_a_crash_keeps_the_crash(serving: int, raw: list[str]) -> None:
+    s = Server()
+    lines = s.startup() + s.requests(serving)
+    crash_at = len(lines)
+    lines += s.engine_error(ILLEGAL_ACCESS) + s.engine_dead() + interrupt_tail(s, raw)
+    report = explain(lines)
+    assert report.root_cause is not None
+    assert report.root_cause.exception == "torch.AcceleratorError"
+    assert report.root_cause.line > crash_at
