@@ -57,6 +57,7 @@ class _Trace:
     message_lines: list[str] = field(default_factory=list)
     line: int = 0
     quiet: bool = False  # logged at INFO/WARNING (`logger.warning(..., exc_info=True)`): no error
+    site: str | None = None  # the logger call site of the channel (None: raw output)
 
     @property
     def closing(self) -> bool:
@@ -71,6 +72,7 @@ _Title = tuple[str, int, Level | None, str | None, tuple[str, str] | None]
 @dataclass
 class _Channel:
     process: Process
+    site: str | None = None
     trace: _Trace | None = None
     title: _Title | None = None  # an ERROR record waiting
     chain_next: tuple[int, ChainReason] | None = None
@@ -89,6 +91,7 @@ class Assembler:
         self._kept: dict[Process, int] = {}
         self._dropped: dict[Process, int] = {}
         self._phases: dict[Process, Phase] = {}  # the last phase mark of each process
+        self._last_channel: dict[Process, ChannelKey] = {}  # where each process printed last
 
     def notices(self) -> list[str]:
         """What the event cap left out, one sentence per process it was hit for."""
@@ -114,6 +117,8 @@ class Assembler:
 
     def _feed(self, line: LogLine) -> list[Event]:
         out: list[Event] = []
+        key: ChannelKey = (line.process.name, line.process.pid, line.site)
+        self._end_interrupted(line.process, key, out)
         milestone = self._milestone(line)
         if milestone is not None:
             if milestone.kind is MilestoneKind.START:
@@ -131,12 +136,24 @@ class Assembler:
                 out.append(self._single(line, EventKind.ERROR_RECORD, line.exception,
                                         line.message or ""))
             return out
-        key: ChannelKey = (line.process.name, line.process.pid, line.site)
         channel = self._channels.get(key)
         if channel is None:
-            channel = self._channels[key] = _Channel(line.process)
+            channel = self._channels[key] = _Channel(line.process, line.site)
         self._step(channel, line, out)
         return out
+
+    def _end_interrupted(self, process: Process, key: ChannelKey, out: list[Event]) -> None:
+        """A process prints one record's lines together: once it prints elsewhere (another
+        logger call, its raw output), an exception still waiting for more message lines in its
+        previous channel is complete (other processes' lines may interleave; its own may not)."""
+        previous = self._last_channel.get(process)
+        self._last_channel[process] = key
+        if previous is None or previous == key:
+            return
+        waiting = self._channels.get(previous)
+        if waiting is not None and waiting.trace is not None and waiting.trace.closing \
+                and not waiting.trace.fault_dump:
+            self._flush(waiting, out)
 
     def finish(self) -> list[Event]:
         return self._capped(self._finish())
@@ -152,6 +169,8 @@ class Assembler:
     def _step(self, channel: _Channel, line: LogLine, out: list[Event]) -> None:
         kind = line.kind
         trace = channel.trace
+        if kind is LineKind.NO_EXCEPTION:
+            return  # the record above had no traceback to print: it stays one event
         if channel.title is not None and kind not in (LineKind.TRACEBACK_HEADER,
                                                       LineKind.GROUP_HEADER):
             if not (trace is not None and trace.closing):
@@ -192,7 +211,8 @@ class Assembler:
             channel.trace = _Trace(line.number, line.number, line.process, line.site is None,
                                    line.time, kind=EventKind.FATAL, exception=line.exception,
                                    message_lines=[line.message or ""], line=line.number,
-                                   fault_dump=line.exception == "Fatal Python error")
+                                   fault_dump=line.exception == "Fatal Python error",
+                                   site=channel.site)
         elif kind is LineKind.EXTENSION_MODULES:
             if trace is not None and trace.fault_dump:
                 trace.last_line = line.number
@@ -218,7 +238,7 @@ class Assembler:
             return  # `ValueError: ...` as the text of an INFO record is not an error
         channel.trace = _Trace(line.number, line.number, line.process, line.site is None,
                                line.time, exception=name, message_lines=[line.message or ""],
-                               line=line.number, cause=channel.chain_next)
+                               line=line.number, cause=channel.chain_next, site=channel.site)
         channel.chain_next = None
         if channel.title is not None:
             channel.trace.title = channel.title[0]
@@ -277,7 +297,7 @@ class Assembler:
             channel.title = None
         channel.trace = _Trace(first, line.number, line.process, line.site is None, line.time,
                                title=title, cause=channel.chain_next,
-                               quiet=line.level in _QUIET_LEVELS)
+                               quiet=line.level in _QUIET_LEVELS, site=channel.site)
         channel.chain_next = None
 
     def _extend(self, trace: _Trace, line: LogLine) -> None:
@@ -318,7 +338,8 @@ class Assembler:
                           trace.process, trace.last_line, trace.first_line, trace.last_line,
                           tuple(trace.frames), trace.time, trace.title,
                           trace.cause[0] if trace.cause else None,
-                          trace.cause[1] if trace.cause else None, raw=trace.raw)
+                          trace.cause[1] if trace.cause else None, raw=trace.raw,
+                          site=trace.site)
 
     def _flush_title(self, channel: _Channel, out: list[Event]) -> None:
         """An ERROR record that no traceback followed is an event of its own."""
@@ -333,7 +354,7 @@ class Assembler:
             label, text = printed
         text = text[:MAX_MESSAGE_CHARS]  # a 64 KiB record line is matched by its start
         event = ErrorEvent(self._new_id(), EventKind.ERROR_RECORD, label, text,
-                           channel.process, number, number, number, time=time)
+                           channel.process, number, number, number, time=time, site=channel.site)
         channel.last_event = event.id
         out.append(event)
 
@@ -370,7 +391,7 @@ def _event_of(trace: _Trace, event_id: int) -> ErrorEvent:
     return ErrorEvent(event_id, trace.kind, trace.exception, message, trace.process, trace.line,
                       trace.first_line, trace.last_line, frames, trace.time, trace.title,
                       trace.cause[0] if trace.cause else None,
-                      trace.cause[1] if trace.cause else None, trace.raw)
+                      trace.cause[1] if trace.cause else None, trace.raw, trace.site)
 
 
 def _uvicorn_text(line: LogLine) -> str:

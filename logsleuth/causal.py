@@ -74,6 +74,7 @@ class _Work:
     own_steps: dict[Process, list[int]] = field(default_factory=dict)  # start-up steps, ready
     own_serving: dict[Process, list[int]] = field(default_factory=dict)
     own_answers: dict[Process, list[int]] = field(default_factory=dict)  # any HTTP answer
+    own_refusals: dict[Process, list[int]] = field(default_factory=dict)  # 4xx answers
     api_servers: list[Process] = field(default_factory=list)  # with pids, by pid
 
     @classmethod
@@ -84,8 +85,10 @@ class _Work:
             if kind is MilestoneKind.SERVING:
                 work.serving.append(line)
                 work.own_serving.setdefault(process, []).append(line)
-            if kind in (MilestoneKind.SERVING, MilestoneKind.ALIVE):
+            if kind in (MilestoneKind.SERVING, MilestoneKind.ALIVE, MilestoneKind.REJECTED):
                 work.own_answers.setdefault(process, []).append(line)
+            if kind is MilestoneKind.REJECTED:
+                work.own_refusals.setdefault(process, []).append(line)
             if kind is MilestoneKind.READY:
                 work.ready.append(line)
             if kind in (MilestoneKind.READY, MilestoneKind.PROGRESS):
@@ -120,6 +123,11 @@ class _Work:
         if node.process_role is Role.API_SERVER and not node.corrupting \
                 and node.pointer not in (Role.ENGINE_CORE, Role.WORKER):
             answers.append(self.own_answers.get(process, []))
+        if node.process_role is Role.MAIN and node.role is EventRole.CAUSE \
+                and node.event.kind is EventKind.ERROR_RECORD and not node.corrupting:
+            # an unnamed process may be the API server: refusing a request (4xx) is how it
+            # answers a request error it logged, which a dead engine would not explain
+            answers.append(self.own_refusals.get(process, []))
         return steps, answers
 
     def _owner(self, process: Process) -> Process | None:
@@ -279,14 +287,44 @@ class CausalGraph:
 def _survivors(nodes: dict[int, _Node], graph: nx.DiGraph[int], work: _Work,
                end: int) -> list[ErrorEvent]:
     """The errors their process or engine went on working after, with nothing unsurvived
-    following from them. Latest first, so that what follows an error is decided before it."""
+    following from them. Latest first, so that what follows an error is decided before it.
+
+    Then recurrences: an error its process already survived once (the same failure, or the same
+    logger call site) is survived again when nothing unsurvived follows from it, even where the
+    log ends before the process shows work again (a request handler's error logged per request;
+    a log cut after the last one). Then once more latest first, for the errors whose effects
+    that settled."""
+    ordered = sorted(nodes.values(), key=lambda n: (n.event.line, n.event.id))
     survived: set[int] = set()
-    for node in sorted(nodes.values(), key=lambda n: (n.event.line, n.event.id), reverse=True):
-        if not work.worked_after(node, end):
-            continue
-        if all(effect in survived for effect in graph.successors(node.event.id)):
+
+    def settled(node: _Node) -> bool:
+        return all(effect in survived for effect in graph.successors(node.event.id))
+
+    def latest_first() -> None:
+        for node in reversed(ordered):
+            if node.event.id not in survived and work.worked_after(node, end) and settled(node):
+                survived.add(node.event.id)
+
+    latest_first()
+    lived: set[tuple[Process, str]] = set()  # errors their process went on working after
+    for node in ordered:
+        keys = _recurrence_keys(node.event)
+        if node.event.id not in survived and not node.corrupting and node.pointer is None \
+                and lived.intersection(keys) and settled(node):
             survived.add(node.event.id)
+        if work.worked_after(node, end):
+            lived.update(keys)
+    latest_first()
     return sorted((nodes[i].event for i in survived), key=lambda e: (e.line, e.id))
+
+
+def _recurrence_keys(event: ErrorEvent) -> list[tuple[Process, str]]:
+    """What makes two errors of one process the same recurring error: the same masked failure,
+    or the same logger call site."""
+    keys = [(event.process, "\0".join(_fingerprint(event)))]
+    if event.site:
+        keys.append((event.process, event.site))
+    return keys
 
 
 _CRASH_WINDOW = 60  # lines: one crash prints its signal banner and its Python stack together

@@ -28,6 +28,7 @@ class LineKind(Enum):
     REPEAT = "repeat"
     EXCEPTION = "exception"
     EXCEPTION_REPR = "exception_repr"  # `RuntimeError('...')`: logger.exception(repr(e))'s title
+    NO_EXCEPTION = "no_exception"  # `NoneType: None`: logger.exception() with nothing to print
     CHAIN = "chain"
     PROCESS_HEADER = "process_header"
     FATAL = "fatal"
@@ -81,6 +82,7 @@ class MilestoneKind(Enum):
 
     SERVING = "serving"  # an engine produced output: a generation request answered, throughput
     ALIVE = "alive"  # the HTTP server answered (a health or metrics poll): says nothing of engines
+    REJECTED = "rejected"  # the HTTP server refused one request (4xx): a request error's answer
     READY = "ready"  # start-up completed
     PROGRESS = "progress"  # a process completed a start-up step (weights loaded, KV cache sized)
     START = "start"  # vLLM started (again): a log holding several starts holds several runs
@@ -204,6 +206,7 @@ class ErrorEvent:
     cause_id: int | None = None  # the event printed above it in the same chain
     cause_reason: ChainReason | None = None
     raw: bool = False  # printed to stderr without a logger header
+    site: str | None = None  # the logger call site that printed it (`serving_chat.py:898`)
 
     @property
     def text(self) -> str:

@@ -19,7 +19,7 @@ from logsleuth.model import ErrorEvent, Event, Inference, Milestone, MilestoneKi
 
 # The lifecycle milestones that causality.yaml keeps for other reasons also mark a phase.
 _MILESTONE_PHASES = {MilestoneKind.READY: Phase.SERVING, MilestoneKind.SERVING: Phase.SERVING,
-                     MilestoneKind.ALIVE: Phase.SERVING,
+                     MilestoneKind.ALIVE: Phase.SERVING, MilestoneKind.REJECTED: Phase.SERVING,
                      MilestoneKind.SHUTDOWN_REQUESTED: Phase.SHUTDOWN}
 _ORDER = {phase: index for index, phase in enumerate(Phase)}  # Phase lists the lifecycle in order
 

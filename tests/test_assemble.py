@@ -422,7 +422,7 @@ MILESTONES = [
     ('(APIServer pid=23283) INFO:     127.0.0.1:35594 - "GET /v1/models HTTP/1.1" 200 OK',
      MilestoneKind.ALIVE),
     ('(APIServer pid=23283) INFO:     127.0.0.1:45084 - "POST /v1/chat/completions HTTP/1.1" 400 Bad '
-     "Request", MilestoneKind.ALIVE),
+     "Request", MilestoneKind.REJECTED),
     ('(APIServer pid=23283) INFO:     127.0.0.1:43282 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
      MilestoneKind.SERVING),
     ("(Worker_TP0 pid=3740) INFO 10-26 21:47:40 [gpu_model_runner.py:2653] Model loading took "

@@ -21,7 +21,8 @@ from logsleuth.tokenize.fastpath import body_lexer
 # Pre-lexing (research notes section 6.1): colour codes and their pasted caret form go before
 # any parsing; they are byte noise, not line structure.
 _BOX_BORDERS = "│┃║"  # a terminal UI's pane borders around each copied line
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m|ESC\[[0-9;]*m")
+# rsyslog writes control characters as `#` and three octal digits: ESC is `#033`
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m|ESC\[[0-9;]*m|#033\[[0-9;]*m")
 
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
@@ -46,7 +47,7 @@ def clean(raw: str) -> str:
     """
     if raw.endswith("\r"):
         raw = raw[:-1]
-    if "\x1b" in raw or "[[" in raw or "ESC[" in raw:
+    if "\x1b" in raw or "[[" in raw or "ESC[" in raw or "#033[" in raw:
         raw = _ANSI.sub("", raw)
     if raw[:1] in _BOX_BORDERS:
         raw = raw.rstrip()
@@ -230,6 +231,7 @@ class _ToRecords(Transformer[Token, object]):
     repeat = _simple(LineKind.REPEAT)
     fault_thread = _simple(LineKind.FAULT_THREAD)
     extension_modules = _simple(LineKind.EXTENSION_MODULES)
+    no_exception = _simple(LineKind.NO_EXCEPTION)
     def _leveled(kind: LineKind) -> object:  # type: ignore[misc]
         """uvicorn's shapes: the body starts with its own level, `ERROR:    ...`."""
         def build(self: _ToRecords, items: list[Token]) -> _Body:

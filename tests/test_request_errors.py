@@ -1,0 +1,285 @@
+"""Request errors the server survives, records that end where their process prints elsewhere,
+and the messages that only report a failure elsewhere (issue 10, on the tuning set's new logs).
+
+A request error is logged and answered (a 4xx refusal, or a 200 with a plain answer), and the
+server goes on; a log may end right after one. None of them makes a healthy log failing, and
+none of them hides a real crash that follows. Logs are generated from real line shapes (V0's
+unprefixed records and uvicorn lines, V1's prefixed API server), in every order hypothesis picks.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from logsleuth.assemble import assemble
+from logsleuth.model import ErrorEvent, Report, Verdict
+from logsleuth.pipeline import explain_text
+from logsleuth.signatures import default_signatures
+from logsleuth.tokenize import clean, parse_line
+from scenario_logs import ILLEGAL_ACCESS, SITE, Server
+
+
+def explain(lines: list[str]) -> Report:
+    return explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+
+
+def events(lines: list[str]) -> list[ErrorEvent]:
+    parsed = (parse_line(clean(raw), number) for number, raw in enumerate(lines, 1))
+    return sorted((e for e in assemble(parsed) if isinstance(e, ErrorEvent)),
+                  key=lambda e: e.line)
+
+
+# ---- V0-era server: every process prints as `main` -------------------------------------------
+
+V0_START = ["INFO 03-18 09:00:11 api_server.py:212] vLLM API server version 0.6.3",
+            "INFO 03-18 09:00:12 llm_engine.py:98] Initializing an LLM engine (v0.6.3) with "
+            "config: model='Qwen/QwQ-32B', tensor_parallel_size=1",
+            "INFO:     Application startup complete."]
+
+# Records vLLM's request handlers log at ERROR for one request, then answer it
+REQUEST_ERRORS = [
+    ("ERROR 03-18 09:02:03 serving_chat.py:133] Error with model object='error' message='The "
+     "model `{name}` does not exist.' type='NotFoundError' param=None code=404",
+     'INFO:     192.168.1.168:12475 - "POST /v1/chat/completions HTTP/1.1" 404 Not Found'),
+    ("ERROR 05-01 01:51:54 serving_chat.py:898] Error in chat_completion_full_generator - cannot "
+     "determine if tools should be extracted. Returning a standard chat completion.",
+     'INFO:     114.242.33.191:32107 - "POST /v1/chat/completions HTTP/1.1" 200 OK'),
+    ("ERROR 03-18 09:04:10 serving_completion.py:116] Error with model object='error' "
+     "message='This model's maximum context length is 4096 tokens.' type='BadRequestError' "
+     "param=None code=400",
+     'INFO:     10.0.0.7:40112 - "POST /v1/completions HTTP/1.1" 400 Bad Request'),
+]
+
+
+def v0_serving(count: int) -> list[str]:
+    lines = []
+    for i in range(count):
+        lines.append(f'INFO:     10.0.0.{i % 200}:5{i % 1000:03d} - "POST /v1/chat/completions '
+                     'HTTP/1.1" 200 OK')
+        if i % 4 == 0:
+            lines.append("INFO 03-18 09:03:16 metrics.py:455] Avg prompt throughput: 33.4 tokens/"
+                         "s, Avg generation throughput: 37.8 tokens/s, Running: 1 reqs, Swapped: "
+                         "0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.1%")
+    return lines
+
+
+V0_CRASH = [
+    "ERROR 03-18 09:09:00 async_llm_engine.py:64] Engine background task failed",
+    "ERROR 03-18 09:09:00 async_llm_engine.py:64] Traceback (most recent call last):",
+    f'ERROR 03-18 09:09:00 async_llm_engine.py:64]   File "{SITE}/worker/model_runner.py", line '
+    "1703, in execute_model",
+    "ERROR 03-18 09:09:00 async_llm_engine.py:64]     hidden_states = model_executable(",
+    "ERROR 03-18 09:09:00 async_llm_engine.py:64] RuntimeError: CUDA error: an illegal memory "
+    "access was encountered",
+    "CRITICAL 03-18 09:09:01 launcher.py:99] MQLLMEngine is already dead, terminating server "
+    "process",
+]
+
+
+# which request errors, how much serving before each, and whether the log ends on the last error
+request_runs = st.lists(st.tuples(st.sampled_from(range(len(REQUEST_ERRORS))),
+                                  st.integers(0, 30), st.booleans()), min_size=1, max_size=6)
+
+
+def v0_log(runs: list[tuple[int, int, bool]], cut_after_last: bool) -> list[str]:
+    lines = list(V0_START)
+    for index, (kind, serving, _) in enumerate(runs):
+        error, answer = REQUEST_ERRORS[kind]
+        lines += v0_serving(serving) + [error.format(name=f"model-{index}"), answer]
+    return lines[:-1] if cut_after_last else lines
+
+
+@given(request_runs, st.booleans())
+def test_request_errors_of_an_unnamed_server_are_survived(runs: list[tuple[int, int, bool]],
+                                                          cut: bool) -> None:
+    # answered (4xx, or 200 with a plain answer), or the log ends on one seen answered before
+    lines = v0_log(runs, cut and len(runs) > 1 and runs[-1][0] in [k for k, _, _ in runs[:-1]])
+    report = explain(lines)
+    assert report.verdict is Verdict.NO_FAILURE, report.reasons
+
+
+@given(request_runs, st.integers(0, 20))
+def test_request_errors_do_not_hide_the_crash_that_follows(runs: list[tuple[int, int, bool]],
+                                                           serving: int) -> None:
+    lines = v0_log(runs, False) + v0_serving(serving)
+    crash_at = len(lines)
+    lines += V0_CRASH
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None
+    assert report.root_cause.exception == "RuntimeError"
+    assert report.root_cause.line == crash_at + 5
+
+
+def test_an_error_never_answered_is_no_request_error() -> None:
+    # the same record with no answer and no work after it, and nothing earlier like it: failing
+    lines = V0_START + v0_serving(5) + [REQUEST_ERRORS[0][0].format(name="m")]
+    assert explain(lines).verdict is Verdict.FAILURE
+
+
+def test_a_poll_answered_does_not_excuse_an_unnamed_error_record() -> None:
+    # a 200 to a health poll says the HTTP server lives, not that the engine does
+    lines = V0_START + v0_serving(5) + [
+        "ERROR 03-18 09:05:00 async_llm_engine.py:658] Engine iteration timed out. This should "
+        "never happen!"] + ['INFO:     10.0.0.9:40000 - "GET /health HTTP/1.1" 200 OK'] * 3
+    assert explain(lines).verdict is not Verdict.NO_FAILURE
+
+
+# ---- V1 API server: a tool parser's logged traceback per bad tool call -----------------------
+
+def tool_parser_error(s: Server, cut: bool) -> list[str]:
+    head = f"(APIServer pid={s.api}) ERROR {s.time()} [hermes_tool_parser.py:148] "
+    lines = [head + "Error in extracting tool call from response.",
+             head + "Traceback (most recent call last):"]
+    if cut:
+        return lines
+    return lines + [
+        f'{head}  File "{SITE}/entrypoints/openai/tool_parsers/hermes_tool_parser.py", line 88, '
+        "in extract_tool_calls",
+        f"{head}    json.loads(match[0] if match[0] else match[1])",
+        f"{head}json.decoder.JSONDecodeError: Extra data: line 3 column 1 (char 56)"]
+
+
+@given(st.lists(st.integers(0, 12), min_size=1, max_size=5), st.booleans())
+def test_tool_parser_errors_between_answers_are_survived(gaps: list[int], cut: bool) -> None:
+    # each error is followed by the request's 200 and more serving; the log may end inside the
+    # next one's traceback (a paste cut there), which recurs at the same logger call site
+    s = Server()
+    lines = s.startup()
+    for gap in gaps:
+        lines += tool_parser_error(s, False) + s.requests(1 + gap)
+    if cut:
+        lines += tool_parser_error(s, True)
+    report = explain(lines)
+    assert report.verdict is Verdict.NO_FAILURE, report.reasons
+
+
+def test_a_recurring_call_site_does_not_excuse_a_report_of_a_dead_engine() -> None:
+    # the API server's stream generator: first a survived client error, later the report that
+    # the engine died; the report still stands (its cause is not in the log)
+    s = Server()
+    head = f"(APIServer pid={s.api}) ERROR {{}} [serving_chat.py:1145] "
+    first = [head.format(s.time()) + "Error in chat completion stream generator.",
+             head.format(s.time()) + "Traceback (most recent call last):",
+             head.format(s.time()) + "asyncio.exceptions.CancelledError: client disconnected"]
+    last = [head.format(s.time()) + "Error in chat completion stream generator.",
+            head.format(s.time()) + "Traceback (most recent call last):",
+            head.format(s.time()) + "vllm.v1.engine.exceptions.EngineDeadError: EngineCore "
+            "encountered an issue. See stack trace (above) for the root cause."]
+    lines = s.startup() + s.requests(5) + first + s.requests(40) + last
+    assert explain(lines).verdict is Verdict.ROOT_CAUSE_MISSING
+
+
+def test_a_crash_after_tool_parser_errors_is_the_root() -> None:
+    s = Server()
+    lines = s.startup() + tool_parser_error(s, False) + s.requests(30)
+    crash_at = len(lines)
+    lines += s.engine_error(ILLEGAL_ACCESS) + s.engine_dead()
+    report = explain(lines)
+    assert report.root_cause is not None
+    assert report.root_cause.exception == "torch.AcceleratorError"
+    assert report.root_cause.line > crash_at
+
+
+# ---- one record's lines are printed together --------------------------------------------------
+
+@given(st.integers(0, 3), st.integers(1, 4))
+def test_a_later_record_of_the_same_call_site_is_not_part_of_the_message(continued: int,
+                                                                         between: int) -> None:
+    # an exception with `continued` message lines; then the same process prints elsewhere
+    # (answers, stats); then the same logger call site logs again: a new record, not the message
+    s = Server()
+    head = f"(APIServer pid={s.api}) ERROR {s.time()} [hermes_tool_parser.py:148] "
+    lines = [head + "json.decoder.JSONDecodeError: Extra data: line 3 column 1 (char 56)"]
+    lines += [head + f"detail {i}" for i in range(continued)]
+    lines += s.requests(between)
+    lines += [head + "Error in extracting tool call from response."]
+    first = events(lines)[0]
+    assert first.exception == "json.decoder.JSONDecodeError"
+    assert "Error in extracting" not in first.message
+    assert first.message.count("detail") == continued
+
+
+def test_other_processes_may_interleave_a_message() -> None:
+    s = Server()
+    head = f"(EngineCore_DP0 pid={s.engine}) ERROR 08-01 20:00:01 [core.py:710] "
+    lines = [head + "RuntimeError: CUDA error: an illegal memory access was encountered",
+             s.worker_line(0, "INFO", "gpu_worker.py:1", "still here"),
+             head + "CUDA kernel errors might be asynchronously reported at some other API call"]
+    (event,) = [e for e in events(lines) if e.exception == "RuntimeError"]
+    assert "asynchronously reported" in event.message
+
+
+# ---- `NoneType: None`: logger.exception() with no exception to print --------------------------
+
+@pytest.mark.parametrize("prefix", ["", "(APIServer pid=7) ", "api-1  | "])
+def test_none_type_none_ends_the_record_above_it(prefix: str) -> None:
+    lines = [f"{prefix}ERROR 02-05 01:21:05 client.py:300] RuntimeError('Engine process (pid 76) "
+             "died.')",
+             f"{prefix}ERROR 02-05 01:21:05 client.py:300] NoneType: None"]
+    (event,) = events(lines)
+    assert event.exception == "RuntimeError"
+    assert event.line == 1
+
+
+# ---- messages that only report a failure elsewhere --------------------------------------------
+
+REPORTS = [
+    "ERROR 11-05 12:03:00 client.py:250] RuntimeError: Engine loop has died",
+    "CRITICAL 11-05 12:03:03 launcher.py:99] MQLLMEngine is already dead, terminating server "
+    "process",
+    "(EngineCore_DP0 pid=2900) ERROR 07-07 02:22:12 [dump_input.py:76] Dumping scheduler output "
+    "for model execution: SchedulerOutput(scheduled_new_reqs=[])",
+    "(EngineCore_DP0 pid=2900) ERROR 07-07 02:22:12 [dump_input.py:69] Dumping input data for V1 "
+    "LLM engine (v0.11.0) with config: model='m'",
+]
+
+
+@pytest.mark.parametrize("report_line", REPORTS, ids=range(len(REPORTS)))
+def test_a_report_of_a_failure_elsewhere_is_never_the_root(report_line: str) -> None:
+    alone = explain([report_line])
+    assert alone.verdict is Verdict.ROOT_CAUSE_MISSING
+    cause = ["ERROR 11-05 12:02:59 engine.py:135] ValueError: Attempted to assign 576 multimodal "
+             "tokens to 0 placeholders"]
+    found = explain(cause + [report_line]).root_cause
+    assert found is not None and found.exception == "ValueError"
+
+
+# ---- NCCL's timestamped WARN lines, syslog's escaped colours ----------------------------------
+
+nccl_parts = st.tuples(st.from_regex(r"[a-z][a-z0-9\-]{0,12}", fullmatch=True),
+                       st.integers(1, 99999), st.integers(0, 7),
+                       st.sampled_from(["WARN", "ERROR", "INFO"]),
+                       st.sampled_from(["init.cc:416 ", "misc/cudawrap.cc:36 ", ""]),
+                       st.sampled_from(["Cuda failure 'operation not supported'",
+                                        "NET/IB : Got async event : port error"]))
+
+
+@given(nccl_parts, st.sampled_from(["[2025-08-11 10:45:36] ", "[2024-01-02 03:04:05.123] "]))
+def test_a_timestamped_nccl_line_is_the_nccl_line(parts: tuple[str, int, int, str, str, str],
+                                                  stamp: str) -> None:
+    host, pid, dev, level, site, text = parts
+    bare = parse_line(f"{host}:{pid}:{pid + 1} [{dev}] {site}NCCL {level} {text}")
+    stamped = parse_line(f"{stamp}{host}:{pid}:{pid + 1} [{dev}] {site}NCCL {level} {text}")
+    assert (stamped.kind, stamped.exception, stamped.message) == \
+        (bare.kind, bare.exception, bare.message)
+    assert stamped.exception == f"NCCL {level}"
+
+
+LINES = ["(RayWorkerWrapper pid=5993) ERROR 07-29 21:41:19 worker_base.py:148] boom",
+         "(raylet) A worker died or was killed while executing a task",
+         "ERROR 03-18 09:02:03 [serving_chat.py:133] RuntimeError: x",
+         '(APIServer pid=1) INFO:     10.0.0.1:1 - "GET /health HTTP/1.1" 200 OK']
+
+
+@given(st.sampled_from(LINES), st.lists(st.sampled_from(["0", "2", "33", "36", "1;31"]),
+                                        min_size=1, max_size=3))
+def test_syslog_escaped_colours_read_as_colours(line: str, codes: list[str]) -> None:
+    # rsyslog writes ESC as `#033`: the same line as with real escape codes
+    colour = "".join(f"\x1b[{code}m" for code in codes)
+    cut = line.index(" ") + 1
+    coloured = colour + line[:cut] + "\x1b[0m" + line[cut:]
+    escaped = coloured.replace("\x1b", "#033")
+    assert parse_line(clean(escaped)) == parse_line(clean(coloured)) == parse_line(line)
