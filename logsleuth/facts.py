@@ -18,7 +18,7 @@ from typing import Any
 
 import regex
 
-from logsleuth.literal import required_literal
+from logsleuth.literal import Screen, required_literal
 
 from logsleuth.model import ConfigDifference, FactOrigin, Level, LineKind, LogLine
 from logsleuth.resources import data_dir
@@ -228,6 +228,7 @@ class FactCollector:
         self._sides_seen: set[Side] = set()
         self._args: _Found | None = None
         self._pending = [s for s in self._table.specs if s.patterns]
+        self._screen: Screen | None = None  # rules out lines no pending pattern can match
 
     def watch(self, lines: Iterable[LogLine]) -> Iterator[LogLine]:
         """Pass the lines on unchanged, reading facts from them on the way."""
@@ -251,6 +252,10 @@ class FactCollector:
             return
         if line.level in _ERROR_LEVELS and line.kind in (LineKind.PLAIN, LineKind.INDENTED):
             return  # facts are announced in INFO records, not in traceback text: keeps it cheap
+        if self._screen is None:
+            self._screen = Screen(p.pattern.pattern for s in self._pending for p in s.patterns)
+        if self._screen.rules_out(text):
+            return
         for spec in self._pending:
             if spec.name in self._observed:
                 continue
@@ -269,7 +274,9 @@ class FactCollector:
                         self._observed[spec.name] = _Found(value, FactOrigin(line.number,
                                                                              line.process))
                         break
-        self._pending = [s for s in self._pending if s.name not in self._observed]
+        pending = [s for s in self._pending if s.name not in self._observed]
+        if len(pending) < len(self._pending):
+            self._pending, self._screen = pending, None
 
     def _take_record(self, record: Record, text: str, line: LogLine) -> None:
         settings = parse_record(text, record.format)

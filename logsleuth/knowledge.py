@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 import regex
 
 from logsleuth.errors import SignatureError
-from logsleuth.literal import required_literal
+from logsleuth.literal import Screen, required_literals
 from logsleuth.model import MilestoneKind, Phase, Role
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
@@ -36,6 +36,13 @@ class Causality:
     singletons: regex.Pattern[str] | None = None
     phase_lines: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()
     phase_frames: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()  # in precedence order
+    # one RE2 pass per line that tells whether any milestone or phase-line pattern can match
+    _milestone_screen: Screen = field(init=False, repr=False, compare=False)
+    _phase_screen: Screen = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_milestone_screen", Screen(p.pattern for _, p in self.milestones))
+        object.__setattr__(self, "_phase_screen", Screen(p.pattern for _, p in self.phase_lines))
 
     def role_of(self, process_name: str) -> Role:
         for role, pattern in self.roles:
@@ -58,6 +65,8 @@ class Causality:
         return None
 
     def milestone_of(self, text: str) -> MilestoneKind | None:
+        if self._milestone_screen.rules_out(text):
+            return None
         for kind, pattern in self.milestones:
             if _search(pattern, text):
                 return kind
@@ -80,6 +89,8 @@ class Causality:
 
     def phase_of_line(self, text: str) -> Phase | None:
         """The lifecycle phase a line begins, if it is a phase line."""
+        if self._phase_screen.rules_out(text):
+            return None
         for phase, pattern in self.phase_lines:
             if _search(pattern, text):
                 return phase
@@ -98,8 +109,8 @@ class Causality:
 def _search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
     """A search under the budget; running out of it is no match, never a crash (a 1 MiB line
     of one repeated character made a symptom pattern time out and the run end in a traceback)."""
-    needle = required_literal(pattern.pattern)
-    if needle and needle not in text:
+    needles = required_literals(pattern.pattern)
+    if needles and not any(needle in text for needle in needles):
         return None
     try:
         return pattern.search(text, timeout=PATTERN_TIMEOUT)

@@ -6,17 +6,22 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from functools import lru_cache
 
+import re2
 import regex
 
 
 @lru_cache(maxsize=4096)
-def required_literal(pattern: str) -> str:
+def required_literal(pattern: str, shortest: int = 3) -> str:
     """The longest run of plain characters that every match of `pattern` must contain.
 
     Conservative: only text outside every group and class, stopping before a character that a
-    quantifier makes optional; a pattern with a top-level `|` has none. Empty when unsure.
+    quantifier makes optional; a pattern with a top-level `|` has none. Empty when unsure, or
+    when the run is shorter than `shortest` (a short needle is in most lines: a test for it
+    spares nothing).
     """
     if regex.search(r"\(\?[aiLmsux-]+[:)]", pattern):
         return ""  # inline flags (ignore case, verbose) change what a literal means
@@ -45,6 +50,9 @@ def required_literal(pattern: str) -> str:
         elif char in "*+?{":
             runs.append(run[:-1])  # the quantified character may be absent (or repeated)
             run = ""
+            if char == "{":  # `{2,4}` counts repeats: none of it is text to look for
+                close = pattern.find("}", index)
+                index = close if close > index else index
         elif char in ".^$":  # any character, or an anchor: the run ends here
             runs.append(run)
             run = ""
@@ -53,4 +61,74 @@ def required_literal(pattern: str) -> str:
         index += 1
     runs.append(run)
     best = max(runs, key=len)
-    return best if len(best) >= 3 else ""
+    return best if len(best) >= shortest else ""
+
+
+@lru_cache(maxsize=4096)
+def required_literals(pattern: str, shortest: int = 3) -> tuple[str, ...]:
+    """Texts one of which every match of `pattern` contains: the required literal of each
+    top-level alternative (`Capturing CUDA graphs?|Graph capturing finished`). Empty when an
+    alternative has none: then nothing can be skipped.
+
+    A line that holds none of them cannot match, which `needle in text` tells at C speed; a
+    search of the whole alternation over a long line (a prompt logged with its request) does not.
+    """
+    if regex.search(r"\(\?[aiLmsux-]+[:)]", pattern):
+        return ()
+    found = tuple(required_literal(branch, shortest) for branch in _top_level_branches(pattern))
+    return found if all(found) else ()
+
+
+def _top_level_branches(pattern: str) -> list[str]:
+    """`pattern` split at each `|` outside groups and character classes."""
+    branches: list[str] = []
+    start, depth, in_class, index = 0, 0, False, 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if pattern[index + 1:index + 2] == "]":  # `[]...]`: the first `]` is a member
+                index += 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+        elif char == "|" and depth == 0:
+            branches.append(pattern[start:index])
+            start = index + 1
+        index += 1
+    branches.append(pattern[start:])
+    return branches
+
+
+class Screen:
+    """Tells in one pass that no pattern of a list can match a line: none of the texts that
+    their matches must contain (`required_literals`) is in it.
+
+    A substring test per pattern is cheap on a short line, but a prompt logged with its request
+    is a line of 90 KB, and forty scans of it cost milliseconds: RE2 looks for all the texts at
+    once. A list with a pattern that has no such text rules nothing out.
+    """
+
+    def __init__(self, patterns: Iterable[str]):
+        needles = [required_literals(p) for p in patterns]
+        self._regex: re2._Regexp | None = None
+        if needles and all(needles):
+            options = re2.Options()
+            options.log_errors = False
+            self._regex = re2.compile("|".join(re.escape(n) for group in needles for n in group),
+                                      options)
+
+    def rules_out(self, text: str) -> bool:
+        """Whether no pattern of the list can match `text`. Lines shorter than SCREEN_CHARS are
+        not screened (False): a test per pattern is cheaper there than a call into RE2."""
+        return (len(text) >= SCREEN_CHARS and self._regex is not None
+                and self._regex.search(text) is None)
+
+
+SCREEN_CHARS = 512

@@ -6,6 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import regex
+from hypothesis import given
+from hypothesis import strategies as st
 
 from logsleuth.facts import FactCollector, RecordFormat, parse_record, split_top_level
 from logsleuth.model import ConfigDifference
@@ -418,3 +421,55 @@ def test_required_literal_stops_at_wildcards_and_anchors(pattern: str, needle: s
     from logsleuth.literal import required_literal
 
     assert required_literal(pattern) == needle
+
+
+@pytest.mark.parametrize("pattern,needle", [
+    (r"\d{1,3} tokens", " tokens"),  # a repeat count is no text to look for
+    (r"-{4,}(?: x)", ""),
+    (r"abc{2}def", "def"),
+])
+def test_required_literal_skips_repeat_counts(pattern: str, needle: str) -> None:
+    from logsleuth.literal import required_literal
+
+    assert required_literal(pattern) == needle
+
+
+@pytest.mark.parametrize("pattern,needles", [
+    (r"Capturing CUDA graphs?|Graph capturing finished",
+     ("Capturing CUDA graph", "Graph capturing finished")),
+    (r"Loading (?:a|b) weights|Model (x|y) took", ("Loading ", "Model ")),
+    (r"foo|\d+", ()),  # an alternative without text: any line may match
+    (r"[|]abc|(?:x|y)def", ("abc", "def")),  # `|` in a class or a group splits nothing
+    (r"(?i)abc|def", ()),
+])
+def test_required_literals_of_each_alternative(pattern: str, needles: tuple[str, ...]) -> None:
+    from logsleuth.literal import required_literals
+
+    assert required_literals(pattern) == needles
+
+
+_PATTERNS = [r"Capturing CUDA graphs?|Graph capturing finished", r"KV cache size: \d+ tokens",
+             r"world_size=\d+ rank=\d+|Starting vLLM (?:API )?server", r"\d+ tokens|x"]
+
+
+@given(st.text(alphabet="Capturing CUDA graphs KV cache size: 0123 tokens world_=rank vLLM "
+                        "Starting server API x", max_size=80))
+def test_a_screen_never_rules_out_a_line_a_pattern_matches(text: str) -> None:
+    from logsleuth.literal import SCREEN_CHARS, Screen
+
+    text = "." * SCREEN_CHARS + text  # shorter lines are never screened
+    for patterns in (_PATTERNS[:1], _PATTERNS[:3], _PATTERNS):
+        if Screen(patterns).rules_out(text):
+            assert not any(regex.search(p, text) for p in patterns), text
+
+
+def test_a_screen_rules_out_only_lines_without_the_texts() -> None:
+    from logsleuth.literal import SCREEN_CHARS, Screen
+
+    pad = "." * SCREEN_CHARS  # shorter lines are never screened: a test per pattern is cheaper
+    screen = Screen(_PATTERNS[:3])
+    assert screen.rules_out(pad + "INFO 127.0.0.1 POST /v1/chat/completions 200 OK")
+    assert not screen.rules_out("INFO 127.0.0.1 POST /v1/chat/completions 200 OK")
+    assert not screen.rules_out(pad + "x Graph capturing finished in 5 secs")
+    assert not screen.rules_out(pad + "world_size=8 rank=3 local_rank=3")
+    assert not Screen(_PATTERNS).rules_out(pad + "anything")  # `x` has no text to look for

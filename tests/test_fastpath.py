@@ -12,7 +12,7 @@ from lark.exceptions import LarkError
 
 from corpus_judge import iter_logs
 from logsleuth.tokenize import clean, parse_line, parse_line_whole
-from logsleuth.tokenize.fastpath import body_lexer
+from logsleuth.tokenize.fastpath import LONG_BODY_CHARS, body_lexer
 from logsleuth.tokenize.grammar import _TRANSFORMER, _lex_head, _record_parser
 from mix_logs import MIXES, mix_log
 
@@ -60,6 +60,10 @@ _BODIES = st.one_of(
         ["^^^^", "~~~^^^~", "| ^^", "Traceback (most recent call last):", "...<3 lines>...",
          "[Previous line repeated 2 more times]", "+---------------- 1 ----------------",
          "The above exception was the direct cause of the following exception:"])),
+    st.builds(lambda lv, sp, ip, m, path, code, rest: f'{lv}:{sp}{ip} - "{m} {path} HTTP/1.1" '
+              f"{code}{rest}", st.sampled_from(["INFO", "ERROR", "WARNING", "DEBUG", "Info"]),
+              st.sampled_from(["", " ", "     ", "\t"]), _WORD, st.sampled_from(["GET", "POST", "x"]),
+              _WORD, st.sampled_from(["200", "400", "5", "2000"]), _WORD),
     st.builds(lambda a, b: a + b, st.sampled_from(
         ["", " ", "  ", "INFO:  ", "Process ", "Fatal Python error", "*** SIG", "Loading 50%|"]),
         _WORD),
@@ -72,3 +76,18 @@ def test_fast_path_agrees_with_lark_on_generated_bodies(body: str) -> None:
     if fast is not None:
         assert fast == _lark_body(body)
     _check(body.encode())
+
+
+# A long body (a prompt logged with its request) is lexed with only the terminals whose required
+# text it holds: the same first terminal as the whole alternation, with or without that text.
+_LONG_TAIL = st.text(alphabet="ab XYZ%|()_.:'\"0123\u00e9", min_size=LONG_BODY_CHARS,
+                     max_size=LONG_BODY_CHARS + 64)
+
+
+@given(_BODIES, _LONG_TAIL)
+def test_fast_path_agrees_with_lark_on_long_bodies(body: str, tail: str) -> None:
+    lexer = body_lexer(_record_parser(), _TRANSFORMER)
+    for text in (body + tail, tail + body, tail.replace("%", "") + " 50%| done"):
+        fast = lexer.body(text)
+        if fast is not None:
+            assert fast == _lark_body(text)

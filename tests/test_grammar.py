@@ -484,6 +484,12 @@ PREFIX_ERAS = [
     ("(Worker pid=428) (Worker_TP0 pid=428) ERROR 09-01 07:40:16 [multiproc_executor.py:901] "
      "WorkerProc failed to start.", "Worker_TP0", 428, None),
     ("(Worker_TP0 pid=3682509)", "Worker_TP0", 3682509, None),  # custom-allreduce: prefix alone
+    # a prefix whose start a paste cut off: what is left of the name (up to two words), the pid
+    ("ker_TP5 pid=207855) ERROR 02-05 10:12:18 [multiproc_executor.py:870] ValueError: x",
+     "ker_TP5", 207855, None),
+    ("er rank=2 pid=808339) ERROR 06-10 03:43:33 [multiproc_executor.py:487] WorkerProc failed",
+     "er rank=2", 808339, None),
+    ("pid=207855) INFO 02-05 10:11:06 [parallel_state.py:1203] world_size=8", "pid", 207855, None),
 ]
 
 

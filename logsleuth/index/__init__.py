@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from logsleuth.fingerprint import fingerprint
 from logsleuth.index.advice import advice_for
 from logsleuth.index.data import VllmIndex, default_index
-from logsleuth.index.origin import default_matcher, origin_of
+from logsleuth.index.origin import default_matcher, frame_sites, origin_of
 from logsleuth.model import ErrorEvent, MessageAdvice, Origin, Report, SignatureKind
 
 __all__ = ["VllmIndex", "default_index", "annotate", "origins_of", "release_after"]
@@ -23,15 +24,36 @@ def release_after(release: str) -> str | None:
     return releases[position + 1] if position + 1 < len(releases) else None
 
 
-def origins_of(events: list[ErrorEvent], version: str | None) -> dict[int, Origin]:
-    """Event id -> origin, for every event whose message a vLLM release prints."""
+def origins_of(events: list[ErrorEvent], version: str | None,
+               copies: list[ErrorEvent] | None = None) -> dict[int, Origin]:
+    """Event id -> origin, for every event whose message a vLLM release prints.
+
+    Each distinct (exception, message, vLLM frames) is looked up once: the lookup tries every
+    template filed under a word of the message (milliseconds), and a crash loop or a day of
+    rejected requests repeats one error thousands of times. `copies` (the errors the server
+    survived, which no renderer shows with an origin) are looked up once per failure: a copy
+    with the fingerprint and frames of one already looked up shares its origin.
+    """
     matcher = default_matcher()
     out: dict[int, Origin] = {}
+    exact: dict[object, Origin | None] = {}
     for event in events:
-        if event.id not in out:
-            origin = origin_of(event, matcher, version)
-            if origin is not None:
-                out[event.id] = origin
+        key = (event.exception, event.message, frame_sites(event))
+        if key not in exact:
+            exact[key] = origin_of(event, matcher, version)
+        origin = exact[key]
+        if origin is not None:
+            out[event.id] = origin
+    by_failure: dict[object, Origin | None] = {}
+    for event in copies or ():
+        if event.id in out:
+            continue
+        failure = (fingerprint(event), frame_sites(event))
+        if failure not in by_failure:
+            by_failure[failure] = origin_of(event, matcher, version)
+        origin = by_failure[failure]
+        if origin is not None:
+            out[event.id] = origin
     return out
 
 
@@ -40,8 +62,8 @@ def annotate(report: Report) -> Report:
     message's own advice."""
     version = report.facts.get("vllm_version")
     version = version if isinstance(version, str) else None
-    events = [e for e in (report.root_cause, *report.symptoms, *report.survived) if e is not None]
-    origins = origins_of(events, version)
+    events = [e for e in (report.root_cause, *report.symptoms) if e is not None]
+    origins = origins_of(events, version, list(report.survived))
     advice: MessageAdvice | None = None
     if not _exact(report):
         for event in (report.root_cause, *report.symptoms):

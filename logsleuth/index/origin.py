@@ -30,7 +30,7 @@ def origin_of(event: ErrorEvent, matcher: TemplateMatcher, version: str | None =
         return None
     index = matcher.index
     short = event.exception.rsplit(".", 1)[-1]
-    in_frames = _frame_sites(event)
+    in_frames = frame_sites(event)
     # the site the traceback passes through, then the class the log names, then the newest
     ranked = sorted(found.sites, key=lambda s: (
         (s.module, s.function.rsplit(".", 1)[-1]) not in in_frames, s.cls != short,
@@ -41,7 +41,7 @@ def origin_of(event: ErrorEvent, matcher: TemplateMatcher, version: str | None =
     return Origin(found.text, sites, change_since(found, ranked[0], index, version))
 
 
-def _frame_sites(event: ErrorEvent) -> set[tuple[str, str]]:
+def frame_sites(event: ErrorEvent) -> frozenset[tuple[str, str]]:
     """(module, function) of each traceback frame inside a vllm package."""
     sites: set[tuple[str, str]] = set()
     for frame in event.frames:
@@ -51,7 +51,7 @@ def _frame_sites(event: ErrorEvent) -> set[tuple[str, str]]:
             continue
         module = path[start + 1:-3].replace("/", ".").removesuffix(".__init__")
         sites.add((module, frame.function))
-    return sites
+    return frozenset(sites)
 
 
 def span(index: VllmIndex, releases: tuple[int, ...]) -> str:

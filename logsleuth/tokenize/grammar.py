@@ -354,13 +354,19 @@ def _head_lexer() -> re.Pattern[str]:
     return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals))
 
 
+# No wrapper, prefix or record header is this long; each head token is lexed within this many
+# characters of where it starts. Unbounded, a cut-prefix terminal (`[^()\n]*? pid=`) searched the
+# whole of a 90 KB line for `pid=` (a prompt logged with its request), 4 ms a line.
+HEAD_TOKEN_CHARS = 512
+
+
 def _lex_head(text: str) -> tuple[int, tuple[tuple[str, str], ...]]:
     """Where the head of a line ends, and its (terminal, text) tokens."""
     lexer = _head_lexer()
     tokens: list[tuple[str, str]] = []
     position, phase = 0, 0
     while phase < 3:
-        found = lexer.match(text, position)
+        found = lexer.match(text, position, position + HEAD_TOKEN_CHARS)
         if found is None or found.end() == position:
             break
         name = found.lastgroup or ""
