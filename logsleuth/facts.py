@@ -18,8 +18,8 @@ from typing import Any
 
 import regex
 
+from logsleuth.knowledge import UNTIMED_CHARS
 from logsleuth.literal import Screen, required_literal
-
 from logsleuth.model import ConfigDifference, FactOrigin, Level, LineKind, LogLine
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
@@ -263,7 +263,8 @@ class FactCollector:
                 if line.kind not in pattern.kinds or pattern.needle not in text:
                     continue
                 try:
-                    hit = pattern.pattern.search(text, timeout=_TIMEOUT)
+                    hit = pattern.pattern.search(text, timeout=_TIMEOUT if len(text) >
+                                                 UNTIMED_CHARS else None)
                 except TimeoutError:
                     continue
                 if hit:

@@ -14,8 +14,12 @@ from logsleuth.model import MilestoneKind, Phase, Role
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
 
-# Patterns here are short and vetted by the test suite, but run under a budget all the same.
+# Patterns here are short and vetted by the test suite (none backtracks catastrophically on the
+# probes of `signatures lint`), but run under a budget all the same on lines long enough for a
+# search to take time. The budget itself costs ~10 us a search (the clock is read), five times a
+# short search: milestone and phase patterns are asked about every line that reaches the assembler.
 PATTERN_TIMEOUT = 0.05
+UNTIMED_CHARS = 1024  # lines up to this long are searched without the budget
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +117,7 @@ def _search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
     if needles and not any(needle in text for needle in needles):
         return None
     try:
-        return pattern.search(text, timeout=PATTERN_TIMEOUT)
+        return pattern.search(text, timeout=PATTERN_TIMEOUT if len(text) > UNTIMED_CHARS else None)
     except TimeoutError:
         return None
 
