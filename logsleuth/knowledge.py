@@ -40,11 +40,20 @@ class Causality:
     singletons: regex.Pattern[str] | None = None
     phase_lines: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()
     phase_frames: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()  # in precedence order
-    # one RE2 pass per line that tells whether any milestone or phase-line pattern can match
+    # every line that reaches the assembler is asked for a milestone and a phase: each pattern
+    # with the texts one of which its matches contain, and one RE2 pass for a long line
+    _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
+        field(init=False, repr=False, compare=False)
+    _phase_table: tuple[tuple[Phase, regex.Pattern[str], tuple[str, ...]], ...] = \
+        field(init=False, repr=False, compare=False)
     _milestone_screen: Screen = field(init=False, repr=False, compare=False)
     _phase_screen: Screen = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "_milestone_table", tuple(
+            (kind, p, required_literals(p.pattern)) for kind, p in self.milestones))
+        object.__setattr__(self, "_phase_table", tuple(
+            (phase, p, required_literals(p.pattern)) for phase, p in self.phase_lines))
         object.__setattr__(self, "_milestone_screen", Screen(p.pattern for _, p in self.milestones))
         object.__setattr__(self, "_phase_screen", Screen(p.pattern for _, p in self.phase_lines))
 
@@ -71,8 +80,8 @@ class Causality:
     def milestone_of(self, text: str) -> MilestoneKind | None:
         if self._milestone_screen.rules_out(text):
             return None
-        for kind, pattern in self.milestones:
-            if _search(pattern, text):
+        for kind, pattern, needles in self._milestone_table:
+            if _may_hold(text, needles) and _budgeted(pattern, text):
                 return kind
         return None
 
@@ -95,8 +104,8 @@ class Causality:
         """The lifecycle phase a line begins, if it is a phase line."""
         if self._phase_screen.rules_out(text):
             return None
-        for phase, pattern in self.phase_lines:
-            if _search(pattern, text):
+        for phase, pattern, needles in self._phase_table:
+            if _may_hold(text, needles) and _budgeted(pattern, text):
                 return phase
         return None
 
@@ -113,9 +122,20 @@ class Causality:
 def _search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
     """A search under the budget; running out of it is no match, never a crash (a 1 MiB line
     of one repeated character made a symptom pattern time out and the run end in a traceback)."""
-    needles = required_literals(pattern.pattern)
-    if needles and not any(needle in text for needle in needles):
+    if not _may_hold(text, required_literals(pattern.pattern)):
         return None
+    return _budgeted(pattern, text)
+
+
+def _may_hold(text: str, needles: tuple[str, ...]) -> bool:
+    """Whether `text` holds one of the texts a pattern's matches contain (none known: True)."""
+    for needle in needles:
+        if needle in text:
+            return True
+    return not needles
+
+
+def _budgeted(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
     try:
         return pattern.search(text, timeout=PATTERN_TIMEOUT if len(text) > UNTIMED_CHARS else None)
     except TimeoutError:
