@@ -35,6 +35,7 @@ _BODY_OF_TRACE = (LineKind.INDENTED, LineKind.CARET, LineKind.ELIDED, LineKind.R
                   LineKind.GROUP_BOX, LineKind.BLANK, LineKind.FAULT_THREAD)
 
 ChannelKey = tuple[str, int | None, str | None]
+_EVENT_KINDS = {LineKind.FATAL: EventKind.FATAL, LineKind.DIAGNOSTIC: EventKind.DIAGNOSTIC}
 
 CUT_TRACEBACK = "Traceback"  # the label of an event whose traceback ends before its exception
 
@@ -64,9 +65,10 @@ class _Trace:
         return self.exception is not None
 
 
-# An ERROR record waiting for the traceback it may introduce: text, line, level, time, and the
-# (type, message) of an exception it prints as a repr (`logger.exception(repr(e))` in V0).
-_Title = tuple[str, int, Level | None, str | None, tuple[str, str] | None]
+# An ERROR record waiting for the traceback it may introduce: text, line, level, time, the
+# (type, message) of an exception it prints as a repr (`logger.exception(repr(e))` in V0), and
+# whether it is multiprocessing's `Process X:` header rather than a record.
+_Title = tuple[str, int, Level | None, str | None, tuple[str, str] | None, bool]
 
 
 @dataclass
@@ -123,6 +125,8 @@ class Assembler:
     def _feed(self, line: LogLine) -> list[Event]:
         out: list[Event] = []
         key: ChannelKey = (line.process.name, line.process.pid, line.site)
+        if line.kind is LineKind.FRAME_LIST:
+            self._adopt_frame_list(line.process, key, out)  # before its record is ended
         self._end_interrupted(line.process, key, out)
         milestone = self._milestone(line)
         if milestone is not None:
@@ -214,16 +218,19 @@ class Assembler:
                 channel.chain_next = (channel.last_event, line.chain)
         elif kind is LineKind.PROCESS_HEADER:
             self._flush(channel, out)
-            channel.title = (line.text, line.number, line.level, line.time, None)
-        elif kind is LineKind.FATAL:
+            channel.title = (line.text, line.number, line.level, line.time, None, True)
+        elif kind in (LineKind.FATAL, LineKind.DIAGNOSTIC):
             if line.level in _QUIET_LEVELS:
                 return self._other_line(channel, line, out)  # `Killed` as an INFO record's text
             self._flush(channel, out)
             channel.trace = _Trace(line.number, line.number, line.process, line.site is None,
-                                   line.time, kind=EventKind.FATAL, exception=line.exception,
+                                   line.time, kind=_EVENT_KINDS[kind], exception=line.exception,
                                    message_lines=[line.message or ""], line=line.number,
                                    fault_dump=line.exception == "Fatal Python error",
                                    site=channel.site)
+        elif kind is LineKind.FRAME_LIST:
+            if trace is not None and trace.fault_dump:
+                trace.last_line = line.number
         elif kind is LineKind.EXTENSION_MODULES:
             if trace is not None and trace.fault_dump:
                 trace.last_line = line.number
@@ -232,6 +239,21 @@ class Assembler:
             self._body_line(channel, line, out)
         else:
             self._other_line(channel, line, out)
+
+    def _adopt_frame_list(self, process: Process, key: ChannelKey, out: list[Event]) -> None:
+        """`At:` after an exception: its frames follow, innermost first (Triton's Python
+        backend). The exception was logged as a record and the list is printed raw after it, so
+        the exception the process printed last moves to the list's channel, to take its frames."""
+        previous = self._last_channel.get(process)
+        owner = self._channels.get(previous) if previous is not None else None
+        if owner is None or owner.trace is None or not owner.trace.closing or previous == key:
+            return
+        channel = self._channels.get(key)
+        if channel is None:
+            channel = self._channels[key] = _Channel(process, key[2])
+        self._flush(channel, out)  # what waited where the exception goes is complete
+        channel.trace, owner.trace = owner.trace, None
+        channel.trace.fault_dump = True  # innermost first, and the frames do not end it
 
     def _exception_line(self, channel: _Channel, line: LogLine, out: list[Event]) -> None:
         name = line.exception or ""
@@ -297,7 +319,8 @@ class Assembler:
             is_error_record, printed = True, (line.exception or "", line.message or "")
         if is_error_record and line.text.strip():
             self._flush_title(channel, out)
-            channel.title = (_uvicorn_text(line), line.number, line.level, line.time, printed)
+            channel.title = (_uvicorn_text(line), line.number, line.level, line.time, printed,
+                             False)
 
     # ---- helpers ------------------------------------------------------------------------------
     def _open(self, channel: _Channel, line: LogLine) -> None:
@@ -356,9 +379,9 @@ class Assembler:
         """An ERROR record that no traceback followed is an event of its own."""
         if channel.title is None:
             return
-        text, number, level, time, printed = channel.title
+        text, number, level, time, printed, bootstrap = channel.title
         channel.title = None
-        if text.startswith("Process "):
+        if bootstrap:
             return  # a bootstrap header whose traceback never came
         label = level.value if level is not None else "ERROR"
         if printed is not None:  # the exception's repr: its type, weighed as a record still

@@ -32,7 +32,9 @@ class LineKind(Enum):
     CHAIN = "chain"
     PROCESS_HEADER = "process_header"
     FATAL = "fatal"
+    DIAGNOSTIC = "diagnostic"  # a tool's own error line: compiler, linker, build tool, argparse
     FAULT_THREAD = "fault_thread"
+    FRAME_LIST = "frame_list"  # `At:`: frames follow, innermost first (Triton's Python backend)
     EXTENSION_MODULES = "extension_modules"
     NCCL = "nccl"
     UVICORN = "uvicorn"
@@ -74,6 +76,9 @@ class EventKind(Enum):
 
     EXCEPTION = "exception"  # a traceback, or a bare `Type: message` line
     FATAL = "fatal"  # a fatal line that is not a Python exception (segfault, CUDA abort)
+    # a tool's own error line (compiler, linker, build tool, argument parser): one per line, never
+    # part of a native crash
+    DIAGNOSTIC = "diagnostic"
     ERROR_RECORD = "error_record"  # an ERROR/CRITICAL log record with no traceback
 
 

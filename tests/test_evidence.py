@@ -179,6 +179,101 @@ SHAPES = [
           "initialisation failed on device 3"), "ERROR", "CUDA driver initialisation"),
     Shape("critical-python-logging", ("2025-01-01 10:00:01,000 - vllm - CRITICAL - engine died",),
           "CRITICAL", "engine died"),
+    # ---- accelerators other than CUDA ----
+    Shape("rocm-memory-access-fault", (
+          *V1_START,
+          "Memory access fault by GPU node-2 (Agent handle: 0x55d0c0a1b2c0) on address "
+          "0x7f1e2c000000. Reason: Page not present or supervisor privilege.",
+          "Aborted (core dumped)"), "Memory access fault by GPU", "Memory access fault"),
+    Shape("hip-error-from-cpp", (*V1_START, "HIP error: invalid device function"), "HIP error",
+          "invalid device function"),
+    Shape("hip-no-binary-for-gpu", (
+          *V0_START, "hipErrorNoBinaryForGpu: Unable to find code object for all current "
+          "devices!", "Aborted (core dumped)"), "hipErrorNoBinaryForGpu", "Unable to find code"),
+    Shape("glog-fatal-check-failed", (
+          "INFO 01-02 03:04:00 [utils.py:254] non-default args: {'model_tag': 'x', 'device': 'tpu'}",
+          "F0102 03:04:05.123456    1234 tpu_compile.cc:123] Check failed: shape.rank() == 2 "
+          "(3 vs. 2)", "*** Check failure stack trace: ***"), "CRITICAL", "Check failed"),
+    Shape("xla-resource-exhausted", (
+          "Traceback (most recent call last):",
+          '  File "/usr/local/lib/python3.11/site-packages/vllm/worker/tpu_model_runner.py", line '
+          "240, in _dummy_run",
+          "    self.model(token_ids, position_ids)",
+          "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Error allocating device "
+          "buffer: Attempting to allocate 2.00G. That was not possible."),
+          "jaxlib.xla_extension.XlaRuntimeError", "RESOURCE_EXHAUSTED"),
+    Shape("glog-with-thread-id-and-no-year", (
+          *V1_START,
+          "[E329 12:00:00.123456 1234 socket.cpp:456] [c10d] The client socket has failed to "
+          "connect to [node-0]:29500 (errno: 110 - Connection timed out)."),
+          "ERROR", "client socket has failed"),
+    # ---- builds: the earliest compiler or CMake error, not pip's or ninja's report of it ----
+    Shape("pip-build-with-compiler-error", (
+          "Building wheels for collected packages: vllm",
+          "  error: subprocess-exited-with-error",
+          "  × Building wheel for vllm (pyproject.toml) did not run successfully.",
+          "  │ exit code: 1",
+          "  ╰─> [300 lines of output]",
+          "      FAILED: CMakeFiles/_C.dir/csrc/cpu/activation.cpp.o",
+          "      /usr/bin/c++ -DTORCH_EXTENSION_NAME=_C -O3 -c csrc/cpu/activation.cpp",
+          "      csrc/cpu/cpu_types_x86.hpp:12:10: fatal error: immintrin.h: No such file or "
+          "directory",
+          "         12 | #include <immintrin.h>",
+          "      compilation terminated.",
+          "      ninja: build stopped: subcommand failed.",
+          "      error: command '/usr/bin/cmake' failed with exit code 1",
+          "      [end of output]",
+          "  ERROR: Failed building wheel for vllm",
+          "ERROR: Could not build wheels for vllm, which is required to install "
+          "pyproject.toml-based projects"), "compiler error", "fatal error: immintrin.h"),
+    Shape("nvcc-error-in-a-build", (
+          "[12/40] Building CUDA object CMakeFiles/_C.dir/csrc/attention/attention_kernels.cu.o",
+          "FAILED: CMakeFiles/_C.dir/csrc/attention/attention_kernels.cu.o",
+          "/tmp/vllm/csrc/attention/dtype_float16.cuh(65): error: identifier \"__hfma2\" is "
+          "undefined",
+          "1 error detected in the compilation of \"csrc/attention/attention_kernels.cu\".",
+          "ninja: build stopped: subcommand failed."), "compiler error", "__hfma2"),
+    Shape("cmake-configure-error", (
+          "-- The CUDA compiler identification is NVIDIA 11.8.89",
+          "CMake Error at CMakeLists.txt:45 (message):",
+          "  Unsupported CUDA version 11.8.  Please use CUDA 12.1 or newer.",
+          "-- Configuring incomplete, errors occurred!",
+          "error: subprocess-exited-with-error"), "build error", "CMake Error"),
+    Shape("make-error-after-compiler-error", (
+          "gcc -O2 -c kernel.c -o kernel.o",
+          "kernel.c:3:5: error: unknown type name 'bf16'",
+          "make: *** [Makefile:12: kernel.o] Error 1"), "compiler error", "unknown type name"),
+    # ---- CI runners, loggers and servers around vLLM ----
+    Shape("github-actions-annotation-after-the-error", (
+          "2025-01-02T03:04:05.1234567Z INFO 01-02 03:04:05 [utils.py:254] non-default args: "
+          "{'model_tag': 'x'}",
+          "2025-01-02T03:04:06.1234567Z ValueError: max_model_len (65536) is greater than the "
+          "derived max_model_len (32768).",
+          "2025-01-02T03:04:07.1234567Z ##[error]Process completed with exit code 1."),
+          "ValueError", "max_model_len"),
+    Shape("loguru-error-record", (
+          "2024-01-02 03:04:05.123 | INFO     | app.server:startup:40 - starting vLLM",
+          "2024-01-02 03:04:09.456 | ERROR    | app.server:generate:88 - generation failed for "
+          "request 12: engine unavailable"), "ERROR", "generation failed"),
+    Shape("fastchat-relayed-stderr", (
+          "2024-01-02 03:04:05 | INFO | model_worker | Loading the model ['llama'] on worker 1a2b",
+          "2024-01-02 03:04:09 | ERROR | stderr | Traceback (most recent call last):",
+          '2024-01-02 03:04:09 | ERROR | stderr |   File "/usr/lib/python3/dist-packages/vllm/'
+          'worker/worker.py", line 123, in determine_num_available_blocks',
+          "2024-01-02 03:04:09 | ERROR | stderr |     self.model_runner.profile_run()",
+          "2024-01-02 03:04:09 | ERROR | stderr | torch.OutOfMemoryError: CUDA out of memory. "
+          "Tried to allocate 2.00 GiB."), "torch.OutOfMemoryError", "CUDA out of memory"),
+    Shape("request-failed-body", (
+          '{"error":{"message":"CUDA error: an illegal memory access was encountered","type":'
+          '"InternalServerError","param":null,"code":500}}',), "InternalServerError",
+          "illegal memory access"),
+    Shape("windows-paths-in-frames", (
+          "Traceback (most recent call last):",
+          '  File "C:\\Users\\me\\venv\\Lib\\site-packages\\vllm\\engine\\arg_utils.py", '
+          "line 1012, in create_engine_config",
+          "    raise ValueError(",
+          "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least "
+          "8.0."), "ValueError", "Bfloat16"),
 ]
 
 
@@ -207,10 +302,65 @@ def test_killed_as_the_text_of_an_info_record_is_no_error() -> None:
     assert explain_text("\n".join(lines) + "\n").verdict is Verdict.NO_FAILURE
 
 
+REFUSED = ['{"object":"error","message":"This model\'s maximum context length is 4096 tokens. '
+           'However, you requested 5000 tokens.","type":"BadRequestError","param":null,"code":400}',
+           '{"error":{"message":"The model `x` does not exist.","type":"NotFoundError","param":'
+           '"model","code":404}}']
+
+
+@pytest.mark.parametrize("body", REFUSED)
+def test_a_refused_request_is_survived(body: str) -> None:
+    """A 4xx error body is the server's answer to one request: it was alive to give it."""
+    report = explain_text("\n".join([*V1_START, body, body]) + "\n",
+                          signatures=default_signatures())
+    assert report.verdict is Verdict.NO_FAILURE, report.reasons
+
+
+def test_a_refused_request_before_a_crash_is_not_its_root() -> None:
+    lines = [*V1_START, REFUSED[0],
+             "(EngineCore_DP0 pid=2900) Fatal Python error: Segmentation fault"]
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.root_cause is not None and report.root_cause.line == len(lines)
+
+
+STUB = [
+    "I0820 06:19:20.698021 2568 python_be.cc:1912] \"TRITONBACKEND_ModelInstanceInitialize: "
+    "vllm_0_0 (MODEL device 0)\"",
+    "E0820 06:19:25.111111 2568 pb_stub.cc:366] \"Failed to initialize Python stub: ValueError: "
+    "signal only works in main thread of the main interpreter",
+    "",
+    "At:",
+    "  /usr/lib/python3.12/signal.py(58): signal",
+    "  /app/lib/python3.12/site-packages/vllm/v1/engine/core_client.py(160): __init__",
+    "  /app/lib/python3.12/site-packages/vllm/v1/engine/async_llm.py(79): __init__\"",
+    "E0820 06:19:25.211111 2568 model_lifecycle.cc:641] \"failed to load 'vllm' version 1: "
+    "Internal: ValueError: signal only works in main thread of the main interpreter\""]
+
+
+def test_a_triton_stub_error_keeps_its_at_frames() -> None:
+    """Triton's Python backend lists the frames after the exception, innermost first."""
+    report = explain_text("\n".join(STUB) + "\n", signatures=default_signatures())
+    root = report.root_cause
+    assert root is not None and (root.exception, root.line) == ("ValueError", 2)
+    assert [f.function for f in root.frames] == ["__init__", "__init__", "signal"]
+    assert root.frames[-1].file == "/usr/lib/python3.12/signal.py"
+
+
+def test_a_ci_annotation_alone_only_reports_a_failure() -> None:
+    lines = ["2025-01-02T03:04:05.1234567Z ##[group]Run vllm serve x",
+             "2025-01-02T03:04:07.1234567Z ##[error]Process completed with exit code 1."]
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING
+
+
 # ---- the anchors keep every line the grammar calls an error, over every generated shape ------
 
 OUTERS = ["", "2024-05-01T10:00:01.123456789Z ", "2024-05-01T10:00:01.123Z stderr F ",
-          "Aug 17 18:42:18 gpu1 vllm[8052]: ", "vllm-1  | ", "> ", "│ "]
+          "Aug 17 18:42:18 gpu1 vllm[8052]: ", "vllm-1  | ", "> ", "│ ", "[2025-01-02T03:04:05Z] ",
+          "2025-01-02T03:04:05.1234567Z ", "[pod/vllm-0/vllm] ", "0: ", " 7: ", "12: ",
+          "[1,0]<stderr>:", "gpu-node-3: ", "2024-01-02 03:04:05 | ERROR | stderr | ",
+          "2024-01-02 03:04:05,123 - INFO - vLLM: ", "2024-01-02 03:04:05,123 - INFO - [vllm] ",
+          "[2024-01-02 03:04:05] INFO: ", "... ", "…", "#033[0;31m"]
 PREFIXES = ["", "(Worker_TP1 pid=3001) ", "(RayWorkerVllm pid=31, ip=10.0.0.2) ", "(raylet) ",
             "[rank0]: ", "(pid=7) ", "(EngineCore_DP0 pid=2900) (VllmWorker rank=2 pid=8) "]
 HEADERS = ["", "ERROR 08-01 21:00:00 [core.py:718] ", "CRITICAL 08-01 21:00:00 [core.py:1] ",
@@ -221,7 +371,11 @@ HEADERS = ["", "ERROR 08-01 21:00:00 [core.py:718] ", "CRITICAL 08-01 21:00:00 [
            "[2024-02-27 16:09:19,106 E 19394 19394] node_manager.cc:3007: ",
            "[2024-02-27 16:09:19,106 I 19394 19394] core_worker.cc:1: ",
            "2025-01-01 10:00:01,000 - ERROR - ", "2025-01-01 10:00:01,000 - vllm - INFO - ",
-           "ERROR:root:", "2024-05-08 14:30:02,101\tERROR worker.py:405 -- "]
+           "ERROR:root:", "2024-05-08 14:30:02,101\tERROR worker.py:405 -- ",
+           "2024-01-02 03:04:05.123 | ERROR    | app.server:generate:88 - ",
+           "2024-01-02 03:04:05 | ERROR | model_worker | ", "##[error]",
+           "[E329 12:00:00.123456 1234 socket.cpp:456] ",
+           "F0102 03:04:05.123456 1234 tpu_compile.cc:123] "]
 EXCEPTION_NAMES = ["ValueError", "torch.OutOfMemoryError", "triton.runtime.errors.OutOfResources",
                    "pynvml.NVMLError_LibraryNotFound", "torch._dynamo.exc.BackendCompilerFailed",
                    "ray.exceptions.RayTaskError(TypeError)", "KeyboardInterrupt", "SystemExit"]
@@ -246,6 +400,22 @@ BODIES = [
     "vllm serve: error: argument --dtype: invalid choice: 'fp9'",
     "RuntimeError('CUDA error: an illegal memory access was encountered')",
     "h1:3791:3791 [1] misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm",
+    "Memory access fault by GPU node-2 (Agent handle: 0x55d0c0) on address 0x7f1e2c000000. "
+    "Reason: Page not present or supervisor privilege.",
+    "HIP error: invalid device function",
+    "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
+    "error: subprocess-exited-with-error",
+    "      FAILED: CMakeFiles/_C.dir/csrc/cpu/activation.cpp.o",
+    "ninja: build stopped: subcommand failed.",
+    "error: command '/usr/bin/gcc' failed with exit code 1",
+    "CMake Error at CMakeLists.txt:45 (message):",
+    "make: *** [Makefile:12: kernel.o] Error 1",
+    "      csrc/x.hpp:12:10: fatal error: immintrin.h: No such file or directory",
+    "/tmp/vllm/csrc/attention/dtype_float16.cuh(65): error: identifier is undefined",
+    "C:\\vllm\\csrc\\ops.cpp(3): error C2065: 'ssize_t': undeclared identifier",
+    '{"object":"error","message":"boom","type":"InternalServerError","param":null,"code":500}',
+    "At:",
+    "  /usr/lib/python3.12/signal.py(58): signal",
     "ERROR:    Exception in ASGI application",
     "Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.",
     "some text that only an ERROR level makes an error",
@@ -258,7 +428,7 @@ def _matters(raw: str) -> bool:
         return False
     return (line.kind in {LineKind.TRACEBACK_HEADER, LineKind.FRAME, LineKind.EXCEPTION,
                           LineKind.EXCEPTION_REPR, LineKind.CHAIN, LineKind.PROCESS_HEADER,
-                          LineKind.FATAL}
+                          LineKind.FATAL, LineKind.DIAGNOSTIC, LineKind.FRAME_LIST}
             or line.level in (Level.ERROR, Level.CRITICAL)
             or (line.kind is LineKind.NCCL and line.exception in ("NCCL WARN", "NCCL ERROR")))
 

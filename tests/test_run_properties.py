@@ -6,7 +6,8 @@ is a subject; its own report is the reference, and each transformation must keep
 - put into a long healthy server log, interleaved line by line -> the same root, at its new line;
 - with errors the healthy server survives before it -> unchanged;
 - k failing logs one after another, each started as vLLM starts -> k runs, each with its root;
-- wrapped as docker, journald, compose, CRI or a terminal pane print it -> the same answer;
+- wrapped as docker, journald, compose, CRI, a terminal pane, a CI runner, a launcher (kubectl,
+  srun, mpirun) or a logger that re-logs a child's lines print it -> the same answer;
 
 The main suite runs them derandomized (tests/conftest.py); `HYPOTHESIS_PROFILE=explore` draws
 fresh examples (.ci/properties). Hypothesis prints the case counts with
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -161,6 +163,22 @@ WRAPPERS = {
     "compose": lambda line: f"vllm-1  | {line}",
     "cri": lambda line: f"2024-07-22T10:38:57.216715364+08:00 stderr F {line}",
     "pane": lambda line: f"│ {line:<200} │",
+    # docker logs --timestamps of compose, and compose's own view of a timestamped service
+    "docker-compose": lambda line: f"2025-01-02T03:04:05.123456789Z svc-1  | {line}",
+    "compose-docker": lambda line: f"svc-1  | 2025-01-02T03:04:05.123456789Z {line}",
+    "buildkite": lambda line: f"[2025-01-02T03:04:05Z] {line}",
+    "github-actions": lambda line: f"2025-01-02T03:04:05.1234567Z {line}",
+    "kubectl-prefix": lambda line: f"[pod/vllm-0/vllm] {line}",
+    "kubectl-prefix-timestamps": lambda line: f"[pod/vllm-7d9f/vllm] 2025-01-02T03:04:05.1Z {line}",
+    "srun": lambda line: f"0: {line}",
+    "srun-wide": lambda line: f"12: {line}",
+    "mpirun": lambda line: f"[1,0]<stderr>:{line}",
+    "pdsh": lambda line: f"gpu-node-3: {line}",
+    "fastchat-stderr": lambda line: f"2024-01-02 03:04:05 | ERROR | stderr | {line}",
+    "relaying-logger": lambda line: f"2024-01-02 03:04:05,123 - INFO - vLLM: {line}",
+    "relaying-logger-bracketed": lambda line: f"[2024-01-02 03:04:05] INFO: {line}",
+    "pasted-ellipsis": lambda line: f"... {line}",
+    "syslog-escapes": lambda line: f"#033[0;36m{line}#033[0m",
 }
 
 
@@ -171,3 +189,25 @@ def test_a_wrapped_log_gives_the_same_answer(subject: tuple[Path, Answer, bool],
     log, reference, _ = subject
     wrap = WRAPPERS[wrapper]
     assert answer(explain_lines([wrap(line) for line in lines_of(log)])) == reference
+
+
+@cache
+def _reference_process(log: Path) -> str:
+    report = explain_lines(lines_of(log))
+    assert report.root_cause is not None
+    return report.root_cause.process.label
+
+
+@pytest.mark.parametrize("wrapper", sorted(WRAPPERS))
+def test_every_wrapper_keeps_root_verdict_and_process(wrapper: str) -> None:
+    """Each wrapper over a third of the subjects (a different third for each wrapper, so that
+    every subject meets several wrappers): the same root, verdict and process as unwrapped."""
+    wrap = WRAPPERS[wrapper]
+    offset = sorted(WRAPPERS).index(wrapper)
+    for index, (log, reference, _) in enumerate(subjects()):
+        if (index + offset) % 3:
+            continue
+        report = explain_lines([wrap(line) for line in lines_of(log)])
+        assert answer(report) == reference, (wrapper, log.parent.name)
+        assert report.root_cause is not None
+        assert report.root_cause.process.label == _reference_process(log), (wrapper, log)

@@ -167,7 +167,8 @@ def test_numbers_match_grep_on_corpus_logs(log: Path) -> None:
 
 _MATTERING_KINDS = {LineKind.TRACEBACK_HEADER, LineKind.GROUP_HEADER, LineKind.FRAME,
                     LineKind.EXCEPTION, LineKind.CHAIN, LineKind.PROCESS_HEADER, LineKind.FATAL,
-                    LineKind.FAULT_THREAD, LineKind.EXTENSION_MODULES}
+                    LineKind.DIAGNOSTIC, LineKind.FAULT_THREAD, LineKind.EXTENSION_MODULES,
+                    LineKind.FRAME_LIST}
 
 
 def _matters(raw: bytes) -> bool:

@@ -7,6 +7,7 @@ or a Token. `clean()` does the pre-lexing (ANSI colours, terminal overwrites, pa
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -26,7 +27,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m|ESC\[[0-9;]*m|#033\[[
 
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
-                 "pybasic", "cut_record")
+                 "pybasic", "cut_record", "loguru", "ci_command")
 
 
 @cache
@@ -84,6 +85,7 @@ class _Body:
 @dataclass(frozen=True, slots=True)
 class _Outer:
     text: str
+    level: Level | None = None  # a relaying logger's own level (`- INFO - vLLM: `)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +93,7 @@ class _Head:
     outer: str | None
     process: Process
     header: _Header
+    relay_level: Level | None = None
 
 
 _NO_HEADER = _Header(None, None, None)
@@ -100,7 +103,12 @@ _BLANK = _Body(LineKind.BLANK, "")
 
 def _combine(head: _Head, body: _Body, number: int = 0) -> LogLine:
     header = head.header
-    return LogLine(number, body.kind, body.text, head.process, header.level or body.level,
+    level = header.level or body.level
+    if level is None and body.kind is LineKind.PLAIN:
+        # A relaying logger's level speaks for a plain message only: the exceptions, frames
+        # and fatal lines it relays are what they are, at whatever level it relays them
+        level = head.relay_level
+    return LogLine(number, body.kind, body.text, head.process, level,
                    header.time, header.site, body.exception, body.message, body.frame,
                    body.chain, head.outer)
 
@@ -110,7 +118,10 @@ _GLOG_LEVELS = {"D": Level.DEBUG, "I": Level.INFO, "W": Level.WARNING, "E": Leve
 # Short labels for fatal lines: `*** SIGSEGV received ...` is `SIGSEGV`, C++'s
 # `terminate called after throwing an instance of 'c10::Error'` is `terminate`.
 _FATAL_LABELS = {"*** SIG": "SIG", "terminate called": "terminate", "what()": "terminate"}
-_PY_LEVELS = {"SUCC": Level.INFO}  # Ray's Python logger has a SUCCESS level of its own
+# Ray's Python logger has a SUCCESS level of its own, loguru SUCCESS and TRACE
+_PY_LEVELS = {"SUCC": Level.INFO, "SUCCESS": Level.INFO, "TRACE": Level.DEBUG,
+              "WARN": Level.WARNING, "FATAL": Level.CRITICAL}
+_CI_LEVELS = {"error": Level.ERROR, "warning": Level.WARNING, "debug": Level.DEBUG}
 
 
 class _ToRecords(Transformer[Token, object]):
@@ -125,20 +136,29 @@ class _ToRecords(Transformer[Token, object]):
         process = MAIN
         header = _NO_HEADER
         outer: str | None = None
+        relay_level: Level | None = None
         for item in items:
             if isinstance(item, Process):
                 process = item  # prefixes nest: the innermost names the process
             elif isinstance(item, _Header):
                 header = item
-            elif isinstance(item, _Outer) and outer is None:
-                outer = item.text
-        return _Head(outer, process, header)
+            elif isinstance(item, _Outer):
+                outer = item.text if outer is None else outer
+                relay_level = item.level or relay_level  # the innermost relay's
+        return _Head(outer, process, header, relay_level)
 
     # outer wrappers
     def docker(self, items: list[Token]) -> _Outer:
         return _Outer(str(items[0]).strip())
 
-    journald = compose = quote = docker
+    journald = compose = quote = launcher = docker
+
+    def relay(self, items: list[Token]) -> _Outer:
+        # `2024-01-02 03:04:05,123 - INFO - vLLM: `, `[2024-01-02 03:04:05] ERROR: `
+        text = str(items[0]).strip()
+        level = next((_level_word(w) for w in re.split(r"[\s\[\]:-]+", text)
+                      if _level_word(w) is not None), None)
+        return _Outer(text, level)
 
     # prefixes
     def prefix(self, items: list[object]) -> object:
@@ -206,6 +226,16 @@ class _ToRecords(Transformer[Token, object]):
         level, site = str(items[0]).split(":")[:2]
         return _Header(_level_word(level), None, site)
 
+    def loguru(self, items: list[Token]) -> _Header:
+        # `2024-01-02 03:04:05.123 | INFO     | module:func:12 - ` or `... | ERROR | worker | `
+        stamp, level, site = (part.strip() for part in str(items[0]).split("|")[:3])
+        site = site.removesuffix("-").strip()
+        return _Header(_level_word(level), stamp[5:19], site)
+
+    def ci_command(self, items: list[Token]) -> _Header:
+        # `##[error]`: GitHub Actions' annotation; a group marker is an ordinary line
+        return _Header(_CI_LEVELS.get(str(items[0])[3:-1], Level.INFO), None, None)
+
     def glog(self, items: list[Token]) -> _Header:
         # `E0731 16:03:52.115000 116603 torch/x.py:539] [1/0] ` or `[W301 17:37:32.70 F.cpp:15] `
         fields = str(items[0]).lstrip("[").split()
@@ -272,17 +302,50 @@ class _ToRecords(Transformer[Token, object]):
     def process_header(self, items: list[Token]) -> _Body:
         return _Body(LineKind.PROCESS_HEADER, f"Process {items[0]}:", message=str(items[0]))
 
-    def _labelled(label: str) -> object:  # type: ignore[misc]
+    def _labelled(label: str, kind: LineKind = LineKind.DIAGNOSTIC) -> object:  # type: ignore[misc]
         """Whole-line shapes whose text is their message: a kill, a compiler or usage error."""
         def build(self: _ToRecords, items: list[Token]) -> _Body:
             text = str(items[0]).strip()
-            return _Body(LineKind.FATAL, text, exception=label, message=text)
+            return _Body(kind, text, exception=label, message=text)
         return build
 
-    killed = _labelled("Killed")
+    killed = _labelled("Killed", LineKind.FATAL)
     compiler_error = _labelled("compiler error")
     linker_error = _labelled("linker error")
     usage_error = _labelled("usage error")
+    build_error = _labelled("build error")
+
+    def request_refused(self, items: list[Token]) -> _Body:
+        # an error body with a 4xx code: the server answered, it refused one request
+        return _Body(LineKind.ACCESS, str(items[0]).strip())
+
+    def request_failed(self, items: list[Token]) -> _Body:
+        # `{"object":"error","message":"...","type":"InternalServerError","code":500}`
+        text = str(items[0]).strip()
+        try:
+            found = json.loads(text)
+        except ValueError:
+            found = {}
+        fields = found.get("error", found) if isinstance(found, dict) else {}
+        fields = fields if isinstance(fields, dict) else {}
+        return _Body(LineKind.EXCEPTION_REPR, text, exception=str(fields.get("type") or "error"),
+                     message=str(fields.get("message") or ""))
+
+    def stub_exception(self, items: list[object]) -> _Body:
+        # Triton's `Failed to initialize Python stub: ValueError: ...`: the exception it logs
+        body = items[-1]
+        assert isinstance(body, _Body)
+        return body
+
+    frame_list = _simple(LineKind.FRAME_LIST)
+
+    def stub_frame(self, items: list[Token]) -> _Body:
+        # `  /usr/lib/python3.12/signal.py(58): signal`
+        text = str(items[0]).strip().rstrip('"')
+        place, _, function = text.partition("): ")
+        file, _, number = place.rpartition("(")
+        return _Body(LineKind.FRAME, f'File "{file}", line {number}, in {function}',
+                     frame=Frame(file, int(number), function.strip()))
 
     def exc_repr(self, items: list[Token]) -> _Body:
         # `RuntimeError('CUDA error: ...')`: the type, and the message without its quotes
@@ -343,14 +406,22 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "RAY_CORE_HEADER": (2, "ray_core"), "GLOG_SHORT_HEADER": (2, "glog_short"),
     "PYLOG_HEADER": (2, "pylog"), "RAY_PY_HEADER": (2, "ray_py"),
     "PYBASIC_HEADER": (2, "pybasic"), "CUT_RECORD_HEADER": (2, "cut_record"),
+    "CI_TIME": (0, "docker"), "ELLIPSIS": (0, "quote"), "KUBE_PREFIX": (0, "launcher"),
+    "TASK_LABEL": (0, "launcher"), "MPI_TAG": (0, "launcher"),
+    "PDSH_HOST": (0, "launcher"), "STREAM_RELAY": (0, "launcher"),
+    "PYLOG_RELAY": (0, "relay"), "BRACKET_LOG": (0, "relay"),
+    "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
 }
 
 
 @cache
-def _head_lexer() -> re.Pattern[str]:
+def _head_lexer(phase: int) -> re.Pattern[str]:
+    """The head terminals the grammar accepts from `phase` on, in the lexer's order: like Lark's
+    contextual lexer, an outer wrapper is not tried after a prefix (where a header of the same
+    text may stand, `(EngineCore pid=1) 2026-08-01 21:21:48,181 - INFO - `)."""
     parser = _record_parser()
-    terminals = sorted((parser.get_terminal(name) for name in _HEAD_RULES),
-                       key=lambda t: -t.priority)
+    terminals = sorted((parser.get_terminal(name) for name, (rule_phase, _) in _HEAD_RULES.items()
+                        if rule_phase >= phase), key=lambda t: -t.priority)
     return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals))
 
 
@@ -362,17 +433,14 @@ HEAD_TOKEN_CHARS = 512
 
 def _lex_head(text: str) -> tuple[int, tuple[tuple[str, str], ...]]:
     """Where the head of a line ends, and its (terminal, text) tokens."""
-    lexer = _head_lexer()
     tokens: list[tuple[str, str]] = []
     position, phase = 0, 0
     while phase < 3:
-        found = lexer.match(text, position, position + HEAD_TOKEN_CHARS)
+        found = _head_lexer(phase).match(text, position, position + HEAD_TOKEN_CHARS)
         if found is None or found.end() == position:
             break
         name = found.lastgroup or ""
         rule_phase = _HEAD_RULES[name][0]
-        if rule_phase < phase:
-            break
         tokens.append((name, found.group()))
         position, phase = found.end(), (3 if rule_phase == 2 else rule_phase)
     return position, tuple(tokens)

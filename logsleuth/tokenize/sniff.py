@@ -18,7 +18,7 @@ HEAD_LINES = 400
 # Kinds that only log output has (a plain or indented line can be anything, a README's text too).
 _LOG_KINDS = frozenset({LineKind.TRACEBACK_HEADER, LineKind.FRAME, LineKind.EXCEPTION,
                         LineKind.NCCL, LineKind.UVICORN, LineKind.ACCESS, LineKind.FATAL,
-                        LineKind.PROCESS_HEADER, LineKind.PROGRESS})
+                        LineKind.DIAGNOSTIC, LineKind.PROCESS_HEADER, LineKind.PROGRESS})
 
 
 def looks_like_log(head: bytes) -> bool:
