@@ -148,14 +148,19 @@ class Assembler:
                 out.append(self._single(line, EventKind.ERROR_RECORD, line.exception,
                                         line.message or ""))
             return out
-        channel = self._channels.get(key)
-        if channel is None:
-            channel = self._channels[key] = _Channel(line.process, line.site)
-            self._order[key] = len(self._order)
+        channel = self._channel(key, line.process)
         self._step(channel, line, out)
         if channel.trace is not None and key not in self._traced:
             self._traced[key] = self._order[key]
         return out
+
+    def _channel(self, key: ChannelKey, process: Process) -> _Channel:
+        """The channel of `key`, made on first use (and its place in the order of making)."""
+        channel = self._channels.get(key)
+        if channel is None:
+            channel = self._channels[key] = _Channel(process, key[2])
+            self._order[key] = len(self._order)
+        return channel
 
     def _end_interrupted(self, process: Process, key: ChannelKey, out: list[Event]) -> None:
         """A process prints one record's lines together: once it prints elsewhere (another
@@ -248,9 +253,7 @@ class Assembler:
         owner = self._channels.get(previous) if previous is not None else None
         if owner is None or owner.trace is None or not owner.trace.closing or previous == key:
             return
-        channel = self._channels.get(key)
-        if channel is None:
-            channel = self._channels[key] = _Channel(process, key[2])
+        channel = self._channel(key, process)
         self._flush(channel, out)  # what waited where the exception goes is complete
         channel.trace, owner.trace = owner.trace, None
         channel.trace.fault_dump = True  # innermost first, and the frames do not end it
