@@ -223,6 +223,10 @@ class CausalGraph:
             else:
                 errors.append(event)
         errors = _merge_crashes(sorted(errors, key=lambda e: (e.line, e.id)))
+        interrupted = [e.first_line for e in errors if know.interrupts_process(e.exception)]
+        if interrupted:  # Ctrl-C: the interrupt and what follows it are the stop asked for
+            first = min(interrupted) - 1
+            shutdown_from = first if shutdown_from is None else min(shutdown_from, first)
         end = max((e.last_line for e in errors), default=0) + 1
         end = max([end, *(m.line + 1 for m in activity)])
 
@@ -289,11 +293,12 @@ def _survivors(nodes: dict[int, _Node], graph: nx.DiGraph[int], work: _Work,
     """The errors their process or engine went on working after, with nothing unsurvived
     following from them. Latest first, so that what follows an error is decided before it.
 
-    Then recurrences: an error its process already survived once (the same failure, or the same
-    logger call site) is survived again when nothing unsurvived follows from it, even where the
-    log ends before the process shows work again (a request handler's error logged per request;
-    a log cut after the last one). Then once more latest first, for the errors whose effects
-    that settled."""
+    Then recurrences: a request handler's error (an API server's, or an unnamed process's record
+    without a traceback) that its process already went on working after once (the same failure,
+    or the same logger call site) is survived again when nothing unsurvived follows from it, even
+    where the log ends before the process shows work again (a log cut after the last one). Not
+    an engine's exception: its copies are printed with answers in flight between them. Then once
+    more latest first, for the errors whose effects that settled."""
     ordered = sorted(nodes.values(), key=lambda n: (n.event.line, n.event.id))
     survived: set[int] = set()
 
@@ -309,13 +314,21 @@ def _survivors(nodes: dict[int, _Node], graph: nx.DiGraph[int], work: _Work,
     lived: set[tuple[Process, str]] = set()  # errors their process went on working after
     for node in ordered:
         keys = _recurrence_keys(node.event)
-        if node.event.id not in survived and not node.corrupting and node.pointer is None \
-                and lived.intersection(keys) and settled(node):
+        if node.event.id not in survived and _may_recur(node) and lived.intersection(keys) \
+                and settled(node):
             survived.add(node.event.id)
         if work.worked_after(node, end):
             lived.update(keys)
     latest_first()
     return sorted((nodes[i].event for i in survived), key=lambda e: (e.line, e.id))
+
+
+def _may_recur(node: _Node) -> bool:
+    """A request handler's error, which its process may log once per request and survive."""
+    if node.corrupting or node.pointer is not None:
+        return False  # a sticky CUDA error, or a report that a failure happened elsewhere
+    return node.process_role is Role.API_SERVER or (node.process_role is Role.MAIN
+                                                   and node.event.kind is EventKind.ERROR_RECORD)
 
 
 def _recurrence_keys(event: ErrorEvent) -> list[tuple[Process, str]]:

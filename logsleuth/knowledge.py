@@ -40,6 +40,7 @@ class Causality:
     singletons: regex.Pattern[str] | None = None
     phase_lines: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()
     phase_frames: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()  # in precedence order
+    interrupts: regex.Pattern[str] | None = None
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -95,6 +96,10 @@ class Causality:
     def is_singleton(self, process_name: str) -> bool:
         """A process that exists once in a run: another pid of it is another run."""
         return self.singletons is not None and bool(_search(self.singletons, process_name))
+
+    def interrupts_process(self, exception: str) -> bool:
+        """The exception is an operator's interrupt (Ctrl-C), not a failure."""
+        return self.interrupts is not None and bool(_search(self.interrupts, exception))
 
     def corrupts(self, text: str) -> bool:
         """The error leaves its process unable to work (a sticky CUDA error)."""
@@ -167,13 +172,14 @@ def load_causality(path: Path | None = None) -> Causality:
                        for p in patterns)
     corrupting = tuple(compile_(p, "corrupting") for p in data.get("corrupting", []))
     singletons = compile_(data["singletons"], "singletons") if "singletons" in data else None
+    interrupts = compile_(data["interrupts"], "interrupts") if "interrupts" in data else None
     phases = data.get("phases", [])
     phase_lines = tuple((Phase(item["phase"]), compile_(p, "phases"))
                         for item in phases for p in item.get("lines", []))
     phase_frames = tuple((Phase(item["phase"]), compile_(p, "phases"))
                          for item in phases for p in item.get("frames", []))
     return Causality(roles, symptoms, wrappers, milestones, corrupting, singletons, phase_lines,
-                     phase_frames)
+                     phase_frames, interrupts)
 
 
 @cache

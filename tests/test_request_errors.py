@@ -1,5 +1,6 @@
-"""Request errors the server survives, records that end where their process prints elsewhere,
-and the messages that only report a failure elsewhere (issue 10, on the tuning set's new logs).
+"""Request errors the server survives, an operator's Ctrl-C, records that end where their process
+prints elsewhere, error records behind unknown wrappers, and the messages that only report a
+failure elsewhere (issue 10, from the tuning set's new logs).
 
 A request error is logged and answered (a 4xx refusal, or a 200 with a plain answer), and the
 server goes on; a log may end right after one. None of them makes a healthy log failing, and
@@ -283,3 +284,88 @@ def test_syslog_escaped_colours_read_as_colours(line: str, codes: list[str]) -> 
     coloured = colour + line[:cut] + "\x1b[0m" + line[cut:]
     escaped = coloured.replace("\x1b", "#033")
     assert parse_line(clean(escaped)) == parse_line(clean(coloured)) == parse_line(line)
+
+
+def test_an_engine_exception_printed_again_after_answers_in_flight_stays_the_root() -> None:
+    # V0: the engine's exception, answers already in flight, the same exception printed again as
+    # the log ends: a copy, not a request error that recurs
+    error = ["ERROR 03-18 09:09:00 async_llm_engine.py:64] Traceback (most recent call last):",
+             f'ERROR 03-18 09:09:00 async_llm_engine.py:64]   File "{SITE}/worker/model_runner.py",'
+             " line 1703, in execute_model",
+             "ERROR 03-18 09:09:00 async_llm_engine.py:64] ValueError: Token id 151937 is out of "
+             "vocabulary"]
+    lines = V0_START + v0_serving(8) + error + v0_serving(2) + error
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.exception == "ValueError"
+
+
+# ---- an ERROR record behind a wrapper nobody taught the grammar -------------------------------
+
+unknown_wrapper = st.from_regex(r"[ a-z0-9/|:.\-]{0,24} ", fullmatch=True).filter(
+    lambda w: not w.strip().startswith(("info", "warning", "error", "debug", "critical")))
+record_shapes = st.sampled_from([
+    "{level} 07-01 13:54:43 multiproc_worker_utils.py:120] ",
+    "{level} 07-01 13:54:43 [multiproc_worker_utils.py:120] ",
+    "2024-12-19 21:40:35 {level} 56542 [multiproc_worker_utils.py:120] ",
+])
+
+
+@given(unknown_wrapper, record_shapes, st.sampled_from(["ERROR", "CRITICAL"]))
+def test_an_error_record_behind_an_unknown_wrapper_is_an_error(wrapper: str, shape: str,
+                                                              level: str) -> None:
+    text = "Worker VllmWorkerProcess pid 1159 died, exit code: -6"
+    line = wrapper + shape.format(level=level) + text
+    lines = ["INFO 07-01 13:50:00 api_server.py:212] vLLM API server version 0.5.1", line]
+    report = explain(lines)
+    assert report.verdict is not Verdict.NO_FAILURE, parse_line(clean(line))
+    quiet = explain([lines[0], wrapper + shape.format(level="INFO") + text])
+    assert quiet.verdict is Verdict.NO_FAILURE
+
+
+@given(st.sampled_from(LINES + ["ERROR 12-19 21:40:35 async_llm_engine.py:64] Traceback (most "
+                                "recent call last):",
+                                'ERROR 12-19 21:40:35 x.py:64]   File "/v/w.py", line 1, in f']))
+def test_a_pasted_caret_carriage_return_is_the_record_break(line: str) -> None:
+    # vLLM ends record lines with `\r\n`; a paste may show that `\r` as `^M`
+    assert parse_line(clean(line + "^M")) == parse_line(clean(line + "\r")) == parse_line(line)
+
+
+# ---- Ctrl-C: an operator's interrupt is a stop, not a failure ---------------------------------
+
+def interrupt_tail(s: Server, raw_processes: list[str]) -> list[str]:
+    """What a terminal shows after Ctrl-C: uvicorn stops, processes print KeyboardInterrupt."""
+    lines = [f"(APIServer pid={s.api}) INFO:     Shutting down",
+             f"(APIServer pid={s.api}) INFO:     Application shutdown complete."]
+    for name in raw_processes:
+        lines += [f"({name}) Traceback (most recent call last):",
+                  f'({name})   File "/usr/lib/python3.12/multiprocessing/process.py", line 314, '
+                  "in _bootstrap",
+                  f"({name})     self.run()", f"({name}) KeyboardInterrupt"]
+    return lines + ["Traceback (most recent call last):",
+                    '  File "/usr/local/bin/vllm", line 8, in <module>',
+                    "    sys.exit(main())", "KeyboardInterrupt"]
+
+
+processes = st.lists(st.sampled_from(["EngineCore_DP0 pid=2900", "Worker_TP0 pid=3000",
+                                      "Worker_TP1 pid=3001"]), max_size=3)
+
+
+@given(st.integers(0, 40), processes)
+def test_ctrl_c_after_serving_is_no_failure(serving: int, raw: list[str]) -> None:
+    s = Server()
+    lines = s.startup() + s.requests(serving) + interrupt_tail(s, raw)
+    report = explain(lines)
+    assert report.verdict is Verdict.NO_FAILURE, report.reasons
+
+
+@given(st.integers(0, 10), processes)
+def test_ctrl_c_after_a_crash_keeps_the_crash(serving: int, raw: list[str]) -> None:
+    s = Server()
+    lines = s.startup() + s.requests(serving)
+    crash_at = len(lines)
+    lines += s.engine_error(ILLEGAL_ACCESS) + s.engine_dead() + interrupt_tail(s, raw)
+    report = explain(lines)
+    assert report.root_cause is not None
+    assert report.root_cause.exception == "torch.AcceleratorError"
+    assert report.root_cause.line > crash_at

@@ -8,6 +8,7 @@ fix's Markdown is rendered with raw HTML disabled.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 
 from logsleuth.model import ErrorEvent, Report, Verdict
@@ -32,6 +33,14 @@ td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:left;vertical-ali
 """
 
 
+def _bullets(title: str, items: Sequence[str]) -> list[str]:
+    """A titled bullet list of escaped sentences; nothing when there are none."""
+    if not items:
+        return []
+    return [f"<h2>{escape(title)}</h2><ul>", *(f"<li>{escape(item)}</li>" for item in items),
+            "</ul>"]
+
+
 def render_html(report: Report, *, graph_svg: str | None = None,
                 timeline_svg: str | None = None, footer: str | None = None) -> str:
     """The report as a standalone HTML page."""
@@ -48,10 +57,7 @@ def render_html(report: Report, *, graph_svg: str | None = None,
         body += [f"<tr><td>{e.line}</td><td>{escape(e.process.label)}</td>"
                  f"<td>{escape(_short(e.text, 300))}</td></tr>" for e in report.symptoms]
         body.append("</table>")
-    if report.reasons:
-        body.append("<h2>Why this one</h2><ul>")
-        body += [f"<li>{escape(reason)}</li>" for reason in report.reasons]
-        body.append("</ul>")
+    body += _bullets("Why this one", report.reasons)
     if graph_svg:
         body.append(f"<h2>Causal graph</h2><div class=\"picture\">{graph_svg}</div>")
     if timeline_svg:
@@ -63,13 +69,8 @@ def render_html(report: Report, *, graph_svg: str | None = None,
                  for _, label, value in rows]
         body.append("</table>")
     if report.config_differences:
-        body.append("<h2>Requested vs effective</h2><ul>")
-        body += [f"<li>{escape(sentence)}</li>" for sentence in difference_lines(report)]
-        body.append("</ul>")
-    if report.notices:
-        body.append("<h2>Notices</h2><ul>")
-        body += [f"<li>{escape(notice)}</li>" for notice in report.notices]
-        body.append("</ul>")
+        body += _bullets("Requested vs effective", difference_lines(report))
+    body += _bullets("Notices", report.notices)
     if footer:
         body.append(f"<p class=\"small\">{escape(footer)}</p>")
     title = escape(f"logsleuth: {label} in {report.source}")

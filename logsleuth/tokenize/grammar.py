@@ -48,6 +48,8 @@ def clean(raw: str) -> str:
     """
     if raw.endswith("\r"):
         raw = raw[:-1]
+    elif raw.endswith("^M"):
+        raw = raw[:-2]  # the same `\r`, pasted in its caret form (as `^[[` stands for ESC)
     if "\x1b" in raw or "[[" in raw or "ESC[" in raw or "#033[" in raw:
         raw = _ANSI.sub("", raw)
     if raw[:1] in _BOX_BORDERS:
@@ -205,9 +207,12 @@ class _ToRecords(Transformer[Token, object]):
         return _Header(_GLOG_LEVELS[letter], None, site)
 
     def cut_record(self, items: list[Token]) -> _Header:
-        # `10:11:14 [multiproc_executor.py:492] `: the level went with the cut
-        site = str(items[0]).rstrip().rstrip("]").replace("[", " ").rsplit(" ", 1)[-1]
-        return _Header(None, None, site)
+        # `10:11:14 [multiproc_executor.py:492] `: the level went with the cut; behind a wrapper
+        # nobody taught the grammar (`  | ERROR 07-01 13:54:43 x.py:120] `, a custom format's
+        # `2024-12-19 21:40:35 ERROR 56542 [x.py:64] `) its level word is still there
+        words = str(items[0]).rstrip().rstrip("]").replace("[", " ").split()
+        level = next((_level_word(w) for w in reversed(words[:-1]) if _level_word(w)), None)
+        return _Header(level, None, words[-1])
 
     def pylog(self, items: list[Token]) -> _Header:
         # `2025-01-01 10:00:00,000 - vllm - ERROR - x.py:12 - `

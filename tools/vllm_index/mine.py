@@ -255,6 +255,12 @@ class _Walker(ast.NodeVisitor):
                 self._add(exc.args[0], node.lineno, "raise", cls)
         self.generic_visit(node)
 
+    def visit_Assert(self, node: ast.Assert) -> None:
+        # `assert cond, msg` is how vLLM checks many preconditions; it prints as AssertionError: msg
+        if node.msg is not None:
+            self._add(node.msg, node.lineno, "raise", "AssertionError")
+        self.generic_visit(node)
+
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         if isinstance(func, ast.Attribute) and node.args:
@@ -317,7 +323,7 @@ def merge_records(per_release: list[list[dict[str, object]]], key: str) -> list[
 
 
 # Bump when the message extraction changes: each release's messages are cached under it.
-MESSAGES_VERSION = "messages-1"
+MESSAGES_VERSION = "messages-2"  # 2: assert messages
 
 
 def _args_digest() -> str:

@@ -2,22 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
-_PART = re.compile(r"(\d+)|([a-z]+)")
-
-
-def version_key(version: str) -> tuple[tuple[int, str], ...]:
-    """Sort key for vLLM's PEP 440 versions: 0.9.0 < 0.9.0.1 < 0.9.1; rc sorts before final."""
-    key: list[tuple[int, str]] = []
-    for number, word in _PART.findall(version):
-        if number:
-            key.append((int(number), ""))
-        elif word == "post":
-            key.append((0, "post"))
-        else:   # rc / a / b / dev: before the final release of the same number
-            key.append((-1, word))
-    return tuple(key)
+from logsleuth.index.versions import version_key  # one ordering for the miner and the matcher
 
 
 def minor(version: str) -> str:
