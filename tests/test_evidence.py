@@ -185,6 +185,18 @@ SHAPES = [
           "Memory access fault by GPU node-2 (Agent handle: 0x55d0c0a1b2c0) on address "
           "0x7f1e2c000000. Reason: Page not present or supervisor privilege.",
           "Aborted (core dumped)"), "Memory access fault by GPU", "Memory access fault"),
+    Shape("rocm-fault-in-an-unprefixed-worker-then-its-symptoms", (
+          *V1_START,
+          "(Worker_TP2 pid=3100) INFO 08-01 21:00:00 [gpu_model_runner.py:2370] Loading model "
+          "from scratch...",
+          "Memory access fault by GPU node-5 (Agent handle: 0x460e3a50) on address 0x7ec4dfe0e000. "
+          "Reason: Write access to a read-only page.",
+          "HW Exception by GPU node-1 (Agent handle: 0x5b522e50) reason :GPU Hang",
+          "(EngineCore_DP0 pid=2900) ERROR 08-01 21:00:05 [multiproc_executor.py:150] Worker proc "
+          "Worker_TP2 died unexpectedly, shutting down executor.",
+          "(APIServer pid=2800) ERROR 08-01 21:00:05 [async_llm.py:480] vllm.v1.engine.exceptions."
+          "EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root "
+          "cause."), "Memory access fault by GPU", "Write access to a read-only page"),
     Shape("hip-error-from-cpp", (*V1_START, "HIP error: invalid device function"), "HIP error",
           "invalid device function"),
     Shape("hip-no-binary-for-gpu", (
@@ -403,6 +415,7 @@ BODIES = [
     "Memory access fault by GPU node-2 (Agent handle: 0x55d0c0) on address 0x7f1e2c000000. "
     "Reason: Page not present or supervisor privilege.",
     "HIP error: invalid device function",
+    "HW Exception by GPU node-1 (Agent handle: 0x5b522e50) reason :GPU Hang",
     "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
     "error: subprocess-exited-with-error",
     "      FAILED: CMakeFiles/_C.dir/csrc/cpu/activation.cpp.o",
