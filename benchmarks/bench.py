@@ -243,7 +243,7 @@ def main(argv=None):
     ap.add_argument("--drain3-max-lines", type=int, default=0,
                     help="run Drain3 on the first N lines only and extrapolate its time linearly")
     ap.add_argument("--drain3-python", default=None,
-                    help="Python with drain3 installed (default: /work/venv/bin/python if present, else this one)")
+                    help="Python with drain3 installed (default: this one; `pip install -e '.[bench]'` adds drain3)")
     ap.add_argument("--keep", metavar="DIR", help="generate/cache logs in DIR (kept); default: a temp dir, removed")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--gen-args", default="", help="extra generate.py arguments, e.g. '--after shutdown'")
@@ -251,7 +251,7 @@ def main(argv=None):
     ap.add_argument("--json", metavar="PATH", help="also write all raw measurements as JSON")
     a = ap.parse_args(argv)
 
-    d3py = a.drain3_python or ("/work/venv/bin/python" if os.path.exists("/work/venv/bin/python") else sys.executable)
+    d3py = a.drain3_python or sys.executable
     if a.drain3:
         probe = subprocess.run([d3py, "-c", "import drain3"], capture_output=True)
         if probe.returncode != 0:
