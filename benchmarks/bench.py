@@ -69,12 +69,15 @@ def machine_info():
 
 # ----------------------------------------------------------------------------- child runner
 class Result:
-    __slots__ = ("seconds", "maxrss_kib", "returncode", "stdout", "stderr", "child_kib", "summed_kib")
+    __slots__ = ("seconds", "maxrss_kib", "returncode", "stdout", "stderr", "child_kib", "summed_kib",
+                 "cpu")
 
-    def __init__(self, seconds, maxrss_kib, returncode, stdout, stderr, child_kib=0, children_kib=0):
+    def __init__(self, seconds, maxrss_kib, returncode, stdout, stderr, child_kib=0, children_kib=0,
+                 cpu=0.0):
         self.seconds = seconds
         self.maxrss_kib = maxrss_kib
         self.child_kib = child_kib
+        self.cpu = cpu  # user + system CPU seconds of the process and the children it reaped
         self.summed_kib = maxrss_kib + children_kib
         self.returncode = returncode
         self.stdout = stdout
@@ -132,8 +135,9 @@ while True:
     time.sleep(0.02)
 dt = time.perf_counter() - t0
 others = sum(peaks.values())
-os.write(w, b"%d %d %.9f %d %d" % (os.waitstatus_to_exitcode(st), ru.ru_maxrss, dt,
-                                  max(peaks.values(), default=0), others))
+os.write(w, b"%d %d %.9f %d %d %.6f" % (os.waitstatus_to_exitcode(st), ru.ru_maxrss, dt,
+                                       max(peaks.values(), default=0), others,
+                                       ru.ru_utime + ru.ru_stime))
 """
 
 def run_child(argv, env=None, cwd=None, timeout=None):
@@ -164,8 +168,8 @@ def run_child(argv, env=None, cwd=None, timeout=None):
             os.close(w)
     if not report:
         return Result(float(timeout or 0), 0, -9, o, e + b"\n(killed: timed out)")
-    rc, rss, dt, child, children = report.split()
-    return Result(float(dt), int(rss), int(rc), o, e, int(child), int(children))
+    rc, rss, dt, child, children, cpu = report.split()
+    return Result(float(dt), int(rss), int(rc), o, e, int(child), int(children), float(cpu))
 
 
 # ----------------------------------------------------------------------------- generation
@@ -207,6 +211,14 @@ def check_answer(res, truth):
     got = rc.get("line") if isinstance(rc, dict) else None
     if got != truth["line"]:
         return False, f"root_cause.line={got!r}, expected {truth['line']} (verdict={doc.get('verdict') if isinstance(doc, dict) else doc!r})"
+    if "runs" in truth:  # a crash loop: every run fails the same way, and the report says so
+        runs = doc.get("runs") or []
+        explained = [r for r in runs if r.get("explained")]
+        same = explained[0].get("same_failure") if explained else None
+        if len(runs) != truth["runs"] or same != truth["runs"]:
+            return False, (f"runs: the same failure in {same} of {len(runs)} runs, expected "
+                           f"{truth['runs']} of {truth['runs']}")
+        return True, f"root_cause.line={got}, the same failure in {same} of {len(runs)} runs"
     return True, f"root_cause.line={got}"
 
 
@@ -231,7 +243,7 @@ def main(argv=None):
     ap.add_argument("--drain3-max-lines", type=int, default=0,
                     help="run Drain3 on the first N lines only and extrapolate its time linearly")
     ap.add_argument("--drain3-python", default=None,
-                    help="Python with drain3 installed (default: /work/venv/bin/python if present, else this one)")
+                    help="Python with drain3 installed (default: this one; `pip install -e '.[bench]'` adds drain3)")
     ap.add_argument("--keep", metavar="DIR", help="generate/cache logs in DIR (kept); default: a temp dir, removed")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--gen-args", default="", help="extra generate.py arguments, e.g. '--after shutdown'")
@@ -239,7 +251,7 @@ def main(argv=None):
     ap.add_argument("--json", metavar="PATH", help="also write all raw measurements as JSON")
     a = ap.parse_args(argv)
 
-    d3py = a.drain3_python or ("/work/venv/bin/python" if os.path.exists("/work/venv/bin/python") else sys.executable)
+    d3py = a.drain3_python or sys.executable
     if a.drain3:
         probe = subprocess.run([d3py, "-c", "import drain3"], capture_output=True)
         if probe.returncode != 0:
@@ -329,6 +341,8 @@ def main(argv=None):
                 "child_rss_mb": med("logsleuth", "child_kib") / 1024,
                 "summed_rss_mb": med("logsleuth", "summed_kib") / 1024, "mb": mb, "logsleuth_s": ls_s, "mb_s": mb / ls_s, "lines_s": nlines / ls_s,
                 "rss_mb": ls_rss / 1024, "grep_s": grep_s, "x_grep": ls_s / grep_s,
+                "cpu_s": med("logsleuth", "cpu"), "grep_cpu_s": med("grep", "cpu"),
+                "x_grep_cpu": med("logsleuth", "cpu") / max(med("grep", "cpu"), 1e-3),
                 "drain3_s": d3_s, "drain3_extrapolated_from": d3_lines if d3_extrap else None,
                 "drain3_over_logsleuth": (d3_s / ls_s) if d3_s else None,
                 "drain3_mb_s": (mb / d3_s) if d3_s else None,
@@ -342,6 +356,7 @@ def main(argv=None):
             rows.append(row)
             raw.append({"mix": mix, "lines": nlines, "path": path, "bytes": size, "truth": truth,
                         "runs": {nm: [{"seconds": x.seconds, "maxrss_kib": x.maxrss_kib, "rc": x.returncode,
+                                       "cpu": x.cpu,
                                        "child_kib": x.child_kib, "summed_kib": x.summed_kib}
                                       for x in v] for nm, v in meas.items()}})
     finally:
@@ -355,8 +370,8 @@ def main(argv=None):
     print(f"Command: `{a.cmd}`; medians of {a.runs} runs, alternating per round; warm page cache")
     print()
     print("| mix | lines | MB | logsleuth s | MB/s | peak RSS MB | child RSS MB | summed RSS MB | grep s "
-          "| × grep time | Drain3 s | Drain3 ÷ logsleuth | answer |")
-    print("|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|")
+          "| × grep time | CPU s | × grep CPU | Drain3 s | Drain3 ÷ logsleuth | answer |")
+    print("|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|")
     foot = False
     for r in rows:
         star = ""
@@ -365,11 +380,13 @@ def main(argv=None):
             foot = True
         print(f"| {r['mix']} | {r['lines']:,} | {r['mb']:.1f} | {r['logsleuth_s']:.3f} | {r['mb_s']:.1f} | "
               f"{r['rss_mb']:.1f} | {fmt(r['child_rss_mb'] or None, '.1f')} | {r['summed_rss_mb']:.1f} | "
-              f"{r['grep_s']:.3f} | {r['x_grep']:.1f} | "
+              f"{r['grep_s']:.3f} | {r['x_grep']:.1f} | {r['cpu_s']:.2f} | {r['x_grep_cpu']:.0f} | "
               f"{fmt(r['drain3_s'], '.2f')}{star} | {fmt(r['drain3_over_logsleuth'], '.1f')} | {r['answer']} |")
     if foot:
         lim = min(r["drain3_extrapolated_from"] for r in rows if r["drain3_extrapolated_from"])
         print(f"\n\\* Drain3 ran on the first {lim:,} lines only; its per-line loop time is extrapolated linearly to the whole file (start-up counted once).")
+    print("\nCPU s = user + system CPU seconds of logsleuth (its second-half reader included); "
+          "× grep CPU = that over grep's CPU seconds: less moved by other load on the machine.")
     print("\n× grep time = logsleuth s / grep s (how many times slower than one `grep -c` pass); "
           "Drain3 ÷ logsleuth = Drain3 s / logsleuth s (how many times faster than Drain3).")
     if a.json:

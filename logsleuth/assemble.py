@@ -88,6 +88,11 @@ class Assembler:
                  max_events_per_process: int = MAX_EVENTS_PER_PROCESS):
         self._causality = causality or default_causality()
         self._channels: dict[ChannelKey, _Channel] = {}
+        # the channels that may hold a trace, in the order the channels were made: what a start
+        # of vLLM has to look at (every run of a crash loop or a restart-heavy log makes new
+        # channels, with new pids; looking at all of them at each start was quadratic)
+        self._traced: dict[ChannelKey, int] = {}
+        self._order: dict[ChannelKey, int] = {}  # when each channel was made
         self._next_id = 0
         self._max_events = max_events_per_process
         self._kept: dict[Process, int] = {}
@@ -129,9 +134,12 @@ class Assembler:
                 # vLLM starts again: an exception that was only waiting for more message lines
                 # is complete (a restarted container reuses pids, so its channel would otherwise
                 # take the next run's records as its message)
-                for waiting in self._channels.values():
+                for traced in sorted(self._traced, key=self._traced.__getitem__):
+                    waiting = self._channels[traced]
                     if waiting.trace is not None and waiting.trace.closing:
                         self._flush(waiting, out)
+                self._traced = {k: order for k, order in self._traced.items()
+                                if self._channels[k].trace is not None}
                 self._kept.clear()  # the per-process cap counts each run afresh
             out.append(milestone)
             return out
@@ -140,11 +148,19 @@ class Assembler:
                 out.append(self._single(line, EventKind.ERROR_RECORD, line.exception,
                                         line.message or ""))
             return out
+        channel = self._channel(key, line.process)
+        self._step(channel, line, out)
+        if channel.trace is not None and key not in self._traced:
+            self._traced[key] = self._order[key]
+        return out
+
+    def _channel(self, key: ChannelKey, process: Process) -> _Channel:
+        """The channel of `key`, made on first use (and its place in the order of making)."""
         channel = self._channels.get(key)
         if channel is None:
-            channel = self._channels[key] = _Channel(line.process, line.site)
-        self._step(channel, line, out)
-        return out
+            channel = self._channels[key] = _Channel(process, key[2])
+            self._order[key] = len(self._order)
+        return channel
 
     def _end_interrupted(self, process: Process, key: ChannelKey, out: list[Event]) -> None:
         """A process prints one record's lines together: once it prints elsewhere (another
@@ -237,9 +253,7 @@ class Assembler:
         owner = self._channels.get(previous) if previous is not None else None
         if owner is None or owner.trace is None or not owner.trace.closing or previous == key:
             return
-        channel = self._channels.get(key)
-        if channel is None:
-            channel = self._channels[key] = _Channel(process, key[2])
+        channel = self._channel(key, process)
         self._flush(channel, out)  # what waited where the exception goes is complete
         channel.trace, owner.trace = owner.trace, None
         channel.trace.fault_dump = True  # innermost first, and the frames do not end it

@@ -18,8 +18,8 @@ from typing import Any
 
 import regex
 
+from logsleuth.knowledge import UNTIMED_CHARS
 from logsleuth.literal import Screen, required_literal
-
 from logsleuth.model import ConfigDifference, FactOrigin, Level, LineKind, LogLine
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
@@ -229,6 +229,9 @@ class FactCollector:
         self._args: _Found | None = None
         self._pending = [s for s in self._table.specs if s.patterns]
         self._screen: Screen | None = None  # rules out lines no pending pattern can match
+        # the pending patterns tried on each line kind, in the table's order: a traceback's
+        # frame lines need not walk every pattern to learn that none is for frames
+        self._for_kind: dict[LineKind, list[tuple[FactSpec, LinePattern]]] | None = None
 
     def watch(self, lines: Iterable[LogLine]) -> Iterator[LogLine]:
         """Pass the lines on unchanged, reading facts from them on the way."""
@@ -252,31 +255,36 @@ class FactCollector:
             return
         if line.level in _ERROR_LEVELS and line.kind in (LineKind.PLAIN, LineKind.INDENTED):
             return  # facts are announced in INFO records, not in traceback text: keeps it cheap
-        if self._screen is None:
+        if self._screen is None or self._for_kind is None:
             self._screen = Screen(p.pattern.pattern for s in self._pending for p in s.patterns)
-        if self._screen.rules_out(text):
+            self._for_kind = {}
+            for spec in self._pending:
+                for pattern in spec.patterns:
+                    for kind in pattern.kinds:
+                        self._for_kind.setdefault(kind, []).append((spec, pattern))
+        candidates = self._for_kind.get(line.kind)
+        if not candidates or self._screen.rules_out(text):
             return
-        for spec in self._pending:
-            if spec.name in self._observed:
+        found = False
+        for spec, pattern in candidates:
+            if pattern.needle not in text or spec.name in self._observed:
                 continue
-            for pattern in spec.patterns:
-                if line.kind not in pattern.kinds or pattern.needle not in text:
-                    continue
-                try:
-                    hit = pattern.pattern.search(text, timeout=_TIMEOUT)
-                except TimeoutError:
-                    continue
-                if hit:
-                    raw = pattern.template.format(**hit.groupdict()) if pattern.template \
-                        else hit.group("value")
-                    value = _normalize(spec, raw)
-                    if value is not None:
-                        self._observed[spec.name] = _Found(value, FactOrigin(line.number,
-                                                                             line.process))
-                        break
-        pending = [s for s in self._pending if s.name not in self._observed]
-        if len(pending) < len(self._pending):
-            self._pending, self._screen = pending, None
+            try:
+                hit = pattern.pattern.search(text, timeout=_TIMEOUT if len(text) >
+                                             UNTIMED_CHARS else None)
+            except TimeoutError:
+                continue
+            if hit:
+                raw = pattern.template.format(**hit.groupdict()) if pattern.template \
+                    else hit.group("value")
+                value = _normalize(spec, raw)
+                if value is not None:
+                    self._observed[spec.name] = _Found(value, FactOrigin(line.number,
+                                                                         line.process))
+                    found = True
+        if found:
+            self._pending = [s for s in self._pending if s.name not in self._observed]
+            self._screen = self._for_kind = None
 
     def _take_record(self, record: Record, text: str, line: LogLine) -> None:
         settings = parse_record(text, record.format)

@@ -14,8 +14,12 @@ from logsleuth.model import MilestoneKind, Phase, Role
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
 
-# Patterns here are short and vetted by the test suite, but run under a budget all the same.
+# Patterns here are short and vetted by the test suite (none backtracks catastrophically on the
+# probes of `signatures lint`), but run under a budget all the same on lines long enough for a
+# search to take time. The budget itself costs ~10 us a search (the clock is read), five times a
+# short search: milestone and phase patterns are asked about every line that reaches the assembler.
 PATTERN_TIMEOUT = 0.05
+UNTIMED_CHARS = 1024  # lines up to this long are searched without the budget
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,11 +41,20 @@ class Causality:
     phase_lines: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()
     phase_frames: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()  # in precedence order
     interrupts: regex.Pattern[str] | None = None
-    # one RE2 pass per line that tells whether any milestone or phase-line pattern can match
+    # every line that reaches the assembler is asked for a milestone and a phase: each pattern
+    # with the texts one of which its matches contain, and one RE2 pass for a long line
+    _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
+        field(init=False, repr=False, compare=False)
+    _phase_table: tuple[tuple[Phase, regex.Pattern[str], tuple[str, ...]], ...] = \
+        field(init=False, repr=False, compare=False)
     _milestone_screen: Screen = field(init=False, repr=False, compare=False)
     _phase_screen: Screen = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "_milestone_table", tuple(
+            (kind, p, required_literals(p.pattern)) for kind, p in self.milestones))
+        object.__setattr__(self, "_phase_table", tuple(
+            (phase, p, required_literals(p.pattern)) for phase, p in self.phase_lines))
         object.__setattr__(self, "_milestone_screen", Screen(p.pattern for _, p in self.milestones))
         object.__setattr__(self, "_phase_screen", Screen(p.pattern for _, p in self.phase_lines))
 
@@ -68,8 +81,8 @@ class Causality:
     def milestone_of(self, text: str) -> MilestoneKind | None:
         if self._milestone_screen.rules_out(text):
             return None
-        for kind, pattern in self.milestones:
-            if _search(pattern, text):
+        for kind, pattern, needles in self._milestone_table:
+            if _may_hold(text, needles) and _budgeted(pattern, text):
                 return kind
         return None
 
@@ -96,8 +109,8 @@ class Causality:
         """The lifecycle phase a line begins, if it is a phase line."""
         if self._phase_screen.rules_out(text):
             return None
-        for phase, pattern in self.phase_lines:
-            if _search(pattern, text):
+        for phase, pattern, needles in self._phase_table:
+            if _may_hold(text, needles) and _budgeted(pattern, text):
                 return phase
         return None
 
@@ -114,11 +127,22 @@ class Causality:
 def _search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
     """A search under the budget; running out of it is no match, never a crash (a 1 MiB line
     of one repeated character made a symptom pattern time out and the run end in a traceback)."""
-    needles = required_literals(pattern.pattern)
-    if needles and not any(needle in text for needle in needles):
+    if not _may_hold(text, required_literals(pattern.pattern)):
         return None
+    return _budgeted(pattern, text)
+
+
+def _may_hold(text: str, needles: tuple[str, ...]) -> bool:
+    """Whether `text` holds one of the texts a pattern's matches contain (none known: True)."""
+    for needle in needles:
+        if needle in text:
+            return True
+    return not needles
+
+
+def _budgeted(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
     try:
-        return pattern.search(text, timeout=PATTERN_TIMEOUT)
+        return pattern.search(text, timeout=PATTERN_TIMEOUT if len(text) > UNTIMED_CHARS else None)
     except TimeoutError:
         return None
 

@@ -473,3 +473,19 @@ def test_a_screen_rules_out_only_lines_without_the_texts() -> None:
     assert not screen.rules_out(pad + "x Graph capturing finished in 5 secs")
     assert not screen.rules_out(pad + "world_size=8 rank=3 local_rank=3")
     assert not Screen(_PATTERNS).rules_out(pad + "anything")  # `x` has no text to look for
+
+
+def test_no_shipped_fact_or_causality_pattern_backtracks_catastrophically() -> None:
+    """They run without a time budget on lines up to UNTIMED_CHARS long (the budget costs more
+    than the search there), so each must pass the probes `signatures lint` applies."""
+    from logsleuth.facts import fact_table
+    from logsleuth.knowledge import default_causality
+    from logsleuth.signatures.load import backtracks
+
+    causality = default_causality()
+    patterns = [p.pattern for spec in fact_table().specs for p in spec.patterns]
+    patterns += [p for _, p in (*causality.roles, *causality.milestones, *causality.phase_lines,
+                                *causality.phase_frames)]
+    patterns += [s.pattern for s in causality.symptoms] + list(causality.wrappers)
+    patterns += list(causality.corrupting)
+    assert [p.pattern for p in patterns if backtracks(p)] == []
