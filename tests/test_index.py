@@ -109,6 +109,24 @@ def test_an_event_gets_the_origin_of_its_template(case: tuple[str, str]) -> None
         assert best.releases == INDEX.release_names(wanted.releases)
 
 
+ASSERTED = sorted({site.text for site in INDEX.templates if site.cls == "AssertionError"
+                   and _literal_chars(site.text) >= MIN_LITERAL_CHARS})
+
+
+def test_assert_messages_are_indexed() -> None:
+    """`assert cond, msg` prints `AssertionError: msg`: vLLM checks many preconditions so."""
+    assert len(ASSERTED) > 100
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.sampled_from(ASSERTED or [""]), st.data())
+def test_an_assertion_error_gets_its_assert_as_origin(text: str, data: st.DataObject) -> None:
+    message = PLACEHOLDER.sub(lambda m: data.draw(VALUE[m.group(1)]), text)
+    event = ErrorEvent(1, EventKind.EXCEPTION, "AssertionError", message, Process("main"), 5, 1, 5)
+    origin = origin_of(event, MATCHER)
+    assert origin is not None, message
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.text("abcdefghij klmnop", min_size=0, max_size=80))
 def test_prose_that_vllm_never_prints_has_no_origin(message: str) -> None:
