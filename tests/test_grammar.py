@@ -415,6 +415,8 @@ BODY_SHAPES = [
     ("Loading safetensors checkpoint shards:  53% Completed | 46/86 [1:31:04<1:26:49, 130.23s/it]",
      "progress"),
     ("    self.run()", "indented"),
+    ("Exception ignored in: <function BaseEventLoop.__del__ at 0x7f2b3c0d1ea0>", "ignored"),
+    ("Exception ignored while finalizing file <_io.TextIOWrapper name='<stdout>'>", "ignored"),
     ("<vllm.entrypoints.llm.LLM object at 0x72c46e351a50>", "plain"),
 ]
 

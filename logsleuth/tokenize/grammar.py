@@ -273,6 +273,7 @@ class _ToRecords(Transformer[Token, object]):
     fault_thread = _simple(LineKind.FAULT_THREAD)
     extension_modules = _simple(LineKind.EXTENSION_MODULES)
     no_exception = _simple(LineKind.NO_EXCEPTION)
+    ignored = _simple(LineKind.IGNORED)
     def _leveled(kind: LineKind) -> object:  # type: ignore[misc]
         """uvicorn's shapes: the body starts with its own level, `ERROR:    ...`."""
         def build(self: _ToRecords, items: list[Token]) -> _Body:
