@@ -62,6 +62,7 @@ class _Node:
     pointer: Role | None  # for symptoms: where they say the cause is
     embedded: str | None  # for wrappers: the quoted cause
     corrupting: bool = False  # the error leaves its process unable to work (knowledge)
+    handled: bool = False  # vLLM catches it and answers the request it failed (knowledge)
 
 
 @dataclass
@@ -318,6 +319,11 @@ def _survivors(nodes: dict[int, _Node], graph: nx.DiGraph[int], work: _Work,
                 survived.add(node.event.id)
 
     latest_first()
+    # a request's error that vLLM catches and answers: survived, whether or not the log goes on
+    # to show the server working, unless something unsurvived follows from it
+    for node in reversed(ordered):
+        if node.handled and node.event.id not in survived and settled(node):
+            survived.add(node.event.id)
     lived: set[tuple[Process, str]] = set()  # errors their process went on working after
     for node in ordered:
         keys = _recurrence_keys(node.event)
@@ -385,15 +391,18 @@ def _classify(event: ErrorEvent, know: Causality) -> _Node:
     process_role = know.role_of(event.process.name)
     text = event.text
     corrupting = know.corrupts(text)
+    places = [f"{frame.file}:{frame.function}" for frame in event.frames]
+    handled = not corrupting and process_role in (Role.API_SERVER, Role.MAIN) \
+        and know.handles(event.site, places)
     if event.exception == CUT_TRACEBACK:
-        return _Node(event, EventRole.SYMPTOM, process_role, None, None, corrupting)
+        return _Node(event, EventRole.SYMPTOM, process_role, None, None, corrupting, handled)
     embedded = know.wrapped_cause(text)
     if embedded:
         return _Node(event, EventRole.CAUSE, process_role, None, embedded, corrupting)
     symptom = know.symptom_of(text)
     if symptom is not None:
         return _Node(event, EventRole.SYMPTOM, process_role, symptom.points_to, None, corrupting)
-    return _Node(event, EventRole.CAUSE, process_role, None, None, corrupting)
+    return _Node(event, EventRole.CAUSE, process_role, None, None, corrupting, handled)
 
 
 def _fingerprint(event: ErrorEvent) -> tuple[str, str]:
@@ -447,13 +456,16 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work) -> None:
                     link(cause.event, node.event, LinkReason.EMBEDDED)
         if node.role is EventRole.SYMPTOM:
             for cause in before[-_POINTER_REACH:]:
+                # a request's error vLLM answered is not what a later report of a failure
+                # elsewhere points at
                 if (node.pointer is None or cause.process_role in _COMPATIBLE[node.pointer]) \
+                        and not cause.handled \
                         and not work.healthy_between(cause, node.event.first_line):
                     link(cause.event, node.event, LinkReason.POINTER)
 
     # each cause -> the next cause printed by a parent (deeper) role
     following: dict[int, _Node] = {}
-    for node in reversed(causes):
+    for node in reversed([c for c in causes if not c.handled]):
         depth = _DEPTH[node.process_role]
         for parent_depth in range(depth + 1, max(_DEPTH.values()) + 1):
             parent = following.get(parent_depth)

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from logsleuth.model import Report, Verdict
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
-from scenario_logs import Server
+from scenario_logs import ILLEGAL_ACCESS, Server
 
 SOME = settings(max_examples=20, deadline=None)
 
@@ -118,3 +118,95 @@ def test_an_unnamed_error_nothing_worked_after_is_still_the_root(which: int, at:
     report = explain(startup[:at] + [text] + startup[at:])
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None and report.root_cause.line == at + 1
+
+
+# ---- a request's error that vLLM catches and answers ----------------------------------------
+# Real call sites and texts (vllm issues 21544, 17790, 26561 for the tool parsers; serving_chat.py
+# for the stream generator), each as a logged record with its traceback, in V1's prefixed and
+# V0's unprefixed form, and as the raw traceback a parser's `logger.exception` prints after a
+# record that lost its date.
+HANDLED = [
+    ("hermes_tool_parser.py:157", "Error in extracting tool call from response.",
+     [("entrypoints/openai/tool_parsers/hermes_tool_parser.py", 134, "extract_tool_calls"),
+      ("/usr/lib/python3.12/json/decoder.py", 341, "decode")],
+     "json.decoder.JSONDecodeError: Extra data: line 3 column 1 (char 527)"),
+    ("serving_chat.py:1123", "Error in chat completion stream generator.",
+     [("entrypoints/openai/serving_chat.py", 700, "chat_completion_stream_generator"),
+      ("entrypoints/openai/tool_parsers/hermes_tool_parser.py", 241,
+       "extract_tool_calls_streaming")],
+     "IndexError: list index out of range"),
+    ("serving_completion.py:131", "Error in preprocessing prompt inputs",
+     [("entrypoints/openai/serving_completion.py", 123, "create_completion"),
+      ("entrypoints/openai/serving_engine.py", 728, "_preprocess_completion")],
+     "ValueError: Prompt length of 40000 is longer than the maximum model length of 32768."),
+]
+
+
+def handled_lines(which: int, form: str, s: Server) -> list[str]:
+    site, title, frames, exception = HANDLED[which]
+    if form == "raw":  # the record's date removed, the traceback printed raw after it
+        lines = [f"ERROR [{site}] {title}", "Traceback (most recent call last):"]
+        for path, number, function in frames:
+            lines.append(f'  File "{path if path.startswith("/") else "/x/vllm/" + path}", '
+                         f"line {number}, in {function}")
+        return lines + [exception]
+    prefix = f"(APIServer pid={s.api}) " if form == "v1" else ""
+    head = f"{prefix}ERROR {s.time()} [{site}] "
+    lines = [head + title, head + "Traceback (most recent call last):"]
+    for path, number, function in frames:
+        lines.append(f'{head}  File "/x/vllm/{path}", line {number}, in {function}')
+    return lines + [head + exception]
+
+
+@SOME
+@given(st.integers(0, len(HANDLED) - 1), st.sampled_from(["v1", "v0", "raw"]),
+       st.integers(0, 30))
+def test_a_request_error_vllm_answers_is_survived_even_at_the_end(which: int, form: str,
+                                                                  requests: int) -> None:
+    if form == "raw" and which == 2:
+        which = 0  # a raw traceback has no call site: only a parser's frames tell who catches it
+    s = Server()
+    lines = s.startup() + s.requests(requests) + handled_lines(which, form, s)
+    report = explain(lines)
+    assert report.verdict is Verdict.NO_FAILURE, report.root_cause
+
+
+@SOME
+@given(st.integers(0, len(HANDLED) - 1), st.sampled_from(["v1", "v0"]), st.integers(0, 30))
+def test_a_request_error_does_not_hide_the_engine_death_after_it(which: int, form: str,
+                                                                 requests: int) -> None:
+    s = Server()
+    lines = s.startup() + s.requests(requests) + handled_lines(which, form, s)
+    crash_at = len(lines)
+    lines += s.engine_error(ILLEGAL_ACCESS) + s.engine_dead()
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.line > crash_at
+    assert report.root_cause.exception == "torch.AcceleratorError"
+
+
+def test_an_api_server_error_outside_the_request_handlers_is_not_survived_by_knowledge() -> None:
+    s = Server()
+    lines = s.startup() + s.requests(3) + [s.api_line(
+        "ERROR", "api_server.py:1520", "Failed to bind the metrics port: [Errno 98] Address "
+        "already in use")]
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+
+
+def test_an_engine_error_a_v0_request_handler_logged_is_not_taken_for_a_request_error() -> None:
+    # V0: the engine loop's exception, re-raised in the request's generator and logged at the
+    # handler's call site (vllm issue 19639's shape); the server's later requests fail
+    s = Server()
+    head = f"ERROR {s.time()} [serving_chat.py:911] "
+    lines = s.startup() + s.requests(5) + [
+        head + "Error in chat completion stream generator.",
+        head + "Traceback (most recent call last):",
+        head + '  File "/x/vllm/entrypoints/openai/serving_chat.py", line 481, in '
+               "chat_completion_stream_generator",
+        head + '  File "/x/vllm/engine/async_llm_engine.py", line 976, in generate',
+        head + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."]
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None
+    assert report.root_cause.exception == "torch.OutOfMemoryError"
