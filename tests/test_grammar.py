@@ -416,6 +416,10 @@ BODY_SHAPES = [
      "progress"),
     ("    self.run()", "indented"),
     ("Exception ignored in: <function BaseEventLoop.__del__ at 0x7f2b3c0d1ea0>", "ignored"),
+    ("/opt/conda/lib/python3.10/site-packages/ray/_raylet.so(+0x101cf38) [0x7fa623b3cf38] "
+     "ray::TerminateHandler()", "terminate_frame"),  # vllm#5785
+    (" /usr/lib/x86_64-linux-gnu/libstdc++.so.6(+0xb135a) [0x7fa6229ab35a] __cxxabiv1::__terminate()",
+     "terminate_frame"),
     ("Exception ignored while finalizing file <_io.TextIOWrapper name='<stdout>'>", "ignored"),
     ("<vllm.entrypoints.llm.LLM object at 0x72c46e351a50>", "plain"),
 ]

@@ -40,6 +40,7 @@ SINGLE_TOKEN_BODIES = {
     "REPEAT": "repeat", "CHAIN_CAUSE": "chain_cause", "CHAIN_CONTEXT": "chain_context",
     "FAULT_THREAD": "fault_thread", "EXTENSION_MODULES": "extension_modules",
     "NO_EXCEPTION": "no_exception", "IGNORED_HEADER": "ignored",
+    "TERMINATE_FRAME": "terminate_frame",
     "PY_WARNING": "py_warning", "PROGRESS": "progress", "BLANK": "blank",
     "INDENTED": "indented", "PLAIN": "plain",
 }

@@ -366,6 +366,10 @@ class _ToRecords(Transformer[Token, object]):
         message = rest[:-1].strip()[1:-1] if len(rest) > 1 else ""
         return _Body(LineKind.EXCEPTION_REPR, text, exception=name, message=message)
 
+    def terminate_frame(self, items: list[Token]) -> _Body:
+        text = str(items[0])
+        return _Body(LineKind.FATAL, text, exception="terminate", message=text.strip())
+
     def fatal(self, items: list[Token]) -> _Body:
         text = "".join(str(t) for t in items)
         label = str(items[0])
