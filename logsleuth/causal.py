@@ -393,7 +393,7 @@ def _classify(event: ErrorEvent, know: Causality) -> _Node:
     corrupting = know.corrupts(text)
     places = [f"{frame.file}:{frame.function}" for frame in event.frames]
     handled = not corrupting and process_role in (Role.API_SERVER, Role.MAIN) \
-        and know.handles(event.site, places)
+        and know.handles(event.site, places, event.title)
     if event.exception == CUT_TRACEBACK:
         return _Node(event, EventRole.SYMPTOM, process_role, None, None, corrupting, handled)
     embedded = know.wrapped_cause(text)

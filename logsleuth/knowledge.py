@@ -41,6 +41,7 @@ class Causality:
     phase_lines: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()
     phase_frames: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()  # in precedence order
     interrupts: regex.Pattern[str] | None = None
+    handled_titles: tuple[regex.Pattern[str], ...] = ()
     handled_sites: tuple[regex.Pattern[str], ...] = ()
     handled_frames: tuple[regex.Pattern[str], ...] = ()
     engine_frames: tuple[regex.Pattern[str], ...] = ()  # `handled.unless_frames`
@@ -104,12 +105,14 @@ class Causality:
         """The exception is an operator's interrupt (Ctrl-C), not a failure."""
         return self.interrupts is not None and bool(_search(self.interrupts, exception))
 
-    def handles(self, site: str | None, places: list[str]) -> bool:
-        """vLLM catches and answers a request's error logged at `site` or raised below one of
-        the frames `places` ("file:function"): it fails that request, not the server."""
+    def handles(self, site: str | None, places: list[str], title: str | None = None) -> bool:
+        """vLLM (or its HTTP server) catches and answers a request's error logged at `site`,
+        under the record `title`, or raised below one of the frames `places` ("file:function"):
+        it fails that request, not the server."""
         if any(_search(p, place) for p in self.engine_frames for place in places):
             return False  # the engine's error, which the request's handler only saw
-        return bool(site and any(_search(p, site) for p in self.handled_sites)) or any(
+        return bool(site and any(_search(p, site) for p in self.handled_sites)) or bool(
+            title and any(_search(p, title) for p in self.handled_titles)) or any(
             _search(p, place) for p in self.handled_frames for place in places)
 
     def corrupts(self, text: str) -> bool:
@@ -190,11 +193,13 @@ def load_causality(path: Path | None = None) -> Causality:
     phase_frames = tuple((Phase(item["phase"]), compile_(p, "phases"))
                          for item in phases for p in item.get("frames", []))
     handled = data.get("handled", {})
+    handled_titles = tuple(compile_(p, "handled") for p in handled.get("titles", []))
     handled_sites = tuple(compile_(p, "handled") for p in handled.get("sites", []))
     handled_frames = tuple(compile_(p, "handled") for p in handled.get("frames", []))
     engine_frames = tuple(compile_(p, "handled") for p in handled.get("unless_frames", []))
     return Causality(roles, symptoms, wrappers, milestones, corrupting, singletons, phase_lines,
-                     phase_frames, interrupts, handled_sites, handled_frames, engine_frames)
+                     phase_frames, interrupts, handled_titles, handled_sites, handled_frames,
+                     engine_frames)
 
 
 @cache

@@ -210,3 +210,51 @@ def test_an_engine_error_a_v0_request_handler_logged_is_not_taken_for_a_request_
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None
     assert report.root_cause.exception == "torch.OutOfMemoryError"
+
+
+# ---- uvicorn: a request's exception it answers with a 500, and its orderly stop ---------------
+ASGI = [  # a client that went away mid-stream (starlette's disconnect listener), as uvicorn logs it
+    "ERROR:    Exception in ASGI application",
+    "Traceback (most recent call last):",
+    '  File "/usr/local/lib/python3.10/dist-packages/uvicorn/protocols/http/httptools_impl.py", '
+    "line 399, in run_asgi",
+    '  File "/usr/local/lib/python3.10/dist-packages/starlette/responses.py", line 239, in '
+    "listen_for_disconnect",
+    '  File "/usr/lib/python3.10/asyncio/locks.py", line 214, in wait',
+    "asyncio.exceptions.CancelledError: Cancelled by cancel scope 7f1e2c3d4e50",
+]
+UVICORN_STOP = ["INFO:     Shutting down", "INFO:     Waiting for application shutdown.",
+                "INFO:     Application shutdown complete.", "INFO:     Finished server process [1]"]
+
+
+@SOME
+@given(st.booleans(), st.integers(0, 20))
+def test_an_asgi_exception_uvicorn_answered_is_survived(v1: bool, requests: int) -> None:
+    s = Server()
+    prefix = f"(APIServer pid={s.api}) " if v1 else ""
+    lines = s.startup() + s.requests(requests) + [prefix + line for line in ASGI]
+    assert explain(lines).verdict is Verdict.NO_FAILURE
+
+
+@SOME
+@given(st.integers(0, 20), st.sampled_from(["-15", "-2"]))
+def test_workers_stopped_after_an_orderly_http_shutdown_are_no_failure(requests: int,
+                                                                       code: str) -> None:
+    s = Server()
+    lines = s.startup() + s.requests(requests) + [f"(APIServer pid={s.api}) {line}"
+                                                  for line in UVICORN_STOP]
+    lines.append(f"ERROR 08-17 23:28:45 multiproc_worker_utils.py:120] Worker VllmWorkerProcess "
+                 f"pid 1221546 died, exit code: {code}")
+    assert explain(lines).verdict is Verdict.NO_FAILURE
+
+
+def test_an_orderly_http_shutdown_after_a_crash_keeps_the_crash() -> None:
+    s = Server()
+    lines = s.startup() + s.requests(5)
+    crash_at = len(lines)
+    lines += s.engine_error(ILLEGAL_ACCESS) + s.engine_dead() + [
+        f"(APIServer pid={s.api}) {line}" for line in UVICORN_STOP]
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.line > crash_at
+    assert report.root_cause.exception == "torch.AcceleratorError"
