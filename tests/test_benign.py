@@ -121,10 +121,11 @@ def test_an_unnamed_error_nothing_worked_after_is_still_the_root(which: int, at:
 
 
 # ---- a request's error that vLLM catches and answers ----------------------------------------
-# Real call sites and texts (vllm issues 21544, 17790, 26561 for the tool parsers; serving_chat.py
-# for the stream generator), each as a logged record with its traceback, in V1's prefixed and
-# V0's unprefixed form, and as the raw traceback a parser's `logger.exception` prints after a
-# record that lost its date.
+# Real call sites and texts of the tool parsers (vllm issues 21544, 17790, 26561), logged by the
+# parser or by serving_chat.py's stream generator around it, as a record with its traceback in
+# V1's prefixed and V0's unprefixed form, and as the raw traceback a parser's `logger.exception`
+# prints after a record that lost its date. (A request handler's own errors are not knowledge:
+# a chat template that raises fails every chat request, and has a signature.)
 HANDLED = [
     ("hermes_tool_parser.py:157", "Error in extracting tool call from response.",
      [("entrypoints/openai/tool_parsers/hermes_tool_parser.py", 134, "extract_tool_calls"),
@@ -135,10 +136,6 @@ HANDLED = [
       ("entrypoints/openai/tool_parsers/hermes_tool_parser.py", 241,
        "extract_tool_calls_streaming")],
      "IndexError: list index out of range"),
-    ("serving_completion.py:131", "Error in preprocessing prompt inputs",
-     [("entrypoints/openai/serving_completion.py", 123, "create_completion"),
-      ("entrypoints/openai/serving_engine.py", 728, "_preprocess_completion")],
-     "ValueError: Prompt length of 40000 is longer than the maximum model length of 32768."),
 ]
 
 
@@ -163,8 +160,8 @@ def handled_lines(which: int, form: str, s: Server) -> list[str]:
        st.integers(0, 30))
 def test_a_request_error_vllm_answers_is_survived_even_at_the_end(which: int, form: str,
                                                                   requests: int) -> None:
-    if form == "raw" and which == 2:
-        which = 0  # a raw traceback has no call site: only a parser's frames tell who catches it
+    if form == "raw":
+        which = 0  # the parser's own record; the stream generator's is not a parser's call site
     s = Server()
     lines = s.startup() + s.requests(requests) + handled_lines(which, form, s)
     report = explain(lines)
@@ -212,28 +209,9 @@ def test_an_engine_error_a_v0_request_handler_logged_is_not_taken_for_a_request_
     assert report.root_cause.exception == "torch.OutOfMemoryError"
 
 
-# ---- uvicorn: a request's exception it answers with a 500, and its orderly stop ---------------
-ASGI = [  # a client that went away mid-stream (starlette's disconnect listener), as uvicorn logs it
-    "ERROR:    Exception in ASGI application",
-    "Traceback (most recent call last):",
-    '  File "/usr/local/lib/python3.10/dist-packages/uvicorn/protocols/http/httptools_impl.py", '
-    "line 399, in run_asgi",
-    '  File "/usr/local/lib/python3.10/dist-packages/starlette/responses.py", line 239, in '
-    "listen_for_disconnect",
-    '  File "/usr/lib/python3.10/asyncio/locks.py", line 214, in wait',
-    "asyncio.exceptions.CancelledError: Cancelled by cancel scope 7f1e2c3d4e50",
-]
+# ---- uvicorn's orderly stop of the HTTP server ------------------------------------------------
 UVICORN_STOP = ["INFO:     Shutting down", "INFO:     Waiting for application shutdown.",
                 "INFO:     Application shutdown complete.", "INFO:     Finished server process [1]"]
-
-
-@SOME
-@given(st.booleans(), st.integers(0, 20))
-def test_an_asgi_exception_uvicorn_answered_is_survived(v1: bool, requests: int) -> None:
-    s = Server()
-    prefix = f"(APIServer pid={s.api}) " if v1 else ""
-    lines = s.startup() + s.requests(requests) + [prefix + line for line in ASGI]
-    assert explain(lines).verdict is Verdict.NO_FAILURE
 
 
 @SOME

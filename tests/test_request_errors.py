@@ -239,8 +239,6 @@ REPORTS = [
     "(EngineCore_DP0 pid=2900) ERROR 07-07 02:22:12 [dump_input.py:69] Dumping input data for V1 "
     "LLM engine (v0.11.0) with config: model='m'",
     # Ray's, torchrun's, a subprocess's and a peer's reports (texts of Ray 2.9+, torch 2.x)
-    "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
-    "ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task.",
     "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
     "subprocess.CalledProcessError: Command '['/usr/bin/gcc', '/tmp/tmpa2/main.c', '-O3']' "
     "returned non-zero exit status 1.",
