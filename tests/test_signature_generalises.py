@@ -10,8 +10,8 @@ What varies, drawn by hypothesis for each signature:
 - where Python is installed (the frames' site-packages root) and the frames' line numbers;
 - the numbers in the root cause's message that vary from run to run, each replaced by another of
   the same shape: for a message vLLM prints, those in the parts its index template marks as
-  variable; for any other, sizes, large counts and layer indexes (a status code, an error number
-  or a threshold the message states is the failure, not the run).
+  variable; for any other, sizes, separated counts and layer indexes (a status code, an error
+  number or a hardware limit the message states is the failure, not the run).
 
 A signature that only matches its own example's numbers or paths has an incident in it; a matcher
 that ranks differently under a wrapper reads evidence it should not.
@@ -47,9 +47,10 @@ FRAME_LINE = re.compile(r'(File "[^"]+", line )(\d+)')
 # a word (`fp8`, `sm120`, `Qwen2`) nor of a version or hex value
 NUMBER = re.compile(r"(?<![\w.\-])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w\-]|\.\d)"
                     r"|(?<=\.)(\d+)(?=\.[A-Za-z_])")
-# outside vLLM's own messages: what a run changes (a size, a count of five digits or more, an
-# index inside a dotted name)
-RUN_NUMBER = re.compile(r"\d[\d,.]*\s?(?:[KMGT]i?B|bytes)\b|\b\d{1,3}(?:,\d{3})+\b|\b\d{5,}\b"
+# outside vLLM's own messages: what a run changes (a size with its unit, a count printed with
+# thousands separators, an index inside a dotted name). A bare number may be the failure itself:
+# a status code, an error number, a hardware limit (`Hardware limit: 65536`).
+RUN_NUMBER = re.compile(r"\d[\d,.]*\s?(?:[KMGT]i?B|bytes)\b|\b\d{1,3}(?:,\d{3})+\b"
                         r"|(?<=\.)\d+(?=\.[A-Za-z_])")
 ROOTS = ("/usr/local/lib/python3.12/dist-packages/", "/opt/conda/lib/python3.10/site-packages/",
          "/home/user/.venv/lib/python3.11/site-packages/",
