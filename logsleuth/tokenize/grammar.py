@@ -21,7 +21,7 @@ from logsleuth.tokenize.fastpath import body_lexer
 
 # Pre-lexing (research notes section 6.1): colour codes and their pasted caret form go before
 # any parsing; they are byte noise, not line structure.
-_BOX_BORDERS = "│┃║"  # a terminal UI's pane borders around each copied line
+BOX_BORDERS = "│┃║"  # a terminal UI's pane borders around each copied line
 # rsyslog writes control characters as `#` and three octal digits: ESC is `#033`
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m|ESC\[[0-9;]*m|#033\[[0-9;]*m")
 
@@ -52,9 +52,9 @@ def clean(raw: str) -> str:
         raw = raw[:-2]  # the same `\r`, pasted in its caret form (as `^[[` stands for ESC)
     if "\x1b" in raw or "[[" in raw or "ESC[" in raw or "#033[" in raw:
         raw = _ANSI.sub("", raw)
-    if raw[:1] in _BOX_BORDERS:
+    if raw[:1] in BOX_BORDERS:
         raw = raw.rstrip()
-        raw = raw[:-1].rstrip() if raw[-1:] in _BOX_BORDERS and len(raw) > 1 else raw
+        raw = raw[:-1].rstrip() if raw[-1:] in BOX_BORDERS and len(raw) > 1 else raw
     if "\r" in raw:
         segments = raw.split("\r")
         shown = [s for s in segments if s.strip()]
@@ -493,12 +493,40 @@ def _parse_any_body(text: str) -> _Body:
 
 def parse_line(text: str, number: int = 0) -> LogLine:
     """Tokenize one cleaned line. Never raises: a line the grammar cannot place is PLAIN."""
+    return parse_split(text, number)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """How parse_line read a line: where its head ends, the head and the body it parsed, and
+    whether the head ends in vLLM's record header with its one space (the lexer looks for no
+    more head after a record header, and that terminal ends in `] ?`: whatever body follows
+    such a head, the head lexes the same)."""
+
+    end: int
+    head: _Head
+    body: _Body
+    repeatable: bool
+
+
+_REPEATED_HEADER = "RECORD_HEADER"  # NewLineFormatter writes it on every line of a record
+
+
+def parse_split(text: str, number: int = 0) -> tuple[LogLine, Split | None]:
+    """parse_line, also saying how the line was split (None: the whole-line parse was needed)."""
     end, tokens = _lex_head(text)
     try:
-        return _combine(_parse_head(tokens), _parse_body(text[end:]), number)
+        head, body = _parse_head(tokens), _parse_body(text[end:])
     except LarkError:
         record = parse_line_whole(text)
-    return record if number == 0 else _renumber(record, number)
+        return (record if number == 0 else _renumber(record, number)), None
+    repeatable = bool(tokens) and tokens[-1][0] == _REPEATED_HEADER and tokens[-1][1][-1:] == " "
+    return _combine(head, body, number), Split(end, head, body, repeatable)
+
+
+def continuation(head: _Head, body: _Body, number: int) -> LogLine:
+    """The LogLine of a line made of a head and a body parse_split gave for other lines."""
+    return _combine(head, body, number)
 
 
 def parse_line_whole(text: str) -> LogLine:
