@@ -277,7 +277,8 @@ _HEAD_TEXTS = [
 _BODY_TEXTS = [
     "Traceback (most recent call last):", '  File "/v/x.py", line 3, in f', "    return f(x)",
     "           ^^^^^^", "ValueError: bad 12", "ValueError: bad 13", "", " ", "  ",
-    "Error in preprocessing prompt inputs", "RuntimeError", "INFO: 1.2.3.4:5 - \"GET / HTTP/1.1\" 200 OK",
+    "Error in preprocessing prompt inputs", "RuntimeError",
+    "INFO: 1.2.3.4:5 - \"GET / HTTP/1.1\" 200 OK",
     "ERROR 01-24 01:52:19 [serving.py:296] nested", "(APIServer pid=17) again",
     "Loading 10%\rLoading 50%", "tail \x1b[0m colour", "ends in caret ^M", "\u2502 boxed \u2502",
     "caf\xe9", "[[0m", "During handling of the above exception, another exception occurred:",
