@@ -126,6 +126,13 @@ _PY_LEVELS = {"SUCC": Level.INFO, "SUCCESS": Level.INFO, "TRACE": Level.DEBUG,
 _CI_LEVELS = {"error": Level.ERROR, "warning": Level.WARNING, "debug": Level.DEBUG}
 
 
+@lru_cache(maxsize=4096)
+def _process(name: str, pid: int | None, ip: str | None = None) -> Process:
+    """One Process object per process: the lines of a log name a few processes over and over,
+    and every later stage keys dicts by them (an identical object is found without comparing)."""
+    return Process(name, pid, ip)
+
+
 class _ToRecords(Transformer[Token, object]):
     """Lark trees -> the private parts of a LogLine; `line` puts them together."""
 
@@ -171,19 +178,19 @@ class _ToRecords(Transformer[Token, object]):
         inner = str(items[0]).strip()[1:-1]
         inner, _, ip = inner.partition(", ip=")
         name, _, pid = inner.rpartition("pid=")
-        return Process(name.strip() or "pid", int(pid), ip or None)
+        return _process(name.strip() or "pid", int(pid), ip or None)
 
     def cut_prefix(self, items: list[Token]) -> Process:
         # `ker_TP5 pid=207855) `: what is left of the name, and the pid when it is still there
         inner = str(items[0]).strip()[:-1]
         inner = inner.partition(", ip=")[0]
         name, _, pid = inner.rpartition("pid=")
-        return Process(name.strip() or "pid", int(pid) if pid.isdigit() else None)
+        return _process(name.strip() or "pid", int(pid) if pid.isdigit() else None)
 
     def ray_daemon(self, items: list[Token]) -> Process:
         inner = str(items[0]).strip()[1:-1]
         name, _, ip = inner.partition(", ip=")
-        return Process(name, None, ip or None)
+        return _process(name, None, ip or None)
 
     # headers
     def header(self, items: list[_Header]) -> _Header:
