@@ -79,6 +79,7 @@ class _Channel:
     title: _Title | None = None  # an ERROR record waiting
     chain_next: tuple[int, ChainReason] | None = None
     last_event: int | None = None
+    ignoring: bool = False  # Python said it ignores the exception whose traceback comes next
 
 
 class Assembler:
@@ -191,6 +192,11 @@ class Assembler:
         trace = channel.trace
         if kind is LineKind.NO_EXCEPTION:
             return  # the record above had no traceback to print: it stays one event
+        if kind is LineKind.IGNORED:
+            self._flush(channel, out)
+            self._flush_title(channel, out)
+            channel.ignoring = True
+            return
         if channel.title is not None and kind not in (LineKind.TRACEBACK_HEADER,
                                                       LineKind.GROUP_HEADER):
             if not (trace is not None and trace.closing):
@@ -270,8 +276,11 @@ class Assembler:
             return
         if trace is not None:
             self._flush(channel, out)
-        if line.level in _QUIET_LEVELS:
-            return  # `ValueError: ...` as the text of an INFO record is not an error
+        if line.level in _QUIET_LEVELS or channel.ignoring:
+            # `ValueError: ...` as the text of an INFO record is not an error; nor is the one
+            # Python printed without a traceback after `Exception ignored in:`
+            channel.ignoring = False
+            return
         channel.trace = _Trace(line.number, line.number, line.process, line.site is None,
                                line.time, exception=name, message_lines=[line.message or ""],
                                line=line.number, cause=channel.chain_next, site=channel.site)
@@ -334,8 +343,10 @@ class Assembler:
             channel.title = None
         channel.trace = _Trace(first, line.number, line.process, line.site is None, line.time,
                                title=title, cause=channel.chain_next,
-                               quiet=line.level in _QUIET_LEVELS, site=channel.site)
+                               quiet=line.level in _QUIET_LEVELS or channel.ignoring,
+                               site=channel.site)
         channel.chain_next = None
+        channel.ignoring = False
 
     def _extend(self, trace: _Trace, line: LogLine) -> None:
         trace.last_line = line.number

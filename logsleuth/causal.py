@@ -110,7 +110,14 @@ class _Work:
         steps = [self.own_steps.get(process, [])]
         answers = [self.own_serving.get(process, [])]
         symptom = node.role is EventRole.SYMPTOM
-        if node.process_role in (Role.ENGINE_CORE, Role.WORKER, Role.OTHER) and not symptom:
+        # An unnamed process's record (no traceback: NCCL's WARN, torch's glog, a library's ERROR
+        # line, printed without a prefix beside prefixed vLLM processes) counts as an engine's
+        # error; its exceptions and crashes do not, since another deployment's work may be
+        # what the log shows after them.
+        unnamed_record = node.process_role is Role.MAIN \
+            and node.event.kind is EventKind.ERROR_RECORD
+        if (node.process_role in (Role.ENGINE_CORE, Role.WORKER, Role.OTHER) or unnamed_record) \
+                and not symptom:
             owner = self._owner(process)
             if owner is None:
                 answers.append(self.serving)

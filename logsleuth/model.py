@@ -29,6 +29,7 @@ class LineKind(Enum):
     EXCEPTION = "exception"
     EXCEPTION_REPR = "exception_repr"  # `RuntimeError('...')`: logger.exception(repr(e))'s title
     NO_EXCEPTION = "no_exception"  # `NoneType: None`: logger.exception() with nothing to print
+    IGNORED = "ignored"  # `Exception ignored in: <...>`: Python's report of an error it ignored
     CHAIN = "chain"
     PROCESS_HEADER = "process_header"
     FATAL = "fatal"

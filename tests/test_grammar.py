@@ -415,6 +415,8 @@ BODY_SHAPES = [
     ("Loading safetensors checkpoint shards:  53% Completed | 46/86 [1:31:04<1:26:49, 130.23s/it]",
      "progress"),
     ("    self.run()", "indented"),
+    ("Exception ignored in: <function BaseEventLoop.__del__ at 0x7f2b3c0d1ea0>", "ignored"),
+    ("Exception ignored while finalizing file <_io.TextIOWrapper name='<stdout>'>", "ignored"),
     ("<vllm.entrypoints.llm.LLM object at 0x72c46e351a50>", "plain"),
 ]
 
@@ -527,6 +529,14 @@ OUTER_WRAPPERS = [
      "single-1   |", "main", LineKind.PLAIN, "vLLM API server version 0.9.2"),
     ("> DEBUG 03-13 09:00:31 [__init__.py:28] No plugins for", ">", "main", LineKind.PLAIN,
      "No plugins for"),  # vllm#12529: an issue's quoting
+    # a log viewer's gutter (vllm#6042): before a record header, a rank tag and a process prefix
+    ("  | ERROR 07-01 13:54:43 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 1159 "
+     "died, exit code: -6", "|", "main", LineKind.PLAIN,
+     "Worker VllmWorkerProcess pid 1159 died, exit code: -6"),
+    ("  | [rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation "
+     "timeout", "|", "main", LineKind.PLAIN, "[Rank 0] Watchdog caught collective operation timeout"),
+    ("| (VllmWorkerProcess pid=7) INFO 07-01 13:54:43 worker.py:1] x", "|", "VllmWorkerProcess",
+     LineKind.PLAIN, "x"),
 ]
 
 
@@ -577,6 +587,14 @@ ANSI_LINES = [
     ("ESC[36m(RayWorkerVllm pid=4095)ESC[0m mwh-deployment-cp2nvtm93l1ljsuft5kg-0:4095:4095 [1] NCCL "
      "INFO cudaDriverVersion 12020", "RayWorkerVllm", None, LineKind.NCCL,
      "NCCL INFO cudaDriverVersion 12020"),  # vllm#5405
+    # the ESC byte lost in a copy, the rest of the colour code kept (vllm#5484)
+    ("[36m(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog "
+     "caught collective operation timeout", "RayWorkerWrapper", Level.ERROR, LineKind.PLAIN,
+     "[Rank 1] Watchdog caught collective operation timeout"),
+    ("[1;36m(EngineCore_DP0 pid=367)[0;0m ValueError: x", "EngineCore_DP0", None,
+     LineKind.EXCEPTION, "ValueError: x"),
+    ("[0;36mINFO 05-09 10:37:24 [launcher.py:46] Route: /v1/models, Methods: GET[0m", "main",
+     Level.INFO, LineKind.PLAIN, "Route: /v1/models, Methods: GET"),
     # ColoredFormatter (research 1.3): level, time and site coloured too
     (f"{ESC}[0;36m(APIServer pid=1){ESC}[0;0m {ESC}[32mINFO{ESC}[0m {ESC}[90m05-09 10:37:24{ESC}[0m "
      f"{ESC}[90m[launcher.py:46]{ESC}[0m Route: /v1/chat/completions, Methods: POST", "APIServer",
@@ -720,6 +738,7 @@ EXCEPTION_GROUP_BOX = [
      "set", LineKind.EXCEPTION, "ValueError"),
     ("    +------------------------------------", LineKind.GROUP_BOX, None),
     ("  +---------------- ... ----------------", LineKind.GROUP_BOX, None),
+    ("    | [Previous line repeated 3 more times]", LineKind.REPEAT, None),
 ]
 
 

@@ -21,6 +21,7 @@ lived through, so those subjects are left out of the interleaving properties onl
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -36,6 +37,7 @@ from logsleuth.signatures import default_signatures
 from scenario_logs import Server
 
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
+PREFIX_AT_START = re.compile(r"^\((?:[^()\n]*? )?pid=\d+(?:, ip=[^()\n]*)?\)")
 SOME = settings(max_examples=12, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -179,6 +181,12 @@ WRAPPERS = {
     "relaying-logger-bracketed": lambda line: f"[2024-01-02 03:04:05] INFO: {line}",
     "pasted-ellipsis": lambda line: f"... {line}",
     "syslog-escapes": lambda line: f"#033[0;36m{line}#033[0m",
+    # vLLM 0.11+ colours only the process prefix; rsyslog escapes that colour, a browser copy
+    # loses its ESC byte (vllm#5484)
+    "syslog-prefix": lambda line: PREFIX_AT_START.sub(r"#033[1;36m\g<0>#033[0;0m", line, 1),
+    "lost-escape-prefix": lambda line: PREFIX_AT_START.sub(r"[1;36m\g<0>[0;0m", line, 1),
+    "lost-escape-line": lambda line: f"[0;36m{line}",
+    "gutter": lambda line: f"  | {line}",  # a log viewer's margin (vllm#6042)
 }
 
 

@@ -282,6 +282,7 @@ _BODY_TEXTS = [
     "ERROR 01-24 01:52:19 [serving.py:296] nested", "(APIServer pid=17) again",
     "Loading 10%\rLoading 50%", "tail \x1b[0m colour", "ends in caret ^M", "\u2502 boxed \u2502",
     "caf\xe9", "[[0m", "During handling of the above exception, another exception occurred:",
+    "[36m(Worker_TP1 pid=9)[0m x", "ends coloured[0m", "v(1)[0m", "[0;36mstart",
 ]
 
 

@@ -39,7 +39,7 @@ SINGLE_TOKEN_BODIES = {
     "GROUP_BOX": "group_box", "FRAME": "frame", "CARET": "caret", "ELIDED": "elided",
     "REPEAT": "repeat", "CHAIN_CAUSE": "chain_cause", "CHAIN_CONTEXT": "chain_context",
     "FAULT_THREAD": "fault_thread", "EXTENSION_MODULES": "extension_modules",
-    "NO_EXCEPTION": "no_exception",
+    "NO_EXCEPTION": "no_exception", "IGNORED_HEADER": "ignored",
     "PY_WARNING": "py_warning", "PROGRESS": "progress", "BLANK": "blank",
     "INDENTED": "indented", "PLAIN": "plain",
 }

@@ -22,8 +22,13 @@ from logsleuth.tokenize.fastpath import body_lexer
 # Pre-lexing (research notes section 6.1): colour codes and their pasted caret form go before
 # any parsing; they are byte noise, not line structure.
 BOX_BORDERS = "│┃║"  # a terminal UI's pane borders around each copied line
-# rsyslog writes control characters as `#` and three octal digits: ESC is `#033`
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m|ESC\[[0-9;]*m|#033\[[0-9;]*m")
+# rsyslog writes control characters as `#` and three octal digits: ESC is `#033`. A copy from a
+# browser or a terminal may drop the ESC byte and keep the rest of a colour code: `[36m(RayWorker
+# Wrapper pid=4009) ...` (vllm issue 5484). Bare, a colour code is taken only where colour is put
+# (at the start or end of a line, around a process prefix), never inside a message.
+_SGR = r"\[(?:\d{1,3};)*\d{1,3}m"
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m|ESC\[[0-9;]*m|#033\[[0-9;]*m"
+                   rf"|^{_SGR}|{_SGR}(?=\([^()\n]*pid=\d)|(?<=\d\)){_SGR}|{_SGR}$")
 
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
@@ -50,7 +55,7 @@ def clean(raw: str) -> str:
         raw = raw[:-1]
     elif raw.endswith("^M"):
         raw = raw[:-2]  # the same `\r`, pasted in its caret form (as `^[[` stands for ESC)
-    if "\x1b" in raw or "[[" in raw or "ESC[" in raw or "#033[" in raw:
+    if may_hold_colour(raw):
         raw = _ANSI.sub("", raw)
     if raw[:1] in BOX_BORDERS:
         raw = raw.rstrip()
@@ -64,6 +69,12 @@ def clean(raw: str) -> str:
             last = segments[0][:head_end] + last
         raw = last
     return raw
+
+
+def may_hold_colour(raw: str) -> bool:
+    """Whether clean() looks for colour codes in this text (a cheap test before the pattern)."""
+    return "\x1b" in raw or "[[" in raw or "ESC[" in raw or "#033[" in raw or "m(" in raw \
+        or ")[" in raw or raw[:1] == "[" and "m" in raw[2:12]
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,6 +285,7 @@ class _ToRecords(Transformer[Token, object]):
     fault_thread = _simple(LineKind.FAULT_THREAD)
     extension_modules = _simple(LineKind.EXTENSION_MODULES)
     no_exception = _simple(LineKind.NO_EXCEPTION)
+    ignored = _simple(LineKind.IGNORED)
     def _leveled(kind: LineKind) -> object:  # type: ignore[misc]
         """uvicorn's shapes: the body starts with its own level, `ERROR:    ...`."""
         def build(self: _ToRecords, items: list[Token]) -> _Body:
@@ -411,7 +423,7 @@ def _record_parser() -> Lark:
 # whole-line parse gives.
 _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "CRI_TIME": (0, "docker"), "DOCKER_TIME": (0, "docker"), "JOURNALD": (0, "journald"), "COMPOSE": (0, "compose"),
-    "QUOTE": (0, "quote"), "BOX": (0, "quote"),
+    "QUOTE": (0, "quote"), "BOX": (0, "quote"), "MARGIN": (0, "quote"),
     "PROC_PREFIX": (1, "proc_prefix"), "RAY_DAEMON": (1, "ray_daemon"),
     "CUT_PREFIX": (1, "cut_prefix"),
     "RANK": (1, ""), "RECORD_HEADER": (2, "record"), "GLOG_HEADER": (2, "glog"),

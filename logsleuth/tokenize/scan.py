@@ -17,7 +17,8 @@ from lark import Lark
 
 from logsleuth.model import LogLine
 from logsleuth.resources import data_dir
-from logsleuth.tokenize.grammar import BOX_BORDERS, Split, clean, continuation, parse_split
+from logsleuth.tokenize.grammar import (BOX_BORDERS, Split, clean, continuation, may_hold_colour,
+                                        parse_split)
 
 
 @cache
@@ -138,14 +139,15 @@ class Tokenizer:
         if split is None or not split.repeatable or not decoded or text[:1] in BOX_BORDERS:
             self._head_bytes, self._head = b"", None
             return
-        head = text[:split.end].encode("utf-8")
-        if not raw.startswith(head) or any(mark in head for mark in _CLEANED):
+        head_text = text[:split.end]
+        head = head_text.encode("utf-8")
+        if not raw.startswith(head) or may_hold_colour(head_text):
             self._head_bytes, self._head = b"", None
             return
         self._head_bytes, self._head = head, split
         rest = raw[len(head):]
         if len(rest) > _BODY_BYTES or b"\r" in rest[:-1] or rest.endswith(b"^M") \
-                or any(mark in rest for mark in _CLEANED):
+                or may_hold_colour(text[split.end:]) or may_hold_colour(rest.decode("utf-8")):
             return  # long, or cleaning changed it: not worth or not safe to key by its bytes
         if len(self._bodies) >= _BODIES:
             self._bodies.clear()  # a bound: frames and caret lines repeat, bodies come back
@@ -165,9 +167,6 @@ class Tokenizer:
         self.stats.last_line_text = _last_line(self._tail)
 
 
-# What clean() removes or rewrites (colour codes in their forms, pane borders): a line holding any
-# is never taken apart by bytes
-_CLEANED = (b"\x1b", b"[[", b"ESC[", b"#033[")
 _BODY_BYTES = 1024  # longer bodies rarely repeat (grammar.CACHED_BODY_CHARS)
 _BODIES = 4096
 
