@@ -41,16 +41,41 @@ def origin_of(event: ErrorEvent, matcher: TemplateMatcher, version: str | None =
     return Origin(found.text, sites, change_since(found, ranked[0], index, version))
 
 
+def raising_modules(event: ErrorEvent) -> tuple[str, ...]:
+    """The vLLM modules that raise or log this error, best first.
+
+    A traceback names it: its innermost frame, when that frame is vLLM's (when it is torch's or
+    another library's, vLLM did not raise it: none). Without frames (an ERROR record, a cut
+    traceback), the modules vLLM's index files the message under, those raising the event's
+    exception class first. A message printed by several modules keeps them all: any may be it.
+    """
+    if event.frames:
+        innermost = vllm_module(event.frames[-1].file)
+        return (innermost,) if innermost else ()
+    origin = origin_of(event, default_matcher())
+    if origin is None:
+        return ()
+    short = event.exception.rsplit(".", 1)[-1]
+    same = [site.module for site in origin.sites if site.exception == short]
+    return tuple(dict.fromkeys(same or [site.module for site in origin.sites]))
+
+
+def vllm_module(file: str) -> str | None:
+    """`.../site-packages/vllm/config/model.py` -> `vllm.config.model`; None outside vLLM."""
+    path = file.replace("\\", "/")
+    start = path.rfind("/vllm/")
+    if start < 0 or not path.endswith(".py"):
+        return None
+    return path[start + 1:-3].replace("/", ".").removesuffix(".__init__")
+
+
 def frame_sites(event: ErrorEvent) -> frozenset[tuple[str, str]]:
     """(module, function) of each traceback frame inside a vllm package."""
     sites: set[tuple[str, str]] = set()
     for frame in event.frames:
-        path = frame.file.replace("\\", "/")
-        start = path.rfind("/vllm/")
-        if start < 0 or not path.endswith(".py"):
-            continue
-        module = path[start + 1:-3].replace("/", ".").removesuffix(".__init__")
-        sites.add((module, frame.function))
+        module = vllm_module(frame.file)
+        if module is not None:
+            sites.add((module, frame.function))
     return frozenset(sites)
 
 

@@ -88,6 +88,7 @@ class Signature:
     example_sources: tuple[tuple[str, str], ...] = ()  # (log file name, public source)
     phases: tuple[Phase, ...] = ()  # match.phase: any of these lifecycle phases
     origin: MessageOrigin = MessageOrigin.VLLM  # match.origin: who prints the message
+    modules: tuple[regex.Pattern[str], ...] = ()  # match.module: the vLLM module raising it
 
     @property
     def location(self) -> str:
@@ -175,6 +176,8 @@ def _load(path: Path, problems: list[SignatureError], *, probe: bool = True) -> 
                             probe)
     frames = _compile_all(match.get("frames", []), ("match", "frames"), where, lines, problems,
                           probe)
+    modules = _compile_all(match.get("module", []), ("match", "module"), where, lines, problems,
+                           probe)
     if problems:
         return None
     return Signature(
@@ -188,7 +191,7 @@ def _load(path: Path, problems: list[SignatureError], *, probe: bool = True) -> 
         related=tuple(data.get("related", [])), path=path, line=1,
         kind=SignatureKind(data.get("kind", "exact")),
         example_sources=tuple(sorted(data.get("examples", {}).items())),
-        origin=MessageOrigin(match.get("origin", "vllm")),
+        origin=MessageOrigin(match.get("origin", "vllm")), modules=modules,
         phases=tuple(Phase(p) for p in _as_list(match.get("phase", []))))
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from logsleuth.errors import SignatureError
 from logsleuth.signatures.load import Signature, load_directory
 
-_FORMAT = 2  # bump when Signature's fields change
+_FORMAT = 3  # bump when Signature's fields change
 
 
 def cache_dir() -> Path | None:

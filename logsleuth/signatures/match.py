@@ -11,22 +11,32 @@ same message from another call path, process or phase still matches, a little lo
 | frames     | 1.0                | 0.8, or 0.9 when the error shows no frames  |
 | process    | 1.0                | 0.85                                        |
 | phase      | 1.0                | 0.85, or 0.95 when the phase is not known   |
+| module     | 1.0                | 0.85, or 0.9 when no vLLM module is known   |
 | facts      | 1.0 (0.9 unknown)  | no match: the fix does not apply there;     |
 |            |                    | a soft `?expr` condition weighs 0.95        |
+
+The module is the vLLM module that raises or logs the error: where vLLM's message index files
+the message, else the innermost traceback frame when it is vLLM's. A family that names only a
+module (no message, no regex) is matched by it with the message score MODULE_ONLY: weaker than
+any message or regex, so every signature that knows the message's words ranks above it.
 
 The error's weight is 1.0 for the root cause, 0.9 for an exception raised from it, 0.75 for a
 symptom when the root cause is not in the log, and 0.5 for a symptom beside a known root cause.
 A signature is reported when its score reaches THRESHOLD.
 
-Ranking, among the signatures that reach THRESHOLD: first those the log does not contradict
-(a frame, process, phase or exception type that was seen and differs is a contradiction), then
-those not demoted (a signature that tells its failure apart by frames or phase, on a log that
-prints no frames or no phase, ranks after a fitting family whose message part is at least as
-specific as its own), then the stronger kind (an exact signature before a
-family: `SignatureKind.strength`), then the score, then the evidence (how many parts matched:
-phase, frames, facts, exception, and the fixed text of the message). So a family that fits
-beats an exact signature whose frames say another call path, and an exact signature that fits
-beats the family that contains it. Below THRESHOLD, alternatives are ranked by score and
+Ranking, among the signatures that reach THRESHOLD, first by tiers of evidence (`_Scored.tier`):
+signatures whose message part (a template or regex) matched and that the log does not contradict
+(a frame, process, phase or exception type that was seen and differs is a contradiction); exact
+signatures the log contradicts; families matched by the raising module alone (the fallback for
+vLLM's messages no signature knows by their words); families whose words matched but that the log
+contradicts; module families the log contradicts. Within a tier: those not demoted (a signature
+that tells its failure apart by frames or phase, on a log that prints no frames or no phase, ranks
+after a fitting family whose message part is at least as specific as its own), then the stronger
+kind (an exact signature before a family: `SignatureKind.strength`), then the score, then the
+evidence (how many parts matched: phase, frames, facts, exception, and the fixed text of the
+message). So a family that fits beats an exact signature whose frames say another call path, an
+exact signature that fits beats the family that contains it, and no family known by its module
+alone beats a signature that knows the message. Below THRESHOLD, alternatives are ranked by score and
 evidence. Never by id or name: a full tie keeps the order of the database.
 """
 
@@ -51,6 +61,11 @@ PROCESS_MISSED = 0.85
 PHASE_MISSED = 0.85
 PHASE_UNKNOWN = 0.95
 EXCEPTION_MISSED = 0.7
+MODULE_MISSED = 0.85
+MODULE_UNKNOWN = 0.9
+# A module alone says where, not what: below a template or regex (1.0), and low enough that a
+# symptom (x0.75) or a wrong exception type (x0.7) falls under THRESHOLD.
+MODULE_ONLY = 0.75
 ROOT_WEIGHT = 1.0
 CHAIN_WEIGHT = 0.9  # an exception raised from the root cause (`raise X(...) from e`)
 SYMPTOM_WEIGHT = 0.75  # when the root cause is not in the log, the symptoms are all there is
@@ -78,13 +93,26 @@ class _Scored:
     strength: int  # SignatureKind.strength
     message_specificity: float  # the fixed text of the message part alone
     demoted: bool = False  # unconfirmed, and its message says no more than a family's
+    by_module: bool = False  # matched by its raising module alone: no message words known
 
     def order(self) -> tuple[float, ...]:
         """Sort key, best first (see the module docstring)."""
         if self.match.score >= THRESHOLD:
-            return (0, self.contradicted, self.demoted, -self.strength, -self.match.score,
+            return (0, self.tier(), self.demoted, -self.strength, -self.match.score,
                     -self.specificity)
         return (1, 0, 0, 0, -self.match.score, -self.specificity)
+
+    def tier(self) -> int:
+        """How far the log's evidence backs this match, 0 best: what the message's words say
+        (not contradicted), an exact signature's words against another call path, the raising
+        module alone, a family's keywords against what the log shows, and last a module match
+        the log contradicts. A family's key words that the log contradicts (another phase, type
+        or call path) say less than the module that raised the error; an exact message does not."""
+        if self.by_module:
+            return 4 if self.contradicted else 2
+        if not self.contradicted:
+            return 0
+        return 1 if self.strength == SignatureKind.EXACT.strength else 3
 
 
 class SignatureSet:
@@ -111,12 +139,16 @@ class SignatureSet:
     def rank(self, targets: Iterable[Target], facts: Mapping[str, object],
              phase: PhaseEvidence | None = None) -> list[Match]:
         """Every signature that scores at least ALTERNATIVE_FLOOR, best first."""
+        targets = list(targets)
+        wanted = any(s.modules for s in self.signatures)
+        modules = {id(t): _raising_modules(t.event) if wanted else () for t in targets}
         prepared = [(t, text, mask(text)) for t in targets for text in _readings(t.event)]
         scored: list[_Scored] = []
         for signature in self.signatures:
             best: _Scored | None = None
             for target, text, masked in prepared:
-                found = self._score(signature, target, text, masked, facts, phase)
+                found = self._score(signature, target, text, masked, facts, phase,
+                                    modules[id(target)])
                 if found is not None and (best is None or found.order() < best.order()):
                     best = found
             if best is not None and best.match.score >= ALTERNATIVE_FLOOR:
@@ -134,7 +166,8 @@ class SignatureSet:
         return None, tuple(ranked[:MAX_ALTERNATIVES])
 
     def _score(self, signature: Signature, target: Target, text: str, masked: str,
-               facts: Mapping[str, object], phase: PhaseEvidence | None) -> _Scored | None:
+               facts: Mapping[str, object], phase: PhaseEvidence | None,
+               modules: tuple[str, ...] = ()) -> _Scored | None:
         evidence: list[Evidence] = []
         message_score, specificity = 0.0, 0.0
         for template in signature.templates:
@@ -152,6 +185,11 @@ class SignatureSet:
             if hit and (message_score < 1.0 or fixed > specificity):
                 message_score, specificity = 1.0, float(fixed)
                 detail = f"regex matched: {hit.group(0)[:80]}"
+        module_hit, module_fixed = _module_hit(signature.modules, modules)
+        if not signature.templates and not signature.patterns and module_hit is not None:
+            # the longer the module pattern, the narrower the subsystem it names
+            message_score, specificity = MODULE_ONLY, float(module_fixed)
+            detail = f"raised in {module_hit}"
         if message_score == 0.0:
             return None
         evidence.append(Evidence("message", message_score, detail))
@@ -159,6 +197,16 @@ class SignatureSet:
         message_specificity = specificity
 
         contradicted = unconfirmed = False
+        if signature.modules and (signature.templates or signature.patterns):
+            if module_hit is not None:
+                evidence.append(Evidence("module", 1.0, module_hit))
+                specificity += 10
+            else:
+                factor = MODULE_MISSED if modules else MODULE_UNKNOWN
+                evidence.append(Evidence("module", factor, ", ".join(modules) or
+                                         "no vLLM module known"))
+                score *= factor
+                contradicted |= bool(modules)
         if signature.exceptions:
             factor = _exception_factor(signature.exceptions, target.event)
             evidence.append(Evidence("exception", factor, f"{target.event.exception}"))
@@ -211,7 +259,15 @@ class SignatureSet:
                       signature.references, tuple(evidence), target.kind, str(signature.path),
                       signature.kind)
         return _Scored(match, specificity, contradicted, unconfirmed, signature.kind.strength,
-                       message_specificity)
+                       message_specificity,
+                       by_module=not signature.templates and not signature.patterns)
+
+
+def _raising_modules(event: ErrorEvent) -> tuple[str, ...]:
+    # imported here: the index's lookup uses this package's template vocabulary
+    from logsleuth.index.origin import raising_modules
+
+    return raising_modules(event)
 
 
 def _demote_unconfirmed(scored: list[_Scored]) -> list[_Scored]:
@@ -357,6 +413,17 @@ def _exception_factor(names: tuple[str, ...], event: ErrorEvent) -> float:
     if event.kind is EventKind.ERROR_RECORD:
         return 0.9  # an ERROR record or a cut traceback: its exception type is not known
     return EXCEPTION_MISSED
+
+
+def _module_hit(patterns: tuple[regex.Pattern[str], ...], modules: tuple[str, ...]
+                ) -> tuple[str | None, int]:
+    """The first raising module a pattern matches, and the fixed length of the longest pattern
+    that matches it."""
+    for module in modules:
+        fixed = [_fixed_length(p.pattern) for p in patterns if p.search(module)]
+        if fixed:
+            return module, max(fixed)
+    return None, 0
 
 
 def _first_hit(patterns: tuple[regex.Pattern[str], ...], texts: list[str]) -> str | None:

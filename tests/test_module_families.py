@@ -1,0 +1,109 @@
+"""Families matched by the raising module (`match.module`): the fallback for vLLM's long tail of
+messages no signature knows by its words. The raising module is read from the traceback's innermost
+frame, else from where vLLM's message index files the message; a module match is weaker than any
+message or regex, never reaches a symptom, and is not fooled by an error another library raised
+under a vLLM frame."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logsleuth.model import Phase, SignatureKind
+from logsleuth.pipeline import explain_text
+from logsleuth.signatures import SignatureSet, default_signatures
+from logsleuth.signatures.load import load_signature_file
+from logsleuth.signatures.match import CHAIN_WEIGHT, MODULE_ONLY, SYMPTOM_WEIGHT, THRESHOLD
+from v1log import ERAS, SITE, worker_failure
+
+# (family, raising module, function, a message that module raises in vLLM's source)
+RAISED = [
+    ("quantization-method-rejected",
+     "vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_wNa16",
+     "__init__", "ValueError: Unsupported num_bits = 3. Supported num_bits = [4, 8]"),
+    ("moe-kernel-rejected", "vllm.model_executor.layers.fused_moe.fused_moe",
+     "fused_experts_impl", "AssertionError: Hidden size mismatch"),
+    ("attention-kernel-rejected", "vllm.v1.attention.backends.flash_attn", "get_kv_cache_shape",
+     "ValueError: Block size must be a multiple of 16."),
+    ("model-implementation-rejected", "vllm.model_executor.models.llama", "__init__",
+     "ValueError: Unsupported activation: gelu. Only silu is supported for now."),
+    ("kv-offload-rejected", "vllm.v1.kv_offload.factory", "create_spec",
+     "ValueError: Unsupported spec type: DiskSpec"),
+    ("vllm-internal-assertion", "vllm.v1.core.kv_cache_utils", "block_hash",
+     "AssertionError: The block already has a hash. This should not happen."),
+]
+PHASES = [Phase.INIT, Phase.LOAD, Phase.PROFILE, Phase.KV_CACHE, Phase.SERVING]
+
+
+def _frame(module: str, function: str) -> tuple[tuple[str, str], ...]:
+    return ((SITE.rsplit("vllm/", 1)[0] + module.replace(".", "/") + ".py", function),)
+
+
+@pytest.mark.parametrize("family,module,function,error", RAISED, ids=[r[0] for r in RAISED])
+@settings(max_examples=6)
+@given(data=st.data())
+def test_an_error_raised_in_a_module_gets_its_subsystems_family(
+        family: str, module: str, function: str, error: str, data: st.DataObject) -> None:
+    era = data.draw(st.sampled_from(ERAS), label="era")
+    phase = data.draw(st.sampled_from(PHASES), label="phase")
+    log = worker_failure(error, phase=phase, era=era, inner=_frame(module, function))
+    report = explain_text(log, signatures=default_signatures())
+    assert report.signature is not None and report.signature.id == family, report.signature
+    assert report.signature.kind is SignatureKind.FAMILY
+
+
+def test_without_frames_the_index_names_the_module() -> None:
+    """An ERROR record prints no traceback: the module comes from vLLM's message index."""
+    log = ("(EngineCore_DP0 pid=4100) ERROR 02-05 10:11:30 [factory.py:61] Unsupported spec type: "
+           "DiskSpec\n")
+    report = explain_text(log, signatures=default_signatures())
+    assert report.signature is not None and report.signature.id == "kv-offload-rejected"
+
+
+def test_an_error_another_library_raises_under_a_vllm_frame_is_not_claimed() -> None:
+    """torch raised it (its frame is innermost): the vLLM module above it did not."""
+    inner = (*_frame("vllm.model_executor.layers.fused_moe.fused_moe", "fused_experts_impl"),
+             ("/usr/local/lib/python3.12/dist-packages/torch/_ops.py", "__call__"))
+    log = worker_failure("ValueError: expected a contiguous tensor of rank 2", phase=Phase.PROFILE,
+                         inner=inner)
+    report = explain_text(log, signatures=default_signatures())
+    assert report.signature is None or report.signature.id not in {r[0] for r in RAISED}
+
+
+def test_a_signature_that_knows_the_words_wins_even_when_its_frames_differ() -> None:
+    """An exact signature whose call path differs beats a family that knows only the module."""
+    log = worker_failure("ValueError: Cannot find any of ['bits'] in the model's quantization "
+                         "config.", phase=Phase.LOAD,
+                         inner=_frame("vllm.model_executor.layers.quantization.gptq", "from_config"))
+    report = explain_text(log, signatures=default_signatures())
+    assert report.signature is not None and report.signature.kind is SignatureKind.EXACT
+    assert "quantization-method-rejected" in [m.id for m in report.alternatives]
+
+
+def _module_family(tmp_path: Path, exceptions: str = "[ValueError]") -> SignatureSet:
+    path = tmp_path / "config" / "only-module.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        "id: only-module\ntitle: a family known by its module alone\ncategory: config\n"
+        "kind: family\ndescription: A test family matched only by the raising module.\n"
+        "severity: error\nstatus: stable\nmatch:\n"
+        f"  exception: {exceptions}\n  module: ['^vllm\\.config\\.']\n"
+        "fix: Check the argument the message names against vllm serve --help.\nreferences: [https://docs.vllm.ai/]\n", encoding="utf-8")
+    return SignatureSet([load_signature_file(path)])
+
+
+def test_a_module_match_never_reaches_the_threshold_on_a_symptom_or_a_wrong_type(
+        tmp_path: Path) -> None:
+    # a symptom's weight (the root cause not in the log) keeps a module alone under the threshold
+    assert MODULE_ONLY * SYMPTOM_WEIGHT < THRESHOLD <= MODULE_ONLY * CHAIN_WEIGHT
+    signatures = _module_family(tmp_path)
+    inner = _frame("vllm.config.model", "_verify_quantization")
+    raised = explain_text(worker_failure("ValueError: Unknown quantization method: foo8",
+                                         inner=inner), signatures=signatures)
+    assert raised.signature is not None and raised.signature.score == pytest.approx(0.75)
+    wrong_type = explain_text(worker_failure("KeyError: 'foo8'", inner=inner),
+                              signatures=signatures)
+    assert wrong_type.signature is None

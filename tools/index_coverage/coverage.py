@@ -1,0 +1,275 @@
+"""How much of vLLM's own error vocabulary gets advice: the signature database measured against the
+message index.
+
+Every error template of the index (a `raise`, an `assert`, a `logger.error/exception/critical`) is
+rendered into the log event vLLM would print for it: an exception as the traceback tail of an
+engine core that failed to start, with the raising module's file and function as the innermost
+frame; a logged error as an ERROR record with its call site. Placeholders get plausible values.
+Each rendered log goes through `logsleuth.explain_text` (the whole pipeline, in process) and is
+counted by what the report offers: an exact signature, a family, only the message's own remedy,
+or nothing. The uncovered templates are grouped by subsystem and exception class, largest first
+(by templates, and by template-releases: a message printed by 30 releases is met more often than
+one printed by one), which is where new families pay most.
+
+    .venv/bin/python tools/index_coverage/coverage.py                  # every template, a table
+    .venv/bin/python tools/index_coverage/coverage.py --sample 500     # a quick look
+    .venv/bin/python tools/index_coverage/coverage.py --markdown signatures/COVERAGE.md
+
+Not run-time code: nothing in `logsleuth/` imports it. `tests/test_index_coverage.py` runs it on a
+sample so that it keeps working.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from enum import Enum
+
+from logsleuth.index.data import MessageKind, MessageTemplate, VllmIndex, default_index
+from logsleuth.pipeline import explain_text
+from logsleuth.signatures import SignatureSet, default_signatures
+
+ERROR_LEVELS = ("ERROR", "CRITICAL")  # logged at these levels a message is an error; WARNING not
+SITE = "/usr/local/lib/python3.12/dist-packages/"
+# Packages too broad to be one subsystem: their templates are grouped one level deeper.
+BROAD = ("vllm.model_executor.layers", "vllm.model_executor.models", "vllm.v1.attention",
+         "vllm.distributed.kv_transfer", "vllm.entrypoints.openai", "vllm.third_party",
+         "vllm.models", "vllm.distributed.device_communicators")
+PLACEHOLDER = re.compile(r"\{(int|float|num|hex|size|path|word|quoted|any)\}")
+# What a placeholder holds in a realistic message. `{any}` is most often a name (a model, a
+# dtype, a layer); after a word that announces a quantity it is a number.
+VALUES = {"int": "4096", "float": "0.92", "num": "128", "hex": "0x7f3a2c1b9e40",
+          "size": "2.00 GiB", "path": "/models/checkpoint/config.json", "word": "Qwen2ForCausalLM",
+          "quoted": "'Qwen2ForCausalLM'"}
+NUMBER_BEFORE = re.compile(r"(?i)(?:[=<>]|\b(?:size|len|length|num\w*|count|rank|than|of|got|"
+                           r"dim|heads|tokens|blocks|bytes|batch|step|id|index)\b)[\s:(]*$")
+ANY_NAME = "Qwen2ForCausalLM"
+
+
+class Coverage(Enum):
+    """What the report offers for one rendered template, strongest first."""
+
+    EXACT = "exact"
+    FAMILY = "family"
+    MESSAGE = "message"  # only the message's own remedy ("Try ...", "Consider ...")
+    NONE = "none"
+
+    @property
+    def advised(self) -> bool:
+        """Whether a signature (exact or family) gives the fix."""
+        return self in (Coverage.EXACT, Coverage.FAMILY)
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorTemplate:
+    """One distinct error text of the index, with the site that prints it in most releases."""
+
+    text: str
+    cls: str  # the exception class, or the log level
+    kind: MessageKind
+    module: str
+    function: str
+    releases: int  # how many indexed releases print it (at any of its sites)
+    newest: bool  # printed by the newest indexed release
+
+    @property
+    def subsystem(self) -> str:
+        parts = self.module.split(".")
+        depth = 4 if any(self.module.startswith(p + ".") for p in BROAD) else 3
+        return ".".join(parts[:depth])
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """One template measured."""
+
+    template: ErrorTemplate
+    coverage: Coverage
+    signature: str | None  # the signature id that matched
+
+
+def error_templates(index: VllmIndex) -> list[ErrorTemplate]:
+    """Every distinct error text of the index (raised, asserted, or logged at ERROR/CRITICAL)."""
+    sites: dict[str, list[MessageTemplate]] = defaultdict(list)
+    for site in index.templates:
+        if site.kind is MessageKind.RAISE or (site.kind is MessageKind.LOG
+                                               and site.cls in ERROR_LEVELS):
+            sites[site.text].append(site)
+    newest = len(index.releases) - 1
+    out = []
+    for text in sorted(sites):
+        group = sites[text]
+        main = max(group, key=lambda s: (len(s.releases), s.releases[-1:]))
+        releases = {r for s in group for r in s.releases}
+        out.append(ErrorTemplate(text, main.cls, main.kind, main.module, main.function,
+                                 len(releases), newest in releases))
+    return out
+
+
+def fill(text: str) -> str:
+    """The template with each placeholder replaced by a plausible value."""
+    def value(found: re.Match[str]) -> str:
+        name = found.group(1)
+        if name != "any":
+            return VALUES[name]
+        return VALUES["int"] if NUMBER_BEFORE.search(text[:found.start()]) else ANY_NAME
+    return PLACEHOLDER.sub(value, text)
+
+
+def render(template: ErrorTemplate) -> str:
+    """The log lines vLLM prints for this error (V1 engine core, 2025-2026 prefixes)."""
+    message = fill(template.text)
+    file = SITE + template.module.replace(".", "/") + ".py"
+    function = template.function.rsplit(".", 1)[-1]
+    prefix = "(EngineCore_DP0 pid=4100) "
+    if template.kind is MessageKind.LOG:
+        first, *rest = message.split("\n")
+        name = file.rsplit("/", 1)[-1]
+        return "".join(f"{prefix}ERROR 02-05 10:11:30 [{name}:321] {line}\n"
+                       for line in (first, *rest))
+    header = f"{prefix}ERROR 02-05 10:11:30 [core.py:708] "
+    first, *rest = message.split("\n")
+    record = ["EngineCore failed to start.", "Traceback (most recent call last):",
+              f'  File "{SITE}vllm/v1/engine/core.py", line 699, in run_engine_core',
+              "    engine_core = EngineCoreProc(*args, **kwargs)",
+              f'  File "{file}", line 321, in {function}',
+              f"    raise {template.cls}(msg)",
+              f"{template.cls}: {first}", *rest]
+    return "".join(f"{header}{line}\n" for line in record) + (
+        "(APIServer pid=4000) RuntimeError: Engine core initialization failed. See root cause "
+        "above. Failed core proc(s): {}\n")
+
+
+def measure_one(template: ErrorTemplate, signatures: SignatureSet) -> Result:
+    """Render one template and classify the report's advice."""
+    report = explain_text(render(template), signatures=signatures)
+    if report.signature is not None:
+        kind = Coverage.EXACT if report.signature.kind.value == "exact" else Coverage.FAMILY
+        return Result(template, kind, report.signature.id)
+    return Result(template, Coverage.MESSAGE if report.advice else Coverage.NONE, None)
+
+
+_SIGNATURES: SignatureSet | None = None
+
+
+def _measure_chunk(templates: list[ErrorTemplate]) -> list[Result]:
+    global _SIGNATURES  # one database per worker process, loaded on its first chunk
+    if _SIGNATURES is None:
+        _SIGNATURES = default_signatures()
+    return [measure_one(t, _SIGNATURES) for t in templates]
+
+
+def measure(templates: Sequence[ErrorTemplate], jobs: int = 1) -> list[Result]:
+    """Every template measured, in order; `jobs` processes share the work."""
+    if jobs <= 1:
+        return _measure_chunk(list(templates))
+    size = max(1, len(templates) // (jobs * 8))
+    chunks = [list(templates[i:i + size]) for i in range(0, len(templates), size)]
+    with ProcessPoolExecutor(jobs) as pool:
+        return [r for chunk in pool.map(_measure_chunk, chunks) for r in chunk]
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Templates of one subsystem and exception class that no signature advises on."""
+
+    subsystem: str
+    cls: str
+    templates: int
+    template_releases: int  # sum over its templates of the releases that print them
+    newest: int  # how many the newest release still prints
+    example: str
+
+
+def gaps(results: Iterable[Result]) -> list[Group]:
+    """The uncovered templates grouped by subsystem and class, largest first."""
+    grouped: dict[tuple[str, str], list[ErrorTemplate]] = defaultdict(list)
+    for result in results:
+        if not result.coverage.advised:
+            grouped[(result.template.subsystem, result.template.cls)].append(result.template)
+    groups = [Group(subsystem, cls, len(ts), sum(t.releases for t in ts),
+                    sum(t.newest for t in ts), max(ts, key=lambda t: t.releases).text)
+              for (subsystem, cls), ts in grouped.items()]
+    return sorted(groups, key=lambda g: (-g.templates, -g.template_releases, g.subsystem, g.cls))
+
+
+def shares(results: Sequence[Result]) -> dict[Coverage, int]:
+    counts = Counter(r.coverage for r in results)
+    return {kind: counts.get(kind, 0) for kind in Coverage}
+
+
+def summary(results: Sequence[Result], top: int = 25, markdown: bool = False) -> str:
+    """The coverage figures and the largest uncovered groups as a table."""
+    total = len(results) or 1
+    counts = shares(results)
+    advised = counts[Coverage.EXACT] + counts[Coverage.FAMILY]
+    weight = sum(r.template.releases for r in results) or 1
+    weighted = sum(r.template.releases for r in results if r.coverage.advised)
+    lines = [f"{len(results)} error templates: advice (exact or family) for {advised} "
+             f"({100 * advised / total:.1f}%; {100 * weighted / weight:.1f}% weighted by releases); "
+             + ", ".join(f"{kind.value} {counts[kind]}" for kind in Coverage), ""]
+    header = ("subsystem", "class", "uncovered", "template-releases", "in newest", "example")
+    rows = [(g.subsystem, g.cls, str(g.templates), str(g.template_releases), str(g.newest),
+             g.example[:70].replace("|", "/").replace("\n", " ")) for g in gaps(results)[:top]]
+    if markdown:
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "---|" * len(header))
+        lines += ["| " + " | ".join(f"`{c}`" if i in (0, 1) else c for i, c in enumerate(row))
+                  + " |" for row in rows]
+        return "\n".join(lines) + "\n"
+    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header) - 1)]
+    for row in (header, *rows):
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[-1])
+    return "\n".join(lines) + "\n"
+
+
+def by_signature(results: Iterable[Result]) -> Counter[str]:
+    """How many templates each signature advises on."""
+    return Counter(r.signature for r in results if r.signature)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sample", type=int, default=0, help="measure N random templates only")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--top", type=int, default=25, help="uncovered groups to list")
+    parser.add_argument("--markdown", metavar="FILE", help="also write the summary as Markdown")
+    parser.add_argument("--signatures", action="store_true",
+                        help="also list how many templates each signature covers")
+    args = parser.parse_args(argv)
+    templates = error_templates(default_index())
+    if args.sample:
+        templates = random.Random(args.seed).sample(templates, min(args.sample, len(templates)))
+    results = measure(templates, args.jobs)
+    sys.stdout.write(summary(results, args.top))
+    if args.signatures:
+        for name, count in by_signature(results).most_common():
+            sys.stdout.write(f"{count:6d}  {name}\n")
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as out:
+            out.write(REPORT_HEAD + summary(results, args.top, markdown=True))
+    return 0
+
+
+REPORT_HEAD = """# Coverage of vLLM's error messages by the signature database
+
+Generated by `tools/index_coverage/coverage.py --markdown signatures/COVERAGE.md` (do not edit by
+hand; rerun it after adding signatures). Every error template of the message index (`raise`,
+`assert`, `logger.error/exception/critical` in any indexed vLLM release) is rendered as the log
+event vLLM prints for it and explained; a template has advice when an exact signature or a family
+matches it. The table lists the largest groups (subsystem, exception class) of templates that get
+none: where a new family pays most. Template-releases weighs each template by the number of
+releases that print it.
+
+"""
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
