@@ -366,6 +366,16 @@ class Assembler:
         channel.last_event = event.id
         out.append(event)
 
+    def pending_from(self) -> int | None:
+        """The first line of the earliest error still being assembled (None: none is)."""
+        first: int | None = None
+        for channel in self._channels.values():
+            for line in (channel.trace.first_line if channel.trace is not None else None,
+                         channel.title[1] if channel.title is not None else None):
+                if line is not None and (first is None or line < first):
+                    first = line
+        return first
+
     def snapshot(self) -> list[ErrorEvent]:
         """The exceptions still waiting for their next line, as they stand (ids are negative).
 

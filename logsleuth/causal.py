@@ -51,7 +51,7 @@ _COPY_WINDOW = 400  # lines between two prints of one exception (the logged and 
 _POINTER_REACH = 64  # a symptom points at the causes printed just before it, not at every one
 # Answers printed within this many lines after an error may be requests that were already in
 # flight when it happened: they do not show that the engine survived it.
-_IN_FLIGHT = 30
+IN_FLIGHT = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +159,7 @@ class _Work:
         after = node.event.last_line
         steps, answers = self.evidence(node)
         return (any(_any_between(lines, after, end) for lines in steps)
-                or any(_any_between(lines, after + _IN_FLIGHT, end) for lines in answers))
+                or any(_any_between(lines, after + IN_FLIGHT, end) for lines in answers))
 
 
 def _any_between(lines: list[int], after: int, before: int) -> bool:

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from logsleuth.activity import ActivityFold
 from logsleuth.assemble import Assembler, assemble
 from logsleuth.causal import CausalGraph
 from logsleuth.facts import FactCollector
@@ -71,17 +72,15 @@ def read_events(log: LogInput, progress: Callable[[int], None] | None = None) ->
         blocks = log.blocks() if progress is None else _reporting(log.blocks(), progress)
         lines = facts.watch(tokenize(_keeping_head(blocks, head), stats))
     assembler = Assembler()
-    events = list(_assembled(assembler, lines))
+    fold = ActivityFold()  # activity between the same events is kept by its first and last
+    for line in lines:
+        fold.add(assembler.feed(line), assembler.pending_from)
+    fold.add(assembler.finish(), assembler.pending_from)
+    events = fold.events()
     if not head and log.path is not None:  # the split reader read the file itself
         with open(log.path, "rb") as start:
             head += start.read(HEAD_BYTES)
     return EventsRead(events, stats, facts, (*log.notices, *assembler.notices()), bytes(head))
-
-
-def _assembled(assembler: Assembler, lines: Iterable[LogLine]) -> Iterator[Event]:
-    for line in lines:
-        yield from assembler.feed(line)
-    yield from assembler.finish()
 
 
 def _keeping_head(blocks: Iterator[bytes], head: bytearray) -> Iterator[bytes]:

@@ -10,11 +10,15 @@ import io
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from corpus_judge import iter_logs
 from logsleuth.model import Level, LineKind
 from logsleuth.read import LogInput, open_input
-from logsleuth.tokenize import TokenizeStats, anchor_patterns, clean, parse_line, tokenize
+from logsleuth.tokenize import (TokenizeStats, Tokenizer, anchor_patterns, clean, parse_line,
+                                tokenize)
+from mix_logs import MIXES, mix_log
 
 CORPUS_LOGS = list(iter_logs())
 CORPUS_IDS = [f"{log.parent.parent.name}/{log.parent.name}" for log in CORPUS_LOGS]
@@ -230,3 +234,79 @@ def test_head_body_split_parses_like_the_whole_line(log: Path) -> None:
     for raw in log.read_bytes().split(b"\n"):
         text = clean(raw.decode("utf-8", "replace"))
         assert parse_line(text) == parse_line_whole(text), text
+
+
+# ---- a record's continuation lines take the head of the line before them ------------------------
+
+def _one_by_one(raw: bytes, number: int) -> object:
+    return parse_line(clean(raw.decode("utf-8", "replace")), number)
+
+
+def _assert_streamed_like_one_by_one(lines: list[bytes]) -> None:
+    tokenizer = Tokenizer()
+    for number, raw in enumerate(lines, 1):
+        assert tokenizer.parse(number, raw) == _one_by_one(raw, number), raw
+
+
+@pytest.mark.parametrize("log", CORPUS_LOGS, ids=CORPUS_IDS)
+def test_continuation_lines_parse_like_lines_alone_on_corpus_logs(log: Path) -> None:
+    """Tokenizer.parse reuses the head of the line before (vLLM repeats the record header on
+    every line of a record) and bodies it parsed already: every line, in the log's order, must
+    come out as parse_line gives it alone."""
+    _assert_streamed_like_one_by_one(log.read_bytes().split(b"\n"))
+
+
+@pytest.mark.parametrize("mix", MIXES)
+def test_continuation_lines_parse_like_lines_alone_on_mixes(mix: str, mix_dir: str) -> None:
+    path, _ = mix_log(mix, 5_000, mix_dir)
+    _assert_streamed_like_one_by_one([raw[:4096] for raw in path.read_bytes().split(b"\n")])
+
+
+_HEAD_TEXTS = [
+    "(APIServer pid=17) ERROR 01-24 01:52:18 [serving.py:296] ",
+    "(APIServer pid=17) ERROR 01-24 01:52:19 [serving.py:296] ",
+    "(APIServer pid=17) ERROR 01-24 01:52:19 [serving.py:296]",
+    "(APIServer pid=17) INFO 01-24 01:52:19 [loggers.py:259] ",
+    "(Worker_TP3 pid=18) ERROR 01-24 01:52:19 [multiproc_executor.py:876] ",
+    "ERROR 01-24 01:52:19 [engine.py:12] ", "(APIServer pid=17) ", "",
+    "2026-01-24 01:52:19,123 - vllm - ERROR - ", "[rank0]: ", "E0124 01:52:19.123 12 x.cc:7] ",
+    "\x1b[0;36m(APIServer pid=17)\x1b[0;0m ERROR 01-24 01:52:19 [serving.py:296] ",
+    "\u2502 (APIServer pid=17) ERROR 01-24 01:52:19 [serving.py:296] ",
+    "ker_TP5 pid=207855) ERROR 01-24 01:52:19 [serving.py:296] ",
+]
+_BODY_TEXTS = [
+    "Traceback (most recent call last):", '  File "/v/x.py", line 3, in f', "    return f(x)",
+    "           ^^^^^^", "ValueError: bad 12", "ValueError: bad 13", "", " ", "  ",
+    "Error in preprocessing prompt inputs", "RuntimeError",
+    "INFO: 1.2.3.4:5 - \"GET / HTTP/1.1\" 200 OK",
+    "ERROR 01-24 01:52:19 [serving.py:296] nested", "(APIServer pid=17) again",
+    "Loading 10%\rLoading 50%", "tail \x1b[0m colour", "ends in caret ^M", "\u2502 boxed \u2502",
+    "caf\xe9", "[[0m", "During handling of the above exception, another exception occurred:",
+    "[36m(Worker_TP1 pid=9)[0m x", "ends coloured[0m", "v(1)[0m", "[0;36mstart",
+]
+
+
+@pytest.mark.parametrize("end", ["", "\r"])
+@pytest.mark.parametrize("head_major", [True, False])
+def test_continuation_lines_parse_like_lines_alone_on_every_pairing(end: str,
+                                                                    head_major: bool) -> None:
+    """Every head with every body, in both orders: bodies learnt after one head are met again
+    after every other."""
+    pairs = [(head, body) for head in _HEAD_TEXTS for body in _BODY_TEXTS] if head_major else \
+        [(head, body) for body in _BODY_TEXTS for head in _HEAD_TEXTS]
+    _assert_streamed_like_one_by_one([(head + body + end).encode("utf-8")
+                                      for head, body in pairs])
+
+
+_HEADS = st.sampled_from(_HEAD_TEXTS)
+_BODIES = st.sampled_from(_BODY_TEXTS)
+
+
+@given(st.lists(st.tuples(_HEADS, _BODIES, st.sampled_from(["", "\r"])), max_size=30),
+       st.booleans())
+def test_continuation_lines_parse_like_lines_alone_on_generated_records(
+        parts: list[tuple[str, str, str]], bad_byte: bool) -> None:
+    lines = [(head + body + end).encode("utf-8") for head, body, end in parts]
+    if bad_byte and lines:
+        lines[len(lines) // 2] += b"\xff"
+    _assert_streamed_like_one_by_one(lines)

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
+from collections.abc import Iterator
 from importlib import resources
 from typing import Any
 
@@ -95,12 +97,137 @@ class VllmIndex:
         return tuple(self.releases[i] for i in indexes)
 
 
+    @classmethod
+    def from_json(cls, text: str) -> VllmIndex:
+        """The index from the miner's JSON text, read one array item at a time.
+
+        json.loads would build every section's lists and dicts at once (about twice the
+        records' own size, and a process keeps the memory it peaked at); item by item, only
+        the typed records are held. Identical release lists and names are shared.
+        """
+        shared: dict[object, Any] = {}
+
+        def one(value: Any) -> Any:
+            return shared.setdefault(value, value)
+
+        def runs(value: list[list[int]]) -> tuple[int, ...]:
+            key = tuple(map(tuple, value))
+            found = shared.get(key)
+            if found is None:
+                found = shared[key] = _expand(value)
+            return found
+
+        kinds = {kind.value: kind for kind in MessageKind}
+        fields: dict[str, Any] = {}
+        texts: list[str] = []
+        keys: list[str] = []
+        sites: list[tuple[int, MessageKind, str, str, str, tuple[int, ...]]] = []
+        arguments: list[EngineArgument] = []
+        environment: list[EnvironmentVariable] = []
+        for name, items in _top_level(text):
+            if name == "texts":
+                for entry, key in items:
+                    texts.append(entry)
+                    keys.append(one(key))
+            elif name == "sites":  # before `texts` (the miner sorts keys): numbered for now
+                sites.extend((entry, kinds[kind], one(klass), one(module), function, runs(span))
+                             for entry, kind, klass, module, function, span in items)
+            elif name == "arguments":
+                arguments.extend(EngineArgument(a["flag"], a["field"], a["type"], a["default"],
+                                                a["help"], runs(a["r"])) for a in items)
+            elif name == "env":
+                environment.extend(EnvironmentVariable(e["name"], e["default"], e["help"],
+                                                       runs(e["r"])) for e in items)
+            else:
+                fields[name] = list(items) if name == "releases" else next(iter(items))
+        if fields.get("schema") != SCHEMA:
+            raise ValueError(f"not a {SCHEMA} file: {fields.get('schema')!r}")
+        templates = tuple(MessageTemplate(i, texts[entry], kind, klass, module, function, span)
+                          for i, (entry, kind, klass, module, function, span) in enumerate(sites))
+        return cls(fields["stamp"], tuple(fields["releases"]), tuple(texts), tuple(keys),
+                   templates, tuple(arguments), tuple(environment))
+
+
 def _expand(runs: list[list[int]]) -> tuple[int, ...]:
     return tuple(i for start, end in runs for i in range(start, end + 1))
+
+
+_DECODER = json.JSONDecoder()
+_BLANK = " \t\n\r"
+
+
+def _top_level(text: str) -> Iterator[tuple[str, Iterator[Any]]]:
+    """(key, its value's items) of a JSON object, in file order: an array's items one by one,
+    any other value as one item.
+    Each key's items must be consumed before the next key is asked for."""
+    position = _expect(text, 0, "{")
+    while text[position] != "}":
+        key, position = _DECODER.raw_decode(text, position)
+        position = _expect(text, _skip(text, position), ":")
+        place = [position]
+        if text[position] == "[":
+            yield key, _array(text, place)
+        else:
+            value, place[0] = _DECODER.raw_decode(text, position)
+            yield key, iter((value,))
+        position = _skip(text, place[0])
+        if text[position] == ",":
+            position = _skip(text, position + 1)
+
+
+def _array(text: str, place: list[int]) -> Iterator[Any]:
+    position = _expect(text, place[0], "[")
+    while text[position] != "]":
+        value, position = _DECODER.raw_decode(text, position)
+        yield value
+        position = _skip(text, position)
+        if text[position] == ",":
+            position = _skip(text, position + 1)
+    place[0] = position + 1
+
+
+def _skip(text: str, position: int) -> int:
+    while text[position] in _BLANK:
+        position += 1
+    return position
+
+
+def _expect(text: str, position: int, char: str) -> int:
+    position = _skip(text, position)
+    if text[position] != char:
+        raise ValueError(f"expected {char!r} at offset {position} of the index")
+    return _skip(text, position + 1)
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_CHUNK = 1 << 18
+
+
+def ascii_json(data: bytes) -> str:
+    """UTF-8 JSON as text with every non-ASCII character written as a JSON escape: the same
+    JSON, held at one byte a character (Python holds a whole str at the width of its widest
+    character, and one emoji in one help text made the index's 4.5 MB text take 18 MB)."""
+    parts: list[str] = []
+    start = 0
+    while start < len(data):
+        end = min(start + _CHUNK, len(data))
+        while end < len(data) and data[end] & 0xC0 == 0x80:
+            end += 1  # not inside a character's bytes
+        parts.append(_NON_ASCII.sub(_escape, data[start:end].decode("utf-8")))
+        start = end
+    return "".join(parts)
+
+
+def _escape(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # a surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 @cache
 def default_index() -> VllmIndex:
     """The index shipped inside the package, loaded on first use."""
     raw = resources.files("logsleuth.index").joinpath(DATA_FILE).read_bytes()
-    return VllmIndex.from_dict(json.loads(gzip.decompress(raw)))
+    return VllmIndex.from_json(ascii_json(gzip.decompress(raw)))

@@ -21,7 +21,7 @@ from logsleuth.tokenize.fastpath import body_lexer
 
 # Pre-lexing (research notes section 6.1): colour codes and their pasted caret form go before
 # any parsing; they are byte noise, not line structure.
-_BOX_BORDERS = "│┃║"  # a terminal UI's pane borders around each copied line
+BOX_BORDERS = "│┃║"  # a terminal UI's pane borders around each copied line
 # rsyslog writes control characters as `#` and three octal digits: ESC is `#033`. A copy from a
 # browser or a terminal may drop the ESC byte and keep the rest of a colour code: `[36m(RayWorker
 # Wrapper pid=4009) ...` (vllm issue 5484). Bare, a colour code is taken only where colour is put
@@ -55,12 +55,11 @@ def clean(raw: str) -> str:
         raw = raw[:-1]
     elif raw.endswith("^M"):
         raw = raw[:-2]  # the same `\r`, pasted in its caret form (as `^[[` stands for ESC)
-    if "\x1b" in raw or "[[" in raw or "ESC[" in raw or "#033[" in raw or "m(" in raw \
-            or ")[" in raw or raw[:1] == "[" and "m" in raw[2:12]:
+    if may_hold_colour(raw):
         raw = _ANSI.sub("", raw)
-    if raw[:1] in _BOX_BORDERS:
+    if raw[:1] in BOX_BORDERS:
         raw = raw.rstrip()
-        raw = raw[:-1].rstrip() if raw[-1:] in _BOX_BORDERS and len(raw) > 1 else raw
+        raw = raw[:-1].rstrip() if raw[-1:] in BOX_BORDERS and len(raw) > 1 else raw
     if "\r" in raw:
         segments = raw.split("\r")
         shown = [s for s in segments if s.strip()]
@@ -70,6 +69,12 @@ def clean(raw: str) -> str:
             last = segments[0][:head_end] + last
         raw = last
     return raw
+
+
+def may_hold_colour(raw: str) -> bool:
+    """Whether clean() looks for colour codes in this text (a cheap test before the pattern)."""
+    return "\x1b" in raw or "[[" in raw or "ESC[" in raw or "#033[" in raw or "m(" in raw \
+        or ")[" in raw or raw[:1] == "[" and "m" in raw[2:12]
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +137,13 @@ _PY_LEVELS = {"SUCC": Level.INFO, "SUCCESS": Level.INFO, "TRACE": Level.DEBUG,
 _CI_LEVELS = {"error": Level.ERROR, "warning": Level.WARNING, "debug": Level.DEBUG}
 
 
+@lru_cache(maxsize=4096)
+def _process(name: str, pid: int | None, ip: str | None = None) -> Process:
+    """One Process object per process: the lines of a log name a few processes over and over,
+    and every later stage keys dicts by them (an identical object is found without comparing)."""
+    return Process(name, pid, ip)
+
+
 class _ToRecords(Transformer[Token, object]):
     """Lark trees -> the private parts of a LogLine; `line` puts them together."""
 
@@ -177,19 +189,19 @@ class _ToRecords(Transformer[Token, object]):
         inner = str(items[0]).strip()[1:-1]
         inner, _, ip = inner.partition(", ip=")
         name, _, pid = inner.rpartition("pid=")
-        return Process(name.strip() or "pid", int(pid), ip or None)
+        return _process(name.strip() or "pid", int(pid), ip or None)
 
     def cut_prefix(self, items: list[Token]) -> Process:
         # `ker_TP5 pid=207855) `: what is left of the name, and the pid when it is still there
         inner = str(items[0]).strip()[:-1]
         inner = inner.partition(", ip=")[0]
         name, _, pid = inner.rpartition("pid=")
-        return Process(name.strip() or "pid", int(pid) if pid.isdigit() else None)
+        return _process(name.strip() or "pid", int(pid) if pid.isdigit() else None)
 
     def ray_daemon(self, items: list[Token]) -> Process:
         inner = str(items[0]).strip()[1:-1]
         name, _, ip = inner.partition(", ip=")
-        return Process(name, None, ip or None)
+        return _process(name, None, ip or None)
 
     # headers
     def header(self, items: list[_Header]) -> _Header:
@@ -504,12 +516,40 @@ def _parse_any_body(text: str) -> _Body:
 
 def parse_line(text: str, number: int = 0) -> LogLine:
     """Tokenize one cleaned line. Never raises: a line the grammar cannot place is PLAIN."""
+    return parse_split(text, number)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """How parse_line read a line: where its head ends, the head and the body it parsed, and
+    whether the head ends in vLLM's record header with its one space (the lexer looks for no
+    more head after a record header, and that terminal ends in `] ?`: whatever body follows
+    such a head, the head lexes the same)."""
+
+    end: int
+    head: _Head
+    body: _Body
+    repeatable: bool
+
+
+_REPEATED_HEADER = "RECORD_HEADER"  # NewLineFormatter writes it on every line of a record
+
+
+def parse_split(text: str, number: int = 0) -> tuple[LogLine, Split | None]:
+    """parse_line, also saying how the line was split (None: the whole-line parse was needed)."""
     end, tokens = _lex_head(text)
     try:
-        return _combine(_parse_head(tokens), _parse_body(text[end:]), number)
+        head, body = _parse_head(tokens), _parse_body(text[end:])
     except LarkError:
         record = parse_line_whole(text)
-    return record if number == 0 else _renumber(record, number)
+        return (record if number == 0 else _renumber(record, number)), None
+    repeatable = bool(tokens) and tokens[-1][0] == _REPEATED_HEADER and tokens[-1][1][-1:] == " "
+    return _combine(head, body, number), Split(end, head, body, repeatable)
+
+
+def continuation(head: _Head, body: _Body, number: int) -> LogLine:
+    """The LogLine of a line made of a head and a body parse_split gave for other lines."""
+    return _combine(head, body, number)
 
 
 def parse_line_whole(text: str) -> LogLine:

@@ -17,7 +17,8 @@ from lark import Lark
 
 from logsleuth.model import LogLine
 from logsleuth.resources import data_dir
-from logsleuth.tokenize.grammar import clean, parse_line
+from logsleuth.tokenize.grammar import (BOX_BORDERS, Split, clean, continuation, may_hold_colour,
+                                        parse_split)
 
 
 @cache
@@ -59,6 +60,14 @@ class Tokenizer:
         self._anchor, *self._samplers = anchor_patterns()
         self._base = 0  # lines before the next block
         self._tail = b""
+        # vLLM's NewLineFormatter repeats the record header on every line of a multi-line record
+        # (a logged traceback): a line that starts with the very head of the line before it,
+        # ending in that header, has that head; its body is looked up by its bytes among
+        # the bodies already parsed after such heads. Exact for a repeated line; for the rest
+        # tests/test_tokenize.py checks it against parse_line on every corpus and mix line.
+        self._head_bytes = b""
+        self._head: Split | None = None
+        self._bodies: dict[bytes, Split] = {}
 
     def spans(self, block: bytes) -> list[tuple[int, int]]:
         """Where the anchored lines of a block are (byte offsets), with the activity lines that
@@ -106,13 +115,43 @@ class Tokenizer:
 
     def parse(self, number: int, raw: bytes) -> LogLine:
         """Decode, clean and parse one located line."""
+        self.stats.parsed += 1
+        head = self._head_bytes
+        if head and raw.startswith(head):
+            known = self._bodies.get(raw[len(head):])
+            if known is not None and self._head is not None:
+                return continuation(self._head.head, known.body, number)
         try:
             text = raw.decode("utf-8")
+            decoded = True
         except UnicodeDecodeError:
             self.stats.undecodable += 1
             text = raw.decode("utf-8", "replace")
-        self.stats.parsed += 1
-        return parse_line(clean(text), number)
+            decoded = False
+        text = clean(text)
+        line, split = parse_split(text, number)
+        self._learn(raw, text, split, decoded)
+        return line
+
+    def _learn(self, raw: bytes, text: str, split: Split | None, decoded: bool) -> None:
+        """Remember the line's head for the lines after it, and its body for lines with the
+        same bytes after such a head, when cleaning left both as they were in the raw line."""
+        if split is None or not split.repeatable or not decoded or text[:1] in BOX_BORDERS:
+            self._head_bytes, self._head = b"", None
+            return
+        head_text = text[:split.end]
+        head = head_text.encode("utf-8")
+        if not raw.startswith(head) or may_hold_colour(head_text):
+            self._head_bytes, self._head = b"", None
+            return
+        self._head_bytes, self._head = head, split
+        rest = raw[len(head):]
+        if len(rest) > _BODY_BYTES or b"\r" in rest[:-1] or rest.endswith(b"^M") \
+                or may_hold_colour(text[split.end:]) or may_hold_colour(rest.decode("utf-8")):
+            return  # long, or cleaning changed it: not worth or not safe to key by its bytes
+        if len(self._bodies) >= _BODIES:
+            self._bodies.clear()  # a bound: frames and caret lines repeat, bodies come back
+        self._bodies[rest] = split
 
     def skip(self, lines: int, tail: bytes) -> None:
         """Account for `lines` lines located elsewhere (another process), ending with `tail`."""
@@ -126,6 +165,10 @@ class Tokenizer:
         if self._tail and not self._tail.endswith(b"\n"):
             self.stats.lines = self._base + 1
         self.stats.last_line_text = _last_line(self._tail)
+
+
+_BODY_BYTES = 1024  # longer bodies rarely repeat (grammar.CACHED_BODY_CHARS)
+_BODIES = 4096
 
 
 def tokenize(blocks: Iterable[bytes], stats: TokenizeStats | None = None) -> Iterator[LogLine]:

@@ -1,0 +1,84 @@
+"""Activity milestones folded as they stream by.
+
+A server that keeps answering while it logs errors yields an activity milestone (engine output,
+an HTTP answer, a refused request) for about every error, and a day of rejected requests holds
+hundreds of thousands. Inference asks of them only whether a process worked somewhere between
+two lines that belong to other events (an error's first, own and last line, its last line plus
+the answers in flight, any other milestone, a process's first appearance; causal.py, runs.py,
+phase.py), which one came last before such a line, and which came last of all. Between two such
+lines, the milestones of one process and kind answer all of that through the first and the last
+of them: the others are dropped as soon as a later one shows they lie in the middle.
+
+An event still being assembled (a traceback waiting for its next line) may yet bring such a
+line: nothing after the first line it could have is dropped until it is complete.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from logsleuth.causal import IN_FLIGHT
+from logsleuth.model import ErrorEvent, Event, Milestone, MilestoneKind, Process
+
+_ACTIVITY = frozenset({MilestoneKind.SERVING, MilestoneKind.ALIVE, MilestoneKind.REJECTED})
+
+
+@dataclass(frozen=True, slots=True)
+class _Last:
+    index: int  # in the events kept
+    line: int
+    opens: bool  # the first of its stretch between two marks
+
+
+class ActivityFold:
+    """Collect events in the order they come; drop activity milestones that lie in the middle
+    of a stretch of their process and kind with no other event's line in it."""
+
+    def __init__(self) -> None:
+        self._events: list[Event | None] = []
+        self._marks: list[int] = []  # sorted: the lines inference compares activity with
+        self._last: dict[tuple[Process, MilestoneKind], _Last] = {}
+        self._seen: set[Process] = set()
+        self.dropped = 0
+
+    def add(self, events: Iterable[Event], pending_from: Callable[[], int | None]) -> None:
+        """Take events as the assembler completes them; `pending_from` says the first line of
+        the earliest event not complete yet (None: none)."""
+        for event in events:
+            if event.process not in self._seen:  # a process's first word may start a run
+                self._seen.add(event.process)
+                insort(self._marks, event.first_line if isinstance(event, ErrorEvent)
+                       else event.line)
+            if isinstance(event, ErrorEvent):
+                for line in (event.first_line, event.line, event.last_line,
+                             event.last_line + IN_FLIGHT):
+                    insort(self._marks, line)
+            elif event.kind not in _ACTIVITY:
+                insort(self._marks, event.line)
+            self._events.append(event)
+            if isinstance(event, Milestone) and event.kind in _ACTIVITY:
+                self._fold(event, pending_from)
+
+    def events(self) -> list[Event]:
+        """The events kept, in the order they came."""
+        return [event for event in self._events if event is not None]
+
+    def _fold(self, milestone: Milestone, pending_from: Callable[[], int | None]) -> None:
+        key = (milestone.process, milestone.kind)
+        previous = self._last.get(key)
+        line = milestone.line
+        opens = previous is None or self._marked(previous.line, line, pending_from)
+        if previous is not None and not opens and not previous.opens:
+            self._events[previous.index] = None  # neither first nor last of its stretch
+            self.dropped += 1
+        self._last[key] = _Last(len(self._events) - 1, line, opens)
+
+    def _marked(self, start: int, end: int, pending_from: Callable[[], int | None]) -> bool:
+        """A mark lies in [start, end], or may yet (an event still assembled began by `end`)."""
+        index = bisect_left(self._marks, start)
+        if index < len(self._marks) and self._marks[index] <= end:
+            return True
+        pending = pending_from()
+        return pending is not None and pending <= end
