@@ -563,3 +563,25 @@ def test_a_causality_pattern_that_times_out_is_no_match() -> None:
 def test_signatures_test_with_a_broken_file_refuses_in_one_line() -> None:
     line = one_line_refusal(run_cli("signatures", "test", str(BAD_SIGNATURES)))
     assert "robustness/" in line and ".yaml:" in line
+
+
+# a finder that refuses one of logsleuth's dependencies, as a Python without it installed would
+_WITHOUT_RICH = """
+import runpy, sys
+class Refuse:
+    def find_spec(self, name, path=None, target=None):
+        if name == "rich" or name.startswith("rich."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, Refuse())
+sys.argv = ["logsleuth", "explain", "--format", "json", "missing.log"]
+runpy.run_module("logsleuth", run_name="__main__")
+"""
+
+
+def test_a_python_without_a_dependency_gets_one_line_not_a_traceback() -> None:
+    run = subprocess.run([sys.executable, "-c", _WITHOUT_RICH], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 70
+    assert "Traceback" not in run.stderr
+    assert "'rich'" in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    assert run.stdout == ""

@@ -6,7 +6,8 @@ Exit codes (each means one thing; REPORT_SCHEMA.md):
   2    no report: the arguments or the input could not be used at all
   3    a report was printed, but no line of the input looks like log output
   4    the report could not be written (a full disk, a missing directory)
-  70   logsleuth itself failed (a bug: please report it); never a Python traceback
+  70   logsleuth itself failed (a bug: please report it, or a dependency missing from the
+       Python that runs it); never a Python traceback
   130  interrupted (Ctrl-C)
 """
 
