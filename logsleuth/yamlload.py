@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import yaml
@@ -53,8 +55,9 @@ def load_yaml_text(text: str, where: str) -> tuple[object, dict[KeyPath, int]]:
     try:
         node = yaml.compose(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
-        raise SignatureError(f"invalid YAML: {_problem(exc)}",
-                             location=f"{where}:{_error_line(exc, text)}") from None
+        line = _error_line(exc, text)
+        raise SignatureError(f"invalid YAML: {_problem(exc)}", location=f"{where}:{line}",
+                             hint=_unquoted_comparison(text, line)) from None
     except RecursionError:  # the pure-Python composer on deeply nested flow collections
         raise SignatureError("invalid YAML: nested too deeply", location=f"{where}:1") from None
     if node is None:
@@ -68,8 +71,9 @@ def load_yaml_text(text: str, where: str) -> tuple[object, dict[KeyPath, int]]:
     try:
         data = loader.construct_document(node)
     except yaml.YAMLError as exc:
-        raise SignatureError(f"invalid YAML value: {_problem(exc)}",
-                             location=f"{where}:{_error_line(exc, text)}") from None
+        line = _error_line(exc, text)
+        raise SignatureError(f"invalid YAML value: {_problem(exc)}", location=f"{where}:{line}",
+                             hint=_unquoted_comparison(text, line)) from None
     except (ValueError, OverflowError, RecursionError) as exc:
         # an integer of thousands of digits (Python's int-conversion limit), a nesting bomb
         raise SignatureError(f"invalid YAML value: {str(exc)[:120]}", location=f"{where}:1") \
@@ -92,6 +96,22 @@ def _problem(exc: yaml.YAMLError) -> str:
         return f"unacceptable character #x{exc.character:04x}: control characters are not allowed" \
             if isinstance(exc.character, int) else "not valid text"
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+# `vllm_version: >=0.10.0,<0.11.1` unquoted: YAML reads `>` as a folded block scalar and `<`/`!`
+# as other syntax, and its error ("while scanning a block scalar") does not say so
+_COMPARISON = re.compile(r"^\s*[\w.?-]+:\s*(?P<value>[<>!][^'\"#\n]*?)\s*(?:#.*)?$")
+
+
+def _unquoted_comparison(text: str, line: int) -> str | None:
+    """A hint when the failing line (or the one before it) holds an unquoted comparison."""
+    lines = text.splitlines()
+    for number in (line, line - 1):
+        if 1 <= number <= len(lines):
+            found = _COMPARISON.match(lines[number - 1])
+            if found:
+                return f"quote the expression on line {number}: '{found.group('value')}'"
+    return None
 
 
 def _error_line(exc: yaml.YAMLError, text: str) -> int:

@@ -234,6 +234,9 @@ def test_lint_checks_the_version_range_against_the_releases_printing_it() -> Non
     assert linter.check((template,), ">=0.1,<0.3") == []
     [finding] = linter.check((template,), ">=0.3")
     assert "0.1.0-0.2.0" in (finding.hint or "")
+    # a soft range (`?`: weighs, never rules out) names the same releases
+    assert linter.check((template,), "?>=0.1,<0.3") == []
+    assert len(linter.check((template,), "?>=0.3")) == 1
 
 
 # --- the pipeline and the CLI ------------------------------------------------------------------

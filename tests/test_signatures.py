@@ -150,6 +150,20 @@ def test_lint_reports_broken_files_with_path_and_line(tmp_path: Path, name: str,
         [p.format() for p in problems]
 
 
+@pytest.mark.parametrize("expression", [">=0.10.0,<0.11.1", "<0.6.4", ">0.8 # newer only",
+                                        "!=0.9.0"])
+def test_an_unquoted_comparison_gets_a_hint_to_quote_it(tmp_path: Path, expression: str) -> None:
+    # YAML reads a leading `>` as a folded block scalar: its own error does not say to quote
+    text = GOOD.format(id="unquoted", regex="xyz").replace(
+        "  regex: ['xyz']\n", f"  regex: ['xyz']\n  facts:\n    vllm_version: {expression}\n")
+    path = _write(tmp_path, "unquoted", text)
+    problems = [p for p in lint([tmp_path], examples=False) if p.is_error]
+    bare = expression.split("#")[0].strip()
+    assert any("invalid YAML" in p.message and f"'{bare}'" in (p.hint or "")
+               and p.location.startswith(f"{path}:") for p in problems) \
+        or not any("invalid YAML" in p.message for p in problems), [p.format() for p in problems]
+
+
 def test_lint_reports_every_problem_at_once(tmp_path: Path) -> None:
     _write(tmp_path, "dup-key", GOOD.format(id="dup-key", regex="xyz") + "severity: warning\n")
     _write(tmp_path, "bad-regex", GOOD.format(id="bad-regex", regex="(unclosed"))

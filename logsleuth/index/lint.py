@@ -99,7 +99,9 @@ class IndexLinter:
             if version_range is None:
                 continue
             printed = sorted({r for n in near for r in n.releases})
-            inside = [r for r in printed if fact_holds(self.index.releases[r], version_range)]
+            # a soft condition (`?>=0.10,<0.12`) names the same releases as a hard one
+            expression = version_range.strip().removeprefix("?").strip()
+            inside = [r for r in printed if fact_holds(self.index.releases[r], expression)]
             if not inside:
                 findings.append(IndexFinding(
                     number, f"{VERSION_FACT} '{version_range}' names no release that prints "

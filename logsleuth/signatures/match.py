@@ -370,20 +370,28 @@ def _compare(value: object, clause: str) -> bool:
 
 
 _WRAP = re.compile(r"(?<=\w) {6,}(?=\w)")
+# Ray's log deduplication appends the count of identical lines from other workers to the line it
+# keeps (`KeyError: 'layers.61.mlp.experts.w2_weight' [repeated 7x across cluster]`, vllm#16450);
+# the count is Ray's, not part of vLLM's message, and defeats templates and `$` anchors.
+_RAY_REPEATED = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
 
 
 def _readings(event: ErrorEvent) -> list[str]:
     """The texts a signature's message patterns are tried on.
 
     `Type: message` as printed; as written when a terminal wrapped it (`conf        iguration`:
-    a long run of spaces inside a word is where a pasted line was broken); and for an exception
-    with no message (a bare `assert`), `Type: <the failing source line>`.
+    a long run of spaces inside a word is where a pasted line was broken); without the count
+    Ray's deduplication appended; and for an exception with no message (a bare `assert`),
+    `Type: <the failing source line>`.
     """
     text = event.text
     readings = [text]
     unwrapped = _WRAP.sub("", text)
     if unwrapped != text:
         readings.append(unwrapped)
+    deduplicated = _RAY_REPEATED.sub("", unwrapped)
+    if deduplicated != unwrapped:
+        readings.append(deduplicated)
     if not event.message and event.frames and event.frames[-1].code:
         readings.append(f"{event.exception}: {event.frames[-1].code}")
     return readings
