@@ -23,7 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from logsleuth.model import LogLine
+from logsleuth.model import LineRun, LogLine
 from logsleuth.read import LogInput, open_range
 from logsleuth.tokenize.scan import Tokenizer, TokenizeStats, anchor_patterns
 
@@ -55,8 +55,9 @@ def can_split(log: LogInput) -> bool:
 
 
 def tokenize_halves(log: LogInput, stats: TokenizeStats,
-                    progress: Callable[[int], None] | None = None) -> Iterator[LogLine]:
-    """tokenize() over `log`, reading its second half in a forked process."""
+                    progress: Callable[[int], None] | None = None
+                    ) -> Iterator[LogLine | LineRun]:
+    """tokenize_runs() over `log`, reading its second half in a forked process."""
     assert log.path is not None
     path = log.path
     log.close()  # the halves open the file themselves
@@ -78,7 +79,7 @@ def tokenize_halves(log: LogInput, stats: TokenizeStats,
             for block in first.blocks():
                 if progress is not None:
                     progress(2 * len(block))  # the other half is read alongside
-                yield from tokenizer.feed(block)
+                yield from tokenizer.feed_runs(block)
             log.notices.extend(first.notices)
             try:
                 half = second.result()
@@ -86,8 +87,7 @@ def tokenize_halves(log: LogInput, stats: TokenizeStats,
                 half = _locate_half(*args)
         base = stats.lines
         for chunk in _spooled(spool):
-            for number, raw in chunk:
-                yield tokenizer.parse(base + number, raw)
+            yield from tokenizer.parse_runs(chunk, base)
     finally:
         os.unlink(spool)
     tokenizer.skip(half.count, half.tail)
@@ -96,11 +96,11 @@ def tokenize_halves(log: LogInput, stats: TokenizeStats,
 
 
 def _tokenize_range(log: LogInput, path: Path, start: int, end: int,
-                    stats: TokenizeStats) -> Iterator[LogLine]:
+                    stats: TokenizeStats) -> Iterator[LogLine | LineRun]:
     tokenizer = Tokenizer(stats)
     part = open_range(path, start, end, name=log.name, max_line_bytes=log.max_line_bytes)
     for block in part.blocks():
-        yield from tokenizer.feed(block)
+        yield from tokenizer.feed_runs(block)
     tokenizer.finish()
     log.notices.extend(part.notices)
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 
 import re2
 from lark import Lark
 
-from logsleuth.model import LogLine
+from logsleuth.model import LineRun, LogLine
 from logsleuth.resources import data_dir
-from logsleuth.tokenize.grammar import (BOX_BORDERS, Split, clean, continuation, may_hold_colour,
-                                        parse_split)
+from logsleuth.tokenize.grammar import (BOX_BORDERS, Split, clean, continuation, continued,
+                                        may_hold_colour, parse_split)
 
 
 @cache
@@ -113,6 +113,56 @@ class Tokenizer:
             self.stats.last_line_text = ""
         return found
 
+    def feed_runs(self, block: bytes) -> Iterator[LogLine | LineRun]:
+        """`feed`, with the repeated lines of a multi-line record grouped into LineRuns."""
+        return self.parse_runs(self.locate(block))
+
+    def parse_runs(self, located: Iterable[tuple[int, bytes]], base: int = 0
+                   ) -> Iterator[LogLine | LineRun]:
+        """`parse` over located lines, grouping into one LineRun each stretch of consecutive
+        lines that repeat the head of the line before them and whose bodies are known (the
+        lines `parse` would make from the bodies cache without reading them)."""
+        splits: list[Split] = []
+        bodies: list[bytes] = []
+        first = last = 0
+        for number, raw in located:
+            number += base
+            head = self._head_bytes
+            if head and self._head is not None and raw.startswith(head):
+                body = raw[len(head):]
+                known = self._bodies.get(body)
+                if known is not None:
+                    if splits and number == last + 1:
+                        splits.append(known)
+                        bodies.append(body)
+                        last = number
+                        continue
+                    if splits:
+                        yield from self._run(first, splits, bodies)
+                    splits, bodies, first = [known], [body], number
+                    last = number
+                    continue
+            if splits:
+                yield from self._run(first, splits, bodies)
+                splits, bodies = [], []
+            yield self.parse(number, raw)
+        if splits:
+            yield from self._run(first, splits, bodies)
+
+    def _run(self, first: int, splits: list[Split], bodies: list[bytes]
+             ) -> Iterator[LogLine | LineRun]:
+        """The lines of a stretch found by parse_runs (the head is still the one they follow)."""
+        assert self._head is not None
+        head = self._head.head
+        self.stats.parsed += len(splits)
+        if len(splits) == 1:
+            yield continuation(head, splits[0].body, first)
+            return
+        header = head.header
+        yield LineRun(first, len(splits), head.process, header.level, header.time, header.site,
+                      (b"\n".join(bodies), header.level, head.relay_level, header.site),
+                      partial(continued, head, tuple(s.body for s in splits), first))
+
     def parse(self, number: int, raw: bytes) -> LogLine:
         """Decode, clean and parse one located line."""
         self.stats.parsed += 1
@@ -180,6 +230,15 @@ def tokenize(blocks: Iterable[bytes], stats: TokenizeStats | None = None) -> Ite
     tokenizer = Tokenizer(stats)
     for block in blocks:
         yield from tokenizer.feed(block)
+    tokenizer.finish()
+
+
+def tokenize_runs(blocks: Iterable[bytes], stats: TokenizeStats | None = None
+                  ) -> Iterator[LogLine | LineRun]:
+    """`tokenize`, with the repeated lines of multi-line records grouped into LineRuns."""
+    tokenizer = Tokenizer(stats)
+    for block in blocks:
+        yield from tokenizer.feed_runs(block)
     tokenizer.finish()
 
 
