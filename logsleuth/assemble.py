@@ -414,11 +414,12 @@ class Assembler:
     def pending_from(self) -> int | None:
         """The first line of the earliest error still being assembled (None: none is)."""
         first: int | None = None
-        for channel in self._channels.values():
-            for line in (channel.trace.first_line if channel.trace is not None else None,
-                         channel.title[1] if channel.title is not None else None):
-                if line is not None and (first is None or line < first):
-                    first = line
+        for channel in self._channels.values():  # asked about every activity milestone
+            trace, title = channel.trace, channel.title
+            if trace is not None and (first is None or trace.first_line < first):
+                first = trace.first_line
+            if title is not None and (first is None or title[1] < first):
+                first = title[1]
         return first
 
     def snapshot(self) -> list[ErrorEvent]:
