@@ -149,7 +149,13 @@ class _Work:
         return started[-1] if started else None
 
     def worked_after(self, node: _Node, end: int) -> bool:
-        """The node's process or engine did normal work after it, before line `end`."""
+        """The node's process or engine did normal work after it, before line `end`.
+
+        A report that an engine or worker died (`EngineDeadError`, `Engine process (pid N)
+        died`) is the engine's failure as its API server saw it: the answers of requests already
+        in flight (a stream's `200` is logged as it starts) do not undo it."""
+        if node.role is EventRole.SYMPTOM and node.pointer is not None:
+            return self.healthy_between(node, end)
         after = node.event.last_line
         steps, answers = self.evidence(node)
         return any(_any_between(lines, after, end) for lines in steps + answers)

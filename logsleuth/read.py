@@ -9,6 +9,7 @@ notice instead of an exception.
 from __future__ import annotations
 
 import codecs
+import csv
 import io
 import os
 import sys
@@ -209,8 +210,8 @@ def open_range(path: Path, start: int, end: int, *, name: str,
 
 
 def input_from_text(text: str, *, name: str = "<text>") -> LogInput:
-    """A log given as a string (library use, tests)."""
-    return LogInput(name, io.BytesIO(text.encode("utf-8", "surrogateescape")))
+    """A log given as a string (library use, tests); a CSV export is read as one."""
+    return _unwrap(LogInput(name, io.BytesIO(text.encode("utf-8", "surrogateescape"))))
 
 
 def _unwrap(log: LogInput) -> LogInput:
@@ -224,8 +225,86 @@ def _unwrap(log: LogInput) -> LogInput:
         log._stream = _Recode(head, "utf-16")  # type: ignore[assignment]
         log.notices.append("the log is UTF-16 encoded; it was read as such")
         return log
+    column = _csv_message_column(head.peek(_CSV_HEADER_BYTES))
+    if column is not None:
+        log._stream = _CsvMessages(head, column)  # type: ignore[assignment]
+        log.notices.append("the log is a CSV export (a timestamp and a message column); its "
+                           "message column was read")
+        return log
     log._stream = head  # type: ignore[assignment]
     return log
+
+
+# A log exported from a log service as CSV (CloudWatch Logs for SageMaker endpoints and ECS,
+# Logs Insights' `@timestamp,@message`, a Grafana/Loki or Datadog table): a header naming a time
+# and a message column, then one quoted event a row, `""` for each quote inside it. A file
+# format like gzip, not a line shape: the rows become the messages they hold, one line each.
+_CSV_HEADER_BYTES = 512
+_CSV_MESSAGE_COLUMNS = ("message", "msg", "log", "line", "textpayload", "content")
+_CSV_TIME_COLUMNS = ("timestamp", "time", "ingestiontime", "date", "datetime", "ts")
+
+
+def _csv_message_column(head: bytes) -> int | None:
+    """The index of the message column when `head` starts with a CSV export's header row."""
+    first = head.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", "replace").lstrip("\ufeff")
+    if "," not in first or len(first) > 200:
+        return None
+    names = [name.strip().lstrip("@").lower() for name in next(csv.reader([first]))]
+    if not any(name in _CSV_TIME_COLUMNS for name in names):
+        return None
+    return next((i for i, name in enumerate(names) if name in _CSV_MESSAGE_COLUMNS), None)
+
+
+class _CsvMessages(io.RawIOBase):
+    """The message column of a CSV export, one row a line, as UTF-8 bytes.
+
+    Each physical line is read as one row, so line numbers stay those of the file (the header
+    row becomes an empty line) and a quote left open (an export cut mid-row) cannot swallow the
+    rows after it. A line with too few columns (the rest of a message that spanned lines) is
+    handed on as it is.
+    """
+
+    def __init__(self, stream: io.RawIOBase, column: int):
+        self._stream = stream
+        self._column = column
+        self._pending = b""
+        self._header = True
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        while True:
+            chunk = self._stream.read(size if size > 0 else BLOCK_SIZE) or b""
+            data = self._pending + chunk
+            if not chunk:
+                self._pending = b""
+                return self._rows(data) if data else b""
+            end = data.rfind(b"\n") + 1
+            self._pending = data[end:]
+            if end:
+                return self._rows(data[:end])
+
+    def _rows(self, data: bytes) -> bytes:
+        out: list[str] = []
+        text = data.decode("utf-8", "surrogateescape")
+        for line in text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"):
+            if self._header:
+                self._header = False
+                out.append("")
+                continue
+            try:
+                row = next(csv.reader([line.rstrip("\r")]), [])
+            except csv.Error:  # a field over the reader's limit: the line as it is
+                row = []
+            out.append(row[self._column].replace("\n", " ") if self._column < len(row)
+                       else line)
+        joined = "\n".join(out) + ("\n" if text.endswith("\n") else "")
+        return joined.encode("utf-8", "surrogateescape")
+
+    def close(self) -> None:
+        self._stream.close()
+        super().close()
 
 
 class _Bounded(io.RawIOBase):

@@ -279,6 +279,27 @@ SHAPES = [
           '{"error":{"message":"CUDA error: an illegal memory access was encountered","type":'
           '"InternalServerError","param":null,"code":500}}',), "InternalServerError",
           "illegal memory access"),
+    Shape("lower-case-dotted-exception-class", (
+          "WARNING 03-27 08:29:21 tokenizer.py:64] Using a slow tokenizer.",
+          "Traceback (most recent call last):",
+          '  File "/usr/local/lib/python3.8/dist-packages/vllm/utils.py", line 176, in get_ip',
+          '    s.connect(("dns.google", 80))',
+          "socket.gaierror: [Errno -3] Temporary failure in name resolution"),
+          "socket.gaierror", "Temporary failure"),
+    Shape("exception-whose-message-is-a-traceback", (
+          "(ServeController pid=7620) ERROR 2025-06-09 16:23:50,123 controller 7620 -- "
+          "Exception in Replica(id='q1w2', deployment='VLLMDeployment', app='default'), the "
+          "replica will be stopped.",
+          "(ServeController pid=7620) Traceback (most recent call last):",
+          '(ServeController pid=7620)   File "/ray/serve/_private/replica.py", line 713, in '
+          "initialize",
+          "(ServeController pid=7620)     raise RuntimeError(traceback.format_exc()) from None",
+          "(ServeController pid=7620) RuntimeError: Traceback (most recent call last):",
+          '(ServeController pid=7620)   File "/vllm/worker/worker.py", line 233, in '
+          "determine_num_available_blocks",
+          "(ServeController pid=7620) ValueError: No available memory for the cache blocks. "
+          "Try increasing `gpu_memory_utilization` when initializing the engine."),
+          "ValueError", "No available memory"),
     Shape("windows-paths-in-frames", (
           "Traceback (most recent call last):",
           '  File "C:\\Users\\me\\venv\\Lib\\site-packages\\vllm\\engine\\arg_utils.py", '
@@ -390,9 +411,11 @@ HEADERS = ["", "ERROR 08-01 21:00:00 [core.py:718] ", "CRITICAL 08-01 21:00:00 [
            "F0102 03:04:05.123456 1234 tpu_compile.cc:123] "]
 EXCEPTION_NAMES = ["ValueError", "torch.OutOfMemoryError", "triton.runtime.errors.OutOfResources",
                    "pynvml.NVMLError_LibraryNotFound", "torch._dynamo.exc.BackendCompilerFailed",
-                   "ray.exceptions.RayTaskError(TypeError)", "KeyboardInterrupt", "SystemExit"]
+                   "ray.exceptions.RayTaskError(TypeError)", "KeyboardInterrupt", "SystemExit",
+                   "socket.gaierror", "struct.error", "_socket.gaierror"]
 BODIES = [
     "Traceback (most recent call last):",
+    "RuntimeError: Traceback (most recent call last):",
     '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 701, in run',
     "The above exception was the direct cause of the following exception:",
     "Process EngineCore_DP0:",

@@ -8,6 +8,8 @@ is a subject; its own report is the reference, and each transformation must keep
 - k failing logs one after another, each started as vLLM starts -> k runs, each with its root;
 - wrapped as docker, journald, compose, CRI, a terminal pane, a CI runner, a launcher (kubectl,
   srun, mpirun) or a logger that re-logs a child's lines print it -> the same answer;
+- exported as CSV by a log service (CloudWatch for SageMaker, Logs Insights, Loki) -> the same
+  answer, one line further down (the header row);
 
 The main suite runs them derandomized (tests/conftest.py); `HYPOTHESIS_PROFILE=explore` draws
 fresh examples (.ci/properties). Hypothesis prints the case counts with
@@ -20,6 +22,8 @@ lived through, so those subjects are left out of the interleaving properties onl
 
 from __future__ import annotations
 
+import csv
+import io
 import random
 import re
 from dataclasses import dataclass
@@ -219,3 +223,29 @@ def test_every_wrapper_keeps_root_verdict_and_process(wrapper: str) -> None:
         assert answer(report) == reference, (wrapper, log.parent.name)
         assert report.root_cause is not None
         assert report.root_cause.process.label == _reference_process(log), (wrapper, log)
+
+
+CSV_HEADERS = [("timestamp", "message"), ("@timestamp", "@message", "@logStream"),
+               ("time", "log")]
+
+
+def as_csv(lines: list[str], header: tuple[str, ...], quote_all: bool) -> list[str]:
+    """The log as a log service's CSV export: a header row, then one event a row."""
+    out = io.StringIO()
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL,
+                        lineterminator="\n")
+    writer.writerow(header)
+    for number, line in enumerate(lines):
+        row = [str(1718000000000 + number), line, "vllm/AllTraffic/i-0ab"]
+        writer.writerow(row[:len(header)])
+    return out.getvalue().rstrip("\n").split("\n")
+
+
+@SOME
+@given(SUBJECT, st.sampled_from(CSV_HEADERS), st.booleans())
+def test_a_csv_export_gives_the_same_answer(subject: tuple[Path, Answer, bool],
+                                            header: tuple[str, ...], quote_all: bool) -> None:
+    log, reference, _ = subject
+    exported = explain_lines(as_csv(lines_of(log), header, quote_all))
+    assert answer(exported) == Answer(reference.exception, reference.message, reference.line + 1)
+

@@ -277,6 +277,13 @@ class _ToRecords(Transformer[Token, object]):
         return build
 
     traceback_header = _simple(LineKind.TRACEBACK_HEADER)
+
+    def wrapped_traceback(self, items: list[Token]) -> _Body:
+        # `RuntimeError: Traceback (most recent call last):`: a traceback header (its exception
+        # is the one the traceback ends with); the wrapper's name is kept as the exception
+        text = str(items[0]).strip()
+        return _Body(LineKind.TRACEBACK_HEADER, text, exception=text.partition(": ")[0])
+
     group_header = _simple(LineKind.GROUP_HEADER)
     group_box = _simple(LineKind.GROUP_BOX)
     caret = _simple(LineKind.CARET)
