@@ -3,7 +3,7 @@ following a pipe, the API's types. Each test is one complaint a user made, kept 
 
 from __future__ import annotations
 
-import os
+import random
 import signal
 import subprocess
 import sys
@@ -53,9 +53,15 @@ def test_verbose_shows_the_whole_root_cause_message() -> None:
 
 # ---- exit codes -----------------------------------------------------------------------------------
 
+# Random bytes from fixed seeds: an unseeded draw made this test fail about once in 200 runs,
+# when the bytes held a line that parses as a progress bar or an exception name (seed 131 does).
+_SEEDS = range(120, 140)
+_RANDOM = [random.Random(seed).randbytes(4096) for seed in _SEEDS]
+
+
 @pytest.mark.parametrize("content", [b"", b"# A README\n\nSome prose, `code`, and a list:\n- one\n",
-                                     bytes(range(256)) * 64, os.urandom(4096)],
-                         ids=["empty", "prose", "binary", "random"])
+                                     bytes(range(256)) * 64, *_RANDOM],
+                         ids=["empty", "prose", "binary", *(f"random{seed}" for seed in _SEEDS)])
 def test_input_that_is_not_a_log_has_its_own_exit_code(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "wrong.txt"
     path.write_bytes(content)

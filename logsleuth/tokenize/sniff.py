@@ -15,6 +15,12 @@ from logsleuth.tokenize.grammar import parse_line
 
 HEAD_BYTES = 64 << 10  # what is sniffed: the start of the input
 HEAD_LINES = 400
+# Log output is text: a head in which more than this share of the characters are undecodable
+# bytes or control characters is binary data, whatever a line of it happens to parse as (4 KiB
+# of random bytes hold a `7%|` that reads as a progress bar, or a line `ab.Cd` that reads as an
+# exception name, about once in two hundred draws).
+_BINARY_SHARE = 0.05
+_TEXT_CONTROLS = frozenset("\t\n\r\x1b\x0c")
 # Kinds that only log output has (a plain or indented line can be anything, a README's text too).
 _LOG_KINDS = frozenset({LineKind.TRACEBACK_HEADER, LineKind.FRAME, LineKind.EXCEPTION,
                         LineKind.NCCL, LineKind.UVICORN, LineKind.ACCESS, LineKind.FATAL,
@@ -24,7 +30,14 @@ _LOG_KINDS = frozenset({LineKind.TRACEBACK_HEADER, LineKind.FRAME, LineKind.EXCE
 def looks_like_log(head: bytes) -> bool:
     """True when a line of `head` parses as a log record, a process-prefixed line or a
     traceback line; False for an empty input, prose, markup or binary data."""
-    return any(_is_log_line(line) for line in _lines(head))
+    return not _binary(head) and any(_is_log_line(line) for line in _lines(head))
+
+
+def _binary(head: bytes) -> bool:
+    text = head[:HEAD_BYTES].decode("utf-8", "replace")
+    noise = sum(1 for char in text
+                if char == "\ufffd" or (char < " " and char not in _TEXT_CONTROLS))
+    return noise > _BINARY_SHARE * len(text)
 
 
 def _lines(head: bytes) -> Iterable[str]:
