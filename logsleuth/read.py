@@ -249,7 +249,10 @@ def _csv_message_column(head: bytes) -> int | None:
     first = head.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", "replace").lstrip("\ufeff")
     if "," not in first or len(first) > 200:
         return None
-    names = [name.strip().lstrip("@").lower() for name in next(csv.reader([first]))]
+    try:
+        names = [name.strip().lstrip("@").lower() for name in next(csv.reader([first]), [])]
+    except csv.Error:  # a `\r` inside the line, a NUL: not a header row
+        return None
     if not any(name in _CSV_TIME_COLUMNS for name in names):
         return None
     return next((i for i, name in enumerate(names) if name in _CSV_MESSAGE_COLUMNS), None)
@@ -360,6 +363,14 @@ class _Peekable(io.RawIOBase):
             if size < 0:
                 size = len(self._buffer)
             out, self._buffer = self._buffer[:size], self._buffer[size:]
+            if len(out) < size and not self._buffer:
+                # the rest of the block from the stream, so that blocks end where they would
+                # without the peek (only the last of each kind of activity line in a block is
+                # read: a tiny first block would keep other lines)
+                try:
+                    out += self._stream.read(size - len(out)) or b""
+                except (OSError, ValueError):
+                    pass  # raised again by the next read, after these bytes were handed on
             return out
         return self._stream.read(size) or b""
 
