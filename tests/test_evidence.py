@@ -389,7 +389,7 @@ def test_a_ci_annotation_alone_only_reports_a_failure() -> None:
 # ---- the anchors keep every line the grammar calls an error, over every generated shape ------
 
 OUTERS = ["", "2024-05-01T10:00:01.123456789Z ", "2024-05-01T10:00:01.123Z stderr F ",
-          "Aug 17 18:42:18 gpu1 vllm[8052]: ", "vllm-1  | ", "> ", "│ ", "[2025-01-02T03:04:05Z] ",
+          "Aug 17 18:42:18 gpu1 vllm[8052]: ", "6月 10 16:45:05 gpu1 bash[107468]: ", "vllm-1  | ", "> ", "│ ", "[2025-01-02T03:04:05Z] ",
           "2025-01-02T03:04:05.1234567Z ", "[pod/vllm-0/vllm] ", "0: ", " 7: ", "12: ",
           "[1,0]<stderr>:", "gpu-node-3: ", "2024-01-02 03:04:05 | ERROR | stderr | ",
           "2024-01-02 03:04:05,123 - INFO - vLLM: ", "2024-01-02 03:04:05,123 - INFO - [vllm] ",

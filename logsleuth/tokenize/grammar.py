@@ -55,6 +55,8 @@ def clean(raw: str) -> str:
         raw = raw[:-1]
     elif raw.endswith("^M"):
         raw = raw[:-2]  # the same `\r`, pasted in its caret form (as `^[[` stands for ESC)
+    elif raw.endswith("#015"):
+        raw = raw[:-4]  # the same `\r` as rsyslog and CloudWatch write it (`#033` is ESC)
     if may_hold_colour(raw):
         raw = _ANSI.sub("", raw)
     if raw[:1] in BOX_BORDERS:
