@@ -32,7 +32,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m|ESC\[[0-9;]*m|#033\[[
 
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
-                 "pybasic", "cut_record", "loguru", "ci_command")
+                 "pybasic", "cut_record", "loguru", "ci_command", "ray_serve")
 
 
 @cache
@@ -246,6 +246,12 @@ class _ToRecords(Transformer[Token, object]):
         level, site = rest.split(" ", 2)[:2]
         return _Header(_level_word(level), stamp[5:].split(",")[0], site)
 
+    def ray_serve(self, items: list[Token]) -> _Header:
+        # `ERROR 2025-02-27 23:48:16,631 controller 770463 -- ` (older: `... replica.py:893 - `)
+        fields = str(items[0]).split()
+        site = fields[5] if len(fields) > 6 and ":" in fields[5] else fields[3]
+        return _Header(_level_word(fields[0]), f"{fields[1][5:]} {fields[2].split(',')[0]}", site)
+
     def pybasic(self, items: list[Token]) -> _Header:
         # `ERROR:root:`
         level, site = str(items[0]).split(":")[:2]
@@ -346,6 +352,8 @@ class _ToRecords(Transformer[Token, object]):
     compiler_error = _labelled("compiler error")
     linker_error = _labelled("linker error")
     usage_error = _labelled("usage error")
+    exit_report = _labelled("exited")
+    launcher_error = _labelled("launcher error")
     build_error = _labelled("build error")
 
     def request_refused(self, items: list[Token]) -> _Body:
@@ -448,6 +456,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "PDSH_HOST": (0, "launcher"), "STREAM_RELAY": (0, "launcher"),
     "PYLOG_RELAY": (0, "relay"), "BRACKET_LOG": (0, "relay"),
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
+    "RAY_SERVE_HEADER": (2, "ray_serve"),
 }
 
 
