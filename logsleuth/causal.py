@@ -100,7 +100,8 @@ class _Work:
         """(steps, answers): the lines that show `node`'s process or engine working. Answers
         may be requests in flight; steps may not.
 
-        Its own process counts for every error. An engine core's, a worker's or an unnamed
+        Its own process counts for every error, except the answers of unnamed output after an
+        unnamed traceback vLLM does not catch per request (see below). An engine core's, a worker's or an unnamed
         process's error is also saved by any engine output and any completed start-up (the log
         does not say which API server serves which engine, but a failed engine makes its API
         server report it, and that report is not saved by another server's work). A symptom
@@ -110,6 +111,13 @@ class _Work:
         process = node.event.process
         steps = [self.own_steps.get(process, [])]
         answers = [self.own_serving.get(process, [])]
+        if node.process_role is Role.MAIN and node.event.kind is not EventKind.ERROR_RECORD \
+                and not node.handled:
+            # Unnamed output is several processes at once (the API server, an engine, its
+            # workers): requests it answers after an unnamed traceback may be answered by
+            # another than the one that failed, or be streams whose 200 came before the failure
+            # ended them. A start-up step it goes on to log still shows work went on.
+            answers = []
         symptom = node.role is EventRole.SYMPTOM
         # An unnamed process's record (no traceback: NCCL's WARN, torch's glog, a library's ERROR
         # line, printed without a prefix beside prefixed vLLM processes) counts as an engine's

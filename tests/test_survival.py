@@ -220,3 +220,63 @@ def test_identical_runs_are_inferred_once(monkeypatch) -> None:  # noqa: ANN001 
     report = explain(lines)
     assert len(report.runs) == 300 and report.runs[-1].same_failure == 300
     assert len(built) == 2
+
+
+# ---- unnamed output: one stream, several processes ------------------------------------------------
+
+_V0_START = [
+    "INFO 05-01 10:00:00 api_server.py:212] vLLM API server version 0.6.3",
+    "INFO 05-01 10:00:01 llm_engine.py:237] Initializing an LLM engine (v0.6.3) with config: "
+    "model='m'",
+    "INFO 05-01 10:00:30 model_runner.py:1067] Loading model weights took 14.99 GB",
+    "INFO:     Application startup complete.",
+]
+_ANSWERED = 'INFO:     10.0.0.{n}:4{n:04d} - "POST /v1/chat/completions HTTP/1.1" 200 OK'
+
+
+def _unnamed_traceback(frames: list[tuple[str, str]], exception: str) -> list[str]:
+    lines = ["Traceback (most recent call last):"]
+    for file, function in frames:
+        lines += [f'  File "{file}", line 10, in {function}', "    do()"]
+    return lines + [exception]
+
+
+def test_requests_answered_after_an_unnamed_traceback_do_not_save_it() -> None:
+    # vLLM 0.6 writes every process without a prefix: the 200s after an engine's traceback
+    # may be the API server's answers to streams the dead engine never fed
+    lines = _V0_START + [_ANSWERED.format(n=n) for n in range(5)]
+    crash_at = len(lines)
+    lines += _unnamed_traceback(
+        [("/usr/lib/python3/site-packages/vllm/engine/async_llm_engine.py", "run_engine_loop"),
+         ("/usr/lib/python3/site-packages/vllm/model_executor/layers/sampler.py", "forward")],
+        "IndexError: index 55434 is out of bounds for dimension 0 with size 32064")
+    lines += [_ANSWERED.format(n=n) for n in range(5, 40)]
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None
+    assert report.root_cause.line == line_of(lines, "IndexError", crash_at)
+
+
+def test_start_up_steps_after_an_unnamed_traceback_still_save_it() -> None:
+    # an optional import that failed loudly, then a start-up that went on to serve
+    lines = _unnamed_traceback([("/usr/lib/python3/site-packages/vllm/_custom_ops.py",
+                                 "<module>")],
+                               "ImportError: libcudart.so.11.0: cannot open shared object file")
+    lines += _V0_START + [_ANSWERED.format(n=n) for n in range(20)]
+    report = explain(lines)
+    assert report.verdict is Verdict.NO_FAILURE
+    assert any(e.exception == "ImportError" for e in report.survived)
+
+
+def test_a_parsers_unnamed_traceback_is_still_one_requests_error() -> None:
+    # a tool parser catches its own error and the request is answered: knowledge, not the
+    # unnamed stream's answers, says it was survived
+    lines = _V0_START + [_ANSWERED.format(n=n) for n in range(5)]
+    lines += _unnamed_traceback(
+        [("/usr/lib/python3/site-packages/vllm/entrypoints/openai/tool_parsers/"
+          "hermes_tool_parser.py", "extract_tool_calls")],
+        "json.decoder.JSONDecodeError: Extra data: line 3 column 1 (char 56)")
+    lines += [_ANSWERED.format(n=n) for n in range(5, 40)]
+    report = explain(lines)
+    assert report.verdict is Verdict.NO_FAILURE
+    assert any(e.exception == "json.decoder.JSONDecodeError" for e in report.survived)
