@@ -186,7 +186,8 @@ class CausalGraph:
     """The errors of one run and how they follow from each other."""
 
     def __init__(self, nodes: dict[int, _Node], graph: nx.DiGraph[int], survived: list[ErrorEvent],
-                 stalled: ErrorEvent | None):
+                 stalled: ErrorEvent | None, know: Causality | None = None):
+        self._know = know or default_causality()
         self._nodes = nodes
         self._graph = graph
         self._survived = survived
@@ -277,7 +278,7 @@ class CausalGraph:
             late_hangs = sorted((h for h in hangs if h.line > last_active), key=lambda h: h.line)
             stalled = _stalled(last_line, line_count) or (_hung(late_hangs[0], len(late_hangs))
                                                            if late_hangs else None)
-        return cls(nodes, graph, survived + shutdown_noise, stalled)
+        return cls(nodes, graph, survived + shutdown_noise, stalled, know)
 
     def infer(self) -> Inference:
         """Name the root cause, its symptoms and the verdict (of the run explained), and list
@@ -295,7 +296,7 @@ class CausalGraph:
                                  tuple(self._survived), (self._stalled.message,), links,
                                  (self._stalled.process,), _look_for_stall())
             return Inference(Verdict.NO_FAILURE, None, (), tuple(self._survived), (), links, ())
-        root = _pick_root(nodes)
+        root = _pick_root(nodes, self._know)
         if root is None:
             symptoms = _symptom_list(nodes, None, graph)
             reasons, look_for = _missing_root_advice(nodes)
@@ -490,14 +491,26 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work) -> None:
         following[depth] = node
 
 
-def _pick_root(nodes: dict[int, _Node]) -> _Node | None:
+def _pick_root(nodes: dict[int, _Node], know: Causality) -> _Node | None:
     causes = [n for n in nodes.values() if n.role is EventRole.CAUSE]
     if not causes:
         return None
     pointed = {n.pointer for n in nodes.values() if n.role is EventRole.SYMPTOM and n.pointer}
+    # A process that aborts (C++'s terminate, SIGABRT) right after native code logged errors
+    # aborted over them: torch's NCCL watchdog logs `Watchdog caught collective operation timeout`
+    # at E level, then throws from its thread and the process dies. Those records weigh as its
+    # crash does (causality.yaml `native`).
+    crashes: dict[Process, list[int]] = {}
+    for node in nodes.values():
+        if node.event.kind is EventKind.FATAL:
+            crashes.setdefault(node.event.process, []).append(node.event.first_line)
+
+    def aborted_over(event: ErrorEvent) -> bool:
+        return know.logged_natively(event.site, event.exception) and any(
+            0 <= start - event.last_line <= _CRASH_WINDOW for start in crashes.get(event.process, ()))
 
     def rank(node: _Node) -> tuple[int, int, int, int]:
-        weak = node.event.kind is EventKind.ERROR_RECORD
+        weak = node.event.kind is EventKind.ERROR_RECORD and not aborted_over(node.event)
         off_target = bool(pointed) and not any(node.process_role in _COMPATIBLE[p]
                                                for p in pointed)
         return (int(weak), int(off_target), node.event.line, node.event.id)

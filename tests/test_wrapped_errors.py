@@ -168,3 +168,49 @@ def test_a_comma_in_the_first_line_of_a_log_is_not_a_csv_export() -> None:
     report = explain_text(text, signatures=default_signatures())
     assert not any("CSV export" in notice for notice in report.notices)
     assert report.root_cause is not None and report.root_cause.line == 2
+
+
+# ---- a process that aborts over what its native code logged (torch's NCCL watchdog) ----------
+WATCHDOG_HEADERS = ["[rank1]:[E524 12:54:43.267261276 ProcessGroupNCCL.cpp:607] ",
+                    "[E ProcessGroupNCCL.cpp:475] ", "E0524 12:54:43.267261 301 ProcessGroupNCCL.cpp:607] "]
+ABORTS = [["terminate called after throwing an instance of 'c10::DistBackendError'",
+           "  what():  [PG 3 Rank 1] Process group watchdog thread terminated with exception: "
+           "[Rank 1] Watchdog caught collective operation timeout"],
+          ["Fatal Python error: Aborted", "", "Thread 0x00007f3e (most recent call first):"],
+          ["*** SIGABRT received at time=1716555283 on cpu 12 ***"]]
+
+
+@SOME
+@given(st.sampled_from(["", "(Worker_TP1 pid=301) ", "(RayWorkerWrapper pid=301, ip=10.0.0.2) "]),
+       st.sampled_from(WATCHDOG_HEADERS), st.sampled_from(ABORTS), st.integers(0, 3),
+       st.integers(0, 20))
+def test_the_record_a_process_aborted_over_is_the_root(prefix: str, header: str,
+                                                       abort: list[str], serving: int,
+                                                       between: int) -> None:
+    lines = [ANSWERS[0]] * serving + [
+        prefix + header + "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL("
+        "SeqNum=203441, OpType=ALLREDUCE, NumelIn=32064, NumelOut=32064, Timeout(ms)=600000) "
+        "ran for 600020 milliseconds before timing out.",
+        *[prefix + header + "[Rank 1] Some NCCL operations have failed or timed out."] * between,
+        *(prefix + line for line in abort),
+        "(EngineCore_DP0 pid=100) ERROR 05-24 12:54:44 [multiproc_executor.py:150] Worker proc "
+        "Worker_TP1 died unexpectedly, shutting down executor."]
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None
+    assert "Watchdog caught collective operation timeout" in report.root_cause.message
+    assert report.root_cause.line == serving + 1
+
+
+def test_a_python_record_before_a_crash_does_not_outweigh_it() -> None:
+    """Only native code's records: a Python logger's error a few lines before a segfault is not
+    what the segfault was about."""
+    lines = ["(Worker_TP0 pid=200) ERROR 05-24 12:54:40 [utils.py:88] Failed to read the model's "
+             "generation config",
+             "(Worker_TP0 pid=200) Fatal Python error: Segmentation fault",
+             "(Worker_TP0 pid=200) ",
+             '(Worker_TP0 pid=200)   File "/vllm/worker/model_runner.py", line 1234 in '
+             "execute_model"]
+    report = explain(lines)
+    assert report.root_cause is not None
+    assert report.root_cause.exception == "Fatal Python error"
