@@ -92,7 +92,8 @@ class _Work:
                 work.own_refusals.setdefault(process, []).append(line)
             if kind is MilestoneKind.READY:
                 work.ready.append(line)
-            if kind in (MilestoneKind.READY, MilestoneKind.PROGRESS):
+            # a lifecycle line the process logs after an error is a step it went on to take
+            if kind in (MilestoneKind.READY, MilestoneKind.PROGRESS, MilestoneKind.PHASE):
                 work.own_steps.setdefault(process, []).append(line)
         return work
 

@@ -280,3 +280,21 @@ def test_a_parsers_unnamed_traceback_is_still_one_requests_error() -> None:
     report = explain(lines)
     assert report.verdict is Verdict.NO_FAILURE
     assert any(e.exception == "json.decoder.JSONDecodeError" for e in report.survived)
+
+
+def test_a_lifecycle_line_after_an_error_shows_its_process_went_on() -> None:
+    # a loud but harmless traceback at start-up; the same process then begins loading the
+    # model (a phase line, no milestone of its own) and fails later for another reason
+    lines = _V0_START[:2] + _unnamed_traceback(
+        [("/usr/lib/python3/site-packages/vllm/platforms/__init__.py", "cuda_platform_plugin")],
+        "ModuleNotFoundError: No module named 'amdsmi'")
+    lines += ["INFO 05-01 10:00:05 model_runner.py:1056] Starting to load model /models/m..."]
+    crash_at = len(lines)
+    lines += _unnamed_traceback(
+        [("/usr/lib/python3/site-packages/vllm/model_executor/model_loader/loader.py",
+          "load_model")],
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.")
+    report = explain(lines)
+    assert report.root_cause is not None
+    assert report.root_cause.line == line_of(lines, "OutOfMemoryError", crash_at)
+    assert any(e.exception == "ModuleNotFoundError" for e in report.survived)
