@@ -407,7 +407,11 @@ def test_a_triton_stub_error_keeps_its_at_frames() -> None:
     "Jan 28 10:40:08 host systemd[1]: vllm.service: Main process exited, code=dumped, "
     "status=6/ABRT",
     "  Warning  BackOff    2m (x25 over 7m)   kubelet  Back-off restarting failed container vllm "
-    "in pod vllm-0_default(3f1c)"])
+    "in pod vllm-0_default(3f1c)",
+    "(raylet) A worker died or was killed while executing a task by an unexpected system error. "
+    "To troubleshoot the problem, check the logs for the dead worker. RayTask ID: ffff Worker "
+    "exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection "
+    "error code 2. End of file."])
 def test_a_launcher_report_of_a_failed_process_alone_is_a_missing_root(report_line: str) -> None:
     lines = [*V1_START, report_line]
     report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
@@ -503,6 +507,8 @@ BODIES = [
     "  Warning  BackOff    2m (x25 over 7m)   kubelet  Back-off restarting failed container vllm",
     'docker: Error response from daemon: could not select device driver "" with capabilities',
     "  Normal   Killing    25m   kubelet   Container vllm failed liveness probe, will be restarted",
+    "A worker died or was killed while executing a task by an unexpected system error. To "
+    "troubleshoot the problem, check the logs for the dead worker.",
     "Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.",
     "some text that only an ERROR level makes an error",
 ]

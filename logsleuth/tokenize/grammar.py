@@ -354,6 +354,7 @@ class _ToRecords(Transformer[Token, object]):
     usage_error = _labelled("usage error")
     exit_report = _labelled("exited")
     launcher_error = _labelled("launcher error")
+    ray_worker_died = _labelled("worker died")
     build_error = _labelled("build error")
 
     def request_refused(self, items: list[Token]) -> _Body:
