@@ -314,6 +314,11 @@ SHAPES = [
           "  Normal   Started    26m   kubelet   Started container vllm",
           "  Normal   Killing    25m   kubelet   Container vllm failed liveness probe, will be "
           "restarted"), "launcher error", "failed liveness probe"),
+    Shape("modal-runner-gave-up-on-start-up", (
+          "May 01  14:38:19.519 | INFO 05-01 12:38:19 gpu_model_runner.py:872] Loading model "
+          "weights took 5.3800 GB",
+          "Runner failed with exception: Runner has been initializing for too long: 300 seconds"),
+          "launcher error", "Runner failed"),
     Shape("systemd-exit-after-the-traceback", (
           "Jan 28 10:40:07 localhost bash[367371]: ValueError: Unknown quantization method: fp9",
           "Jan 28 10:40:08 localhost systemd[1]: vllm3.service: Main process exited, "
@@ -436,7 +441,8 @@ def test_a_ci_annotation_alone_only_reports_a_failure() -> None:
 # ---- the anchors keep every line the grammar calls an error, over every generated shape ------
 
 OUTERS = ["", "2024-05-01T10:00:01.123456789Z ", "2024-05-01T10:00:01.123Z stderr F ",
-          "Aug 17 18:42:18 gpu1 vllm[8052]: ", "6月 10 16:45:05 gpu1 bash[107468]: ", "vllm-1  | ", "> ", "│ ", "[2025-01-02T03:04:05Z] ",
+          "Aug 17 18:42:18 gpu1 vllm[8052]: ", "6月 10 16:45:05 gpu1 bash[107468]: ",
+          "May 01  14:38:18.434 | ", "vllm-1  | ", "> ", "│ ", "[2025-01-02T03:04:05Z] ",
           "2025-01-02T03:04:05.1234567Z ", "[pod/vllm-0/vllm] ", "0: ", " 7: ", "12: ",
           "[1,0]<stderr>:", "gpu-node-3: ", "2024-01-02 03:04:05 | ERROR | stderr | ",
           "2024-01-02 03:04:05,123 - INFO - vLLM: ", "2024-01-02 03:04:05,123 - INFO - [vllm] ",
