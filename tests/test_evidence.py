@@ -306,6 +306,12 @@ SHAPES = [
           "(ServeController pid=2922) ERROR 2025-04-02 17:25:34,553 controller 2922 -- Exception "
           "in Replica(id='m37qpvvp', deployment='vLLM:qwen-1_5b', app='default'), the replica "
           "will be stopped."), "ERROR", "Exception in Replica"),
+    Shape("kserve-model-server-record", (
+          "2024-08-08 14:28:29.602 uvicorn.access INFO:     10.21.192.22:0 1 - \"GET /v1/models "
+          "HTTP/1.1\" 200 OK",
+          "2024-06-13 12:52:58.123 1 kserve ERROR [__main__.py:<module>():254] Failed to start "
+          "model server: the model's max seq len is larger than the KV cache can hold"),
+          "ERROR", "Failed to start model server"),
     Shape("docker-daemon-refuses-the-gpu", (
           "$ docker run --gpus all vllm/vllm-openai:v0.10.0 --model Qwen/Qwen3-8B",
           'docker: Error response from daemon: could not select device driver "" with '
@@ -463,6 +469,7 @@ HEADERS = ["", "ERROR 08-01 21:00:00 [core.py:718] ", "CRITICAL 08-01 21:00:00 [
            "[E329 12:00:00.123456 1234 socket.cpp:456] ",
            "F0102 03:04:05.123456 1234 tpu_compile.cc:123] ",
            "ERROR 2025-02-27 23:48:16,631 controller 770463 -- ",
+           "2024-06-13 12:52:58.123 1 kserve ERROR [model_server.py:start():200] ",
            "INFO 2024-11-18 01:46:34,210 default_VLLMDeployment ujj4diu5 replica.py:893 - "]
 EXCEPTION_NAMES = ["ValueError", "torch.OutOfMemoryError", "triton.runtime.errors.OutOfResources",
                    "pynvml.NVMLError_LibraryNotFound", "torch._dynamo.exc.BackendCompilerFailed",
