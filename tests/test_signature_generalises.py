@@ -12,8 +12,8 @@ What varies, drawn by hypothesis for each signature:
   the same shape: for a message vLLM prints, those in the parts its index template marks as
   variable; for any other, sizes, separated counts and layer indexes (a status code, an error
   number or a hardware limit the message states is the failure, not the run);
-- the count Ray's log deduplication appends to a line other workers printed too
-  (`[repeated 7x across cluster]`, vllm#16450), after the root cause's message.
+- the count Ray's log deduplication appends to a line other Ray workers printed too
+  (`[repeated 7x across cluster]`, vllm#16450), after the root cause's message of a Ray worker.
 
 A signature that only matches its own example's numbers or paths has an incident in it; a matcher
 that ranks differently under a wrapper reads evidence it should not.
@@ -136,7 +136,9 @@ def _vary(text: str, root_line: int, data: st.DataObject) -> str:
     at = line.find(": ", max(0, line.find("] ") + 1))
     if root_line and at >= 0 and data.draw(st.booleans(), label="renumber the message"):
         lines[root_line - 1] = _renumber_message(line, at + 2, draw)
-    if root_line and at >= 0 and data.draw(st.booleans(), label="Ray's repeat count"):
+    # Ray deduplicates only what its workers print (a `(Actor pid=N, ip=A)` prefix)
+    if root_line and at >= 0 and "ip=" in line and data.draw(st.booleans(),
+                                                               label="Ray's repeat count"):
         lines[root_line - 1] += f" [repeated {draw(31) + 1}x across cluster]"
     shift = data.draw(st.integers(1, 60000), label="pid shift")
     host = data.draw(st.integers(1, 250), label="ip")
