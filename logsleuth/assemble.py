@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, Frame, Level, LineKind,
-                             LogLine, Milestone, MilestoneKind, Phase, Process)
+                             LineRun, LogLine, Milestone, MilestoneKind, Phase, Process)
 
 MAX_FRAMES = 64  # the innermost frames are the ones that say where it failed
 MAX_MESSAGE_LINES = 12
@@ -36,6 +37,9 @@ _BODY_OF_TRACE = (LineKind.INDENTED, LineKind.CARET, LineKind.ELIDED, LineKind.R
 
 ChannelKey = tuple[str, int | None, str | None]
 _EVENT_KINDS = {LineKind.FATAL: EventKind.FATAL, LineKind.DIAGNOSTIC: EventKind.DIAGNOSTIC}
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 CUT_TRACEBACK = "Traceback"  # the label of an event whose traceback ends before its exception
 
@@ -100,6 +104,10 @@ class Assembler:
         self._dropped: dict[Process, int] = {}
         self._phases: dict[Process, Phase] = {}  # the last phase mark of each process
         self._last_channel: dict[Process, ChannelKey] = {}  # where each process printed last
+        # LineRuns: whether a run's lines are inert (no event, no milestone, one channel), and
+        # the change of channel state each inert run made from each state it was read in
+        self._inert: dict[object, bool] = {}
+        self._changes: dict[tuple[object, _State | None], _State] = {}
 
     def notices(self) -> list[str]:
         """What the event cap left out, one sentence per process it was hit for."""
@@ -122,6 +130,43 @@ class Assembler:
 
     def feed(self, line: LogLine) -> list[Event]:
         return self._capped(self._feed(line))
+
+    def feed_run(self, run: LineRun) -> Iterator[list[Event]]:
+        """Feed a LineRun: the events completed, in batches to take one after the other (as
+        `feed` gives them line by line). A run of lines that make no event and no milestone
+        changes only its own channel, and the same lines from the same state of the channel
+        (line numbers and time relative to the run) change it the same way: that change is
+        learned from the first such run and replayed on the others without reading them.
+        tests/test_replay.py checks every report equal with and without replaying."""
+        inert = self._inert.get(run.key)
+        if inert is None:
+            inert = _inert(run.lines())
+            self._inert = _bounded(self._inert)
+            self._inert[run.key] = inert
+        if not inert:
+            for line in run.lines():
+                yield self.feed(line)
+            return
+        key: ChannelKey = (run.process.name, run.process.pid, run.site)
+        out: list[Event] = []
+        self._end_interrupted(run.process, key, out)  # what the run's first line does first
+        yield self._capped(out)
+        channel = self._channel(key, run.process)
+        before = _relative_state(channel, run)
+        change = self._changes.get((run.key, before)) if before is not None else None
+        if change is not None:
+            _restore(change, channel, run)
+            if channel.trace is not None and key not in self._traced:
+                self._traced[key] = self._order[key]
+            return
+        made = self._next_id
+        for line in run.lines():
+            yield self.feed(line)
+        if before is not None and self._next_id == made:
+            after = _relative_state(channel, run)
+            if after is not None:
+                self._changes = _bounded(self._changes)
+                self._changes[(run.key, before)] = after
 
     def _feed(self, line: LogLine) -> list[Event]:
         out: list[Event] = []
@@ -369,11 +414,12 @@ class Assembler:
     def pending_from(self) -> int | None:
         """The first line of the earliest error still being assembled (None: none is)."""
         first: int | None = None
-        for channel in self._channels.values():
-            for line in (channel.trace.first_line if channel.trace is not None else None,
-                         channel.title[1] if channel.title is not None else None):
-                if line is not None and (first is None or line < first):
-                    first = line
+        for channel in self._channels.values():  # asked about every activity milestone
+            trace, title = channel.trace, channel.title
+            if trace is not None and (first is None or trace.first_line < first):
+                first = trace.first_line
+            if title is not None and (first is None or title[1] < first):
+                first = title[1]
         return first
 
     def snapshot(self) -> list[ErrorEvent]:
@@ -450,6 +496,100 @@ def _event_of(trace: _Trace, event_id: int) -> ErrorEvent:
                       trace.first_line, trace.last_line, frames, trace.time, trace.title,
                       trace.cause[0] if trace.cause else None,
                       trace.cause[1] if trace.cause else None, trace.raw, trace.site)
+
+
+_RUN_TIME = "\0the run's time"  # a time that is the LineRun's own
+_MILESTONE_KINDS = (LineKind.ACCESS, LineKind.PLAIN, LineKind.UVICORN, LineKind.PROGRESS)
+_RUN_MEMO = 4096  # distinct runs and states remembered (a bound: the ones that recur return)
+
+
+@dataclass(frozen=True, slots=True)
+class _TraceAt:
+    """A _Trace relative to a LineRun: line numbers counted from its first line."""
+
+    first_line: int
+    last_line: int
+    raw: bool
+    time: str | None
+    kind: EventKind
+    title: str | None
+    frames: tuple[Frame, ...]
+    fault_dump: bool
+    exception: str | None
+    message_lines: tuple[str, ...]
+    line: int | None  # None: no exception line read yet
+    quiet: bool
+    site: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    """A channel's state relative to a LineRun (its process and time left out where they are
+    the run's own)."""
+
+    trace: _TraceAt | None
+    title: _Title | None
+    ignoring: bool
+
+
+def _inert(lines: tuple[LogLine, ...]) -> bool:
+    """Lines that can change nothing but their own channel: no milestone can come of them
+    (`_milestone` looks at no error-level line, and keeps phase state otherwise), no NCCL line,
+    no `At:` frame list (which takes another channel's exception)."""
+    return all(line.kind not in (LineKind.FRAME_LIST, LineKind.NCCL)
+               and (line.kind not in _MILESTONE_KINDS or line.level in _ERROR_LEVELS)
+               for line in lines)
+
+
+def _bounded(memo: dict[_K, _V]) -> dict[_K, _V]:
+    return {} if len(memo) >= _RUN_MEMO else memo
+
+
+def _relative_state(channel: _Channel, run: LineRun) -> _State | None:
+    """The channel's state relative to the run (None: not one a run's change is kept for: a
+    chain waiting for the next exception, or another process's traceback)."""
+    if channel.chain_next is not None:
+        return None
+    trace = channel.trace
+    traced = None
+    if trace is not None:
+        if trace.process != run.process or trace.cause is not None:
+            return None
+        first = run.first
+        traced = _TraceAt(trace.first_line - first, trace.last_line - first, trace.raw,
+                          _when(trace.time, run), trace.kind, trace.title, tuple(trace.frames),
+                          trace.fault_dump, trace.exception, tuple(trace.message_lines),
+                          trace.line - first if trace.line else None, trace.quiet, trace.site)
+    title = None
+    if channel.title is not None:
+        text, number, level, time, printed, bootstrap = channel.title
+        title = (text, number - run.first, level, _when(time, run), printed, bootstrap)
+    return _State(traced, title, channel.ignoring)
+
+
+def _when(time: str | None, run: LineRun) -> str | None:
+    return _RUN_TIME if time == run.time else time
+
+
+def _restore(state: _State, channel: _Channel, run: LineRun) -> None:
+    """Put the channel in the state a run changed it to, at this run's lines and time."""
+    first = run.first
+    channel.trace = None
+    traced = state.trace
+    if traced is not None:
+        channel.trace = _Trace(
+            first + traced.first_line, first + traced.last_line, run.process, traced.raw,
+            run.time if traced.time == _RUN_TIME else traced.time, kind=traced.kind,
+            title=traced.title, frames=list(traced.frames), fault_dump=traced.fault_dump,
+            exception=traced.exception, message_lines=list(traced.message_lines),
+            line=0 if traced.line is None else first + traced.line, quiet=traced.quiet,
+            site=traced.site)
+    channel.title = None
+    if state.title is not None:
+        text, number, level, time, printed, bootstrap = state.title
+        channel.title = (text, first + number, level, run.time if time == _RUN_TIME else time,
+                         printed, bootstrap)
+    channel.ignoring = state.ignoring
 
 
 def _uvicorn_text(line: LogLine) -> str:

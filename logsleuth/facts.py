@@ -14,13 +14,13 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 import regex
 
 from logsleuth.knowledge import UNTIMED_CHARS
 from logsleuth.literal import Screen, required_literal
-from logsleuth.model import ConfigDifference, FactOrigin, Level, LineKind, LogLine
+from logsleuth.model import ConfigDifference, FactOrigin, Level, LineKind, LineRun, LogLine
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
 
@@ -214,6 +214,8 @@ class _Found:
 
 
 _ERROR_LEVELS = (Level.ERROR, Level.CRITICAL)
+_SILENT_RUNS = 4096
+_Item = TypeVar("_Item", LogLine, LogLine | LineRun)
 
 
 class FactCollector:
@@ -232,14 +234,34 @@ class FactCollector:
         # the pending patterns tried on each line kind, in the table's order: a traceback's
         # frame lines need not walk every pattern to learn that none is for frames
         self._for_kind: dict[LineKind, list[tuple[FactSpec, LinePattern]]] | None = None
+        self._silent_runs: set[object] = set()  # keys of LineRuns that found no fact
 
-    def watch(self, lines: Iterable[LogLine]) -> Iterator[LogLine]:
-        """Pass the lines on unchanged, reading facts from them on the way."""
+    def watch(self, lines: Iterable[_Item]) -> Iterator[_Item]:
+        """Pass the lines on unchanged, reading facts from them on the way. A LineRun whose
+        lines once told nothing tells nothing again (see `_read_run`) and is not read."""
         kinds = self._kinds
         for line in lines:
-            if line.kind in kinds:
+            if isinstance(line, LineRun):
+                if line.key not in self._silent_runs:
+                    self._read_run(line)
+            elif line.kind in kinds:
                 self.look(line)
             yield line
+
+    def _read_run(self, run: LineRun) -> None:
+        """Read a run's lines; remember its key if they found nothing. What is looked for only
+        shrinks (a fact found, a record side taken), and a run's lines are short enough to be
+        searched without a time budget (knowledge.UNTIMED_CHARS), so lines that found nothing
+        once, with the same kinds, texts and levels, find nothing later either."""
+        before = (len(self._observed), len(self._sides_seen))
+        kinds = self._kinds
+        for line in run.lines():
+            if line.kind in kinds:
+                self.look(line)
+        if (len(self._observed), len(self._sides_seen)) == before:
+            if len(self._silent_runs) >= _SILENT_RUNS:
+                self._silent_runs.clear()  # a bound; runs that recur come back
+            self._silent_runs.add(run.key)
 
     def look(self, line: LogLine) -> None:
         """Read the facts of one line."""

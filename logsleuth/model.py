@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 
@@ -192,6 +193,36 @@ class LogLine:
     frame: Frame | None = None
     chain: ChainReason | None = None
     outer: str | None = None  # the outermost wrapper (docker time, journald host), if any
+
+
+
+@dataclass(frozen=True, slots=True)
+class LineRun:
+    """Consecutive lines of one multi-line record (vLLM's NewLineFormatter repeats the record
+    header on each) whose bodies the tokenizer has read before: a logged traceback printed
+    again. Later stages that know what such a run does replay it instead of reading its lines.
+
+    `key` names what the lines say apart from where and when (their bodies' bytes, the
+    header's level, a relaying logger's level, the call site): the LogLines of two runs with one
+    key differ only in their numbers (by the same offset), time and process. `level` is the
+    header's (a line's own may come from its body).
+    `lines()` makes the LogLines, for a stage that must read them one by one."""
+
+    first: int  # the number of the first line; the others follow without a gap
+    count: int
+    process: Process
+    level: Level | None
+    time: str | None
+    site: str | None
+    key: tuple[bytes, Level | None, Level | None, str | None]
+    make: Callable[[], tuple[LogLine, ...]]
+    made: list[tuple[LogLine, ...]] = field(default_factory=list, compare=False)
+
+    def lines(self) -> tuple[LogLine, ...]:
+        """The run's LogLines (made once)."""
+        if not self.made:
+            self.made.append(self.make())
+        return self.made[0]
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,13 +12,13 @@ from logsleuth.causal import CausalGraph
 from logsleuth.facts import FactCollector
 from logsleuth.fingerprint import fingerprint
 from logsleuth.index import annotate
-from logsleuth.model import ErrorEvent, Event, Inference, LogLine, Report
+from logsleuth.model import ErrorEvent, Event, Inference, LineRun, LogLine, Report
 from logsleuth.phase import failure_phase
 from logsleuth.read import LogInput, Source, input_from_text, open_input
 from logsleuth.signatures import SignatureSet, Target, default_signatures
 from logsleuth.signatures.match import (CHAIN_WEIGHT, ROOT_WEIGHT, SYMPTOM_WEIGHT,
                                         SYMPTOM_WEIGHT_BESIDE_ROOT)
-from logsleuth.tokenize import TokenizeStats, tokenize
+from logsleuth.tokenize import TokenizeStats, tokenize, tokenize_runs
 from logsleuth.tokenize.halves import can_split, tokenize_halves
 from logsleuth.tokenize.sniff import HEAD_BYTES, looks_like_log
 
@@ -70,17 +70,27 @@ def read_events(log: LogInput, progress: Callable[[int], None] | None = None) ->
         lines = facts.watch(tokenize_halves(log, stats, progress))
     else:
         blocks = log.blocks() if progress is None else _reporting(log.blocks(), progress)
-        lines = facts.watch(tokenize(_keeping_head(blocks, head), stats))
+        lines = facts.watch(tokenize_runs(_keeping_head(blocks, head), stats))
     assembler = Assembler()
-    fold = ActivityFold()  # activity between the same events is kept by its first and last
-    for line in lines:
-        fold.add(assembler.feed(line), assembler.pending_from)
-    fold.add(assembler.finish(), assembler.pending_from)
-    events = fold.events()
+    events = assemble_folded(lines, assembler)
     if not head and log.path is not None:  # the split reader read the file itself
         with open(log.path, "rb") as start:
             head += start.read(HEAD_BYTES)
     return EventsRead(events, stats, facts, (*log.notices, *assembler.notices()), bytes(head))
+
+
+def assemble_folded(lines: Iterable[LogLine | LineRun], assembler: Assembler) -> list[Event]:
+    """The events of a line stream, activity folded as it streams (activity.py) and repeated
+    record lines replayed (Assembler.feed_run)."""
+    fold = ActivityFold()  # activity between the same events is kept by its first and last
+    for line in lines:
+        if isinstance(line, LineRun):
+            for events in assembler.feed_run(line):
+                fold.add(events, assembler.pending_from)
+        else:
+            fold.add(assembler.feed(line), assembler.pending_from)
+    fold.add(assembler.finish(), assembler.pending_from)
+    return fold.events()
 
 
 def _keeping_head(blocks: Iterator[bytes], head: bytearray) -> Iterator[bytes]:

@@ -552,6 +552,11 @@ def continuation(head: _Head, body: _Body, number: int) -> LogLine:
     return _combine(head, body, number)
 
 
+def continued(head: _Head, bodies: tuple[_Body, ...], first: int) -> tuple[LogLine, ...]:
+    """The LogLines of consecutive lines from `first` on, each made of `head` and one body."""
+    return tuple(_combine(head, body, first + index) for index, body in enumerate(bodies))
+
+
 def parse_line_whole(text: str) -> LogLine:
     """parse_line without the head/body split (the reference the split is tested against)."""
     try:

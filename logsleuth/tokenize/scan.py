@@ -8,17 +8,26 @@ since the work that remains holds the GIL.)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 
 import re2
 from lark import Lark
 
-from logsleuth.model import LogLine
+from logsleuth.locate import compile_bytes, line_spans, locate
+from logsleuth.model import LineRun, LogLine
 from logsleuth.resources import data_dir
-from logsleuth.tokenize.grammar import (BOX_BORDERS, Split, clean, continuation, may_hold_colour,
-                                        parse_split)
+from logsleuth.tokenize.grammar import (BOX_BORDERS, Split, clean, continuation, continued,
+                                        may_hold_colour, parse_split)
+
+
+@cache
+def anchor_texts() -> tuple[str, str, str]:
+    """(ANCHOR, SERVING, ALIVE): the regular expressions of anchors.lark's terminals."""
+    grammar = Lark.open(str(data_dir("grammars") / "anchors.lark"), parser="lalr", cache=True)
+    return tuple(grammar.get_terminal(name).pattern.to_regexp()  # type: ignore[return-value]
+                 for name in ("ANCHOR", "SERVING", "ALIVE"))
 
 
 @cache
@@ -28,15 +37,8 @@ def anchor_patterns() -> tuple[re2._Regexp, re2._Regexp, re2._Regexp]:
     RE2 runs the alternation as one DFA pass; Python's backtracking `re` tries every
     alternative at every position and is sixty times slower here.
     """
-    grammar = Lark.open(str(data_dir("grammars") / "anchors.lark"), parser="lalr", cache=True)
-    anchor = grammar.get_terminal("ANCHOR").pattern.to_regexp()
-    serving = grammar.get_terminal("SERVING").pattern.to_regexp()
-    alive = grammar.get_terminal("ALIVE").pattern.to_regexp()
-    options = re2.Options()
-    options.log_errors = False
-    return (re2.compile(anchor.encode("utf-8"), options),
-            re2.compile(serving.encode("utf-8"), options),
-            re2.compile(alive.encode("utf-8"), options))
+    anchor, serving, alive = (compile_bytes(text) for text in anchor_texts())
+    return anchor, serving, alive
 
 
 @dataclass
@@ -70,28 +72,8 @@ class Tokenizer:
         self._bodies: dict[bytes, Split] = {}
 
     def spans(self, block: bytes) -> list[tuple[int, int]]:
-        """Where the anchored lines of a block are (byte offsets), with the activity lines that
-        tell whether work went on: of each kind (SERVING, ALIVE), the first after each stretch
-        of anchored lines (did the process that just logged an error keep working?) and the
-        block's last."""
-        spans = _anchored_spans(block, self._anchor)
-        found = set(spans)
-        for sampler in self._samplers:  # of each kind of activity: the first after each
-            found.update(_first_match_lines_after(block, spans, sampler))  # anchored stretch,
-            last = _last_match_line(block, sampler)  # and the block's last
-            if last is not None:
-                found.add(last)
-        # and the last one just before each line that matters: whether a server was working
-        # between two errors decides whether the later one reports the earlier
-        previous = 0
-        for start, end in spans:
-            if start - previous > 1:
-                for sampler in self._samplers:
-                    hits = list(sampler.finditer(block, max(previous, start - _NEAR), start))
-                    if hits:
-                        found.add(_line_around(block, hits[-1].start()))
-            previous = end
-        return sorted(found) if len(found) > len(spans) else spans
+        """Where the lines of a block that can matter are (logsleuth/locate.py)."""
+        return line_spans(block, self._anchor, self._samplers)
 
     def feed(self, block: bytes) -> Iterator[LogLine]:
         """The LogLines of one block, which must end on a line break (the input's last may not)."""
@@ -100,18 +82,62 @@ class Tokenizer:
 
     def locate(self, block: bytes) -> list[tuple[int, bytes]]:
         """The anchored lines of one block, with their 1-based numbers; counts every line."""
-        found: list[tuple[int, bytes]] = []
-        counted_to, line_no = 0, self._base
-        for start, end in self.spans(block):
-            line_no += block.count(b"\n", counted_to, start)
-            counted_to = start
-            found.append((line_no + 1, block[start:end]))
-        self._base = line_no + block.count(b"\n", counted_to)  # one counting pass per block
+        found, self._base = locate(block, self._base, self._anchor, self._samplers)
         self.stats.lines = self._base
         if block:
             self._tail = block
             self.stats.last_line_text = ""
         return found
+
+    def feed_runs(self, block: bytes) -> Iterator[LogLine | LineRun]:
+        """`feed`, with the repeated lines of a multi-line record grouped into LineRuns."""
+        return self.parse_runs(self.locate(block))
+
+    def parse_runs(self, located: Iterable[tuple[int, bytes]], base: int = 0
+                   ) -> Iterator[LogLine | LineRun]:
+        """`parse` over located lines, grouping into one LineRun each stretch of consecutive
+        lines that repeat the head of the line before them and whose bodies are known (the
+        lines `parse` would make from the bodies cache without reading them)."""
+        splits: list[Split] = []
+        bodies: list[bytes] = []
+        first = last = 0
+        for number, raw in located:
+            number += base
+            head = self._head_bytes
+            if head and self._head is not None and raw.startswith(head):
+                body = raw[len(head):]
+                known = self._bodies.get(body)
+                if known is not None:
+                    if splits and number == last + 1:
+                        splits.append(known)
+                        bodies.append(body)
+                        last = number
+                        continue
+                    if splits:
+                        yield from self._run(first, splits, bodies)
+                    splits, bodies, first = [known], [body], number
+                    last = number
+                    continue
+            if splits:
+                yield from self._run(first, splits, bodies)
+                splits, bodies = [], []
+            yield self.parse(number, raw)
+        if splits:
+            yield from self._run(first, splits, bodies)
+
+    def _run(self, first: int, splits: list[Split], bodies: list[bytes]
+             ) -> Iterator[LogLine | LineRun]:
+        """The lines of a stretch found by parse_runs (the head is still the one they follow)."""
+        assert self._head is not None
+        head = self._head.head
+        self.stats.parsed += len(splits)
+        if len(splits) == 1:
+            yield continuation(head, splits[0].body, first)
+            return
+        header = head.header
+        yield LineRun(first, len(splits), head.process, header.level, header.time, header.site,
+                      (b"\n".join(bodies), header.level, head.relay_level, header.site),
+                      partial(continued, head, tuple(s.body for s in splits), first))
 
     def parse(self, number: int, raw: bytes) -> LogLine:
         """Decode, clean and parse one located line."""
@@ -183,83 +209,13 @@ def tokenize(blocks: Iterable[bytes], stats: TokenizeStats | None = None) -> Ite
     tokenizer.finish()
 
 
-def _anchored_spans(block: bytes, anchor: re2._Regexp) -> list[tuple[int, int]]:
-    spans: list[tuple[int, int]] = []
-    position, size = 0, len(block)
-    search = _raw_search(anchor)
-    find, rfind = block.find, block.rfind
-    while position <= size:
-        hit_start, hit_end = search(block, position, size)
-        if hit_start < 0:
-            return spans
-        start = rfind(b"\n", 0, hit_start) + 1
-        end = find(b"\n", hit_end if hit_end > hit_start else hit_start)
-        if end < 0:
-            end = size
-        spans.append((start, end))
-        position = end + 1
-    return spans
-
-
-_UNANCHORED = re2._Anchor.UNANCHORED
-
-
-def _raw_search(pattern: re2._Regexp) -> Callable[[bytes, int, int], tuple[int, int]]:
-    """`pattern.search` without the wrapper's Match objects: (start, end), or (-1, -1).
-
-    In an error-heavy log nearly every line is anchored and the module's pure-Python match
-    wrapper (a generator, offsets, a Match object per call) cost more than the DFA itself.
-    """
-    match = pattern._regexp.Match
-
-    def search(data: bytes, position: int, end: int) -> tuple[int, int]:
-        return match(_UNANCHORED, data, position, end)[0]  # type: ignore[no-any-return]
-    return search
-
-
-def _first_match_lines_after(block: bytes, spans: list[tuple[int, int]],
-                             pattern: re2._Regexp) -> list[tuple[int, int]]:
-    """The first line matching `pattern` in each gap after an anchored line: one bounded search
-    per gap, so every byte is searched at most once."""
-    search = _raw_search(pattern)
-    found: list[tuple[int, int]] = []
-    ends = [end for _, end in spans]
-    starts = [start for start, _ in spans[1:]] + [len(block)]
-    for gap_start, gap_end in zip(ends, starts):
-        if gap_end - gap_start < 2:
-            continue  # the next anchored line follows at once
-        hit_start, _ = search(block, gap_start, gap_end)
-        if hit_start >= 0:
-            start = block.rfind(b"\n", 0, hit_start) + 1
-            end = block.find(b"\n", hit_start)
-            found.append((start, end if end >= 0 else len(block)))
-    return found
-
-
-_NEAR = 1 << 12  # bytes before a line that matters searched for the last sign of activity
-
-
-def _line_around(block: bytes, where: int) -> tuple[int, int]:
-    start = block.rfind(b"\n", 0, where) + 1
-    end = block.find(b"\n", where)
-    return (start, end if end >= 0 else len(block))
-
-
-def _last_match_line(block: bytes, pattern: re2._Regexp) -> tuple[int, int] | None:
-    # Serving lines are frequent: look only in the block's last stretch first, then widen.
-    size = 1 << 14
-    while True:
-        offset = max(0, len(block) - size)
-        hits = list(pattern.finditer(block, offset))
-        if hits or offset == 0:
-            break
-        size *= 8
-    if not hits:
-        return None
-    where = hits[-1].start()
-    start = block.rfind(b"\n", 0, where) + 1
-    end = block.find(b"\n", where)
-    return (start, end if end >= 0 else len(block))
+def tokenize_runs(blocks: Iterable[bytes], stats: TokenizeStats | None = None
+                  ) -> Iterator[LogLine | LineRun]:
+    """`tokenize`, with the repeated lines of multi-line records grouped into LineRuns."""
+    tokenizer = Tokenizer(stats)
+    for block in blocks:
+        yield from tokenizer.feed_runs(block)
+    tokenizer.finish()
 
 
 def _last_line(block: bytes) -> str:

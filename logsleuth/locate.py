@@ -1,0 +1,136 @@
+"""Raw byte blocks -> where the lines that can matter are: RE2 only, no parsing.
+
+Kept apart from the tokenizer (and from Lark) so that the process that reads the second half of
+a big file (halves.py, halfread.py) starts small: it locates lines, and this one parses them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import re2
+
+
+def compile_bytes(pattern: str) -> re2._Regexp:
+    """A pattern of anchors.lark compiled with RE2 for bytes, quietly."""
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile(pattern.encode("utf-8"), options)
+
+
+def line_spans(block: bytes, anchor: re2._Regexp, samplers: Sequence[re2._Regexp]
+               ) -> list[tuple[int, int]]:
+    """Where the anchored lines of a block are (byte offsets), with the activity lines that
+    tell whether work went on: of each kind (SERVING, ALIVE), the first after each stretch
+    of anchored lines (did the process that just logged an error keep working?) and the
+    block's last."""
+    spans = _anchored_spans(block, anchor)
+    found = set(spans)
+    for sampler in samplers:  # of each kind of activity: the first after each
+        found.update(_first_match_lines_after(block, spans, sampler))  # anchored stretch,
+        last = _last_match_line(block, sampler)  # and the block's last
+        if last is not None:
+            found.add(last)
+    # and the last one just before each line that matters: whether a server was working
+    # between two errors decides whether the later one reports the earlier
+    previous = 0
+    for start, end in spans:
+        if start - previous > 1:
+            for sampler in samplers:
+                hits = list(sampler.finditer(block, max(previous, start - _NEAR), start))
+                if hits:
+                    found.add(_line_around(block, hits[-1].start()))
+        previous = end
+    return sorted(found) if len(found) > len(spans) else spans
+
+
+def locate(block: bytes, base: int, anchor: re2._Regexp, samplers: Sequence[re2._Regexp]
+           ) -> tuple[list[tuple[int, bytes]], int]:
+    """(the lines that can matter, with 1-based numbers, lines counted to the block's end) of
+    a block after `base` lines."""
+    found: list[tuple[int, bytes]] = []
+    counted_to, line_no = 0, base
+    for start, end in line_spans(block, anchor, samplers):
+        line_no += block.count(b"\n", counted_to, start)
+        counted_to = start
+        found.append((line_no + 1, block[start:end]))
+    return found, line_no + block.count(b"\n", counted_to)  # one counting pass per block
+
+
+def _anchored_spans(block: bytes, anchor: re2._Regexp) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    position, size = 0, len(block)
+    search = _raw_search(anchor)
+    find, rfind = block.find, block.rfind
+    while position <= size:
+        hit_start, hit_end = search(block, position, size)
+        if hit_start < 0:
+            return spans
+        start = rfind(b"\n", 0, hit_start) + 1
+        end = find(b"\n", hit_end if hit_end > hit_start else hit_start)
+        if end < 0:
+            end = size
+        spans.append((start, end))
+        position = end + 1
+    return spans
+
+
+_UNANCHORED = re2._Anchor.UNANCHORED
+
+
+def _raw_search(pattern: re2._Regexp) -> Callable[[bytes, int, int], tuple[int, int]]:
+    """`pattern.search` without the wrapper's Match objects: (start, end), or (-1, -1).
+
+    In an error-heavy log nearly every line is anchored and the module's pure-Python match
+    wrapper (a generator, offsets, a Match object per call) cost more than the DFA itself.
+    """
+    match = pattern._regexp.Match
+
+    def search(data: bytes, position: int, end: int) -> tuple[int, int]:
+        return match(_UNANCHORED, data, position, end)[0]  # type: ignore[no-any-return]
+    return search
+
+
+def _first_match_lines_after(block: bytes, spans: list[tuple[int, int]],
+                             pattern: re2._Regexp) -> list[tuple[int, int]]:
+    """The first line matching `pattern` in each gap after an anchored line: one bounded search
+    per gap, so every byte is searched at most once."""
+    search = _raw_search(pattern)
+    found: list[tuple[int, int]] = []
+    ends = [end for _, end in spans]
+    starts = [start for start, _ in spans[1:]] + [len(block)]
+    for gap_start, gap_end in zip(ends, starts):
+        if gap_end - gap_start < 2:
+            continue  # the next anchored line follows at once
+        hit_start, _ = search(block, gap_start, gap_end)
+        if hit_start >= 0:
+            start = block.rfind(b"\n", 0, hit_start) + 1
+            end = block.find(b"\n", hit_start)
+            found.append((start, end if end >= 0 else len(block)))
+    return found
+
+
+_NEAR = 1 << 12  # bytes before a line that matters searched for the last sign of activity
+
+
+def _line_around(block: bytes, where: int) -> tuple[int, int]:
+    start = block.rfind(b"\n", 0, where) + 1
+    end = block.find(b"\n", where)
+    return (start, end if end >= 0 else len(block))
+
+
+def _last_match_line(block: bytes, pattern: re2._Regexp) -> tuple[int, int] | None:
+    # Serving lines are frequent: look only in the block's last stretch first, then widen.
+    size = 1 << 14
+    while True:
+        offset = max(0, len(block) - size)
+        hits = list(pattern.finditer(block, offset))
+        if hits or offset == 0:
+            break
+        size *= 8
+    if not hits:
+        return None
+    where = hits[-1].start()
+    start = block.rfind(b"\n", 0, where) + 1
+    end = block.find(b"\n", where)
+    return (start, end if end >= 0 else len(block))

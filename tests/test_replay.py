@@ -1,0 +1,156 @@
+"""Replaying repeated record lines (LineRun, Assembler.feed_run) changes nothing: the same
+events and the same JSON report as reading every line, on every corpus and tuning log, every
+benchmark mix and generated interleavings of repeated multi-line records."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from corpus_judge import iter_logs
+from logsleuth.assemble import MAX_EVENTS_PER_PROCESS, Assembler
+from logsleuth.facts import FactCollector
+from logsleuth.model import Event, LineRun
+from logsleuth.pipeline import assemble_folded, build_report
+from logsleuth.read import open_input
+from logsleuth.render.json import to_json
+from logsleuth.tokenize import TokenizeStats, tokenize, tokenize_runs
+from mix_logs import MIXES, mix_log
+
+TUNING = Path(__file__).parent / "fixtures" / "tuning"
+
+
+def _read(data: bytes | Path, replay: bool, cap: int) -> tuple[list[Event], str, int]:
+    """(events, JSON report, lines replayed) of a log read with or without LineRuns."""
+    source = open_input(data) if isinstance(data, Path) else open_input(io.BytesIO(data))
+    stats, facts = TokenizeStats(), FactCollector()
+    assembler = Assembler(max_events_per_process=cap)
+    grouped = 0
+    if replay:
+        def counted(items):  # type: ignore[no-untyped-def]
+            nonlocal grouped
+            for item in items:
+                grouped += item.count if isinstance(item, LineRun) else 0
+                yield item
+        lines = facts.watch(counted(tokenize_runs(source.blocks(), stats)))
+    else:
+        lines = facts.watch(tokenize(source.blocks(), stats))
+    events = assemble_folded(lines, assembler)  # type: ignore[arg-type]
+    report = build_report("log", events, stats, facts, None, tuple(assembler.notices()))
+    return events, to_json(report), grouped
+
+
+def _assert_same(data: bytes | Path, cap: int = MAX_EVENTS_PER_PROCESS) -> int:
+    events, report, grouped = _read(data, True, cap)
+    plain_events, plain_report, _ = _read(data, False, cap)
+    assert events == plain_events
+    assert report == plain_report
+    return grouped
+
+
+@pytest.mark.parametrize("log", [*iter_logs(), *sorted(TUNING.glob("*/*/log.txt"))],
+                         ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
+def test_replaying_changes_no_corpus_report(log: Path) -> None:
+    _assert_same(log)
+
+
+@pytest.mark.parametrize("mix", MIXES)
+def test_replaying_changes_no_mix_report(mix: str, mix_dir: str) -> None:
+    path, _ = mix_log(mix, 5_000, mix_dir)
+    grouped = _assert_same(path, cap=20)
+    if mix == "errors":
+        assert grouped > 1_000  # the rejected requests' tracebacks are replayed, not read
+
+
+# ---- generated interleavings of repeated records ------------------------------------------
+
+_PROCESSES = ("(APIServer pid=11) ", "(APIServer pid=12) ", "(EngineCore_DP0 pid=21) ",
+              "(Worker_TP0 pid=31) ", "")
+_LEVELS = ("ERROR", "ERROR", "WARNING", "INFO", "CRITICAL")
+_SITES = ("serving.py:296", "core.py:842", "multiproc_executor.py:876")
+_TIMES = ("01-24 01:52:18", "01-24 01:52:28", "01-24 02:00:00")
+_BODIES = (
+    "Error in preprocessing prompt inputs",
+    "EngineCore failed to start.",
+    "Traceback (most recent call last):",
+    '  File "/usr/lib/python3.12/site-packages/vllm/entrypoints/serving.py", line 281, in create',
+    "    conversation, engine_prompts = await self._preprocess_chat(",
+    "                                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+    '  File "/usr/lib/python3.12/site-packages/vllm/v1/core/kv_cache_utils.py", line 699, in check',
+    "    raise ValueError(",
+    "ValueError: This model's maximum context length is 4096 tokens.",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+    "  Please reduce the length of the messages or completion.",
+    "",
+    "During handling of the above exception, another exception occurred:",
+    "The above exception was the direct cause of the following exception:",
+    "Process EngineCore_DP0:",
+    "Exception ignored in: <function Foo.__del__>",
+    "Killed",
+    "At:",
+    "Engine 000: Avg prompt throughput: 1.0 tokens/s, Running: 1 reqs",
+    "Starting vLLM API server 0 on http://0.0.0.0:8000",
+)
+_OTHERS = (
+    '(APIServer pid=11) INFO:     127.0.0.1:5 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+    '(APIServer pid=11) INFO:     127.0.0.1:6 - "POST /v1/chat/completions HTTP/1.1" 400 Bad '
+    "Request",
+    "(APIServer pid=12) INFO 01-24 01:52:19 [loggers.py:259] Engine 000: Avg prompt throughput: "
+    "5.0 tokens/s, Running: 3 reqs",
+    "Traceback (most recent call last):",
+    "RuntimeError: Engine core initialization failed. See root cause above.",
+    "(EngineCore_DP0 pid=21) INFO 01-24 01:52:20 [core.py:90] Initializing a V1 LLM engine",
+    "gpu-node:31:31 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read",
+)
+
+# logged tracebacks as vLLM prints them (indexes into _BODIES), and any sequence of bodies
+_TRACEBACKS = ([0, 2, 3, 4, 5, 6, 7, 8], [1, 2, 6, 7, 8, 10], [2, 3, 4, 9], [0, 2, 3, 8, 11],
+               [2, 3, 8, 12, 2, 6, 7, 9], [14, 2, 3, 8], [15, 2, 3, 8], [9, 17, 3], [16],
+               [0, 18], [19, 2, 6, 7])
+_record = st.tuples(st.sampled_from(_PROCESSES), st.sampled_from(_LEVELS),
+                    st.sampled_from(_SITES),
+                    st.sampled_from(_TRACEBACKS)
+                    | st.lists(st.integers(0, len(_BODIES) - 1), min_size=1, max_size=8))
+
+
+@st.composite
+def _logs(draw: st.DrawFn) -> bytes:
+    """A few distinct records printed many times at different times, interleaved with other
+    processes' lines (between records and inside them)."""
+    records = draw(st.lists(_record, min_size=1, max_size=3))
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, 24))):
+        prefix, level, site, bodies = records[draw(st.integers(0, len(records) - 1))]
+        head = f"{prefix}{level} {draw(st.sampled_from(_TIMES))} [{site}] "
+        printed = [head + _BODIES[b] + "\r" for b in bodies]
+        printed[-1] = printed[-1][:-1]
+        if draw(st.integers(0, 3)) == 0:  # another process's line lands inside the record
+            printed.insert(draw(st.integers(0, len(printed))), draw(st.sampled_from(_OTHERS)))
+        lines += printed
+        lines += draw(st.lists(st.sampled_from(_OTHERS), max_size=2))
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+@settings(max_examples=150, deadline=None)
+@given(_logs(), st.sampled_from([2, MAX_EVENTS_PER_PROCESS]))
+def test_replaying_changes_nothing_on_generated_records(data: bytes, cap: int) -> None:
+    _assert_same(data, cap)
+
+
+def test_a_repeated_traceback_is_replayed() -> None:
+    """The second and later copies of one logged traceback are grouped into runs (the
+    generated test above would also pass if nothing were ever replayed)."""
+    record = ["Error in preprocessing prompt inputs", "Traceback (most recent call last):",
+              '  File "/x/serving.py", line 1, in f', "    f()",
+              "ValueError: This model's maximum context length is 4096 tokens."]
+    text = ""
+    for second in range(5):
+        head = f"(APIServer pid=11) ERROR 01-24 01:52:1{second} [serving.py:296] "
+        text += "\r\n".join(head + body for body in record) + "\n"
+        text += '(APIServer pid=11) INFO:     127.0.0.1:5 - "POST /v1/x HTTP/1.1" 400 Bad Request\n'
+    grouped = _assert_same(text.encode("utf-8"))
+    assert grouped >= 4 * 3  # from the second copy on, all but the title (its head is new)
