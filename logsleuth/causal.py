@@ -158,7 +158,13 @@ class _Work:
         return started[-1] if started else None
 
     def worked_after(self, node: _Node, end: int) -> bool:
-        """The node's process or engine did normal work after it, before line `end`."""
+        """The node's process or engine did normal work after it, before line `end`.
+
+        A report that an engine or worker died (`EngineDeadError`, `Engine process (pid N)
+        died`) is the engine's failure as its API server saw it: the answers of requests already
+        in flight (a stream's `200` is logged as it starts) do not undo it."""
+        if node.role is EventRole.SYMPTOM and node.pointer is not None:
+            return self.healthy_between(node, end)
         after = node.event.last_line
         steps, answers = self.evidence(node)
         return any(_any_between(lines, after, end) for lines in steps + answers)
@@ -181,7 +187,8 @@ class CausalGraph:
     """The errors of one run and how they follow from each other."""
 
     def __init__(self, nodes: dict[int, _Node], graph: nx.DiGraph[int], survived: list[ErrorEvent],
-                 stalled: ErrorEvent | None):
+                 stalled: ErrorEvent | None, know: Causality | None = None):
+        self._know = know or default_causality()
         self._nodes = nodes
         self._graph = graph
         self._survived = survived
@@ -272,7 +279,7 @@ class CausalGraph:
             late_hangs = sorted((h for h in hangs if h.line > last_active), key=lambda h: h.line)
             stalled = _stalled(last_line, line_count) or (_hung(late_hangs[0], len(late_hangs))
                                                            if late_hangs else None)
-        return cls(nodes, graph, survived + shutdown_noise, stalled)
+        return cls(nodes, graph, survived + shutdown_noise, stalled, know)
 
     def infer(self) -> Inference:
         """Name the root cause, its symptoms and the verdict (of the run explained), and list
@@ -290,7 +297,7 @@ class CausalGraph:
                                  tuple(self._survived), (self._stalled.message,), links,
                                  (self._stalled.process,), _look_for_stall())
             return Inference(Verdict.NO_FAILURE, None, (), tuple(self._survived), (), links, ())
-        root = _pick_root(nodes)
+        root = _pick_root(nodes, self._know)
         if root is None:
             symptoms = _symptom_list(nodes, None, graph)
             reasons, look_for = _missing_root_advice(nodes)
@@ -485,14 +492,26 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work) -> None:
         following[depth] = node
 
 
-def _pick_root(nodes: dict[int, _Node]) -> _Node | None:
+def _pick_root(nodes: dict[int, _Node], know: Causality) -> _Node | None:
     causes = [n for n in nodes.values() if n.role is EventRole.CAUSE]
     if not causes:
         return None
     pointed = {n.pointer for n in nodes.values() if n.role is EventRole.SYMPTOM and n.pointer}
+    # A process that aborts (C++'s terminate, SIGABRT) right after native code logged errors
+    # aborted over them: torch's NCCL watchdog logs `Watchdog caught collective operation timeout`
+    # at E level, then throws from its thread and the process dies. Those records weigh as its
+    # crash does (causality.yaml `native`).
+    crashes: dict[Process, list[int]] = {}
+    for node in nodes.values():
+        if node.event.kind is EventKind.FATAL:
+            crashes.setdefault(node.event.process, []).append(node.event.first_line)
+
+    def aborted_over(event: ErrorEvent) -> bool:
+        return know.logged_natively(event.site, event.exception) and any(
+            0 <= start - event.last_line <= _CRASH_WINDOW for start in crashes.get(event.process, ()))
 
     def rank(node: _Node) -> tuple[int, int, int, int]:
-        weak = node.event.kind is EventKind.ERROR_RECORD
+        weak = node.event.kind is EventKind.ERROR_RECORD and not aborted_over(node.event)
         off_target = bool(pointed) and not any(node.process_role in _COMPATIBLE[p]
                                                for p in pointed)
         return (int(weak), int(off_target), node.event.line, node.event.id)

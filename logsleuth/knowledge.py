@@ -45,6 +45,7 @@ class Causality:
     handled_sites: tuple[regex.Pattern[str], ...] = ()
     handled_frames: tuple[regex.Pattern[str], ...] = ()
     engine_frames: tuple[regex.Pattern[str], ...] = ()  # `handled.unless_frames`
+    native: regex.Pattern[str] | None = None  # records logged by native code (`native`)
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -114,6 +115,11 @@ class Causality:
         return bool(site and any(_search(p, site) for p in self.handled_sites)) or bool(
             title and any(_search(p, title) for p in self.handled_titles)) or any(
             _search(p, place) for p in self.handled_frames for place in places)
+
+    def logged_natively(self, site: str | None, label: str) -> bool:
+        """Whether an error record was logged by native code (a C++ logger's call site, NCCL)."""
+        return self.native is not None and any(
+            _search(self.native, text) for text in (site or "", label) if text)
 
     def corrupts(self, text: str) -> bool:
         """The error leaves its process unable to work (a sticky CUDA error)."""
@@ -187,6 +193,7 @@ def load_causality(path: Path | None = None) -> Causality:
     corrupting = tuple(compile_(p, "corrupting") for p in data.get("corrupting", []))
     singletons = compile_(data["singletons"], "singletons") if "singletons" in data else None
     interrupts = compile_(data["interrupts"], "interrupts") if "interrupts" in data else None
+    native = compile_(data["native"], "native") if "native" in data else None
     phases = data.get("phases", [])
     phase_lines = tuple((Phase(item["phase"]), compile_(p, "phases"))
                         for item in phases for p in item.get("lines", []))
@@ -199,7 +206,7 @@ def load_causality(path: Path | None = None) -> Causality:
     engine_frames = tuple(compile_(p, "handled") for p in handled.get("unless_frames", []))
     return Causality(roles, symptoms, wrappers, milestones, corrupting, singletons, phase_lines,
                      phase_frames, interrupts, handled_titles, handled_sites, handled_frames,
-                     engine_frames)
+                     engine_frames, native)
 
 
 @cache

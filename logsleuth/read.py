@@ -9,6 +9,7 @@ notice instead of an exception.
 from __future__ import annotations
 
 import codecs
+import csv
 import io
 import os
 import sys
@@ -209,8 +210,8 @@ def open_range(path: Path, start: int, end: int, *, name: str,
 
 
 def input_from_text(text: str, *, name: str = "<text>") -> LogInput:
-    """A log given as a string (library use, tests)."""
-    return LogInput(name, io.BytesIO(text.encode("utf-8", "surrogateescape")))
+    """A log given as a string (library use, tests); a CSV export is read as one."""
+    return _unwrap(LogInput(name, io.BytesIO(text.encode("utf-8", "surrogateescape"))))
 
 
 def _unwrap(log: LogInput) -> LogInput:
@@ -224,8 +225,123 @@ def _unwrap(log: LogInput) -> LogInput:
         log._stream = _Recode(head, "utf-16")  # type: ignore[assignment]
         log.notices.append("the log is UTF-16 encoded; it was read as such")
         return log
+    layout = _csv_layout(head.peek(_CSV_HEAD_BYTES))
+    if layout is not None:
+        log._stream = _CsvMessages(head, layout)  # type: ignore[assignment]
+        log.notices.append("the log is a CSV export (a time and a message column); its "
+                           "message column was read")
+        return log
     log._stream = head  # type: ignore[assignment]
     return log
+
+
+# A log exported from a log service as CSV (CloudWatch Logs of SageMaker endpoints and ECS tasks,
+# Logs Insights' `@timestamp,@message`, a Loki or Datadog table): one event a row, its time then
+# its message, quoted with `""` for each quote inside it when it needs quoting, with or without a
+# header row naming the columns (`1756144012376,"(EngineCore_0 pid=75) ERROR ..."`). A file format
+# like gzip, not a line shape: each row becomes the message it holds, on the row's own line.
+_CSV_HEAD_BYTES = 4096
+_CSV_MESSAGE_COLUMNS = ("message", "msg", "log", "line", "textpayload", "content")
+_CSV_TIME_COLUMNS = ("timestamp", "time", "ingestiontime", "date", "datetime", "ts")
+_CSV_SAMPLE_ROWS = 5  # header-less: this many first lines (fewer in a short log) must be rows
+
+
+@dataclass(frozen=True, slots=True)
+class _CsvLayout:
+    time: int  # the column of the event's time
+    message: int  # the column of its text
+    header: bool  # the first line names the columns
+
+
+def _csv_cells(line: str) -> list[str]:
+    try:
+        return next(csv.reader([line.rstrip("\r")]), [])
+    except csv.Error:  # a `\r` inside the line, a NUL, a field over the reader's limit
+        return []
+
+
+def _is_time_cell(cell: str, *, named: bool = False) -> bool:
+    """An event time as log services export it: epoch seconds or milliseconds; in a column a
+    header row names as the time, any number or an ISO date. (Without a header, a date is not
+    enough: Python's `2025-01-01 10:00:00,000 - INFO - ...` has a comma after its time.)"""
+    cell = cell.strip()
+    if cell.isdigit():
+        return named or 10 <= len(cell) <= 13
+    return named and len(cell) >= 10 and cell[:4].isdigit() and cell[4:5] == "-" \
+        and cell[5:7].isdigit()
+
+
+def _csv_layout(head: bytes) -> _CsvLayout | None:
+    """How a CSV export is laid out, when `head` (the first bytes of the input) starts one."""
+    text = head.decode("utf-8", "replace").lstrip("\ufeff")
+    lines = text.split("\n")
+    if len(head) >= _CSV_HEAD_BYTES:
+        lines = lines[:-1]  # the last line may be cut by the peek
+    lines = [line for line in lines if line.strip()]
+    if not lines or "," not in lines[0]:
+        return None
+    names = [name.strip().lstrip("@").lower() for name in _csv_cells(lines[0])]
+    time = next((i for i, name in enumerate(names) if name in _CSV_TIME_COLUMNS), None)
+    message = next((i for i, name in enumerate(names) if name in _CSV_MESSAGE_COLUMNS), None)
+    if time is not None and message is not None and len(lines[0]) <= 200:
+        return _CsvLayout(time, message, header=True)
+    sample = [_csv_cells(line) for line in lines[:_CSV_SAMPLE_ROWS]]
+    if all(len(cells) >= 2 and _is_time_cell(cells[0]) for cells in sample):
+        return _CsvLayout(0, 1, header=False)
+    return None
+
+
+class _CsvMessages(io.RawIOBase):
+    """The message column of a CSV export, one row a line, as UTF-8 bytes.
+
+    Each physical line is read as one row, so line numbers stay those of the file (the header
+    row becomes an empty line) and a quote left open (an export cut mid-row) cannot swallow the
+    rows after it. A line that is not a row (no time in its time column: the rest of a message
+    that spanned lines, a line pasted around the export) is handed on as it is.
+    """
+
+    def __init__(self, stream: io.RawIOBase, layout: _CsvLayout):
+        self._stream = stream
+        self._layout = layout
+        self._pending = b""
+        self._header = layout.header
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        while True:
+            chunk = self._stream.read(size if size > 0 else BLOCK_SIZE) or b""
+            data = self._pending + chunk
+            if not chunk:
+                self._pending = b""
+                return self._rows(data) if data else b""
+            end = data.rfind(b"\n") + 1
+            self._pending = data[end:]
+            if end:
+                return self._rows(data[:end])
+
+    def _rows(self, data: bytes) -> bytes:
+        out: list[str] = []
+        text = data.decode("utf-8", "surrogateescape")
+        ended = text.endswith("\n")
+        layout = self._layout
+        for line in text.split("\n")[:-1] if ended else text.split("\n"):
+            if self._header:
+                self._header = False
+                out.append("")
+                continue
+            cells = _csv_cells(line)
+            if len(cells) > max(layout.time, layout.message) \
+                    and _is_time_cell(cells[layout.time], named=layout.header):
+                out.append(cells[layout.message].replace("\n", " "))
+            else:
+                out.append(line)
+        return ("\n".join(out) + ("\n" if ended else "")).encode("utf-8", "surrogateescape")
+
+    def close(self) -> None:
+        self._stream.close()
+        super().close()
 
 
 class _Bounded(io.RawIOBase):
@@ -281,6 +397,14 @@ class _Peekable(io.RawIOBase):
             if size < 0:
                 size = len(self._buffer)
             out, self._buffer = self._buffer[:size], self._buffer[size:]
+            if len(out) < size and not self._buffer:
+                # the rest of the block from the stream, so that blocks end where they would
+                # without the peek (only the last of each kind of activity line in a block is
+                # read: a tiny first block would keep other lines)
+                try:
+                    out += self._stream.read(size - len(out)) or b""
+                except (OSError, ValueError):
+                    pass  # raised again by the next read, after these bytes were handed on
             return out
         return self._stream.read(size) or b""
 

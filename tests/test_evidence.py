@@ -279,6 +279,48 @@ SHAPES = [
           '{"error":{"message":"CUDA error: an illegal memory access was encountered","type":'
           '"InternalServerError","param":null,"code":500}}',), "InternalServerError",
           "illegal memory access"),
+    Shape("lower-case-dotted-exception-class", (
+          "WARNING 03-27 08:29:21 tokenizer.py:64] Using a slow tokenizer.",
+          "Traceback (most recent call last):",
+          '  File "/usr/local/lib/python3.8/dist-packages/vllm/utils.py", line 176, in get_ip',
+          '    s.connect(("dns.google", 80))',
+          "socket.gaierror: [Errno -3] Temporary failure in name resolution"),
+          "socket.gaierror", "Temporary failure"),
+    Shape("exception-whose-message-is-a-traceback", (
+          "(ServeController pid=7620) ERROR 2025-06-09 16:23:50,123 controller 7620 -- "
+          "Exception in Replica(id='q1w2', deployment='VLLMDeployment', app='default'), the "
+          "replica will be stopped.",
+          "(ServeController pid=7620) Traceback (most recent call last):",
+          '(ServeController pid=7620)   File "/ray/serve/_private/replica.py", line 713, in '
+          "initialize",
+          "(ServeController pid=7620)     raise RuntimeError(traceback.format_exc()) from None",
+          "(ServeController pid=7620) RuntimeError: Traceback (most recent call last):",
+          '(ServeController pid=7620)   File "/vllm/worker/worker.py", line 233, in '
+          "determine_num_available_blocks",
+          "(ServeController pid=7620) ValueError: No available memory for the cache blocks. "
+          "Try increasing `gpu_memory_utilization` when initializing the engine."),
+          "ValueError", "No available memory"),
+    Shape("ray-serve-controller-record", (
+          "INFO 2024-11-18 01:46:34,210 default_VLLMDeployment ujj4diu5 replica.py:893 - Started "
+          "initializing replica.",
+          "(ServeController pid=2922) ERROR 2025-04-02 17:25:34,553 controller 2922 -- Exception "
+          "in Replica(id='m37qpvvp', deployment='vLLM:qwen-1_5b', app='default'), the replica "
+          "will be stopped."), "ERROR", "Exception in Replica"),
+    Shape("docker-daemon-refuses-the-gpu", (
+          "$ docker run --gpus all vllm/vllm-openai:v0.10.0 --model Qwen/Qwen3-8B",
+          'docker: Error response from daemon: could not select device driver "" with '
+          "capabilities: [[gpu]]."), "launcher error", "could not select device driver"),
+    Shape("kubelet-kills-on-failed-liveness-probe", (
+          "  Normal   Started    26m   kubelet   Started container vllm",
+          "  Normal   Killing    25m   kubelet   Container vllm failed liveness probe, will be "
+          "restarted"), "launcher error", "failed liveness probe"),
+    Shape("systemd-exit-after-the-traceback", (
+          "Jan 28 10:40:07 localhost bash[367371]: ValueError: Unknown quantization method: fp9",
+          "Jan 28 10:40:08 localhost systemd[1]: vllm3.service: Main process exited, "
+          "code=exited, status=1/FAILURE",
+          "Jan 28 10:40:08 localhost systemd[1]: vllm3.service: Failed with result 'exit-code'.",
+          "Jan 28 10:40:13 localhost systemd[1]: vllm3.service: Scheduled restart job, restart "
+          "counter is at 4."), "ValueError", "Unknown quantization"),
     Shape("windows-paths-in-frames", (
           "Traceback (most recent call last):",
           '  File "C:\\Users\\me\\venv\\Lib\\site-packages\\vllm\\engine\\arg_utils.py", '
@@ -358,6 +400,28 @@ def test_a_triton_stub_error_keeps_its_at_frames() -> None:
     assert root.frames[-1].file == "/usr/lib/python3.12/signal.py"
 
 
+@pytest.mark.parametrize("report_line", [
+    "Jan 28 10:40:08 host systemd[1]: vllm.service: Main process exited, code=exited, "
+    "status=1/FAILURE",
+    "Jan 28 10:40:08 host systemd[1]: vllm.service: Failed with result 'exit-code'.",
+    "Jan 28 10:40:08 host systemd[1]: vllm.service: Main process exited, code=dumped, "
+    "status=6/ABRT",
+    "  Warning  BackOff    2m (x25 over 7m)   kubelet  Back-off restarting failed container vllm "
+    "in pod vllm-0_default(3f1c)"])
+def test_a_launcher_report_of_a_failed_process_alone_is_a_missing_root(report_line: str) -> None:
+    lines = [*V1_START, report_line]
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING, (report.verdict, report.reasons)
+
+
+def test_a_service_that_exits_cleanly_is_no_failure() -> None:
+    lines = [*V1_START, "Jan 28 10:40:08 host systemd[1]: vllm.service: Main process exited, "
+             "code=exited, status=0/SUCCESS", "Jan 28 10:40:08 host systemd[1]: vllm.service: "
+             "Deactivated successfully."]
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.NO_FAILURE
+
+
 def test_a_ci_annotation_alone_only_reports_a_failure() -> None:
     lines = ["2025-01-02T03:04:05.1234567Z ##[group]Run vllm serve x",
              "2025-01-02T03:04:07.1234567Z ##[error]Process completed with exit code 1."]
@@ -368,7 +432,7 @@ def test_a_ci_annotation_alone_only_reports_a_failure() -> None:
 # ---- the anchors keep every line the grammar calls an error, over every generated shape ------
 
 OUTERS = ["", "2024-05-01T10:00:01.123456789Z ", "2024-05-01T10:00:01.123Z stderr F ",
-          "Aug 17 18:42:18 gpu1 vllm[8052]: ", "vllm-1  | ", "> ", "│ ", "[2025-01-02T03:04:05Z] ",
+          "Aug 17 18:42:18 gpu1 vllm[8052]: ", "6月 10 16:45:05 gpu1 bash[107468]: ", "vllm-1  | ", "> ", "│ ", "[2025-01-02T03:04:05Z] ",
           "2025-01-02T03:04:05.1234567Z ", "[pod/vllm-0/vllm] ", "0: ", " 7: ", "12: ",
           "[1,0]<stderr>:", "gpu-node-3: ", "2024-01-02 03:04:05 | ERROR | stderr | ",
           "2024-01-02 03:04:05,123 - INFO - vLLM: ", "2024-01-02 03:04:05,123 - INFO - [vllm] ",
@@ -387,12 +451,16 @@ HEADERS = ["", "ERROR 08-01 21:00:00 [core.py:718] ", "CRITICAL 08-01 21:00:00 [
            "2024-01-02 03:04:05.123 | ERROR    | app.server:generate:88 - ",
            "2024-01-02 03:04:05 | ERROR | model_worker | ", "##[error]",
            "[E329 12:00:00.123456 1234 socket.cpp:456] ",
-           "F0102 03:04:05.123456 1234 tpu_compile.cc:123] "]
+           "F0102 03:04:05.123456 1234 tpu_compile.cc:123] ",
+           "ERROR 2025-02-27 23:48:16,631 controller 770463 -- ",
+           "INFO 2024-11-18 01:46:34,210 default_VLLMDeployment ujj4diu5 replica.py:893 - "]
 EXCEPTION_NAMES = ["ValueError", "torch.OutOfMemoryError", "triton.runtime.errors.OutOfResources",
                    "pynvml.NVMLError_LibraryNotFound", "torch._dynamo.exc.BackendCompilerFailed",
-                   "ray.exceptions.RayTaskError(TypeError)", "KeyboardInterrupt", "SystemExit"]
+                   "ray.exceptions.RayTaskError(TypeError)", "KeyboardInterrupt", "SystemExit",
+                   "socket.gaierror", "struct.error", "_socket.gaierror"]
 BODIES = [
     "Traceback (most recent call last):",
+    "RuntimeError: Traceback (most recent call last):",
     '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 701, in run',
     "The above exception was the direct cause of the following exception:",
     "Process EngineCore_DP0:",
@@ -430,6 +498,11 @@ BODIES = [
     "At:",
     "  /usr/lib/python3.12/signal.py(58): signal",
     "ERROR:    Exception in ASGI application",
+    "vllm.service: Main process exited, code=exited, status=1/FAILURE",
+    "vllm.service: Failed with result 'exit-code'.",
+    "  Warning  BackOff    2m (x25 over 7m)   kubelet  Back-off restarting failed container vllm",
+    'docker: Error response from daemon: could not select device driver "" with capabilities',
+    "  Normal   Killing    25m   kubelet   Container vllm failed liveness probe, will be restarted",
     "Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.",
     "some text that only an ERROR level makes an error",
 ]

@@ -8,6 +8,8 @@ is a subject; its own report is the reference, and each transformation must keep
 - k failing logs one after another, each started as vLLM starts -> k runs, each with its root;
 - wrapped as docker, journald, compose, CRI, a terminal pane, a CI runner, a launcher (kubectl,
   srun, mpirun) or a logger that re-logs a child's lines print it -> the same answer;
+- exported as CSV by a log service (CloudWatch for SageMaker, Logs Insights, Loki) -> the same
+  answer, one line further down (the header row);
 
 The main suite runs them derandomized (tests/conftest.py); `HYPOTHESIS_PROFILE=explore` draws
 fresh examples (.ci/properties). Hypothesis prints the case counts with
@@ -20,6 +22,8 @@ lived through, so those subjects are left out of the interleaving properties onl
 
 from __future__ import annotations
 
+import csv
+import io
 import random
 import re
 from dataclasses import dataclass
@@ -162,6 +166,9 @@ def test_k_failing_logs_in_a_row_are_k_runs_each_with_its_root(
 WRAPPERS = {
     "docker": lambda line: f"2024-07-22T10:38:57.216715364Z {line}",
     "journald": lambda line: f"Aug 17 18:42:18 gpu-node-1 vllm[8052]: {line}",
+    # journald in a Chinese, Japanese or Korean locale writes the month as a number (vllm#5376)
+    "journald-cjk": lambda line: f"6月 10 16:45:05 ma-Z690M bash[107468]: {line}",
+    "journald-korean": lambda line: f"6월 10 16:45:05 gpu1 vllm[77]: {line}",
     "compose": lambda line: f"vllm-1  | {line}",
     "cri": lambda line: f"2024-07-22T10:38:57.216715364+08:00 stderr F {line}",
     "pane": lambda line: f"│ {line:<200} │",
@@ -219,3 +226,37 @@ def test_every_wrapper_keeps_root_verdict_and_process(wrapper: str) -> None:
         assert answer(report) == reference, (wrapper, log.parent.name)
         assert report.root_cause is not None
         assert report.root_cause.process.label == _reference_process(log), (wrapper, log)
+
+
+CSV_HEADERS: list[tuple[str, ...] | None] = [("timestamp", "message"),
+                                             ("@timestamp", "@message", "@logStream"),
+                                             ("time", "log"), None]
+
+
+def as_csv(lines: list[str], header: tuple[str, ...] | None, quote_all: bool,
+           escaped_cr: bool) -> list[str]:
+    """The log as a log service's CSV export: a header row or none (CloudWatch's own export of
+    a SageMaker endpoint's log stream), then one event a row, its `\\r` written `#015`."""
+    out = io.StringIO()
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL,
+                        lineterminator="\n")
+    columns = len(header) if header else 2
+    if header:
+        writer.writerow(header)
+    for number, line in enumerate(lines):
+        row = [str(1718000000000 + number), line + ("#015" if escaped_cr else ""),
+               "vllm/AllTraffic/i-0ab"]
+        writer.writerow(row[:columns])
+    return out.getvalue().rstrip("\n").split("\n")
+
+
+@SOME
+@given(SUBJECT, st.sampled_from(CSV_HEADERS), st.booleans(), st.booleans())
+def test_a_csv_export_gives_the_same_answer(subject: tuple[Path, Answer, bool],
+                                            header: tuple[str, ...] | None, quote_all: bool,
+                                            escaped_cr: bool) -> None:
+    log, reference, _ = subject
+    exported = explain_lines(as_csv(lines_of(log), header, quote_all, escaped_cr))
+    shift = 1 if header else 0
+    assert answer(exported) == Answer(reference.exception, reference.message,
+                                      reference.line + shift)

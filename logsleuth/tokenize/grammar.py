@@ -32,7 +32,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m|ESC\[[0-9;]*m|#033\[[
 
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
-                 "pybasic", "cut_record", "loguru", "ci_command")
+                 "pybasic", "cut_record", "loguru", "ci_command", "ray_serve")
 
 
 @cache
@@ -55,6 +55,8 @@ def clean(raw: str) -> str:
         raw = raw[:-1]
     elif raw.endswith("^M"):
         raw = raw[:-2]  # the same `\r`, pasted in its caret form (as `^[[` stands for ESC)
+    elif raw.endswith("#015"):
+        raw = raw[:-4]  # the same `\r` as rsyslog and CloudWatch write it (`#033` is ESC)
     if may_hold_colour(raw):
         raw = _ANSI.sub("", raw)
     if raw[:1] in BOX_BORDERS:
@@ -244,6 +246,12 @@ class _ToRecords(Transformer[Token, object]):
         level, site = rest.split(" ", 2)[:2]
         return _Header(_level_word(level), stamp[5:].split(",")[0], site)
 
+    def ray_serve(self, items: list[Token]) -> _Header:
+        # `ERROR 2025-02-27 23:48:16,631 controller 770463 -- ` (older: `... replica.py:893 - `)
+        fields = str(items[0]).split()
+        site = fields[5] if len(fields) > 6 and ":" in fields[5] else fields[3]
+        return _Header(_level_word(fields[0]), f"{fields[1][5:]} {fields[2].split(',')[0]}", site)
+
     def pybasic(self, items: list[Token]) -> _Header:
         # `ERROR:root:`
         level, site = str(items[0]).split(":")[:2]
@@ -277,6 +285,13 @@ class _ToRecords(Transformer[Token, object]):
         return build
 
     traceback_header = _simple(LineKind.TRACEBACK_HEADER)
+
+    def wrapped_traceback(self, items: list[Token]) -> _Body:
+        # `RuntimeError: Traceback (most recent call last):`: a traceback header (its exception
+        # is the one the traceback ends with); the wrapper's name is kept as the exception
+        text = str(items[0]).strip()
+        return _Body(LineKind.TRACEBACK_HEADER, text, exception=text.partition(": ")[0])
+
     group_header = _simple(LineKind.GROUP_HEADER)
     group_box = _simple(LineKind.GROUP_BOX)
     caret = _simple(LineKind.CARET)
@@ -337,6 +352,8 @@ class _ToRecords(Transformer[Token, object]):
     compiler_error = _labelled("compiler error")
     linker_error = _labelled("linker error")
     usage_error = _labelled("usage error")
+    exit_report = _labelled("exited")
+    launcher_error = _labelled("launcher error")
     build_error = _labelled("build error")
 
     def request_refused(self, items: list[Token]) -> _Body:
@@ -439,6 +456,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "PDSH_HOST": (0, "launcher"), "STREAM_RELAY": (0, "launcher"),
     "PYLOG_RELAY": (0, "relay"), "BRACKET_LOG": (0, "relay"),
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
+    "RAY_SERVE_HEADER": (2, "ray_serve"),
 }
 
 
