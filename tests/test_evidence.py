@@ -306,6 +306,12 @@ SHAPES = [
           "(ServeController pid=2922) ERROR 2025-04-02 17:25:34,553 controller 2922 -- Exception "
           "in Replica(id='m37qpvvp', deployment='vLLM:qwen-1_5b', app='default'), the replica "
           "will be stopped."), "ERROR", "Exception in Replica"),
+    Shape("kserve-model-server-record", (
+          "2024-08-08 14:28:29.602 uvicorn.access INFO:     10.21.192.22:0 1 - \"GET /v1/models "
+          "HTTP/1.1\" 200 OK",
+          "2024-06-13 12:52:58.123 1 kserve ERROR [__main__.py:<module>():254] Failed to start "
+          "model server: the model's max seq len is larger than the KV cache can hold"),
+          "ERROR", "Failed to start model server"),
     Shape("docker-daemon-refuses-the-gpu", (
           "$ docker run --gpus all vllm/vllm-openai:v0.10.0 --model Qwen/Qwen3-8B",
           'docker: Error response from daemon: could not select device driver "" with '
@@ -314,6 +320,11 @@ SHAPES = [
           "  Normal   Started    26m   kubelet   Started container vllm",
           "  Normal   Killing    25m   kubelet   Container vllm failed liveness probe, will be "
           "restarted"), "launcher error", "failed liveness probe"),
+    Shape("modal-runner-gave-up-on-start-up", (
+          "May 01  14:38:19.519 | INFO 05-01 12:38:19 gpu_model_runner.py:872] Loading model "
+          "weights took 5.3800 GB",
+          "Runner failed with exception: Runner has been initializing for too long: 300 seconds"),
+          "launcher error", "Runner failed"),
     Shape("systemd-exit-after-the-traceback", (
           "Jan 28 10:40:07 localhost bash[367371]: ValueError: Unknown quantization method: fp9",
           "Jan 28 10:40:08 localhost systemd[1]: vllm3.service: Main process exited, "
@@ -407,7 +418,11 @@ def test_a_triton_stub_error_keeps_its_at_frames() -> None:
     "Jan 28 10:40:08 host systemd[1]: vllm.service: Main process exited, code=dumped, "
     "status=6/ABRT",
     "  Warning  BackOff    2m (x25 over 7m)   kubelet  Back-off restarting failed container vllm "
-    "in pod vllm-0_default(3f1c)"])
+    "in pod vllm-0_default(3f1c)",
+    "(raylet) A worker died or was killed while executing a task by an unexpected system error. "
+    "To troubleshoot the problem, check the logs for the dead worker. RayTask ID: ffff Worker "
+    "exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection "
+    "error code 2. End of file."])
 def test_a_launcher_report_of_a_failed_process_alone_is_a_missing_root(report_line: str) -> None:
     lines = [*V1_START, report_line]
     report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
@@ -432,7 +447,8 @@ def test_a_ci_annotation_alone_only_reports_a_failure() -> None:
 # ---- the anchors keep every line the grammar calls an error, over every generated shape ------
 
 OUTERS = ["", "2024-05-01T10:00:01.123456789Z ", "2024-05-01T10:00:01.123Z stderr F ",
-          "Aug 17 18:42:18 gpu1 vllm[8052]: ", "6月 10 16:45:05 gpu1 bash[107468]: ", "vllm-1  | ", "> ", "│ ", "[2025-01-02T03:04:05Z] ",
+          "Aug 17 18:42:18 gpu1 vllm[8052]: ", "6月 10 16:45:05 gpu1 bash[107468]: ",
+          "May 01  14:38:18.434 | ", "vllm-1  | ", "> ", "│ ", "[2025-01-02T03:04:05Z] ",
           "2025-01-02T03:04:05.1234567Z ", "[pod/vllm-0/vllm] ", "0: ", " 7: ", "12: ",
           "[1,0]<stderr>:", "gpu-node-3: ", "2024-01-02 03:04:05 | ERROR | stderr | ",
           "2024-01-02 03:04:05,123 - INFO - vLLM: ", "2024-01-02 03:04:05,123 - INFO - [vllm] ",
@@ -453,6 +469,7 @@ HEADERS = ["", "ERROR 08-01 21:00:00 [core.py:718] ", "CRITICAL 08-01 21:00:00 [
            "[E329 12:00:00.123456 1234 socket.cpp:456] ",
            "F0102 03:04:05.123456 1234 tpu_compile.cc:123] ",
            "ERROR 2025-02-27 23:48:16,631 controller 770463 -- ",
+           "2024-06-13 12:52:58.123 1 kserve ERROR [model_server.py:start():200] ",
            "INFO 2024-11-18 01:46:34,210 default_VLLMDeployment ujj4diu5 replica.py:893 - "]
 EXCEPTION_NAMES = ["ValueError", "torch.OutOfMemoryError", "triton.runtime.errors.OutOfResources",
                    "pynvml.NVMLError_LibraryNotFound", "torch._dynamo.exc.BackendCompilerFailed",
@@ -503,6 +520,8 @@ BODIES = [
     "  Warning  BackOff    2m (x25 over 7m)   kubelet  Back-off restarting failed container vllm",
     'docker: Error response from daemon: could not select device driver "" with capabilities',
     "  Normal   Killing    25m   kubelet   Container vllm failed liveness probe, will be restarted",
+    "A worker died or was killed while executing a task by an unexpected system error. To "
+    "troubleshoot the problem, check the logs for the dead worker.",
     "Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.",
     "some text that only an ERROR level makes an error",
 ]

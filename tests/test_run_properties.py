@@ -179,6 +179,7 @@ WRAPPERS = {
     "github-actions": lambda line: f"2025-01-02T03:04:05.1234567Z {line}",
     "kubectl-prefix": lambda line: f"[pod/vllm-0/vllm] {line}",
     "kubectl-prefix-timestamps": lambda line: f"[pod/vllm-7d9f/vllm] 2025-01-02T03:04:05.1Z {line}",
+    "modal": lambda line: f"May 01  14:38:18.434 | {line}",  # Modal's dashboard copy
     "srun": lambda line: f"0: {line}",
     "srun-wide": lambda line: f"12: {line}",
     "mpirun": lambda line: f"[1,0]<stderr>:{line}",

@@ -32,7 +32,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m|ESC\[[0-9;]*m|#033\[[
 
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
-                 "pybasic", "cut_record", "loguru", "ci_command", "ray_serve")
+                 "pybasic", "cut_record", "loguru", "ci_command", "ray_serve",
+                 "kserve")
 
 
 @cache
@@ -252,6 +253,16 @@ class _ToRecords(Transformer[Token, object]):
         site = fields[5] if len(fields) > 6 and ":" in fields[5] else fields[3]
         return _Header(_level_word(fields[0]), f"{fields[1][5:]} {fields[2].split(',')[0]}", site)
 
+    def kserve(self, items: list[Token]) -> _Header:
+        # `2024-06-13 12:52:58.123 1 kserve ERROR [model_server.py:start():200] `
+        text = str(items[0])
+        fields = text.split()
+        level = next(_level_word(f.rstrip(":")) for f in fields[2:]
+                     if _level_word(f.rstrip(":")) is not None)
+        logger = fields[3] if fields[2].isdigit() else fields[2]
+        site = text.partition("[")[2].rpartition("]")[0] or logger
+        return _Header(level, f"{fields[0][5:]} {fields[1].split('.')[0]}", site)
+
     def pybasic(self, items: list[Token]) -> _Header:
         # `ERROR:root:`
         level, site = str(items[0]).split(":")[:2]
@@ -354,6 +365,7 @@ class _ToRecords(Transformer[Token, object]):
     usage_error = _labelled("usage error")
     exit_report = _labelled("exited")
     launcher_error = _labelled("launcher error")
+    ray_worker_died = _labelled("worker died")
     build_error = _labelled("build error")
 
     def request_refused(self, items: list[Token]) -> _Body:
@@ -452,11 +464,11 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "PYLOG_HEADER": (2, "pylog"), "RAY_PY_HEADER": (2, "ray_py"),
     "PYBASIC_HEADER": (2, "pybasic"), "CUT_RECORD_HEADER": (2, "cut_record"),
     "CI_TIME": (0, "docker"), "ELLIPSIS": (0, "quote"), "KUBE_PREFIX": (0, "launcher"),
-    "TASK_LABEL": (0, "launcher"), "MPI_TAG": (0, "launcher"),
+    "TASK_LABEL": (0, "launcher"), "MPI_TAG": (0, "launcher"), "MODAL_TIME": (0, "launcher"),
     "PDSH_HOST": (0, "launcher"), "STREAM_RELAY": (0, "launcher"),
     "PYLOG_RELAY": (0, "relay"), "BRACKET_LOG": (0, "relay"),
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
-    "RAY_SERVE_HEADER": (2, "ray_serve"),
+    "RAY_SERVE_HEADER": (2, "ray_serve"), "KSERVE_HEADER": (2, "kserve"),
 }
 
 
