@@ -107,3 +107,82 @@ def test_a_module_match_never_reaches_the_threshold_on_a_symptom_or_a_wrong_type
     wrong_type = explain_text(worker_failure("KeyError: 'foo8'", inner=inner),
                               signatures=signatures)
     assert wrong_type.signature is None
+
+
+# ---- installed libraries ---------------------------------------------------------------------------
+
+# (family, the library's module that raised, function): an error vLLM did not raise itself
+LIBRARIES = [
+    ("library-transformers-error", "transformers.configuration_utils", "__init__"),
+    ("library-huggingface-hub-error", "huggingface_hub.file_download", "hf_hub_download"),
+    ("library-triton-error", "triton.compiler.compiler", "compile"),
+    ("library-flashinfer-error", "flashinfer.decode", "plan"),
+    ("library-ray-error", "ray._private.worker", "get_objects"),
+    ("library-safetensors-error", "safetensors.torch", "load_file"),
+    ("library-tokenizer-backend-error", "sentencepiece", "LoadFromFile"),
+    ("library-structured-output-backend-error", "xgrammar.compiler", "compile_json_schema"),
+    ("library-bitsandbytes-error", "bitsandbytes.functional", "quantize_4bit"),
+    ("library-torch-distributed-error", "torch.distributed.distributed_c10d", "new_group"),
+    ("library-torch-compile-error", "torch._inductor.lowering", "wrapped"),
+    ("library-torch-cuda-error", "torch.cuda", "set_device"),
+    ("library-numpy-abi-error", "numpy.core._multiarray_umath", "__getattr__"),
+    ("library-peft-error", "peft.config", "from_pretrained"),
+    ("library-kv-connector-error", "lmcache.v1.cache_engine", "store"),
+    ("library-zmq-error", "zmq.sugar.socket", "recv"),
+    ("library-pydantic-validation-error", "pydantic._internal._dataclasses", "__init__"),
+    ("library-attention-package-error", "flash_attn.flash_attn_interface", "_flash_attn_forward"),
+    ("library-platform-plugin-error", "vllm_ascend.worker.model_runner_v1", "profile_run"),
+    ("library-harmony-encoding-error", "openai_harmony", "load_harmony_encoding"),
+    ("library-media-decoder-error", "PIL.Image", "open"),
+    ("library-gguf-error", "gguf.gguf_reader", "_build_tensors"),
+    ("library-compressed-tensors-error", "compressed_tensors.quantization.quant_config",
+     "model_validate"),
+]
+_PREFIXES = ["/usr/local/lib/python3.12/dist-packages/", "/opt/conda/lib/python3.10/site-packages/",
+             "/usr/lib/python3/dist-packages/", "/home/u/.venv/lib/python3.11/site-packages/"]
+_UNKNOWN_ERRORS = ["RuntimeError: qzv unexpected state 7 in blorp", "KeyError: 'zqxv'",
+                   "TypeError: frob() takes 2 positional arguments but 3 were given"]
+
+
+def _library_frame(prefix: str, module: str, function: str) -> tuple[str, str]:
+    package = "." not in module  # a package's own __init__.py
+    return (prefix + module.replace(".", "/") + ("/__init__" if package else "") + ".py", function)
+
+
+@pytest.mark.parametrize("family,module,function", LIBRARIES, ids=[r[0] for r in LIBRARIES])
+@settings(max_examples=6)
+@given(data=st.data())
+def test_an_error_a_library_raised_gets_that_librarys_family(
+        family: str, module: str, function: str, data: st.DataObject) -> None:
+    prefix = data.draw(st.sampled_from(_PREFIXES), label="install")
+    error = data.draw(st.sampled_from(_UNKNOWN_ERRORS), label="error")
+    inner = [_library_frame(prefix, module, function)]
+    if data.draw(st.booleans(), label="stdlib below"):  # Python's own code raised it for the library
+        inner.append(("/usr/lib/python3.12/json/encoder.py", "default"))
+    log = worker_failure(error, phase=data.draw(st.sampled_from(PHASES), label="phase"),
+                         era=data.draw(st.sampled_from(ERAS), label="era"), inner=tuple(inner))
+    report = explain_text(log, signatures=default_signatures())
+    assert report.signature is not None and report.signature.id == family, report.signature
+    assert report.signature.kind is SignatureKind.FAMILY
+
+
+@pytest.mark.parametrize("family,module,function", LIBRARIES[:4], ids=[r[0] for r in LIBRARIES[:4]])
+def test_a_library_frame_above_vllms_own_raise_is_not_the_library(
+        family: str, module: str, function: str) -> None:
+    inner = (_library_frame(_PREFIXES[0], module, function),
+             *_frame("vllm.model_executor.models.utils", "load_weights"))
+    report = explain_text(worker_failure(_UNKNOWN_ERRORS[0], inner=inner),
+                          signatures=default_signatures())
+    assert report.signature is None or report.signature.id != family
+
+
+def test_words_a_signature_knows_beat_the_library_that_raised_them() -> None:
+    # torch.compile's own failure, raised in Dynamo: the family that knows the words wins over
+    # the family that knows only where
+    inner = (_library_frame(_PREFIXES[0], "torch._dynamo.convert_frame", "_compile"),)
+    log = worker_failure("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n"
+                         "RuntimeError: qzv", phase=Phase.PROFILE, inner=inner)
+    report = explain_text(log, signatures=default_signatures())
+    assert report.signature is not None
+    assert report.signature.id != "library-torch-compile-error"
+    assert "library-torch-compile-error" in [m.id for m in report.alternatives]

@@ -60,6 +60,30 @@ def raising_modules(event: ErrorEvent) -> tuple[str, ...]:
     return tuple(dict.fromkeys(same or [site.module for site in origin.sites]))
 
 
+def library_modules(event: ErrorEvent) -> tuple[str, ...]:
+    """The installed library module that raised this error, when vLLM did not: the innermost
+    traceback frame inside site-packages (Python's own modules after it are how the library
+    raised it), unless a vLLM frame lies further in. `transformers.models.auto.configuration_auto`
+    for a config transformers cannot read."""
+    for frame in reversed(event.frames):
+        if vllm_module(frame.file) is not None:
+            return ()
+        library = _installed_module(frame.file)
+        if library is not None:
+            return (library,)
+    return ()
+
+
+def _installed_module(file: str) -> str | None:
+    """`.../site-packages/transformers/x.py` -> `transformers.x`; None outside site-packages."""
+    path = file.replace("\\", "/")
+    start = max(path.rfind("/site-packages/"), path.rfind("/dist-packages/"))
+    if start < 0 or not path.endswith(".py"):
+        return None
+    inside = path[start + 1:].split("/", 1)[1]
+    return inside[:-3].replace("/", ".").removesuffix(".__init__")
+
+
 def vllm_module(file: str) -> str | None:
     """`.../site-packages/vllm/config/model.py` -> `vllm.config.model`; None outside vLLM."""
     path = file.replace("\\", "/")

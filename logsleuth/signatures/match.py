@@ -16,7 +16,9 @@ same message from another call path, process or phase still matches, a little lo
 |            |                    | a soft `?expr` condition weighs 0.95        |
 
 The module is the vLLM module that raises or logs the error: where vLLM's message index files
-the message, else the innermost traceback frame when it is vLLM's. A family that names only a
+the message, else the innermost traceback frame when it is vLLM's. When vLLM did not raise it,
+a family with no message part may name the installed library that did (transformers, ray): the
+innermost frame inside site-packages. A family that names only a
 module (no message, no regex) is matched by it with the message score MODULE_ONLY: weaker than
 any message or regex, so every signature that knows the message's words ranks above it.
 
@@ -29,7 +31,8 @@ signatures whose message part (a template or regex) matched and that the log doe
 (a frame, process, phase or exception type that was seen and differs is a contradiction); exact
 signatures the log contradicts; families matched by the raising module alone (the fallback for
 vLLM's messages no signature knows by their words); families whose words matched but that the log
-contradicts; module families the log contradicts. Within a tier: those not demoted (a signature
+contradicts; module families the log contradicts; last, families known by the installed library
+that raised the error (`_Scored.by_library`). Within a tier: those not demoted (a signature
 that tells its failure apart by frames or phase, on a log that prints no frames or no phase, ranks
 after a fitting family whose message part is at least as specific as its own), then the stronger
 kind (an exact signature before a family: `SignatureKind.strength`), then the score, then the
@@ -94,6 +97,7 @@ class _Scored:
     message_specificity: float  # the fixed text of the message part alone
     demoted: bool = False  # unconfirmed, and its message says no more than a family's
     by_module: bool = False  # matched by its raising module alone: no message words known
+    by_library: bool = False  # ... and that module is an installed library's, not vLLM's
 
     def order(self) -> tuple[float, ...]:
         """Sort key, best first (see the module docstring)."""
@@ -105,9 +109,11 @@ class _Scored:
     def tier(self) -> int:
         """How far the log's evidence backs this match, 0 best: what the message's words say
         (not contradicted), an exact signature's words against another call path, the raising
-        module alone, a family's keywords against what the log shows, and last a module match
-        the log contradicts. A family's key words that the log contradicts (another phase, type
+        module alone, a family's keywords against what the log shows, a module match the log
+        contradicts, and last an installed library's module (contradicted or not). A family's key words that the log contradicts (another phase, type
         or call path) say less than the module that raised the error; an exact message does not."""
+        if self.by_library:  # where outside vLLM, not what: below every other kind of match
+            return 6 if self.contradicted else 5
         if self.by_module:
             return 4 if self.contradicted else 2
         if not self.contradicted:
@@ -141,14 +147,14 @@ class SignatureSet:
         """Every signature that scores at least ALTERNATIVE_FLOOR, best first."""
         targets = list(targets)
         wanted = any(s.modules for s in self.signatures)
-        modules = {id(t): _raising_modules(t.event) if wanted else () for t in targets}
+        modules = {id(t): _raising_modules(t.event) if wanted else ((), ()) for t in targets}
         prepared = [(t, text, mask(text)) for t in targets for text in _readings(t.event)]
         scored: list[_Scored] = []
         for signature in self.signatures:
             best: _Scored | None = None
             for target, text, masked in prepared:
                 found = self._score(signature, target, text, masked, facts, phase,
-                                    modules[id(target)])
+                                    *modules[id(target)])
                 if found is not None and (best is None or found.order() < best.order()):
                     best = found
             if best is not None and best.match.score >= ALTERNATIVE_FLOOR:
@@ -167,7 +173,8 @@ class SignatureSet:
 
     def _score(self, signature: Signature, target: Target, text: str, masked: str,
                facts: Mapping[str, object], phase: PhaseEvidence | None,
-               modules: tuple[str, ...] = ()) -> _Scored | None:
+               modules: tuple[str, ...] = (), libraries: tuple[str, ...] = ()
+               ) -> _Scored | None:
         evidence: list[Evidence] = []
         message_score, specificity = 0.0, 0.0
         for template in signature.templates:
@@ -186,6 +193,11 @@ class SignatureSet:
                 message_score, specificity = 1.0, float(fixed)
                 detail = f"regex matched: {hit.group(0)[:80]}"
         module_hit, module_fixed = _module_hit(signature.modules, modules)
+        by_library = False
+        if not signature.templates and not signature.patterns and module_hit is None:
+            # a family of an installed library's errors: known by the module that raised it
+            module_hit, module_fixed = _module_hit(signature.modules, libraries)
+            by_library = module_hit is not None
         if not signature.templates and not signature.patterns and module_hit is not None:
             # the longer the module pattern, the narrower the subsystem it names
             message_score, specificity = MODULE_ONLY, float(module_fixed)
@@ -260,14 +272,16 @@ class SignatureSet:
                       signature.kind)
         return _Scored(match, specificity, contradicted, unconfirmed, signature.kind.strength,
                        message_specificity,
-                       by_module=not signature.templates and not signature.patterns)
+                       by_module=not signature.templates and not signature.patterns,
+                       by_library=by_library)
 
 
-def _raising_modules(event: ErrorEvent) -> tuple[str, ...]:
+def _raising_modules(event: ErrorEvent) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(vLLM modules, installed library module) that raised the error."""
     # imported here: the index's lookup uses this package's template vocabulary
-    from logsleuth.index.origin import raising_modules
+    from logsleuth.index.origin import library_modules, raising_modules
 
-    return raising_modules(event)
+    return raising_modules(event), library_modules(event)
 
 
 def _demote_unconfirmed(scored: list[_Scored]) -> list[_Scored]:
