@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from logsleuth.locate import compile_bytes, locate
+from logsleuth.locate import Anchors, locate
 from logsleuth.read import open_range
 
 TAIL_BYTES = 4096
@@ -36,13 +36,13 @@ class Half:
 def locate_half(path: str, start: int, end: int, name: str, max_line_bytes: int, spool: str,
                 patterns: tuple[str, str, str]) -> Half:
     """Locate the anchored lines of [start, end) into `spool`, one pickled list per block."""
-    anchor, *samplers = (compile_bytes(text) for text in patterns)
+    anchors = Anchors.compile(*patterns)
     part = open_range(Path(path), start, end, name=name, max_line_bytes=max_line_bytes)
     tail = b""
     count = 0
     with open(spool, "wb") as out:
         for block in part.blocks():
-            found, count = locate(block, count, anchor, samplers)
+            found, count = locate(block, count, anchors)
             if found:
                 pickle.dump(found, out, protocol=pickle.HIGHEST_PROTOCOL)
             tail = (tail + block[-TAIL_BYTES:])[-TAIL_BYTES:]

@@ -6,7 +6,8 @@ a big file (halves.py, halfread.py) starts small: it locates lines, and this one
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import re2
 
@@ -18,13 +19,32 @@ def compile_bytes(pattern: str) -> re2._Regexp:
     return re2.compile(pattern.encode("utf-8"), options)
 
 
-def line_spans(block: bytes, anchor: re2._Regexp, samplers: Sequence[re2._Regexp]
-               ) -> list[tuple[int, int]]:
+@dataclass(frozen=True, slots=True)
+class Anchors:
+    """The patterns that say which lines can matter (anchors.lark), compiled for bytes."""
+
+    anchor: re2._Regexp
+    samplers: tuple[re2._Regexp, ...]  # kinds of activity (SERVING, ALIVE)
+    activity: re2._Regexp  # any kind: a block without one needs no sampler's search
+
+    @classmethod
+    def compile(cls, anchor: str, *samplers: str) -> Anchors:
+        """From the terminals' regular expressions."""
+        return cls(compile_bytes(anchor), tuple(compile_bytes(text) for text in samplers),
+                   compile_bytes("|".join(f"(?:{text})" for text in samplers)))
+
+
+def line_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
     """Where the anchored lines of a block are (byte offsets), with the activity lines that
     tell whether work went on: of each kind (SERVING, ALIVE), the first after each stretch
     of anchored lines (did the process that just logged an error keep working?) and the
     block's last."""
-    spans = _anchored_spans(block, anchor)
+    spans = _anchored_spans(block, anchors.anchor)
+    if _raw_search(anchors.activity)(block, 0, len(block))[0] < 0:
+        # no activity at all (a crash loop's set-up lines, a DEBUG flood): one pass instead of
+        # each kind's searches after every stretch and back from the end
+        return spans
+    samplers = anchors.samplers
     found = set(spans)
     for sampler in samplers:  # of each kind of activity: the first after each
         found.update(_first_match_lines_after(block, spans, sampler))  # anchored stretch,
@@ -44,13 +64,12 @@ def line_spans(block: bytes, anchor: re2._Regexp, samplers: Sequence[re2._Regexp
     return sorted(found) if len(found) > len(spans) else spans
 
 
-def locate(block: bytes, base: int, anchor: re2._Regexp, samplers: Sequence[re2._Regexp]
-           ) -> tuple[list[tuple[int, bytes]], int]:
+def locate(block: bytes, base: int, anchors: Anchors) -> tuple[list[tuple[int, bytes]], int]:
     """(the lines that can matter, with 1-based numbers, lines counted to the block's end) of
     a block after `base` lines."""
     found: list[tuple[int, bytes]] = []
     counted_to, line_no = 0, base
-    for start, end in line_spans(block, anchor, samplers):
+    for start, end in line_spans(block, anchors):
         line_no += block.count(b"\n", counted_to, start)
         counted_to = start
         found.append((line_no + 1, block[start:end]))

@@ -15,6 +15,7 @@ all (a pipe would instead stall the second process until this one reached its ha
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import pickle
 import subprocess
@@ -35,8 +36,11 @@ _CHILD = "from logsleuth.halfread import main; main()"
 
 def can_split(log: LogInput) -> bool:
     """A plain regular file big enough to be worth two processes, read by a process that may
-    start one (one thread: some embedders, a Ray worker say, do not expect children)."""
+    start one: one thread (some embedders, a Ray worker say, do not expect children) and not a
+    pool's daemon worker (`triage --jobs` already keeps every core busy)."""
     if log.path is None or not sys.executable or threading.active_count() > 1:
+        return False
+    if multiprocessing.current_process().daemon:
         return False
     try:
         return log.path.stat().st_size >= SPLIT_MIN_BYTES

@@ -15,7 +15,7 @@ from functools import cache, partial
 import re2
 from lark import Lark
 
-from logsleuth.locate import compile_bytes, line_spans, locate
+from logsleuth.locate import Anchors, line_spans, locate
 from logsleuth.model import LineRun, LogLine
 from logsleuth.resources import data_dir
 from logsleuth.tokenize.grammar import (BOX_BORDERS, Split, clean, continuation, continued,
@@ -37,8 +37,15 @@ def anchor_patterns() -> tuple[re2._Regexp, re2._Regexp, re2._Regexp]:
     RE2 runs the alternation as one DFA pass; Python's backtracking `re` tries every
     alternative at every position and is sixty times slower here.
     """
-    anchor, serving, alive = (compile_bytes(text) for text in anchor_texts())
-    return anchor, serving, alive
+    anchors = located_by()
+    serving, alive = anchors.samplers
+    return anchors.anchor, serving, alive
+
+
+@cache
+def located_by() -> Anchors:
+    """The patterns of anchors.lark, as the locating stage uses them."""
+    return Anchors.compile(*anchor_texts())
 
 
 @dataclass
@@ -59,7 +66,7 @@ class Tokenizer:
 
     def __init__(self, stats: TokenizeStats | None = None):
         self.stats = stats if stats is not None else TokenizeStats()
-        self._anchor, *self._samplers = anchor_patterns()
+        self._anchors = located_by()
         self._base = 0  # lines before the next block
         self._tail = b""
         # vLLM's NewLineFormatter repeats the record header on every line of a multi-line record
@@ -73,7 +80,7 @@ class Tokenizer:
 
     def spans(self, block: bytes) -> list[tuple[int, int]]:
         """Where the lines of a block that can matter are (logsleuth/locate.py)."""
-        return line_spans(block, self._anchor, self._samplers)
+        return line_spans(block, self._anchors)
 
     def feed(self, block: bytes) -> Iterator[LogLine]:
         """The LogLines of one block, which must end on a line break (the input's last may not)."""
@@ -82,7 +89,7 @@ class Tokenizer:
 
     def locate(self, block: bytes) -> list[tuple[int, bytes]]:
         """The anchored lines of one block, with their 1-based numbers; counts every line."""
-        found, self._base = locate(block, self._base, self._anchor, self._samplers)
+        found, self._base = locate(block, self._base, self._anchors)
         self.stats.lines = self._base
         if block:
             self._tail = block
