@@ -39,10 +39,9 @@ from test_run_properties import WRAPPERS
 
 PID = re.compile(r"\bpid=(\d+)")
 IP = re.compile(r"\bip=(\d+)\.(\d+)\.(\d+)\.(\d+)")
-V1_HEADER = re.compile(r"\b(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d\d-\d\d \d\d:\d\d:\d\d) "
-                       r"\[([\w.-]+:\d+)\] ")
-V0_HEADER = re.compile(r"\b(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d\d-\d\d \d\d:\d\d:\d\d) "
-                       r"([\w.-]+\.py:\d+)\] ")
+_LEVEL_AND_TIME = r"\b(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d\d-\d\d \d\d:\d\d:\d\d) "
+V1_HEADER = re.compile(_LEVEL_AND_TIME + r"\[([\w.-]+:\d+)\] ")  # the call site in brackets
+V0_HEADER = re.compile(_LEVEL_AND_TIME + r"([\w.-]+\.py:\d+)\] ")  # before v0.8: without
 SITE_ROOT = re.compile(r'File "(?:/[^"]*?)/(?:site|dist)-packages/')
 FRAME_LINE = re.compile(r'(File "[^"]+", line )(\d+)')
 # a number standing alone or as an index inside a dotted name (`layers.35.mlp`), not a part of

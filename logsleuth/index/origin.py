@@ -78,17 +78,19 @@ def _installed_module(file: str) -> str | None:
     """`.../site-packages/transformers/x.py` -> `transformers.x`; None outside site-packages."""
     path = file.replace("\\", "/")
     start = max(path.rfind("/site-packages/"), path.rfind("/dist-packages/"))
-    if start < 0 or not path.endswith(".py"):
-        return None
-    inside = path[start + 1:].split("/", 1)[1]
-    return inside[:-3].replace("/", ".").removesuffix(".__init__")
+    return _dotted(path, path.find("/", start + 1)) if start >= 0 else None
 
 
 def vllm_module(file: str) -> str | None:
     """`.../site-packages/vllm/config/model.py` -> `vllm.config.model`; None outside vLLM."""
     path = file.replace("\\", "/")
     start = path.rfind("/vllm/")
-    if start < 0 or not path.endswith(".py"):
+    return _dotted(path, start) if start >= 0 else None
+
+
+def _dotted(path: str, start: int) -> str | None:
+    """The module of the `.py` file `path` whose package path begins after the `/` at `start`."""
+    if not path.endswith(".py"):
         return None
     return path[start + 1:-3].replace("/", ".").removesuffix(".__init__")
 

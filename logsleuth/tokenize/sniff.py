@@ -30,18 +30,17 @@ _LOG_KINDS = frozenset({LineKind.TRACEBACK_HEADER, LineKind.FRAME, LineKind.EXCE
 def looks_like_log(head: bytes) -> bool:
     """True when a line of `head` parses as a log record, a process-prefixed line or a
     traceback line; False for an empty input, prose, markup or binary data."""
-    return not _binary(head) and any(_is_log_line(line) for line in _lines(head))
-
-
-def _binary(head: bytes) -> bool:
     text = head[:HEAD_BYTES].decode("utf-8", "replace")
+    return not _binary(text) and any(_is_log_line(line) for line in _lines(text))
+
+
+def _binary(text: str) -> bool:
     noise = sum(1 for char in text
                 if char == "\ufffd" or (char < " " and char not in _TEXT_CONTROLS))
     return noise > _BINARY_SHARE * len(text)
 
 
-def _lines(head: bytes) -> Iterable[str]:
-    text = head[:HEAD_BYTES].decode("utf-8", "replace")
+def _lines(text: str) -> Iterable[str]:
     for count, line in enumerate(text.splitlines()):
         if count >= HEAD_LINES:
             return
