@@ -277,8 +277,13 @@ class CausalGraph:
         if not nodes:
             last_active = max((m.line for m in activity), default=0)
             late_hangs = sorted((h for h in hangs if h.line > last_active), key=lambda h: h.line)
-            stalled = _stalled(last_line, line_count) or (_hung(late_hangs[0], len(late_hangs))
-                                                           if late_hangs else None)
+            # A bar left unfinished after the run's engine produced output is the log read
+            # while the run was working (a committed log file, a `tail` of a live server): a
+            # stall without an error shows itself before the first output (NCCL or P2P set-up
+            # hangs at the first collective), or by the hang lines below.
+            bar = _stalled(last_line, line_count, started=bool(work.ready)) \
+                if not work.serving else None
+            stalled = bar or (_hung(late_hangs[0], len(late_hangs)) if late_hangs else None)
         return cls(nodes, graph, survived + shutdown_noise, stalled, know)
 
     def infer(self) -> Inference:
@@ -607,14 +612,23 @@ def _missing_root_advice(nodes: dict[int, _Node]) -> tuple[tuple[str, ...], tupl
 STALLED = "Stalled"  # the label of the symptom a log gives when it ends on an unfinished bar
 
 
-def _stalled(last_line: str, line_count: int) -> ErrorEvent | None:
-    """A log that ends on an unfinished progress bar stopped (hung or killed) mid-way."""
+def _stalled(last_line: str, line_count: int, *, started: bool) -> ErrorEvent | None:
+    """A log that ends on an unfinished progress bar stopped (hung or killed) mid-way. So does a
+    log that ends on a finished one before start-up completed (`started`): the step after it
+    (the next download, the weights, the engine's profiling) never printed a line, which a
+    process that went on starting would have done (vllm#1282: a rejected quantization after the
+    tokenizer's downloads, its error not in the excerpt)."""
     from logsleuth.tokenize import parse_line  # only needed for logs without errors
 
     line = parse_line(last_line)
-    if line.kind is not LineKind.PROGRESS or "100%" in line.text:
+    if line.kind is not LineKind.PROGRESS:
         return None
-    message = (f"the log ends on an unfinished progress bar ('{line.text.strip()[:80]}'): the "
+    finished = "100%" in line.text
+    if finished and started:
+        return None
+    where = ("right after a progress bar finished, before start-up completed" if finished
+             else "on an unfinished progress bar")
+    message = (f"the log ends {where} ('{line.text.strip()[:80]}'): the "
                "run stopped or hung there without printing an error")
     return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, line.process, line_count,
                       line_count, line_count)
