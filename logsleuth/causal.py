@@ -508,17 +508,16 @@ _NAMED_TARGET: dict[Role, frozenset[Role]] = {
 }
 
 
-def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int] | None = None,
-               named: frozenset[Role] = frozenset()) -> _Node | None:
+def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
+               named: frozenset[Role]) -> _Node | None:
     causes = [n for n in nodes.values() if n.role is EventRole.CAUSE]
     if not causes:
         return None
-    graph = graph if graph is not None else nx.DiGraph()
     pointed = {n.pointer for n in nodes.values() if n.role is EventRole.SYMPTOM and n.pointer}
     # A report that quotes its cause (`Worker failed with error 'X'`) names it: the causes it
     # quotes, and what they follow from, come before any other cause, however early.
     quoted = {a for a, _, data in graph.edges(data=True) if data["reason"] is LinkReason.EMBEDDED}
-    quoted |= {up for a in list(quoted) for up in nx.ancestors(graph, a)}
+    quoted |= {up for a in list(quoted) for up in set(nx.ancestors(graph, a))}
     # A report that names a role (`Engine core initialization failed. See root cause above`)
     # in a log whose processes of that role are named by their prefix points at those
     # processes: an unnamed (unprefixed) traceback is then another program's or the launching
@@ -533,9 +532,12 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int] 
     targets = frozenset().union(*(_NAMED_TARGET.get(p, frozenset()) for p in named_by_others))
     aimed = {n.event.id for n in causes if n.process_role in targets}
 
-    def set_aside(node: _Node) -> bool:
-        return bool(aimed) and node.process_role is Role.MAIN \
-            and not aimed & nx.descendants(graph, node.event.id)
+    set_aside: set[int] = set()
+    for node in causes:
+        if aimed and node.process_role is Role.MAIN:
+            downstream = set(nx.descendants(graph, node.event.id))
+            if not aimed & downstream:
+                set_aside.add(node.event.id)
     # A process that aborts (C++'s terminate, SIGABRT) right after native code logged errors
     # aborted over them: torch's NCCL watchdog logs `Watchdog caught collective operation timeout`
     # at E level, then throws from its thread and the process dies. Those records weigh as its
@@ -554,7 +556,7 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int] 
         off_target = bool(pointed) and not any(node.process_role in _COMPATIBLE[p]
                                                for p in pointed)
         unquoted = bool(quoted) and node.event.id not in quoted
-        return (int(weak), int(off_target), int(unquoted), int(set_aside(node)),
+        return (int(weak), int(off_target), int(unquoted), int(node.event.id in set_aside),
                 node.event.line, node.event.id)
 
     return min(causes, key=rank)

@@ -101,9 +101,10 @@ def test_a_slurm_report_alone_says_the_cause_is_missing(report: str) -> None:
     st.builds(lambda stepd, job, node, stamp: f"{stepd}: error: *** JOB {job} ON {node} "
                                               f"CANCELLED AT {stamp} DUE TO TIME LIMIT ***",
               stepds, job_ids, nodes, stamps),
-    st.builds(lambda stepd, n, job: f"{stepd}: error: Detected {n} oom_kill event{'s' if n > 1 else ''}"
-                                    f" in StepId={job}. Some of your processes may have been "
-                                    "killed by the cgroup out-of-memory handler.",
+    st.builds(lambda stepd, n, job: f"{stepd}: error: Detected {n} oom_kill "
+                                    f"event{'s' if n > 1 else ''} in StepId={job}. Some of your "
+                                    "processes may have been killed by the cgroup out-of-memory "
+                                    "handler.",
               stepds, st.integers(1, 9), job_ids),
     st.sampled_from(["srun: error: Unable to allocate resources: Invalid account or "
                      "account/partition combination specified",
