@@ -77,6 +77,14 @@ SHAPES = [
           "(tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other "
           "reasons at node (ID: 2d1f, IP: 10.0.0.3) over the last time period."),
           "ERROR", "killed due to memory pressure"),
+    Shape("cpu-build-on-a-cpu-without-its-instructions", (
+          *V1_START,
+          "(EngineCore_DP0 pid=2900) INFO 08-01 20:59:17 [cpu_worker.py:98] OMP threads binding of "
+          "Process 2900: OMP tid: 2900, core 0",
+          "Illegal instruction (core dumped)"), "Illegal instruction", "Illegal instruction"),
+    Shape("integer-division-by-zero-in-native-code", (
+          *V1_START, "Floating point exception (core dumped)"),
+          "Floating point exception", "Floating point exception"),
     Shape("kubernetes-oomkilled", (
           "    State:          Waiting", "      Reason:       CrashLoopBackOff",
           "    Last State:     Terminated", "      Reason:       OOMKilled",
@@ -488,6 +496,8 @@ BODIES = [
     "CUDA error: an illegal memory access was encountered",
     "*** SIGSEGV received at time=1709021359 on cpu 44 ***",
     "Killed",
+    "Illegal instruction (core dumped)",
+    "Floating point exception (core dumped)",
     "      Reason:       OOMKilled",
     "command terminated with exit code 137",
     "vllm.service: Main process exited, code=killed, status=9/KILL",
