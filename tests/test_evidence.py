@@ -423,6 +423,9 @@ def test_a_triton_stub_error_keeps_its_at_frames() -> None:
     "Jan 28 10:40:08 host systemd[1]: vllm.service: Main process exited, code=exited, "
     "status=1/FAILURE",
     "Jan 28 10:40:08 host systemd[1]: vllm.service: Failed with result 'exit-code'.",
+    "vllm-openai-1 exited with code 1",
+    "command terminated with exit code 1",
+    "Process finished with exit code 1",
     "Jan 28 10:40:08 host systemd[1]: vllm.service: Main process exited, code=dumped, "
     "status=6/ABRT",
     "  Warning  BackOff    2m (x25 over 7m)   kubelet  Back-off restarting failed container vllm "
@@ -443,6 +446,15 @@ def test_a_service_that_exits_cleanly_is_no_failure() -> None:
              "Deactivated successfully."]
     report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
     assert report.verdict is Verdict.NO_FAILURE
+
+
+@pytest.mark.parametrize("stop", ["vllm-openai-1 exited with code 0",
+                                  "vllm-openai-1 exited with code 143",
+                                  "command terminated with exit code 130"])
+def test_a_container_stopped_or_ended_cleanly_is_no_failure(stop: str) -> None:
+    # 143 and 130 are the exit codes of SIGTERM and Ctrl-C: a stop somebody asked for
+    report = explain_text("\n".join([*V1_START, stop]) + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.NO_FAILURE, report.reasons
 
 
 def test_a_ci_annotation_alone_only_reports_a_failure() -> None:
@@ -528,6 +540,8 @@ BODIES = [
     "ERROR:    Exception in ASGI application",
     "vllm.service: Main process exited, code=exited, status=1/FAILURE",
     "vllm.service: Failed with result 'exit-code'.",
+    "vllm-openai-1 exited with code 1",
+    "command terminated with exit code 2",
     "  Warning  BackOff    2m (x25 over 7m)   kubelet  Back-off restarting failed container vllm",
     'docker: Error response from daemon: could not select device driver "" with capabilities',
     "  Normal   Killing    25m   kubelet   Container vllm failed liveness probe, will be restarted",
