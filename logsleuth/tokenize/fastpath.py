@@ -23,7 +23,7 @@ from typing import Any
 from lark import Lark, Token
 from lark.lexer import TerminalDef
 
-from logsleuth.literal import required_literals
+from logsleuth.literal import required_literals, skips_any_text
 from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 
 # Rules of `body` that are two terminals, the second taking the rest of the line: uvicorn's
@@ -59,12 +59,13 @@ class BodyLexer:
         terminals.sort(key=_lexer_order)
         self._alternatives = [f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals]
         self._regex = re.compile("|".join(self._alternatives))
-        # what every match of a terminal that starts by skipping any text (`.*?\d+%` of a
-        # progress bar) contains, to leave it out of a long body's alternation when the body
-        # lacks it: such a terminal reads the whole body before it fails. (The others fail at
-        # the body's first characters; testing their texts would cost more than it spares.)
+        # what every match of a terminal with an alternative that starts by skipping any text
+        # (`.*?\d+%` of a progress bar, `.*\bfailed liveness probe`) contains, to leave it out
+        # of a long body's alternation when the body lacks it: such a terminal reads the whole
+        # body before it fails (2 ms for a logged prompt). (The others fail at the body's first
+        # characters; testing their texts would cost more than it spares.)
         self._needles = [required_literals(t.pattern.to_regexp(), 1)
-                         if t.pattern.to_regexp().startswith(".*") else ()
+                         if skips_any_text(t.pattern.to_regexp()) else ()
                          for t in terminals]
         self._narrowed: dict[tuple[bool, ...], re.Pattern[str]] = {}
         self._build: dict[str, Callable[[list[Token]], object]] = {
