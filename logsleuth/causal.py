@@ -64,6 +64,9 @@ class _Node:
     embedded: str | None  # for wrappers: the quoted cause
     corrupting: bool = False  # the error leaves its process unable to work (knowledge)
     handled: bool = False  # vLLM catches it and answers the request it failed (knowledge)
+    # the event's fingerprint, masked once here: a day of request errors is thousands of
+    # distinct messages, more than fingerprint.py's cache holds, asked for again and again
+    fingerprint: tuple[str, str] = ("", "")
 
 
 @dataclass
@@ -353,7 +356,7 @@ def _survivors(nodes: dict[int, _Node], graph: nx.DiGraph[int], work: _Work,
             survived.add(node.event.id)
     lived: set[tuple[Process, str]] = set()  # errors their process went on working after
     for node in ordered:
-        keys = _recurrence_keys(node.event)
+        keys = _recurrence_keys(node)
         if node.event.id not in survived and _may_recur(node) and lived.intersection(keys) \
                 and settled(node):
             survived.add(node.event.id)
@@ -371,10 +374,11 @@ def _may_recur(node: _Node) -> bool:
                                                    and node.event.kind is EventKind.ERROR_RECORD)
 
 
-def _recurrence_keys(event: ErrorEvent) -> list[tuple[Process, str]]:
+def _recurrence_keys(node: _Node) -> list[tuple[Process, str]]:
     """What makes two errors of one process the same recurring error: the same masked failure,
     or the same logger call site."""
-    keys = [(event.process, "\0".join(_fingerprint(event)))]
+    event = node.event
+    keys = [(event.process, "\0".join(node.fingerprint))]
     if event.site:
         keys.append((event.process, event.site))
     return keys
@@ -415,6 +419,7 @@ def _join_crash(first: ErrorEvent, later: ErrorEvent) -> ErrorEvent:
 
 
 def _classify(event: ErrorEvent, know: Causality) -> _Node:
+    mark = fingerprint(event)
     process_role = know.role_of(event.process.name)
     text = event.text
     corrupting = know.corrupts(text)
@@ -422,14 +427,17 @@ def _classify(event: ErrorEvent, know: Causality) -> _Node:
     handled = not corrupting and process_role in (Role.API_SERVER, Role.MAIN) \
         and know.handles(event.site, places, event.title)
     if event.exception == CUT_TRACEBACK:
-        return _Node(event, EventRole.SYMPTOM, process_role, None, None, corrupting, handled)
+        return _Node(event, EventRole.SYMPTOM, process_role, None, None, corrupting, handled,
+                     mark)
     embedded = know.wrapped_cause(text)
     if embedded:
-        return _Node(event, EventRole.CAUSE, process_role, None, embedded, corrupting)
+        return _Node(event, EventRole.CAUSE, process_role, None, embedded, corrupting,
+                     fingerprint=mark)
     symptom = know.symptom_of(text)
     if symptom is not None:
-        return _Node(event, EventRole.SYMPTOM, process_role, symptom.points_to, None, corrupting)
-    return _Node(event, EventRole.CAUSE, process_role, None, None, corrupting, handled)
+        return _Node(event, EventRole.SYMPTOM, process_role, symptom.points_to, None, corrupting,
+                     fingerprint=mark)
+    return _Node(event, EventRole.CAUSE, process_role, None, None, corrupting, handled, mark)
 
 
 def _fingerprint(event: ErrorEvent) -> tuple[str, str]:
@@ -463,7 +471,7 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work) -> None:
     # error repeated all day), not a copy.
     copies: dict[tuple[Process, str, str], tuple[ErrorEvent, int]] = {}
     for node in ordered:
-        key = (node.event.process, *_fingerprint(node.event))
+        key = (node.event.process, *node.fingerprint)
         first, seen_at = copies.get(key, (node.event, 0))
         if first is not node.event and node.event.first_line - seen_at <= _COPY_WINDOW:
             link(first, node.event, LinkReason.DUPLICATE)
