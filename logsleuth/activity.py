@@ -23,6 +23,7 @@ from logsleuth.causal import IN_FLIGHT
 from logsleuth.model import ErrorEvent, Event, Milestone, MilestoneKind, Process
 
 _ACTIVITY = frozenset({MilestoneKind.SERVING, MilestoneKind.ALIVE, MilestoneKind.REJECTED})
+_MIN_HOLES = 4096  # the places closed at once, at least
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,7 @@ class ActivityFold:
         self._last: dict[tuple[Process, MilestoneKind], _Last] = {}
         self._seen: set[Process] = set()
         self.dropped = 0
+        self._holes = 0  # dropped places not yet closed
 
     def add(self, events: Iterable[Event], pending_from: Callable[[], int | None]) -> None:
         """Take events as the assembler completes them; `pending_from` says the first line of
@@ -73,7 +75,25 @@ class ActivityFold:
         if previous is not None and not opens and not previous.opens:
             self._events[previous.index] = None  # neither first nor last of its stretch
             self.dropped += 1
+            self._holes += 1
         self._last[key] = _Last(len(self._events) - 1, line, opens)
+        if self._holes > _MIN_HOLES and 2 * self._holes > len(self._events):
+            self._compact()
+
+    def _compact(self) -> None:
+        """Close the holes dropped milestones left: a day of rejected requests drops millions,
+        and their empty places alone grew with the log (8 bytes each)."""
+        moved: dict[int, int] = {}
+        kept: list[Event | None] = []
+        for index, event in enumerate(self._events):
+            if event is not None:
+                moved[index] = len(kept)
+                kept.append(event)
+        self._events = kept
+        # a last milestone is never dropped (only one a later one follows), so it has moved
+        self._last = {key: _Last(moved[last.index], last.line, last.opens)
+                      for key, last in self._last.items()}
+        self._holes = 0
 
     def _marked(self, start: int, end: int, pending_from: Callable[[], int | None]) -> bool:
         """A mark lies in [start, end], or may yet (an event still assembled began by `end`)."""

@@ -98,6 +98,11 @@ class Assembler:
         # channels, with new pids; looking at all of them at each start was quadratic)
         self._traced: dict[ChannelKey, int] = {}
         self._order: dict[ChannelKey, int] = {}  # when each channel was made
+        # the channels that may hold a trace or a title: every channel is reached through
+        # `_channel` before it takes one, and pending_from drops those it finds idle (a
+        # restart-heavy log makes thousands of channels; looking at all of them about every
+        # activity milestone cost 2 ms each)
+        self._busy: dict[ChannelKey, _Channel] = {}
         self._next_id = 0
         self._max_events = max_events_per_process
         self._kept: dict[Process, int] = {}
@@ -206,6 +211,7 @@ class Assembler:
         if channel is None:
             channel = self._channels[key] = _Channel(process, key[2])
             self._order[key] = len(self._order)
+        self._busy[key] = channel
         return channel
 
     def _end_interrupted(self, process: Process, key: ChannelKey, out: list[Event]) -> None:
@@ -414,12 +420,18 @@ class Assembler:
     def pending_from(self) -> int | None:
         """The first line of the earliest error still being assembled (None: none is)."""
         first: int | None = None
-        for channel in self._channels.values():  # asked about every activity milestone
+        idle: list[ChannelKey] = []
+        for key, channel in self._busy.items():  # asked about every activity milestone
             trace, title = channel.trace, channel.title
+            if trace is None and title is None:
+                idle.append(key)
+                continue
             if trace is not None and (first is None or trace.first_line < first):
                 first = trace.first_line
             if title is not None and (first is None or title[1] < first):
                 first = title[1]
+        for key in idle:
+            del self._busy[key]
         return first
 
     def snapshot(self) -> list[ErrorEvent]:

@@ -17,11 +17,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
+from logsleuth.activity import ActivityFold
 from logsleuth.assemble import Assembler
 from logsleuth.errors import InputError
 from logsleuth.facts import FactCollector
 from logsleuth.model import ErrorEvent, Event, Report, Verdict
-from logsleuth.pipeline import build_report
+from logsleuth.pipeline import build_report, feed_folded
 from logsleuth.read import BLOCK_SIZE
 from logsleuth.signatures import SignatureSet
 from logsleuth.tokenize import Tokenizer, TokenizeStats
@@ -38,7 +39,9 @@ class _Follower:
         self.tokenizer = Tokenizer(self.stats)
         self.assembler = Assembler()
         self.facts = FactCollector()
-        self.events: list[Event] = []
+        # as `explain` reads: repeated record lines replayed, activity folded (every catch-up
+        # with the writer infers over the events so far; unfolded, a day of answers)
+        self.fold = ActivityFold()
         self.pending = b""
 
     def feed(self, chunk: bytes) -> None:
@@ -46,11 +49,11 @@ class _Follower:
         cut = data.rfind(b"\n") + 1
         self.pending = data[cut:]
         if cut:
-            for line in self.facts.watch(self.tokenizer.feed(data[:cut])):
-                self.events += self.assembler.feed(line)
+            feed_folded(self.facts.watch(self.tokenizer.feed_runs(data[:cut])), self.assembler,
+                        self.fold)
 
     def current(self) -> list[Event]:
-        return self.events + list(self.assembler.snapshot())
+        return self.fold.events() + list(self.assembler.snapshot())
 
 
 def follow(path: str | os.PathLike[str], *, timeout: float | None = None,

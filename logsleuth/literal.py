@@ -79,6 +79,12 @@ def required_literals(pattern: str, shortest: int = 3) -> tuple[str, ...]:
     return found if all(found) else ()
 
 
+def skips_any_text(pattern: str) -> bool:
+    """Whether an alternative of `pattern` starts by skipping any text (`.*\\bfailed liveness
+    probe`): matched at the start of a long line, it reads the whole line before it fails."""
+    return any(branch.startswith(".*") for branch in _top_level_branches(pattern))
+
+
 def _top_level_branches(pattern: str) -> list[str]:
     """`pattern` split at each `|` outside groups and character classes."""
     branches: list[str] = []

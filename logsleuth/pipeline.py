@@ -83,14 +83,21 @@ def assemble_folded(lines: Iterable[LogLine | LineRun], assembler: Assembler) ->
     """The events of a line stream, activity folded as it streams (activity.py) and repeated
     record lines replayed (Assembler.feed_run)."""
     fold = ActivityFold()  # activity between the same events is kept by its first and last
+    feed_folded(lines, assembler, fold)
+    fold.add(assembler.finish(), assembler.pending_from)
+    return fold.events()
+
+
+def feed_folded(lines: Iterable[LogLine | LineRun], assembler: Assembler,
+                fold: ActivityFold) -> None:
+    """Feed lines to the assembler and the events it completes to the fold (`--follow` feeds
+    each new stretch of a growing log this way)."""
     for line in lines:
         if isinstance(line, LineRun):
             for events in assembler.feed_run(line):
                 fold.add(events, assembler.pending_from)
         else:
             fold.add(assembler.feed(line), assembler.pending_from)
-    fold.add(assembler.finish(), assembler.pending_from)
-    return fold.events()
 
 
 def _keeping_head(blocks: Iterator[bytes], head: bytearray) -> Iterator[bytes]:

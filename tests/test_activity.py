@@ -75,3 +75,27 @@ def test_nothing_is_folded_past_an_event_still_assembled() -> None:
     fold.add([Milestone(MilestoneKind.SERVING, line, server, "200 OK") for line in range(1, 9)],
              lambda: 6)  # a traceback began at line 6 and is not complete
     assert [m.line for m in fold.events()] == [1, 2, 5, 6, 7, 8]
+
+
+@pytest.mark.parametrize("mix", ["errors", "restart", "procs64"])
+def test_closing_the_holes_changes_no_mix_report(mix: str, mix_dir: str,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dropped milestones' places closed as soon as they are half the list, not only past
+    thousands: the same report."""
+    import logsleuth.activity
+
+    monkeypatch.setattr(logsleuth.activity, "_MIN_HOLES", 1)
+    path, _ = mix_log(mix, 5_000, mix_dir)
+    folded, plain, _ = _reports(path, cap=20)
+    assert folded == plain
+
+
+def test_closing_the_holes_keeps_the_order() -> None:
+    server, other = Process("APIServer", 7), Process("EngineCore", 8)
+    fold = ActivityFold()
+    for line in range(1, 40_000, 2):
+        fold.add([Milestone(MilestoneKind.SERVING, line, server, "200 OK"),
+                  Milestone(MilestoneKind.ALIVE, line + 1, other, "GET /health")], lambda: None)
+    kept = [m.line for m in fold.events()]
+    assert kept == [1, 2, 3, 4, 39_999, 40_000]
+    assert len(fold._events) < 10_000  # the holes were closed on the way

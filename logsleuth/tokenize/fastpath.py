@@ -18,11 +18,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 from lark import Lark, Token
 from lark.lexer import TerminalDef
 
-from logsleuth.literal import required_literals
+from logsleuth.literal import required_literals, skips_any_text
+from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 
 # Rules of `body` that are two terminals, the second taking the rest of the line: uvicorn's
 # `INFO:     127.0.0.1:5 - "POST /v1/completions HTTP/1.1" 200 OK` (an access line after each
@@ -57,12 +59,13 @@ class BodyLexer:
         terminals.sort(key=_lexer_order)
         self._alternatives = [f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals]
         self._regex = re.compile("|".join(self._alternatives))
-        # what every match of a terminal that starts by skipping any text (`.*?\d+%` of a
-        # progress bar) contains, to leave it out of a long body's alternation when the body
-        # lacks it: such a terminal reads the whole body before it fails. (The others fail at
-        # the body's first characters; testing their texts would cost more than it spares.)
+        # what every match of a terminal with an alternative that starts by skipping any text
+        # (`.*?\d+%` of a progress bar, `.*\bfailed liveness probe`) contains, to leave it out
+        # of a long body's alternation when the body lacks it: such a terminal reads the whole
+        # body before it fails (2 ms for a logged prompt). (The others fail at the body's first
+        # characters; testing their texts would cost more than it spares.)
         self._needles = [required_literals(t.pattern.to_regexp(), 1)
-                         if t.pattern.to_regexp().startswith(".*") else ()
+                         if skips_any_text(t.pattern.to_regexp()) else ()
                          for t in terminals]
         self._narrowed: dict[tuple[bool, ...], re.Pattern[str]] = {}
         self._build: dict[str, Callable[[list[Token]], object]] = {
@@ -83,20 +86,64 @@ class BodyLexer:
         self._separator = re.compile(parser.get_terminal("_EXC_SEP").pattern.to_regexp())
         self._message = re.compile(parser.get_terminal("EXC_MESSAGE").pattern.to_regexp())
         self._exc_line: Callable[[list[Token]], object] = getattr(transformer, "exc_line")
+        # Decisions are kept per digit-masked body when every pattern after the first token is
+        # blind to digits; the first token's terminals that are not (`"code": 4\d\d`, `collect2`)
+        # are asked on each body: a kept decision holds only where they all fail.
+        sighted = [a for a in self._alternatives if not digit_blind(a)]
+        after = [self._separator, self._message, *self._second.values()]
+        self._sighted: re.Pattern[str] | None = re.compile("|".join(sighted) or "(?!)") \
+            if all(digit_blind(p.pattern) for p in after) else None
+        self._shapes: ShapeCache[Decision] = ShapeCache()
 
     def body(self, text: str) -> object | None:
         """The transformed body when it is a single whole terminal or an exception line, else
         None (ask Lark)."""
+        return self._built(self._decision(text), text)
+
+    def _decision(self, text: str) -> Decision:
+        """Which terminals take the body and where each ends: kept per digit-masked body
+        (shape.py) when no terminal that tells digits apart could take it."""
+        if len(text) > SHAPED_BODY_CHARS or self._sighted is None:
+            return self._decide(text)
+        key = shape_key(text)
+        decision = self._shapes.get(key)
+        if decision is not None:
+            # the body's shape was decided with every digit-sighted terminal failing; the
+            # blind ones decide alike on any digits, so the decision holds where they fail too
+            if self._sighted.match(text) is None:
+                return decision
+            return self._decide(text)
+        decision = self._decide(text)
+        if self._sighted.match(text) is None:
+            self._shapes.put(key, decision)
+        return decision
+
+    def _decide(self, text: str) -> Decision:
         found = (self._regex if len(text) < LONG_BODY_CHARS else self._narrow(text)).match(text)
         if found is None:
-            return None
+            return _LARK
         name = found.lastgroup or ""
         if found.end() != len(text):
             if name == "EXC_TYPE":
-                return self._exception(found.group(), text[found.end():])
-            return self._two_tokens(name, found.group(), text, found.end())
-        build = self._build.get(name)
-        return None if build is None else build([Token(name, text)])
+                return self._exception(found.end(), text)
+            return self._two_tokens(name, text, found.end())
+        return ("one", name) if name in self._build else _LARK
+
+    def _built(self, decision: Decision, text: str) -> object | None:
+        shape = decision[0]
+        if shape == "one":
+            name = decision[1]
+            return self._build[name]([Token(name, text)])
+        if shape == "two":
+            _, name, at, kind = decision
+            return self._pair[(name, kind)]([Token(name, text[:at]), Token(kind, text[at:])])
+        if shape == "lark":
+            return None
+        _, type_end, message_start = decision
+        tokens = [Token("EXC_TYPE", text[:type_end])]
+        if message_start < len(text):
+            tokens.append(Token("EXC_MESSAGE", text[message_start:]))
+        return self._exc_line(tokens)
 
     def _narrow(self, text: str) -> re.Pattern[str]:
         """The alternation without the terminals whose required text `text` lacks: the same
@@ -110,26 +157,33 @@ class BodyLexer:
                 alternative for alternative, kept in zip(self._alternatives, keep) if kept))
         return regex
 
-    def _two_tokens(self, name: str, first: str, text: str, at: int) -> object | None:
+    def _two_tokens(self, name: str, text: str, at: int) -> Decision:
         follow = self._second.get(name)
         second = follow.match(text, at) if follow is not None else None
         if second is None or second.end() != len(text):
-            return None
+            return _LARK
         kind = second.lastgroup or ""
-        build = self._pair.get((name, kind))
-        return None if build is None else build([Token(name, first), Token(kind, second.group())])
+        return ("two", name, at, kind) if (name, kind) in self._pair else _LARK
 
-    def _exception(self, name: str, rest: str) -> object | None:
+    def _exception(self, type_end: int, text: str) -> Decision:
         # `exc_line: EXC_TYPE (_EXC_SEP EXC_MESSAGE?)?`: after the type the parser accepts only
         # the separator, then only the message (which takes the rest of the line)
+        rest = text[type_end:]
         separator = self._separator.match(rest)
         if separator is None:
-            return None
+            return _LARK
         message = rest[separator.end():]
         if message and not self._message.fullmatch(message):
-            return None
-        tokens = [Token("EXC_TYPE", name)] + ([Token("EXC_MESSAGE", message)] if message else [])
-        return self._exc_line(tokens)
+            return _LARK
+        return ("exc", type_end, type_end + separator.end())
+
+
+# How a body is lexed: ("one", terminal) for one whole token, ("two", first, where it ends,
+# second) for two, ("exc", where the type ends, where the message starts) for an exception
+# line, or _LARK: a shape the fast path leaves to Lark.
+Decision = tuple[Any, ...]
+_LARK: Decision = ("lark",)
+SHAPED_BODY_CHARS = 1024  # longer bodies (prompts) rarely share a shape
 
 
 def _lexer_order(terminal: TerminalDef) -> tuple[int, int, int, str]:

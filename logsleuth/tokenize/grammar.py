@@ -18,6 +18,7 @@ from lark.exceptions import LarkError
 from logsleuth.model import MAIN, ChainReason, Frame, Level, LineKind, LogLine, Process
 from logsleuth.resources import data_dir
 from logsleuth.tokenize.fastpath import body_lexer
+from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 
 # Pre-lexing (research notes section 6.1): colour codes and their pasted caret form go before
 # any parsing; they are byte noise, not line structure.
@@ -465,7 +466,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "PYBASIC_HEADER": (2, "pybasic"), "CUT_RECORD_HEADER": (2, "cut_record"),
     "CI_TIME": (0, "docker"), "ELLIPSIS": (0, "quote"), "KUBE_PREFIX": (0, "launcher"),
     "TASK_LABEL": (0, "launcher"), "MPI_TAG": (0, "launcher"), "MODAL_TIME": (0, "launcher"),
-    "PDSH_HOST": (0, "launcher"), "STREAM_RELAY": (0, "launcher"),
+    "PDSH_HOST": (0, "launcher"), "STREAM_RELAY": (0, "launcher"), "RUNPOD_TAG": (0, "launcher"),
     "PYLOG_RELAY": (0, "relay"), "BRACKET_LOG": (0, "relay"),
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
     "RAY_SERVE_HEADER": (2, "ray_serve"), "KSERVE_HEADER": (2, "kserve"),
@@ -513,12 +514,20 @@ def _head_end(text: str) -> int:
 def _parse_head(tokens: tuple[tuple[str, str], ...]) -> _Head:
     if not tokens:
         return _EMPTY_HEAD
-    items: list[object] = []
-    for name, text in tokens:
-        method = _HEAD_RULES[name][1]
-        if method:
-            items.append(getattr(_TRANSFORMER, method)([Token(name, text)]))
-    return _TRANSFORMER.head(items)
+    # each part on its own: a record header's time changes every second, its process prefix
+    # and wrappers do not
+    return _head_of(tuple(_head_part(name, text) for name, text in tokens
+                          if _HEAD_RULES[name][1]))
+
+
+@lru_cache(maxsize=2048)
+def _head_part(name: str, text: str) -> object:
+    return getattr(_TRANSFORMER, _HEAD_RULES[name][1])([Token(name, text)])
+
+
+@lru_cache(maxsize=2048)
+def _head_of(items: tuple[object, ...]) -> _Head:
+    return _TRANSFORMER.head(list(items))
 
 
 CACHED_BODY_CHARS = 1024  # longer bodies rarely repeat: caching them would only hold memory
@@ -565,9 +574,42 @@ class Split:
 _REPEATED_HEADER = "RECORD_HEADER"  # NewLineFormatter writes it on every line of a record
 
 
+SHAPED_CHARS = 1024  # longer lines (prompts logged with a request) rarely share a shape
+_HEAD_SHAPES: ShapeCache[tuple[tuple[str, int], ...]] = ShapeCache()
+
+
+@cache
+def _head_blind() -> bool:
+    """Whether the head terminals never tell one digit from another (shape.py): then a line's
+    head lexes the same as any line of its shape, and is lexed once per shape."""
+    return digit_blind(_head_lexer(0).pattern)  # every head terminal (later phases: fewer)
+
+
+def _lex_head_shaped(text: str) -> tuple[int, tuple[tuple[str, str], ...]]:
+    """_lex_head, the tokens' terminals and ends kept per digit-masked line."""
+    if len(text) > SHAPED_CHARS or not _head_blind():
+        return _lex_head(text)
+    key = shape_key(text)
+    kept = _HEAD_SHAPES.get(key)
+    if kept is None:
+        end, tokens = _lex_head(text)
+        ends, at = [], 0
+        for name, token in tokens:
+            at += len(token)
+            ends.append((name, at))
+        _HEAD_SHAPES.put(key, tuple(ends))
+        return end, tokens
+    cut: list[tuple[str, str]] = []
+    start = 0
+    for name, stop in kept:
+        cut.append((name, text[start:stop]))
+        start = stop
+    return start, tuple(cut)
+
+
 def parse_split(text: str, number: int = 0) -> tuple[LogLine, Split | None]:
     """parse_line, also saying how the line was split (None: the whole-line parse was needed)."""
-    end, tokens = _lex_head(text)
+    end, tokens = _lex_head_shaped(text)
     try:
         head, body = _parse_head(tokens), _parse_body(text[end:])
     except LarkError:

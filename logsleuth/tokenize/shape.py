@@ -1,0 +1,113 @@
+"""Lines that differ only in their digits are lexed the same way: a lexing decision is kept per
+digit-masked line (its shape) and reused for every line of that shape.
+
+A rejected request's exception line, an access line or an engine's metrics line come back all
+day with new numbers (a time, a port, a token count): the terminals that take them, and where
+each token ends, are the same whenever the regular expressions that decide it never tell one
+ASCII digit from another. `digit_blind` proves that of a pattern from its syntax tree (no
+literal digit, no class holding some digits but not all, no back-reference); a decision is
+reused only where every pattern that made it is blind, or can be shown absent (fastpath.py).
+The tokens are then cut from the line itself at the kept boundaries and transformed as Lark's
+own would be, so the numbers in a LogLine are always the line's own.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from re import _constants as sre
+from re import _parser as sre_parse
+from typing import Any, Generic, TypeVar
+
+_DIGITS = frozenset(range(ord("0"), ord("9") + 1))
+# every ASCII digit becomes `0`: two lines with the same mask differ only in digits
+_MASK = bytes.maketrans(b"123456789", b"000000000")
+_ALL_DIGITS = (sre.CATEGORY_DIGIT, sre.CATEGORY_WORD, sre.CATEGORY_NOT_SPACE,
+               sre.CATEGORY_UNI_DIGIT, sre.CATEGORY_UNI_WORD, sre.CATEGORY_UNI_NOT_SPACE)
+_REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
+
+Decision = TypeVar("Decision")
+
+
+def shape_key(text: str) -> bytes:
+    """The line with every ASCII digit masked (as bytes: `bytes.translate` is a table lookup,
+    `str.translate` a dictionary call per character)."""
+    return text.encode("utf-8", "surrogatepass").translate(_MASK)
+
+
+@lru_cache(maxsize=1024)
+def digit_blind(pattern: str, flags: int = 0) -> bool:
+    """Whether every match decision of `pattern` (which alternative, where it ends) is the same
+    on two texts that differ only in ASCII digits: no construct of it tells digits apart."""
+    try:
+        tree = sre_parse.parse(pattern, flags)
+    except re.error:
+        return False
+    return _blind(tree)
+
+
+def _blind(items: Any) -> bool:
+    for op, value in items:
+        if op in (sre.LITERAL, sre.NOT_LITERAL):
+            if value in _DIGITS:
+                return False
+        elif op is sre.IN:
+            if not _class_blind(value):
+                return False
+        elif op in _REPEATS:
+            if not _blind(value[2]):
+                return False
+        elif op is sre.SUBPATTERN:
+            if not _blind(value[3]):
+                return False
+        elif op is sre.BRANCH:
+            if not all(_blind(branch) for branch in value[1]):
+                return False
+        elif op in (sre.ASSERT, sre.ASSERT_NOT):
+            if not _blind(value[1]):
+                return False
+        elif op is sre.ATOMIC_GROUP:
+            if not _blind(value):
+                return False
+        elif op in (sre.GROUPREF, sre.GROUPREF_EXISTS, sre.GROUPREF_IGNORE,
+                    sre.GROUPREF_LOC_IGNORE, sre.GROUPREF_UNI_IGNORE):
+            return False  # a back-reference compares the digits themselves
+        elif op not in (sre.ANY, sre.AT, sre.CATEGORY):
+            return False  # anything not known to be blind is taken as seeing digits
+    return True
+
+
+def _class_blind(items: Any) -> bool:
+    """A character class holds all ten digits or none of them (negation does not change that)."""
+    held: set[int] = set()
+    for op, value in items:
+        if op is sre.LITERAL:
+            held.add(value)
+        elif op is sre.RANGE:
+            held.update(range(value[0], value[1] + 1))
+        elif op is sre.CATEGORY:
+            if value in _ALL_DIGITS:
+                held.update(_DIGITS)
+        elif op is not sre.NEGATE:
+            return False
+    digits = held & _DIGITS
+    return not digits or digits == _DIGITS
+
+
+class ShapeCache(Generic[Decision]):
+    """Decisions by shape, with a bound: a log of few shapes keeps them all, one of endless
+    shapes (every line a new prompt) starts again rather than grow."""
+
+    def __init__(self, bound: int = 4096):
+        self._bound = bound
+        self._decisions: dict[bytes, Decision] = {}
+
+    def get(self, key: bytes) -> Decision | None:
+        """The decision kept for this shape, if any."""
+        return self._decisions.get(key)
+
+    def put(self, key: bytes, decision: Decision) -> None:
+        """Keep a decision for a shape."""
+        if len(self._decisions) >= self._bound:
+            self._decisions.clear()
+        self._decisions[key] = decision

@@ -1,0 +1,98 @@
+"""Lexing decisions kept per digit-masked line (logsleuth/tokenize/shape.py) give what a fresh
+parse gives: the blindness proof on a table of patterns, and every corpus and mix line read
+after a copy of it with other digits (so that its shape's decision is reused)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from corpus_judge import iter_logs
+from logsleuth.tokenize import clean, parse_line, parse_line_whole
+from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
+from mix_logs import MIXES, mix_log
+
+
+@pytest.mark.parametrize(("pattern", "blind"), [
+    (r"\d+", True), (r"[0-9a-f]+", True), (r"[^0-9]", True), (r"\w+:\d+\]", True),
+    (r"\S+ pid=\d+", True), (r".*?%", True), (r"[^()\n]*? pid=", True), (r"\D+", True),
+    (r"(?:ERROR|INFO) \d\d-\d\d", True), (r"(?i:error)\b", True), (r"(?=\d)\d", True),
+    (r"code 4\d\d", False), (r"[0-3]", False), (r"[^4]", False), (r"collect2: ", False),
+    (r"HTTP/1\.1", False), (r"(\d)\1", False), (r"(?P<a>x)(?P=a)", False), (r"[1-9]\d*", False),
+])
+def test_digit_blindness_of_patterns(pattern: str, blind: bool) -> None:
+    assert digit_blind(pattern) is blind
+
+
+@given(st.text(alphabet="ab0123456789 :-.", max_size=30), st.integers(0, 2**32))
+def test_blind_patterns_decide_alike_on_any_digits(text: str, seed: int) -> None:
+    """The property the proof stands for, on patterns it calls blind."""
+    import re
+    other = _redigit(text, random.Random(seed))
+    assert shape_key(text) == shape_key(other)
+    for pattern in (r"\d+:\d+", r"a\w*b", r"[^a]+", r"(?:\d\d-)+|\S+ ", r"\b\d+\.\d+\b"):
+        assert digit_blind(pattern)
+        one, two = re.match(pattern, text), re.match(pattern, other)
+        assert (one is None) == (two is None)
+        if one is not None and two is not None:
+            assert (one.end(), one.lastindex) == (two.end(), two.lastindex)
+
+
+def test_shape_cache_is_bounded() -> None:
+    cache: ShapeCache[int] = ShapeCache(bound=3)
+    for index in range(10):
+        cache.put(str(index).encode(), index)
+    assert sum(cache.get(str(i).encode()) is not None for i in range(10)) <= 3
+
+
+def _redigit(text: str, rng: random.Random) -> str:
+    return "".join(rng.choice("0123456789") if c in "0123456789" else c for c in text)
+
+
+def _check_variants(raw: bytes, rng: random.Random) -> None:
+    text = clean(raw.decode("utf-8", "replace"))
+    if not any(c.isdigit() for c in text):
+        return
+    assert parse_line(text) == parse_line_whole(text), text  # its shape is decided here
+    for _ in range(2):
+        other = _redigit(text, rng)
+        assert parse_line(other) == parse_line_whole(other), other  # and reused here
+
+
+@pytest.mark.parametrize("log", list(iter_logs()),
+                         ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
+def test_shapes_agree_with_lark_on_corpus_lines(log: Path) -> None:
+    rng = random.Random(log.name)
+    for raw in dict.fromkeys(log.read_bytes().split(b"\n")):
+        _check_variants(raw, rng)
+
+
+@pytest.mark.parametrize("mix", MIXES)
+def test_shapes_agree_with_lark_on_generated_lines(mix: str, mix_dir: str) -> None:
+    path, _ = mix_log(mix, 5_000, mix_dir)
+    rng = random.Random(mix)
+    for raw in dict.fromkeys(path.read_bytes().split(b"\n")):
+        _check_variants(raw[:4096], rng)
+
+
+_SIGHTED = [  # bodies a digit-sighted terminal takes or not, by their digits alone
+    '{"object":"error","message":"x","type":"BadRequestError","code":400}',
+    '{"object":"error","message":"x","type":"InternalServerError","code":500}',
+    "collect2: error: ld returned 1 exit status", "collect3: error: ld returned 1 exit status",
+    "Exit Code:    137", "Exit Code:    138",
+    "Thread 0x00007f (most recent call first):", "Thread 1x00007f (most recent call first):",
+    "vllm.service: Main process exited, code=killed, status=9/KILL",
+    "vllm.service: Main process exited, code=killed, status=8/KILL",
+]
+
+
+@given(st.permutations(_SIGHTED), st.sampled_from(["", "(APIServer pid=12) ",
+                                                   "(APIServer pid=12) ERROR 01-02 03:04:05 [a.py:6] "]))
+def test_digit_sighted_terminals_are_asked_on_every_line(bodies: list[str], head: str) -> None:
+    for body in bodies:
+        text = head + body
+        assert parse_line(text) == parse_line_whole(text), text
