@@ -190,12 +190,14 @@ class CausalGraph:
     """The errors of one run and how they follow from each other."""
 
     def __init__(self, nodes: dict[int, _Node], graph: nx.DiGraph[int], survived: list[ErrorEvent],
-                 stalled: ErrorEvent | None, know: Causality | None = None):
+                 stalled: ErrorEvent | None, know: Causality | None = None,
+                 named: frozenset[Role] = frozenset()):
         self._know = know or default_causality()
         self._nodes = nodes
         self._graph = graph
         self._survived = survived
         self._stalled = stalled
+        self._named = named  # the roles of the run's processes that a prefix names
         self._runs: tuple[Run, ...] = ()
 
     @classmethod
@@ -280,9 +282,15 @@ class CausalGraph:
         if not nodes:
             last_active = max((m.line for m in activity), default=0)
             late_hangs = sorted((h for h in hangs if h.line > last_active), key=lambda h: h.line)
-            stalled = _stalled(last_line, line_count) or (_hung(late_hangs[0], len(late_hangs))
-                                                           if late_hangs else None)
-        return cls(nodes, graph, survived + shutdown_noise, stalled, know)
+            # A bar left unfinished after the run's engine produced output is the log read
+            # while the run was working (a committed log file, a `tail` of a live server): a
+            # stall without an error shows itself before the first output (NCCL or P2P set-up
+            # hangs at the first collective), or by the hang lines below.
+            bar = _stalled(last_line, line_count, started=bool(work.ready)) \
+                if not work.serving else None
+            stalled = bar or (_hung(late_hangs[0], len(late_hangs)) if late_hangs else None)
+        named = frozenset(know.role_of(p.name) for p in processes if p.pid is not None)
+        return cls(nodes, graph, survived + shutdown_noise, stalled, know, named)
 
     def infer(self) -> Inference:
         """Name the root cause, its symptoms and the verdict (of the run explained), and list
@@ -300,7 +308,7 @@ class CausalGraph:
                                  tuple(self._survived), (self._stalled.message,), links,
                                  (self._stalled.process,), _look_for_stall())
             return Inference(Verdict.NO_FAILURE, None, (), tuple(self._survived), (), links, ())
-        root = _pick_root(nodes, self._know)
+        root = _pick_root(nodes, self._know, graph, self._named)
         if root is None:
             symptoms = _symptom_list(nodes, None, graph)
             reasons, look_for = _missing_root_advice(nodes)
@@ -500,11 +508,44 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work) -> None:
         following[depth] = node
 
 
-def _pick_root(nodes: dict[int, _Node], know: Causality) -> _Node | None:
+# The roles whose errors a report that names a role points at, as printed by a named process:
+# an engine core's report covers its workers, a worker's only workers.
+_NAMED_TARGET: dict[Role, frozenset[Role]] = {
+    Role.ENGINE_CORE: frozenset({Role.ENGINE_CORE, Role.WORKER}),
+    Role.WORKER: frozenset({Role.WORKER}),
+}
+
+
+def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
+               named: frozenset[Role]) -> _Node | None:
     causes = [n for n in nodes.values() if n.role is EventRole.CAUSE]
     if not causes:
         return None
     pointed = {n.pointer for n in nodes.values() if n.role is EventRole.SYMPTOM and n.pointer}
+    # A report that quotes its cause (`Worker failed with error 'X'`) names it: the causes it
+    # quotes, and what they follow from, come before any other cause, however early.
+    quoted = {a for a, _, data in graph.edges(data=True) if data["reason"] is LinkReason.EMBEDDED}
+    quoted |= {up for a in list(quoted) for up in set(nx.ancestors(graph, a))}
+    # A report that names a role (`Engine core initialization failed. See root cause above`)
+    # in a log whose processes of that role are named by their prefix points at those
+    # processes: an unnamed (unprefixed) traceback is then another program's or the launching
+    # process's, and an earlier one only comes first when a named cause follows from it.
+    # (Where the role is printed unprefixed, as vLLM 0.8-0.9 printed its engine core, the
+    # unnamed error may be that process's own: it keeps its place.)
+    # (A title record that introduces a process's own traceback, `WorkerProc hit an
+    # exception`, names its own role: only a report from another process says where to look.)
+    named_by_others = {n.pointer for n in nodes.values() if n.role is EventRole.SYMPTOM
+                       and n.pointer is not None and n.pointer in named
+                       and n.process_role not in _NAMED_TARGET.get(n.pointer, ())}
+    targets = frozenset().union(*(_NAMED_TARGET.get(p, frozenset()) for p in named_by_others))
+    aimed = {n.event.id for n in causes if n.process_role in targets}
+
+    set_aside: set[int] = set()
+    for node in causes:
+        if aimed and node.process_role is Role.MAIN:
+            downstream = set(nx.descendants(graph, node.event.id))
+            if not aimed & downstream:
+                set_aside.add(node.event.id)
     # A process that aborts (C++'s terminate, SIGABRT) right after native code logged errors
     # aborted over them: torch's NCCL watchdog logs `Watchdog caught collective operation timeout`
     # at E level, then throws from its thread and the process dies. Those records weigh as its
@@ -518,11 +559,13 @@ def _pick_root(nodes: dict[int, _Node], know: Causality) -> _Node | None:
         return know.logged_natively(event.site, event.exception) and any(
             0 <= start - event.last_line <= _CRASH_WINDOW for start in crashes.get(event.process, ()))
 
-    def rank(node: _Node) -> tuple[int, int, int, int]:
+    def rank(node: _Node) -> tuple[int, int, int, int, int, int]:
         weak = node.event.kind is EventKind.ERROR_RECORD and not aborted_over(node.event)
         off_target = bool(pointed) and not any(node.process_role in _COMPATIBLE[p]
                                                for p in pointed)
-        return (int(weak), int(off_target), node.event.line, node.event.id)
+        unquoted = bool(quoted) and node.event.id not in quoted
+        return (int(weak), int(off_target), int(unquoted), int(node.event.id in set_aside),
+                node.event.line, node.event.id)
 
     return min(causes, key=rank)
 
@@ -567,9 +610,17 @@ def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
               if n.event.id != event.id and _same_failure(n.event, event)]
     others = _unique_processes(c.process for c in copies if c.process != event.process)
     causes = [n for n in nodes.values() if n.role is EventRole.CAUSE]
+    before = sorted(n.event.line for n in causes if n.event.line < event.line
+                    and n.event.kind is not EventKind.ERROR_RECORD)
     earlier = "the earliest" if len(causes) > 1 else "the only"
-    reasons.append(f"It is {earlier} error that is not a symptom: {event.process.name} "
-                   f"printed it at line {event.line}.")
+    if before:  # set aside by a report that quotes or names another (_pick_root)
+        reasons.append(f"It is the error the failure's reports quote or name: "
+                       f"{event.process.name} printed it at line {event.line}; the earlier "
+                       f"error(s) at line(s) {', '.join(map(str, before[:3]))} are not what "
+                       "they point at.")
+    else:
+        reasons.append(f"It is {earlier} error that is not a symptom: {event.process.name} "
+                       f"printed it at line {event.line}.")
     if others:
         names = ", ".join(p.name for p in others[:6]) + (" ..." if len(others) > 6 else "")
         reasons.append(f"The same {event.exception} was raised in {len(others)} other "
@@ -615,14 +666,23 @@ def _missing_root_advice(nodes: dict[int, _Node]) -> tuple[tuple[str, ...], tupl
 STALLED = "Stalled"  # the label of the symptom a log gives when it ends on an unfinished bar
 
 
-def _stalled(last_line: str, line_count: int) -> ErrorEvent | None:
-    """A log that ends on an unfinished progress bar stopped (hung or killed) mid-way."""
+def _stalled(last_line: str, line_count: int, *, started: bool) -> ErrorEvent | None:
+    """A log that ends on an unfinished progress bar stopped (hung or killed) mid-way. So does a
+    log that ends on a finished one before start-up completed (`started`): the step after it
+    (the next download, the weights, the engine's profiling) never printed a line, which a
+    process that went on starting would have done (vllm#1282: a rejected quantization after the
+    tokenizer's downloads, its error not in the excerpt)."""
     from logsleuth.tokenize import parse_line  # only needed for logs without errors
 
     line = parse_line(last_line)
-    if line.kind is not LineKind.PROGRESS or "100%" in line.text:
+    if line.kind is not LineKind.PROGRESS:
         return None
-    message = (f"the log ends on an unfinished progress bar ('{line.text.strip()[:80]}'): the "
+    finished = "100%" in line.text
+    if finished and started:
+        return None
+    where = ("right after a progress bar finished, before start-up completed" if finished
+             else "on an unfinished progress bar")
+    message = (f"the log ends {where} ('{line.text.strip()[:80]}'): the "
                "run stopped or hung there without printing an error")
     return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, line.process, line_count,
                       line_count, line_count)

@@ -133,6 +133,15 @@ class SignatureKind(Enum):
         return len(members) - members.index(self)
 
 
+class Confidence(Enum):
+    """How far a match's advice is a diagnosis. Advice matched on the root cause (or an error
+    raised from it) fixes what the log shows; advice matched on a symptom alone, when the cause
+    is not in the log, is the likeliest cause of what the log shows, not a diagnosis."""
+
+    HIGH = "high"
+    LOW = "low"
+
+
 class EventRole(Enum):
     """What the causality knowledge says about an error message."""
 
@@ -341,6 +350,11 @@ class Match:
     target: str  # root_cause | chain | symptom
     file: str | None = None
     kind: SignatureKind = SignatureKind.EXACT
+
+    @property
+    def confidence(self) -> Confidence:
+        """LOW when only a symptom matched (the cause is not in the log)."""
+        return Confidence.LOW if self.target == "symptom" else Confidence.HIGH
 
 
 @dataclass(frozen=True, slots=True)

@@ -230,9 +230,49 @@ def _unwrap(log: LogInput) -> LogInput:
         log._stream = _CsvMessages(head, layout)  # type: ignore[assignment]
         log.notices.append("the log is a CSV export (a time and a message column); its "
                            "message column was read")
+        if layout.newest_first:
+            log.notices.append("the CSV export lists its newest rows first; they were read "
+                               "oldest first, so line numbers count rows in time order")
+        return log
+    from logsleuth.tokenize.sniff import newest_first  # the grammar reads the head's times
+
+    if newest_first(head.peek(_NEWEST_FIRST_HEAD_BYTES)):
+        log._stream = _ReversedLines(head)  # type: ignore[assignment]
+        log.notices.append("the log lists its newest lines first (a log console's download); "
+                           "it was read oldest first, so line numbers count lines in time order")
         return log
     log._stream = head  # type: ignore[assignment]
     return log
+
+
+_NEWEST_FIRST_HEAD_BYTES = 16 << 10  # enough lines to see the time change a few times
+
+
+class _ReversedLines(io.RawIOBase):
+    """A whole input with its lines in the reverse order (read at once: a console's download,
+    never a growing file)."""
+
+    def __init__(self, stream: io.RawIOBase):
+        self._stream = stream
+        self._out: io.BytesIO | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        if self._out is None:
+            chunks = []
+            while chunk := self._stream.read(BLOCK_SIZE):
+                chunks.append(chunk)
+            lines = b"".join(chunks).split(b"\n")
+            if lines and not lines[-1]:
+                lines.pop()
+            self._out = io.BytesIO(b"\n".join(reversed(lines)) + b"\n" if lines else b"")
+        return self._out.read(size)
+
+    def close(self) -> None:
+        self._stream.close()
+        super().close()
 
 
 # A log exported from a log service as CSV (CloudWatch Logs of SageMaker endpoints and ECS tasks,
@@ -251,6 +291,7 @@ class _CsvLayout:
     time: int  # the column of the event's time
     message: int  # the column of its text
     header: bool  # the first line names the columns
+    newest_first: bool = False  # rows listed newest first (a console's download): reversed
 
 
 def _csv_cells(line: str) -> list[str]:
@@ -284,11 +325,31 @@ def _csv_layout(head: bytes) -> _CsvLayout | None:
     time = next((i for i, name in enumerate(names) if name in _CSV_TIME_COLUMNS), None)
     message = next((i for i, name in enumerate(names) if name in _CSV_MESSAGE_COLUMNS), None)
     if time is not None and message is not None and len(lines[0]) <= 200:
-        return _CsvLayout(time, message, header=True)
+        rows = [_csv_cells(line) for line in lines[1:]]
+        return _CsvLayout(time, message, header=True,
+                          newest_first=_newest_first(rows, time, named=True))
     sample = [_csv_cells(line) for line in lines[:_CSV_SAMPLE_ROWS]]
     if all(len(cells) >= 2 and _is_time_cell(cells[0]) for cells in sample):
-        return _CsvLayout(0, 1, header=False)
+        rows = [_csv_cells(line) for line in lines]
+        return _CsvLayout(0, 1, header=False, newest_first=_newest_first(rows, 0, named=False))
     return None
+
+
+def _time_key(cell: str) -> tuple[int, str]:
+    """A row's time as something to order by: epoch numbers by value, ISO dates by their text
+    (the same export writes every date the same way, so their text orders them)."""
+    cell = cell.strip()
+    return (int(cell), "") if cell.isdigit() else (0, cell.replace("T", " "))
+
+
+def _newest_first(rows: list[list[str]], column: int, *, named: bool) -> bool:
+    """The rows of the head go back in time (never forward, and at least once back): a log
+    console's download that lists the newest event first (CloudWatch, Datadog, Loki, RunPod).
+    Rows of one millisecond keep their order either way, so only a change of time counts."""
+    times = [_time_key(cells[column]) for cells in rows
+             if len(cells) > column and _is_time_cell(cells[column], named=named)]
+    steps = [later < earlier for earlier, later in zip(times, times[1:]) if later != earlier]
+    return bool(steps) and all(steps)
 
 
 class _CsvMessages(io.RawIOBase):
@@ -305,11 +366,16 @@ class _CsvMessages(io.RawIOBase):
         self._layout = layout
         self._pending = b""
         self._header = layout.header
+        self._reversed: io.BytesIO | None = None
 
     def readable(self) -> bool:
         return True
 
     def read(self, size: int = -1) -> bytes:
+        if self._layout.newest_first:
+            if self._reversed is None:
+                self._reversed = io.BytesIO(self._rows(self._oldest_first()))
+            return self._reversed.read(size)
         while True:
             chunk = self._stream.read(size if size > 0 else BLOCK_SIZE) or b""
             data = self._pending + chunk
@@ -320,6 +386,31 @@ class _CsvMessages(io.RawIOBase):
             self._pending = data[end:]
             if end:
                 return self._rows(data[:end])
+
+    def _oldest_first(self) -> bytes:
+        """The whole export with its rows in time order: each row with the lines that continue
+        it (a message that spanned lines) moves as one, the header row stays first. The export
+        is read whole: a console's download, not a growing file."""
+        chunks = []
+        while chunk := self._stream.read(BLOCK_SIZE):
+            chunks.append(chunk)
+        data = b"".join(chunks)
+        lines = data.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()
+        head = lines[:1] if self._layout.header else []
+        groups: list[list[bytes]] = []
+        layout = self._layout
+        for line in lines[len(head):]:
+            cells = _csv_cells(line.decode("utf-8", "surrogateescape"))
+            is_row = len(cells) > max(layout.time, layout.message) \
+                and _is_time_cell(cells[layout.time], named=layout.header)
+            if is_row or not groups:
+                groups.append([line])
+            else:
+                groups[-1].append(line)
+        ordered = head + [line for group in reversed(groups) for line in group]
+        return b"\n".join(ordered) + b"\n" if ordered else b""
 
     def _rows(self, data: bytes) -> bytes:
         out: list[str] = []

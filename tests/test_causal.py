@@ -247,6 +247,50 @@ def test_stalled_progress_bar_at_the_end() -> None:
     assert result.look_for
 
 
+@pytest.mark.parametrize("served", [
+    '(APIServer pid=7) INFO:     127.0.0.1:36936 - "POST /update_named_param/ HTTP/1.1" 200 OK',
+    "INFO 07-13 20:32:08 [loggers.py:116] Avg prompt throughput: 12.5 tokens/s, Avg generation "
+    "throughput: 40.1 tokens/s, Running: 1 reqs",
+])
+def test_unfinished_bar_after_the_run_served_is_a_log_read_mid_work(served: str) -> None:
+    # b-v092-offline-generate-progress-bars: a server that generated batch after batch, its
+    # committed log file read while the next batch's bar was being drawn
+    result = infer(log(
+        "INFO 11-01 23:16:33 distributed_gpu_executor.py:56] # GPU blocks: 185231, # CPU blocks: "
+        "18724",
+        served,
+        "Processed prompts:   0%|          | 0/9 [00:00<?, ?it/s, est. speed input: 0.00 toks/s, "
+        "output: 0.00 toks/s]"))
+    assert result.verdict is Verdict.NO_FAILURE
+
+
+FINISHED_BARS = [
+    "Downloading (…)okenizer_config.json: 100%|██████| 825/825 [00:00<00:00, 82.4kB/s]",
+    "Loading safetensors checkpoint shards: 100% Completed | 4/4 [00:03<00:00,  1.10it/s]",
+    "(EngineCore_DP0 pid=9) Loading safetensors checkpoint shards: 100%|██████████| 2/2 [00:01<00:00]",
+]
+STARTING = [  # awq-turing-unsupported-v02-symptom-only (vllm#1282)
+    "INFO 10-07 06:41:25 llm_engine.py:72] Initializing an LLM engine with config: model='m', "
+    "tokenizer='t', dtype=torch.float16, quantization=awq, seed=0)",
+]
+
+
+@pytest.mark.parametrize("bar", FINISHED_BARS)
+def test_finished_bar_that_ends_start_up_is_a_stall(bar: str) -> None:
+    result = infer(log(*STARTING, bar))
+    assert result.verdict is Verdict.ROOT_CAUSE_MISSING
+    assert [s.line for s in result.symptoms] == [2]
+
+
+@pytest.mark.parametrize("bar", FINISHED_BARS)
+@pytest.mark.parametrize("ready", [
+    "INFO 07-08 20:49:31 api_server.py:206] Starting vLLM API server on http://0.0.0.0:8000",
+    "INFO:     Application startup complete.",
+])
+def test_finished_bar_after_start_up_completed_is_no_stall(bar: str, ready: str) -> None:
+    assert infer(log(*STARTING, ready, bar)).verdict is Verdict.NO_FAILURE
+
+
 # ---- no failure -----------------------------------------------------------------------------------
 
 NO_FAILURE = [

@@ -452,7 +452,8 @@ OUTERS = ["", "2024-05-01T10:00:01.123456789Z ", "2024-05-01T10:00:01.123Z stder
           "2025-01-02T03:04:05.1234567Z ", "[pod/vllm-0/vllm] ", "0: ", " 7: ", "12: ",
           "[1,0]<stderr>:", "gpu-node-3: ", "2024-01-02 03:04:05 | ERROR | stderr | ",
           "2024-01-02 03:04:05,123 - INFO - vLLM: ", "2024-01-02 03:04:05,123 - INFO - [vllm] ",
-          "[2024-01-02 03:04:05] INFO: ", "... ", "…", "#033[0;31m"]
+          "[2024-01-02 03:04:05] INFO: ", "... ", "…", "#033[0;31m", "zx8k2m4q9w1e3r[error]",
+          "2024-05-01 10:00:00.123 [zx8k2m4q9w1e3r] [info] "]
 PREFIXES = ["", "(Worker_TP1 pid=3001) ", "(RayWorkerVllm pid=31, ip=10.0.0.2) ", "(raylet) ",
             "[rank0]: ", "(pid=7) ", "(EngineCore_DP0 pid=2900) (VllmWorker rank=2 pid=8) "]
 HEADERS = ["", "ERROR 08-01 21:00:00 [core.py:718] ", "CRITICAL 08-01 21:00:00 [core.py:1] ",
@@ -522,6 +523,10 @@ BODIES = [
     "  Normal   Killing    25m   kubelet   Container vllm failed liveness probe, will be restarted",
     "A worker died or was killed while executing a task by an unexpected system error. To "
     "troubleshoot the problem, check the logs for the dead worker.",
+    "srun: error: gpu-node-3: tasks 0-7: Exited with exit code 1",
+    "slurmstepd: error: *** STEP 4412.0 ON gpu-node-3 CANCELLED AT 2024-05-01T10:00:00 ***",
+    "slurmstepd: error: Detected 1 oom_kill event in StepId=4412.0. Some of your processes may "
+    "have been killed by the cgroup out-of-memory handler.",
     "Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.",
     "some text that only an ERROR level makes an error",
 ]

@@ -298,3 +298,72 @@ def test_a_lifecycle_line_after_an_error_shows_its_process_went_on() -> None:
     assert report.root_cause is not None
     assert report.root_cause.line == line_of(lines, "OutOfMemoryError", crash_at)
     assert any(e.exception == "ModuleNotFoundError" for e in report.survived)
+
+
+# ---- an earlier unnamed traceback against the later one a report names ------------------------
+
+def _library_traceback(error: str) -> list[str]:
+    """A traceback printed without a prefix (a library's `traceback.print_exc()`, a launcher
+    script's own) in a log whose vLLM processes are all prefixed."""
+    return ["Traceback (most recent call last):",
+            '  File "/usr/local/lib/python3.12/dist-packages/transformers/utils/import_utils.py", '
+            "line 1967, in _get_module",
+            "    return importlib.import_module('.' + module_name, self.__name__)",
+            error]
+
+
+UNNAMED_ERRORS = ["ModuleNotFoundError: No module named 'flash_attn'",
+                  "OSError: [Errno 28] No space left on device: '/root/.cache/triton'"]
+
+
+def test_a_quoted_worker_error_beats_an_earlier_unnamed_traceback() -> None:
+    for error in UNNAMED_ERRORS:
+        s = Server()
+        lines = s.startup() + _library_traceback(error) + s.requests(30)
+        crash_at = len(lines)
+        lines += (s.worker_runtime_error(0, ILLEGAL_ACCESS) + s.engine_wrapper(ILLEGAL_ACCESS)
+                  + s.engine_dead())
+        report = explain(lines)
+        assert report.root_cause is not None
+        assert (report.root_cause.exception, report.root_cause.process.name) \
+            == ("torch.AcceleratorError", "Worker_TP0"), error
+        assert report.root_cause.line == line_of(lines, "AcceleratorError", crash_at)
+
+
+def test_a_named_engine_core_error_beats_an_earlier_unnamed_traceback() -> None:
+    for error in UNNAMED_ERRORS:
+        s = Server()
+        lines = s.startup()[:3] + _library_traceback(error)
+        failed_at = len(lines)
+        lines += s.free_memory_startup_failure()
+        report = explain(lines)
+        assert report.root_cause is not None
+        assert (report.root_cause.exception, report.root_cause.process.name) \
+            == ("ValueError", "EngineCore_DP0"), error
+        assert report.root_cause.line == line_of(lines, "ValueError: Free memory", failed_at)
+
+
+def test_an_unnamed_engine_core_keeps_its_earlier_error() -> None:
+    # vLLM 0.8-0.9 printed its engine core without a prefix, its workers with one: an unnamed
+    # traceback there may be the engine core's own, and the worker error after it its effect
+    lines = [
+        "INFO 04-01 10:00:00 [core.py:58] Initializing a V1 LLM engine (v0.8.4) with config: "
+        "model='Qwen/Qwen2.5-7B'",
+        "ERROR 04-01 10:00:05 [core.py:390] EngineCore hit an exception: Traceback (most recent "
+        "call last):",
+        'ERROR 04-01 10:00:05 [core.py:390]   File "/usr/local/lib/python3.12/dist-packages/vllm/'
+        'v1/engine/core.py", line 378, in run_engine_core',
+        "ERROR 04-01 10:00:05 [core.py:390] ValueError: No available memory for the cache "
+        "blocks. Try increasing `gpu_memory_utilization` when initializing the engine.",
+        "(VllmWorker rank=0 pid=5120) ERROR 04-01 10:00:06 [multiproc_executor.py:375] "
+        "WorkerProc hit an exception: Traceback (most recent call last):",
+        '(VllmWorker rank=0 pid=5120) ERROR 04-01 10:00:06 [multiproc_executor.py:375]   File '
+        '"/usr/local/lib/python3.12/dist-packages/vllm/v1/executor/multiproc_executor.py", line '
+        "370, in worker_busy_loop",
+        "(VllmWorker rank=0 pid=5120) ERROR 04-01 10:00:06 [multiproc_executor.py:375] "
+        "RuntimeError: shm_broadcast: reader gone",
+        "RuntimeError: Engine core initialization failed. See root cause above.",
+    ]
+    report = explain(lines)
+    assert report.root_cause is not None
+    assert (report.root_cause.exception, report.root_cause.line) == ("ValueError", 4)

@@ -13,7 +13,7 @@ from html import escape
 
 from logsleuth.model import ErrorEvent, Report, Verdict
 from logsleuth.render.markdown import source_lines
-from logsleuth.render.text import difference_lines, environment
+from logsleuth.render.text import confidence_sentence, difference_lines, environment
 
 _VERDICT = {Verdict.FAILURE: ("Failure", "#c00000"),
             Verdict.ROOT_CAUSE_MISSING: ("Failure, root cause not in the log", "#b26b00"),
@@ -113,7 +113,11 @@ def _fix(report: Report) -> list[str]:
     fix = MarkdownIt("commonmark", {"html": False}).render(match.fix)
     out = [f"<h2>Fix: {escape(match.title)}</h2>",
            f"<p class=\"small\">signature <code>{escape(match.id)}</code>, score "
-           f"{match.score:.2f}</p>", f"<div class=\"fix\" id=\"fix\">{fix}</div>"]
+           f"{match.score:.2f}</p>"]
+    caution = confidence_sentence(match)
+    if caution is not None:
+        out.append(f"<p><strong>{escape(caution)}</strong></p>")
+    out.append(f"<div class=\"fix\" id=\"fix\">{fix}</div>")
     if match.references:
         out.append("<p class=\"small\">References: " + " · ".join(
             f"<a href=\"{escape(url)}\">{escape(url)}</a>" for url in match.references) + "</p>")

@@ -60,7 +60,7 @@ def advice_to_dict(advice: MessageAdvice) -> dict[str, Any]:
 
 def _match(match: Match, full: bool) -> dict[str, Any]:
     out: dict[str, Any] = {"id": match.id, "title": match.title, "score": match.score,
-                           "kind": match.kind.value}
+                           "kind": match.kind.value, "confidence": match.confidence.value}
     if full:
         out.update({
             "fix": match.fix,

@@ -9,7 +9,8 @@ from pathlib import Path
 from logsleuth.errors import LogsleuthError
 from logsleuth.model import Report, Verdict
 from logsleuth.render.origin import advice_lines, origin_sentence
-from logsleuth.render.text import difference_lines, environment, runs_lines
+from logsleuth.render.text import (confidence_sentence, difference_lines, environment,
+                                   runs_lines)
 
 HEAD_LINES = 3  # first lines of a traceback kept in the excerpt
 TAIL_LINES = 10  # and its last lines, where the innermost frames and the message are
@@ -119,7 +120,11 @@ def _fix(report: Report) -> list[str]:
     phase = f"; phase: {report.phase.phase.value}" if report.phase else ""
     out = [f"#### Suggested fix: {match.title}", "",
            f"Signature `{match.id}` ({match.kind.value}), score {match.score:.2f}{used}{phase}",
-           "", match.fix.strip()]
+           ""]
+    caution = confidence_sentence(match)
+    if caution is not None:
+        out += [f"**{caution}**", ""]
+    out.append(match.fix.strip())
     if match.references:
         out += ["", "References:", *[f"- {url}" for url in match.references]]
     return out

@@ -7,7 +7,7 @@ from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.text import Text
 
-from logsleuth.model import ErrorEvent, Report, Verdict
+from logsleuth.model import Confidence, ErrorEvent, Match, Report, Verdict
 from logsleuth.render.origin import advice_lines, origin_sentence
 
 MAX_MESSAGE_CHARS = 400
@@ -48,6 +48,15 @@ def environment(facts: dict[str, object], *,
         rows.append((ARGS_FACT, "non-default args",
                      ", ".join(f"{k}={v!r}" for k, v in args.items())))
     return rows
+
+
+def confidence_sentence(match: Match) -> str | None:
+    """What a reader must know about advice matched on a symptom alone (None otherwise)."""
+    if match.confidence is Confidence.HIGH:
+        return None
+    return ("Low confidence: matched on the symptoms only. The error that caused them is not in "
+            "the log, so this is the likeliest cause of what the log shows, not a diagnosis; "
+            "find the first error to be sure.")
 
 
 def difference_lines(report: Report) -> list[str]:
@@ -181,6 +190,9 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         head.append(match.title, style="bold green")
         head.append(f"  [{match.kind.value} {match.id}, score {match.score:.2f}]", style="dim")
         console.print(head)
+        caution = confidence_sentence(match)
+        if caution is not None:
+            console.print(Padding(Text(caution, style="yellow"), (0, 2), expand=False))
         console.print(Padding(Markdown(match.fix), (0, 2), expand=False))
         if match.references:
             console.print(Padding(Text("References: " + "  ".join(match.references),

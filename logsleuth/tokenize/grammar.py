@@ -466,7 +466,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "PYBASIC_HEADER": (2, "pybasic"), "CUT_RECORD_HEADER": (2, "cut_record"),
     "CI_TIME": (0, "docker"), "ELLIPSIS": (0, "quote"), "KUBE_PREFIX": (0, "launcher"),
     "TASK_LABEL": (0, "launcher"), "MPI_TAG": (0, "launcher"), "MODAL_TIME": (0, "launcher"),
-    "PDSH_HOST": (0, "launcher"), "STREAM_RELAY": (0, "launcher"),
+    "PDSH_HOST": (0, "launcher"), "STREAM_RELAY": (0, "launcher"), "RUNPOD_TAG": (0, "launcher"),
     "PYLOG_RELAY": (0, "relay"), "BRACKET_LOG": (0, "relay"),
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
     "RAY_SERVE_HEADER": (2, "ray_serve"), "KSERVE_HEADER": (2, "kserve"),

@@ -51,3 +51,18 @@ def _lines(text: str) -> Iterable[str]:
 def _is_log_line(text: str) -> bool:
     line = parse_line(text)
     return line.level is not None or line.process != MAIN or line.kind in _LOG_KINDS
+
+
+# A log console's download (RunPod's, a cloud console's "download as text") may list the newest
+# line first. Told by the record times the grammar reads (vLLM's, glog's, Ray's) on the head:
+# this many changes of time, every one of them back in time. A log in time order never steps
+# back this often without stepping forward (processes' clocks differ by less than their records).
+NEWEST_FIRST_STEPS = 3
+
+
+def newest_first(head: bytes) -> bool:
+    """True when the record times of `head`'s lines go back in time at every change."""
+    text = head[:HEAD_BYTES].decode("utf-8", "replace")
+    times = [time for time in (parse_line(line).time for line in _lines(text)) if time]
+    steps = [later < earlier for earlier, later in zip(times, times[1:]) if later != earlier]
+    return len(steps) >= NEWEST_FIRST_STEPS and all(steps)

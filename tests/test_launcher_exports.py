@@ -1,0 +1,227 @@
+"""Launchers and log consoles that wrap, report on or reorder a vLLM log (issue 10).
+
+- Slurm reports a task's end (`srun: error: <node>: task N: Exited with exit code 1`, `... Killed`,
+  a cancelled job or step): the end of a process whose own output says why, a symptom. A job
+  cancelled for its time limit, a launch refused and a cgroup's OOM kill are causes.
+- RunPod's console tags each line with the container's id and the stream (`<id>[info]`,
+  `[error]`), glued or spaced, after the export's time when it has one.
+- A log console's download may list the newest line first: a CSV export (CloudWatch, Datadog,
+  Loki) by its time column, a text download by the record times the grammar reads. Either is read
+  oldest first, and gives the answer the log in time order gives.
+
+Every shape is generated (node names, task ranges, exit codes, container ids, streams, how many
+rows share a time), never one fixture.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logsleuth.model import LineKind, Verdict
+from logsleuth.pipeline import explain_text
+from logsleuth.signatures import default_signatures
+from logsleuth.tokenize import anchor_patterns, clean, parse_line
+
+SOME = settings(max_examples=12, deadline=None)
+
+V1_START = ["(APIServer pid=2800) INFO 08-01 20:59:09 [utils.py:254] non-default args: "
+            "{'model_tag': 'Qwen/Qwen3-8B'}",
+            "(EngineCore_DP0 pid=2900) INFO 08-01 20:59:16 [core.py:77] Initializing a V1 LLM "
+            "engine (v0.11.0) with config: model='Qwen/Qwen3-8B'"]
+WORKER_ERROR = [
+    "(EngineCore_DP0 pid=2900) ERROR 08-01 20:59:40 [core.py:708] EngineCore failed to start.",
+    "(EngineCore_DP0 pid=2900) ERROR 08-01 20:59:40 [core.py:708] Traceback (most recent call "
+    "last):",
+    '(EngineCore_DP0 pid=2900) ERROR 08-01 20:59:40 [core.py:708]   File "/usr/local/lib/'
+    'python3.12/dist-packages/vllm/v1/engine/core.py", line 699, in run_engine_core',
+    "(EngineCore_DP0 pid=2900) ERROR 08-01 20:59:40 [core.py:708] ValueError: The model's max seq "
+    "len (32768) is larger than the maximum number of tokens that can be stored in KV cache "
+    "(10720)."]
+
+
+def explain(lines: list[str]):  # type: ignore[no-untyped-def]
+    return explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+
+
+# ---- Slurm ------------------------------------------------------------------------------------
+
+hosts = st.from_regex(r"[a-z]{2,8}(?:-[a-z]{1,4})?\d{1,4}", fullmatch=True)
+nodes = st.one_of(hosts, st.from_regex(r"[a-z]{2,6}\[\d{2}-\d{2}\]", fullmatch=True))  # a range
+tasks = st.one_of(st.integers(0, 511).map(lambda n: f"task {n}"),
+                  st.tuples(st.integers(0, 63), st.integers(1, 64)).map(
+                      lambda t: f"tasks {t[0]}-{t[0] + t[1]}"),
+                  st.lists(st.integers(0, 63), min_size=2, max_size=4, unique=True).map(
+                      lambda ns: "tasks " + ",".join(map(str, ns))))
+endings = st.one_of(st.integers(1, 255).map(lambda c: f"Exited with exit code {c}"),
+                    st.sampled_from(["Killed", "Terminated", "Aborted (core dumped)",
+                                     "Segmentation fault (core dumped)"]))
+job_ids = st.one_of(st.integers(1, 99_999_999).map(str),
+                    st.tuples(st.integers(1, 9_999_999), st.integers(0, 9)).map(
+                        lambda t: f"{t[0]}.{t[1]}"))
+stamps = st.from_regex(r"20[12]\d-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d:[0-5]\d", fullmatch=True)
+stepds = st.one_of(st.just("slurmstepd"), hosts.map(lambda n: f"slurmstepd-{n}"))
+task_reports = st.builds(lambda node, task, end: f"srun: error: {node}: {task}: {end}",
+                         nodes, tasks, endings)
+cancellations = st.builds(
+    lambda stepd, what, job, node, stamp: f"{stepd}: error: *** {what} {job} ON {node} "
+                                          f"CANCELLED AT {stamp} ***",
+    stepds, st.sampled_from(["JOB", "STEP"]), job_ids, nodes, stamps)
+slurm_reports = st.one_of(task_reports, cancellations)
+task_labels = st.sampled_from(["", "0: ", " 3: ", "12: "])
+
+
+@SOME
+@given(slurm_reports, task_labels)
+def test_a_slurm_report_of_a_task_end_is_read_as_one(report: str, label: str) -> None:
+    line = parse_line(clean(label + report))
+    assert (line.kind, line.exception) == (LineKind.DIAGNOSTIC, "exited"), line
+    assert anchor_patterns()[0].search((label + report).encode("utf-8"))
+
+
+@SOME
+@given(slurm_reports, task_labels)
+def test_a_slurm_report_after_the_error_is_its_symptom(report: str, label: str) -> None:
+    result = explain([*V1_START, *WORKER_ERROR, label + report])
+    assert result.verdict is Verdict.FAILURE
+    assert result.root_cause is not None and result.root_cause.exception == "ValueError"
+    assert any(s.line == len(V1_START) + len(WORKER_ERROR) + 1 for s in result.symptoms)
+
+
+@SOME
+@given(slurm_reports)
+def test_a_slurm_report_alone_says_the_cause_is_missing(report: str) -> None:
+    result = explain([*V1_START, report])
+    assert result.verdict is Verdict.ROOT_CAUSE_MISSING, (result.verdict, result.reasons)
+
+
+@SOME
+@given(st.one_of(
+    st.builds(lambda stepd, job, node, stamp: f"{stepd}: error: *** JOB {job} ON {node} "
+                                              f"CANCELLED AT {stamp} DUE TO TIME LIMIT ***",
+              stepds, job_ids, nodes, stamps),
+    st.builds(lambda stepd, n, job: f"{stepd}: error: Detected {n} oom_kill "
+                                    f"event{'s' if n > 1 else ''} in StepId={job}. Some of your "
+                                    "processes may have been killed by the cgroup out-of-memory "
+                                    "handler.",
+              stepds, st.integers(1, 9), job_ids),
+    st.sampled_from(["srun: error: Unable to allocate resources: Invalid account or "
+                     "account/partition combination specified",
+                     "srun: error: Node failure on gpu-node-17"])))
+def test_what_slurm_itself_did_to_a_job_is_a_cause(line: str) -> None:
+    result = explain([*V1_START, line])
+    assert result.verdict is Verdict.FAILURE, (result.verdict, result.reasons)
+    assert result.root_cause is not None and result.root_cause.line == len(V1_START) + 1
+
+
+def test_argparse_usage_errors_stay_usage_errors() -> None:
+    line = parse_line("vllm serve: error: argument --dtype: invalid choice: 'fp9'")
+    assert line.exception == "usage error"
+
+
+# ---- RunPod's console -------------------------------------------------------------------------
+
+container_ids = st.from_regex(r"[a-z0-9]{8,20}", fullmatch=True)
+streams = st.sampled_from(["info", "error", "warning"])
+runpod_tags = st.builds(
+    lambda stamp, cid, stream, spaced: (f"{stamp}[{cid}] [{stream}] " if spaced
+                                        else f"{stamp}{cid}[{stream}]"),
+    st.sampled_from(["", "2024-05-01 10:00:00.123 ", "2025-11-03T08:15:02.5Z "]),
+    container_ids, streams, st.booleans())
+
+
+@SOME
+@given(runpod_tags)
+def test_a_runpod_tag_leaves_the_line_it_wraps(tag: str) -> None:
+    for raw in [*V1_START, *WORKER_ERROR]:
+        plain, tagged = parse_line(clean(raw)), parse_line(clean(tag + raw))
+        assert (tagged.kind, tagged.process, tagged.exception, tagged.text) \
+            == (plain.kind, plain.process, plain.exception, plain.text), tag + raw
+
+
+@SOME
+@given(st.lists(runpod_tags, min_size=len(V1_START) + len(WORKER_ERROR),
+                max_size=len(V1_START) + len(WORKER_ERROR)))
+def test_a_runpod_console_log_gives_the_root_cause(tags: list[str]) -> None:
+    lines = [*V1_START, *WORKER_ERROR]
+    result = explain([tag + line for tag, line in zip(tags, lines)])
+    assert result.root_cause is not None and result.root_cause.exception == "ValueError"
+    assert result.root_cause.line == len(lines)
+
+
+def test_an_indented_line_behind_a_runpod_tag_is_anchored() -> None:
+    assert anchor_patterns()[0].search(b"zx8k2m4q9w1e3r[error]    raise ValueError(")
+
+
+# ---- newest first -----------------------------------------------------------------------------
+
+SERVING = [f"(APIServer pid=2800) INFO 08-01 21:0{minute}:{second:02d} [loggers.py:116] Engine "
+           f"000: Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 40.0 tokens/s"
+           for minute in range(3) for second in (0, 20, 40)]
+CRASH = [
+    "(EngineCore_DP0 pid=2900) ERROR 08-01 21:03:05 [core.py:934] EngineCore encountered a fatal "
+    "error.",
+    "(EngineCore_DP0 pid=2900) ERROR 08-01 21:03:05 [core.py:934] Traceback (most recent call "
+    "last):",
+    '(EngineCore_DP0 pid=2900) ERROR 08-01 21:03:05 [core.py:934]   File "/usr/local/lib/'
+    'python3.12/dist-packages/vllm/v1/engine/core.py", line 925, in run_engine_core',
+    "(EngineCore_DP0 pid=2900) ERROR 08-01 21:03:05 [core.py:934] torch.OutOfMemoryError: CUDA "
+    "out of memory. Tried to allocate 2.00 GiB.",
+    "(APIServer pid=2800) ERROR 08-01 21:03:06 [async_llm.py:480] AsyncLLM output_handler failed.",
+    "(APIServer pid=2800) ERROR 08-01 21:03:06 [async_llm.py:480] vllm.v1.engine.exceptions."
+    "EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."]
+
+
+def _csv(rows: list[str], times: list[int], header: str) -> str:
+    quoted = ['"' + row.replace('"', '""') + '"' for row in rows]
+    body = [f"{time},{row}" for time, row in zip(times, quoted)]
+    return "\n".join(([header] if header else []) + body) + "\n"
+
+
+@SOME
+@given(st.lists(st.integers(1, 3), min_size=len(SERVING + CRASH),
+                max_size=len(SERVING + CRASH)),
+       st.sampled_from(["timestamp,message", "@timestamp,@message", ""]))
+def test_a_csv_export_newest_first_gives_the_answer_of_the_export_in_order(
+        gaps: list[int], header: str) -> None:
+    rows = [*V1_START[1:], *SERVING, *CRASH]
+    times = [1_756_144_012_000]
+    for gap in gaps[:len(rows) - 1]:
+        times.append(times[-1] + gap)
+    in_order = explain_text(_csv(rows, times, header), signatures=default_signatures())
+    newest = explain_text(_csv(rows[::-1], times[::-1], header), signatures=default_signatures())
+    assert in_order.root_cause is not None
+    assert newest.root_cause is not None
+    assert (newest.verdict, newest.root_cause.exception, newest.root_cause.line) \
+        == (in_order.verdict, in_order.root_cause.exception, in_order.root_cause.line)
+    assert any("newest rows first" in notice for notice in newest.notices)
+    assert not any("newest rows first" in notice for notice in in_order.notices)
+
+
+def test_csv_rows_of_one_time_are_not_taken_for_newest_first() -> None:
+    rows = [*V1_START[1:], *CRASH]
+    report = explain_text(_csv(rows, [1_756_144_012_376] * len(rows), "timestamp,message"),
+                          signatures=default_signatures())
+    assert not any("newest rows first" in notice for notice in report.notices)
+    assert report.root_cause is not None and report.root_cause.exception == "torch.OutOfMemoryError"
+
+
+@SOME
+@given(st.one_of(st.just(""), runpod_tags))
+def test_a_text_download_newest_first_gives_the_answer_of_the_log_in_order(tag: str) -> None:
+    lines = [tag + line for line in [*V1_START, *SERVING, *CRASH]]
+    in_order, newest = explain(lines), explain(lines[::-1])
+    assert in_order.root_cause is not None and newest.root_cause is not None
+    assert (newest.verdict, newest.root_cause.exception, newest.root_cause.line) \
+        == (in_order.verdict, in_order.root_cause.exception, in_order.root_cause.line)
+    assert any("newest lines first" in notice for notice in newest.notices)
+    assert not any("newest lines first" in notice for notice in in_order.notices)
+
+
+@pytest.mark.parametrize("lines", [
+    [*V1_START, *WORKER_ERROR],  # a few times, all forward
+    [SERVING[3], SERVING[0], *SERVING[4:]],  # one step back between two processes' clocks
+])
+def test_a_log_in_time_order_is_read_as_it_is(lines: list[str]) -> None:
+    assert not any("newest lines first" in notice for notice in explain(lines).notices)
