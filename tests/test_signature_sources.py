@@ -81,3 +81,18 @@ def test_signatures_list_counts_each_kind() -> None:
     result = CliRunner().invoke(main, ["signatures", "list"], env={"COLUMNS": "200"})
     assert result.exit_code == 0
     assert " exact, " in result.output and " family" in result.output
+
+
+def test_overlap_is_reported_between_signatures_of_one_kind_only(tmp_path: Path) -> None:
+    # a family under an exact signature is a fallback by design; a second exact one is a rival
+    path = _write(tmp_path,
+                  "examples:\n  sourced.log: https://github.com/vllm-project/vllm/issues/4\n")
+    # the exception makes it the best match of its own example; the rivals match the text only
+    path.write_text(path.read_text().replace("match:\n", "match:\n  exception: [ValueError]\n"))
+    for rival, kind in (("sourced-twin", "exact"), ("sourced-family", "family")):
+        (tmp_path / "misc" / f"{rival}.yaml").write_text(
+            BASE.replace("id: sourced", f"id: {rival}") + f"kind: {kind}\n", encoding="utf-8")
+    warnings = [p.message for p in lint([tmp_path]) if not p.is_error
+                and p.location.startswith(str(tmp_path / "misc" / "sourced.log"))]
+    assert any("also matches sourced-twin" in w for w in warnings), warnings
+    assert not any("sourced-family" in w for w in warnings), warnings

@@ -19,6 +19,7 @@ from logsleuth.errors import SignatureError
 from logsleuth.signatures.load import Signature, _load, signature_files
 
 if TYPE_CHECKING:
+    from logsleuth.model import Match
     from logsleuth.signatures import SignatureSet
     from logsleuth.signatures.examples import ExampleResult
 
@@ -183,16 +184,20 @@ def _example_problems(paths: list[Path], loaded: list[Signature]) -> list[Proble
             problems.append(Problem(location, f"example of {result.signature} {what}",
                                     "make the patterns more specific, or add match.frames"))
         elif result.positive and result.best is not None:
-            rivals = [m for m in _rivals(result, database) if m != result.signature]
+            own = database.get(result.signature)
+            # a family under an exact signature is a fallback layer, by design: only rivals of
+            # the signature's own kind compete for its logs
+            rivals = [m.id for m in _rivals(result, database)
+                      if m.id != result.signature and (own is None or m.kind is own.kind)]
             for rival in rivals:
                 problems.append(Problem(location, f"example of {result.signature} also matches "
                                         f"{rival} above the threshold (overlap)", is_error=False))
     return problems
 
 
-def _rivals(result: ExampleResult, database: SignatureSet) -> list[str]:
+def _rivals(result: ExampleResult, database: SignatureSet) -> list[Match]:
     from logsleuth.pipeline import explain
     from logsleuth.signatures import THRESHOLD
 
     report = explain(result.example, signatures=database)
-    return [m.id for m in report.alternatives if m.score >= THRESHOLD]
+    return [m for m in report.alternatives if m.score >= THRESHOLD]
