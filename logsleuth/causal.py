@@ -30,7 +30,8 @@ from logsleuth.assemble import CUT_TRACEBACK
 from logsleuth.fingerprint import fingerprint
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ErrorEvent, Event, EventKind, EventRole, Inference, LineKind, Link,
-                             LinkReason, Milestone, MilestoneKind, Process, Role, Run, Verdict)
+                             LinkReason, Milestone, MilestoneKind, Phase, Process, Role, Run,
+                             Verdict)
 from logsleuth.runs import (Outcome, RunKey, explained_index, outcome_of, run_key, split_runs,
                             start_time, summarize)
 
@@ -286,8 +287,10 @@ class CausalGraph:
             # while the run was working (a committed log file, a `tail` of a live server): a
             # stall without an error shows itself before the first output (NCCL or P2P set-up
             # hangs at the first collective), or by the hang lines below.
-            bar = _stalled(last_line, line_count, started=bool(work.ready)) \
-                if not work.serving else None
+            # start-up is over once the server is ready or the engine sized its KV cache (an
+            # offline run has no server: its last generate bar may end a finished script)
+            started = bool(work.ready) or any(m.phase in _STARTED for m in activity)
+            bar = _stalled(last_line, line_count, started=started) if not work.serving else None
             stalled = bar or (_hung(late_hangs[0], len(late_hangs)) if late_hangs else None)
         named = frozenset(know.role_of(p.name) for p in processes if p.pid is not None)
         return cls(nodes, graph, survived + shutdown_noise, stalled, know, named)
@@ -663,6 +666,8 @@ def _missing_root_advice(nodes: dict[int, _Node]) -> tuple[tuple[str, ...], tupl
         "`dmesg` / `journalctl -k` for the OOM killer or a SIGKILL.",)
 
 
+# Phases an engine reaches only after start-up's profile run: it could take requests from there.
+_STARTED = frozenset({Phase.KV_CACHE, Phase.GRAPH_CAPTURE, Phase.SERVING})
 STALLED = "Stalled"  # the label of the symptom a log gives when it ends on an unfinished bar
 
 

@@ -291,6 +291,18 @@ def test_finished_bar_after_start_up_completed_is_no_stall(bar: str, ready: str)
     assert infer(log(*STARTING, ready, bar)).verdict is Verdict.NO_FAILURE
 
 
+@pytest.mark.parametrize("sized", [
+    "INFO 06-01 11:35:40 gpu_executor.py:56] # GPU blocks: 2252, # CPU blocks: 1638",
+    "(EngineCore_DP0 pid=9) INFO 08-01 20:59:30 [kv_cache_utils.py:1087] GPU KV cache size: "
+    "401,232 tokens",
+])
+def test_an_offline_run_ending_on_its_finished_generate_bar_is_no_stall(sized: str) -> None:
+    # an offline script (no server, so no readiness line) whose last output is its generate bar
+    bar = ("Processed prompts: 100%|██████████| 9/9 [00:02<00:00,  3.91it/s, est. speed input: "
+           "412.07 toks/s, output: 380.10 toks/s]")
+    assert infer(log(*STARTING, sized, bar)).verdict is Verdict.NO_FAILURE
+
+
 # ---- no failure -----------------------------------------------------------------------------------
 
 NO_FAILURE = [

@@ -77,6 +77,14 @@ SHAPES = [
           "(tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other "
           "reasons at node (ID: 2d1f, IP: 10.0.0.3) over the last time period."),
           "ERROR", "killed due to memory pressure"),
+    Shape("cpu-build-on-a-cpu-without-its-instructions", (
+          *V1_START,
+          "(EngineCore_DP0 pid=2900) INFO 08-01 20:59:17 [cpu_worker.py:98] OMP threads binding of "
+          "Process 2900: OMP tid: 2900, core 0",
+          "Illegal instruction (core dumped)"), "Illegal instruction", "Illegal instruction"),
+    Shape("integer-division-by-zero-in-native-code", (
+          *V1_START, "Floating point exception (core dumped)"),
+          "Floating point exception", "Floating point exception"),
     Shape("kubernetes-oomkilled", (
           "    State:          Waiting", "      Reason:       CrashLoopBackOff",
           "    Last State:     Terminated", "      Reason:       OOMKilled",
@@ -415,6 +423,9 @@ def test_a_triton_stub_error_keeps_its_at_frames() -> None:
     "Jan 28 10:40:08 host systemd[1]: vllm.service: Main process exited, code=exited, "
     "status=1/FAILURE",
     "Jan 28 10:40:08 host systemd[1]: vllm.service: Failed with result 'exit-code'.",
+    "vllm-openai-1 exited with code 1",
+    "command terminated with exit code 1",
+    "Process finished with exit code 1",
     "Jan 28 10:40:08 host systemd[1]: vllm.service: Main process exited, code=dumped, "
     "status=6/ABRT",
     "  Warning  BackOff    2m (x25 over 7m)   kubelet  Back-off restarting failed container vllm "
@@ -435,6 +446,15 @@ def test_a_service_that_exits_cleanly_is_no_failure() -> None:
              "Deactivated successfully."]
     report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
     assert report.verdict is Verdict.NO_FAILURE
+
+
+@pytest.mark.parametrize("stop", ["vllm-openai-1 exited with code 0",
+                                  "vllm-openai-1 exited with code 143",
+                                  "command terminated with exit code 130"])
+def test_a_container_stopped_or_ended_cleanly_is_no_failure(stop: str) -> None:
+    # 143 and 130 are the exit codes of SIGTERM and Ctrl-C: a stop somebody asked for
+    report = explain_text("\n".join([*V1_START, stop]) + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.NO_FAILURE, report.reasons
 
 
 def test_a_ci_annotation_alone_only_reports_a_failure() -> None:
@@ -488,6 +508,8 @@ BODIES = [
     "CUDA error: an illegal memory access was encountered",
     "*** SIGSEGV received at time=1709021359 on cpu 44 ***",
     "Killed",
+    "Illegal instruction (core dumped)",
+    "Floating point exception (core dumped)",
     "      Reason:       OOMKilled",
     "command terminated with exit code 137",
     "vllm.service: Main process exited, code=killed, status=9/KILL",
@@ -518,6 +540,8 @@ BODIES = [
     "ERROR:    Exception in ASGI application",
     "vllm.service: Main process exited, code=exited, status=1/FAILURE",
     "vllm.service: Failed with result 'exit-code'.",
+    "vllm-openai-1 exited with code 1",
+    "command terminated with exit code 2",
     "  Warning  BackOff    2m (x25 over 7m)   kubelet  Back-off restarting failed container vllm",
     'docker: Error response from daemon: could not select device driver "" with capabilities',
     "  Normal   Killing    25m   kubelet   Container vllm failed liveness probe, will be restarted",

@@ -54,9 +54,9 @@ FLOORS = {
 # families' fixes (2026-12-03); 15 on 198 after holdout-b's second round (2026-12-03); 13 on 219 after
 # holdout-c's second round (2026-12-03); 12 on 219 at that session's end, plus a margin of one.
 MAX_WRONG_WAY = 13
-# How many cases the set must hold at least (219 at the last count; the margin leaves room to move a few
+# How many cases the set must hold at least (253 at the last count; the margin leaves room to move a few
 # out as its README asks), and the groups it must have.
-MIN_CASES = 210
+MIN_CASES = 243
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...

@@ -61,6 +61,37 @@ FAILURES = [
                "configuration_{0}.{1}Config'> for this kind of AutoModel: AutoModelForCausalLM."
                .format, NAMES, NAMES), STARTING,
      ["pip install -U transformers", "--trust-remote-code", "--runner pooling"]),
+    ("module-has-no-attribute",
+     st.builds("AttributeError: module '{}' has no attribute '{}'".format,
+               st.sampled_from(["torch", "transformers", "numpy", "torch.library"]), NAMES),
+     STARTING, ["pip check", "uv pip install vllm --torch-backend=auto"]),
+    ("unexpected-keyword",
+     st.builds("TypeError: {}.__init__() got an unexpected keyword argument '{}'".format,
+               st.sampled_from(["Qwen2VLImageProcessor", "PreTrainedTokenizerFast",
+                                "SiglipVisionModel"]), NAMES),
+     STARTING, ["pip check", "transformers"]),
+    ("numpy-abi",
+     st.just("ValueError: numpy.dtype size changed, may indicate binary incompatibility. "
+             "Expected 96 from C header, got 88 from PyObject"), [Phase.INIT],
+     ['pip install "numpy<2"']),
+    ("hub-connection",
+     st.builds("requests.exceptions.ConnectionError: (MaxRetryError(\"HTTPSConnectionPool(host="
+               "'{}', port=443): Max retries exceeded with url: /api/models/{}/{} (Caused by "
+               "NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f3a2c1d0e50>"
+               ": Failed to establish a new connection: [Errno 101] Network is unreachable'))\"), "
+               "'(Request ID: 1b2c)')".format,
+               st.sampled_from(["huggingface.co", "hf-mirror.com", "cdn-lfs.huggingface.co"]),
+               NAMES, NAMES), STARTING, ["HF_HUB_OFFLINE=1", "HTTPS_PROXY", "HF_ENDPOINT"]),
+    ("host-memory",
+     st.one_of(st.just("OSError: [Errno 12] Cannot allocate memory"), st.just("MemoryError"),
+               st.builds("numpy.core._exceptions._ArrayMemoryError: Unable to allocate {}.{} GiB "
+                         "for an array with shape ({}, {}) and data type float32".format,
+                         SIZES, st.integers(0, 99), SIZES, SIZES)),
+     [Phase.LOAD], ["--cpu-offload-gb", "--safetensors-load-strategy", "--shm-size"]),
+    ("triton-compilation",
+     st.builds("triton.compiler.errors.CompilationError: at {}:{}:\n    x = tl.load(ptr)".format,
+               st.integers(1, 400), st.integers(0, 80)), RUNNING,
+     ["pip install triton==", "TRITON_CACHE_DIR", "--attention-backend"]),
     # families that existed before: the knobs their documented fixes use
     ("fork-reinit",
      st.just("RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with "

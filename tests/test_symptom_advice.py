@@ -112,3 +112,27 @@ def test_a_pointer_interleaved_into_the_cause_does_not_change_its_advice(
     mixed = _explain(_log(f"{error}\n{pointer}", phase, 0, 1))
     assert plain.signature is not None and mixed.signature is not None
     assert mixed.signature.id == plain.signature.id, name
+
+
+@settings(max_examples=10, deadline=None)
+@given(method=st.sampled_from([("GPTQMarlinLinearMethod", "gptq_marlin"),
+                               ("AWQMarlinLinearMethod", "awq_marlin"),
+                               ("Fp8LinearMethod", "fp8"),
+                               ("CompressedTensorsW4A8Fp8", "compressed-tensors")]),
+       kernel=st.sampled_from(["MarlinLinearKernel", "MacheteLinearKernel",
+                               "CutlassFP8ScaledMMLinearKernel"]),
+       era=st.sampled_from([0, 1]), rank=st.integers(0, 7))
+def test_symptom_advice_uses_the_quantization_the_log_shows(
+        method: tuple[str, str], kernel: str, era: int, rank: int) -> None:
+    lines = _log("KeyError: 'model.layers.3.mlp.gate.g_idx'", Phase.LOAD, era, rank)
+    worker = lines[0].split(")", 1)[0]
+    cut = [line for line in lines if not line.startswith(worker) or " INFO " in line]
+    engine = ERAS[era].engine
+    cut.insert(1, f"{engine}INFO 02-05 10:11:01 [quantization.py:269] Using {kernel} for "
+                  f"{method[0]}")
+    report = _explain(cut)
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING
+    assert report.facts.get("quantization") == method[1]
+    assert report.signature is not None and report.signature.confidence is Confidence.LOW
+    facts = [e for e in report.signature.evidence if e.part == "facts"]
+    assert facts and facts[0].score == 1.0, f"{report.signature.id} ignores the quantization"

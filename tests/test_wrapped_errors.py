@@ -32,7 +32,10 @@ INNER = [("ValueError", "No available memory for the cache blocks. Try increasin
          ("torch.OutOfMemoryError", "CUDA out of memory. Tried to allocate 2.00 GiB."),
          ("RuntimeError", "No CUDA GPUs are available"),
          ("OSError", "We couldn't connect to 'https://huggingface.co' to load this file."),
-         ("socket.gaierror", "[Errno -2] Name or service not known")]
+         ("socket.gaierror", "[Errno -2] Name or service not known"),
+         # a private class: its leading underscore is part of the name
+         ("numpy.core._exceptions._ArrayMemoryError", "Unable to allocate 3.81 GiB for an array "
+          "with shape (1024, 1000000) and data type float32")]
 FRAMES = ['  File "/home/ray/anaconda3/lib/python3.11/site-packages/ray/serve/_private/'
           'replica.py", line 690, in initialize',
           "    self._user_callable_asgi_app = await asyncio.wrap_future(",
