@@ -97,6 +97,14 @@ FAILURES = [
      st.just("RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
              "multiprocessing, you must use the 'spawn' start method"), [Phase.INIT],
      ["VLLM_WORKER_MULTIPROC_METHOD"]),
+    ("nccl-invalid-argument",
+     st.just("RuntimeError: NCCL error: invalid argument (run with NCCL_DEBUG=WARN for details)"),
+     [Phase.INIT], ["NCCL_DEBUG=INFO", "NCCL_P2P_DISABLE=1", "CUDA_VISIBLE_DEVICES"]),
+    ("extension-undefined-symbol",
+     st.builds("ImportError: /usr/local/lib/python3.12/dist-packages/{}: undefined symbol: "
+               "_ZN3c10{}".format, st.sampled_from(["flash_attn_2_cuda.cpython-312-x86_64-linux"
+                                                    "-gnu.so", "xformers/_C.so"]), NAMES),
+     [Phase.INIT], ["pip install --force-reinstall vllm", "VLLM_USE_PRECOMPILED=1"]),
     ("nccl-system-error",
      st.builds("torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/"
                "c10d/ProcessGroupNCCL.cpp:{}, unhandled system error (run with NCCL_DEBUG=INFO "
