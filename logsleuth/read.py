@@ -248,6 +248,17 @@ def _unwrap(log: LogInput) -> LogInput:
 _NEWEST_FIRST_HEAD_BYTES = 16 << 10  # enough lines to see the time change a few times
 
 
+def _whole_lines(stream: io.RawIOBase) -> list[bytes]:
+    """Every line of what is left of a stream, without their newlines."""
+    chunks = []
+    while chunk := stream.read(BLOCK_SIZE):
+        chunks.append(chunk)
+    lines = b"".join(chunks).split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
 class _ReversedLines(io.RawIOBase):
     """A whole input with its lines in the reverse order (read at once: a console's download,
     never a growing file)."""
@@ -261,12 +272,7 @@ class _ReversedLines(io.RawIOBase):
 
     def read(self, size: int = -1) -> bytes:
         if self._out is None:
-            chunks = []
-            while chunk := self._stream.read(BLOCK_SIZE):
-                chunks.append(chunk)
-            lines = b"".join(chunks).split(b"\n")
-            if lines and not lines[-1]:
-                lines.pop()
+            lines = _whole_lines(self._stream)
             self._out = io.BytesIO(b"\n".join(reversed(lines)) + b"\n" if lines else b"")
         return self._out.read(size)
 
@@ -391,13 +397,7 @@ class _CsvMessages(io.RawIOBase):
         """The whole export with its rows in time order: each row with the lines that continue
         it (a message that spanned lines) moves as one, the header row stays first. The export
         is read whole: a console's download, not a growing file."""
-        chunks = []
-        while chunk := self._stream.read(BLOCK_SIZE):
-            chunks.append(chunk)
-        data = b"".join(chunks)
-        lines = data.split(b"\n")
-        if lines and not lines[-1]:
-            lines.pop()
+        lines = _whole_lines(self._stream)
         head = lines[:1] if self._layout.header else []
         groups: list[list[bytes]] = []
         layout = self._layout
