@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import functools
 import re
 
 from rapidfuzz import fuzz
@@ -62,7 +63,7 @@ class Template:
     """A parsed message template."""
 
     text: str
-    exact: re.Pattern[str]
+    exact_source: str  # compiled on first use: a run scores few of the hundreds it loads
     masked: str
     literal_chars: int  # how much fixed text the template holds: its specificity
     fuzzy: bool = True  # off for templates with {any}: their fixed parts are the point
@@ -91,7 +92,7 @@ class Template:
         literal += len(fixed.strip())
         pattern_parts.append(_literal_pattern(fixed))
         masked_parts.append(fixed)
-        exact = re.compile("".join(pattern_parts), re.DOTALL)
+        exact = "".join(pattern_parts)
         masked = _SPACES.sub(" ", "".join(masked_parts)).strip()
         key_words = tuple(sorted({w for w in _WORD.findall(masked.lower()) if len(w) >= 5}))
         return cls(text, exact, masked, literal, fuzzy="{any}" not in text, key_words=key_words)
@@ -102,7 +103,7 @@ class Template:
         A fuzzy match must also keep the template's long words: "unhandled cuda error" is
         92% similar to "unhandled system error" and a different failure.
         """
-        if self.exact.search(message[:MAX_COMPARED_CHARS * 2]):
+        if _compiled(self.exact_source).search(message[:MAX_COMPARED_CHARS * 2]):
             return 1.0
         if not self.fuzzy or len(self.masked) < 12:
             return 0.0
@@ -112,6 +113,11 @@ class Template:
         present = set(_WORD.findall(masked_message.lower()))
         missing = sum(1 for word in self.key_words if word not in present)
         return similarity if missing <= len(self.key_words) // 8 else 0.0
+
+
+@functools.cache  # one per template text of the database: bounded by the database
+def _compiled(source: str) -> re.Pattern[str]:
+    return re.compile(source, re.DOTALL)
 
 
 def _literal_pattern(fixed: str) -> str:
