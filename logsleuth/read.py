@@ -352,10 +352,11 @@ def _newest_first(rows: list[list[str]], column: int, *, named: bool) -> bool:
     """The rows of the head go back in time (never forward, and at least once back): a log
     console's download that lists the newest event first (CloudWatch, Datadog, Loki, RunPod).
     Rows of one millisecond keep their order either way, so only a change of time counts."""
+    from logsleuth.tokenize.sniff import only_back_in_time
+
     times = [_time_key(cells[column]) for cells in rows
              if len(cells) > column and _is_time_cell(cells[column], named=named)]
-    steps = [later < earlier for earlier, later in zip(times, times[1:]) if later != earlier]
-    return bool(steps) and all(steps)
+    return only_back_in_time(times, 1)
 
 
 class _CsvMessages(io.RawIOBase):

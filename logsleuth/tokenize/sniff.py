@@ -8,7 +8,8 @@ pays for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from logsleuth.model import MAIN, LineKind
 from logsleuth.tokenize.grammar import parse_line
@@ -64,5 +65,11 @@ def newest_first(head: bytes) -> bool:
     """True when the record times of `head`'s lines go back in time at every change."""
     text = head[:HEAD_BYTES].decode("utf-8", "replace")
     times = [time for time in (parse_line(line).time for line in _lines(text)) if time]
+    return only_back_in_time(times, NEWEST_FIRST_STEPS)
+
+
+def only_back_in_time(times: Sequence[Any], at_least: int) -> bool:
+    """The times change at least `at_least` times, and go back at every change (lines of one
+    instant keep their order either way, so only a change of time counts)."""
     steps = [later < earlier for earlier, later in zip(times, times[1:]) if later != earlier]
-    return len(steps) >= NEWEST_FIRST_STEPS and all(steps)
+    return len(steps) >= at_least and all(steps)
