@@ -153,10 +153,11 @@ class _Work:
             answers.append(self.own_refusals.get(process, []))
         if node.request and node.role is EventRole.CAUSE:
             # the HTTP server's own error in one request, whatever prefix its lines carry (its
-            # frames or call site say whose it is): the refusal that answers it and the requests
-            # the same output goes on to serve are that server's. Polls are not: a server whose
-            # engine died still answers them.
-            answers += [self.own_serving.get(process, []), self.own_refusals.get(process, [])]
+            # frames or call site say whose it is): the requests the same output goes on to
+            # serve are that server's. Not its refusal of that request alone (a log that ends on
+            # a request's error and its 400 shows the failure its reporter asks about), nor polls
+            # (a server whose engine died still answers them).
+            answers.append(self.own_serving.get(process, []))
         return steps, answers
 
     def _owner(self, process: Process) -> Process | None:

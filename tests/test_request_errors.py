@@ -449,9 +449,10 @@ def served_with_request_errors(prefix: str, errors: list[tuple[int, int]], layou
     return lines
 
 
-@given(request_errors, st.integers(0, 8), layouts, sites, st.sampled_from(["", "api-1  | "]))
+@given(request_errors, st.integers(1, 8), layouts, sites, st.sampled_from(["", "api-1  | "]))
 def test_request_tracebacks_answered_in_unprefixed_output_are_survived(
         errors: list[tuple[int, int]], after: int, layout: str, site: str, wrapper: str) -> None:
+    # each answered 400, and the server goes on serving after them
     lines = served_with_request_errors(wrapper, errors, layout, site)
     lines += unprefixed_answers(wrapper, [200] * after)
     report = explain(lines)
@@ -482,12 +483,13 @@ def test_an_engine_death_whose_cause_is_missing_is_never_a_request_error(
     assert report.verdict is Verdict.ROOT_CAUSE_MISSING, report.root_cause
 
 
-@given(st.integers(2100, 9000), layouts, sites, st.integers(0, 6))
-def test_a_request_traceback_never_answered_is_failing(asked: int, layout: str, site: str,
-                                                       served: int) -> None:
-    # the log ends on it, no answer after: a handler's error may fail every request of its kind
+@given(st.integers(2100, 9000), layouts, sites, st.integers(0, 6), st.booleans())
+def test_a_log_ending_on_a_request_traceback_is_failing(asked: int, layout: str, site: str,
+                                                       served: int, refused: bool) -> None:
+    # the log ends on it, or on the 400 that answers it, with nothing served after: a handler's
+    # error may fail every request of its kind, and that is what the log's reporter asks about
     lines = [*V010_START, *unprefixed_answers("", [200] * served),
-             *request_traceback("", site, layout, asked)]
+             *request_traceback("", site, layout, asked), *unprefixed_answers("", [400] * refused)]
     report = explain(lines)
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None and report.root_cause.exception == "ValueError"
