@@ -289,3 +289,58 @@ def test_a_time_limit_after_a_hang_is_no_healthy_end(limit: str, served: int, wa
                               "some processes are hanging or doing some time-consuming work")
     result = explain([*lines, *server.requests(served), *[hang] * waits, limit])
     assert result.verdict is not Verdict.NO_FAILURE
+
+
+# ---- a log viewer's time, docker build's steps, markdown bold ---------------------------------
+
+view_times = st.from_regex(r"20[12]\d-[01]\d-[0-3]\d [0-2]\d:[0-5]\d:[0-5]\d ", fullmatch=True)
+build_steps = st.builds(lambda step, seconds: f"#{step} {seconds:.1f} ", st.integers(1, 60),
+                        st.floats(0, 99999, allow_nan=False))
+RAW_TRACEBACK = ["Traceback (most recent call last):",
+                 '  File "/usr/lib/python3.10/ssl.py", line 1342, in do_handshake',
+                 "    self._sslobj.do_handshake()",
+                 "ssl.SSLEOFError: [SSL: UNEXPECTED_EOF_WHILE_READING] EOF occurred in violation "
+                 "of protocol (_ssl.c:1007)"]
+
+
+@SOME
+@given(st.one_of(view_times, build_steps))
+def test_a_viewer_time_or_build_step_leaves_the_line_it_wraps(tag: str) -> None:
+    for raw in [*V1_START, *WORKER_ERROR, *RAW_TRACEBACK]:
+        plain, tagged = parse_line(clean(raw)), parse_line(clean(tag + raw))
+        assert (tagged.kind, tagged.process, tagged.exception, tagged.text) \
+            == (plain.kind, plain.process, plain.exception, plain.text), tag + raw
+        assert tagged.outer == tag.strip()
+
+
+@SOME
+@given(st.lists(st.one_of(view_times, build_steps), min_size=len(V1_START) + len(RAW_TRACEBACK),
+                max_size=len(V1_START) + len(RAW_TRACEBACK)))
+def test_a_raw_traceback_behind_viewer_times_is_the_root(tags: list[str]) -> None:
+    lines = [tag + line for tag, line in zip(tags, [*V1_START, *RAW_TRACEBACK])]
+    result = explain(lines)
+    assert result.root_cause is not None and result.root_cause.exception == "ssl.SSLEOFError"
+    assert result.root_cause.line == len(lines)
+
+
+@pytest.mark.parametrize("line", [
+    "2024-01-02 03:04:05 | ERROR | stderr | x",  # FastChat's relay: the date is its own
+    "2024-01-02 03:04:05 | INFO | model_worker | x",  # FastChat's logger
+    "2024-05-01 10:00:00 [zx8k2m4q9w1e3r] [error] x",  # RunPod's export
+    "2024-05-01 10:00:00 zx8k2m4q9w1e3r[info] x",
+])
+def test_a_logger_header_that_starts_with_a_date_is_no_viewer_time(line: str) -> None:
+    assert not (parse_line(clean(line)).outer or "").endswith(":05")
+
+
+@SOME
+@given(st.sampled_from([WORKER_ERROR[-1], RAW_TRACEBACK[-1],
+                        "error: triton_flash_attention.py:211:0: stack frame size (556488) "
+                        "exceeds limit (262112) in function 'attn_fwd'",
+                        "csrc/x.cu(65): error: identifier \"__hfma2\" is undefined"]))
+def test_markdown_bold_around_an_error_line_leaves_its_kind(raw: str) -> None:
+    # an exception's or a compiler's line, whose message may end in the closing `**` (a line
+    # that must end where it does, a traceback's header, is no longer that line in bold)
+    plain, bold = parse_line(clean(raw)), parse_line(clean(f"**{raw}**"))
+    assert (bold.kind, bold.process, bold.exception) == (plain.kind, plain.process,
+                                                         plain.exception), raw
