@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import TypeVar
 
 import regex
 
 from logsleuth.errors import SignatureError
-from logsleuth.literal import Screen, required_literals
+from logsleuth.literal import Screen, digit_blind, digit_shape, required_literals
 from logsleuth.model import MilestoneKind, Phase, Role
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
@@ -20,6 +21,8 @@ from logsleuth.yamlload import load_yaml
 # short search: milestone and phase patterns are asked about every line that reaches the assembler.
 PATTERN_TIMEOUT = 0.05
 UNTIMED_CHARS = 1024  # lines up to this long are searched without the budget
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +57,12 @@ class Causality:
         field(init=False, repr=False, compare=False)
     _milestone_screen: Screen = field(init=False, repr=False, compare=False)
     _phase_screen: Screen = field(init=False, repr=False, compare=False)
+    # error events are classified by these; a day of request errors repeats one failure
+    # thousands of times, differing in digits (symptoms, by shape) or not at all (handled)
+    _symptom_blind: tuple[bool, ...] = field(init=False, repr=False, compare=False)
+    _symptom_memo: dict[str, int] = field(init=False, repr=False, compare=False)
+    _handled_memo: dict[tuple[str | None, tuple[str, ...], str | None], bool] = \
+        field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_milestone_table", tuple(
@@ -62,6 +71,10 @@ class Causality:
             (phase, p, required_literals(p.pattern)) for phase, p in self.phase_lines))
         object.__setattr__(self, "_milestone_screen", Screen(p.pattern for _, p in self.milestones))
         object.__setattr__(self, "_phase_screen", Screen(p.pattern for _, p in self.phase_lines))
+        object.__setattr__(self, "_symptom_blind",
+                           tuple(digit_blind(s.pattern.pattern) for s in self.symptoms))
+        object.__setattr__(self, "_symptom_memo", {})
+        object.__setattr__(self, "_handled_memo", {})
 
     def role_of(self, process_name: str) -> Role:
         for role, pattern in self.roles:
@@ -70,10 +83,20 @@ class Causality:
         return Role.OTHER
 
     def symptom_of(self, text: str) -> Symptom | None:
-        for symptom in self.symptoms:
-            if _search(symptom.pattern, text):
+        """The first symptom pattern `text` matches. The digit-blind patterns' answer is kept
+        per shape of text (`literal.digit_shape`); the others are searched every time."""
+        shape = digit_shape(text) if len(text) <= UNTIMED_CHARS else None
+        if shape is None:  # a long text is searched under the budget: never kept
+            return next((s for s in self.symptoms if _search(s.pattern, text)), None)
+        first = self._symptom_memo.get(shape)
+        if first is None:
+            first = next((i for i, (s, blind) in enumerate(zip(self.symptoms, self._symptom_blind))
+                          if blind and _search(s.pattern, text)), len(self.symptoms))
+            _remember(self._symptom_memo, shape, first)
+        for symptom, blind in zip(self.symptoms[:first], self._symptom_blind):
+            if not blind and _search(symptom.pattern, text):
                 return symptom
-        return None
+        return self.symptoms[first] if first < len(self.symptoms) else None
 
     def wrapped_cause(self, text: str) -> str | None:
         """The cause's message quoted inside a wrapper's text, if `text` is a wrapper."""
@@ -110,6 +133,14 @@ class Causality:
         """vLLM (or its HTTP server) catches and answers a request's error logged at `site`,
         under the record `title`, or raised below one of the frames `places` ("file:function"):
         it fails that request, not the server."""
+        key = (site, tuple(places), title)
+        known = self._handled_memo.get(key)
+        if known is None:
+            known = self._handles(site, places, title)
+            _remember(self._handled_memo, key, known)
+        return known
+
+    def _handles(self, site: str | None, places: list[str], title: str | None) -> bool:
         if any(_search(p, place) for p in self.engine_frames for place in places):
             return False  # the engine's error, which the request's handler only saw
         return bool(site and any(_search(p, site) for p in self.handled_sites)) or bool(
@@ -142,6 +173,15 @@ class Causality:
                     return phase, place
         return None
 
+
+
+_MEMO = 4096  # decisions kept per kind: the shapes that recur return
+
+
+def _remember(memo: dict[_K, _V], key: _K, value: _V) -> None:
+    if len(memo) >= _MEMO:
+        memo.clear()
+    memo[key] = value
 
 
 def _search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:

@@ -138,3 +138,102 @@ class Screen:
 
 
 SCREEN_CHARS = 512
+
+
+# ---- digit shapes ---------------------------------------------------------------------------
+# Messages of one failure repeated all day (a rejected request's `you requested 40554 tokens`)
+# differ only in their digits. A pattern that treats every ASCII digit alike matches a text
+# exactly when it matches the text's shape (its digits all made `1`): the same characters at
+# the same places, each digit still a digit. Such a pattern's decision is then taken once per
+# shape.
+_ONES = bytes.maketrans(b"023456789", b"111111111")
+_DIGITS = frozenset("0123456789")
+
+
+def digit_shape(text: str) -> str | None:
+    """`text` with every ASCII digit made `1` (None: a lone surrogate, no shape to share)."""
+    try:
+        return text.encode().translate(_ONES).decode()
+    except UnicodeError:
+        return None
+
+
+@lru_cache(maxsize=4096)
+def digit_blind(pattern: str) -> bool:
+    """Whether `pattern` treats every ASCII digit alike: no digit written as a literal, every
+    character class holding all of 0-9 or none, no back-reference. Then it matches a text exactly
+    when it matches the text's `digit_shape`.
+
+    Read with the standard library's parser of `re` syntax (`regex` patterns here use its
+    subset); a pattern it cannot read, or a construct this does not know, is not blind (False
+    only costs the shortcut).
+    """
+    import importlib
+    import warnings
+
+    try:
+        # the standard library's own reader of pattern syntax (private, and untyped)
+        parser = importlib.import_module("re._parser")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # `[[:digit:]]` read as a nested set: still blind
+            parsed = parser.parse(pattern)
+    except Exception:  # noqa: BLE001 - another syntax, a future version: no shortcut
+        return False
+    return _blind(parsed)
+
+
+def _blind(items) -> bool:  # type: ignore[no-untyped-def]
+    from re import _constants as c
+
+    for op, value in items:
+        if op in (c.LITERAL, c.NOT_LITERAL):
+            if chr(value) in _DIGITS:
+                return False
+        elif op in (c.ANY, c.AT):
+            continue  # any character; an anchor or word boundary (a digit stays a word char)
+        elif op is c.IN:
+            held = _class_digits(value)
+            if held is None or held not in (frozenset(), _DIGITS):
+                return False
+        elif op is c.BRANCH:
+            if not all(_blind(branch) for branch in value[1]):
+                return False
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+            if not _blind(value[2]):
+                return False
+        elif op is c.SUBPATTERN:
+            if not _blind(value[3]):
+                return False
+        elif op is c.ATOMIC_GROUP:
+            if not _blind(value):
+                return False
+        elif op in (c.ASSERT, c.ASSERT_NOT):
+            if not _blind(value[1]):
+                return False
+        else:  # back-references, conditionals, anything unknown
+            return False
+    return True
+
+
+def _class_digits(items) -> frozenset[str] | None:  # type: ignore[no-untyped-def]
+    """The ASCII digits a character class holds (None: a member this does not know)."""
+    from re import _constants as c
+
+    held: set[str] = set()
+    negated = False
+    for op, value in items:
+        if op is c.NEGATE:
+            negated = True
+        elif op is c.LITERAL:
+            held |= {chr(value)} & _DIGITS
+        elif op is c.RANGE:
+            held |= {d for d in _DIGITS if value[0] <= ord(d) <= value[1]}
+        elif op is c.CATEGORY and value in (c.CATEGORY_DIGIT, c.CATEGORY_WORD,
+                                            c.CATEGORY_NOT_SPACE):
+            held |= _DIGITS
+        elif op is c.CATEGORY and value in (c.CATEGORY_NOT_DIGIT, c.CATEGORY_NOT_WORD,
+                                            c.CATEGORY_SPACE):
+            continue
+        else:
+            return None
+    return frozenset(_DIGITS - held if negated else held)
