@@ -10,7 +10,7 @@ from typing import TypeVar
 import regex
 
 from logsleuth.errors import SignatureError
-from logsleuth.literal import Screen, digit_blind, digit_shape, required_literals
+from logsleuth.literal import SCREEN_CHARS, Screen, digit_blind, digit_shape, required_literals
 from logsleuth.model import MilestoneKind, Phase, Role
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
@@ -63,6 +63,9 @@ class Causality:
     _symptom_memo: dict[str, int] = field(init=False, repr=False, compare=False)
     _handled_memo: dict[tuple[str | None, tuple[str, ...], str | None], bool] = \
         field(init=False, repr=False, compare=False)
+    _milestone_blind: tuple[bool, ...] = field(init=False, repr=False, compare=False)
+    _phase_blind: tuple[bool, ...] = field(init=False, repr=False, compare=False)
+    _marks_memo: dict[str, tuple[int, int]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_milestone_table", tuple(
@@ -75,6 +78,11 @@ class Causality:
                            tuple(digit_blind(s.pattern.pattern) for s in self.symptoms))
         object.__setattr__(self, "_symptom_memo", {})
         object.__setattr__(self, "_handled_memo", {})
+        object.__setattr__(self, "_milestone_blind",
+                           tuple(digit_blind(p.pattern) for _, p in self.milestones))
+        object.__setattr__(self, "_phase_blind",
+                           tuple(digit_blind(p.pattern) for _, p in self.phase_lines))
+        object.__setattr__(self, "_marks_memo", {})
 
     def role_of(self, process_name: str) -> Role:
         for role, pattern in self.roles:
@@ -114,6 +122,25 @@ class Causality:
                 return kind
         return None
 
+
+    def marks_of(self, text: str) -> tuple[MilestoneKind | None, Phase | None]:
+        """`(milestone_of(text), phase_of_line(text))`: asked of every line that reaches the
+        assembler. What the digit-blind patterns decide is kept per shape of line (a day of
+        serving logs metrics and access lines that differ in their numbers only); the others
+        are searched every time."""
+        shape = digit_shape(text) if len(text) < SCREEN_CHARS else None
+        if shape is None:  # a long line is screened first (and searched under the budget)
+            return self.milestone_of(text), self.phase_of_line(text)
+        firsts = self._marks_memo.get(shape)
+        if firsts is None:
+            firsts = (_first(self._milestone_table, self._milestone_blind, text, True),
+                      _first(self._phase_table, self._phase_blind, text, True))
+            _remember(self._marks_memo, shape, firsts)
+        milestone = _first(self._milestone_table, self._milestone_blind, text, False, firsts[0])
+        phase = _first(self._phase_table, self._phase_blind, text, False, firsts[1])
+        return (self._milestone_table[milestone][0] if milestone < len(self._milestone_table)
+                else None,
+                self._phase_table[phase][0] if phase < len(self._phase_table) else None)
 
     def start_marker(self, text: str) -> int | None:
         """Which start pattern a start line matched (a run holds each marker once a process)."""
@@ -182,6 +209,19 @@ def _remember(memo: dict[_K, _V], key: _K, value: _V) -> None:
     if len(memo) >= _MEMO:
         memo.clear()
     memo[key] = value
+
+
+def _first(table: tuple[tuple[_K, regex.Pattern[str], tuple[str, ...]], ...],
+           blind: tuple[bool, ...], text: str, which: bool, limit: int | None = None) -> int:
+    """The index of the first entry of `table` before `limit` whose pattern is digit-blind
+    (`which`) or not and matches `text` (`limit`, or the table's length: none)."""
+    end = len(table) if limit is None else limit
+    for index in range(end):
+        if blind[index] is which:
+            _, pattern, needles = table[index]
+            if _may_hold(text, needles) and _budgeted(pattern, text):
+                return index
+    return end
 
 
 def _search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:

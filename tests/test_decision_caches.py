@@ -154,3 +154,20 @@ def test_symptoms_and_handled_by_shape(data: st.DataObject) -> None:
         max_size=3))
     for _ in range(2):
         assert know.handles(site, places) == fresh._handles(site, places, None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_line_marks_by_shape(data: st.DataObject) -> None:
+    """`marks_of` answers as `milestone_of` and `phase_of_line` do, for lines built from every
+    milestone and phase pattern's literal text (access lines with their status codes among
+    them), asked again with other digits at the same places."""
+    know = default_causality()
+    patterns = [p for _, p in know.milestones] + [p for _, p in know.phase_lines]
+    pattern = data.draw(st.sampled_from(patterns))
+    seed = " ".join(required_literals(pattern.pattern)) or pattern.pattern[:20]
+    seed = data.draw(st.sampled_from([seed, f'"POST /v1/x HTTP/1.1" {seed} 200 OK ',
+                                      f"Avg prompt throughput: 0.0 tokens/s {seed}"]))
+    text, other = _shaped_pair(data, seed)
+    for asked in (text, other):
+        assert know.marks_of(asked) == (know.milestone_of(asked), know.phase_of_line(asked))
