@@ -10,9 +10,10 @@ from typing import TypeVar
 import regex
 
 from logsleuth.errors import SignatureError
-from logsleuth.literal import SCREEN_CHARS, Screen, digit_blind, digit_shape, required_literals
+from logsleuth.literal import SCREEN_CHARS, Screen, required_literals
 from logsleuth.model import MilestoneKind, Phase, Role
 from logsleuth.resources import data_dir
+from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 from logsleuth.yamlload import load_yaml
 
 # Patterns here are short and vetted by the test suite (none backtracks catastrophically on the
@@ -60,12 +61,12 @@ class Causality:
     # error events are classified by these; a day of request errors repeats one failure
     # thousands of times, differing in digits (symptoms, by shape) or not at all (handled)
     _symptom_blind: tuple[bool, ...] = field(init=False, repr=False, compare=False)
-    _symptom_memo: dict[str, int] = field(init=False, repr=False, compare=False)
+    _symptom_memo: ShapeCache[int] = field(init=False, repr=False, compare=False)
     _handled_memo: dict[tuple[str | None, tuple[str, ...], str | None], bool] = \
         field(init=False, repr=False, compare=False)
     _milestone_blind: tuple[bool, ...] = field(init=False, repr=False, compare=False)
     _phase_blind: tuple[bool, ...] = field(init=False, repr=False, compare=False)
-    _marks_memo: dict[str, tuple[int, int]] = field(init=False, repr=False, compare=False)
+    _marks_memo: ShapeCache[tuple[int, int]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_milestone_table", tuple(
@@ -74,15 +75,15 @@ class Causality:
             (phase, p, required_literals(p.pattern)) for phase, p in self.phase_lines))
         object.__setattr__(self, "_milestone_screen", Screen(p.pattern for _, p in self.milestones))
         object.__setattr__(self, "_phase_screen", Screen(p.pattern for _, p in self.phase_lines))
-        object.__setattr__(self, "_symptom_blind",
-                           tuple(digit_blind(s.pattern.pattern) for s in self.symptoms))
-        object.__setattr__(self, "_symptom_memo", {})
+        object.__setattr__(self, "_symptom_blind", tuple(
+            digit_blind(s.pattern.pattern) for s in self.symptoms))
+        object.__setattr__(self, "_symptom_memo", ShapeCache[int]())
         object.__setattr__(self, "_handled_memo", {})
         object.__setattr__(self, "_milestone_blind",
                            tuple(digit_blind(p.pattern) for _, p in self.milestones))
         object.__setattr__(self, "_phase_blind",
                            tuple(digit_blind(p.pattern) for _, p in self.phase_lines))
-        object.__setattr__(self, "_marks_memo", {})
+        object.__setattr__(self, "_marks_memo", ShapeCache[tuple[int, int]]())
 
     def role_of(self, process_name: str) -> Role:
         for role, pattern in self.roles:
@@ -92,15 +93,15 @@ class Causality:
 
     def symptom_of(self, text: str) -> Symptom | None:
         """The first symptom pattern `text` matches. The digit-blind patterns' answer is kept
-        per shape of text (`literal.digit_shape`); the others are searched every time."""
-        shape = digit_shape(text) if len(text) <= UNTIMED_CHARS else None
-        if shape is None:  # a long text is searched under the budget: never kept
+        per shape of text (`tokenize.shape`); the others are searched every time."""
+        if len(text) > UNTIMED_CHARS:  # a long text is searched under the budget: never kept
             return next((s for s in self.symptoms if _search(s.pattern, text)), None)
+        shape = shape_key(text)
         first = self._symptom_memo.get(shape)
         if first is None:
             first = next((i for i, (s, blind) in enumerate(zip(self.symptoms, self._symptom_blind))
                           if blind and _search(s.pattern, text)), len(self.symptoms))
-            _remember(self._symptom_memo, shape, first)
+            self._symptom_memo.put(shape, first)
         for symptom, blind in zip(self.symptoms[:first], self._symptom_blind):
             if not blind and _search(symptom.pattern, text):
                 return symptom
@@ -128,14 +129,14 @@ class Causality:
         assembler. What the digit-blind patterns decide is kept per shape of line (a day of
         serving logs metrics and access lines that differ in their numbers only); the others
         are searched every time."""
-        shape = digit_shape(text) if len(text) < SCREEN_CHARS else None
-        if shape is None:  # a long line is screened first (and searched under the budget)
-            return self.milestone_of(text), self.phase_of_line(text)
+        if len(text) >= SCREEN_CHARS:  # a long line is screened first (and searched under the
+            return self.milestone_of(text), self.phase_of_line(text)  # budget): never kept
+        shape = shape_key(text)
         firsts = self._marks_memo.get(shape)
         if firsts is None:
             firsts = (_first(self._milestone_table, self._milestone_blind, text, True),
                       _first(self._phase_table, self._phase_blind, text, True))
-            _remember(self._marks_memo, shape, firsts)
+            self._marks_memo.put(shape, firsts)
         milestone = _first(self._milestone_table, self._milestone_blind, text, False, firsts[0])
         phase = _first(self._phase_table, self._phase_blind, text, False, firsts[1])
         return (self._milestone_table[milestone][0] if milestone < len(self._milestone_table)

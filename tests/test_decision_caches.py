@@ -2,7 +2,7 @@
 
 Every shortcut here is checked against the slow path it replaces, over the shipped knowledge
 and generated inputs: a template's needle test against its compiled pattern alone; decisions
-and masks kept per digit shape (`literal.digit_shape`) against deciding and masking each text.
+and masks kept per digit shape (`tokenize.shape`) against deciding and masking each text.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from logsleuth.knowledge import default_causality, load_causality
-from logsleuth.literal import digit_blind, digit_shape, required_literals
+from logsleuth.literal import required_literals
 from logsleuth.signatures import default_signatures, template
 from logsleuth.signatures.template import PLACEHOLDERS, Template, mask
+from logsleuth.tokenize.shape import digit_blind, shape_key
 
 # One value per placeholder, as a message would print it.
 _FILLING = {"int": "4096", "float": "1.5", "num": "12", "size": "2.00 GiB", "path": "/a/b.py",
@@ -80,16 +81,6 @@ _DIGIT_TEXT = st.text(alphabet=st.sampled_from(list("0123456789 .,:/x-_'\"()[]ab
                       max_size=60)
 
 
-@pytest.mark.parametrize("pattern,blind", [
-    (r"abc", True), (r"a\d+b", True), (r"[\w.]+ \S+", True), (r"[^x]y", True),
-    (r"\bdied\b", True), (r"(?i)error", True), (r"x{2}", True),
-    (r"V1 engine", False), (r"[0-5]", False), (r"[^0]", False), (r"(a)\1", False),
-    (r"2\d\d", False), (r"\p{N}", False),
-])
-def test_digit_blind_reads_patterns(pattern: str, blind: bool) -> None:
-    assert digit_blind(pattern) is blind
-
-
 def _shaped_pair(data: st.DataObject, seed: str) -> tuple[str, str]:
     """A text built around `seed`, and the same text with other digits at the same places."""
     text = data.draw(_DIGIT_TEXT) + seed + data.draw(_DIGIT_TEXT)
@@ -109,7 +100,7 @@ def test_blind_patterns_decide_alike_on_one_shape(data: st.DataObject) -> None:
     pattern = data.draw(st.sampled_from([p for p in patterns if digit_blind(p.pattern)]))
     seed = " ".join(required_literals(pattern.pattern)) or pattern.pattern[:20]
     text, other = _shaped_pair(data, seed)
-    assert digit_shape(text) == digit_shape(other)
+    assert shape_key(text) == shape_key(other)
     assert bool(pattern.search(text)) == bool(pattern.search(other))
 
 

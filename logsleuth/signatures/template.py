@@ -16,6 +16,8 @@ import re
 
 from rapidfuzz import fuzz
 
+from logsleuth.tokenize.shape import ShapeCache, shape_key
+
 PATTERN_TIMEOUT = 0.05  # seconds; a contributed regex that takes longer is abandoned
 
 # What each placeholder matches, and the token it becomes in masked text.
@@ -52,38 +54,40 @@ MAX_COMPARED_CHARS = 1500
 
 def mask(text: str) -> str:
     """Replace the variable parts of a message by tokens: `Tried to allocate <size>`."""
-    for pattern, token, needle in _MASKS:
-        if needle in text:
-            text = pattern.sub(token, text)
-    return _SPACES.sub(" ", text).strip()
+    hex_pattern, hex_token, hex_needle = _MASKS[0]
+    if hex_needle in text:
+        text = hex_pattern.sub(hex_token, text)
+    return _mask_after_hex(text)
 
 
 # Masking by shape. A day of rejected requests is thousands of messages that differ only in
 # their numbers' digits, each masked at ~25 us. After the hex mask, every mask (and its needle)
-# treats all ASCII digits alike: a character class holds all of 0-9 or none, no digit is
-# written as a literal, and no token holds a digit (tests/test_decision_caches.py checks this on
-# the patterns themselves). So masking a message whose digits were all changed to `1` gives the
-# same text at the same places, differing only where a digit is left unmasked: when the masked
-# shape holds no digit, it is the masked message. (`1`, not `0`: `0x` would make new hex.)
-_ONES = bytes.maketrans(b"023456789", b"111111111")
+# treats all ASCII digits alike (`tokenize.shape.digit_blind`; tests/test_decision_caches.py
+# checks it on the patterns themselves) and no token holds a digit. So two messages of one
+# shape, once hex-masked, are masked at the same places into the same text, except where a
+# digit is left unmasked: a masked text without digits is the masked text of its whole shape.
 _ASCII_DIGIT = re.compile(r"[0-9]")
+_BY_SHAPE: ShapeCache[str] = ShapeCache()
 
 
 def mask_by_shape(text: str) -> str:
-    """`mask(text)`, computed once per shape (the text with its digits made `1`)."""
-    hex_pattern, hex_token, hex_needle = _MASKS[0]
-    shaped = hex_pattern.sub(hex_token, text) if hex_needle in text else text
-    try:
-        shaped = shaped.encode().translate(_ONES).decode()
-    except UnicodeError:  # a lone surrogate: no shape to share
-        return mask(text)
-    masked = _masked_shape(shaped)
-    return mask(text) if _ASCII_DIGIT.search(masked) else masked
+    """`mask(text)`, computed once per shape of message."""
+    hex_pattern, hex_token, hex_needle = _MASKS[0]  # (the masks' order: mask's comment)
+    if hex_needle in text:
+        text = hex_pattern.sub(hex_token, text)
+    key = shape_key(text)
+    masked = _BY_SHAPE.get(key)
+    if masked is None or _ASCII_DIGIT.search(masked):  # digits left: another message's
+        masked = _mask_after_hex(text)
+        _BY_SHAPE.put(key, masked)
+    return masked
 
 
-@functools.lru_cache(maxsize=4096)
-def _masked_shape(shaped: str) -> str:
-    return mask(shaped)
+def _mask_after_hex(text: str) -> str:
+    for pattern, token, needle in _MASKS[1:]:
+        if needle in text:
+            text = pattern.sub(token, text)
+    return _SPACES.sub(" ", text).strip()
 
 
 @dataclass(frozen=True, slots=True)
