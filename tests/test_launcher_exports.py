@@ -255,13 +255,30 @@ def test_a_time_limit_before_the_server_is_up_is_the_cause(limit: str, data: st.
     assert result.root_cause is not None and result.root_cause.line == len(started) + 1
 
 
+# what a scheduler or the job's owner decided: the time limit, a preemption, scancel (no reason)
+planned_stops = st.one_of(time_limits, cancellations, st.builds(
+    lambda stepd, job, node, stamp: f"{stepd}: error: *** JOB {job} ON {node} CANCELLED AT "
+                                    f"{stamp} DUE TO PREEMPTION ***", stepds, job_ids, nodes, stamps))
+
+
 @SOME
-@given(time_limits, st.integers(0, 30), st.integers(0, 5))
-def test_a_time_limit_after_the_server_is_up_is_no_failure(limit: str, served: int,
-                                                          polls: int) -> None:
+@given(planned_stops, st.integers(0, 30), st.integers(0, 5), st.lists(task_reports, max_size=3))
+def test_a_planned_stop_after_the_server_is_up_is_no_failure(stop: str, served: int, polls: int,
+                                                            ends: list[str]) -> None:
+    # srun's reports of the tasks it ended follow the stop
     server, lines, _ = _server_start()
-    result = explain([*lines, *server.requests(served), *server.polls(polls), limit])
+    result = explain([*lines, *server.requests(served), *server.polls(polls), stop, *ends])
     assert result.verdict is Verdict.NO_FAILURE, (result.verdict, result.reasons)
+
+
+@SOME
+@given(stepds, job_ids, nodes, stamps, st.integers(0, 30))
+def test_a_node_failure_after_the_server_is_up_is_no_planned_stop(stepd: str, job: str, node: str,
+                                                                  stamp: str, served: int) -> None:
+    server, lines, _ = _server_start()
+    failure = f"{stepd}: error: *** JOB {job} ON {node} CANCELLED AT {stamp} DUE TO NODE FAILURE ***"
+    result = explain([*lines, *server.requests(served), failure])
+    assert result.verdict is not Verdict.NO_FAILURE
 
 
 @SOME
