@@ -320,8 +320,16 @@ RAW_TRACEBACK = ["Traceback (most recent call last):",
                  "of protocol (_ssl.c:1007)"]
 
 
+# `journalctl -o short-iso` / `short-iso-precise`: ISO time with its zone, host, unit[pid]
+journald_iso = st.builds(
+    lambda stamp, fraction, zone, host, unit, pid: f"{stamp}{fraction}{zone} {host} {unit}[{pid}]: ",
+    st.from_regex(r"20[12]\d-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d:[0-5]\d", fullmatch=True),
+    st.sampled_from(["", ".123456"]), st.sampled_from(["+0000", "+00:00", "-0700", "Z"]),
+    hosts, st.sampled_from(["vllm", "python3", "bash", "vllm-serve.sh"]), st.integers(1, 4194304))
+
+
 @SOME
-@given(st.one_of(view_times, build_steps))
+@given(st.one_of(view_times, build_steps, journald_iso))
 def test_a_viewer_time_or_build_step_leaves_the_line_it_wraps(tag: str) -> None:
     for raw in [*V1_START, *WORKER_ERROR, *RAW_TRACEBACK]:
         plain, tagged = parse_line(clean(raw)), parse_line(clean(tag + raw))
@@ -331,7 +339,7 @@ def test_a_viewer_time_or_build_step_leaves_the_line_it_wraps(tag: str) -> None:
 
 
 @SOME
-@given(st.lists(st.one_of(view_times, build_steps), min_size=len(V1_START) + len(RAW_TRACEBACK),
+@given(st.lists(st.one_of(view_times, build_steps, journald_iso), min_size=len(V1_START) + len(RAW_TRACEBACK),
                 max_size=len(V1_START) + len(RAW_TRACEBACK)))
 def test_a_raw_traceback_behind_viewer_times_is_the_root(tags: list[str]) -> None:
     lines = [tag + line for tag, line in zip(tags, [*V1_START, *RAW_TRACEBACK])]
