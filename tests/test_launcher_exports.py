@@ -369,3 +369,56 @@ def test_markdown_bold_around_an_error_line_leaves_its_kind(raw: str) -> None:
     plain, bold = parse_line(clean(raw)), parse_line(clean(f"**{raw}**"))
     assert (bold.kind, bold.process, bold.exception) == (plain.kind, plain.process,
                                                          plain.exception), raw
+
+
+# ---- JSON lines: Docker's json-file driver, journalctl -o json, a log service's export --------
+
+def _json_lines(lines: list[str], key: str, streams: list[str]) -> str:
+    import json
+
+    out = []
+    for index, (line, stream) in enumerate(zip(lines, streams)):
+        event: dict[str, object] = {key: line + "\n" if key == "log" else line}
+        if key == "log":
+            event |= {"stream": stream, "time": f"2024-01-02T03:04:{index % 60:02d}.1234Z"}
+        elif key == "MESSAGE":
+            event |= {"__REALTIME_TIMESTAMP": str(1704164645000000 + index), "_PID": "8052"}
+        else:
+            event |= {"timestamp": f"2024-01-02T03:04:{index % 60:02d}Z", "severity": stream}
+        out.append(json.dumps(event))
+    return "\n".join(out) + "\n"
+
+
+FAILING = [*V1_START, *WORKER_ERROR]
+
+
+@SOME
+@given(st.sampled_from(["log", "MESSAGE", "textPayload", "message"]),
+       st.lists(st.sampled_from(["stdout", "stderr"]), min_size=len(FAILING),
+                max_size=len(FAILING)))
+def test_a_json_lines_log_gives_the_answer_of_its_text(key: str, streams: list[str]) -> None:
+    plain = explain(FAILING)
+    result = explain_text(_json_lines(FAILING, key, streams), signatures=default_signatures())
+    assert result.root_cause is not None and plain.root_cause is not None
+    assert (result.root_cause.exception, result.root_cause.line) \
+        == (plain.root_cause.exception, plain.root_cause.line)
+    assert any("JSON lines" in notice for notice in result.notices)
+
+
+@SOME
+@given(st.integers(0, 20), st.sampled_from(["log", "MESSAGE"]))
+def test_a_healthy_json_lines_log_is_no_failure(served: int, key: str) -> None:
+    server, lines, _ = _server_start()
+    lines += server.requests(served)
+    result = explain_text(_json_lines(lines, key, ["stdout"] * len(lines)),
+                          signatures=default_signatures())
+    assert result.verdict is Verdict.NO_FAILURE, result.reasons
+
+
+def test_error_bodies_a_client_printed_are_no_json_lines_log() -> None:
+    # OpenAI-style error bodies have a `message`, but no time or stream: they are the log's text
+    body = ('{"object":"error","message":"CUDA error: an illegal memory access was encountered",'
+            '"type":"InternalServerError","param":null,"code":500}')
+    result = explain_text(body + "\n" + body + "\n", signatures=default_signatures())
+    assert not any("JSON lines" in notice for notice in result.notices)
+    assert result.verdict is not Verdict.NO_FAILURE
