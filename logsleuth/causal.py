@@ -263,8 +263,9 @@ class CausalGraph:
                 errors.append(event)
         errors = _merge_crashes(sorted(errors, key=lambda e: (e.line, e.id)))
         interrupted = [e.first_line for e in errors if know.interrupts_process(e.exception)]
-        # a scheduler's end of the job after the run was up (ready, or output served) is the
-        # job's end as its owner planned it; before that, start-up ran out of time (a cause)
+        # the job's end its scheduler or owner decided (a time limit, a preemption, scancel),
+        # after the run was up (ready, or output served), is a stop like an operator's; before
+        # that it is what it says (a time limit: start-up ran out of time, a cause)
         up = min((m.line for m in activity
                   if m.kind in (MilestoneKind.READY, MilestoneKind.SERVING)), default=None)
         interrupted += [e.first_line for e in errors if up is not None and e.first_line > up

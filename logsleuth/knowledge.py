@@ -53,7 +53,7 @@ class Causality:
     request_sites: tuple[regex.Pattern[str], ...] = ()  # `requests`
     request_frames: tuple[regex.Pattern[str], ...] = ()
     startup_frames: tuple[regex.Pattern[str], ...] = ()  # `requests.unless_frames`
-    deadlines: tuple[regex.Pattern[str], ...] = ()  # a scheduler's end of the job (`deadlines`)
+    scheduler_stops: tuple[regex.Pattern[str], ...] = ()  # the job ended by its scheduler
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -190,8 +190,9 @@ class Causality:
             _search(p, place) for p in self.request_frames for place in places)
 
     def ends_on_schedule(self, text: str) -> bool:
-        """The error is a scheduler ending the job on its clock (a wall-time limit)."""
-        return any(_search(pattern, text) for pattern in self.deadlines)
+        """The error is the job's end as its scheduler or owner decided it (a wall-time limit,
+        a preemption, a cancellation)."""
+        return any(_search(pattern, text) for pattern in self.scheduler_stops)
 
     def logged_natively(self, site: str | None, label: str) -> bool:
         """Whether an error record was logged by native code (a C++ logger's call site, NCCL)."""
@@ -307,11 +308,12 @@ def load_causality(path: Path | None = None) -> Causality:
     request_sites = tuple(compile_(p, "requests") for p in requests.get("sites", []))
     request_frames = tuple(compile_(p, "requests") for p in requests.get("frames", []))
     startup_frames = tuple(compile_(p, "requests") for p in requests.get("unless_frames", []))
-    deadlines = tuple(compile_(p, "deadlines") for p in data.get("deadlines", []))
+    scheduler_stops = tuple(compile_(p, "scheduler_stops")
+                            for p in data.get("scheduler_stops", []))
     return Causality(roles, symptoms, wrappers, milestones, corrupting, singletons, phase_lines,
                      phase_frames, interrupts, handled_titles, handled_sites, handled_frames,
                      engine_frames, native, request_sites, request_frames, startup_frames,
-                     deadlines)
+                     scheduler_stops)
 
 
 @cache

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import BinaryIO, TextIO, cast
 
 from logsleuth.errors import InputError
+from logsleuth.jsonlines import JsonMessages, message_key
 
 BLOCK_SIZE = 2 << 20  # big enough that per-block work is noise, small enough for flat memory
 # A line longer than this is cut: its start is kept (the part a reader needs), the rest skipped
@@ -233,6 +234,13 @@ def _unwrap(log: LogInput) -> LogInput:
         if layout.newest_first:
             log.notices.append("the CSV export lists its newest rows first; they were read "
                                "oldest first, so line numbers count rows in time order")
+        return log
+    json_head = head.peek(_NEWEST_FIRST_HEAD_BYTES)
+    key = message_key(json_head, cut=len(json_head) >= _NEWEST_FIRST_HEAD_BYTES)
+    if key is not None:
+        log._stream = JsonMessages(head, key)  # type: ignore[assignment]
+        log.notices.append(f"the log is JSON lines (Docker's json-file, journalctl -o json, a "
+                           f"log service's export); the `{key}` field of each line was read")
         return log
     from logsleuth.tokenize.sniff import newest_first  # the grammar reads the head's times
 

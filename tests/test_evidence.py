@@ -475,7 +475,10 @@ OUTERS = ["", "2024-05-01T10:00:01.123456789Z ", "2024-05-01T10:00:01.123Z stder
           "[2024-01-02 03:04:05] INFO: ", "... ", "…", "#033[0;31m", "zx8k2m4q9w1e3r[error]",
           "2024-05-01 10:00:00.123 [zx8k2m4q9w1e3r] [info] ",
           # Docker Desktop's log view (vllm#1824), docker build's BuildKit steps (vllm#552)
-          "2023-11-29 11:34:19 ", "#4 3570.9 "]
+          "2023-11-29 11:34:19 ", "#4 3570.9 ",
+          # journalctl -o short-iso and short-iso-precise
+          "2024-01-02T03:04:05+0000 gpu1 vllm[8052]: ",
+          "2024-01-02T03:04:05.123456+00:00 gpu1 vllm[8052]: "]
 PREFIXES = ["", "(Worker_TP1 pid=3001) ", "(RayWorkerVllm pid=31, ip=10.0.0.2) ", "(raylet) ",
             "[rank0]: ", "(pid=7) ", "(EngineCore_DP0 pid=2900) (VllmWorker rank=2 pid=8) "]
 HEADERS = ["", "ERROR 08-01 21:00:00 [core.py:718] ", "CRITICAL 08-01 21:00:00 [core.py:1] ",

@@ -255,13 +255,30 @@ def test_a_time_limit_before_the_server_is_up_is_the_cause(limit: str, data: st.
     assert result.root_cause is not None and result.root_cause.line == len(started) + 1
 
 
+# what a scheduler or the job's owner decided: the time limit, a preemption, scancel (no reason)
+planned_stops = st.one_of(time_limits, cancellations, st.builds(
+    lambda stepd, job, node, stamp: f"{stepd}: error: *** JOB {job} ON {node} CANCELLED AT "
+                                    f"{stamp} DUE TO PREEMPTION ***", stepds, job_ids, nodes, stamps))
+
+
 @SOME
-@given(time_limits, st.integers(0, 30), st.integers(0, 5))
-def test_a_time_limit_after_the_server_is_up_is_no_failure(limit: str, served: int,
-                                                          polls: int) -> None:
+@given(planned_stops, st.integers(0, 30), st.integers(0, 5), st.lists(task_reports, max_size=3))
+def test_a_planned_stop_after_the_server_is_up_is_no_failure(stop: str, served: int, polls: int,
+                                                            ends: list[str]) -> None:
+    # srun's reports of the tasks it ended follow the stop
     server, lines, _ = _server_start()
-    result = explain([*lines, *server.requests(served), *server.polls(polls), limit])
+    result = explain([*lines, *server.requests(served), *server.polls(polls), stop, *ends])
     assert result.verdict is Verdict.NO_FAILURE, (result.verdict, result.reasons)
+
+
+@SOME
+@given(stepds, job_ids, nodes, stamps, st.integers(0, 30))
+def test_a_node_failure_after_the_server_is_up_is_no_planned_stop(stepd: str, job: str, node: str,
+                                                                  stamp: str, served: int) -> None:
+    server, lines, _ = _server_start()
+    failure = f"{stepd}: error: *** JOB {job} ON {node} CANCELLED AT {stamp} DUE TO NODE FAILURE ***"
+    result = explain([*lines, *server.requests(served), failure])
+    assert result.verdict is not Verdict.NO_FAILURE
 
 
 @SOME
@@ -303,8 +320,16 @@ RAW_TRACEBACK = ["Traceback (most recent call last):",
                  "of protocol (_ssl.c:1007)"]
 
 
+# `journalctl -o short-iso` / `short-iso-precise`: ISO time with its zone, host, unit[pid]
+journald_iso = st.builds(
+    lambda stamp, fraction, zone, host, unit, pid: f"{stamp}{fraction}{zone} {host} {unit}[{pid}]: ",
+    st.from_regex(r"20[12]\d-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d:[0-5]\d", fullmatch=True),
+    st.sampled_from(["", ".123456"]), st.sampled_from(["+0000", "+00:00", "-0700", "Z"]),
+    hosts, st.sampled_from(["vllm", "python3", "bash", "vllm-serve.sh"]), st.integers(1, 4194304))
+
+
 @SOME
-@given(st.one_of(view_times, build_steps))
+@given(st.one_of(view_times, build_steps, journald_iso))
 def test_a_viewer_time_or_build_step_leaves_the_line_it_wraps(tag: str) -> None:
     for raw in [*V1_START, *WORKER_ERROR, *RAW_TRACEBACK]:
         plain, tagged = parse_line(clean(raw)), parse_line(clean(tag + raw))
@@ -314,7 +339,7 @@ def test_a_viewer_time_or_build_step_leaves_the_line_it_wraps(tag: str) -> None:
 
 
 @SOME
-@given(st.lists(st.one_of(view_times, build_steps), min_size=len(V1_START) + len(RAW_TRACEBACK),
+@given(st.lists(st.one_of(view_times, build_steps, journald_iso), min_size=len(V1_START) + len(RAW_TRACEBACK),
                 max_size=len(V1_START) + len(RAW_TRACEBACK)))
 def test_a_raw_traceback_behind_viewer_times_is_the_root(tags: list[str]) -> None:
     lines = [tag + line for tag, line in zip(tags, [*V1_START, *RAW_TRACEBACK])]
@@ -344,3 +369,56 @@ def test_markdown_bold_around_an_error_line_leaves_its_kind(raw: str) -> None:
     plain, bold = parse_line(clean(raw)), parse_line(clean(f"**{raw}**"))
     assert (bold.kind, bold.process, bold.exception) == (plain.kind, plain.process,
                                                          plain.exception), raw
+
+
+# ---- JSON lines: Docker's json-file driver, journalctl -o json, a log service's export --------
+
+def _json_lines(lines: list[str], key: str, streams: list[str]) -> str:
+    import json
+
+    out = []
+    for index, (line, stream) in enumerate(zip(lines, streams)):
+        event: dict[str, object] = {key: line + "\n" if key == "log" else line}
+        if key == "log":
+            event |= {"stream": stream, "time": f"2024-01-02T03:04:{index % 60:02d}.1234Z"}
+        elif key == "MESSAGE":
+            event |= {"__REALTIME_TIMESTAMP": str(1704164645000000 + index), "_PID": "8052"}
+        else:
+            event |= {"timestamp": f"2024-01-02T03:04:{index % 60:02d}Z", "severity": stream}
+        out.append(json.dumps(event))
+    return "\n".join(out) + "\n"
+
+
+FAILING = [*V1_START, *WORKER_ERROR]
+
+
+@SOME
+@given(st.sampled_from(["log", "MESSAGE", "textPayload", "message"]),
+       st.lists(st.sampled_from(["stdout", "stderr"]), min_size=len(FAILING),
+                max_size=len(FAILING)))
+def test_a_json_lines_log_gives_the_answer_of_its_text(key: str, streams: list[str]) -> None:
+    plain = explain(FAILING)
+    result = explain_text(_json_lines(FAILING, key, streams), signatures=default_signatures())
+    assert result.root_cause is not None and plain.root_cause is not None
+    assert (result.root_cause.exception, result.root_cause.line) \
+        == (plain.root_cause.exception, plain.root_cause.line)
+    assert any("JSON lines" in notice for notice in result.notices)
+
+
+@SOME
+@given(st.integers(0, 20), st.sampled_from(["log", "MESSAGE"]))
+def test_a_healthy_json_lines_log_is_no_failure(served: int, key: str) -> None:
+    server, lines, _ = _server_start()
+    lines += server.requests(served)
+    result = explain_text(_json_lines(lines, key, ["stdout"] * len(lines)),
+                          signatures=default_signatures())
+    assert result.verdict is Verdict.NO_FAILURE, result.reasons
+
+
+def test_error_bodies_a_client_printed_are_no_json_lines_log() -> None:
+    # OpenAI-style error bodies have a `message`, but no time or stream: they are the log's text
+    body = ('{"object":"error","message":"CUDA error: an illegal memory access was encountered",'
+            '"type":"InternalServerError","param":null,"code":500}')
+    result = explain_text(body + "\n" + body + "\n", signatures=default_signatures())
+    assert not any("JSON lines" in notice for notice in result.notices)
+    assert result.verdict is not Verdict.NO_FAILURE

@@ -240,6 +240,8 @@ REPORTS = [
     "LLM engine (v0.11.0) with config: model='m'",
     # Ray's, torchrun's, a subprocess's and a peer's reports (texts of Ray 2.9+, torch 2.x)
     "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+    # a notebook runner's report that the notebook's kernel died (vllm#8352, Kaggle)
+    "141.8s | 1035 | nbclient.exceptions.DeadKernelError: Kernel died",
     "subprocess.CalledProcessError: Command '['/usr/bin/gcc', '/tmp/tmpa2/main.c', '-O3']' "
     "returned non-zero exit status 1.",
     "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer "

@@ -467,7 +467,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "TASK_LABEL": (0, "launcher"), "MPI_TAG": (0, "launcher"), "MODAL_TIME": (0, "launcher"),
     "PDSH_HOST": (0, "launcher"), "STREAM_RELAY": (0, "launcher"), "RUNPOD_TAG": (0, "launcher"),
     "PYLOG_RELAY": (0, "relay"), "BRACKET_LOG": (0, "relay"), "VIEW_TIME": (0, "docker"),
-    "BUILDKIT_STEP": (0, "launcher"), "EMPHASIS": (0, "quote"),
+    "BUILDKIT_STEP": (0, "launcher"), "EMPHASIS": (0, "quote"), "JOURNALD_ISO": (0, "journald"),
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
     "RAY_SERVE_HEADER": (2, "ray_serve"), "KSERVE_HEADER": (2, "kserve"),
 }
