@@ -444,9 +444,11 @@ def _exception_factor(names: tuple[str, ...], event: ErrorEvent) -> float:
 def _module_hit(patterns: tuple[regex.Pattern[str], ...], modules: tuple[str, ...]
                 ) -> tuple[str | None, int]:
     """The first raising module a pattern matches, and the fixed length of the longest pattern
-    that matches it."""
+    that matches it. A package's own `__init__` raises as the package (`vllm.config`): it is
+    inside the subsystem a pattern names as `^vllm\.config\.`."""
     for module in modules:
-        fixed = [_fixed_length(p.pattern) for p in patterns if p.search(module)]
+        fixed = [_fixed_length(p.pattern) for p in patterns
+                 if p.search(module) or p.search(module + ".")]
         if fixed:
             return module, max(fixed)
     return None, 0
