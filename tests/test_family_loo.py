@@ -19,9 +19,8 @@ from logsleuth.model import SignatureKind
 from logsleuth.signatures import default_signatures
 
 TOOL = Path(__file__).parent.parent / "tools" / "family_loo"
-# group -> least number of probes the families alone get right. Probes move from "uncited" to
-# "cited" when an exact signature gains a public example (the lead's merge with sigs-b: 45 -> 44).
-FLOORS = {"cited": 118, "uncited": 43, "constructed": 100, "tuning": 8, "corpus": 30}
+# group -> least number of probes the families alone get right
+FLOORS = {"cited": 125, "uncited": 48, "constructed": 123, "tuning": 9, "corpus": 30}
 
 
 @cache

@@ -417,11 +417,29 @@ _SYNTAX = re.compile(r"\\[dDwWsSbB]|\(\?[:i=!<]*|[\[\](){}?*+|^$.\\]|\{\d*,?\d*\
 _NEGATIVE_LOOK = re.compile(r"\(\?<?!(?:[^()\\]|\\.|\((?:[^()\\]|\\.)*\))*\)")
 
 
+# a group without groups inside that offers alternatives: `(?:400|404|422)`, `(a|b)`
+_ALTERNATIVES = re.compile(r"\((\?(?::|i:|<?=)?)?((?:[^()\\]|\\.)*\|(?:[^()\\]|\\.)*)\)")
+_TOP_BAR = re.compile(r"(?<!\\)\|")
+
+
 def _fixed_length(pattern: str) -> int:
     """Roughly how much fixed text a pattern demands (its syntax and classes removed), so that a
     pattern is not more specific than a template for being written with more punctuation, nor a
-    family for the list of names it leaves to others (`CUDA error: (?!out of memory|...)`)."""
-    return len(_SYNTAX.sub("", _NEGATIVE_LOOK.sub("", pattern)))
+    family for the list of names it leaves to others (`CUDA error: (?!out of memory|...)`), nor
+    for the alternatives it accepts (`Error code: (?:400|404|422)` demands one status, not three:
+    each group of alternatives counts as its shortest)."""
+    text = _NEGATIVE_LOOK.sub("", pattern)
+    while True:
+        shorter = _ALTERNATIVES.sub(lambda m: min(_TOP_BAR.split(m.group(2)), key=_bare_length),
+                                    text)
+        if shorter == text:
+            break
+        text = shorter
+    return min(_bare_length(part) for part in _TOP_BAR.split(text))
+
+
+def _bare_length(pattern: str) -> int:
+    return len(_SYNTAX.sub("", pattern))
 
 
 def _short(name: str) -> str:
@@ -444,9 +462,11 @@ def _exception_factor(names: tuple[str, ...], event: ErrorEvent) -> float:
 def _module_hit(patterns: tuple[regex.Pattern[str], ...], modules: tuple[str, ...]
                 ) -> tuple[str | None, int]:
     """The first raising module a pattern matches, and the fixed length of the longest pattern
-    that matches it."""
+    that matches it. A package's own `__init__` raises as the package (`vllm.config`): it is
+    inside the subsystem a pattern names as `^vllm\.config\.`."""
     for module in modules:
-        fixed = [_fixed_length(p.pattern) for p in patterns if p.search(module)]
+        fixed = [_fixed_length(p.pattern) for p in patterns
+                 if p.search(module) or p.search(module + ".")]
         if fixed:
             return module, max(fixed)
     return None, 0
