@@ -50,6 +50,10 @@ class Causality:
     handled_frames: tuple[regex.Pattern[str], ...] = ()
     engine_frames: tuple[regex.Pattern[str], ...] = ()  # `handled.unless_frames`
     native: regex.Pattern[str] | None = None  # records logged by native code (`native`)
+    request_sites: tuple[regex.Pattern[str], ...] = ()  # `requests`
+    request_frames: tuple[regex.Pattern[str], ...] = ()
+    startup_frames: tuple[regex.Pattern[str], ...] = ()  # `requests.unless_frames`
+    deadlines: tuple[regex.Pattern[str], ...] = ()  # a scheduler's end of the job (`deadlines`)
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -176,6 +180,20 @@ class Causality:
             title and any(_search(p, title) for p in self.handled_titles)) or any(
             _search(p, place) for p in self.handled_frames for place in places)
 
+    def in_request(self, site: str | None, places: list[str]) -> bool:
+        """The error happened in the HTTP server while it handled one request: logged at a
+        request handler's call site `site` or raised below one of its frames `places`
+        ("file:function"), with no engine or start-up frame among them."""
+        if any(_search(p, place) for p in (*self.engine_frames, *self.startup_frames)
+               for place in places):
+            return False
+        return bool(site and any(_search(p, site) for p in self.request_sites)) or any(
+            _search(p, place) for p in self.request_frames for place in places)
+
+    def ends_on_schedule(self, text: str) -> bool:
+        """The error is a scheduler ending the job on its clock (a wall-time limit)."""
+        return any(_search(pattern, text) for pattern in self.deadlines)
+
     def logged_natively(self, site: str | None, label: str) -> bool:
         """Whether an error record was logged by native code (a C++ logger's call site, NCCL)."""
         return self.native is not None and any(
@@ -295,9 +313,15 @@ def load_causality(path: Path | None = None) -> Causality:
     handled_sites = tuple(compile_(p, "handled") for p in handled.get("sites", []))
     handled_frames = tuple(compile_(p, "handled") for p in handled.get("frames", []))
     engine_frames = tuple(compile_(p, "handled") for p in handled.get("unless_frames", []))
+    requests = data.get("requests", {})
+    request_sites = tuple(compile_(p, "requests") for p in requests.get("sites", []))
+    request_frames = tuple(compile_(p, "requests") for p in requests.get("frames", []))
+    startup_frames = tuple(compile_(p, "requests") for p in requests.get("unless_frames", []))
+    deadlines = tuple(compile_(p, "deadlines") for p in data.get("deadlines", []))
     return Causality(roles, symptoms, wrappers, milestones, corrupting, singletons, phase_lines,
                      phase_frames, interrupts, handled_titles, handled_sites, handled_frames,
-                     engine_frames, native)
+                     engine_frames, native, request_sites, request_frames, startup_frames,
+                     deadlines)
 
 
 @cache
