@@ -221,10 +221,9 @@ class CausalGraph:
         outcomes: list[Outcome] = []
         known: dict[RunKey, tuple[Outcome, int]] = {}  # identical runs are inferred once
         graphs: dict[int, CausalGraph] = {}
-        masked: dict[str, str] = {}
         for index, run in enumerate(slices):
             last = index == len(slices) - 1
-            key = run_key(run, masked)
+            key = run_key(run)
             if key in known and not last:
                 outcome, start = known[key]
                 outcomes.append(outcome.shifted(run.start_line - start, start_time(run)))

@@ -68,8 +68,11 @@ class Causality:
     _symptom_memo: ShapeCache[int] = field(init=False, repr=False, compare=False)
     _handled_memo: dict[tuple[str | None, tuple[str, ...], str | None], bool] = \
         field(init=False, repr=False, compare=False)
-    _milestone_blind: tuple[bool, ...] = field(init=False, repr=False, compare=False)
-    _phase_blind: tuple[bool, ...] = field(init=False, repr=False, compare=False)
+    # the indices of the digit-blind patterns of each table, and of the others
+    _milestone_split: tuple[tuple[int, ...], tuple[int, ...]] = \
+        field(init=False, repr=False, compare=False)
+    _phase_split: tuple[tuple[int, ...], tuple[int, ...]] = \
+        field(init=False, repr=False, compare=False)
     _marks_memo: ShapeCache[tuple[int, int]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -83,10 +86,8 @@ class Causality:
             digit_blind(s.pattern.pattern) for s in self.symptoms))
         object.__setattr__(self, "_symptom_memo", ShapeCache[int]())
         object.__setattr__(self, "_handled_memo", {})
-        object.__setattr__(self, "_milestone_blind",
-                           tuple(digit_blind(p.pattern) for _, p in self.milestones))
-        object.__setattr__(self, "_phase_blind",
-                           tuple(digit_blind(p.pattern) for _, p in self.phase_lines))
+        object.__setattr__(self, "_milestone_split", _split_blind(self.milestones))
+        object.__setattr__(self, "_phase_split", _split_blind(self.phase_lines))
         object.__setattr__(self, "_marks_memo", ShapeCache[tuple[int, int]]())
 
     def role_of(self, process_name: str) -> Role:
@@ -138,11 +139,11 @@ class Causality:
         shape = shape_key(text)
         firsts = self._marks_memo.get(shape)
         if firsts is None:
-            firsts = (_first(self._milestone_table, self._milestone_blind, text, True),
-                      _first(self._phase_table, self._phase_blind, text, True))
+            firsts = (_first(self._milestone_table, self._milestone_split[0], text),
+                      _first(self._phase_table, self._phase_split[0], text))
             self._marks_memo.put(shape, firsts)
-        milestone = _first(self._milestone_table, self._milestone_blind, text, False, firsts[0])
-        phase = _first(self._phase_table, self._phase_blind, text, False, firsts[1])
+        milestone = _first(self._milestone_table, self._milestone_split[1], text, firsts[0])
+        phase = _first(self._phase_table, self._phase_split[1], text, firsts[1])
         return (self._milestone_table[milestone][0] if milestone < len(self._milestone_table)
                 else None,
                 self._phase_table[phase][0] if phase < len(self._phase_table) else None)
@@ -231,16 +232,25 @@ def _remember(memo: dict[_K, _V], key: _K, value: _V) -> None:
     memo[key] = value
 
 
+def _split_blind(table: tuple[tuple[_K, regex.Pattern[str]], ...]
+                 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(indices of the digit-blind patterns of `table`, indices of the others)."""
+    blind = [digit_blind(pattern.pattern) for _, pattern in table]
+    return (tuple(i for i, b in enumerate(blind) if b),
+            tuple(i for i, b in enumerate(blind) if not b))
+
+
 def _first(table: tuple[tuple[_K, regex.Pattern[str], tuple[str, ...]], ...],
-           blind: tuple[bool, ...], text: str, which: bool, limit: int | None = None) -> int:
-    """The index of the first entry of `table` before `limit` whose pattern is digit-blind
-    (`which`) or not and matches `text` (`limit`, or the table's length: none)."""
+           indices: tuple[int, ...], text: str, limit: int | None = None) -> int:
+    """The first of `indices` (ascending) before `limit` whose pattern matches `text`
+    (`limit`, or the table's length: none)."""
     end = len(table) if limit is None else limit
-    for index in range(end):
-        if blind[index] is which:
-            _, pattern, needles = table[index]
-            if _may_hold(text, needles) and _budgeted(pattern, text):
-                return index
+    for index in indices:
+        if index >= end:
+            break
+        _, pattern, needles = table[index]
+        if _may_hold(text, needles) and _budgeted(pattern, text):
+            return index
     return end
 
 

@@ -13,6 +13,7 @@ second banner from the same name is a second start.
 
 from __future__ import annotations
 
+import hashlib
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -22,7 +23,7 @@ from logsleuth.knowledge import Causality
 from logsleuth.model import ErrorEvent, Event, Inference, Milestone, MilestoneKind, Run, Verdict
 from logsleuth.signatures.template import mask
 
-RunKey = tuple[tuple[object, ...], ...]
+RunKey = bytes  # run_key's digest
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,24 +141,27 @@ def _previous_other(ordered: Sequence[Event], line: int) -> int:
     return 0
 
 
-def run_key(run: RunSlice, masked: dict[str, str] | None = None) -> RunKey:
+def run_key(run: RunSlice) -> RunKey:
     """Equal for runs that print the same errors and milestones at the same relative lines
     (times, pids and numbers in messages aside): their inference is the same, shifted.
-    `masked` caches masked messages across the runs of one log."""
+
+    A digest of what it compares, not the list of it: a run of a day of request errors holds
+    thousands of events, and the keys of every distinct run are kept while the log's runs are
+    inferred (at the report's peak of memory). Each event's part is a tuple's repr, which reads
+    back one way only, so two runs share a digest when their parts are equal (or by a 160-bit
+    collision)."""
     base = run.start_line
-    masks = masked if masked is not None else {}
-    key: list[tuple[object, ...]] = []
+    digest = hashlib.blake2b(digest_size=20)
     for event in run.events:
         if isinstance(event, ErrorEvent):
-            message = event.message
-            if message not in masks:
-                masks[message] = masked_first_line(message)[:300]
-            key.append((event.kind, event.exception, masks[message],
-                        event.process.name, event.line - base, event.first_line - base,
-                        event.last_line - base, event.cause_id is not None))
+            part: tuple[object, ...] = (
+                event.kind, event.exception, masked_first_line(event.message)[:300],
+                event.process.name, event.line - base, event.first_line - base,
+                event.last_line - base, event.cause_id is not None)
         else:
-            key.append((event.kind, event.process.name, event.line - base))
-    return tuple(key)
+            part = (event.kind, event.process.name, event.line - base)
+        digest.update(repr(part).encode("utf-8", "surrogatepass"))
+    return digest.digest()
 
 
 def outcome_of(inference: Inference, run: RunSlice) -> Outcome:
