@@ -15,6 +15,7 @@ from functools import cache, lru_cache
 from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import LarkError
 
+from logsleuth.literal import SCREEN_CHARS, Needles
 from logsleuth.model import MAIN, ChainReason, Frame, Level, LineKind, LogLine, Process
 from logsleuth.resources import data_dir
 from logsleuth.tokenize.fastpath import body_lexer
@@ -77,8 +78,13 @@ def clean(raw: str) -> str:
 
 def may_hold_colour(raw: str) -> bool:
     """Whether clean() looks for colour codes in this text (a cheap test before the pattern)."""
+    if len(raw) >= SCREEN_CHARS:  # a logged prompt: one pass instead of six
+        return _COLOUR_TEXTS.any_in(raw) or raw[:1] == "[" and "m" in raw[2:12]
     return "\x1b" in raw or "[[" in raw or "ESC[" in raw or "#033[" in raw or "m(" in raw \
         or ")[" in raw or raw[:1] == "[" and "m" in raw[2:12]
+
+
+_COLOUR_TEXTS = Needles(("\x1b", "[[", "ESC[", "#033[", "m(", ")["))
 
 
 @dataclass(frozen=True, slots=True)
