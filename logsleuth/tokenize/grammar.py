@@ -122,12 +122,13 @@ class _Head:
 _NO_HEADER = _Header(None, None, None)
 _EMPTY_HEAD = _Head(None, MAIN, _NO_HEADER)
 _BLANK = _Body(LineKind.BLANK, "")
+_RELAYED_KINDS = (LineKind.PLAIN, LineKind.REQUEST)  # messages: a relaying logger's level is theirs
 
 
 def _combine(head: _Head, body: _Body, number: int = 0) -> LogLine:
     header = head.header
     level = header.level or body.level
-    if level is None and body.kind is LineKind.PLAIN:
+    if level is None and body.kind in _RELAYED_KINDS:
         # A relaying logger's level speaks for a plain message only: the exceptions, frames
         # and fatal lines it relays are what they are, at whatever level it relays them
         level = head.relay_level
@@ -331,6 +332,7 @@ class _ToRecords(Transformer[Token, object]):
 
     py_warning = _simple(LineKind.PY_WARNING)
     progress = _simple(LineKind.PROGRESS)
+    request_logged = _simple(LineKind.REQUEST)
     blank = _simple(LineKind.BLANK)
     indented = _simple(LineKind.INDENTED)
     plain = _simple(LineKind.PLAIN)
