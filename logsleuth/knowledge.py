@@ -9,10 +9,11 @@ from pathlib import Path
 import regex
 
 from logsleuth.errors import SignatureError
-from logsleuth.literal import SCREEN_CHARS, Needles, Screen, required_literals
+from logsleuth.literal import Screen, required_literals
 from logsleuth.model import MilestoneKind, Phase, Role
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
+from logsleuth.literal import SCREEN_CHARS, Needles
 
 # Patterns here are short and vetted by the test suite (none backtracks catastrophically on the
 # probes of `signatures lint`), but run under a budget all the same on lines long enough for a
@@ -52,24 +53,24 @@ class Causality:
         field(init=False, repr=False, compare=False)
     _phase_table: tuple[tuple[Phase, regex.Pattern[str], tuple[str, ...]], ...] = \
         field(init=False, repr=False, compare=False)
-    _milestone_screen: Screen = field(init=False, repr=False, compare=False)
-    _phase_screen: Screen = field(init=False, repr=False, compare=False)
     # a long line (a logged prompt) is read once for the texts of both tables and both screens:
     # the assembler asks milestone_of and phase_of_line about the same text one after the other
     _long: Needles = field(init=False, repr=False, compare=False)
     _last_long: list[object] = field(init=False, repr=False, compare=False)  # [text, present]
+    _milestone_screen: Screen = field(init=False, repr=False, compare=False)
+    _phase_screen: Screen = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_milestone_table", tuple(
             (kind, p, required_literals(p.pattern)) for kind, p in self.milestones))
         object.__setattr__(self, "_phase_table", tuple(
             (phase, p, required_literals(p.pattern)) for phase, p in self.phase_lines))
-        object.__setattr__(self, "_milestone_screen", Screen(p.pattern for _, p in self.milestones))
-        object.__setattr__(self, "_phase_screen", Screen(p.pattern for _, p in self.phase_lines))
         object.__setattr__(self, "_long", Needles(
             needle for table in (self._milestone_table, self._phase_table)
             for _, _, needles in table for needle in needles))
         object.__setattr__(self, "_last_long", [None, frozenset()])
+        object.__setattr__(self, "_milestone_screen", Screen(p.pattern for _, p in self.milestones))
+        object.__setattr__(self, "_phase_screen", Screen(p.pattern for _, p in self.phase_lines))
 
     def role_of(self, process_name: str) -> Role:
         for role, pattern in self.roles:
@@ -99,16 +100,6 @@ class Causality:
             if _may_hold(text, needles, present) and _budgeted(pattern, text):
                 return kind
         return None
-
-    def _present(self, text: str) -> frozenset[str] | None:
-        """The texts of both tables a long line holds; None for a short one (tested one by
-        one: cheaper there than a call into RE2)."""
-        if len(text) < SCREEN_CHARS:
-            return None
-        last = self._last_long
-        if last[0] is not text:
-            last[0], last[1] = text, self._long.present(text)
-        return last[1]  # type: ignore[return-value]
 
 
     def start_marker(self, text: str) -> int | None:
@@ -153,6 +144,16 @@ class Causality:
             if _may_hold(text, needles, present) and _budgeted(pattern, text):
                 return phase
         return None
+
+    def _present(self, text: str) -> frozenset[str] | None:
+        """The texts of both tables a long line holds; None for a short one (tested one by
+        one: cheaper there than a call into RE2)."""
+        if len(text) < SCREEN_CHARS:
+            return None
+        last = self._last_long
+        if last[0] is not text:
+            last[0], last[1] = text, self._long.present(text)
+        return last[1]  # type: ignore[return-value]
 
     def phase_of_frames(self, places: list[str]) -> tuple[Phase, str] | None:
         """The phase the frames (`file:function` texts) show, and the frame that shows it."""

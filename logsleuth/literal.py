@@ -143,9 +143,6 @@ class Screen:
         return self.texts is not None and present.isdisjoint(self.texts)
 
 
-SCREEN_CHARS = 512
-
-
 class Needles:
     """Which texts of a fixed list a line holds, in one pass (an RE2 set of literals).
 
@@ -179,3 +176,6 @@ class Needles:
         """The texts of the list that `text` holds."""
         found = self._set.Match(text) if self._texts else None
         return frozenset(self._texts[index] for index in found) if found else frozenset()
+
+
+SCREEN_CHARS = 512
