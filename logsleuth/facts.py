@@ -19,7 +19,8 @@ from typing import Any, TypeVar
 import regex
 
 from logsleuth.knowledge import UNTIMED_CHARS
-from logsleuth.literal import Screen, required_literal
+from logsleuth.literal import (SCREEN_CHARS, Needles, Screen, required_literal,
+                               required_literals)
 from logsleuth.model import ConfigDifference, FactOrigin, Level, LineKind, LineRun, LogLine
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
@@ -235,6 +236,7 @@ class FactCollector:
         # frame lines need not walk every pattern to learn that none is for frames
         self._for_kind: dict[LineKind, list[tuple[FactSpec, LinePattern]]] | None = None
         self._silent_runs: set[object] = set()  # keys of LineRuns that found no fact
+        self._long: Needles | None = None  # every text `look` tests, for a long line's one pass
 
     def watch(self, lines: Iterable[_Item]) -> Iterator[_Item]:
         """Pass the lines on unchanged, reading facts from them on the way. A LineRun whose
@@ -266,9 +268,14 @@ class FactCollector:
     def look(self, line: LogLine) -> None:
         """Read the facts of one line."""
         text = line.text
+        # a long line (a logged prompt) is read once for all the texts tested below
+        long = len(text) >= SCREEN_CHARS
+        present: frozenset[str] | None = None
         if line.kind is LineKind.PLAIN and len(self._sides_seen) < 2:
+            present = self._present(text) if long else None
             for record in self._table.records:
-                if record.side in self._sides_seen:
+                if record.side in self._sides_seen \
+                        or present is not None and record.marker not in present:
                     continue
                 at = text.find(record.marker)
                 if at >= 0:
@@ -285,11 +292,17 @@ class FactCollector:
                     for kind in pattern.kinds:
                         self._for_kind.setdefault(kind, []).append((spec, pattern))
         candidates = self._for_kind.get(line.kind)
-        if not candidates or self._screen.rules_out(text):
+        if not candidates:
             return
+        if long:
+            present = present if present is not None else self._present(text)
+            if self._screen.rules_out_given(present):
+                return
         found = False
         for spec, pattern in candidates:
-            if pattern.needle not in text or spec.name in self._observed:
+            if (pattern.needle not in text if present is None
+                    else pattern.needle and pattern.needle not in present) \
+                    or spec.name in self._observed:
                 continue
             try:
                 hit = pattern.pattern.search(text, timeout=_TIMEOUT if len(text) >
@@ -307,6 +320,15 @@ class FactCollector:
         if found:
             self._pending = [s for s in self._pending if s.name not in self._observed]
             self._screen = self._for_kind = None
+
+    def _present(self, text: str) -> frozenset[str]:
+        if self._long is None:
+            table = self._table
+            self._long = Needles([*(record.marker for record in table.records),
+                                  *(needle for spec in table.specs for pattern in spec.patterns
+                                    for needle in (pattern.needle,
+                                                   *required_literals(pattern.pattern.pattern)))])
+        return self._long.present(text)
 
     def _take_record(self, record: Record, text: str, line: LogLine) -> None:
         settings = parse_record(text, record.format)

@@ -15,6 +15,7 @@ from logsleuth.model import MilestoneKind, Phase, Role
 from logsleuth.resources import data_dir
 from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 from logsleuth.yamlload import load_yaml
+from logsleuth.literal import SCREEN_CHARS, Needles
 
 # Patterns here are short and vetted by the test suite (none backtracks catastrophically on the
 # probes of `signatures lint`), but run under a budget all the same on lines long enough for a
@@ -60,6 +61,10 @@ class Causality:
         field(init=False, repr=False, compare=False)
     _phase_table: tuple[tuple[Phase, regex.Pattern[str], tuple[str, ...]], ...] = \
         field(init=False, repr=False, compare=False)
+    # a long line (a logged prompt) is read once for the texts of both tables and both screens:
+    # the assembler asks milestone_of and phase_of_line about the same text one after the other
+    _long: Needles = field(init=False, repr=False, compare=False)
+    _last_long: list[object] = field(init=False, repr=False, compare=False)  # [text, present]
     _milestone_screen: Screen = field(init=False, repr=False, compare=False)
     _phase_screen: Screen = field(init=False, repr=False, compare=False)
     # error events are classified by these; a day of request errors repeats one failure
@@ -80,6 +85,10 @@ class Causality:
             (kind, p, required_literals(p.pattern)) for kind, p in self.milestones))
         object.__setattr__(self, "_phase_table", tuple(
             (phase, p, required_literals(p.pattern)) for phase, p in self.phase_lines))
+        object.__setattr__(self, "_long", Needles(
+            needle for table in (self._milestone_table, self._phase_table)
+            for _, _, needles in table for needle in needles))
+        object.__setattr__(self, "_last_long", [None, frozenset()])
         object.__setattr__(self, "_milestone_screen", Screen(p.pattern for _, p in self.milestones))
         object.__setattr__(self, "_phase_screen", Screen(p.pattern for _, p in self.phase_lines))
         object.__setattr__(self, "_symptom_blind", tuple(
@@ -121,10 +130,11 @@ class Causality:
         return None
 
     def milestone_of(self, text: str) -> MilestoneKind | None:
-        if self._milestone_screen.rules_out(text):
+        present = self._present(text)
+        if present is not None and self._milestone_screen.rules_out_given(present):
             return None
         for kind, pattern, needles in self._milestone_table:
-            if _may_hold(text, needles) and _budgeted(pattern, text):
+            if _may_hold(text, needles, present) and _budgeted(pattern, text):
                 return kind
         return None
 
@@ -206,12 +216,23 @@ class Causality:
 
     def phase_of_line(self, text: str) -> Phase | None:
         """The lifecycle phase a line begins, if it is a phase line."""
-        if self._phase_screen.rules_out(text):
+        present = self._present(text)
+        if present is not None and self._phase_screen.rules_out_given(present):
             return None
         for phase, pattern, needles in self._phase_table:
-            if _may_hold(text, needles) and _budgeted(pattern, text):
+            if _may_hold(text, needles, present) and _budgeted(pattern, text):
                 return phase
         return None
+
+    def _present(self, text: str) -> frozenset[str] | None:
+        """The texts of both tables a long line holds; None for a short one (tested one by
+        one: cheaper there than a call into RE2)."""
+        if len(text) < SCREEN_CHARS:
+            return None
+        last = self._last_long
+        if last[0] is not text:
+            last[0], last[1] = text, self._long.present(text)
+        return last[1]  # type: ignore[return-value]
 
     def phase_of_frames(self, places: list[str]) -> tuple[Phase, str] | None:
         """The phase the frames (`file:function` texts) show, and the frame that shows it."""
@@ -262,8 +283,12 @@ def _search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
     return _budgeted(pattern, text)
 
 
-def _may_hold(text: str, needles: tuple[str, ...]) -> bool:
-    """Whether `text` holds one of the texts a pattern's matches contain (none known: True)."""
+def _may_hold(text: str, needles: tuple[str, ...],
+              present: frozenset[str] | None = None) -> bool:
+    """Whether `text` holds one of the texts a pattern's matches contain (none known: True);
+    `present`, when given, is the set of such texts `text` holds (Needles)."""
+    if present is not None:
+        return not needles or not present.isdisjoint(needles)
     for needle in needles:
         if needle in text:
             return True

@@ -124,17 +124,58 @@ class Screen:
     def __init__(self, patterns: Iterable[str]):
         needles = [required_literals(p) for p in patterns]
         self._regex: re2._Regexp | None = None
+        self.texts: tuple[str, ...] | None = None  # the texts, or None: nothing is ruled out
         if needles and all(needles):
             options = re2.Options()
             options.log_errors = False
-            self._regex = re2.compile("|".join(re.escape(n) for group in needles for n in group),
-                                      options)
+            self.texts = tuple(n for group in needles for n in group)
+            self._regex = re2.compile("|".join(re.escape(n) for n in self.texts), options)
 
     def rules_out(self, text: str) -> bool:
         """Whether no pattern of the list can match `text`. Lines shorter than SCREEN_CHARS are
         not screened (False): a test per pattern is cheaper there than a call into RE2."""
         return (len(text) >= SCREEN_CHARS and self._regex is not None
                 and self._regex.search(text) is None)
+
+    def rules_out_given(self, present: frozenset[str]) -> bool:
+        """`rules_out` of a long line whose texts were found by `Needles` (one that holds
+        `texts`)."""
+        return self.texts is not None and present.isdisjoint(self.texts)
+
+
+class Needles:
+    """Which texts of a fixed list a line holds, in one pass (an RE2 set of literals).
+
+    For a long line only: a logged prompt of 45 KB holds, by chance, words that patterns look
+    for (`model`, ` backend`, `version `), and a substring test per text read it once per text
+    (twenty scans and more per stage); the set reads it once. A short line is cheaper with the
+    substring tests than with a call into RE2.
+    """
+
+    def __init__(self, texts: Iterable[str]):
+        self._texts = tuple(dict.fromkeys(text for text in texts if text))
+        options = re2.Options()
+        options.log_errors = False
+        self._set = re2.Set.SearchSet(options)
+        for text in self._texts:
+            self._set.Add(re2.escape(text))
+        self._set.Compile()
+        self._any: re2._Regexp | None = None
+
+    def any_in(self, text: str) -> bool:
+        """Whether `text` holds any of the texts (a search that stops at the first)."""
+        if not self._texts:
+            return False
+        if self._any is None:
+            options = re2.Options()
+            options.log_errors = False
+            self._any = re2.compile("|".join(re2.escape(t) for t in self._texts), options)
+        return self._any.search(text) is not None
+
+    def present(self, text: str) -> frozenset[str]:
+        """The texts of the list that `text` holds."""
+        found = self._set.Match(text) if self._texts else None
+        return frozenset(self._texts[index] for index in found) if found else frozenset()
 
 
 SCREEN_CHARS = 512

@@ -54,12 +54,13 @@ def line_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
     # and the last one just before each line that matters: whether a server was working
     # between two errors decides whether the later one reports the earlier
     previous = 0
+    searches = [_raw_search(sampler) for sampler in samplers]
     for start, end in spans:
         if start - previous > 1:
-            for sampler in samplers:
-                hits = list(sampler.finditer(block, max(previous, start - _NEAR), start))
-                if hits:
-                    found.add(_line_around(block, hits[-1].start()))
+            for search in searches:
+                line = _last_line_matching(block, search, max(previous, start - _NEAR), start)
+                if line is not None:
+                    found.add(line)
         previous = end
     return sorted(found) if len(found) > len(spans) else spans
 
@@ -139,17 +140,29 @@ def _line_around(block: bytes, where: int) -> tuple[int, int]:
 
 
 def _last_match_line(block: bytes, pattern: re2._Regexp) -> tuple[int, int] | None:
-    # Serving lines are frequent: look only in the block's last stretch first, then widen.
-    size = 1 << 14
+    return _last_line_matching(block, _raw_search(pattern), 0, len(block))
+
+
+def _last_line_matching(block: bytes, search: Callable[[bytes, int, int], tuple[int, int]],
+                        low: int, high: int, width: int = 1 << 8) -> tuple[int, int] | None:
+    """The line of the last match in block[low:high]: the window's last `width` bytes first,
+    widened eightfold until a match or `low`. The samplers match within one line (they are
+    line texts), so the line of the last match is the last line holding a match that starts in
+    the window, whatever the window's start: a smaller window that holds one gives the same
+    line. A serving log has activity in nearly every line, so one or two searches of a few
+    lines answer where a walk over all matches of 4 KiB (the Match objects of `finditer`) cost
+    more than the rest of locating."""
     while True:
-        offset = max(0, len(block) - size)
-        hits = list(pattern.finditer(block, offset))
-        if hits or offset == 0:
-            break
-        size *= 8
-    if not hits:
-        return None
-    where = hits[-1].start()
-    start = block.rfind(b"\n", 0, where) + 1
-    end = block.find(b"\n", where)
-    return (start, end if end >= 0 else len(block))
+        start = max(low, high - width)
+        last, position = -1, start
+        while True:
+            hit_start, hit_end = search(block, position, high)
+            if hit_start < 0:
+                break
+            last = hit_start
+            position = hit_end if hit_end > hit_start else hit_start + 1
+        if last >= 0:
+            return _line_around(block, last)
+        if start <= low:
+            return None
+        width *= 8

@@ -43,6 +43,7 @@ class LineKind(Enum):
     ACCESS = "access"
     PY_WARNING = "py_warning"
     PROGRESS = "progress"
+    REQUEST = "request"  # a request logged with its prompt: user text, not a message of vLLM
     INDENTED = "indented"
     BLANK = "blank"
     PLAIN = "plain"

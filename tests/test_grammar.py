@@ -422,6 +422,13 @@ BODY_SHAPES = [
      "terminate_frame"),
     ("Exception ignored while finalizing file <_io.TextIOWrapper name='<stdout>'>", "ignored"),
     ("<vllm.entrypoints.llm.LLM object at 0x72c46e351a50>", "plain"),
+    # a request logged with its prompt (--enable-log-requests), V1 and before v0.6
+    ("Received request chatcmpl-b25ba002116249a2: prompt: '<|im_start|>user\\nThe backend is "
+     "dead: Traceback (most recent call last)<|im_end|>', params: SamplingParams(n=1)",
+     "request_logged"),
+    ("Received request cmpl-bd26ae24cc03420994e9cf497e3b4530: prompt: 'Tell me a story', sampling "
+     "params: SamplingParams(n=1, best_of=1), prompt_token_ids: [1, 2]", "request_logged"),
+    ("Received request cmpl-1 after 3 retries", "plain"),
 ]
 
 
@@ -794,6 +801,30 @@ def test_other_sources(raw: str, process: str, kind: LineKind) -> None:
     record = parsed(raw)
     assert record.process.name == process
     assert record.kind is kind
+
+
+_LOGGED_PROMPT = ("(APIServer pid=41) INFO 01-05 09:00:10 [logger.py:43] Received request "
+                  "chatcmpl-9a: prompt: '<|begin_of_text|>{words}', params: SamplingParams(n=1, "
+                  "temperature=0.6), prompt_token_ids: None, lora_request: None.")
+
+
+@pytest.mark.parametrize("words", [
+    "Starting vLLM API server 0 on http://0.0.0.0:8000 Application startup complete.",
+    "Using FLASH_ATTN attention backend vLLM API server version 0.16.0 Shutting down",
+    "Model loading took 16.43 GiB memory and 23.1 seconds " * 200,  # a long prompt (screened)
+])
+def test_a_logged_prompt_is_user_text_not_a_message(words: str) -> None:
+    # what a prompt says is no fact, milestone or phase of the server that logs it
+    from logsleuth.assemble import Assembler
+    from logsleuth.facts import FactCollector
+
+    record = parsed(_LOGGED_PROMPT.format(words=words))
+    assert record.kind is LineKind.REQUEST and record.level is Level.INFO
+    assert record.process.name == "APIServer"
+    facts = FactCollector()
+    facts.look(record)
+    assert not facts.result()
+    assert not Assembler().feed(record)
 
 
 SEVERITY_OUTSIDE_VLLM_RECORDS = [

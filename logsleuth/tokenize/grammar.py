@@ -15,6 +15,7 @@ from functools import cache, lru_cache
 from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import LarkError
 
+from logsleuth.literal import SCREEN_CHARS, Needles
 from logsleuth.model import MAIN, ChainReason, Frame, Level, LineKind, LogLine, Process
 from logsleuth.resources import data_dir
 from logsleuth.tokenize.fastpath import body_lexer
@@ -77,8 +78,13 @@ def clean(raw: str) -> str:
 
 def may_hold_colour(raw: str) -> bool:
     """Whether clean() looks for colour codes in this text (a cheap test before the pattern)."""
+    if len(raw) >= SCREEN_CHARS:  # a logged prompt: one pass instead of six
+        return _COLOUR_TEXTS.any_in(raw) or raw[:1] == "[" and "m" in raw[2:12]
     return "\x1b" in raw or "[[" in raw or "ESC[" in raw or "#033[" in raw or "m(" in raw \
         or ")[" in raw or raw[:1] == "[" and "m" in raw[2:12]
+
+
+_COLOUR_TEXTS = Needles(("\x1b", "[[", "ESC[", "#033[", "m(", ")["))
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,12 +122,13 @@ class _Head:
 _NO_HEADER = _Header(None, None, None)
 _EMPTY_HEAD = _Head(None, MAIN, _NO_HEADER)
 _BLANK = _Body(LineKind.BLANK, "")
+_RELAYED_KINDS = (LineKind.PLAIN, LineKind.REQUEST)  # messages: a relaying logger's level is theirs
 
 
 def _combine(head: _Head, body: _Body, number: int = 0) -> LogLine:
     header = head.header
     level = header.level or body.level
-    if level is None and body.kind is LineKind.PLAIN:
+    if level is None and body.kind in _RELAYED_KINDS:
         # A relaying logger's level speaks for a plain message only: the exceptions, frames
         # and fatal lines it relays are what they are, at whatever level it relays them
         level = head.relay_level
@@ -324,6 +331,7 @@ class _ToRecords(Transformer[Token, object]):
 
     py_warning = _simple(LineKind.PY_WARNING)
     progress = _simple(LineKind.PROGRESS)
+    request_logged = _simple(LineKind.REQUEST)
     blank = _simple(LineKind.BLANK)
     indented = _simple(LineKind.INDENTED)
     plain = _simple(LineKind.PLAIN)

@@ -1,0 +1,48 @@
+"""Locating (logsleuth/locate.py): the last activity line before a line that matters is found by
+searching a small window first and widening it; it must be the line `finditer` over the whole
+window ends on, wherever the window starts (mid-line too) and whatever the lines hold."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logsleuth.locate import _last_line_matching, _last_match_line, _raw_search
+from logsleuth.tokenize import anchor_patterns
+
+_LINES = [
+    b'(APIServer pid=41) INFO:     127.0.0.1:5000 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+    b'(APIServer pid=41) INFO:     127.0.0.1:5001 - "GET /metrics HTTP/1.1" 200 OK',
+    b'(APIServer pid=41) INFO:     127.0.0.1:5002 - "POST /v1/completions HTTP/1.1" 400 Bad Request',
+    b"(APIServer pid=41) INFO 01-05 09:00:10 [loggers.py:259] Engine 000: Avg prompt throughput: "
+    b"12.5 tokens/s, Avg generation throughput: 80.1 tokens/s, Running: 3 reqs",
+    b"(APIServer pid=41) INFO 01-05 09:00:20 [loggers.py:259] Engine 000: Avg prompt throughput: "
+    b"0.0 tokens/s, Avg generation throughput: 0.0 tokens/s, Running: 0 reqs",
+    b"(EngineCore_DP0 pid=42) DEBUG 01-05 09:00:20 [core.py:1034] EngineCore loop active.",
+    b'HTTP/1.1" 200 HTTP/1.1" 404 twice on one line',
+    b"x" * 300,
+    b"",
+]
+
+
+def _reference(block: bytes, pattern: object, low: int, high: int) -> tuple[int, int] | None:
+    hits = list(pattern.finditer(block, low, high))  # type: ignore[attr-defined]
+    if not hits:
+        return None
+    where = hits[-1].start()
+    start = block.rfind(b"\n", 0, where) + 1
+    end = block.find(b"\n", where)
+    return (start, end if end >= 0 else len(block))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_LINES), min_size=1, max_size=120), st.data())
+def test_last_activity_line_is_the_one_finditer_ends_on(lines: list[bytes],
+                                                         data: st.DataObject) -> None:
+    block = b"\n".join(lines) + b"\n"
+    high = data.draw(st.sampled_from([i + 1 for i, byte in enumerate(block) if byte == 10]))
+    low = data.draw(st.integers(0, high))
+    for pattern in anchor_patterns()[1:]:  # SERVING, ALIVE
+        assert _last_line_matching(block, _raw_search(pattern), low, high) \
+            == _reference(block, pattern, low, high)
+        assert _last_match_line(block, pattern) == _reference(block, pattern, 0, len(block))
