@@ -20,7 +20,8 @@ from logsleuth.signatures import default_signatures
 
 TOOL = Path(__file__).parent.parent / "tools" / "family_loo"
 # group -> least number of probes the families alone get right
-FLOORS = {"cited": 125, "uncited": 48, "constructed": 123, "tuning": 9, "corpus": 30}
+# (uncited 48 -> 45 at the lead's merge: sigs-b's public examples move probes to "cited")
+FLOORS = {"cited": 125, "uncited": 45, "constructed": 123, "tuning": 9, "corpus": 30}
 
 
 @cache
