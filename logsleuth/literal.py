@@ -179,3 +179,4 @@ class Needles:
 
 
 SCREEN_CHARS = 512
+

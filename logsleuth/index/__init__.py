@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from logsleuth.fingerprint import fingerprint
-from logsleuth.index.advice import advice_for
+from logsleuth.index.advice import advice_for, settings_named
 from logsleuth.index.data import VllmIndex, default_index
 from logsleuth.index.origin import default_matcher, frame_sites, origin_of
-from logsleuth.model import ErrorEvent, MessageAdvice, Origin, Report, SignatureKind
+from logsleuth.model import ErrorEvent, Match, MessageAdvice, Origin, Report, SignatureKind
 
 __all__ = ["VllmIndex", "default_index", "annotate", "origins_of", "release_after"]
 
@@ -71,7 +71,34 @@ def annotate(report: Report) -> Report:
                 advice = advice_for(event, origins[event.id], default_index(), version)
                 if advice is not None:
                     break
-    return replace(report, origins=origins, advice=advice)
+    return replace(report, origins=origins, advice=advice, signature=_with_named_settings(report))
+
+
+def _with_named_settings(report: Report) -> Match | None:
+    """A family's fix, completed with the settings the error's own message names.
+
+    A family knows the class, not the one setting at fault; vLLM's messages often name it
+    ("Async scheduling is not supported with pipeline-parallel-size > 1", "... set
+    VLLM_USE_V1=0"). The engine arguments and environment variables the matched error names,
+    known to the index, are listed after the family's fix (those it does not name already)."""
+    match = report.signature
+    if match is None or match.kind is not SignatureKind.FAMILY:
+        return match
+    event = report.root_cause if match.target != "symptom" else None
+    event = event or (report.symptoms[0] if report.symptoms else None)
+    if event is None:
+        return match
+    shown = []
+    for name in settings_named(event.message, default_index()):
+        parts = [f"`{n}`" for n in (name.flag, name.env) if n and n not in match.fix]
+        if name.flag and name.name not in match.fix:
+            parts.append(f"`{name.name}`")
+        if parts:
+            shown.append(" / ".join(parts))
+    if not shown:
+        return match
+    return replace(match, fix=f"{match.fix.rstrip()}\n\nThe error's own message names these "
+                              f"settings: {', '.join(shown)}.\n")
 
 
 def _exact(report: Report) -> bool:

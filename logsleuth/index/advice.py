@@ -81,3 +81,19 @@ def advice_for(event: ErrorEvent, origin: Origin, index: VllmIndex,
         position = index.releases.index(site_releases[-1])
     release = index.releases[position]
     return MessageAdvice(remedy, event.line, release, config_names(remedy, index, position))
+
+
+def settings_named(text: str, index: VllmIndex) -> tuple[ConfigName, ...]:
+    """The engine arguments and environment variables a message names, in any indexed release
+    (a flag removed since, such as `--num-scheduler-steps`, is still the setting to change)."""
+    arguments = {a.field: a for a in index.arguments}
+    flags = {a.flag: a for a in index.arguments}  # every release's spelling
+    variables = {e.name for e in index.environment}
+    names: dict[str, ConfigName] = {}
+    for token in [*_FLAG.findall(text), *_SNAKE.findall(text), *_ENV.findall(text)]:
+        argument = flags.get(token) or arguments.get(token)
+        if argument is not None and not argument.flag.startswith("---"):
+            names.setdefault(argument.flag, ConfigName(argument.field, flag=argument.flag))
+        elif token in variables:
+            names.setdefault(token, ConfigName(token, env=token))
+    return tuple(names.values())

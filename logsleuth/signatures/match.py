@@ -412,12 +412,16 @@ def _readings(event: ErrorEvent) -> list[str]:
 
 
 _SYNTAX = re.compile(r"\\[dDwWsSbB]|\(\?[:i=!<]*|[\[\](){}?*+|^$.\\]|\{\d*,?\d*\}")
+# a negative look-around, one level of groups inside: the text it names is what the message must
+# NOT say, so it is no evidence of what it does say
+_NEGATIVE_LOOK = re.compile(r"\(\?<?!(?:[^()\\]|\\.|\((?:[^()\\]|\\.)*\))*\)")
 
 
 def _fixed_length(pattern: str) -> int:
     """Roughly how much fixed text a pattern demands (its syntax and classes removed), so that a
-    pattern is not more specific than a template for being written with more punctuation."""
-    return len(_SYNTAX.sub("", pattern))
+    pattern is not more specific than a template for being written with more punctuation, nor a
+    family for the list of names it leaves to others (`CUDA error: (?!out of memory|...)`)."""
+    return len(_SYNTAX.sub("", _NEGATIVE_LOOK.sub("", pattern)))
 
 
 def _short(name: str) -> str:
