@@ -10,12 +10,11 @@ from typing import TypeVar
 import regex
 
 from logsleuth.errors import SignatureError
-from logsleuth.literal import SCREEN_CHARS, Screen, required_literals
+from logsleuth.literal import SCREEN_CHARS, Needles, Screen, required_literals
 from logsleuth.model import MilestoneKind, Phase, Role
 from logsleuth.resources import data_dir
 from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 from logsleuth.yamlload import load_yaml
-from logsleuth.literal import SCREEN_CHARS, Needles
 
 # Patterns here are short and vetted by the test suite (none backtracks catastrophically on the
 # probes of `signatures lint`), but run under a budget all the same on lines long enough for a
