@@ -483,8 +483,7 @@ class Assembler:
             return None
         if line.level in _ERROR_LEVELS:
             return None
-        found = self._causality.milestone_of(line.text)
-        phase = self._causality.phase_of_line(line.text)
+        found, phase = self._causality.marks_of(line.text)
         if found is not None:  # a lifecycle line may begin a phase too (`Model loading took`)
             if phase is not None:
                 self._phases[line.process] = phase

@@ -67,6 +67,8 @@ class _Node:
     # the event's fingerprint, masked once here: a day of request errors is thousands of
     # distinct messages, more than fingerprint.py's cache holds, asked for again and again
     fingerprint: tuple[str, str] = ("", "")
+    # the HTTP server raised it while handling one request (knowledge: its frames or call site)
+    request: bool = False
 
 
 @dataclass
@@ -149,6 +151,13 @@ class _Work:
             # an unnamed process may be the API server: refusing a request (4xx) is how it
             # answers a request error it logged, which a dead engine would not explain
             answers.append(self.own_refusals.get(process, []))
+        if node.request and node.role is EventRole.CAUSE:
+            # the HTTP server's own error in one request, whatever prefix its lines carry (its
+            # frames or call site say whose it is): the requests the same output goes on to
+            # serve are that server's. Not its refusal of that request alone (a log that ends on
+            # a request's error and its 400 shows the failure its reporter asks about), nor polls
+            # (a server whose engine died still answers them).
+            answers.append(self.own_serving.get(process, []))
         return steps, answers
 
     def _owner(self, process: Process) -> Process | None:
@@ -254,7 +263,13 @@ class CausalGraph:
                 errors.append(event)
         errors = _merge_crashes(sorted(errors, key=lambda e: (e.line, e.id)))
         interrupted = [e.first_line for e in errors if know.interrupts_process(e.exception)]
-        if interrupted:  # Ctrl-C: the interrupt and what follows it are the stop asked for
+        # a scheduler's end of the job after the run was up (ready, or output served) is the
+        # job's end as its owner planned it; before that, start-up ran out of time (a cause)
+        up = min((m.line for m in activity
+                  if m.kind in (MilestoneKind.READY, MilestoneKind.SERVING)), default=None)
+        interrupted += [e.first_line for e in errors if up is not None and e.first_line > up
+                        and know.ends_on_schedule(e.text)]
+        if interrupted:  # Ctrl-C, or the job's planned end: it and what follows are the stop
             first = min(interrupted) - 1
             shutdown_from = first if shutdown_from is None else min(shutdown_from, first)
         end = max((e.last_line for e in errors), default=0) + 1
@@ -370,8 +385,8 @@ def _may_recur(node: _Node) -> bool:
     """A request handler's error, which its process may log once per request and survive."""
     if node.corrupting or node.pointer is not None:
         return False  # a sticky CUDA error, or a report that a failure happened elsewhere
-    return node.process_role is Role.API_SERVER or (node.process_role is Role.MAIN
-                                                   and node.event.kind is EventKind.ERROR_RECORD)
+    return node.process_role is Role.API_SERVER or node.request or (
+        node.process_role is Role.MAIN and node.event.kind is EventKind.ERROR_RECORD)
 
 
 def _recurrence_keys(node: _Node) -> list[tuple[Process, str]]:
@@ -426,6 +441,8 @@ def _classify(event: ErrorEvent, know: Causality) -> _Node:
     places = [f"{frame.file}:{frame.function}" for frame in event.frames]
     handled = not corrupting and process_role in (Role.API_SERVER, Role.MAIN) \
         and know.handles(event.site, places, event.title)
+    request = not corrupting and not handled and process_role in (Role.API_SERVER, Role.MAIN) \
+        and know.in_request(event.site, places)
     if event.exception == CUT_TRACEBACK:
         return _Node(event, EventRole.SYMPTOM, process_role, None, None, corrupting, handled,
                      mark)
@@ -437,7 +454,8 @@ def _classify(event: ErrorEvent, know: Causality) -> _Node:
     if symptom is not None:
         return _Node(event, EventRole.SYMPTOM, process_role, symptom.points_to, None, corrupting,
                      fingerprint=mark)
-    return _Node(event, EventRole.CAUSE, process_role, None, None, corrupting, handled, mark)
+    return _Node(event, EventRole.CAUSE, process_role, None, None, corrupting, handled, mark,
+                 request=request)
 
 
 def _fingerprint(event: ErrorEvent) -> tuple[str, str]:
@@ -494,13 +512,15 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work) -> None:
                 # a request's error vLLM answered is not what a later report of a failure
                 # elsewhere points at
                 if (node.pointer is None or cause.process_role in _COMPATIBLE[node.pointer]) \
-                        and not cause.handled \
+                        and not cause.handled and not cause.request \
                         and not work.healthy_between(cause, node.event.first_line):
                     link(cause.event, node.event, LinkReason.POINTER)
 
     # each cause -> the next cause printed by a parent (deeper) role
     following: dict[int, _Node] = {}
-    for node in reversed([c for c in causes if not c.handled]):
+    # (a request's error in the HTTP server neither follows from an engine's failure nor causes
+    # one: the server answers it and goes on)
+    for node in reversed([c for c in causes if not c.handled and not c.request]):
         depth = _DEPTH[node.process_role]
         for parent_depth in range(depth + 1, max(_DEPTH.values()) + 1):
             parent = following.get(parent_depth)
@@ -521,10 +541,15 @@ _NAMED_TARGET: dict[Role, frozenset[Role]] = {
 
 def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
                named: frozenset[Role]) -> _Node | None:
-    causes = [n for n in nodes.values() if n.role is EventRole.CAUSE]
+    pointed = {n.pointer for n in nodes.values() if n.role is EventRole.SYMPTOM and n.pointer}
+    # A report that an engine or worker failed is never about a request's error in the HTTP
+    # server (the server answers those and goes on): with none but such errors left, the
+    # engine's cause is not in the log.
+    engine_failed = bool(pointed & {Role.ENGINE_CORE, Role.WORKER})
+    causes = [n for n in nodes.values() if n.role is EventRole.CAUSE
+              and not (engine_failed and n.request)]
     if not causes:
         return None
-    pointed = {n.pointer for n in nodes.values() if n.role is EventRole.SYMPTOM and n.pointer}
     # A report that quotes its cause (`Worker failed with error 'X'`) names it: the causes it
     # quotes, and what they follow from, come before any other cause, however early.
     quoted = {a for a, _, data in graph.edges(data=True) if data["reason"] is LinkReason.EMBEDDED}
@@ -647,7 +672,9 @@ def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
 
 
 def _missing_root_advice(nodes: dict[int, _Node]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    symptoms = sorted(nodes.values(), key=lambda n: n.event.line)
+    symptoms = sorted((n for n in nodes.values() if n.role is EventRole.SYMPTOM),
+                      key=lambda n: n.event.line) or sorted(nodes.values(),
+                                                            key=lambda n: n.event.line)
     first = symptoms[0].event
     pointed = {n.pointer for n in symptoms if n.pointer}
     if Role.ENGINE_CORE in pointed:

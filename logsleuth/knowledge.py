@@ -5,13 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import TypeVar
 
 import regex
 
 from logsleuth.errors import SignatureError
-from logsleuth.literal import Screen, required_literals
+from logsleuth.literal import SCREEN_CHARS, Screen, required_literals
 from logsleuth.model import MilestoneKind, Phase, Role
 from logsleuth.resources import data_dir
+from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 from logsleuth.yamlload import load_yaml
 
 # Patterns here are short and vetted by the test suite (none backtracks catastrophically on the
@@ -20,6 +22,8 @@ from logsleuth.yamlload import load_yaml
 # short search: milestone and phase patterns are asked about every line that reaches the assembler.
 PATTERN_TIMEOUT = 0.05
 UNTIMED_CHARS = 1024  # lines up to this long are searched without the budget
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +50,10 @@ class Causality:
     handled_frames: tuple[regex.Pattern[str], ...] = ()
     engine_frames: tuple[regex.Pattern[str], ...] = ()  # `handled.unless_frames`
     native: regex.Pattern[str] | None = None  # records logged by native code (`native`)
+    request_sites: tuple[regex.Pattern[str], ...] = ()  # `requests`
+    request_frames: tuple[regex.Pattern[str], ...] = ()
+    startup_frames: tuple[regex.Pattern[str], ...] = ()  # `requests.unless_frames`
+    deadlines: tuple[regex.Pattern[str], ...] = ()  # a scheduler's end of the job (`deadlines`)
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -54,6 +62,15 @@ class Causality:
         field(init=False, repr=False, compare=False)
     _milestone_screen: Screen = field(init=False, repr=False, compare=False)
     _phase_screen: Screen = field(init=False, repr=False, compare=False)
+    # error events are classified by these; a day of request errors repeats one failure
+    # thousands of times, differing in digits (symptoms, by shape) or not at all (handled)
+    _symptom_blind: tuple[bool, ...] = field(init=False, repr=False, compare=False)
+    _symptom_memo: ShapeCache[int] = field(init=False, repr=False, compare=False)
+    _handled_memo: dict[tuple[str | None, tuple[str, ...], str | None], bool] = \
+        field(init=False, repr=False, compare=False)
+    _milestone_blind: tuple[bool, ...] = field(init=False, repr=False, compare=False)
+    _phase_blind: tuple[bool, ...] = field(init=False, repr=False, compare=False)
+    _marks_memo: ShapeCache[tuple[int, int]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_milestone_table", tuple(
@@ -62,6 +79,15 @@ class Causality:
             (phase, p, required_literals(p.pattern)) for phase, p in self.phase_lines))
         object.__setattr__(self, "_milestone_screen", Screen(p.pattern for _, p in self.milestones))
         object.__setattr__(self, "_phase_screen", Screen(p.pattern for _, p in self.phase_lines))
+        object.__setattr__(self, "_symptom_blind", tuple(
+            digit_blind(s.pattern.pattern) for s in self.symptoms))
+        object.__setattr__(self, "_symptom_memo", ShapeCache[int]())
+        object.__setattr__(self, "_handled_memo", {})
+        object.__setattr__(self, "_milestone_blind",
+                           tuple(digit_blind(p.pattern) for _, p in self.milestones))
+        object.__setattr__(self, "_phase_blind",
+                           tuple(digit_blind(p.pattern) for _, p in self.phase_lines))
+        object.__setattr__(self, "_marks_memo", ShapeCache[tuple[int, int]]())
 
     def role_of(self, process_name: str) -> Role:
         for role, pattern in self.roles:
@@ -70,10 +96,20 @@ class Causality:
         return Role.OTHER
 
     def symptom_of(self, text: str) -> Symptom | None:
-        for symptom in self.symptoms:
-            if _search(symptom.pattern, text):
+        """The first symptom pattern `text` matches. The digit-blind patterns' answer is kept
+        per shape of text (`tokenize.shape`); the others are searched every time."""
+        if len(text) > UNTIMED_CHARS:  # a long text is searched under the budget: never kept
+            return next((s for s in self.symptoms if _search(s.pattern, text)), None)
+        shape = shape_key(text)
+        first = self._symptom_memo.get(shape)
+        if first is None:
+            first = next((i for i, (s, blind) in enumerate(zip(self.symptoms, self._symptom_blind))
+                          if blind and _search(s.pattern, text)), len(self.symptoms))
+            self._symptom_memo.put(shape, first)
+        for symptom, blind in zip(self.symptoms[:first], self._symptom_blind):
+            if not blind and _search(symptom.pattern, text):
                 return symptom
-        return None
+        return self.symptoms[first] if first < len(self.symptoms) else None
 
     def wrapped_cause(self, text: str) -> str | None:
         """The cause's message quoted inside a wrapper's text, if `text` is a wrapper."""
@@ -91,6 +127,25 @@ class Causality:
                 return kind
         return None
 
+
+    def marks_of(self, text: str) -> tuple[MilestoneKind | None, Phase | None]:
+        """`(milestone_of(text), phase_of_line(text))`: asked of every line that reaches the
+        assembler. What the digit-blind patterns decide is kept per shape of line (a day of
+        serving logs metrics and access lines that differ in their numbers only); the others
+        are searched every time."""
+        if len(text) >= SCREEN_CHARS:  # a long line is screened first (and searched under the
+            return self.milestone_of(text), self.phase_of_line(text)  # budget): never kept
+        shape = shape_key(text)
+        firsts = self._marks_memo.get(shape)
+        if firsts is None:
+            firsts = (_first(self._milestone_table, self._milestone_blind, text, True),
+                      _first(self._phase_table, self._phase_blind, text, True))
+            self._marks_memo.put(shape, firsts)
+        milestone = _first(self._milestone_table, self._milestone_blind, text, False, firsts[0])
+        phase = _first(self._phase_table, self._phase_blind, text, False, firsts[1])
+        return (self._milestone_table[milestone][0] if milestone < len(self._milestone_table)
+                else None,
+                self._phase_table[phase][0] if phase < len(self._phase_table) else None)
 
     def start_marker(self, text: str) -> int | None:
         """Which start pattern a start line matched (a run holds each marker once a process)."""
@@ -110,11 +165,33 @@ class Causality:
         """vLLM (or its HTTP server) catches and answers a request's error logged at `site`,
         under the record `title`, or raised below one of the frames `places` ("file:function"):
         it fails that request, not the server."""
+        key = (site, tuple(places), title)
+        known = self._handled_memo.get(key)
+        if known is None:
+            known = self._handles(site, places, title)
+            _remember(self._handled_memo, key, known)
+        return known
+
+    def _handles(self, site: str | None, places: list[str], title: str | None) -> bool:
         if any(_search(p, place) for p in self.engine_frames for place in places):
             return False  # the engine's error, which the request's handler only saw
         return bool(site and any(_search(p, site) for p in self.handled_sites)) or bool(
             title and any(_search(p, title) for p in self.handled_titles)) or any(
             _search(p, place) for p in self.handled_frames for place in places)
+
+    def in_request(self, site: str | None, places: list[str]) -> bool:
+        """The error happened in the HTTP server while it handled one request: logged at a
+        request handler's call site `site` or raised below one of its frames `places`
+        ("file:function"), with no engine or start-up frame among them."""
+        if any(_search(p, place) for p in (*self.engine_frames, *self.startup_frames)
+               for place in places):
+            return False
+        return bool(site and any(_search(p, site) for p in self.request_sites)) or any(
+            _search(p, place) for p in self.request_frames for place in places)
+
+    def ends_on_schedule(self, text: str) -> bool:
+        """The error is a scheduler ending the job on its clock (a wall-time limit)."""
+        return any(_search(pattern, text) for pattern in self.deadlines)
 
     def logged_natively(self, site: str | None, label: str) -> bool:
         """Whether an error record was logged by native code (a C++ logger's call site, NCCL)."""
@@ -142,6 +219,28 @@ class Causality:
                     return phase, place
         return None
 
+
+
+_MEMO = 4096  # decisions kept per kind: the shapes that recur return
+
+
+def _remember(memo: dict[_K, _V], key: _K, value: _V) -> None:
+    if len(memo) >= _MEMO:
+        memo.clear()
+    memo[key] = value
+
+
+def _first(table: tuple[tuple[_K, regex.Pattern[str], tuple[str, ...]], ...],
+           blind: tuple[bool, ...], text: str, which: bool, limit: int | None = None) -> int:
+    """The index of the first entry of `table` before `limit` whose pattern is digit-blind
+    (`which`) or not and matches `text` (`limit`, or the table's length: none)."""
+    end = len(table) if limit is None else limit
+    for index in range(end):
+        if blind[index] is which:
+            _, pattern, needles = table[index]
+            if _may_hold(text, needles) and _budgeted(pattern, text):
+                return index
+    return end
 
 
 def _search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
@@ -204,9 +303,15 @@ def load_causality(path: Path | None = None) -> Causality:
     handled_sites = tuple(compile_(p, "handled") for p in handled.get("sites", []))
     handled_frames = tuple(compile_(p, "handled") for p in handled.get("frames", []))
     engine_frames = tuple(compile_(p, "handled") for p in handled.get("unless_frames", []))
+    requests = data.get("requests", {})
+    request_sites = tuple(compile_(p, "requests") for p in requests.get("sites", []))
+    request_frames = tuple(compile_(p, "requests") for p in requests.get("frames", []))
+    startup_frames = tuple(compile_(p, "requests") for p in requests.get("unless_frames", []))
+    deadlines = tuple(compile_(p, "deadlines") for p in data.get("deadlines", []))
     return Causality(roles, symptoms, wrappers, milestones, corrupting, singletons, phase_lines,
                      phase_frames, interrupts, handled_titles, handled_sites, handled_frames,
-                     engine_frames, native)
+                     engine_frames, native, request_sites, request_frames, startup_frames,
+                     deadlines)
 
 
 @cache

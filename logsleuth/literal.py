@@ -138,3 +138,4 @@ class Screen:
 
 
 SCREEN_CHARS = 512
+

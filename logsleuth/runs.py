@@ -17,6 +17,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from logsleuth.fingerprint import masked_first_line
 from logsleuth.knowledge import Causality
 from logsleuth.model import ErrorEvent, Event, Inference, Milestone, MilestoneKind, Run, Verdict
 from logsleuth.signatures.template import mask
@@ -150,7 +151,7 @@ def run_key(run: RunSlice, masked: dict[str, str] | None = None) -> RunKey:
         if isinstance(event, ErrorEvent):
             message = event.message
             if message not in masks:
-                masks[message] = mask(_first_line(message))[:300]
+                masks[message] = masked_first_line(message)[:300]
             key.append((event.kind, event.exception, masks[message],
                         event.process.name, event.line - base, event.first_line - base,
                         event.last_line - base, event.cause_id is not None))

@@ -473,7 +473,9 @@ OUTERS = ["", "2024-05-01T10:00:01.123456789Z ", "2024-05-01T10:00:01.123Z stder
           "[1,0]<stderr>:", "gpu-node-3: ", "2024-01-02 03:04:05 | ERROR | stderr | ",
           "2024-01-02 03:04:05,123 - INFO - vLLM: ", "2024-01-02 03:04:05,123 - INFO - [vllm] ",
           "[2024-01-02 03:04:05] INFO: ", "... ", "…", "#033[0;31m", "zx8k2m4q9w1e3r[error]",
-          "2024-05-01 10:00:00.123 [zx8k2m4q9w1e3r] [info] "]
+          "2024-05-01 10:00:00.123 [zx8k2m4q9w1e3r] [info] ",
+          # Docker Desktop's log view (vllm#1824), docker build's BuildKit steps (vllm#552)
+          "2023-11-29 11:34:19 ", "#4 3570.9 "]
 PREFIXES = ["", "(Worker_TP1 pid=3001) ", "(RayWorkerVllm pid=31, ip=10.0.0.2) ", "(raylet) ",
             "[rank0]: ", "(pid=7) ", "(EngineCore_DP0 pid=2900) (VllmWorker rank=2 pid=8) "]
 HEADERS = ["", "ERROR 08-01 21:00:00 [core.py:718] ", "CRITICAL 08-01 21:00:00 [core.py:1] ",
@@ -485,6 +487,7 @@ HEADERS = ["", "ERROR 08-01 21:00:00 [core.py:718] ", "CRITICAL 08-01 21:00:00 [
            "[2024-02-27 16:09:19,106 I 19394 19394] core_worker.cc:1: ",
            "2025-01-01 10:00:01,000 - ERROR - ", "2025-01-01 10:00:01,000 - vllm - INFO - ",
            "ERROR:root:", "2024-05-08 14:30:02,101\tERROR worker.py:405 -- ",
+           "2024-01-29 09:41:54,676 ERROR worker.py:405 -- ",  # the TAB pasted as a space
            "2024-01-02 03:04:05.123 | ERROR    | app.server:generate:88 - ",
            "2024-01-02 03:04:05 | ERROR | model_worker | ", "##[error]",
            "[E329 12:00:00.123456 1234 socket.cpp:456] ",
@@ -551,6 +554,13 @@ BODIES = [
     "slurmstepd: error: *** STEP 4412.0 ON gpu-node-3 CANCELLED AT 2024-05-01T10:00:00 ***",
     "slurmstepd: error: Detected 1 oom_kill event in StepId=4412.0. Some of your processes may "
     "have been killed by the cgroup out-of-memory handler.",
+    # Triton's compiler naming the kernel's Python source (vllm#20712), LLVM's back end (#5696),
+    # a compiler killed in a build pip relays, indented (#552)
+    "/x/vllm/model_executor/layers/fused_moe/fused_moe.py:262:0: error: Failures have been "
+    "detected while processing an MLIR pass pipeline",
+    "error: triton_flash_attention.py:211:0: stack frame size (556488) exceeds limit (262112) "
+    "in function 'attn_fwd'",
+    "      /bin/bash: line 1:   367 Killed                  cicc --c++17 --gnu_version=90400",
     "Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.",
     "some text that only an ERROR level makes an error",
 ]

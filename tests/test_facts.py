@@ -488,4 +488,7 @@ def test_no_shipped_fact_or_causality_pattern_backtracks_catastrophically() -> N
                                 *causality.phase_frames)]
     patterns += [s.pattern for s in causality.symptoms] + list(causality.wrappers)
     patterns += list(causality.corrupting)
+    patterns += [*causality.handled_sites, *causality.handled_frames, *causality.engine_frames,
+                 *causality.request_sites, *causality.request_frames,
+                 *causality.startup_frames, *causality.deadlines]
     assert [p.pattern for p in patterns if backtracks(p)] == []

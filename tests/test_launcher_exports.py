@@ -23,6 +23,7 @@ from logsleuth.model import LineKind, Verdict
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
 from logsleuth.tokenize import anchor_patterns, clean, parse_line
+from scenario_logs import ILLEGAL_ACCESS, Server
 
 SOME = settings(max_examples=12, deadline=None)
 
@@ -225,3 +226,121 @@ def test_a_text_download_newest_first_gives_the_answer_of_the_log_in_order(tag: 
 ])
 def test_a_log_in_time_order_is_read_as_it_is(lines: list[str]) -> None:
     assert not any("newest lines first" in notice for notice in explain(lines).notices)
+
+
+# ---- a time limit is the job's planned end once the server was up -----------------------------
+# (b-v0120-slurm-job-time-limit-cancelled-after-startup in the tuning set: a server that started
+# completely, then slurmstepd's cancellation at the job's wall-time limit)
+
+time_limits = st.builds(
+    lambda label, stepd, job, node, stamp: f"{label}{stepd}: error: *** JOB {job} ON {node} "
+                                           f"CANCELLED AT {stamp} DUE TO TIME LIMIT ***",
+    task_labels, stepds, job_ids, nodes, stamps)
+
+
+def _server_start() -> tuple[Server, list[str], int]:
+    """A V1 server's start-up, and how many of its lines come before it is ready."""
+    server = Server()
+    lines = server.startup()
+    return server, lines, next(i for i, line in enumerate(lines) if "Starting vLLM" in line)
+
+
+@SOME
+@given(time_limits, st.data())
+def test_a_time_limit_before_the_server_is_up_is_the_cause(limit: str, data: st.DataObject) -> None:
+    _, lines, ready = _server_start()
+    started = lines[:data.draw(st.integers(1, ready), label="start-up lines")]
+    result = explain([*started, limit])
+    assert result.verdict is Verdict.FAILURE, (result.verdict, result.reasons)
+    assert result.root_cause is not None and result.root_cause.line == len(started) + 1
+
+
+@SOME
+@given(time_limits, st.integers(0, 30), st.integers(0, 5))
+def test_a_time_limit_after_the_server_is_up_is_no_failure(limit: str, served: int,
+                                                          polls: int) -> None:
+    server, lines, _ = _server_start()
+    result = explain([*lines, *server.requests(served), *server.polls(polls), limit])
+    assert result.verdict is Verdict.NO_FAILURE, (result.verdict, result.reasons)
+
+
+@SOME
+@given(time_limits, st.integers(0, 30), st.integers(0, 20))
+def test_a_time_limit_after_an_engine_death_keeps_the_death(limit: str, served: int,
+                                                           failed: int) -> None:
+    server, lines, _ = _server_start()
+    lines += server.requests(served)
+    crash_at = len(lines)
+    lines += [*server.engine_error(ILLEGAL_ACCESS), *server.engine_dead(),
+              *server.failed_requests(failed), limit]
+    result = explain(lines)
+    assert result.verdict is Verdict.FAILURE
+    assert result.root_cause is not None and result.root_cause.exception == "torch.AcceleratorError"
+    assert crash_at < result.root_cause.line < len(lines)
+
+
+@SOME
+@given(time_limits, st.integers(1, 30), st.integers(2, 6))
+def test_a_time_limit_after_a_hang_is_no_healthy_end(limit: str, served: int, waits: int) -> None:
+    # the server served, then its engine waited on a stuck worker until the job's time ran out
+    server, lines, _ = _server_start()
+    hang = server.engine_line("WARNING", "shm_broadcast.py:466", "No available shared memory "
+                              "broadcast block found in 60 seconds. This typically happens when "
+                              "some processes are hanging or doing some time-consuming work")
+    result = explain([*lines, *server.requests(served), *[hang] * waits, limit])
+    assert result.verdict is not Verdict.NO_FAILURE
+
+
+# ---- a log viewer's time, docker build's steps, markdown bold ---------------------------------
+
+view_times = st.from_regex(r"20[12]\d-[01]\d-[0-3]\d [0-2]\d:[0-5]\d:[0-5]\d ", fullmatch=True)
+build_steps = st.builds(lambda step, seconds: f"#{step} {seconds:.1f} ", st.integers(1, 60),
+                        st.floats(0, 99999, allow_nan=False))
+RAW_TRACEBACK = ["Traceback (most recent call last):",
+                 '  File "/usr/lib/python3.10/ssl.py", line 1342, in do_handshake',
+                 "    self._sslobj.do_handshake()",
+                 "ssl.SSLEOFError: [SSL: UNEXPECTED_EOF_WHILE_READING] EOF occurred in violation "
+                 "of protocol (_ssl.c:1007)"]
+
+
+@SOME
+@given(st.one_of(view_times, build_steps))
+def test_a_viewer_time_or_build_step_leaves_the_line_it_wraps(tag: str) -> None:
+    for raw in [*V1_START, *WORKER_ERROR, *RAW_TRACEBACK]:
+        plain, tagged = parse_line(clean(raw)), parse_line(clean(tag + raw))
+        assert (tagged.kind, tagged.process, tagged.exception, tagged.text) \
+            == (plain.kind, plain.process, plain.exception, plain.text), tag + raw
+        assert tagged.outer == tag.strip()
+
+
+@SOME
+@given(st.lists(st.one_of(view_times, build_steps), min_size=len(V1_START) + len(RAW_TRACEBACK),
+                max_size=len(V1_START) + len(RAW_TRACEBACK)))
+def test_a_raw_traceback_behind_viewer_times_is_the_root(tags: list[str]) -> None:
+    lines = [tag + line for tag, line in zip(tags, [*V1_START, *RAW_TRACEBACK])]
+    result = explain(lines)
+    assert result.root_cause is not None and result.root_cause.exception == "ssl.SSLEOFError"
+    assert result.root_cause.line == len(lines)
+
+
+@pytest.mark.parametrize("line", [
+    "2024-01-02 03:04:05 | ERROR | stderr | x",  # FastChat's relay: the date is its own
+    "2024-01-02 03:04:05 | INFO | model_worker | x",  # FastChat's logger
+    "2024-05-01 10:00:00 [zx8k2m4q9w1e3r] [error] x",  # RunPod's export
+    "2024-05-01 10:00:00 zx8k2m4q9w1e3r[info] x",
+])
+def test_a_logger_header_that_starts_with_a_date_is_no_viewer_time(line: str) -> None:
+    assert not (parse_line(clean(line)).outer or "").endswith(":05")
+
+
+@SOME
+@given(st.sampled_from([WORKER_ERROR[-1], RAW_TRACEBACK[-1],
+                        "error: triton_flash_attention.py:211:0: stack frame size (556488) "
+                        "exceeds limit (262112) in function 'attn_fwd'",
+                        "csrc/x.cu(65): error: identifier \"__hfma2\" is undefined"]))
+def test_markdown_bold_around_an_error_line_leaves_its_kind(raw: str) -> None:
+    # an exception's or a compiler's line, whose message may end in the closing `**` (a line
+    # that must end where it does, a traceback's header, is no longer that line in bold)
+    plain, bold = parse_line(clean(raw)), parse_line(clean(f"**{raw}**"))
+    assert (bold.kind, bold.process, bold.exception) == (plain.kind, plain.process,
+                                                         plain.exception), raw

@@ -382,3 +382,128 @@ def test_ctrl_c_after_a_crash_keeps_the_crash(serving: int, raw: list[str]) -> N
     assert report.root_cause is not None
     assert report.root_cause.exception == "torch.AcceleratorError"
     assert report.root_cause.line > crash_at
+
+
+# ---- a request's traceback in unprefixed output: its frames say it is the HTTP server's -------
+# vLLM 0.10 prints every process without a prefix; an over-long prompt is logged with its
+# traceback (serving_chat.py -> serving_engine.py:_validate_input) and answered 400, and the
+# server goes on. The frames, not the prefix, say the error is the HTTP server's, so its answers
+# show it survived; and an engine's death later is not caused by it.
+
+def request_traceback(prefix: str, site: str, layout: str, asked: int) -> list[str]:
+    head = f"{prefix}ERROR 08-18 19:58:43 [{site}] "
+    handler, engine = {
+        "old": ("entrypoints/openai/serving_chat.py", "entrypoints/openai/serving_engine.py"),
+        "new": ("entrypoints/openai/chat_completion/serving.py",
+                "entrypoints/openai/engine/serving.py")}[layout]
+    return [head + "Error in preprocessing prompt inputs",
+            head + "Traceback (most recent call last):",
+            f'{head}  File "{SITE}/{handler}", line 186, in create_chat_completion',
+            f"{head}    ) = await self._preprocess_chat(",
+            f'{head}  File "{SITE}/{engine}", line 626, in _validate_input',
+            f"{head}    raise ValueError(",
+            f"{head}ValueError: This model's maximum context length is 2048 tokens. However, you "
+            f"requested {asked} tokens ({asked - 500} in the messages, 500 in the completion). "
+            "Please reduce the length of the messages or completion."]
+
+
+def unprefixed_answers(prefix: str, codes: list[int]) -> list[str]:
+    words = {200: "OK", 400: "Bad Request", 401: "Unauthorized"}
+    return [f'{prefix}INFO:     127.0.0.1:{50000 + i} - "POST /v1/chat/completions HTTP/1.1" '
+            f"{code} {words[code]}" for i, code in enumerate(codes)]
+
+
+V010_START = ["INFO 08-18 19:56:47 [api_server.py:1755] vLLM API server version 0.10.0",
+              "INFO 08-18 19:56:55 [core.py:71] Initializing a V1 LLM engine (v0.10.0) with "
+              "config: model='Qwen/Qwen3-8B', tensor_parallel_size=1",
+              "INFO 08-18 19:57:21 [core.py:193] init engine (profile, create kv cache, warmup "
+              "model) took 15.26 seconds",
+              "INFO:     Started server process [85565]",
+              "INFO:     Application startup complete."]
+V010_ENGINE_DEATH = [
+    "ERROR 08-18 20:10:00 [core.py:634] EngineCore encountered a fatal error.",
+    "ERROR 08-18 20:10:00 [core.py:634] Traceback (most recent call last):",
+    f'ERROR 08-18 20:10:00 [core.py:634]   File "{SITE}/v1/engine/core.py", line 625, in '
+    "run_engine_core",
+    "ERROR 08-18 20:10:00 [core.py:634]     engine_core.run_busy_loop()",
+    "ERROR 08-18 20:10:00 [core.py:634] RuntimeError: CUDA error: unspecified launch failure"]
+V010_DEAD = [
+    "ERROR 08-18 20:10:01 [async_llm.py:416] AsyncLLM output_handler failed.",
+    "ERROR 08-18 20:10:01 [async_llm.py:416] vllm.v1.engine.exceptions.EngineDeadError: "
+    "EngineCore encountered an issue. See stack trace (above) for the root cause."]
+
+# each request error: tokens asked, 2xx requests served before it, and whether its 400 is logged
+request_errors = st.lists(st.tuples(st.integers(2100, 9000), st.integers(0, 6)),
+                          min_size=1, max_size=5)
+layouts = st.sampled_from(["old", "new"])
+sites = st.sampled_from(["serving_chat.py:203", "chat_completion/serving.py:251"])
+
+
+def served_with_request_errors(prefix: str, errors: list[tuple[int, int]], layout: str,
+                               site: str) -> list[str]:
+    lines = [prefix + line for line in V010_START]
+    for asked, served in errors:
+        lines += unprefixed_answers(prefix, [200] * served)
+        lines += request_traceback(prefix, site, layout, asked)
+        lines += unprefixed_answers(prefix, [400])
+    return lines
+
+
+@given(request_errors, st.integers(1, 8), layouts, sites, st.sampled_from(["", "api-1  | "]))
+def test_request_tracebacks_answered_in_unprefixed_output_are_survived(
+        errors: list[tuple[int, int]], after: int, layout: str, site: str, wrapper: str) -> None:
+    # each answered 400, and the server goes on serving after them
+    lines = served_with_request_errors(wrapper, errors, layout, site)
+    lines += unprefixed_answers(wrapper, [200] * after)
+    report = explain(lines)
+    assert report.verdict is Verdict.NO_FAILURE, report.reasons
+    assert len(report.survived) >= len(errors)
+
+
+@given(request_errors, layouts, sites)
+def test_an_engine_death_after_request_tracebacks_has_the_engines_cause(
+        errors: list[tuple[int, int]], layout: str, site: str) -> None:
+    lines = served_with_request_errors("", errors, layout, site) + unprefixed_answers("", [200])
+    crash_at = len(lines) + len(V010_ENGINE_DEATH)
+    report = explain(lines + V010_ENGINE_DEATH + V010_DEAD)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.line == crash_at
+    assert report.root_cause.exception == "RuntimeError"
+
+
+@given(request_errors, layouts, sites, st.booleans())
+def test_an_engine_death_whose_cause_is_missing_is_never_a_request_error(
+        errors: list[tuple[int, int]], layout: str, site: str, last_answered: bool) -> None:
+    # the engine's own error cut from the log; the last request error may not have been
+    # answered before the engine died (its 400 never logged)
+    lines = served_with_request_errors("", errors, layout, site)
+    if not last_answered:
+        lines = lines[:-1]
+    report = explain(lines + V010_DEAD)
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING, report.root_cause
+
+
+@given(st.integers(2100, 9000), layouts, sites, st.integers(0, 6), st.booleans())
+def test_a_log_ending_on_a_request_traceback_is_failing(asked: int, layout: str, site: str,
+                                                       served: int, refused: bool) -> None:
+    # the log ends on it, or on the 400 that answers it, with nothing served after: a handler's
+    # error may fail every request of its kind, and that is what the log's reporter asks about
+    lines = [*V010_START, *unprefixed_answers("", [200] * served),
+             *request_traceback("", site, layout, asked), *unprefixed_answers("", [400] * refused)]
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.exception == "ValueError"
+
+
+@given(st.integers(0, 6))
+def test_a_serving_class_failing_to_start_is_no_request_error(served: int) -> None:
+    # the same module's constructor runs at start-up: answers of an earlier server do not save it
+    lines = [*V010_START, *unprefixed_answers("", [200] * served),
+             "Traceback (most recent call last):",
+             f'  File "{SITE}/entrypoints/openai/serving_chat.py", line 84, in __init__',
+             "    self.tool_parser = ToolParserManager.get_tool_parser(tool_parser)",
+             "KeyError: 'invalid tool call parser: foo (chose from { hermes })'",
+             *unprefixed_answers("", [200] * served)]
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.exception == "KeyError"

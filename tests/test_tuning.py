@@ -1,4 +1,4 @@
-"""The tuning set (tests/fixtures/tuning): 88 real vLLM logs from public bug reports (24 of
+"""The tuning set (tests/fixtures/tuning): 111 real vLLM logs from public bug reports (24 of
 them the former holdout set). Mechanisms and signatures were tuned on it, so it is no longer a
 measure of unseen logs (that is tests/fixtures/holdout now); it stays as a regression guard: every
 verdict and root cause must be right, and the misses that remain are listed, not hidden."""
@@ -30,12 +30,6 @@ KNOWN_VERDICT_MISSES = {
     "healthy/c-verl-ray-vllm-rollout-debug-training-done-dataloader-killed-at-exit":
         "a trainer's DataLoader killed after the job's work completed; nothing vLLM or Ray prints "
         "says the job was done",
-    # Moved in from the held-out set at the start of session 7; not fixed yet (the detect branch
-    # owns them this session and removes these lines when the mechanism lands).
-    "healthy/b-v010-max-context-valueerrors-survived":
-        "not fixed yet: over-long prompts rejected with a traceback each while the server serves",
-    "healthy/b-v0120-slurm-job-time-limit-cancelled-after-startup":
-        "not fixed yet: the scheduler's time-limit cancellation after a server that started",
 }
 
 

@@ -16,6 +16,8 @@ import re
 
 from rapidfuzz import fuzz
 
+from logsleuth.tokenize.shape import ShapeCache, shape_key
+
 PATTERN_TIMEOUT = 0.05  # seconds; a contributed regex that takes longer is abandoned
 
 # What each placeholder matches, and the token it becomes in masked text.
@@ -52,7 +54,37 @@ MAX_COMPARED_CHARS = 1500
 
 def mask(text: str) -> str:
     """Replace the variable parts of a message by tokens: `Tried to allocate <size>`."""
-    for pattern, token, needle in _MASKS:
+    hex_pattern, hex_token, hex_needle = _MASKS[0]
+    if hex_needle in text:
+        text = hex_pattern.sub(hex_token, text)
+    return _mask_after_hex(text)
+
+
+# Masking by shape. A day of rejected requests is thousands of messages that differ only in
+# their numbers' digits, each masked at ~25 us. After the hex mask, every mask (and its needle)
+# treats all ASCII digits alike (`tokenize.shape.digit_blind`; tests/test_decision_caches.py
+# checks it on the patterns themselves) and no token holds a digit. So two messages of one
+# shape, once hex-masked, are masked at the same places into the same text, except where a
+# digit is left unmasked: a masked text without digits is the masked text of its whole shape.
+_ASCII_DIGIT = re.compile(r"[0-9]")
+_BY_SHAPE: ShapeCache[str] = ShapeCache()
+
+
+def mask_by_shape(text: str) -> str:
+    """`mask(text)`, computed once per shape of message."""
+    hex_pattern, hex_token, hex_needle = _MASKS[0]  # (the masks' order: mask's comment)
+    if hex_needle in text:
+        text = hex_pattern.sub(hex_token, text)
+    key = shape_key(text)
+    masked = _BY_SHAPE.get(key)
+    if masked is None or _ASCII_DIGIT.search(masked):  # digits left: another message's
+        masked = _mask_after_hex(text)
+        _BY_SHAPE.put(key, masked)
+    return masked
+
+
+def _mask_after_hex(text: str) -> str:
+    for pattern, token, needle in _MASKS[1:]:
         if needle in text:
             text = pattern.sub(token, text)
     return _SPACES.sub(" ", text).strip()
@@ -68,6 +100,10 @@ class Template:
     literal_chars: int  # how much fixed text the template holds: its specificity
     fuzzy: bool = True  # off for templates with {any}: their fixed parts are the point
     key_words: tuple[str, ...] = ()  # words of 5+ letters a fuzzy match may not lose
+    # the longest word of the fixed text, which every exact match holds as it is: most
+    # templates are ruled out by one substring test, without compiling their pattern (a run
+    # scores a few targets against hundreds of templates; compiling them all cost 0.6 s)
+    needle: str = ""
 
     @classmethod
     def parse(cls, text: str) -> Template:
@@ -77,11 +113,13 @@ class Template:
                              + ", ".join("{" + p + "}" for p in PLACEHOLDERS))
         pattern_parts: list[str] = []
         masked_parts: list[str] = []
+        words: list[str] = []
         literal = 0
         position = 0
         for found in _PLACEHOLDER.finditer(text):
             fixed = text[position:found.start()]
             literal += len(fixed.strip())
+            words += fixed.split()
             pattern_parts.append(_literal_pattern(fixed))
             masked_parts.append(fixed)
             sub, token = PLACEHOLDERS[found.group(1)]
@@ -90,12 +128,14 @@ class Template:
             position = found.end()
         fixed = text[position:]
         literal += len(fixed.strip())
+        words += fixed.split()
         pattern_parts.append(_literal_pattern(fixed))
         masked_parts.append(fixed)
         exact = "".join(pattern_parts)
         masked = _SPACES.sub(" ", "".join(masked_parts)).strip()
         key_words = tuple(sorted({w for w in _WORD.findall(masked.lower()) if len(w) >= 5}))
-        return cls(text, exact, masked, literal, fuzzy="{any}" not in text, key_words=key_words)
+        return cls(text, exact, masked, literal, fuzzy="{any}" not in text, key_words=key_words,
+                   needle=max(words, key=len, default=""))
 
     def score(self, message: str, masked_message: str) -> float:
         """1.0 for an exact match; else the fuzzy similarity if at least FUZZY_THRESHOLD; else 0.
@@ -103,7 +143,8 @@ class Template:
         A fuzzy match must also keep the template's long words: "unhandled cuda error" is
         92% similar to "unhandled system error" and a different failure.
         """
-        if _compiled(self.exact_source).search(message[:MAX_COMPARED_CHARS * 2]):
+        compared = message[:MAX_COMPARED_CHARS * 2]
+        if self.needle in compared and _compiled(self.exact_source).search(compared):
             return 1.0
         if not self.fuzzy or len(self.masked) < 12:
             return 0.0

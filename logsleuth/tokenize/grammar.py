@@ -243,10 +243,9 @@ class _ToRecords(Transformer[Token, object]):
         return _Header(level, parts[0][5:].split(",")[0], parts[1] if len(parts) > 3 else "-")
 
     def ray_py(self, items: list[Token]) -> _Header:
-        # `2024-05-08 14:22:55,484\tINFO worker.py:1740 -- `
-        stamp, rest = str(items[0]).split("\t", 1)
-        level, site = rest.split(" ", 2)[:2]
-        return _Header(_level_word(level), stamp[5:].split(",")[0], site)
+        # `2024-05-08 14:22:55,484\tINFO worker.py:1740 -- ` (a pasted copy: a space for the TAB)
+        day, clock, level, site = str(items[0]).split(None, 4)[:4]
+        return _Header(_level_word(level), f"{day[5:]} {clock.split(',')[0]}", site)
 
     def ray_serve(self, items: list[Token]) -> _Header:
         # `ERROR 2025-02-27 23:48:16,631 controller 770463 -- ` (older: `... replica.py:893 - `)
@@ -467,7 +466,8 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "CI_TIME": (0, "docker"), "ELLIPSIS": (0, "quote"), "KUBE_PREFIX": (0, "launcher"),
     "TASK_LABEL": (0, "launcher"), "MPI_TAG": (0, "launcher"), "MODAL_TIME": (0, "launcher"),
     "PDSH_HOST": (0, "launcher"), "STREAM_RELAY": (0, "launcher"), "RUNPOD_TAG": (0, "launcher"),
-    "PYLOG_RELAY": (0, "relay"), "BRACKET_LOG": (0, "relay"),
+    "PYLOG_RELAY": (0, "relay"), "BRACKET_LOG": (0, "relay"), "VIEW_TIME": (0, "docker"),
+    "BUILDKIT_STEP": (0, "launcher"), "EMPHASIS": (0, "quote"),
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
     "RAY_SERVE_HEADER": (2, "ray_serve"), "KSERVE_HEADER": (2, "kserve"),
 }

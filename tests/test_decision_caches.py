@@ -1,0 +1,164 @@
+"""Shortcuts that decide once for many inputs give the answer deciding each input would.
+
+Every shortcut here is checked against the slow path it replaces, over the shipped knowledge
+and generated inputs: a template's needle test against its compiled pattern alone; decisions
+and masks kept per digit shape (`tokenize.shape`) against deciding and masking each text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logsleuth.knowledge import default_causality, load_causality
+from logsleuth.literal import required_literals
+from logsleuth.signatures import default_signatures, template
+from logsleuth.signatures.template import PLACEHOLDERS, Template, mask
+from logsleuth.tokenize.shape import digit_blind, shape_key
+
+# One value per placeholder, as a message would print it.
+_FILLING = {"int": "4096", "float": "1.5", "num": "12", "size": "2.00 GiB", "path": "/a/b.py",
+            "hex": "0x1f", "word": "abc", "quoted": "'x'", "any": "some text"}
+
+
+@cache
+def _templates() -> tuple[Template, ...]:
+    return tuple(template for signature in default_signatures()
+                 for template in signature.templates)
+
+
+def _filled(template: Template) -> str:
+    text = template.text
+    for name in PLACEHOLDERS:
+        text = text.replace("{" + name + "}", _FILLING[name])
+    return text
+
+
+def _without_needle(template: Template, message: str) -> float:
+    return dataclasses.replace(template, needle="").score(message, mask(message))
+
+
+def test_templates_have_needles() -> None:
+    """The shortcut is in use: most templates hold fixed words."""
+    templates = _templates()
+    assert sum(1 for t in templates if t.needle) > len(templates) // 2
+
+
+@pytest.mark.parametrize("index", range(0, 400, 7))
+def test_needle_keeps_every_exact_match(index: int) -> None:
+    """A template's own message, and every other template's, score the same with and without
+    the needle test (its own scores 1.0: the test can fail)."""
+    templates = _templates()
+    template = templates[index % len(templates)]
+    own = _filled(template)
+    assert template.score(own, mask(own)) == _without_needle(template, own)
+    for other in templates[::5]:
+        message = _filled(other)
+        assert template.score(message, mask(message)) == _without_needle(template, message)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_needle_on_edited_messages(data: st.DataObject) -> None:
+    """Messages edited around a template's fixed words (words dropped, case or spacing
+    changed, text added) score the same with and without the needle test."""
+    templates = _templates()
+    template = data.draw(st.sampled_from(templates))
+    words = _filled(template).split()
+    kept = [w for w in words if data.draw(st.booleans())]
+    if data.draw(st.booleans()):
+        kept = [w.upper() if data.draw(st.booleans()) else w for w in kept]
+    message = data.draw(st.text(max_size=8)) + "  ".join(kept) + data.draw(st.text(max_size=8))
+    assert template.score(message, mask(message)) == _without_needle(template, message)
+
+
+# ---- decisions by digit shape ---------------------------------------------------------------
+_DIGIT_TEXT = st.text(alphabet=st.sampled_from(list("0123456789 .,:/x-_'\"()[]abcdefGiB\n")),
+                      max_size=60)
+
+
+def _shaped_pair(data: st.DataObject, seed: str) -> tuple[str, str]:
+    """A text built around `seed`, and the same text with other digits at the same places."""
+    text = data.draw(_DIGIT_TEXT) + seed + data.draw(_DIGIT_TEXT)
+    other = "".join(data.draw(st.sampled_from("0123456789")) if c.isdigit() and c.isascii()
+                    else c for c in text)
+    return text, other
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_blind_patterns_decide_alike_on_one_shape(data: st.DataObject) -> None:
+    """Every shipped causality pattern read as digit-blind matches two texts of one shape
+    alike (texts built from the pattern's own literal text, numbers and punctuation)."""
+    know = default_causality()
+    patterns = [s.pattern for s in know.symptoms] + [p for _, p in know.milestones] \
+        + list(know.corrupting) + list(know.wrappers)
+    pattern = data.draw(st.sampled_from([p for p in patterns if digit_blind(p.pattern)]))
+    seed = " ".join(required_literals(pattern.pattern)) or pattern.pattern[:20]
+    text, other = _shaped_pair(data, seed)
+    assert shape_key(text) == shape_key(other)
+    assert bool(pattern.search(text)) == bool(pattern.search(other))
+
+
+def test_masks_after_hex_are_digit_blind() -> None:
+    """The premise of `mask_by_shape`: every mask after the hex one reads digits alike, and no
+    token holds a digit."""
+    for pattern, token, needle in template._MASKS[1:]:
+        assert digit_blind(pattern.pattern), pattern.pattern
+        assert not any(c.isdigit() for c in token + needle)
+    assert digit_blind(template._SPACES.pattern)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data())
+def test_mask_by_shape_is_mask(data: st.DataObject) -> None:
+    """Masking by shape gives `mask`'s text, for texts of sizes, paths, hex, quotes and
+    numbers, and for two texts of one shape in a row (the second answered from the first)."""
+    text, other = _shaped_pair(data, data.draw(st.sampled_from(
+        ["Tried to allocate 2.00 GiB", "0x7f3a", "'/a/b1.py'", "v0.9.1", "1e-5", "", "ab0x"])))
+    assert template.mask_by_shape(text) == mask(text)
+    assert template.mask_by_shape(other) == mask(other)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_symptoms_and_handled_by_shape(data: st.DataObject) -> None:
+    """`symptom_of` and `handles` answer as a fresh search would, for texts that share shapes
+    with texts asked before (built from every symptom pattern's literal text)."""
+    know = default_causality()
+    fresh = load_causality()
+    symptom = data.draw(st.sampled_from(know.symptoms))
+    seed = " ".join(required_literals(symptom.pattern.pattern)) or "died unexpectedly"
+    text, other = _shaped_pair(data, seed)
+    for asked in (text, other, text):
+        expected = next((s for s in fresh.symptoms if s.pattern.search(asked)), None)
+        got = know.symptom_of(asked)
+        assert (got.pattern.pattern if got else None) == \
+            (expected.pattern.pattern if expected else None)
+    site = data.draw(st.sampled_from([None, "serving.py:296", "api_server.py:100"]))
+    places = data.draw(st.lists(st.sampled_from(
+        ["serving.py:_validate_input", "gpu_model_runner.py:execute_model", "x.py:f"]),
+        max_size=3))
+    for _ in range(2):
+        assert know.handles(site, places) == fresh._handles(site, places, None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_line_marks_by_shape(data: st.DataObject) -> None:
+    """`marks_of` answers as `milestone_of` and `phase_of_line` do, for lines built from every
+    milestone and phase pattern's literal text (access lines with their status codes among
+    them), asked again with other digits at the same places."""
+    know = default_causality()
+    patterns = [p for _, p in know.milestones] + [p for _, p in know.phase_lines]
+    pattern = data.draw(st.sampled_from(patterns))
+    seed = " ".join(required_literals(pattern.pattern)) or pattern.pattern[:20]
+    seed = data.draw(st.sampled_from([seed, f'"POST /v1/x HTTP/1.1" {seed} 200 OK ',
+                                      f"Avg prompt throughput: 0.0 tokens/s {seed}"]))
+    text, other = _shaped_pair(data, seed)
+    for asked in (text, other):
+        assert know.marks_of(asked) == (know.milestone_of(asked), know.phase_of_line(asked))
