@@ -19,9 +19,10 @@ from logsleuth.model import SignatureKind
 from logsleuth.signatures import default_signatures
 
 TOOL = Path(__file__).parent.parent / "tools" / "family_loo"
-# group -> least number of probes the families alone get right
-# (uncited 48 -> 45 at the lead's merge: sigs-b's public examples move probes to "cited")
-FLOORS = {"cited": 125, "uncited": 45, "constructed": 123, "tuning": 9, "corpus": 30}
+# least number of probes the families alone get right, per set of groups. Cited and uncited
+# count together: a probe moves from one to the other when an exact signature's example gains its
+# public source in `examples` (the lead's merge with sigs-b moved three).
+FLOORS = {("cited", "uncited"): 175, ("constructed",): 125, ("tuning",): 9, ("corpus",): 30}
 
 
 @cache
@@ -84,11 +85,11 @@ def test_every_outcome_is_judged_by_the_knobs_the_family_names() -> None:
         assert set(result.shared) <= set(result.probe.knobs)
 
 
-@pytest.mark.parametrize("group", sorted(FLOORS))
-def test_families_alone_name_the_knobs_of_known_failures(group: str) -> None:
+@pytest.mark.parametrize("groups", sorted(FLOORS), ids="+".join)
+def test_families_alone_name_the_knobs_of_known_failures(groups: tuple[str, ...]) -> None:
     loo = tool()
-    right = sum(1 for r in results() if r.probe.group.value == group
+    right = sum(1 for r in results() if r.probe.group.value in groups
                 and r.outcome is loo.Outcome.RIGHT)
     missed = [f"{r.probe.name} -> {r.family}" for r in results()
-              if r.probe.group.value == group and r.outcome is not loo.Outcome.RIGHT]
-    assert right >= FLOORS[group], f"{right} right, floor {FLOORS[group]}; misses: {missed[:20]}"
+              if r.probe.group.value in groups and r.outcome is not loo.Outcome.RIGHT]
+    assert right >= FLOORS[groups], f"{right} right, floor {FLOORS[groups]}; misses: {missed[:20]}"
