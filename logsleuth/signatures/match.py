@@ -461,7 +461,7 @@ def _exception_factor(names: tuple[str, ...], event: ErrorEvent) -> float:
 
 def _module_hit(patterns: tuple[regex.Pattern[str], ...], modules: tuple[str, ...]
                 ) -> tuple[str | None, int]:
-    """The first raising module a pattern matches, and the fixed length of the longest pattern
+    r"""The first raising module a pattern matches, and the fixed length of the longest pattern
     that matches it. A package's own `__init__` raises as the package (`vllm.config`): it is
     inside the subsystem a pattern names as `^vllm\.config\.`."""
     for module in modules:
