@@ -14,6 +14,8 @@ from __future__ import annotations
 import io
 import json
 
+from logsleuth.wholelines import WholeLines
+
 # The fields that hold an event's text, in the order they are looked for
 MESSAGE_KEYS = ("log", "message", "msg", "MESSAGE", "textPayload", "line", "content")
 # An event says when (or on which stream) it was written; an object without any of these is not
@@ -21,7 +23,6 @@ MESSAGE_KEYS = ("log", "message", "msg", "MESSAGE", "textPayload", "line", "cont
 EVENT_KEYS = ("time", "timestamp", "@timestamp", "ts", "date", "stream",
               "__REALTIME_TIMESTAMP", "receiveTimestamp")
 _SAMPLE_LINES = 5  # this many first lines (fewer in a short log) must be such objects
-_READ_SIZE = 2 << 20
 
 
 def message_key(head: bytes, *, cut: bool) -> str | None:
@@ -55,31 +56,15 @@ def _event(line: str) -> dict[str, object] | None:
     return event if isinstance(event, dict) else None
 
 
-class JsonMessages(io.RawIOBase):
+class JsonMessages(WholeLines):
     """The message field of each JSON line, one object a line, as UTF-8 bytes. Its own trailing
     newline (Docker's) is dropped; a newline inside it becomes a space, as in a CSV export."""
 
     def __init__(self, stream: io.RawIOBase, key: str):
-        self._stream = stream
+        super().__init__(stream)
         self._key = key
-        self._pending = b""
 
-    def readable(self) -> bool:
-        return True
-
-    def read(self, size: int = -1) -> bytes:
-        while True:
-            chunk = self._stream.read(size if size > 0 else _READ_SIZE) or b""
-            data = self._pending + chunk
-            if not chunk:
-                self._pending = b""
-                return self._lines(data) if data else b""
-            end = data.rfind(b"\n") + 1
-            self._pending = data[end:]
-            if end:
-                return self._lines(data[:end])
-
-    def _lines(self, data: bytes) -> bytes:
+    def convert(self, data: bytes) -> bytes:
         text = data.decode("utf-8", "surrogateescape")
         ended = text.endswith("\n")
         out = []
@@ -91,7 +76,3 @@ class JsonMessages(io.RawIOBase):
             else:
                 out.append(line)
         return ("\n".join(out) + ("\n" if ended else "")).encode("utf-8", "surrogateescape")
-
-    def close(self) -> None:
-        self._stream.close()
-        super().close()

@@ -21,8 +21,8 @@ from typing import BinaryIO, TextIO, cast
 
 from logsleuth.errors import InputError
 from logsleuth.jsonlines import JsonMessages, message_key
+from logsleuth.wholelines import BLOCK_SIZE, WholeLines
 
-BLOCK_SIZE = 2 << 20  # big enough that per-block work is noise, small enough for flat memory
 # A line longer than this is cut: its start is kept (the part a reader needs), the rest skipped
 # and counted in a notice. The longest line in the shared corpus is 4 KB (an engine config dump);
 # 64 KiB keeps every real line whole while a 50 MB single-line paste costs no more than 64 KiB.
@@ -367,7 +367,7 @@ def _newest_first(rows: list[list[str]], column: int, *, named: bool) -> bool:
     return only_back_in_time(times, 1)
 
 
-class _CsvMessages(io.RawIOBase):
+class _CsvMessages(WholeLines):
     """The message column of a CSV export, one row a line, as UTF-8 bytes.
 
     Each physical line is read as one row, so line numbers stay those of the file (the header
@@ -377,30 +377,17 @@ class _CsvMessages(io.RawIOBase):
     """
 
     def __init__(self, stream: io.RawIOBase, layout: _CsvLayout):
-        self._stream = stream
+        super().__init__(stream)
         self._layout = layout
-        self._pending = b""
         self._header = layout.header
         self._reversed: io.BytesIO | None = None
-
-    def readable(self) -> bool:
-        return True
 
     def read(self, size: int = -1) -> bytes:
         if self._layout.newest_first:
             if self._reversed is None:
-                self._reversed = io.BytesIO(self._rows(self._oldest_first()))
+                self._reversed = io.BytesIO(self.convert(self._oldest_first()))
             return self._reversed.read(size)
-        while True:
-            chunk = self._stream.read(size if size > 0 else BLOCK_SIZE) or b""
-            data = self._pending + chunk
-            if not chunk:
-                self._pending = b""
-                return self._rows(data) if data else b""
-            end = data.rfind(b"\n") + 1
-            self._pending = data[end:]
-            if end:
-                return self._rows(data[:end])
+        return super().read(size)
 
     def _oldest_first(self) -> bytes:
         """The whole export with its rows in time order: each row with the lines that continue
@@ -421,7 +408,7 @@ class _CsvMessages(io.RawIOBase):
         ordered = head + [line for group in reversed(groups) for line in group]
         return b"\n".join(ordered) + b"\n" if ordered else b""
 
-    def _rows(self, data: bytes) -> bytes:
+    def convert(self, data: bytes) -> bytes:
         out: list[str] = []
         text = data.decode("utf-8", "surrogateescape")
         ended = text.endswith("\n")
@@ -438,10 +425,6 @@ class _CsvMessages(io.RawIOBase):
             else:
                 out.append(line)
         return ("\n".join(out) + ("\n" if ended else "")).encode("utf-8", "surrogateescape")
-
-    def close(self) -> None:
-        self._stream.close()
-        super().close()
 
 
 class _Bounded(io.RawIOBase):
