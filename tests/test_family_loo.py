@@ -6,9 +6,7 @@ to a family that loses what families knew fails here. Raise them when the figure
 
 from __future__ import annotations
 
-import sys
 from functools import cache
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -17,8 +15,8 @@ from hypothesis import strategies as st
 
 from logsleuth.model import SignatureKind
 from logsleuth.signatures import default_signatures
+from tool_import import import_tool
 
-TOOL = Path(__file__).parent.parent / "tools" / "family_loo"
 # least number of probes the families alone get right, per set of groups. Cited and uncited
 # count together: a probe moves from one to the other when an exact signature's example gains its
 # public source in `examples` (the lead's merge with sigs-b moved three).
@@ -27,12 +25,7 @@ FLOORS = {("cited", "uncited"): 175, ("constructed",): 125, ("tuning",): 9, ("co
 
 @cache
 def tool() -> ModuleType:
-    sys.path.insert(0, str(TOOL))
-    try:
-        import loo as module  # noqa: PLC0415 (tools/ is not a package)
-    finally:
-        sys.path.remove(str(TOOL))
-    return module
+    return import_tool("family_loo", "loo")
 
 
 @cache

@@ -5,9 +5,7 @@ its figures add up."""
 from __future__ import annotations
 
 import random
-import sys
 from functools import cache
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -16,19 +14,14 @@ from logsleuth.index.data import MessageKind, default_index
 from logsleuth.index.lookup import compile_template
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
+from tool_import import import_tool
 
-TOOL = Path(__file__).parent.parent / "tools" / "index_coverage"
 SAMPLE = 80
 
 
 @cache
 def tool() -> ModuleType:
-    sys.path.insert(0, str(TOOL))
-    try:
-        import coverage as module  # noqa: PLC0415 (tools/ is not a package)
-    finally:
-        sys.path.remove(str(TOOL))
-    return module
+    return import_tool("index_coverage", "coverage")
 
 
 @cache
