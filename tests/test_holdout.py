@@ -43,6 +43,8 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # at the end of that session (library families, detect's launcher shapes, sigs-a's families):
 # verdict 203/219, root 138/166, fix 39/74, case 154/219. Re-measured on 255 cases (2026-12-03, after
 # holdout-e's round, two cases moved to tuning): verdict 235/255, root 163/197, fix 59/102, case 184/255.
+# Re-measured on 253 cases (2026-12-03, evening, two more moved out): verdict 235/253, root 162/197,
+# fix 59/102, case 183/253.
 FLOORS = {
     "verdict": 233,  # 235/253 after two seen cases (both answered wrong) moved to tuning
     "root": 161,
@@ -54,8 +56,9 @@ FLOORS = {
 # once holdout-d added Ray, ROCm, CPU, CI and long committed logs; 11 on 162 after detect's and
 # families' fixes (2026-12-03); 15 on 198 after holdout-b's second round (2026-12-03); 13 on 219 after
 # holdout-c's second round (2026-12-03); 12 on 219 at that session's end; 15 on 255 once holdout-e
-# added 38 cases, four of them answered the wrong way (2026-12-03); plus a margin of one.
-MAX_WRONG_WAY = 16
+# added 38 cases, four of them answered the wrong way (2026-12-03); 13 on 253 once two seen
+# healthy cases answered `failure` moved to tuning (2026-12-03, evening); plus a margin of one.
+MAX_WRONG_WAY = 14
 # How many cases the set must hold at least (255 at the last count; the margin leaves room to move a few
 # out as its README asks), and the groups it must have.
 MIN_CASES = 245
