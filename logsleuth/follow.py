@@ -23,7 +23,7 @@ from logsleuth.errors import InputError
 from logsleuth.facts import FactCollector
 from logsleuth.model import ErrorEvent, Event, Report, Verdict
 from logsleuth.pipeline import build_report, feed_folded
-from logsleuth.read import BLOCK_SIZE
+from logsleuth.wholelines import BLOCK_SIZE
 from logsleuth.signatures import SignatureSet
 from logsleuth.tokenize import Tokenizer, TokenizeStats
 
