@@ -407,6 +407,18 @@ class _ToRecords(Transformer[Token, object]):
         return _Body(LineKind.EXCEPTION_REPR, f"{lead}{body.text}", exception=body.exception,
                      message=body.message)
 
+    def error_phrase(self, items: list[Token]) -> _Body:
+        # `NCCL error in: x.cpp:12, unhandled cuda error`, `[Errno 98] error while ...`: the phrase
+        # names the error; an errno's text is what OSError prints, so it is that exception
+        label = str(items[-2])
+        message = str(items[-1]).removeprefix(" in").removeprefix(":").removeprefix(" ")
+        message = message.removeprefix("- ")
+        text = "".join(str(t) for t in items)
+        if label.startswith("[Errno"):
+            return _Body(LineKind.EXCEPTION_REPR, text, exception="OSError",
+                         message=f"{label} {message}")
+        return _Body(LineKind.EXCEPTION_REPR, text, exception=label, message=message)
+
     frame_list = _simple(LineKind.FRAME_LIST)
 
     def stub_frame(self, items: list[Token]) -> _Body:
