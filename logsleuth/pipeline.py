@@ -12,6 +12,7 @@ from logsleuth.causal import CausalGraph
 from logsleuth.facts import FactCollector
 from logsleuth.fingerprint import fingerprint
 from logsleuth.index import annotate
+from logsleuth.inputorder import in_input_order
 from logsleuth.model import ErrorEvent, Event, Inference, LineRun, LogLine, Report
 from logsleuth.phase import failure_phase
 from logsleuth.read import LogInput, Source, input_from_text, open_input
@@ -47,6 +48,8 @@ def explain_events(source: Source | LogInput, *, signatures: SignatureSet | None
     read = read_events(log, progress)
     report = build_report(log.name, read.events, read.stats, read.facts, signatures,
                           read.notices, head=read.head)
+    if log.last_line_first:
+        report = in_input_order(report, report.lines_read)
     return report, read
 
 

@@ -46,6 +46,7 @@ class LogInput:
     cut_lines: int = 0
     nul_bytes: int = 0
     path: Path | None = None  # a regular file read as it is (no gzip, no re-encoding)
+    last_line_first: bool = False  # read from its last line up (a console's newest-first download)
 
     def blocks(self) -> Iterator[bytes]:
         """Yield byte blocks that each end just after a `\\n` (the last one may not).
@@ -246,8 +247,9 @@ def _unwrap(log: LogInput) -> LogInput:
 
     if newest_first(head.peek(_NEWEST_FIRST_HEAD_BYTES)):
         log._stream = _ReversedLines(head)  # type: ignore[assignment]
+        log.last_line_first = True
         log.notices.append("the log lists its newest lines first (a log console's download); "
-                           "it was read oldest first, so line numbers count lines in time order")
+                           "it was read oldest first, and line numbers are the file's own")
         return log
     log._stream = head  # type: ignore[assignment]
     return log

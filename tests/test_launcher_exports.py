@@ -7,7 +7,7 @@
   `[error]`), glued or spaced, after the export's time when it has one.
 - A log console's download may list the newest line first: a CSV export (CloudWatch, Datadog,
   Loki) by its time column, a text download by the record times the grammar reads. Either is read
-  oldest first, and gives the answer the log in time order gives.
+  oldest first, and gives the answer the log in time order gives, at the lines of the file as given.
 
 Every shape is generated (node names, task ranges, exit codes, container ids, streams, how many
 rows share a time), never one fixture.
@@ -214,8 +214,14 @@ def test_a_text_download_newest_first_gives_the_answer_of_the_log_in_order(tag: 
     lines = [tag + line for line in [*V1_START, *SERVING, *CRASH]]
     in_order, newest = explain(lines), explain(lines[::-1])
     assert in_order.root_cause is not None and newest.root_cause is not None
-    assert (newest.verdict, newest.root_cause.exception, newest.root_cause.line) \
-        == (in_order.verdict, in_order.root_cause.exception, in_order.root_cause.line)
+    # the same answer, at the same line of the file as given (counted from its top, as sed does)
+    turned = len(lines) + 1
+    assert (newest.verdict, newest.root_cause.exception, newest.root_cause.line,
+            newest.root_cause.first_line, newest.root_cause.last_line) \
+        == (in_order.verdict, in_order.root_cause.exception, turned - in_order.root_cause.line,
+            turned - in_order.root_cause.last_line, turned - in_order.root_cause.first_line)
+    assert all(turned - run.end_line == back.start_line for run, back
+               in zip(in_order.runs, reversed(newest.runs), strict=False))
     assert any("newest lines first" in notice for notice in newest.notices)
     assert not any("newest lines first" in notice for notice in in_order.notices)
 

@@ -407,6 +407,22 @@ class _ToRecords(Transformer[Token, object]):
         return _Body(LineKind.EXCEPTION_REPR, f"{lead}{body.text}", exception=body.exception,
                      message=body.message)
 
+    def embedded_repr(self, items: list[Token]) -> _Body:
+        # `... err=ValueError('message'), type(err)=...`: the class, and the quoted message up to
+        # its closing quote (the whole rest when a paste cut it)
+        text = "".join(str(t) for t in items)
+        name, _, rest = str(items[-1]).partition("(")
+        quote, rest = rest[0], rest[1:]
+        message = rest.partition(quote + ")")[0]
+        return _Body(LineKind.EXCEPTION_REPR, text, exception=name, message=message)
+
+    def uncaught_class(self, items: list[Token]) -> _Body:
+        # `Uncaught exception | <class 'ValueError'>; message; <traceback object at 0x...>;`
+        text = str(items[0]).strip()
+        name = text.partition("<class '")[2].partition("'>")[0]
+        message = text.partition("'>; ")[2].rpartition("; <traceback object")[0]
+        return _Body(LineKind.EXCEPTION_REPR, text, exception=name, message=message or text)
+
     def error_phrase(self, items: list[Token]) -> _Body:
         # `NCCL error in: x.cpp:12, unhandled cuda error`, `[Errno 98] error while ...`: the phrase
         # names the error; an errno's text is what OSError prints, so it is that exception
