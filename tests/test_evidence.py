@@ -478,7 +478,9 @@ OUTERS = ["", "2024-05-01T10:00:01.123456789Z ", "2024-05-01T10:00:01.123Z stder
           "2023-11-29 11:34:19 ", "#4 3570.9 ",
           # journalctl -o short-iso and short-iso-precise
           "2024-01-02T03:04:05+0000 gpu1 vllm[8052]: ",
-          "2024-01-02T03:04:05.123456+00:00 gpu1 vllm[8052]: "]
+          "2024-01-02T03:04:05.123456+00:00 gpu1 vllm[8052]: ",
+          # pytest's report of a failed test: the exception's margin and the short summary
+          "E       ", "FAILED tests/test_x.py::test_y[a-1] - "]
 PREFIXES = ["", "(Worker_TP1 pid=3001) ", "(RayWorkerVllm pid=31, ip=10.0.0.2) ", "(raylet) ",
             "[rank0]: ", "(pid=7) ", "(EngineCore_DP0 pid=2900) (VllmWorker rank=2 pid=8) "]
 HEADERS = ["", "ERROR 08-01 21:00:00 [core.py:718] ", "CRITICAL 08-01 21:00:00 [core.py:1] ",
@@ -505,6 +507,7 @@ EXCEPTION_NAMES = ["ValueError", "torch.OutOfMemoryError", "triton.runtime.error
 BODIES = [
     "Traceback (most recent call last):",
     "RuntimeError: Traceback (most recent call last):",
+    "../vllm/model_executor/models/utils.py:363: RuntimeError",
     '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 701, in run',
     "The above exception was the direct cause of the following exception:",
     "Process EngineCore_DP0:",

@@ -422,3 +422,65 @@ def test_error_bodies_a_client_printed_are_no_json_lines_log() -> None:
     result = explain_text(body + "\n" + body + "\n", signatures=default_signatures())
     assert not any("JSON lines" in notice for notice in result.notices)
     assert result.verdict is not Verdict.NO_FAILURE
+
+
+# ---- pytest's report of a failed test (a CI job's log; vllm issues 19736, 6408) ----------------
+
+exception_names = st.sampled_from(["RuntimeError", "AssertionError", "ValueError",
+                                   "torch.OutOfMemoryError", "KeyError", "IndexError"])
+messages = st.from_regex(r"[a-z][a-z ().,:'\[\]\d]{4,60}[a-z)]", fullmatch=True)
+node_ids = st.from_regex(r"(?:tests/)?[a-z_]{3,12}/test_[a-z_]{3,12}\.py::test_[a-z_]{3,12}"
+                         r"(?:\[[\w.\-]{1,20}\])?", fullmatch=True)
+
+
+def _pytest_report(name: str, message: str, node: str, margin: int, vllm_between: bool,
+                   summary: bool) -> tuple[list[str], int]:
+    """A failed test's report as pytest prints it; the line of its `E   Type: message`."""
+    lines = [f"{node.split('::')[0]} F", "", "=" * 30 + " FAILURES " + "=" * 30,
+             "_" * 20 + f" {node.split('::')[1]} " + "_" * 20, "",
+             "    def helper(embeddings):",
+             ">       return torch.cat(tuple(embeddings))"]
+    root = len(lines) + 1
+    lines += [f"E{' ' * margin}{name}: {message}", "",
+              f"../vllm/model_executor/models/utils.py:363: {name}"]
+    if vllm_between:
+        lines += ["-" * 20 + " Captured stderr call " + "-" * 20,
+                  "INFO 06-17 09:20:18 [cuda.py:336] Using Flash Attention backend.",
+                  "WARNING 06-17 09:20:16 [config.py:3273] Casting torch.bfloat16 to torch.float16."]
+    if summary:
+        lines += ["=" * 20 + " short test summary info " + "=" * 20,
+                  f"FAILED {node} - {name}: {message}", "=" * 20 + " 1 failed in 29.93s " + "=" * 20]
+    return lines, root
+
+
+@SOME
+@given(exception_names, messages, node_ids, st.integers(2, 20), st.booleans(), st.booleans())
+def test_a_failed_test_is_a_failure_rooted_at_its_exception(
+        name: str, message: str, node: str, margin: int, vllm_between: bool,
+        summary: bool) -> None:
+    lines, root = _pytest_report(name, message, node, margin, vllm_between, summary)
+    result = explain(lines)
+    assert result.verdict is Verdict.FAILURE, result.reasons
+    assert result.root_cause is not None
+    assert (result.root_cause.exception, result.root_cause.line) == (name, root)
+
+
+@SOME
+@given(node_ids, st.integers(2, 20))
+def test_a_failed_plain_assert_is_rooted_at_the_place_pytest_names(node: str, margin: int) -> None:
+    # `assert a == b` prints no exception line: pytest's `file:line: AssertionError` names it
+    lines = [f"{node.split('::')[0]} F", ">       assert len(outputs) == 2",
+             f"E{' ' * margin}assert 1 == 2", f"E{' ' * margin} +  where 1 = len([...])", "",
+             "tests/samplers/test_logprobs.py:99: AssertionError"]
+    result = explain(lines)
+    assert result.verdict is Verdict.FAILURE, result.reasons
+    assert result.root_cause is not None
+    assert (result.root_cause.exception, result.root_cause.line) == ("AssertionError", len(lines))
+
+
+@SOME
+@given(exception_names, messages, node_ids)
+def test_the_summary_alone_still_says_a_test_failed(name: str, message: str, node: str) -> None:
+    # `pytest -q --tb=no`: the short summary is all that names the exception
+    result = explain([f"FAILED {node} - {name}: {message}", "1 failed, 3 passed in 2.01s"])
+    assert result.verdict is not Verdict.NO_FAILURE
