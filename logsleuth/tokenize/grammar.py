@@ -481,7 +481,9 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "PDSH_HOST": (0, "launcher"), "STREAM_RELAY": (0, "launcher"), "RUNPOD_TAG": (0, "launcher"),
     "PYLOG_RELAY": (0, "relay"), "BRACKET_LOG": (0, "relay"), "VIEW_TIME": (0, "docker"),
     "BUILDKIT_STEP": (0, "launcher"), "EMPHASIS": (0, "quote"),
-    "PYTEST_E": (0, "quote"), "PYTEST_FAILED": (0, "launcher"), "JOURNALD_ISO": (0, "journald"),
+    "PYTEST_E": (0, "quote"), "PYTEST_FAILED": (0, "launcher"),
+    "ANY_TIME": (0, "docker"), "BRACKET_TAG": (0, "launcher"), "LEVEL_TAG": (0, "relay"),
+    "STREAM_TAG": (0, "launcher"), "LOGFMT": (0, "relay"), "GREP_FILE": (0, "launcher"), "JOURNALD_ISO": (0, "journald"),
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
     "RAY_SERVE_HEADER": (2, "ray_serve"), "KSERVE_HEADER": (2, "kserve"),
 }
