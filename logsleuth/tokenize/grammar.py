@@ -357,6 +357,11 @@ class _ToRecords(Transformer[Token, object]):
         text = f"{name}: {message}" if message else name
         return _Body(LineKind.EXCEPTION, text, exception=name, message=message)
 
+    def pytest_crash(self, items: list[Token]) -> _Body:
+        # `../vllm/x.py:363: RuntimeError`: pytest names the exception's type after its place
+        name = str(items[0]).strip().rpartition(": ")[2]
+        return _Body(LineKind.EXCEPTION, name, exception=name, message="")
+
     def process_header(self, items: list[Token]) -> _Body:
         return _Body(LineKind.PROCESS_HEADER, f"Process {items[0]}:", message=str(items[0]))
 
@@ -512,7 +517,10 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "TASK_LABEL": (0, "launcher"), "MPI_TAG": (0, "launcher"), "MODAL_TIME": (0, "launcher"),
     "PDSH_HOST": (0, "launcher"), "STREAM_RELAY": (0, "launcher"), "RUNPOD_TAG": (0, "launcher"),
     "PYLOG_RELAY": (0, "relay"), "BRACKET_LOG": (0, "relay"), "VIEW_TIME": (0, "docker"),
-    "BUILDKIT_STEP": (0, "launcher"), "EMPHASIS": (0, "quote"), "JOURNALD_ISO": (0, "journald"),
+    "BUILDKIT_STEP": (0, "launcher"), "EMPHASIS": (0, "quote"),
+    "PYTEST_E": (0, "quote"), "PYTEST_FAILED": (0, "launcher"),
+    "ANY_TIME": (0, "docker"), "BRACKET_TAG": (0, "launcher"), "LEVEL_TAG": (0, "relay"),
+    "STREAM_TAG": (0, "launcher"), "LOGFMT": (0, "relay"), "GREP_FILE": (0, "launcher"), "JOURNALD_ISO": (0, "journald"),
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
     "RAY_SERVE_HEADER": (2, "ray_serve"), "KSERVE_HEADER": (2, "kserve"),
 }
