@@ -344,12 +344,24 @@ class _ToRecords(Transformer[Token, object]):
 
     def frame(self, items: list[Token]) -> _Body:
         # `  File "/p/x.py", line 12, in f` (faulthandler: `line 12 in f`)
+        if 'File "' not in str(items[0]):
+            return self._ipython_frame(str(items[0]))
         rest = str(items[0]).split('File "', 1)[1]
         file, _, rest = rest.rpartition('", line ')
         number, _, function = rest.partition(" in ")
         text = f'File "{file}", line {number.rstrip(",")}, in {function}'
         return _Body(LineKind.FRAME, text,
                      frame=Frame(file, int(number.rstrip(",")), function.strip()))
+
+    @staticmethod
+    def _ipython_frame(token: str) -> _Body:
+        # IPython's `File ~/env/x.py:12, in Class.f(self, x)`: the call's arguments are dropped so
+        # that the function reads as in a plain traceback
+        place, _, call = token.split("File ", 1)[1].partition(", in ")
+        file, _, number = place.rpartition(":")
+        function = call.partition("(")[0].strip()
+        return _Body(LineKind.FRAME, f'File "{file}", line {number}, in {function}',
+                     frame=Frame(file, int(number), function))
 
     def exc_line(self, items: list[Token]) -> _Body:
         name = str(items[0]).strip().lstrip("|").strip()
