@@ -17,19 +17,10 @@ import tempfile
 from pathlib import Path
 
 from logsleuth.errors import SignatureError
+from logsleuth.resources import cache_dir as cache_dir  # where index/ and triage/ look too
 from logsleuth.signatures.load import Signature, load_directory
 
 _FORMAT = 3  # bump when Signature's fields change
-
-
-def cache_dir() -> Path | None:
-    if os.environ.get("LOGSLEUTH_NO_CACHE"):
-        return None
-    explicit = os.environ.get("LOGSLEUTH_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "logsleuth"
 
 
 def _key(directory: Path) -> str:
