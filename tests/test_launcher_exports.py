@@ -15,6 +15,8 @@ rows share a time), never one fixture.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -232,6 +234,26 @@ def test_a_text_download_newest_first_gives_the_answer_of_the_log_in_order(tag: 
 ])
 def test_a_log_in_time_order_is_read_as_it_is(lines: list[str]) -> None:
     assert not any("newest lines first" in notice for notice in explain(lines).notices)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["01-05 09:00:0" + d for d in "0123"]), max_size=12),
+       st.integers(min_value=0, max_value=4))
+def test_times_are_read_up_to_the_first_step_forward(times: list[str], at_least: int) -> None:
+    """only_back_in_time stops at the first step forward and says what the whole list says."""
+    from logsleuth.tokenize.sniff import only_back_in_time
+
+    steps = [later < earlier for earlier, later in zip(times, times[1:]) if later != earlier]
+    read: list[str] = []
+
+    def reading() -> Iterator[str]:
+        for time in times:
+            read.append(time)
+            yield time
+
+    assert only_back_in_time(reading(), at_least) == (len(steps) >= at_least and all(steps))
+    forward = next((i + 1 for i, (a, b) in enumerate(zip(times, times[1:])) if b > a), None)
+    assert len(read) == (forward + 1 if forward is not None else len(times))
 
 
 # ---- a time limit is the job's planned end once the server was up -----------------------------
