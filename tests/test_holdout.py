@@ -62,7 +62,7 @@ FLOORS = {
 MAX_WRONG_WAY = 16
 # How many cases the set must hold at least (the count after holdout-a's round; lower it only when a case is
 # moved out as the README asks), and the groups it must have.
-MIN_CASES = 275
+MIN_CASES = 278
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...
