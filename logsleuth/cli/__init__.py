@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from logsleuth.cli.output import emit, is_terminal, render_rich
+from logsleuth.dependencies import missing_package_message
 from logsleuth.errors import LogsleuthError, OutputError
 from logsleuth.model import Report, Verdict
 
@@ -103,6 +104,9 @@ class _Commands(click.Group):
             sys.exit(EXIT_UNUSABLE)
         except BrokenPipeError:
             sys.exit(EXIT_NO_FAILURE)
+        except ModuleNotFoundError as exc:  # a dependency loaded late (dependencies.py)
+            click.echo(missing_package_message(exc), err=True)
+            sys.exit(EXIT_INTERNAL)
         except Exception as exc:  # noqa: BLE001 - the one place a bug becomes a message
             click.echo(f"logsleuth: internal error: {type(exc).__name__}: {exc} (please report "
                        "it at the project's issue tracker, with the log if you can)", err=True)
