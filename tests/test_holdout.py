@@ -62,7 +62,7 @@ FLOORS = {
 MAX_WRONG_WAY = 16
 # How many cases the set must hold at least (the count after holdout-a's third round, session 9; lower it only
 # when a case is moved out as the README asks), and the groups it must have.
-MIN_CASES = 294
+MIN_CASES = 295
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...
