@@ -60,9 +60,10 @@ FLOORS = {
 # healthy cases answered `failure` moved to tuning (2026-12-03, evening); 15 on 279 once holdout-a added 26
 # cases (2026-12-03, session 7; leaving a case out for its answer would bias the measure); plus a margin of one.
 MAX_WRONG_WAY = 16
-# How many cases the set must hold at least (the count after holdout-a's round, less the four the lead
-# moved out in session 8; lower it only when a case is moved out as the README asks), and its groups.
-MIN_CASES = 275
+# How many cases the set must hold at least (the count after holdout-a's third round, session 9: 279 less the
+# four the lead moved out in session 8, plus 16; lower it only when a case is moved out as the README asks), and
+# the groups it must have.
+MIN_CASES = 291
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...
