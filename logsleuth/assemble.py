@@ -135,11 +135,15 @@ class Assembler:
             if recurrences is not None:
                 if isinstance(event, Milestone):
                     recurrences.see(event)
-                else:
-                    taken = recurrences.take(event, self.waiting)
-                    if taken is None:
-                        continue  # a copy, counted into the first of its kind
-                    event = taken
+                else:  # none: a copy, counted into the first of its kind
+                    out += self._under_cap(recurrences.take(event, self.waiting))
+                    continue
+            out += self._under_cap([event])
+        return out
+
+    def _under_cap(self, events: list[Event] | list[ErrorEvent]) -> list[Event]:
+        out: list[Event] = []
+        for event in events:
             if isinstance(event, ErrorEvent):
                 key = Process(event.process.name, event.process.pid)
                 kept = self._kept.get(key, 0)

@@ -24,8 +24,10 @@ A copy folds into the first of its kind (its example) when:
   runs.py may begin a run), lies between them, nor can one still come (no error of a process
   not seen yet is still being assembled from before the copy's line).
 
-Anything else reaches inference as before. An exception chained from a folded copy that does
-not fold itself is linked to the example instead (the copy it was raised from stands for it).
+Anything else reaches inference as before. An exception raised from a folded copy takes that
+copy back out of the count and both reach inference: whether the copy is survived depends on
+what follows from it (`causal._survivors` settles an error only after its effects), which its
+example does not share (tests/test_recur.py: a chained exception, then the log cut).
 """
 
 from __future__ import annotations
@@ -38,9 +40,11 @@ from logsleuth.causal import recurring
 from logsleuth.fingerprint import fingerprint
 from logsleuth.knowledge import Causality
 from logsleuth.model import ErrorEvent, Event, Milestone, MilestoneKind, Process
+from logsleuth.signatures.template import mask_key
 from logsleuth.tokenize.shape import shape_key
 
 _SHAPES = 16  # shapes of text known to classify like a group's example (a bound per group)
+_WAITING = 64  # groups per process waiting for it to show it went on working (a bound)
 
 _Key = tuple[object, ...]
 
@@ -50,14 +54,16 @@ class _Group:
     """The copies of one failure within one run, folded into its first."""
 
     serial: int
+    key: _Key
     example: ErrorEvent
     evidence: frozenset[MilestoneKind]  # own milestones that show work went on (empty: none needed)
     decisions: tuple[bool, ...]  # the example's answers from the digit-reading text patterns
     shapes: set[bytes] = field(default_factory=set)
-    proven: bool = False  # the example was survived before a copy came
+    worked: int | None = None  # the first line after the example that shows its process working
     count: int = 1
     last: int | None = None  # the last line of the last copy folded
-    latest: int | None = None  # the id of the last copy folded
+    latest: ErrorEvent | None = None  # the last copy folded
+    before: int | None = None  # `last` before it was folded
 
 
 class Recurrences:
@@ -67,45 +73,69 @@ class Recurrences:
     def __init__(self, know: Causality):
         self._know = know
         self._current: dict[_Key, _Group] = {}  # the group each failure folds into now
+        # the same, by process, call site and the key a text's mask is kept under (its shape,
+        # digits aside: `template.mask_key`): a copy with that key is the same failure without
+        # masking its message (fingerprint.py)
+        self._by_shape: dict[tuple[Process, str | None, bytes], _Group] = {}
         self._examples: dict[int, _Group] = {}  # every group, by its example's id
         self._latest: dict[int, _Group] = {}  # the last copy folded of each group, by its id
         self._starts: list[int] = []  # sorted: lines where a run may begin
         self._seen: set[tuple[str, int | None]] = set()
-        self._work: dict[tuple[Process, MilestoneKind], int] = {}  # the last line of each
+        self._last_seen: Process | None = None  # (processes repeat: most events ask of one)
+        # the groups still waiting for their process to show it went on working
+        self._unproven: dict[Process, list[_Group]] = {}
         self._serial = 0
         self.folded = 0
 
     def see(self, milestone: Milestone) -> None:
         """A milestone, in the order they come: a start, or a process's work."""
-        self._appears(milestone.process, milestone.line)
+        process = milestone.process
+        if process is not self._last_seen:
+            self._appears(process, milestone.line)
         if milestone.kind is MilestoneKind.START:
             insort(self._starts, milestone.line)
-        self._work[(milestone.process, milestone.kind)] = milestone.line
+        if self._unproven:
+            waiting = self._unproven.get(process)
+            if waiting:
+                for group in waiting:
+                    if milestone.kind in group.evidence \
+                            and milestone.line > group.example.last_line:
+                        group.worked = milestone.line
+                self._unproven[process] = [g for g in waiting if g.worked is None]
 
     def take(self, event: ErrorEvent, waiting: Callable[[], Iterable[tuple[Process, int]]]
-             ) -> ErrorEvent | None:
-        """The event to pass on (itself, or relinked to an example), or None: folded.
+             ) -> list[ErrorEvent]:
+        """The events to pass on: the event itself, none (a copy, folded), or the last copy
+        folded and the event (raised from that copy, which inference must see then).
         `waiting` gives the process and first line of each error still being assembled."""
-        self._appears(event.process, event.first_line)
+        if event.process is not self._last_seen:
+            self._appears(event.process, event.first_line)
         chained: int | None = None  # the serial of the group of the error it was raised from
-        relinked = event
         if event.cause_id is not None:
-            cause = self._latest.get(event.cause_id) or self._examples.get(event.cause_id)
+            cause = self._examples.get(event.cause_id)
             if cause is None:
-                return event  # raised from an error inference sees: a chain of its own
+                copy = self._latest.get(event.cause_id)
+                if copy is None:
+                    return [event]  # raised from an error inference sees: a chain of its own
+                # raised from a copy: whether that copy is survived depends on what follows
+                # from it (causal._survivors, `settled`), so it is not its example's copy
+                return [self._unfold(copy), event]
             chained = cause.serial
-            if event.cause_id != cause.example.id:  # raised from a folded copy
-                relinked = replace(event, cause_id=cause.example.id)
-        key = (event.process, event.kind, event.exception, fingerprint(event), event.title,
-               event.site, tuple((f.file, f.function) for f in event.frames), event.raw,
-               event.cause_reason, chained)
-        group = self._current.get(key)
-        if group is not None and self._folds(group, event, waiting):
+        text = event.text
+        shape = shape_key(text)
+        group = self._by_shape.get((event.process, event.site, mask_key(text, shape)))
+        if group is None or self._current.get(group.key) is not group \
+                or not _same_but_message(group, event, chained):
+            key = (event.process, event.kind, event.exception, fingerprint(event), event.title,
+                   event.site, tuple((f.file, f.function) for f in event.frames), event.raw,
+                   event.cause_reason, chained)
+            group = self._current.get(key)
+        if group is not None and self._folds(group, event, text, shape, waiting):
             self._fold(group, event)
-            return None
+            return []
         if group is None or self._split(group, event):
-            self._start(key, relinked)
-        return relinked
+            self._start(event, chained, text, shape)
+        return [event]
 
     def counted(self, events: list[Event]) -> list[Event]:
         """The events with each example given its count of copies."""
@@ -121,64 +151,88 @@ class Recurrences:
 
     def _appears(self, process: Process, line: int) -> None:
         """A process's first word may begin a run (runs.py): copies do not fold across it."""
+        self._last_seen = process
         if process.pid is not None:
             who = (process.name, process.pid)
             if who not in self._seen:
                 self._seen.add(who)
                 insort(self._starts, line)
 
-    def _start(self, key: _Key, example: ErrorEvent) -> None:
+    def _start(self, example: ErrorEvent, chained: int | None, text: str, shape: bytes) -> None:
+        key = (example.process, example.kind, example.exception, fingerprint(example),
+               example.title, example.site, tuple((f.file, f.function) for f in example.frames),
+               example.raw, example.cause_reason, chained)
         evidence = recurring(example, self._know)
         if evidence is None:
             self._current.pop(key, None)
             return
         self._serial += 1
-        group = _Group(self._serial, example, evidence,
-                       self._know.digit_decisions(example.text), {shape_key(example.text)})
+        group = _Group(self._serial, key, example, evidence, self._know.digit_decisions(text),
+                       {shape})
         self._current[key] = group
+        self._by_shape[(example.process, example.site, mask_key(text, shape))] = group
         self._examples[example.id] = group
+        if evidence:  # the latest few: a group left waiting for good only never folds
+            waiting = self._unproven.setdefault(example.process, [])
+            waiting.append(group)
+            del waiting[:-_WAITING]
 
     def _split(self, group: _Group, event: ErrorEvent) -> bool:
         """A run may begin between the group's example and the event."""
         index = bisect_right(self._starts, group.example.line)
         return index < len(self._starts) and self._starts[index] <= event.line
 
-    def _folds(self, group: _Group, event: ErrorEvent,
+    def _folds(self, group: _Group, event: ErrorEvent, text: str, shape: bytes,
                waiting: Callable[[], Iterable[tuple[Process, int]]]) -> bool:
         if self._split(group, event):
             return False
+        if group.evidence and (group.worked is None or group.worked >= event.first_line):
+            return False  # not shown survived before the copy came
         for process, first in waiting():
             if first <= event.line and process.pid is not None \
                     and (process.name, process.pid) not in self._seen:
                 return False  # an error still being assembled is a new process's first word
-        if not group.proven:
-            example = group.example
-            group.proven = not group.evidence or any(
-                example.last_line < self._work.get((example.process, kind), 0) < event.first_line
-                for kind in group.evidence)
-            if not group.proven:
-                return False
-        return self._alike(group, event)
+        return self._alike(group, event, text, shape)
 
-    def _alike(self, group: _Group, event: ErrorEvent) -> bool:
+    def _alike(self, group: _Group, event: ErrorEvent, text: str, shape: bytes) -> bool:
         """Knowledge classifies the event as it did the group's example."""
-        text = event.text
-        shape = shape_key(text)
         if shape in group.shapes:
             return self._know.digit_decisions(text) == group.decisions
         if recurring(event, self._know) != group.evidence:
             return False
         if len(group.shapes) < _SHAPES:
             group.shapes.add(shape)
+            self._by_shape[(event.process, event.site, mask_key(text, shape))] = group
         return True
 
     def _fold(self, group: _Group, event: ErrorEvent) -> None:
         # only the last copy can still have an exception raised from it: the next one comes
         # later in the same channel (the same process and call site)
         if group.latest is not None:
-            del self._latest[group.latest]
-        group.latest = event.id
+            del self._latest[group.latest.id]
+        group.latest = event
         self._latest[event.id] = group
         group.count += 1
-        group.last = event.last_line
+        group.before, group.last = group.last, event.last_line
         self.folded += 1
+
+    def _unfold(self, group: _Group) -> ErrorEvent:
+        """The last copy folded, taken back out of its group's count."""
+        copy = group.latest
+        assert copy is not None
+        del self._latest[copy.id]
+        group.latest = None
+        group.count -= 1
+        group.last = group.before
+        self.folded -= 1
+        return copy
+
+
+def _same_but_message(group: _Group, event: ErrorEvent, chained: int | None) -> bool:
+    """The event is the group's failure, given that its text has the mask key of one of the
+    group's (texts with one key have one fingerprint)."""
+    example = group.example
+    return (event.exception == example.exception and event.kind is example.kind
+            and event.title == example.title
+            and event.raw == example.raw and event.cause_reason is example.cause_reason
+            and chained == group.key[-1] and event.frames == example.frames)
