@@ -16,18 +16,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, Frame, Level, LineKind,
                              LineRun, LogLine, Milestone, MilestoneKind, Phase, Process)
 
+if TYPE_CHECKING:  # recur.py classifies through causal.py, which imports this module
+    from logsleuth.recur import Recurrences
+
 MAX_FRAMES = 64  # the innermost frames are the ones that say where it failed
 MAX_MESSAGE_LINES = 12
 MAX_MESSAGE_CHARS = 4000
-# Error events kept per process: the earliest are the ones that can be a root cause; a process
-# that logs the same failure for every request would otherwise fill memory and the causal graph
-# (200,000 ERROR records took over two minutes). Events beyond it are counted in a notice.
+# Error events kept per process and run: the earliest are the ones that can be a root cause; a
+# process that logs endless distinct errors would otherwise fill memory and the causal graph
+# (200,000 ERROR records took over two minutes). Events beyond it are counted in a notice. (The
+# copies of a request's error the server answers are folded before they count: recur.py.)
 MAX_EVENTS_PER_PROCESS = 5000
 
 _ERROR_LEVELS = (Level.ERROR, Level.CRITICAL)
@@ -90,8 +94,12 @@ class Assembler:
     """Feed LogLines in order; collect the events each line completes."""
 
     def __init__(self, causality: Causality | None = None, *,
-                 max_events_per_process: int = MAX_EVENTS_PER_PROCESS):
+                 max_events_per_process: int = MAX_EVENTS_PER_PROCESS,
+                 recurrences: Recurrences | None = None):
         self._causality = causality or default_causality()
+        # folds the copies of a request's error as they are completed (None: every event is
+        # handed on, as `parse` gives them)
+        self.recurrences = recurrences
         self._channels: dict[ChannelKey, _Channel] = {}
         # the channels that may hold a trace, in the order the channels were made: what a start
         # of vLLM has to look at (every run of a crash loop or a restart-heavy log makes new
@@ -121,6 +129,19 @@ class Assembler:
                 for process, count in self._dropped.items()]
 
     def _capped(self, events: list[Event]) -> list[Event]:
+        out: list[Event] = []
+        recurrences = self.recurrences
+        for event in events:
+            if recurrences is not None:
+                if isinstance(event, Milestone):
+                    recurrences.see(event)
+                else:  # none: a copy, counted into the first of its kind
+                    out += self._under_cap(recurrences.take(event, self.waiting))
+                    continue
+            out += self._under_cap([event])
+        return out
+
+    def _under_cap(self, events: list[Event] | list[ErrorEvent]) -> list[Event]:
         out: list[Event] = []
         for event in events:
             if isinstance(event, ErrorEvent):
@@ -433,6 +454,15 @@ class Assembler:
         for key in idle:
             del self._busy[key]
         return first
+
+    def waiting(self) -> Iterator[tuple[Process, int]]:
+        """The process and first line of each error still being assembled."""
+        for channel in self._busy.values():
+            trace, title = channel.trace, channel.title
+            if trace is not None:
+                yield channel.process, trace.first_line
+            if title is not None:
+                yield channel.process, title[1]
 
     def snapshot(self) -> list[ErrorEvent]:
         """The exceptions still waiting for their next line, as they stand (ids are negative).

@@ -469,6 +469,33 @@ def _classify(event: ErrorEvent, know: Causality) -> _Node:
                  request=request)
 
 
+# The milestones of its own process that show a process went on working after a request's error
+# (_Work.evidence): start-up steps and engine output count for every such error, an API
+# server's answers of any kind for its own, an unnamed process's refusals for its records.
+_OWN_WORK = frozenset({MilestoneKind.SERVING, MilestoneKind.READY, MilestoneKind.PROGRESS,
+                       MilestoneKind.PHASE})
+
+
+def recurring(event: ErrorEvent, know: Causality) -> frozenset[MilestoneKind] | None:
+    """For a request's error vLLM answers (knowledge: handled, or raised in the HTTP server
+    while it served one request; a cause by its text, not corrupting), whose copies recur.py
+    folds into counts as they stream by: the kinds of its own process's milestones that show
+    the process went on working after it, which is what saves a copy of such an error
+    (`_survivors`' recurrences); empty for a handled one, which is survived whatever follows.
+    None for every other error."""
+    node = _classify(event, know)
+    if node.role is not EventRole.CAUSE or node.corrupting or node.embedded is not None \
+            or not (node.handled or node.request):
+        return None
+    if node.handled:
+        return frozenset()
+    if node.process_role is Role.API_SERVER:
+        return _OWN_WORK | {MilestoneKind.ALIVE, MilestoneKind.REJECTED}
+    if event.kind is EventKind.ERROR_RECORD:
+        return _OWN_WORK | {MilestoneKind.REJECTED}
+    return _OWN_WORK
+
+
 def _fingerprint(event: ErrorEvent) -> tuple[str, str]:
     """Type and masked first message line: eight workers' OOMs differ only in GPU numbers."""
     return fingerprint(event)  # cached per distinct message (logsleuth/fingerprint.py)
@@ -676,9 +703,11 @@ def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
         reasons.append(f"{len(symptoms)} later error(s) follow from it.")
     lived_through = [e for e in survived if e.line < event.line]
     if lived_through:
-        reasons.append(f"{len(lived_through)} earlier error(s) were survived: their process or "
-                       "engine went on working after them (the first at line "
-                       f"{lived_through[0].line}).")
+        # copies folded into a survived error count as the errors they are (recur.py); those
+        # printed after the root cause too, since a server that survived one goes on answering
+        counted = sum(e.occurrences for e in lived_through)
+        reasons.append(f"{counted} earlier error(s) were survived: their process or engine went "
+                       f"on working after them (the first at line {lived_through[0].line}).")
     return tuple(reasons)
 
 

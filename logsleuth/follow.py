@@ -22,7 +22,9 @@ from logsleuth.assemble import Assembler
 from logsleuth.errors import InputError
 from logsleuth.facts import FactCollector
 from logsleuth.model import ErrorEvent, Event, Report, Verdict
-from logsleuth.pipeline import build_report, feed_folded
+from logsleuth.knowledge import default_causality
+from logsleuth.pipeline import build_report, feed_folded, folded_events
+from logsleuth.recur import Recurrences
 from logsleuth.wholelines import BLOCK_SIZE
 from logsleuth.signatures import SignatureSet
 from logsleuth.tokenize import Tokenizer, TokenizeStats
@@ -37,7 +39,7 @@ class _Follower:
     def __init__(self) -> None:
         self.stats = TokenizeStats()
         self.tokenizer = Tokenizer(self.stats)
-        self.assembler = Assembler()
+        self.assembler = Assembler(recurrences=Recurrences(default_causality()))
         self.facts = FactCollector()
         # as `explain` reads: repeated record lines replayed, activity folded (every catch-up
         # with the writer infers over the events so far; unfolded, a day of answers)
@@ -53,7 +55,7 @@ class _Follower:
                         self.fold)
 
     def current(self) -> list[Event]:
-        return self.fold.events() + list(self.assembler.snapshot())
+        return folded_events(self.assembler, self.fold) + list(self.assembler.snapshot())
 
 
 def follow(path: str | os.PathLike[str], *, timeout: float | None = None,

@@ -82,6 +82,11 @@ class Causality:
     _phase_split: tuple[tuple[int, ...], tuple[int, ...]] = \
         field(init=False, repr=False, compare=False)
     _marks_memo: ShapeCache[tuple[int, int]] = field(init=False, repr=False, compare=False)
+    _request_memo: dict[tuple[str | None, tuple[str, ...]], bool] = \
+        field(init=False, repr=False, compare=False)
+    # the patterns that classify an error by its text and tell digits apart: two texts of one
+    # shape (`shape_key`) are classified alike when these answer alike (recur.py folds copies)
+    _reading: tuple[regex.Pattern[str], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_milestone_table", tuple(
@@ -101,6 +106,10 @@ class Causality:
         object.__setattr__(self, "_milestone_split", _split_blind(self.milestones))
         object.__setattr__(self, "_phase_split", _split_blind(self.phase_lines))
         object.__setattr__(self, "_marks_memo", ShapeCache[tuple[int, int]]())
+        object.__setattr__(self, "_request_memo", {})
+        object.__setattr__(self, "_reading", tuple(
+            p for p in (*self.corrupting, *self.wrappers, *(s.pattern for s in self.symptoms))
+            if not digit_blind(p.pattern)))
 
     def role_of(self, process_name: str) -> Role:
         for role, pattern in self.roles:
@@ -196,7 +205,22 @@ class Causality:
     def in_request(self, site: str | None, places: list[str]) -> bool:
         """The error happened in the HTTP server while it handled one request: logged at a
         request handler's call site `site` or raised below one of its frames `places`
-        ("file:function"), with no engine or start-up frame among them."""
+        ("file:function"), with no engine or start-up frame among them. Kept per (site,
+        frames): a day of request errors asks it of one call path again and again."""
+        key = (site, tuple(places))
+        known = self._request_memo.get(key)
+        if known is None:
+            known = self._in_request(site, places)
+            _remember(self._request_memo, key, known)
+        return known
+
+    def digit_decisions(self, text: str) -> tuple[bool, ...]:
+        """What the text-classifying patterns that tell digits apart say of `text`: two texts
+        of one shape whose answers here are equal are classified alike (the others are
+        digit-blind)."""
+        return tuple(bool(_search(pattern, text)) for pattern in self._reading)
+
+    def _in_request(self, site: str | None, places: list[str]) -> bool:
         if any(_search(p, place) for p in (*self.engine_frames, *self.startup_frames)
                for place in places):
             return False

@@ -254,6 +254,10 @@ class ErrorEvent:
     cause_reason: ChainReason | None = None
     raw: bool = False  # printed to stderr without a logger header
     site: str | None = None  # the logger call site that printed it (`serving_chat.py:898`)
+    # copies of this error folded into it as they streamed by (recur.py): the same request's
+    # failure answered again and again; itself included, and the last line of the last copy
+    occurrences: int = 1
+    last_occurrence: int | None = None
 
     @property
     def text(self) -> str:

@@ -14,8 +14,10 @@ from logsleuth.fingerprint import fingerprint
 from logsleuth.halfread import FarReader
 from logsleuth.index import annotate
 from logsleuth.inputorder import in_input_order
+from logsleuth.knowledge import default_causality
 from logsleuth.model import ErrorEvent, Event, Inference, LineRun, LogLine, Report
 from logsleuth.phase import failure_phase
+from logsleuth.recur import Recurrences
 from logsleuth.read import LogInput, Source, input_from_text, open_input
 from logsleuth.signatures import SignatureSet, Target, default_signatures
 from logsleuth.signatures.match import (CHAIN_WEIGHT, ROOT_WEIGHT, SYMPTOM_WEIGHT,
@@ -79,7 +81,7 @@ def read_events(log: LogInput, progress: Callable[[int], None] | None = None,
             reader.close()
         blocks = log.blocks() if progress is None else _reporting(log.blocks(), progress)
         lines = facts.watch(tokenize_runs(_keeping_head(blocks, head), stats))
-    assembler = Assembler()
+    assembler = Assembler(recurrences=Recurrences(default_causality()))
     events = assemble_folded(lines, assembler)
     if not head and log.path is not None:  # the split reader read the file itself
         with open(log.path, "rb") as start:
@@ -93,7 +95,14 @@ def assemble_folded(lines: Iterable[LogLine | LineRun], assembler: Assembler) ->
     fold = ActivityFold()  # activity between the same events is kept by its first and last
     feed_folded(lines, assembler, fold)
     fold.add(assembler.finish(), assembler.pending_from)
-    return fold.events()
+    return folded_events(assembler, fold)
+
+
+def folded_events(assembler: Assembler, fold: ActivityFold) -> list[Event]:
+    """The events kept so far, each request error counted with its copies (recur.py)."""
+    events = fold.events()
+    recurrences = assembler.recurrences
+    return recurrences.counted(events) if recurrences is not None else events
 
 
 def feed_folded(lines: Iterable[LogLine | LineRun], assembler: Assembler,

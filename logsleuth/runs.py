@@ -72,9 +72,12 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
         return [RunSlice(1, 1, ())]
     last_seen: dict[tuple[str, int | None], int] = {}
     ended: dict[tuple[str, int | None], bool] = {}  # its last event is an error or a shutdown
-    for event in ordered:
+    # an error's copies folded into it (recur.py) were printed up to its last occurrence
+    for line, event in sorted([(_line_of(e), e) for e in ordered]
+                              + [(_last_copy_of(e), e) for e in ordered if _last_copy_of(e)],
+                              key=lambda seen: seen[0]):
         who = (event.process.name, event.process.pid)
-        last_seen[who] = _last_line_of(event)
+        last_seen[who] = max(line, _last_line_of(event))
         ended[who] = isinstance(event, ErrorEvent) \
             or event.kind is MilestoneKind.SHUTDOWN_REQUESTED
     starts: list[int] = []
@@ -120,7 +123,7 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
             markers.setdefault(key, pid)
             pending.append(event.line)
     bounds = [ordered[0].line, *starts]
-    last_line = max(_last_line_of(e) for e in ordered)
+    last_line = max(max(_last_line_of(e), _last_copy_of(e)) for e in ordered)
     slices: list[RunSlice] = []
     for index, start in enumerate(bounds):
         end = bounds[index + 1] - 1 if index + 1 < len(bounds) else last_line
@@ -207,6 +210,11 @@ def explained_index(outcomes: Sequence[Outcome]) -> int:
 
 def _first_line_of(event: Event) -> int:
     return event.first_line if isinstance(event, ErrorEvent) else event.line
+
+
+def _last_copy_of(event: Event) -> int:
+    """The last line of the last copy folded into an error (0: none)."""
+    return (event.last_occurrence or 0) if isinstance(event, ErrorEvent) else 0
 
 
 def _last_line_of(event: Event) -> int:

@@ -230,8 +230,11 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         console.print(Text("\nErrors the server survived or that belong to a shutdown",
                            style="bold underline"))
         for event in report.survived:
+            copies = f"  ({event.occurrences:,} times, the last at line " \
+                f"{event.last_occurrence})" if event.occurrences > 1 else ""
             console.print(Padding(Text(f"- line {event.line} {event.process.name}  "
-                                       f"{_trim(event.text, 140)}"), (0, 2), expand=False))
+                                       f"{_trim(event.text, 140)}{copies}"), (0, 2),
+                                  expand=False))
     rows = environment(report.facts, verbose=verbose)
     if rows:
         console.print(Text("\nEnvironment", style="bold underline"))

@@ -72,15 +72,26 @@ _BY_SHAPE: ShapeCache[str] = ShapeCache()
 
 def mask_by_shape(text: str) -> str:
     """`mask(text)`, computed once per shape of message."""
-    hex_pattern, hex_token, hex_needle = _MASKS[0]  # (the masks' order: mask's comment)
-    if hex_needle in text:
-        text = hex_pattern.sub(hex_token, text)
+    text = _hex_masked(text)
     key = shape_key(text)
     masked = _BY_SHAPE.get(key)
     if masked is None or _ASCII_DIGIT.search(masked):  # digits left: another message's
         masked = _mask_after_hex(text)
         _BY_SHAPE.put(key, masked)
     return masked
+
+
+def mask_key(text: str, shape: bytes) -> bytes:
+    """The key `mask_by_shape` keeps the mask of `text` under, given the text's own shape
+    (`shape_key`): texts with one key have one mask. It is the shape unless the hex mask, the
+    one mask that reads a digit (the `0` of `0x`), applies."""
+    hexed = _hex_masked(text)
+    return shape if hexed is text else shape_key(hexed)
+
+
+def _hex_masked(text: str) -> str:
+    hex_pattern, hex_token, hex_needle = _MASKS[0]  # (the masks' order: mask's comment)
+    return hex_pattern.sub(hex_token, text) if hex_needle in text else text
 
 
 def _mask_after_hex(text: str) -> str:
