@@ -80,22 +80,27 @@ class _Work:
     ready: list[int] = field(default_factory=list)  # start-up completed (any process)
     own_steps: dict[Process, list[int]] = field(default_factory=dict)  # start-up steps, ready
     own_serving: dict[Process, list[int]] = field(default_factory=dict)
-    own_answers: dict[Process, list[int]] = field(default_factory=dict)  # any HTTP answer
-    own_refusals: dict[Process, list[int]] = field(default_factory=dict)  # 4xx answers
+    # the answers that show the HTTP server went on after a request error, by process
+    # (causality.yaml `requests.saved_by`), and those of the kind that answers the failed request
+    # itself (`requests.answered_by`), of which the first after the error does not count
+    own_request_savers: dict[Process, list[int]] = field(default_factory=dict)
+    own_request_answers: dict[Process, list[int]] = field(default_factory=dict)
     api_servers: list[Process] = field(default_factory=list)  # with pids, by pid
 
     @classmethod
-    def of(cls, milestones: list[Milestone], api_servers: list[Process]) -> _Work:
+    def of(cls, milestones: list[Milestone], api_servers: list[Process],
+           know: Causality | None = None) -> _Work:
+        know = know or default_causality()
         work = cls(api_servers=sorted(api_servers, key=lambda p: p.pid or 0))
         for milestone in sorted(milestones, key=lambda m: m.line):
             kind, line, process = milestone.kind, milestone.line, milestone.process
             if kind is MilestoneKind.SERVING:
                 work.serving.append(line)
                 work.own_serving.setdefault(process, []).append(line)
-            if kind in (MilestoneKind.SERVING, MilestoneKind.ALIVE, MilestoneKind.REJECTED):
-                work.own_answers.setdefault(process, []).append(line)
-            if kind is MilestoneKind.REJECTED:
-                work.own_refusals.setdefault(process, []).append(line)
+            if kind is know.request_answer:
+                work.own_request_answers.setdefault(process, []).append(line)
+            elif kind in know.request_savers:
+                work.own_request_savers.setdefault(process, []).append(line)
             if kind is MilestoneKind.READY:
                 work.ready.append(line)
             # a lifecycle line the process logs after an error is a step it went on to take
@@ -143,21 +148,17 @@ class _Work:
                 answers.append(self.own_serving.get(owner, []))
                 if not node.corrupting:
                     steps.append(self.own_steps.get(owner, []))
-        if node.process_role is Role.API_SERVER and not node.corrupting \
+        if _may_be_request_error(node) and node.role is EventRole.CAUSE \
                 and node.pointer not in (Role.ENGINE_CORE, Role.WORKER):
-            answers.append(self.own_answers.get(process, []))
-        if node.process_role is Role.MAIN and node.role is EventRole.CAUSE \
-                and node.event.kind is EventKind.ERROR_RECORD and not node.corrupting:
-            # an unnamed process may be the API server: refusing a request (4xx) is how it
-            # answers a request error it logged, which a dead engine would not explain
-            answers.append(self.own_refusals.get(process, []))
-        if node.request and node.role is EventRole.CAUSE:
-            # the HTTP server's own error in one request, whatever prefix its lines carry (its
-            # frames or call site say whose it is): the requests the same output goes on to
-            # serve are that server's. Not its refusal of that request alone (a log that ends on
-            # a request's error and its 400 shows the failure its reporter asks about), nor polls
-            # (a server whose engine died still answers them).
-            answers.append(self.own_serving.get(process, []))
+            # One rule for every error the HTTP server may have hit in one request (an API
+            # server's, one its frames or call site place in a request handler, an unnamed
+            # process's record): the answers of the kinds `requests.saved_by` names that the same
+            # output logs after it (causality.yaml: requests served, a refusal other than the one
+            # that answers the failed request; never polls)
+            answers.append(self.own_request_savers.get(process, []))
+            refusals = self.own_request_answers.get(process, [])
+            own = bisect_right(refusals, node.event.last_line)  # the failed request's answer
+            answers.append(refusals[own + 1:own + 2])  # the next: another request's
         return steps, answers
 
     def _owner(self, process: Process) -> Process | None:
@@ -285,7 +286,7 @@ class CausalGraph:
         processes = {e.process for e in errors} | {m.process for m in activity}
         servers = {p for p in processes
                    if p.pid is not None and know.role_of(p.name) is Role.API_SERVER}
-        work = _Work.of(activity, list(servers))
+        work = _Work.of(activity, list(servers), know)
         graph: nx.DiGraph[int] = nx.DiGraph()
         graph.add_nodes_from(nodes)
         _link(graph, nodes, work)
@@ -383,8 +384,18 @@ def _survivors(nodes: dict[int, _Node], graph: nx.DiGraph[int], work: _Work,
 
 def _may_recur(node: _Node) -> bool:
     """A request handler's error, which its process may log once per request and survive."""
-    if node.corrupting or node.pointer is not None:
-        return False  # a sticky CUDA error, or a report that a failure happened elsewhere
+    if node.pointer is not None:
+        return False  # a report that a failure happened elsewhere
+    return _may_be_request_error(node)
+
+
+def _may_be_request_error(node: _Node) -> bool:
+    """An error the HTTP server may have hit while handling one request: an API server's, one
+    its frames or call site place in a request handler, or an unnamed process's error record
+    (no traceback: a V0 server prints its request errors unprefixed). Not a sticky CUDA error,
+    which no request survives."""
+    if node.corrupting:
+        return False
     return node.process_role is Role.API_SERVER or node.request or (
         node.process_role is Role.MAIN and node.event.kind is EventKind.ERROR_RECORD)
 

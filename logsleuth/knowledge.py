@@ -54,6 +54,10 @@ class Causality:
     request_frames: tuple[regex.Pattern[str], ...] = ()
     startup_frames: tuple[regex.Pattern[str], ...] = ()  # `requests.unless_frames`
     scheduler_stops: tuple[regex.Pattern[str], ...] = ()  # the job ended by its scheduler
+    # the answers that show the HTTP server went on after a request error (`requests.saved_by`),
+    # and the kind whose first after the error answers the failed request (`requests.answered_by`)
+    request_savers: frozenset[MilestoneKind] = frozenset({MilestoneKind.SERVING})
+    request_answer: MilestoneKind | None = None
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -342,12 +346,19 @@ def load_causality(path: Path | None = None) -> Causality:
     request_sites = tuple(compile_(p, "requests") for p in requests.get("sites", []))
     request_frames = tuple(compile_(p, "requests") for p in requests.get("frames", []))
     startup_frames = tuple(compile_(p, "requests") for p in requests.get("unless_frames", []))
+    try:
+        request_savers = frozenset(MilestoneKind(k) for k in requests.get("saved_by", ["serving"]))
+        request_answer = MilestoneKind(requests["answered_by"]) if "answered_by" in requests \
+            else None
+    except ValueError as exc:
+        raise SignatureError(f"invalid milestone kind in requests: {exc}",
+                             location=str(path)) from None
     scheduler_stops = tuple(compile_(p, "scheduler_stops")
                             for p in data.get("scheduler_stops", []))
     return Causality(roles, symptoms, wrappers, milestones, corrupting, singletons, phase_lines,
                      phase_frames, interrupts, handled_titles, handled_sites, handled_frames,
                      engine_frames, native, request_sites, request_frames, startup_frames,
-                     scheduler_stops)
+                     scheduler_stops, request_savers, request_answer)
 
 
 @cache

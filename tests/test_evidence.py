@@ -479,6 +479,10 @@ OUTERS = ["", "2024-05-01T10:00:01.123456789Z ", "2024-05-01T10:00:01.123Z stder
           # journalctl -o short-iso and short-iso-precise
           "2024-01-02T03:04:05+0000 gpu1 vllm[8052]: ",
           "2024-01-02T03:04:05.123456+00:00 gpu1 vllm[8052]: "]
+# pytest's report of a failed test: the exception's margin and the short summary. Only before a
+# line as Python prints an exception (its margin takes the indentation), so only in the
+# generated lines below, not before every body
+PYTEST_OUTERS = ["E       ", "E   ", "FAILED tests/test_x.py::test_y[a-1] - "]
 PREFIXES = ["", "(Worker_TP1 pid=3001) ", "(RayWorkerVllm pid=31, ip=10.0.0.2) ", "(raylet) ",
             "[rank0]: ", "(pid=7) ", "(EngineCore_DP0 pid=2900) (VllmWorker rank=2 pid=8) "]
 HEADERS = ["", "ERROR 08-01 21:00:00 [core.py:718] ", "CRITICAL 08-01 21:00:00 [core.py:1] ",
@@ -505,6 +509,7 @@ EXCEPTION_NAMES = ["ValueError", "torch.OutOfMemoryError", "triton.runtime.error
 BODIES = [
     "Traceback (most recent call last):",
     "RuntimeError: Traceback (most recent call last):",
+    "../vllm/model_executor/models/utils.py:363: RuntimeError",
     '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 701, in run',
     "The above exception was the direct cause of the following exception:",
     "Process EngineCore_DP0:",
@@ -582,7 +587,7 @@ def _matters(raw: str) -> bool:
 
 generated_line = st.builds(
     lambda outer, prefix, header, body: outer + prefix + header + body,
-    st.sampled_from(OUTERS), st.sampled_from(PREFIXES), st.sampled_from(HEADERS),
+    st.sampled_from(OUTERS + PYTEST_OUTERS), st.sampled_from(PREFIXES), st.sampled_from(HEADERS),
     st.one_of(st.sampled_from(BODIES),
               st.builds(lambda name, message: f"{name}: {message}" if message else name,
                         st.sampled_from(EXCEPTION_NAMES),

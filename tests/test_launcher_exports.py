@@ -7,13 +7,15 @@
   `[error]`), glued or spaced, after the export's time when it has one.
 - A log console's download may list the newest line first: a CSV export (CloudWatch, Datadog,
   Loki) by its time column, a text download by the record times the grammar reads. Either is read
-  oldest first, and gives the answer the log in time order gives.
+  oldest first, and gives the answer the log in time order gives, at the lines of the file as given.
 
 Every shape is generated (node names, task ranges, exit codes, container ids, streams, how many
 rows share a time), never one fixture.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
@@ -214,8 +216,14 @@ def test_a_text_download_newest_first_gives_the_answer_of_the_log_in_order(tag: 
     lines = [tag + line for line in [*V1_START, *SERVING, *CRASH]]
     in_order, newest = explain(lines), explain(lines[::-1])
     assert in_order.root_cause is not None and newest.root_cause is not None
-    assert (newest.verdict, newest.root_cause.exception, newest.root_cause.line) \
-        == (in_order.verdict, in_order.root_cause.exception, in_order.root_cause.line)
+    # the same answer, at the same line of the file as given (counted from its top, as sed does)
+    turned = len(lines) + 1
+    assert (newest.verdict, newest.root_cause.exception, newest.root_cause.line,
+            newest.root_cause.first_line, newest.root_cause.last_line) \
+        == (in_order.verdict, in_order.root_cause.exception, turned - in_order.root_cause.line,
+            turned - in_order.root_cause.last_line, turned - in_order.root_cause.first_line)
+    assert all(turned - run.end_line == back.start_line for run, back
+               in zip(in_order.runs, reversed(newest.runs), strict=False))
     assert any("newest lines first" in notice for notice in newest.notices)
     assert not any("newest lines first" in notice for notice in in_order.notices)
 
@@ -226,6 +234,26 @@ def test_a_text_download_newest_first_gives_the_answer_of_the_log_in_order(tag: 
 ])
 def test_a_log_in_time_order_is_read_as_it_is(lines: list[str]) -> None:
     assert not any("newest lines first" in notice for notice in explain(lines).notices)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["01-05 09:00:0" + d for d in "0123"]), max_size=12),
+       st.integers(min_value=0, max_value=4))
+def test_times_are_read_up_to_the_first_step_forward(times: list[str], at_least: int) -> None:
+    """only_back_in_time stops at the first step forward and says what the whole list says."""
+    from logsleuth.tokenize.sniff import only_back_in_time
+
+    steps = [later < earlier for earlier, later in zip(times, times[1:]) if later != earlier]
+    read: list[str] = []
+
+    def reading() -> Iterator[str]:
+        for time in times:
+            read.append(time)
+            yield time
+
+    assert only_back_in_time(reading(), at_least) == (len(steps) >= at_least and all(steps))
+    forward = next((i + 1 for i, (a, b) in enumerate(zip(times, times[1:])) if b > a), None)
+    assert len(read) == (forward + 1 if forward is not None else len(times))
 
 
 # ---- a time limit is the job's planned end once the server was up -----------------------------
@@ -422,3 +450,117 @@ def test_error_bodies_a_client_printed_are_no_json_lines_log() -> None:
     result = explain_text(body + "\n" + body + "\n", signatures=default_signatures())
     assert not any("JSON lines" in notice for notice in result.notices)
     assert result.verdict is not Verdict.NO_FAILURE
+
+
+# ---- pytest's report of a failed test (a CI job's log; vllm issues 19736, 6408) ----------------
+
+exception_names = st.sampled_from(["RuntimeError", "AssertionError", "ValueError",
+                                   "torch.OutOfMemoryError", "KeyError", "IndexError"])
+messages = st.from_regex(r"[a-z][a-z ().,:'\[\]\d]{4,60}[a-z)]", fullmatch=True)
+node_ids = st.from_regex(r"(?:tests/)?[a-z_]{3,12}/test_[a-z_]{3,12}\.py::test_[a-z_]{3,12}"
+                         r"(?:\[[\w.\-]{1,20}\])?", fullmatch=True)
+
+
+def _pytest_report(name: str, message: str, node: str, margin: int, vllm_between: bool,
+                   summary: bool) -> tuple[list[str], int]:
+    """A failed test's report as pytest prints it; the line of its `E   Type: message`."""
+    lines = [f"{node.split('::')[0]} F", "", "=" * 30 + " FAILURES " + "=" * 30,
+             "_" * 20 + f" {node.split('::')[1]} " + "_" * 20, "",
+             "    def helper(embeddings):",
+             ">       return torch.cat(tuple(embeddings))"]
+    root = len(lines) + 1
+    lines += [f"E{' ' * margin}{name}: {message}", "",
+              f"../vllm/model_executor/models/utils.py:363: {name}"]
+    if vllm_between:
+        lines += ["-" * 20 + " Captured stderr call " + "-" * 20,
+                  "INFO 06-17 09:20:18 [cuda.py:336] Using Flash Attention backend.",
+                  "WARNING 06-17 09:20:16 [config.py:3273] Casting torch.bfloat16 to torch.float16."]
+    if summary:
+        lines += ["=" * 20 + " short test summary info " + "=" * 20,
+                  f"FAILED {node} - {name}: {message}", "=" * 20 + " 1 failed in 29.93s " + "=" * 20]
+    return lines, root
+
+
+@SOME
+@given(exception_names, messages, node_ids, st.integers(2, 20), st.booleans(), st.booleans())
+def test_a_failed_test_is_a_failure_rooted_at_its_exception(
+        name: str, message: str, node: str, margin: int, vllm_between: bool,
+        summary: bool) -> None:
+    lines, root = _pytest_report(name, message, node, margin, vllm_between, summary)
+    result = explain(lines)
+    assert result.verdict is Verdict.FAILURE, result.reasons
+    assert result.root_cause is not None
+    assert (result.root_cause.exception, result.root_cause.line) == (name, root)
+
+
+@SOME
+@given(node_ids, st.integers(2, 20))
+def test_a_failed_plain_assert_is_rooted_at_the_place_pytest_names(node: str, margin: int) -> None:
+    # `assert a == b` prints no exception line: pytest's `file:line: AssertionError` names it
+    lines = [f"{node.split('::')[0]} F", ">       assert len(outputs) == 2",
+             f"E{' ' * margin}assert 1 == 2", f"E{' ' * margin} +  where 1 = len([...])", "",
+             "tests/samplers/test_logprobs.py:99: AssertionError"]
+    result = explain(lines)
+    assert result.verdict is Verdict.FAILURE, result.reasons
+    assert result.root_cause is not None
+    assert (result.root_cause.exception, result.root_cause.line) == ("AssertionError", len(lines))
+
+
+@SOME
+@given(exception_names, messages, node_ids)
+def test_the_summary_alone_still_says_a_test_failed(name: str, message: str, node: str) -> None:
+    # `pytest -q --tb=no`: the short summary is all that names the exception
+    result = explain([f"FAILED {node} - {name}: {message}", "1 failed, 3 passed in 2.01s"])
+    assert result.verdict is not Verdict.NO_FAILURE
+
+
+# ---- an error behind a wrapper no launcher in particular adds (the general shapes) -------------
+# A failing log must not read as healthy because its one error had an unfamiliar prefix: a time
+# of day in any common format, a bracketed tag, a level in brackets, a relay's stream name,
+# logfmt, `grep -n` over a log file. Generated, with the error shapes that are no Python traceback.
+
+clock = st.from_regex(r"[0-2]\d:[0-5]\d:[0-5]\d", fullmatch=True)
+any_times = st.builds(
+    lambda date, time, fraction, zone, bracket: (f"[{date}{time}{fraction}{zone}] " if bracket
+                                                 else f"{date}{time}{fraction}{zone} "),
+    st.sampled_from(["", "2024/01/02 ", "2024-01-02T", "2024.01.02 ", "Jan 02 ", "Feb  3 "]),
+    clock, st.sampled_from(["", ".123", ",456789"]), st.sampled_from(["", "Z", "+0800", "-07:00"]),
+    st.booleans())
+tags = st.from_regex(r"\[[a-qs-z][a-z0-9_.\-/]{0,20}\] ", fullmatch=True)
+level_tags = st.sampled_from(["[INFO] ", "[ERROR] ", "[WARNING] ", "[DEBUG] "])
+streams = st.sampled_from(["stderr: ", "stdout: ", "<stderr> ", "<stdout> "])
+logfmt = st.builds(lambda time, level: f'time="2024-01-02T{time}Z" level={level} msg="', clock,
+                   st.sampled_from(["info", "error", "warning"]))
+grep_files = st.from_regex(r"(?:/var/log/)?[a-z_\-]{1,12}\.(?:log|txt|out|err)(?::\d{1,5})?: ?",
+                           fullmatch=True)
+general_wrappers = st.one_of(any_times, tags, level_tags, streams, logfmt, grep_files)
+FAILURE_LINES = [
+    ["RuntimeError: CUDA error: out of memory"],
+    ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."],
+    ["Fatal Python error: Segmentation fault"],
+    ["terminate called after throwing an instance of 'c10::Error'",
+     "what():  CUDA error: an illegal memory access was encountered"],
+    ["Killed"],
+    ["Segmentation fault (core dumped)"],
+    ["[rank0]:[E801 21:00:00.123 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective "
+     "operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 600000 milliseconds "
+     "before timing out."],
+    ["ERROR 08-01 21:00:00 [core.py:718] EngineCore failed to start."],
+    ["ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task."],
+]
+
+
+@SOME
+@given(general_wrappers, st.sampled_from(range(len(FAILURE_LINES))))
+def test_a_failure_behind_a_general_wrapper_is_never_healthy(wrapper: str, which: int) -> None:
+    lines = [*V1_START, *(wrapper + line for line in FAILURE_LINES[which])]
+    assert explain(lines).verdict is not Verdict.NO_FAILURE, wrapper
+
+
+@SOME
+@given(general_wrappers, st.integers(0, 12))
+def test_a_healthy_server_behind_a_general_wrapper_is_healthy(wrapper: str, served: int) -> None:
+    server, lines, _ = _server_start()
+    lines += server.requests(served)
+    result = explain([wrapper + line for line in lines])
+    assert result.verdict is Verdict.NO_FAILURE, (wrapper, result.reasons)

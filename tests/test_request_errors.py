@@ -3,8 +3,10 @@ prints elsewhere, error records behind unknown wrappers, and the messages that o
 failure elsewhere (issue 10, from the tuning set's new logs).
 
 A request error is logged and answered (a 4xx refusal, or a 200 with a plain answer), and the
-server goes on; a log may end right after one. None of them makes a healthy log failing, and
-none of them hides a real crash that follows. Logs are generated from real line shapes (V0's
+server goes on. One rule says which were survived, whatever their shape (causality.yaml
+`requests`): the server served a request or refused another after it; a log that ends on one and
+the refusal that answers it is failing (it is what its reporter asks about), unless the same
+error was survived before. None of them hides a real crash that follows. Logs are generated from real line shapes (V0's
 unprefixed records and uvicorn lines, V1's prefixed API server), in every order hypothesis picks.
 """
 
@@ -92,11 +94,15 @@ def v0_log(runs: list[tuple[int, int, bool]], cut_after_last: bool) -> list[str]
     return lines[:-1] if cut_after_last else lines
 
 
-@given(request_runs, st.booleans())
+@given(request_runs, st.integers(1, 30), st.booleans())
 def test_request_errors_of_an_unnamed_server_are_survived(runs: list[tuple[int, int, bool]],
-                                                          cut: bool) -> None:
-    # answered (4xx, or 200 with a plain answer), or the log ends on one seen answered before
-    lines = v0_log(runs, cut and len(runs) > 1 and runs[-1][0] in [k for k, _, _ in runs[:-1]])
+                                                          after: int, cut: bool) -> None:
+    # each answered (4xx, or 200 with a plain answer) and the server serves on after the last;
+    # or the log ends on a recurrence of one the server served on from before
+    recurs = len(runs) > 1 and runs[-1][0] in [k for k, _, _ in runs[:-1]] and runs[-1][1] > 0
+    lines = v0_log(runs, cut and recurs)
+    if not (cut and recurs):
+        lines += v0_serving(after)
     report = explain(lines)
     assert report.verdict is Verdict.NO_FAILURE, report.reasons
 
@@ -509,3 +515,82 @@ def test_a_serving_class_failing_to_start_is_no_request_error(served: int) -> No
     report = explain(lines)
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None and report.root_cause.exception == "KeyError"
+
+
+# ---- one survival rule for every shape of request error (causality.yaml `requests`) -----------
+# The same request error (an over-long prompt refused with 400) printed as a V0 unprefixed record,
+# a V1 API server's record, an unprefixed traceback whose frames are a request handler's, or an
+# API server's traceback: whatever the shape, the server survived it when it went on to serve a
+# request or to refuse another; a log that ends on it and the 400 that refuses it (polls after
+# it or not) is failing, rooted at it.
+
+def _record(prefix: str) -> list[str]:
+    return [f"{prefix}ERROR 03-18 09:04:10 [serving_completion.py:116] Error with model "
+            "object='error' message='This model's maximum context length is 4096 tokens.' "
+            "type='BadRequestError' param=None code=400"]
+
+
+SHAPES = {
+    "v0 record": lambda: _record(""),
+    "api server record": lambda: _record("(APIServer pid=2800) "),
+    "unprefixed traceback": lambda: request_traceback("", "serving_chat.py:203", "old", 5000),
+    "api server traceback": lambda: request_traceback("(APIServer pid=2800) ",
+                                                      "chat_completion/serving.py:251", "new", 5000),
+}
+PREFIX_OF = {"v0 record": "", "api server record": "(APIServer pid=2800) ",
+             "unprefixed traceback": "", "api server traceback": "(APIServer pid=2800) "}
+
+
+def _answers(prefix: str, codes: list[int], path: str = "/v1/chat/completions") -> list[str]:
+    words = {200: "OK", 400: "Bad Request", 404: "Not Found"}
+    return [f'{prefix}INFO:     127.0.0.1:{51000 + i} - "POST {path} HTTP/1.1" {code} '
+            f"{words[code]}" for i, code in enumerate(codes)]
+
+
+def _polls(prefix: str, count: int) -> list[str]:
+    return [f'{prefix}INFO:     10.0.0.7:52000 - "GET /health HTTP/1.1" 200 OK'] * count
+
+
+def _shape_log(shape: str, before: int) -> tuple[list[str], int]:
+    """A started server that served `before` requests, then the error and its 400; the line of
+    the error's exception (or record)."""
+    prefix = PREFIX_OF[shape]
+    lines = [prefix + line for line in V010_START] + _answers(prefix, [200] * before)
+    error = SHAPES[shape]()
+    lines += error
+    return lines + _answers(prefix, [400]), len(lines)
+
+
+@given(st.sampled_from(sorted(SHAPES)), st.integers(0, 6), st.integers(1, 6),
+       st.sampled_from([200, 404]))
+def test_a_request_error_the_server_went_on_from_is_survived_in_every_shape(
+        shape: str, before: int, after: int, code: int) -> None:
+    # another request served, or another refused, after the failed one's own 400
+    lines, _ = _shape_log(shape, before)
+    lines += _answers(PREFIX_OF[shape], [code] * after)
+    if code == 404:  # a refusal alone shows the server took requests; serving ends the log well
+        lines += _answers(PREFIX_OF[shape], [200])
+    report = explain(lines)
+    assert report.verdict is Verdict.NO_FAILURE, (shape, report.reasons)
+
+
+@given(st.sampled_from(sorted(SHAPES)), st.integers(0, 6), st.integers(0, 5))
+def test_a_log_ending_on_a_request_error_and_its_refusal_fails_in_every_shape(
+        shape: str, before: int, polls: int) -> None:
+    lines, error_line = _shape_log(shape, before)
+    lines += _polls(PREFIX_OF[shape], polls)  # a server whose engine died answers polls too
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE, (shape, report.reasons)
+    assert report.root_cause is not None and report.root_cause.line == error_line
+
+
+@given(st.integers(0, 6), st.integers(1, 4))
+def test_every_shape_gets_the_same_verdict(before: int, after: int) -> None:
+    # the unification itself: one verdict per situation, whatever the shape
+    for tail in ([], _answers("", [200] * after)):
+        verdicts = set()
+        for shape in SHAPES:
+            lines, _ = _shape_log(shape, before)
+            lines += [PREFIX_OF[shape] + t for t in tail]
+            verdicts.add(explain(lines).verdict)
+        assert len(verdicts) == 1, (tail, verdicts)

@@ -1,4 +1,4 @@
-"""The tuning set (tests/fixtures/tuning): 112 real vLLM logs from public bug reports (24 of
+"""The tuning set (tests/fixtures/tuning): 125 real vLLM logs from public bug reports (24 of
 them the former holdout set). Mechanisms and signatures were tuned on it, so it is no longer a
 measure of unseen logs (that is tests/fixtures/holdout now); it stays as a regression guard: every
 verdict and root cause must be right, and the misses that remain are listed, not hidden."""
@@ -30,6 +30,13 @@ KNOWN_VERDICT_MISSES = {
     "healthy/c-verl-ray-vllm-rollout-debug-training-done-dataloader-killed-at-exit":
         "a trainer's DataLoader killed after the job's work completed; nothing vLLM or Ray prints "
         "says the job was done",
+    # Why not fixed (root only; the verdict is right): pytest prints each failed test's
+    # traceback first and the vLLM output it captured after it, so the second test's engine
+    # start begins a second run that holds only the short summary's copy of the exception
+    # (`FAILED ... - AssertionError: ...`), and the report explains the last failed run. Telling a
+    # test runner's captured sections from a restart needs the report's structure, not a line.
+    "runtime/pytest-v051-prompt-logprobs-assertion-not-close":
+        "two failed tests: the root is the summary line of the last test's run, not the first E line",
 }
 
 

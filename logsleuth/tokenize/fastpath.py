@@ -44,7 +44,7 @@ SINGLE_TOKEN_BODIES = {
     "FAULT_THREAD": "fault_thread", "EXTENSION_MODULES": "extension_modules",
     "NO_EXCEPTION": "no_exception", "IGNORED_HEADER": "ignored",
     "TERMINATE_FRAME": "terminate_frame",
-    "PY_WARNING": "py_warning", "PROGRESS": "progress", "REQUEST_LOGGED": "request_logged",
+    "PY_WARNING": "py_warning", "PYTEST_CRASH": "pytest_crash", "PROGRESS": "progress", "REQUEST_LOGGED": "request_logged",
     "BLANK": "blank",
     "INDENTED": "indented", "PLAIN": "plain",
 }

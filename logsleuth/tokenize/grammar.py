@@ -369,6 +369,11 @@ class _ToRecords(Transformer[Token, object]):
         text = f"{name}: {message}" if message else name
         return _Body(LineKind.EXCEPTION, text, exception=name, message=message)
 
+    def pytest_crash(self, items: list[Token]) -> _Body:
+        # `../vllm/x.py:363: RuntimeError`: pytest names the exception's type after its place
+        name = str(items[0]).strip().rpartition(": ")[2]
+        return _Body(LineKind.EXCEPTION, name, exception=name, message="")
+
     def process_header(self, items: list[Token]) -> _Body:
         return _Body(LineKind.PROCESS_HEADER, f"Process {items[0]}:", message=str(items[0]))
 
@@ -418,6 +423,34 @@ class _ToRecords(Transformer[Token, object]):
         lead = str(items[0])
         return _Body(LineKind.EXCEPTION_REPR, f"{lead}{body.text}", exception=body.exception,
                      message=body.message)
+
+    def embedded_repr(self, items: list[Token]) -> _Body:
+        # `... err=ValueError('message'), type(err)=...`: the class, and the quoted message up to
+        # its closing quote (the whole rest when a paste cut it)
+        text = "".join(str(t) for t in items)
+        name, _, rest = str(items[-1]).partition("(")
+        quote, rest = rest[0], rest[1:]
+        message = rest.partition(quote + ")")[0]
+        return _Body(LineKind.EXCEPTION_REPR, text, exception=name, message=message)
+
+    def uncaught_class(self, items: list[Token]) -> _Body:
+        # `Uncaught exception | <class 'ValueError'>; message; <traceback object at 0x...>;`
+        text = str(items[0]).strip()
+        name = text.partition("<class '")[2].partition("'>")[0]
+        message = text.partition("'>; ")[2].rpartition("; <traceback object")[0]
+        return _Body(LineKind.EXCEPTION_REPR, text, exception=name, message=message or text)
+
+    def error_phrase(self, items: list[Token]) -> _Body:
+        # `NCCL error in: x.cpp:12, unhandled cuda error`, `[Errno 98] error while ...`: the phrase
+        # names the error; an errno's text is what OSError prints, so it is that exception
+        label = str(items[-2])
+        message = str(items[-1]).removeprefix(" in").removeprefix(":").removeprefix(" ")
+        message = message.removeprefix("- ")
+        text = "".join(str(t) for t in items)
+        if label.startswith("[Errno"):
+            return _Body(LineKind.EXCEPTION_REPR, text, exception="OSError",
+                         message=f"{label} {message}")
+        return _Body(LineKind.EXCEPTION_REPR, text, exception=label, message=message)
 
     frame_list = _simple(LineKind.FRAME_LIST)
 
@@ -496,7 +529,10 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "TASK_LABEL": (0, "launcher"), "MPI_TAG": (0, "launcher"), "MODAL_TIME": (0, "launcher"),
     "PDSH_HOST": (0, "launcher"), "STREAM_RELAY": (0, "launcher"), "RUNPOD_TAG": (0, "launcher"),
     "PYLOG_RELAY": (0, "relay"), "BRACKET_LOG": (0, "relay"), "VIEW_TIME": (0, "docker"),
-    "BUILDKIT_STEP": (0, "launcher"), "EMPHASIS": (0, "quote"), "JOURNALD_ISO": (0, "journald"),
+    "BUILDKIT_STEP": (0, "launcher"), "EMPHASIS": (0, "quote"),
+    "PYTEST_E": (0, "quote"), "PYTEST_FAILED": (0, "launcher"),
+    "ANY_TIME": (0, "docker"), "BRACKET_TAG": (0, "launcher"), "LEVEL_TAG": (0, "relay"),
+    "STREAM_TAG": (0, "launcher"), "LOGFMT": (0, "relay"), "GREP_FILE": (0, "launcher"), "JOURNALD_ISO": (0, "journald"),
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
     "RAY_SERVE_HEADER": (2, "ray_serve"), "KSERVE_HEADER": (2, "kserve"),
 }
