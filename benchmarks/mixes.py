@@ -182,8 +182,9 @@ class _Debug(_MixServer):
             f"{self.api}DEBUG {ts} [async_llm.py:512] Called check_health.",
             f"{self.wk[rank]}DEBUG {ts} [backends.py:168] Compiled graph for shape "
             f"{rng.randrange(1, 8192)} is cached, dispatching to the piecewise backend.",
-            f"{self.api}DEBUG {ts} [utils.py:871] Waiting for 1 local, 0 remote core engine "
-            "proc(s) to start.",
+            # not the API server's "Waiting for N core engine proc(s) to start": vLLM prints it
+            # only until the engine is up, and a serving log that ends on it is a start-up hang
+            f"{self.api}DEBUG {ts} [async_llm.py:520] Added request cmpl-{rng.getrandbits(32):08x}.",
             f"{HOST}:{p}:{p + 97} [{rank}] NCCL INFO comm 0x{rng.getrandbits(40):x} rank {rank} "
             f"nranks 8 cudaDev {rank} busId {0x18 + 0x11 * rank:x}000 - Init COMPLETE",
             f"{HOST}:{p}:{p + 97} [{rank}] NCCL INFO Channel {rng.randrange(24):02d}/0 : "

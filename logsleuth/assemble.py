@@ -67,6 +67,7 @@ class _Trace:
     line: int = 0
     quiet: bool = False  # logged at INFO/WARNING (`logger.warning(..., exc_info=True)`): no error
     site: str | None = None  # the logger call site of the channel (None: raw output)
+    indent: int = 0  # the column of an indented `Traceback` header (pip's output box)
 
     @property
     def closing(self) -> bool:
@@ -368,6 +369,10 @@ class Assembler:
                 self._open(channel, line)  # a logged traceback cut before its header
             return
         if trace.fault_dump or not trace.closing:
+            if line.kind is LineKind.INDENTED and not trace.fault_dump and trace.indent:
+                exception = _exception_at(line, trace.indent)
+                if exception is not None:
+                    return self._exception_line(channel, exception, out)
             trace.last_line = line.number
             if line.kind is LineKind.INDENTED and trace.frames and trace.frames[-1].code is None:
                 trace.frames[-1] = replace(trace.frames[-1], code=line.text.strip()[:200])
@@ -416,7 +421,9 @@ class Assembler:
         channel.trace = _Trace(first, line.number, line.process, line.site is None, line.time,
                                title=title, cause=channel.chain_next,
                                quiet=line.level in _QUIET_LEVELS or channel.ignoring,
-                               site=channel.site)
+                               site=channel.site,
+                               indent=_indent(line.text) if line.kind is LineKind.TRACEBACK_HEADER
+                               else 0)
         channel.chain_next = None
         channel.ignoring = False
 
@@ -527,6 +534,26 @@ class Assembler:
     def _new_id(self) -> int:
         self._next_id += 1
         return self._next_id
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" "))
+
+
+def _exception_at(line: LogLine, indent: int) -> LogLine | None:
+    """The exception line of a traceback printed indented as a whole: Python puts it at the
+    column of the traceback's header, which pip's box (`╰─> [17 lines of output]`: a setup.py
+    that raised under `pip install`) shifts right with every other line, so the grammar reads it
+    as an indented continuation. Frames and source lines sit deeper and stay what they are."""
+    from logsleuth.tokenize import parse_line  # only for indented tracebacks
+
+    if _indent(line.text) != indent:
+        return None
+    parsed = parse_line(line.text[indent:])
+    if parsed.kind is not LineKind.EXCEPTION:
+        return None
+    return replace(line, kind=LineKind.EXCEPTION, exception=parsed.exception,
+                   message=parsed.message)
 
 
 def _event_of(trace: _Trace, event_id: int) -> ErrorEvent:

@@ -513,3 +513,49 @@ def test_ipython_traceback_is_one_event_with_its_frames(modules: list[str], home
     assert event.frames[-1].file.endswith(f"vllm/{modules[-1]}.py")
     assert event.frames[-1].line == numbers[len(modules) - 1]
     assert event.first_line == 7 and event.line == len(lines)
+
+
+# ---- tracebacks printed indented as a whole --------------------------------------------------------
+# pip shows a failed build step's output in a box (`╰─> [17 lines of output]`), every line shifted
+# right: a setup.py that raised under `pip install` prints its traceback there, the exception line
+# at the header's column, frames two deeper, source lines four deeper.
+
+_EXCEPTIONS = st.sampled_from([
+    ("RuntimeError", "GPUs with compute capability below 7.0 are not supported."),
+    ("ModuleNotFoundError", "No module named 'torch'"),
+    ("OSError", "CUDA_HOME environment variable is not set. Please set it to your CUDA install root."),
+    ("AssertionError", "CUDA_HOME is not set"),
+])
+
+
+def _boxed(indent: int, frames: int, exception: tuple[str, str]) -> list[str]:
+    pad = " " * indent
+    lines = ["  error: subprocess-exited-with-error", "",
+             "  × Getting requirements to build wheel did not run successfully.",
+             "  │ exit code: 1", "  ╰─> [17 lines of output]",
+             f"{pad}Traceback (most recent call last):"]
+    for index in range(frames):
+        lines += [f'{pad}  File "/tmp/pip-build-env-x/overlay/setup_{index}.py", line {10 + index}, '
+                  f"in step_{index}", f"{pad}    step_{index + 1}()"]
+    lines += [f"{pad}{exception[0]}: {exception[1]}", f"{pad}[end of output]"]
+    return lines
+
+
+@settings(max_examples=40, deadline=None)
+@given(indent=st.integers(min_value=1, max_value=12), frames=st.integers(min_value=1, max_value=5),
+       exception=_EXCEPTIONS)
+def test_an_indented_traceback_ends_at_its_headers_column(indent: int, frames: int,
+                                                          exception: tuple[str, str]) -> None:
+    lines = _boxed(indent, frames, exception)
+    (event,) = [e for e in errors_of(log(*lines)) if e.kind is EventKind.EXCEPTION]
+    assert event.exception == exception[0]
+    assert event.message.startswith(exception[1])
+    assert [f.function for f in event.frames] == [f"step_{i}" for i in range(frames)]
+    assert event.line == len(lines) - 1
+
+
+@pytest.mark.parametrize("shift", [-1, 1, 2, 4])
+def test_an_exception_shaped_line_off_the_headers_column_ends_nothing(shift: int) -> None:
+    lines = _boxed(6, 2, ("RuntimeError", "boom"))
+    lines[-2] = " " * (6 + shift) + "RuntimeError: boom"
+    assert not [e for e in errors_of(log(*lines)) if e.exception == "RuntimeError"]

@@ -303,6 +303,36 @@ def test_an_offline_run_ending_on_its_finished_generate_bar_is_no_stall(sized: s
     assert infer(log(*STARTING, sized, bar)).verdict is Verdict.NO_FAILURE
 
 
+ENGINE_WAITS = [  # the API server while its engine core has not reported ready (DEBUG)
+    "DEBUG 05-16 13:12:16 [core_client.py:425] Waiting for 1 core engine proc(s) to start: {0}",
+    "(APIServer pid=1) DEBUG 08-09 20:55:10 [v1/engine/utils.py:1262] Waiting for 1 local, 0 "
+    "remote core engine proc(s) to start.",
+    "2025-05-16T13:12:16.645427617Z DEBUG 05-16 13:12:16 [core_client.py:425] Waiting for 2 core "
+    "engine proc(s) to start: {0, 1}",
+    "(APIServer pid=8) DEBUG 01-02 03:04:05 [utils.py:741] Waiting for 2 local, 2 remote core "
+    "engine proc(s) to start.",
+]
+WORKERS_STARTED = [  # vllm#18260: the workers' last lines before the server's waits
+    "(VllmWorker rank=0 pid=249) DEBUG 05-16 13:08:58 [parallel_state.py:867] world_size=8 rank=0 "
+    "local_rank=0 distributed_init_method=tcp://127.0.0.1:39977 backend=nccl",
+]
+
+
+@pytest.mark.parametrize("wait", ENGINE_WAITS)
+@pytest.mark.parametrize("times", [1, 3, 12])
+def test_engine_core_waits_that_end_the_log_are_a_hang(wait: str, times: int) -> None:
+    result = infer(log(*WORKERS_STARTED, *[wait] * times))
+    assert result.verdict is Verdict.ROOT_CAUSE_MISSING
+    assert [s.line for s in result.symptoms] == [2]
+    assert f"printed {times} time(s)" in result.symptoms[0].message
+
+
+@pytest.mark.parametrize("wait", ENGINE_WAITS)
+def test_engine_core_waits_before_start_up_completed_are_no_hang(wait: str) -> None:
+    ready = "(APIServer pid=1) INFO:     Application startup complete."
+    assert infer(log(*WORKERS_STARTED, wait, wait, ready)).verdict is Verdict.NO_FAILURE
+
+
 # ---- no failure -----------------------------------------------------------------------------------
 
 NO_FAILURE = [
