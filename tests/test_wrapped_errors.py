@@ -217,3 +217,48 @@ def test_a_python_record_before_a_crash_does_not_outweigh_it() -> None:
     report = explain(lines)
     assert report.root_cause is not None
     assert report.root_cause.exception == "Fatal Python error"
+
+
+# What can stand before an exception's name on its line: a wrapper the grammar has no shape for,
+# the end of a line a paste cut, a script's or a test runner's lead, a logger's message quoting it.
+LEADS = ["[2024-05-01 10:00:00] ", "10:00:00 ", "E   ", "pod/vllm-0 ", "+ ", "Failed: ",
+         "I get this error: ", "Error in model execution: ", "worker.py 12 -> ",
+         "2024/05/01 10:00:00 serve.sh: "]
+# after other text only a class named `...Error`/`...Exception` counts (a lower-case `socket.gaierror`
+# there is too like a sentence's words)
+NAMED = [(name, message) for name, message in INNER if name.endswith(("Error", "Exception"))]
+
+
+@SOME
+@given(st.sampled_from(OUTERS), st.sampled_from(LEADS), st.sampled_from(NAMED),
+       st.integers(0, 3))
+def test_an_exception_named_after_other_text_is_an_error(
+        outer: str, lead: str, inner: tuple[str, str], healthy_before: int) -> None:
+    name, message = inner
+    before = ["INFO 05-01 10:00:00 [api_server.py:1] vLLM API server version 0.8.5"][:healthy_before]
+    lines = [outer + line for line in [*before, f"{lead}{name}: {message}"]]
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE, report.reasons
+    assert report.root_cause is not None
+    assert report.root_cause.exception == name
+    assert report.root_cause.line == len(lines)
+
+
+@SOME
+@given(st.sampled_from(OUTERS), st.sampled_from(LEADS), st.sampled_from(NAMED),
+       st.sampled_from(["INFO", "WARNING", "DEBUG"]), st.booleans())
+def test_a_quiet_record_or_an_indented_line_that_names_an_exception_is_not_an_error(
+        outer: str, lead: str, inner: tuple[str, str], level: str, indented: bool) -> None:
+    # an INFO or WARNING record quoting an error it handled, or a traceback's source line
+    name, message = inner
+    line = (f"    {lead}{name}: {message}" if indented
+            else f"{level} 05-01 10:00:00 [loader.py:88] {lead}{name}: {message}")
+    report = explain([outer + line])
+    assert report.verdict is Verdict.NO_FAILURE, report.reasons
+
+
+@SOME
+@given(st.sampled_from(["Something about an Error: not really", "an Exception: see below",
+                        "the server said Error: retry later", "lowercaseerror: text"]))
+def test_a_bare_error_word_after_text_stays_text(line: str) -> None:
+    assert explain([line]).verdict is Verdict.NO_FAILURE

@@ -403,6 +403,15 @@ class _ToRecords(Transformer[Token, object]):
         assert isinstance(body, _Body)
         return body
 
+    def embedded_exception(self, items: list[object]) -> _Body:
+        # `Error in model execution: ValueError: ...`: the exception the line names, weighed as a
+        # one-line exception (a repr), not as a traceback's last line; the text keeps its lead
+        body = items[-1]
+        assert isinstance(body, _Body)
+        lead = str(items[0])
+        return _Body(LineKind.EXCEPTION_REPR, f"{lead}{body.text}", exception=body.exception,
+                     message=body.message)
+
     frame_list = _simple(LineKind.FRAME_LIST)
 
     def stub_frame(self, items: list[Token]) -> _Body:
