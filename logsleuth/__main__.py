@@ -7,12 +7,12 @@ package is named here in one line instead of a traceback.
 
 import sys
 
+from logsleuth.dependencies import missing_package_message
+
 try:
     from logsleuth.cli import main
 except ModuleNotFoundError as exc:
-    sys.stderr.write(f"logsleuth: this Python ({sys.executable}) lacks the package {exc.name!r} "
-                     "that logsleuth needs; install logsleuth into it (`pip install .` in the "
-                     "checkout) or run the `logsleuth` command of the environment it is installed in\n")
+    sys.stderr.write(missing_package_message(exc) + "\n")
     sys.exit(70)  # EXIT_INTERNAL: logsleuth itself cannot run; the cli module could not load
 
 main()

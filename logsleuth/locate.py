@@ -1,15 +1,76 @@
 """Raw byte blocks -> where the lines that can matter are: RE2 only, no parsing.
 
-Kept apart from the tokenizer (and from Lark) so that the process that reads the second half of
-a big file (halves.py, halfread.py) starts small: it locates lines, and this one parses them.
+Kept apart from the tokenizer (and from Lark, which only `anchor_texts` loads, when it is asked
+for) so that the process that reads the far end of a big file (halves.py, halfread.py) starts
+small: it locates lines, and the other one parses them.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import json
+import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
 import re2
+
+from logsleuth.resources import cache_dir, data_dir
+
+
+_ANCHOR_TERMINALS = ("ANCHOR", "SERVING", "ALIVE")
+
+
+@cache
+def anchor_texts() -> tuple[str, str, str]:
+    """(ANCHOR, SERVING, ALIVE): the regular expressions of anchors.lark's terminals.
+
+    Lark makes them; a copy is kept in the cache directory under a digest of the grammar's
+    bytes and of the installed Lark, so that the reader of a big file's far end, which starts
+    before anything else is loaded, does not import Lark for three strings (35 ms).
+    """
+    grammar = data_dir("grammars") / "anchors.lark"
+    text = grammar.read_bytes()
+    kept = _kept_anchor_texts(text)
+    try:
+        found = json.loads(kept.read_text()) if kept is not None else None
+    except (OSError, ValueError):
+        found = None  # absent or unreadable: Lark makes them
+    if isinstance(found, list) and len(found) == len(_ANCHOR_TERMINALS) \
+            and all(isinstance(item, str) for item in found):
+        return found[0], found[1], found[2]
+    from lark import Lark
+
+    parser = Lark.open(str(grammar), parser="lalr", cache=True)
+    made = tuple(parser.get_terminal(name).pattern.to_regexp() for name in _ANCHOR_TERMINALS)
+    if kept is not None:
+        try:
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", dir=kept.parent, delete=False) as out:
+                json.dump(made, out)
+            os.replace(out.name, kept)
+        except OSError:
+            pass  # a cache that cannot be written is no cache (a read-only home, say)
+    return made[0], made[1], made[2]
+
+
+def _kept_anchor_texts(grammar: bytes) -> Path | None:
+    """Where the patterns made from these grammar bytes by the installed Lark are kept."""
+    where = cache_dir()
+    spec = importlib.util.find_spec("lark")
+    if where is None or spec is None or spec.origin is None:
+        return None
+    try:
+        installed = os.stat(spec.origin)
+    except OSError:
+        return None
+    digest = hashlib.sha256(grammar)
+    digest.update(f"\0{spec.origin}:{installed.st_size}:{installed.st_mtime_ns}".encode())
+    return where / f"anchors-{digest.hexdigest()[:32]}.json"
 
 
 def compile_bytes(pattern: str) -> re2._Regexp:

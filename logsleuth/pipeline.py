@@ -11,7 +11,9 @@ from logsleuth.assemble import Assembler, assemble
 from logsleuth.causal import CausalGraph
 from logsleuth.facts import FactCollector
 from logsleuth.fingerprint import fingerprint
+from logsleuth.halfread import FarReader
 from logsleuth.index import annotate
+from logsleuth.inputorder import in_input_order
 from logsleuth.model import ErrorEvent, Event, Inference, LineRun, LogLine, Report
 from logsleuth.phase import failure_phase
 from logsleuth.read import LogInput, Source, input_from_text, open_input
@@ -39,14 +41,17 @@ def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None
 
 
 def explain_events(source: Source | LogInput, *, signatures: SignatureSet | None = None,
-                   name: str | None = None, progress: Callable[[int], None] | None = None
-                   ) -> tuple[Report, EventsRead]:
+                   name: str | None = None, progress: Callable[[int], None] | None = None,
+                   reader: FarReader | None = None) -> tuple[Report, EventsRead]:
     """`explain`, also handing back the events it read (for pictures of the same reading:
-    stdin cannot be read twice)."""
+    stdin cannot be read twice). `reader`: the far end of this file, already being read
+    (halfread.FarReader, which the command line starts before it loads the pipeline)."""
     log = source if isinstance(source, LogInput) else open_input(source, name=name)
-    read = read_events(log, progress)
+    read = read_events(log, progress, reader)
     report = build_report(log.name, read.events, read.stats, read.facts, signatures,
                           read.notices, head=read.head)
+    if log.last_line_first:
+        report = in_input_order(report, report.lines_read)
     return report, read
 
 
@@ -61,14 +66,17 @@ class EventsRead:
     head: bytes = b""  # the input's first bytes, to tell a log from anything else
 
 
-def read_events(log: LogInput, progress: Callable[[int], None] | None = None) -> EventsRead:
+def read_events(log: LogInput, progress: Callable[[int], None] | None = None,
+                reader: FarReader | None = None) -> EventsRead:
     """Read, tokenize and assemble a log (`explain` and the pictures both start here)."""
     stats = TokenizeStats()
     facts = FactCollector()
     head = bytearray()
-    if can_split(log):  # a big plain file: its second half is read by a second process
-        lines = facts.watch(tokenize_halves(log, stats, progress))
+    if can_split(log):  # a big plain file: its far end is read by a second process
+        lines = facts.watch(tokenize_halves(log, stats, progress, reader))
     else:
+        if reader is not None:  # started for a plain log; this one is gzip, an export...
+            reader.close()
         blocks = log.blocks() if progress is None else _reporting(log.blocks(), progress)
         lines = facts.watch(tokenize_runs(_keeping_head(blocks, head), stats))
     assembler = Assembler()

@@ -21,7 +21,9 @@ from typing import BinaryIO, TextIO, cast
 
 from logsleuth.errors import InputError
 from logsleuth.jsonlines import JsonMessages, message_key
-from logsleuth.wholelines import BLOCK_SIZE, WholeLines
+# re-exported: the reader of a file's far end reads its chunks in this module's block size
+from logsleuth.wholelines import BLOCK_SIZE as BLOCK_SIZE
+from logsleuth.wholelines import WholeLines
 
 # A line longer than this is cut: its start is kept (the part a reader needs), the rest skipped
 # and counted in a notice. The longest line in the shared corpus is 4 KB (an engine config dump);
@@ -46,6 +48,10 @@ class LogInput:
     cut_lines: int = 0
     nul_bytes: int = 0
     path: Path | None = None  # a regular file read as it is (no gzip, no re-encoding)
+    last_line_first: bool = False  # read from its last line up (a console's newest-first download)
+    # a range of a file read in chunks leaves its counts to the reader of the whole file, which
+    # sums them over the chunks into one notice each (reading_notices)
+    notice_counts: bool = True
 
     def blocks(self) -> Iterator[bytes]:
         """Yield byte blocks that each end just after a `\\n` (the last one may not).
@@ -94,14 +100,8 @@ class LogInput:
                 yield self._cut_long_lines(body)
         if pending:
             yield pending
-        if self.cut_lines:
-            self.notices.append(
-                f"{self.cut_lines:,} line(s) longer than {limit:,} bytes were cut to that "
-                "length; the rest of each was not read")
-        if self.nul_bytes:
-            self.notices.append(
-                f"the input holds {self.nul_bytes:,} NUL byte(s): binary data or a corrupted "
-                "stretch; it was read as text")
+        if self.notice_counts:
+            self.notices += reading_notices(self.cut_lines, self.nul_bytes, limit)
         self.close()
 
     def _cut_long_lines(self, data: bytes) -> bytes:
@@ -142,6 +142,18 @@ class LogInput:
             self._stream.close()
         except (OSError, ValueError):
             pass
+
+
+def reading_notices(cut_lines: int, nul_bytes: int, limit: int) -> list[str]:
+    """The notices of what reading a whole input met: lines cut, NUL bytes."""
+    notices: list[str] = []
+    if cut_lines:
+        notices.append(f"{cut_lines:,} line(s) longer than {limit:,} bytes were cut to that "
+                       "length; the rest of each was not read")
+    if nul_bytes:
+        notices.append(f"the input holds {nul_bytes:,} NUL byte(s): binary data or a corrupted "
+                       "stretch; it was read as text")
+    return notices
 
 
 def _describe(exc: BaseException) -> str:
@@ -202,12 +214,14 @@ def open_input(source: Source, *, name: str | None = None,
 
 
 def open_range(path: Path, start: int, end: int, *, name: str,
-               max_line_bytes: int = MAX_LINE_BYTES) -> LogInput:
-    """Bytes `start`..`end` of a plain file as a LogInput of their own."""
+               max_line_bytes: int = MAX_LINE_BYTES, notice_counts: bool = True) -> LogInput:
+    """Bytes `start`..`end` of a plain file as a LogInput of their own. Its reads end where a
+    whole-file read's do (at multiples of the block size), so a range that starts where a block
+    of the whole file ends is read in the very blocks the whole file is."""
     handle = open(path, "rb")  # noqa: SIM115 - closed by LogInput.blocks
     handle.seek(start)
-    return LogInput(name, cast(BinaryIO, _Bounded(handle, end - start)),
-                    max_line_bytes=max_line_bytes)
+    return LogInput(name, cast(BinaryIO, _Bounded(handle, end - start, start)),
+                    max_line_bytes=max_line_bytes, notice_counts=notice_counts)
 
 
 def input_from_text(text: str, *, name: str = "<text>") -> LogInput:
@@ -246,8 +260,9 @@ def _unwrap(log: LogInput) -> LogInput:
 
     if newest_first(head.peek(_NEWEST_FIRST_HEAD_BYTES)):
         log._stream = _ReversedLines(head)  # type: ignore[assignment]
+        log.last_line_first = True
         log.notices.append("the log lists its newest lines first (a log console's download); "
-                           "it was read oldest first, so line numbers count lines in time order")
+                           "it was read oldest first, and line numbers are the file's own")
         return log
     log._stream = head  # type: ignore[assignment]
     return log
@@ -428,11 +443,13 @@ class _CsvMessages(WholeLines):
 
 
 class _Bounded(io.RawIOBase):
-    """At most `size` bytes of a stream."""
+    """At most `size` bytes of a stream, now at `offset`; a read of n bytes ends at the next
+    multiple of n (the file offsets a read of the whole file stops at)."""
 
-    def __init__(self, stream: BinaryIO, size: int):
+    def __init__(self, stream: BinaryIO, size: int, offset: int = 0):
         self._stream = stream
         self._left = size
+        self._offset = offset
 
     def readable(self) -> bool:
         return True
@@ -440,9 +457,10 @@ class _Bounded(io.RawIOBase):
     def read(self, size: int = -1) -> bytes:
         if self._left <= 0:
             return b""
-        want = self._left if size < 0 else min(size, self._left)
+        want = self._left if size <= 0 else min(size - self._offset % size, self._left)
         data = self._stream.read(want) or b""
         self._left -= len(data)
+        self._offset += len(data)
         return data
 
     def close(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from pathlib import Path
 
@@ -19,3 +20,17 @@ def data_dir(name: str) -> Path:
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError(f"logsleuth's {name}/ directory is missing from the installation")
+
+
+def cache_dir() -> Path | None:
+    """Where logsleuth keeps what it derives from its data (loaded signatures, the vLLM index,
+    the anchors' patterns), each file named by a digest of what it was made from:
+    `$LOGSLEUTH_CACHE_DIR`, else `$XDG_CACHE_HOME/logsleuth`, else `~/.cache/logsleuth`; None
+    (no caching) when `LOGSLEUTH_NO_CACHE` is set."""
+    if os.environ.get("LOGSLEUTH_NO_CACHE"):
+        return None
+    explicit = os.environ.get("LOGSLEUTH_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "logsleuth"

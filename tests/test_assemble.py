@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from logsleuth.assemble import CUT_TRACEBACK, assemble
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, Milestone, MilestoneKind,
@@ -480,3 +482,34 @@ def test_a_traceback_logged_below_error_is_not_an_error(level: str, events: int)
         f"(EngineCore_DP0 pid=10) {level} 01-01 00:00:01 [utils.py:12] ModuleNotFoundError: No module named 'fancy_kernel'",
         "(EngineCore_DP0 pid=10) INFO 01-01 00:00:02 [core.py:1] Loading model"))
     assert len([e for e in found if e.exception == "ModuleNotFoundError"]) == events
+
+
+# ---- IPython / Jupyter tracebacks ----------------------------------------------------------------
+# `LLM(...)` run in a notebook: IPython prints a ruled header, the cell, then each frame as
+# `File ~/env/x.py:12, in Class.f(args)` followed by numbered source lines (`--> 12` marks the
+# line), a blank line between frames, and the exception last (vllm#20716).
+
+_MODULES = st.lists(st.sampled_from(["entrypoints/llm", "config", "compilation/backends",
+                                     "v1/worker/gpu_model_runner", "model_executor/models/llama"]),
+                    min_size=1, max_size=4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(modules=_MODULES, home=st.sampled_from(["~/venv", "/opt/conda", "~/.local/share/env"]),
+       numbers=st.lists(st.integers(min_value=5, max_value=99999), min_size=4, max_size=4))
+def test_ipython_traceback_is_one_event_with_its_frames(modules: list[str], home: str,
+                                                        numbers: list[int]) -> None:
+    lines = ["-" * 75, "IndexError                                Traceback (most recent call last)",
+             "Cell In[3], line 4", "      2 from vllm import LLM", "----> 4 llm = LLM(model=m)", ""]
+    for index, module in enumerate(modules):
+        number = numbers[index]
+        lines += [f"File {home}/lib/python3.11/site-packages/vllm/{module}.py:{number}, in "
+                  f"Runner.step_{index}(self, *args, **kwargs)",
+                  f"    {number - 1} batch = self.batch", f"--> {number} value = batch[0]", ""]
+    lines.append("IndexError: list index out of range")
+    (event,) = errors_of(log(*lines))
+    assert event.exception == "IndexError"
+    assert [f.function for f in event.frames] == [f"Runner.step_{i}" for i in range(len(modules))]
+    assert event.frames[-1].file.endswith(f"vllm/{modules[-1]}.py")
+    assert event.frames[-1].line == numbers[len(modules) - 1]
+    assert event.first_line == 7 and event.line == len(lines)

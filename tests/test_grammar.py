@@ -177,6 +177,17 @@ FRAME_VALID = [
     # inside an exception group's margin
     ('  |   File "/usr/lib/python3.12/multiprocessing/process.py", line 314, in _bootstrap',
      "/usr/lib/python3.12/multiprocessing/process.py", 314, "_bootstrap"),
+    # IPython/Jupyter (vllm#20716): path unquoted, `~` for home, the call's arguments after it
+    ("File ~/llmenv/lib/python3.12/site-packages/vllm/compilation/cuda_piecewise_backend.py:112, "
+     "in CUDAPiecewiseBackend.__call__(self, *args)",
+     "~/llmenv/lib/python3.12/site-packages/vllm/compilation/cuda_piecewise_backend.py", 112,
+     "CUDAPiecewiseBackend.__call__"),
+    ("File /opt/conda/lib/python3.10/site-packages/vllm/utils.py:1063, in "
+     "deprecate_kwargs.<locals>.wrapper.<locals>.inner(*args, **kwargs)",
+     "/opt/conda/lib/python3.10/site-packages/vllm/utils.py", 1063,
+     "deprecate_kwargs.<locals>.wrapper.<locals>.inner"),
+    ("File ~/env/lib/python3.11/site-packages/vllm/entrypoints/llm.py:177, in LLM.__init__()",
+     "~/env/lib/python3.11/site-packages/vllm/entrypoints/llm.py", 177, "LLM.__init__"),
 ]
 
 
@@ -197,6 +208,8 @@ def test_frame_through_parse_line(text: str, file: str, line: int, function: str
     '  File "/root/ml-env/bin/vllm", line 10',  # no function
     "    self.run()",
     "File: /etc/hosts",
+    "File ~/notes.txt:3, in chapter(1)",  # IPython's shape, but not a Python source
+    "Cell In[3], line 4",  # a notebook cell: no file
 ])
 def test_frame_rejects(text: str) -> None:
     with pytest.raises(LarkError):

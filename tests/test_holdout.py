@@ -57,11 +57,12 @@ FLOORS = {
 # families' fixes (2026-12-03); 15 on 198 after holdout-b's second round (2026-12-03); 13 on 219 after
 # holdout-c's second round (2026-12-03); 12 on 219 at that session's end; 15 on 255 once holdout-e
 # added 38 cases, four of them answered the wrong way (2026-12-03); 13 on 253 once two seen
-# healthy cases answered `failure` moved to tuning (2026-12-03, evening); plus a margin of one.
-MAX_WRONG_WAY = 14
-# How many cases the set must hold at least (255 at the last count; the margin leaves room to move a few
-# out as its README asks), and the groups it must have.
-MIN_CASES = 245
+# healthy cases answered `failure` moved to tuning (2026-12-03, evening); 15 on 279 once holdout-a added 26
+# cases (2026-12-03, session 7; leaving a case out for its answer would bias the measure); plus a margin of one.
+MAX_WRONG_WAY = 16
+# How many cases the set must hold at least (the count after holdout-a's round, less the four the lead
+# moved out in session 8; lower it only when a case is moved out as the README asks), and its groups.
+MIN_CASES = 275
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...

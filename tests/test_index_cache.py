@@ -49,3 +49,19 @@ def test_damaged_copy_is_ignored(damage: bytes, tmp_path: Path,
     for copy in tmp_path.glob("vllm-index-*.marshal"):
         copy.write_bytes(damage)
     assert _load(tmp_path, monkeypatch) == _from_json()
+
+
+def test_templates_made_on_demand_are_the_eager_ones() -> None:
+    """From the cached records, sites become MessageTemplates when asked for (data.Templates):
+    the same records in the same order, found by text as a filter finds them."""
+    eager = _from_json()
+    lazy = data.VllmIndex.from_records(marshal.loads(marshal.dumps(eager.records())))
+    assert isinstance(lazy.templates, data.Templates)
+    assert lazy.templates[-1] == eager.templates[-1]
+    assert lazy.templates[5:9] == tuple(eager.templates[5:9])
+    for position in (0, 1, len(eager.templates) // 2, len(eager.templates) - 1):
+        text = eager.templates[position].text
+        assert data.sites_of(lazy, text) == tuple(s for s in eager.templates if s.text == text)
+        assert data.sites_of(lazy, text) == data.sites_of(eager, text)
+    assert data.sites_of(lazy, "not a message of vLLM") == ()
+    assert list(lazy.templates) == list(eager.templates)

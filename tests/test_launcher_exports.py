@@ -7,13 +7,15 @@
   `[error]`), glued or spaced, after the export's time when it has one.
 - A log console's download may list the newest line first: a CSV export (CloudWatch, Datadog,
   Loki) by its time column, a text download by the record times the grammar reads. Either is read
-  oldest first, and gives the answer the log in time order gives.
+  oldest first, and gives the answer the log in time order gives, at the lines of the file as given.
 
 Every shape is generated (node names, task ranges, exit codes, container ids, streams, how many
 rows share a time), never one fixture.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
@@ -214,8 +216,14 @@ def test_a_text_download_newest_first_gives_the_answer_of_the_log_in_order(tag: 
     lines = [tag + line for line in [*V1_START, *SERVING, *CRASH]]
     in_order, newest = explain(lines), explain(lines[::-1])
     assert in_order.root_cause is not None and newest.root_cause is not None
-    assert (newest.verdict, newest.root_cause.exception, newest.root_cause.line) \
-        == (in_order.verdict, in_order.root_cause.exception, in_order.root_cause.line)
+    # the same answer, at the same line of the file as given (counted from its top, as sed does)
+    turned = len(lines) + 1
+    assert (newest.verdict, newest.root_cause.exception, newest.root_cause.line,
+            newest.root_cause.first_line, newest.root_cause.last_line) \
+        == (in_order.verdict, in_order.root_cause.exception, turned - in_order.root_cause.line,
+            turned - in_order.root_cause.last_line, turned - in_order.root_cause.first_line)
+    assert all(turned - run.end_line == back.start_line for run, back
+               in zip(in_order.runs, reversed(newest.runs), strict=False))
     assert any("newest lines first" in notice for notice in newest.notices)
     assert not any("newest lines first" in notice for notice in in_order.notices)
 
@@ -226,6 +234,26 @@ def test_a_text_download_newest_first_gives_the_answer_of_the_log_in_order(tag: 
 ])
 def test_a_log_in_time_order_is_read_as_it_is(lines: list[str]) -> None:
     assert not any("newest lines first" in notice for notice in explain(lines).notices)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["01-05 09:00:0" + d for d in "0123"]), max_size=12),
+       st.integers(min_value=0, max_value=4))
+def test_times_are_read_up_to_the_first_step_forward(times: list[str], at_least: int) -> None:
+    """only_back_in_time stops at the first step forward and says what the whole list says."""
+    from logsleuth.tokenize.sniff import only_back_in_time
+
+    steps = [later < earlier for earlier, later in zip(times, times[1:]) if later != earlier]
+    read: list[str] = []
+
+    def reading() -> Iterator[str]:
+        for time in times:
+            read.append(time)
+            yield time
+
+    assert only_back_in_time(reading(), at_least) == (len(steps) >= at_least and all(steps))
+    forward = next((i + 1 for i, (a, b) in enumerate(zip(times, times[1:])) if b > a), None)
+    assert len(read) == (forward + 1 if forward is not None else len(times))
 
 
 # ---- a time limit is the job's planned end once the server was up -----------------------------

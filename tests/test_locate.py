@@ -4,8 +4,12 @@ window ends on, wherever the window starts (mid-line too) and whatever the lines
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lark import Lark
 
 from logsleuth.locate import _last_line_matching, _last_match_line, _raw_search
 from logsleuth.tokenize import anchor_patterns
@@ -46,3 +50,26 @@ def test_last_activity_line_is_the_one_finditer_ends_on(lines: list[bytes],
         assert _last_line_matching(block, _raw_search(pattern), low, high) \
             == _reference(block, pattern, low, high)
         assert _last_match_line(block, pattern) == _reference(block, pattern, 0, len(block))
+
+
+def test_kept_anchor_texts_are_the_grammars(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                            ) -> None:
+    """The anchors' patterns kept in the cache directory are what Lark makes of anchors.lark;
+    a damaged copy is made again, never used."""
+    import logsleuth.locate as locate
+    from logsleuth.resources import data_dir
+
+    monkeypatch.setenv("LOGSLEUTH_CACHE_DIR", str(tmp_path))
+    grammar = Lark.open(str(data_dir("grammars") / "anchors.lark"), parser="lalr")
+    made = tuple(grammar.get_terminal(name).pattern.to_regexp()
+                 for name in ("ANCHOR", "SERVING", "ALIVE"))
+    for damage in (None, "", "[1, 2, 3]", '["a"]', "{"):
+        locate.anchor_texts.cache_clear()
+        if damage is not None:
+            for kept in tmp_path.glob("anchors-*.json"):
+                kept.write_text(damage)
+        assert locate.anchor_texts() == made  # made by Lark, or read back
+        locate.anchor_texts.cache_clear()
+        assert locate.anchor_texts() == made  # read back
+    assert len(list(tmp_path.glob("anchors-*.json"))) == 1
+    locate.anchor_texts.cache_clear()

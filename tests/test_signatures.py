@@ -235,6 +235,27 @@ def test_load_cache_sees_a_changed_file(tmp_path: Path, monkeypatch: pytest.Monk
     assert first.get("cached").title != second.get("cached").title  # type: ignore[union-attr]
 
 
+def test_load_cache_key_follows_every_signature_and_example_file(tmp_path: Path) -> None:
+    """The key names every .yaml and .log file under the directory, nested ones too: a change
+    to any of them gives a new key; other files do not."""
+    import os
+
+    from logsleuth.signatures.loadcache import _key
+
+    sigs = tmp_path / "sigs"
+    nested = _write(sigs / "config", "nested", GOOD.format(id="nested", regex="xyz"))
+    keys = [_key(sigs)]
+    (sigs / "config" / "NOTES.md").write_text("not a signature")
+    assert _key(sigs) == keys[-1]
+    (sigs / "config" / "deep").mkdir()
+    (sigs / "config" / "deep" / "nested.log").write_text("an example")
+    keys.append(_key(sigs))
+    stat = nested.stat()
+    os.utime(nested, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    keys.append(_key(sigs))
+    assert len(set(keys)) == 3
+
+
 def test_fuzzy_match_may_not_lose_a_key_word() -> None:
     parsed = Template.parse("NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for "
                             "details)")

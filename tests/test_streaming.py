@@ -99,24 +99,126 @@ def test_follow_gives_up_cleanly_on_a_healthy_log(tmp_path: Path) -> None:
     assert any("stopped following" in notice for notice in report["notices"])
 
 
-def test_two_halves_read_in_two_processes_give_the_same_report(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A big plain file is read in two processes (tokenize/halves.py); the report must be the
-    one a single pass gives, line numbers and notices included."""
-    import logsleuth.tokenize.halves as halves
-    from logsleuth.render.json import report_to_dict
-
+def _big_log(tmp_path: Path) -> Path:
     path = tmp_path / "big.log"
     path.write_bytes(_serving_lines(20_000) + SEED.read_bytes() + _serving_lines(20_000)
-                     + b"x" * 300_000 + b"\n" + _serving_lines(10))
-    monkeypatch.setattr(halves, "SPLIT_MIN_BYTES", 1 << 40)
-    single = report_to_dict(explain(path))
-    monkeypatch.setattr(halves, "SPLIT_MIN_BYTES", 1)
-    # whatever other tests left running (Ray's threads), this process may fork for this test
-    monkeypatch.setattr(halves.threading, "active_count", lambda: 1)
-    from logsleuth.read import open_input
+                     + b"x" * 300_000 + b"\n" + _serving_lines(10) + b"x" * 70_000 + b"\n"
+                     + _serving_lines(3) + b"last line without its newline")
+    return path
 
+
+def _may_split(monkeypatch: pytest.MonkeyPatch, blocks: int) -> None:
+    import logsleuth.halfread as halfread
+
+    monkeypatch.setattr(halfread, "SPLIT_MIN_BYTES", 1)
+    monkeypatch.setattr(halfread, "CHUNK_BLOCKS", blocks)
+    # whatever other tests left running (Ray's threads), this process may start one for this test
+    monkeypatch.setattr("logsleuth.halfread.threading.active_count", lambda: 1)
+
+
+def _single_pass(path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+    import logsleuth.halfread as halfread
+    import logsleuth.read as read
+    from logsleuth.render.json import report_to_dict
+
+    # small blocks: a file of a few MB holds many blocks and chunks, and lines longer than a block
+    monkeypatch.setattr(read, "BLOCK_SIZE", 64 << 10)
+    with monkeypatch.context() as patched:
+        patched.setattr(halfread, "SPLIT_MIN_BYTES", 1 << 40)
+        return report_to_dict(explain(path))
+
+
+# chunks of one block (some inside the 300 KB line), of two, of about a fifth of the file, all of
+# it; the two processes racing, or the far reader reading every chunk before this one takes any
+@pytest.mark.parametrize("far_first", [False, True])
+@pytest.mark.parametrize("blocks", [1, 2, 20, 1000])
+def test_chunks_read_from_both_ends_give_the_same_report(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, blocks: int, far_first: bool) -> None:
+    """A big plain file is read by two processes, one from each end (tokenize/halves.py); the
+    report must be the one a single pass gives, line numbers and notices included (each chunk
+    is read in the blocks a single pass reads, so the same lines are located)."""
+    import logsleuth.halfread as halfread
+    from logsleuth.read import open_input
+    from logsleuth.render.json import report_to_dict
+    from logsleuth.tokenize import halves
+
+    path = _big_log(tmp_path)
+    single = _single_pass(path, monkeypatch)
+    _may_split(monkeypatch, blocks)
     assert halves.can_split(open_input(path))
+    take_front, result = halfread.FarReader.take_front, halfread.FarReader.result
+    answered: list[int] = []
+
+    def waiting(reader: halfread.FarReader) -> int | None:
+        if far_first and reader.process is not None:
+            reader.process.wait()
+        return take_front(reader)
+
+    def counted(reader: halfread.FarReader) -> halfread.FarResult | None:
+        far = result(reader)
+        answered.append(len(far.chunks) if far is not None else -1)
+        return far
+
+    monkeypatch.setattr(halfread.FarReader, "take_front", waiting)
+    monkeypatch.setattr(halfread.FarReader, "result", counted)
     split = report_to_dict(explain(path))
     assert split == single
-    assert single["root_cause"]["line"] == 20_000 + 325
+    assert answered[0] >= 0  # the far reader answered
+    if far_first:
+        assert answered[0] == halfread.chunk_count(path.stat().st_size,
+                                                   blocks * (64 << 10))
+    assert single["root_cause"]["line"] == 20_000 + 325  # type: ignore[index]
+    notices = single["notices"]
+    assert isinstance(notices, list) and any("cut to that length" in n for n in notices)
+
+
+def test_chunks_the_far_reader_did_not_answer_for_are_read_here(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A far reader that fails (here: after it read its chunks, its answer lost) costs time,
+    never lines: the chunks it claimed are read by the parsing process."""
+    import logsleuth.halfread as halfread
+    from logsleuth.render.json import report_to_dict
+
+    path = _big_log(tmp_path)
+    single = _single_pass(path, monkeypatch)
+    _may_split(monkeypatch, 3)
+    answered: list[object] = []
+
+    def lost(reader: halfread.FarReader) -> None:
+        assert reader.process is not None
+        reader.process.communicate()
+        answered.append(reader.process.returncode)
+
+    monkeypatch.setattr(halfread.FarReader, "result", lost)
+    assert report_to_dict(explain(path)) == single
+    assert answered == [0]
+
+
+def test_the_command_line_starts_the_far_reader_before_the_pipeline(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`explain` starts the second process first and the pipeline adopts it (one process
+    started, its chunks used): the JSON report is the single pass's."""
+    import json
+
+    from click.testing import CliRunner
+
+    import logsleuth.halfread as halfread
+    from logsleuth.cli import main
+
+    path = _big_log(tmp_path)
+    single = _single_pass(path, monkeypatch)
+    _may_split(monkeypatch, 4)
+    started: list[halfread.FarReader] = []
+    original = halfread.FarReader.start.__func__  # type: ignore[attr-defined]
+
+    def start(cls: type[halfread.FarReader], /, *args: object, **kwargs: object) -> object:
+        reader = original(cls, *args, **kwargs)
+        started.append(reader)
+        return reader
+
+    monkeypatch.setattr(halfread.FarReader, "start", classmethod(start))
+    done = CliRunner().invoke(main, ["explain", "--format", "json", str(path)])
+    assert done.exit_code == 1, done.output
+    assert json.loads(done.output) == json.loads(json.dumps(single))
+    assert len(started) == 1 and started[0].process is not None
+    assert not Path(started[0].spool).exists() and not Path(started[0].claims_path).exists()

@@ -38,12 +38,13 @@ CASES = {
     "long/healthy-dgx-spark-sigterm-shutdown": "no_failure",
 }
 HEALTHY = "long/healthy-dgx-spark-sigterm-shutdown"
-# A failure no signature knows, in two wordings that differ only in numbers and paths.
+# A failure no signature knows, in two wordings that differ only in numbers and paths: raised by a
+# plugin outside vLLM (a plain error raised by vLLM's own code has a family, vllm-internal-error).
 UNKNOWN = """\
 INFO 05-01 10:00:00 [api_server.py:100] vLLM API server version 0.9.0
 ERROR 05-01 10:00:01 [core.py:500] EngineCore failed to start.
 ERROR 05-01 10:00:01 [core.py:500] Traceback (most recent call last):
-ERROR 05-01 10:00:01 [core.py:500]   File "/usr/lib/python3/site-packages/vllm/widget.py", \
+ERROR 05-01 10:00:01 [core.py:500]   File "/usr/lib/python3/site-packages/widgetlib/widget.py", \
 line 12, in frobnicate
 ERROR 05-01 10:00:01 [core.py:500]     raise ZeroDivisionError(message)
 ERROR 05-01 10:00:01 [core.py:500] ZeroDivisionError: frobnicator {n} lost {m} sprockets in {path}

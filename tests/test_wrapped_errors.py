@@ -262,3 +262,54 @@ def test_a_quiet_record_or_an_indented_line_that_names_an_exception_is_not_an_er
                         "the server said Error: retry later", "lowercaseerror: text"]))
 def test_a_bare_error_word_after_text_stays_text(line: str) -> None:
     assert explain([line]).verdict is Verdict.NO_FAILURE
+
+
+# Errors printed as a phrase, not as a class: native code's CUDA and NCCL errors, an OSError's own
+# text, an OpenAI client's report of a server error.
+PHRASES = [("CUDA error", "an illegal memory access was encountered"),
+           ("NCCL error", "unhandled system error (run with NCCL_DEBUG=INFO for details)"),
+           ("HIP error", "invalid device function")]
+
+
+@SOME
+@given(st.sampled_from(OUTERS), st.sampled_from(["", *LEADS]), st.sampled_from(PHRASES))
+def test_a_native_error_phrase_is_an_error(outer: str, lead: str,
+                                           phrase: tuple[str, str]) -> None:
+    label, message = phrase
+    report = explain([outer + "INFO 05-01 10:00:00 [api_server.py:1] vLLM API server version 0.8.5",
+                      f"{outer}{lead}{label}: {message}"])
+    assert report.verdict is Verdict.FAILURE, report.reasons
+    assert report.root_cause is not None and report.root_cause.line == 2
+    assert report.root_cause.exception in (label, "CUDA error"), report.root_cause
+
+
+@SOME
+@given(st.sampled_from(OUTERS), st.sampled_from(["98] error while attempting to bind on address "
+                                                 "('0.0.0.0', 8000): address already in use",
+                                                 "28] No space left on device"]))
+def test_an_errno_text_is_an_os_error(outer: str, rest: str) -> None:
+    report = explain([f"{outer}[Errno {rest}"])
+    assert report.root_cause is not None and report.root_cause.exception == "OSError"
+
+
+@SOME
+@given(st.sampled_from(["INFO", "WARNING"]), st.sampled_from(PHRASES), st.integers(400, 499))
+def test_a_quiet_phrase_or_a_refused_request_is_not_an_error(level: str, phrase: tuple[str, str],
+                                                             code: int) -> None:
+    label, message = phrase
+    assert explain([f"{level} 05-01 10:00:00 [x.py:1] retrying after {label}: {message}",
+                    f"Error code: {code} - {{'object': 'error', 'message': 'too long', "
+                    f"'type': 'BadRequestError', 'code': {code}}}"]).verdict is Verdict.NO_FAILURE
+
+
+def test_a_traceback_message_going_on_keeps_the_phrase_as_its_own() -> None:
+    # torch prints NCCL's phrase inside a DistBackendError's message; it is not a second error
+    report = explain(["Traceback (most recent call last):",
+                      '  File "/x/vllm/distributed/parallel_state.py", line 12, in init',
+                      "    torch.distributed.all_reduce(x)",
+                      "torch.distributed.DistBackendError: NCCL error in: "
+                      "../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, unhandled cuda error",
+                      "NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)"])
+    assert report.root_cause is not None
+    assert report.root_cause.exception == "torch.distributed.DistBackendError"
+    assert not report.symptoms

@@ -20,13 +20,17 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from logsleuth.cli.output import emit, is_terminal, render_rich
+from logsleuth.dependencies import missing_package_message
 from logsleuth.errors import LogsleuthError, OutputError
 from logsleuth.model import Report, Verdict
+
+if TYPE_CHECKING:
+    from logsleuth.halfread import FarReader
 
 EXIT_NO_FAILURE = 0
 EXIT_FAILURE = 1
@@ -100,6 +104,9 @@ class _Commands(click.Group):
             sys.exit(EXIT_UNUSABLE)
         except BrokenPipeError:
             sys.exit(EXIT_NO_FAILURE)
+        except ModuleNotFoundError as exc:  # a dependency loaded late (dependencies.py)
+            click.echo(missing_package_message(exc), err=True)
+            sys.exit(EXIT_INTERNAL)
         except Exception as exc:  # noqa: BLE001 - the one place a bug becomes a message
             click.echo(f"logsleuth: internal error: {type(exc).__name__}: {exc} (please report "
                        "it at the project's issue tracker, with the log if you can)", err=True)
@@ -144,6 +151,28 @@ def _progress_bar(path: str) -> Iterator[Callable[[int], None] | None]:
         yield lambda count: bar.advance(task, count)
 
 
+@contextmanager
+def _far_reader(path: str) -> Iterator[FarReader | None]:
+    """A second process that starts reading a big plain log from its end before this one loads
+    the pipeline (halfread.py): the imports and the signature database take this process a
+    few tenths of a second, which the other spends reading. The pipeline adopts it, or stops
+    it when the input turns out to be something else (an export, a console's reversed copy)."""
+    from logsleuth.halfread import FarReader, may_start_far_reader, worth_a_far_reader
+    from logsleuth.read import MAX_LINE_BYTES
+
+    reader = None
+    if path != "-" and may_start_far_reader() and worth_a_far_reader(Path(path)):
+        try:
+            reader = FarReader.start(Path(path), path, MAX_LINE_BYTES)
+        except OSError:
+            reader = None  # no temporary files: the pipeline reads the file alone
+    try:
+        yield reader
+    finally:
+        if reader is not None:
+            reader.close()
+
+
 output_option = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
                               help="Write to this file instead of stdout.")
 width_option = click.option("--width", type=click.IntRange(min=20), default=None,
@@ -183,8 +212,6 @@ width_option = click.option("--width", type=click.IntRange(min=20), default=None
 def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool, fail_on: str,
             output: Path | None, width: int | None, redact: bool | None, follow: bool,
             timeout: float | None, settle: float) -> None:
-    from logsleuth.pipeline import explain_events
-
     interrupted, events = False, None
     if follow:
         from logsleuth.follow import FollowInterrupted
@@ -197,9 +224,11 @@ def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool
         except FollowInterrupted as stop:
             report, interrupted = stop.report, True
     else:
-        with _progress_bar(path) as advance:
+        with _far_reader(path) as reader, _progress_bar(path) as advance:
+            from logsleuth.pipeline import explain_events
+
             report, events = explain_events(path, signatures=signature_set(signature_dirs),
-                                            progress=advance)
+                                            progress=advance, reader=reader)
     text = render_report(report, fmt, verbose=verbose, width=width,
                          terminal=output is None and is_terminal(),
                          signatures=signature_set(signature_dirs), read=events)

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from logsleuth.cli import EXIT_NO_FAILURE, EXIT_UNUSABLE, main, output_option
 from logsleuth.cli.output import emit, render_rich
@@ -45,6 +44,8 @@ def _analyse_or_exit(path: str) -> Analysis:
     try:
         return analyse(path)
     except LogsleuthError as exc:
+        from rich.console import Console
+
         Console(stderr=True).print(f"logsleuth: {exc}", markup=False, highlight=False)
         sys.exit(EXIT_UNUSABLE)
 
@@ -83,6 +84,8 @@ def timeline(path: str, fmt: str, output: Path | None) -> None:
                              analysis.facts)
     if fmt == "text":
         if output is None:
+            from rich.console import Console
+
             render_timeline_text(picture, Console(highlight=False))
         else:
             emit(render_rich(lambda console: render_timeline_text(picture, console),

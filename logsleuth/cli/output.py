@@ -11,10 +11,12 @@ import io
 import sys
 from collections.abc import Callable
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from logsleuth.errors import OutputError
+
+if TYPE_CHECKING:  # rich loads only for the formats it draws (not for JSON: 20-40 ms a run)
+    from rich.console import Console
 
 UNWRAPPED = 1 << 16  # "wide enough for anything" when the caller did not say
 
@@ -27,6 +29,8 @@ def render_rich(draw: Callable[[Console], None], *, width: int | None,
                 natural_width: int = UNWRAPPED, terminal: bool | None = None) -> str:
     """What `draw` prints, as text. On a terminal, styled and laid out to the terminal's width
     (or `width`); elsewhere plain, unwrapped unless `width` is given, trailing spaces stripped."""
+    from rich.console import Console
+
     terminal = is_terminal() if terminal is None else terminal
     buffer = io.StringIO()
     if terminal:

@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from enum import IntEnum
 
-from logsleuth.index.data import MessageTemplate, VllmIndex
+from logsleuth.index.data import MessageTemplate, VllmIndex, sites_of
 from logsleuth.signatures.template import PLACEHOLDERS
 
 # the miner writes {int} {float} {num} {hex} {any}; a template typed by a message
@@ -103,10 +103,7 @@ class TemplateMatcher:
 
     def __init__(self, index: VllmIndex) -> None:
         self.index = index
-        sites: dict[str, list[MessageTemplate]] = defaultdict(list)
-        for template in index.templates:
-            sites[template.text].append(template)
-        self._sites = {text: tuple(found) for text, found in sites.items()}
+        self._sites: dict[str, tuple[MessageTemplate, ...]] = {}  # made as texts are matched
         self._filed: dict[str, list[str]] = defaultdict(list)
         for text, key in zip(index.texts, index.keys):  # keys chosen by the miner
             if key:
@@ -116,7 +113,13 @@ class TemplateMatcher:
 
     @property
     def texts(self) -> int:
-        return len(self._sites)
+        return len(self.index.texts)
+
+    def _sites_of(self, text: str) -> tuple[MessageTemplate, ...]:
+        found = self._sites.get(text)
+        if found is None:
+            found = self._sites[text] = sites_of(self.index, text)
+        return found
 
     def candidates(self, message: str) -> set[str]:
         """The template texts filed under a word of the message."""
@@ -146,5 +149,5 @@ class TemplateMatcher:
             else:
                 continue
             if best is None or (fit, literal) > (best.fit, best.literal_chars):
-                best = TextMatch(text, fit, literal, self._sites[text])
+                best = TextMatch(text, fit, literal, self._sites_of(text))
         return best

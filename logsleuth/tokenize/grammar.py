@@ -355,12 +355,24 @@ class _ToRecords(Transformer[Token, object]):
 
     def frame(self, items: list[Token]) -> _Body:
         # `  File "/p/x.py", line 12, in f` (faulthandler: `line 12 in f`)
+        if 'File "' not in str(items[0]):
+            return self._ipython_frame(str(items[0]))
         rest = str(items[0]).split('File "', 1)[1]
         file, _, rest = rest.rpartition('", line ')
         number, _, function = rest.partition(" in ")
         text = f'File "{file}", line {number.rstrip(",")}, in {function}'
         return _Body(LineKind.FRAME, text,
                      frame=Frame(file, int(number.rstrip(",")), function.strip()))
+
+    @staticmethod
+    def _ipython_frame(token: str) -> _Body:
+        # IPython's `File ~/env/x.py:12, in Class.f(self, x)`: the call's arguments are dropped so
+        # that the function reads as in a plain traceback
+        place, _, call = token.split("File ", 1)[1].partition(", in ")
+        file, _, number = place.rpartition(":")
+        function = call.partition("(")[0].strip()
+        return _Body(LineKind.FRAME, f'File "{file}", line {number}, in {function}',
+                     frame=Frame(file, int(number), function))
 
     def exc_line(self, items: list[Token]) -> _Body:
         name = str(items[0]).strip().lstrip("|").strip()
@@ -422,6 +434,34 @@ class _ToRecords(Transformer[Token, object]):
         lead = str(items[0])
         return _Body(LineKind.EXCEPTION_REPR, f"{lead}{body.text}", exception=body.exception,
                      message=body.message)
+
+    def embedded_repr(self, items: list[Token]) -> _Body:
+        # `... err=ValueError('message'), type(err)=...`: the class, and the quoted message up to
+        # its closing quote (the whole rest when a paste cut it)
+        text = "".join(str(t) for t in items)
+        name, _, rest = str(items[-1]).partition("(")
+        quote, rest = rest[0], rest[1:]
+        message = rest.partition(quote + ")")[0]
+        return _Body(LineKind.EXCEPTION_REPR, text, exception=name, message=message)
+
+    def uncaught_class(self, items: list[Token]) -> _Body:
+        # `Uncaught exception | <class 'ValueError'>; message; <traceback object at 0x...>;`
+        text = str(items[0]).strip()
+        name = text.partition("<class '")[2].partition("'>")[0]
+        message = text.partition("'>; ")[2].rpartition("; <traceback object")[0]
+        return _Body(LineKind.EXCEPTION_REPR, text, exception=name, message=message or text)
+
+    def error_phrase(self, items: list[Token]) -> _Body:
+        # `NCCL error in: x.cpp:12, unhandled cuda error`, `[Errno 98] error while ...`: the phrase
+        # names the error; an errno's text is what OSError prints, so it is that exception
+        label = str(items[-2])
+        message = str(items[-1]).removeprefix(" in").removeprefix(":").removeprefix(" ")
+        message = message.removeprefix("- ")
+        text = "".join(str(t) for t in items)
+        if label.startswith("[Errno"):
+            return _Body(LineKind.EXCEPTION_REPR, text, exception="OSError",
+                         message=f"{label} {message}")
+        return _Body(LineKind.EXCEPTION_REPR, text, exception=label, message=message)
 
     frame_list = _simple(LineKind.FRAME_LIST)
 

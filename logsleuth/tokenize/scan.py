@@ -13,21 +13,11 @@ from dataclasses import dataclass
 from functools import cache, partial
 
 import re2
-from lark import Lark
 
-from logsleuth.locate import Anchors, line_spans, locate
+from logsleuth.locate import Anchors, anchor_texts, line_spans, locate
 from logsleuth.model import LineRun, LogLine
-from logsleuth.resources import data_dir
 from logsleuth.tokenize.grammar import (BOX_BORDERS, Split, clean, continuation, continued,
                                         may_hold_colour, parse_split)
-
-
-@cache
-def anchor_texts() -> tuple[str, str, str]:
-    """(ANCHOR, SERVING, ALIVE): the regular expressions of anchors.lark's terminals."""
-    grammar = Lark.open(str(data_dir("grammars") / "anchors.lark"), parser="lalr", cache=True)
-    return tuple(grammar.get_terminal(name).pattern.to_regexp()  # type: ignore[return-value]
-                 for name in ("ANCHOR", "SERVING", "ALIVE"))
 
 
 @cache

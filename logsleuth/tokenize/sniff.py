@@ -8,7 +8,7 @@ pays for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from logsleuth.model import MAIN, LineKind
@@ -64,12 +64,22 @@ NEWEST_FIRST_STEPS = 3
 def newest_first(head: bytes) -> bool:
     """True when the record times of `head`'s lines go back in time at every change."""
     text = head[:HEAD_BYTES].decode("utf-8", "replace")
-    times = [time for time in (parse_line(line).time for line in _lines(text)) if time]
+    # lazily: a log in time order is told by its first step forward, a few lines in, instead
+    # of parsing the whole head (a fifth of a tiny log's run)
+    times = (time for time in (parse_line(line).time for line in _lines(text)) if time)
     return only_back_in_time(times, NEWEST_FIRST_STEPS)
 
 
-def only_back_in_time(times: Sequence[Any], at_least: int) -> bool:
+def only_back_in_time(times: Iterable[Any], at_least: int) -> bool:
     """The times change at least `at_least` times, and go back at every change (lines of one
-    instant keep their order either way, so only a change of time counts)."""
-    steps = [later < earlier for earlier, later in zip(times, times[1:]) if later != earlier]
-    return len(steps) >= at_least and all(steps)
+    instant keep their order either way, so only a change of time counts). Reads `times` up to
+    the first change that does not go back."""
+    steps = 0
+    earlier: Any = None
+    for count, later in enumerate(times):
+        if count and later != earlier:
+            if not later < earlier:
+                return False
+            steps += 1
+        earlier = later
+    return steps >= at_least

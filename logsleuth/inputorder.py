@@ -1,0 +1,52 @@
+"""Line numbers of a log that was read in another order than its own, mapped back to its own.
+
+A log console's download may list the newest line first; the reader turns it over so that
+causes come before their effects (read.py), and every stage numbers the lines as it read them.
+The report's contract is the input's line numbers (`sed -n Np` on the file the user has), so the
+finished report's line fields are mapped back: line k of N read is line N + 1 - k of the input,
+and each span's two ends trade places.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TypeVar, cast
+
+from logsleuth.model import Frame
+
+T = TypeVar("T")
+
+_LINE_FIELDS = frozenset({"line", "requested_line", "effective_line", "event_line"})
+_SPANS = (("first_line", "last_line"), ("start_line", "end_line"))
+_SPAN_FIELDS = frozenset(name for span in _SPANS for name in span)
+
+
+def in_input_order(value: T, lines: int) -> T:
+    """`value` (a report, or any record in it) with its log line numbers counted as in an input of
+    `lines` lines read from the last line up. A frame's line is its source file's: kept."""
+    return cast(T, _mapped(value, lines))
+
+
+def _mapped(value: object, lines: int) -> object:
+    if isinstance(value, tuple):
+        return tuple(_mapped(item, lines) for item in value)
+    if isinstance(value, dict):
+        return {key: _mapped(item, lines) for key, item in value.items()}
+    if not dataclasses.is_dataclass(value) or isinstance(value, (type, Frame)):
+        return value
+    changes: dict[str, object] = {}
+    for field in dataclasses.fields(value):
+        item = getattr(value, field.name)
+        if field.name in _SPAN_FIELDS:
+            continue
+        if field.name in _LINE_FIELDS and isinstance(item, int):
+            changes[field.name] = lines + 1 - item
+        else:
+            mapped = _mapped(item, lines)
+            if mapped is not item:
+                changes[field.name] = mapped
+    for first, last in _SPANS:
+        ends = getattr(value, first, None), getattr(value, last, None)
+        if isinstance(ends[0], int) and isinstance(ends[1], int):
+            changes[first], changes[last] = lines + 1 - ends[1], lines + 1 - ends[0]
+    return dataclasses.replace(value, **changes) if changes else value
