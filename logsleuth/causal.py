@@ -108,21 +108,26 @@ class _Work:
                 work.own_steps.setdefault(process, []).append(line)
         return work
 
-    def evidence(self, node: _Node) -> tuple[list[list[int]], list[list[int]]]:
-        """(steps, answers): the lines that show `node`'s process or engine working. Answers
-        may be requests in flight; steps may not.
+    def evidence(self, node: _Node) -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
+        """(steps, own answers, others' answers): the lines that show `node`'s process or engine
+        working. Answers may be requests in flight; steps may not. Its own process's answers
+        show at once that it lives; answers another process logs for it (the API server serving
+        for a failed engine core or worker) may be streams whose `200` was logged as they
+        started, before the failure ended them (`IN_FLIGHT`).
 
         Its own process counts for every error, except the answers of unnamed output after an
-        unnamed traceback vLLM does not catch per request (see below). An engine core's, a worker's or an unnamed
-        process's error is also saved by any engine output and any completed start-up (the log
-        does not say which API server serves which engine, but a failed engine makes its API
-        server report it, and that report is not saved by another server's work). A symptom
+        unnamed traceback vLLM does not catch per request (see below). An engine core's, a
+        worker's or an unnamed process's error is also saved by any engine output (past those in
+        flight) and any completed start-up (the log does not say which API server serves which
+        engine, but a failed engine makes its API server report it, and that report is not saved
+        by another server's work). A symptom
         speaks for its own process only; an API server's own polls do not save its report that
         an engine died, nor anything after a corrupting error.
         """
         process = node.event.process
         steps = [self.own_steps.get(process, [])]
         answers = [self.own_serving.get(process, [])]
+        others: list[list[int]] = []
         if node.process_role is Role.MAIN and node.event.kind is not EventKind.ERROR_RECORD \
                 and not node.handled:
             # Unnamed output is several processes at once (the API server, an engine, its
@@ -141,11 +146,11 @@ class _Work:
                 and not symptom:
             owner = self._owner(process)
             if owner is None:
-                answers.append(self.serving)
+                others.append(self.serving)
                 if not node.corrupting:
                     steps.append(self.ready)
             else:
-                answers.append(self.own_serving.get(owner, []))
+                others.append(self.own_serving.get(owner, []))
                 if not node.corrupting:
                     steps.append(self.own_steps.get(owner, []))
         if _may_be_request_error(node) and node.role is EventRole.CAUSE \
@@ -159,7 +164,7 @@ class _Work:
             refusals = self.own_request_answers.get(process, [])
             own = bisect_right(refusals, node.event.last_line)  # the failed request's answer
             answers.append(refusals[own + 1:own + 2])  # the next: another request's
-        return steps, answers
+        return steps, answers, others
 
     def _owner(self, process: Process) -> Process | None:
         """The API server an engine core or worker serves, when pids tell: the one started
@@ -180,15 +185,16 @@ class _Work:
         if node.role is EventRole.SYMPTOM and node.pointer is not None:
             return self.healthy_between(node, end)
         after = node.event.last_line
-        steps, answers = self.evidence(node)
-        return any(_any_between(lines, after, end) for lines in steps + answers)
+        steps, answers, others = self.evidence(node)
+        return (any(_any_between(lines, after, end) for lines in steps + answers)
+                or any(_any_between(lines, after + IN_FLIGHT, end) for lines in others))
 
     def healthy_between(self, node: _Node, end: int) -> bool:
         """Demonstrably working between the node and line `end` (answers in flight aside)."""
         after = node.event.last_line
-        steps, answers = self.evidence(node)
+        steps, answers, others = self.evidence(node)
         return (any(_any_between(lines, after, end) for lines in steps)
-                or any(_any_between(lines, after + IN_FLIGHT, end) for lines in answers))
+                or any(_any_between(lines, after + IN_FLIGHT, end) for lines in answers + others))
 
 
 def _any_between(lines: list[int], after: int, before: int) -> bool:

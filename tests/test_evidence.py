@@ -474,8 +474,9 @@ OUTERS = ["", "2024-05-01T10:00:01.123456789Z ", "2024-05-01T10:00:01.123Z stder
           "2024-01-02 03:04:05,123 - INFO - vLLM: ", "2024-01-02 03:04:05,123 - INFO - [vllm] ",
           "[2024-01-02 03:04:05] INFO: ", "... ", "…", "#033[0;31m", "zx8k2m4q9w1e3r[error]",
           "2024-05-01 10:00:00.123 [zx8k2m4q9w1e3r] [info] ",
-          # Docker Desktop's log view (vllm#1824), docker build's BuildKit steps (vllm#552)
-          "2023-11-29 11:34:19 ", "#4 3570.9 ",
+          # Docker Desktop's log view (vllm#1824), docker build's BuildKit steps (vllm#552) and
+          # the summary of a failed step, seconds alone (vllm#11616)
+          "2023-11-29 11:34:19 ", "#4 3570.9 ", "136.0 ",
           # journalctl -o short-iso and short-iso-precise
           "2024-01-02T03:04:05+0000 gpu1 vllm[8052]: ",
           "2024-01-02T03:04:05.123456+00:00 gpu1 vllm[8052]: "]
@@ -569,6 +570,11 @@ BODIES = [
     "error: triton_flash_attention.py:211:0: stack frame size (556488) exceeds limit (262112) "
     "in function 'attn_fwd'",
     "      /bin/bash: line 1:   367 Killed                  cicc --c++17 --gnu_version=90400",
+    # the linker as rustc relays it, and the driver's report; setuptools-rust's failed cargo
+    # (vllm#11616)
+    "    = note: /opt/conda/bin/ld: cannot find -lssl: No such file or directory",
+    "            collect2: error: ld returned 1 exit status",
+    "  error: `cargo rustc --lib --release --crate-type cdylib` failed with code 101",
     "Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.",
     "some text that only an ERROR level makes an error",
 ]

@@ -564,3 +564,102 @@ def test_a_healthy_server_behind_a_general_wrapper_is_healthy(wrapper: str, serv
     lines += server.requests(served)
     result = explain([wrapper + line for line in lines])
     assert result.verdict is Verdict.NO_FAILURE, (wrapper, result.reasons)
+
+
+# ---- a log copied from a web view: Unicode spaces where the page laid out a margin -------------
+# Buildkite's log page copied into an issue (vllm#5848, #15944): `\u00a0 | [2024-06-25T12:58:33Z]
+# E   AssertionError: assert 1 == 0`. Any Unicode space separator reads as a space, wherever it
+# stands: the same failure, the same healthy server.
+
+UNICODE_SPACES = "\u00a0\u2007\u2009\u202f\u3000\u2002"
+
+
+def _respace(data: st.DataObject, line: str) -> str:
+    """The line with some of its spaces, drawn by hypothesis, turned into Unicode spaces."""
+    return "".join(data.draw(st.sampled_from(UNICODE_SPACES + " ")) if char == " " else char
+                   for char in line)
+
+
+@SOME
+@given(st.data(), exception_names, messages, node_ids, st.integers(2, 20), st.booleans())
+def test_a_failed_test_copied_from_a_web_view_is_the_same_failure(
+        data: st.DataObject, name: str, message: str, node: str, margin: int,
+        summary: bool) -> None:
+    lines, root = _pytest_report(name, message, node, margin, False, summary)
+    gutter = data.draw(st.sampled_from(["", "  | ", "\u00a0 | "]))
+    stamp = data.draw(st.sampled_from(["", "[2024-06-25T12:58:33Z] "]))
+    copied = [_respace(data, gutter + stamp + line) for line in lines]
+    result = explain(copied)
+    assert result.verdict is Verdict.FAILURE, result.reasons
+    assert result.root_cause is not None
+    assert (result.root_cause.exception, result.root_cause.line) == (name, root)
+
+
+@SOME
+@given(st.data(), st.integers(0, 12))
+def test_a_healthy_server_copied_from_a_web_view_is_healthy(data: st.DataObject,
+                                                            served: int) -> None:
+    server, lines, _ = _server_start()
+    lines += server.requests(served)
+    result = explain([_respace(data, "\u00a0 | " + line) for line in lines])
+    assert result.verdict is Verdict.NO_FAILURE, result.reasons
+
+
+@SOME
+@given(st.data(), st.sampled_from(range(len(FAILURE_LINES))))
+def test_a_failure_with_unicode_spaces_is_read_as_with_spaces(data: st.DataObject,
+                                                              which: int) -> None:
+    lines = [*V1_START, *FAILURE_LINES[which]]
+    plain, spaced = explain(lines), explain([_respace(data, line) for line in lines])
+    assert spaced.verdict is plain.verdict
+    assert (spaced.root_cause and spaced.root_cause.line) == (plain.root_cause
+                                                              and plain.root_cause.line)
+
+
+# ---- a failed `docker build`: BuildKit's summary of the failed step, a linker relayed by rustc --
+# When a step fails, BuildKit repeats its last lines behind the seconds alone (`136.0 `), pip
+# indents a build's output, rustc puts `= note: ` before the linker's (vllm#11616). The linker's
+# complaint is the cause; collect2's `ld returned 1 exit status`, setuptools-rust's failed cargo
+# command, pip's and BuildKit's summaries report it.
+
+seconds = st.builds(lambda whole, fraction: f"{whole}.{fraction} ", st.integers(0, 9999),
+                    st.integers(0, 99))
+libraries = st.sampled_from(["ssl", "crypto", "cuda", "numa", "stdc++"])
+
+
+def _failed_rust_build(stamp: str, indent: int, library: str) -> tuple[list[str], int]:
+    pad = " " * indent
+    lines = [f"{stamp}{pad}Compiling outlines-core v0.1.26",
+             f"{stamp}{pad}error: linking with `cc` failed: exit status: 1",
+             f'{stamp}{pad}  = note: LC_ALL="C" PATH="/usr/bin" "cc" "-m64" "-shared"',
+             f"{stamp}{pad}  = note: /usr/bin/ld: cannot find -l{library}: No such file or directory",
+             f"{stamp}{pad}          collect2: error: ld returned 1 exit status",
+             f"{stamp}{pad}error: `cargo rustc --lib --release --crate-type cdylib` failed with "
+             "code 101",
+             f"{stamp}{pad}error: subprocess-exited-with-error",
+             f"{stamp}ERROR: Could not build wheels for outlines_core, which is required to "
+             "install pyproject.toml-based projects"]
+    return lines, 4
+
+
+@SOME
+@given(st.one_of(st.just(""), seconds, st.builds(lambda n, s: f"#{n} {s}", st.integers(1, 40),
+                                                  seconds)),
+       st.integers(0, 8), libraries)
+def test_the_linker_is_the_root_of_a_failed_rust_build(stamp: str, indent: int,
+                                                        library: str) -> None:
+    lines, root = _failed_rust_build(stamp, indent, library)
+    result = explain(lines)
+    assert result.verdict is Verdict.FAILURE, result.reasons
+    assert result.root_cause is not None and result.root_cause.line == root
+    assert f"cannot find -l{library}" in result.root_cause.message
+
+
+@SOME
+@given(st.one_of(st.just(""), seconds), st.integers(0, 8))
+def test_a_failed_cargo_command_only_reports_a_failure(stamp: str, indent: int) -> None:
+    # without the linker's or the compiler's own line, the cause is not in the log
+    lines, _ = _failed_rust_build(stamp, indent, "ssl")
+    reports = [line for line in lines if "cargo rustc" in line or "subprocess-exited" in line
+               or "Could not build wheels" in line]
+    assert explain(reports).verdict is Verdict.ROOT_CAUSE_MISSING

@@ -21,7 +21,7 @@ from logsleuth.model import ErrorEvent, Report, Verdict
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
 from logsleuth.tokenize import clean, parse_line
-from scenario_logs import ILLEGAL_ACCESS, SITE, Server
+from scenario_logs import ILLEGAL_ACCESS, OUT_OF_VOCAB, SITE, Server
 
 
 def explain(lines: list[str]) -> Report:
@@ -594,3 +594,85 @@ def test_every_shape_gets_the_same_verdict(before: int, after: int) -> None:
             lines += [PREFIX_OF[shape] + t for t in tail]
             verdicts.add(explain(lines).verdict)
         assert len(verdicts) == 1, (tail, verdicts)
+
+
+# ---- the same rule with other processes interleaved, and the log cut anywhere ----------------
+# Whatever the shape, whatever other processes print in between (inside a prefixed traceback too),
+# and wherever the log ends after the error: the error is survived exactly when the same output
+# serves a request or refuses a second one after it (the first refusal answers the failed request
+# itself); polls never count. A log cut inside the error's own lines is never healthy.
+
+TAIL = {"serve": lambda p: _answers(p, [200]), "refuse": lambda p: _answers(p, [404]),
+        "poll": lambda p: _polls(p, 1)}
+# other processes' lines that show no work of the HTTP server's
+PREFIXED_NOISE = ["(EngineCore_DP0 pid=2900) INFO 08-18 19:58:44 [block_pool.py:321] "
+                  "Successfully reset prefix cache",
+                  "(Worker_TP0 pid=3000) WARNING 08-18 19:58:44 [custom_all_reduce.py:85] Custom "
+                  "allreduce is disabled because this process group spans across nodes."]
+UNPREFIXED_NOISE = ["INFO 08-18 19:58:44 [logger.py:43] Received request chatcmpl-1: prompt: "
+                    "'hi', params: SamplingParams(n=1, temperature=0.7), lora_request: None."]
+
+
+def _blocks_with_noise(data: st.DataObject, blocks: list[list[str]], prefixed: bool) -> list[str]:
+    """The blocks' lines in order, other processes' lines drawn between them: between any two
+    lines where each line names its process, only between whole blocks where none does (an
+    unprefixed traceback cannot be told apart from what interrupts it)."""
+    noise = PREFIXED_NOISE if prefixed else UNPREFIXED_NOISE
+    units = [[line] for block in blocks for line in block] if prefixed else blocks
+    lines: list[str] = []
+    for unit in units:
+        lines += unit
+        lines += data.draw(st.lists(st.sampled_from(noise), max_size=2))
+    return lines
+
+
+@given(st.data(), st.sampled_from(sorted(SHAPES)), st.integers(0, 4),
+       st.lists(st.sampled_from(sorted(TAIL)), max_size=6))
+def test_survival_depends_only_on_what_the_same_output_answers_after_the_error(
+        data: st.DataObject, shape: str, before: int, tail: list[str]) -> None:
+    prefix = PREFIX_OF[shape]
+    error = SHAPES[shape]()
+    served = ([a] for a in _answers(prefix, [200] * before))
+    blocks = [[prefix + line for line in V010_START], *served, error, *(TAIL[kind](prefix) for kind in tail)]
+    lines = _blocks_with_noise(data, blocks, prefixed=bool(prefix))
+    report = explain(lines)
+    saved = "serve" in tail or tail.count("refuse") >= 2
+    if saved:
+        assert report.verdict is Verdict.NO_FAILURE, (shape, tail, report.reasons)
+    else:
+        assert report.verdict is Verdict.FAILURE, (shape, tail, report.reasons)
+        assert report.root_cause is not None
+        assert report.root_cause.line == lines.index(error[-1]) + 1
+
+
+@given(st.data(), st.sampled_from(sorted(SHAPES)), st.integers(0, 4))
+def test_a_log_cut_inside_a_request_error_is_never_healthy(data: st.DataObject, shape: str,
+                                                          before: int) -> None:
+    prefix = PREFIX_OF[shape]
+    error = SHAPES[shape]()
+    kept = data.draw(st.integers(1, len(error)))
+    lines = [prefix + line for line in V010_START] + _answers(prefix, [200] * before)
+    lines += _blocks_with_noise(data, [error[:kept]], prefixed=bool(prefix))
+    assert explain(lines).verdict is not Verdict.NO_FAILURE
+
+
+@given(st.data(), st.sampled_from(sorted(SHAPES)), st.lists(st.sampled_from(sorted(TAIL)),
+                                                          max_size=4), st.booleans())
+def test_an_engine_that_dies_after_a_request_error_is_never_explained_by_it(
+        data: st.DataObject, shape: str, tail: list[str], cause_in_log: bool) -> None:
+    # the engine's own error (when the excerpt kept it) is the root; without it the cause is
+    # missing, whether or not the server went on from the request's error
+    prefix = PREFIX_OF[shape]
+    s = Server()
+    cause = (s.engine_error(OUT_OF_VOCAB) if prefix else V010_ENGINE_DEATH) if cause_in_log else []
+    death = cause + (s.engine_dead() if prefix else V010_DEAD)
+    blocks = [[prefix + line for line in V010_START], SHAPES[shape](),
+              *(TAIL[kind](prefix) for kind in tail), death]
+    lines = _blocks_with_noise(data, blocks, prefixed=bool(prefix))
+    report = explain(lines)
+    if cause_in_log:
+        assert report.verdict is Verdict.FAILURE, (shape, tail, report.reasons)
+        assert report.root_cause is not None
+        assert report.root_cause.line == lines.index(cause[-1]) + 1
+    else:
+        assert report.verdict is Verdict.ROOT_CAUSE_MISSING, (shape, tail, report.root_cause)

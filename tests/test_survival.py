@@ -6,6 +6,10 @@ builds them from real line shapes), plus the start-up and restart cases around t
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from logsleuth.causal import IN_FLIGHT
 from logsleuth.model import Report, Verdict
 from logsleuth.pipeline import explain_text
 from logsleuth.render.text import runs_lines
@@ -367,3 +371,49 @@ def test_an_unnamed_engine_core_keeps_its_earlier_error() -> None:
     report = explain(lines)
     assert report.root_cause is not None
     assert (report.root_cause.exception, report.root_cause.line) == ("ValueError", 4)
+
+
+# ---- an engine's error: only its engine's later work saves it, never answers in flight --------
+# The API server logs a stream's `200` as the stream starts, so answers it logs just after an
+# engine core's or a worker's error may be requests the failure then ended (causal.IN_FLIGHT).
+# They neither save the error when the log ends there (an excerpt cut after the crash) nor when
+# the engine's death is reported; answers well after it show the engine served on.
+
+def _engine_failure(s: Server, where: str) -> list[str]:
+    return s.engine_error(OUT_OF_VOCAB) if where == "engine" \
+        else s.worker_runtime_error(1, OUT_OF_VOCAB)
+
+
+def _interleave(data: st.DataObject, first: list[str], second: list[str]) -> list[str]:
+    """Two processes' lines merged in an order hypothesis picks, each in its own order."""
+    picks = data.draw(st.permutations([0] * len(first) + [1] * len(second)))
+    sources = [iter(first), iter(second)]
+    return [next(sources[pick]) for pick in picks]
+
+
+@given(st.data(), st.sampled_from(["engine", "worker"]), st.integers(0, 40),
+       st.integers(1, IN_FLIGHT - 2), st.booleans())
+def test_answers_in_flight_never_save_an_engines_error(data: st.DataObject, where: str,
+                                                       before: int, in_flight: int,
+                                                       reported: bool) -> None:
+    s = Server()
+    head = s.startup() + s.requests(before)
+    failure = _engine_failure(s, where)
+    answers = s.requests(in_flight)[:in_flight]
+    # the answers may be logged while the traceback is printed, from its second line on
+    lines = head + failure[:1] + _interleave(data, failure[1:], answers)
+    if reported:
+        lines += s.engine_dead()
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE, report.reasons
+    assert report.root_cause is not None
+    assert report.root_cause.line == line_of(lines, "ValueError: Token id", len(head))
+
+
+@given(st.sampled_from(["engine", "worker"]), st.integers(IN_FLIGHT + 1, 3 * IN_FLIGHT))
+def test_answers_well_after_an_engines_error_show_it_served_on(where: str, after: int) -> None:
+    s = Server()
+    lines = s.startup() + s.requests(5) + _engine_failure(s, where) + s.requests(after)
+    report = explain(lines)
+    assert report.verdict is Verdict.NO_FAILURE, report.reasons
+    assert [e.exception for e in report.survived] == ["ValueError"]

@@ -32,6 +32,14 @@ _SGR = r"\[(?:\d{1,3};)*\d{1,3}m"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m|ESC\[[0-9;]*m|#033\[[0-9;]*m"
                    rf"|^{_SGR}|{_SGR}(?=\([^()\n]*pid=\d)|(?<=\d\)){_SGR}|{_SGR}$")
 
+# Unicode's space separators (Zs) other than the ASCII space. A log copied from a web view (a CI
+# runner's log page, a log viewer) may carry a no-break space where the page laid out a margin:
+# Buildkite's copied `\u00a0 | [2024-06-25T12:58:33Z] E  AssertionError: ...` (vllm issue 5848).
+# No line shape tells them from spaces, so they are read as spaces.
+_WIDE_SPACES = {ord(c): " " for c in
+                "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+                "\u200a\u202f\u205f\u3000"}
+
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
                  "pybasic", "cut_record", "loguru", "ci_command", "ray_serve",
@@ -52,8 +60,11 @@ def clean(raw: str) -> str:
     vLLM ends continuation lines of a record with `\\r\\n`, so one trailing `\\r` is a line
     break, not an overwrite. Any other `\\r` is a terminal overwrite (tqdm): keep the last
     non-empty segment, which is what a terminal showed, under the process prefix that vLLM
-    wrote once at the start of the physical line (research notes, section 2.1).
+    wrote once at the start of the physical line (research notes, section 2.1). A no-break or
+    other Unicode space is a space.
     """
+    if not raw.isascii():
+        raw = raw.translate(_WIDE_SPACES)
     if raw.endswith("\r"):
         raw = raw[:-1]
     elif raw.endswith("^M"):
