@@ -104,9 +104,7 @@ class _Work:
             if kind is MilestoneKind.READY:
                 work.ready.append(line)
             # a lifecycle line the process logs after an error is a step it went on to take
-            # (a bar at 0 is not: tqdm redraws the bar of a step that raised)
-            if kind in (MilestoneKind.READY, MilestoneKind.PROGRESS, MilestoneKind.PHASE) \
-                    and not know.is_unstarted_bar(milestone.text):
+            if kind in (MilestoneKind.READY, MilestoneKind.PROGRESS, MilestoneKind.PHASE):
                 work.own_steps.setdefault(process, []).append(line)
         return work
 

@@ -58,7 +58,6 @@ class Causality:
     # and the kind whose first after the error answers the failed request (`requests.answered_by`)
     request_savers: frozenset[MilestoneKind] = frozenset({MilestoneKind.SERVING})
     request_answer: MilestoneKind | None = None
-    unstarted_bars: regex.Pattern[str] | None = None  # a progress bar at 0 (`unstarted_bars`)
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -228,10 +227,6 @@ class Causality:
         return bool(site and any(_search(p, site) for p in self.request_sites)) or any(
             _search(p, place) for p in self.request_frames for place in places)
 
-    def is_unstarted_bar(self, text: str) -> bool:
-        """A progress bar that has not advanced: a redraw of a step begun, not a step taken."""
-        return self.unstarted_bars is not None and _search(self.unstarted_bars, text) is not None
-
     def ends_on_schedule(self, text: str) -> bool:
         """The error is the job's end as its scheduler or owner decided it (a wall-time limit,
         a preemption, a cancellation)."""
@@ -361,8 +356,6 @@ def load_causality(path: Path | None = None) -> Causality:
     singletons = compile_(data["singletons"], "singletons") if "singletons" in data else None
     interrupts = compile_(data["interrupts"], "interrupts") if "interrupts" in data else None
     native = compile_(data["native"], "native") if "native" in data else None
-    unstarted_bars = compile_(data["unstarted_bars"], "unstarted_bars") \
-        if "unstarted_bars" in data else None
     phases = data.get("phases", [])
     phase_lines = tuple((Phase(item["phase"]), compile_(p, "phases"))
                         for item in phases for p in item.get("lines", []))
@@ -389,7 +382,7 @@ def load_causality(path: Path | None = None) -> Causality:
     return Causality(roles, symptoms, wrappers, milestones, corrupting, singletons, phase_lines,
                      phase_frames, interrupts, handled_titles, handled_sites, handled_frames,
                      engine_frames, native, request_sites, request_frames, startup_frames,
-                     scheduler_stops, request_savers, request_answer, unstarted_bars)
+                     scheduler_stops, request_savers, request_answer)
 
 
 @cache

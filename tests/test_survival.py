@@ -10,7 +10,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from logsleuth.causal import IN_FLIGHT
-from logsleuth.knowledge import default_causality
 from logsleuth.model import Report, Verdict
 from logsleuth.pipeline import explain_text
 from logsleuth.render.text import runs_lines
@@ -418,45 +417,3 @@ def test_answers_well_after_an_engines_error_show_it_served_on(where: str, after
     report = explain(lines)
     assert report.verdict is Verdict.NO_FAILURE, report.reasons
     assert [e.exception for e in report.survived] == ["ValueError"]
-
-
-# ---- a progress bar redrawn by the step that raised ---------------------------------------------
-# tqdm draws its bar once more when the loop it wraps raises: loading the first checkpoint shard
-# fails, and the log shows the traceback and then the bar at 0 (vllm#15222). That line is the
-# failing step redrawn, not a step the process went on to take.
-
-_BAR_FORMATS = (
-    "Loading safetensors checkpoint shards:   0% Completed | 0/{total} [00:00<?, ?it/s]",
-    "Loading pt checkpoint shards:   0%|          | 0/{total} [00:00<?, ?it/s]",
-    "  0%|          | 0/{total} [00:00<?, ?it/s]",
-)
-_PREFIXES = ("", "[rank0]: ", "(VllmWorker rank=0 pid=812) ")
-
-
-@given(st.sampled_from(_BAR_FORMATS), st.integers(1, 120), st.sampled_from(_PREFIXES),
-       st.integers(1, 3), st.booleans())
-def test_a_bar_at_zero_after_a_loading_error_does_not_save_it(bar: str, total: int, prefix: str,
-                                                               redraws: int,
-                                                               started: bool) -> None:
-    lines = _V0_START[:2]
-    if started:
-        lines += ["INFO 05-01 10:00:05 model_runner.py:1056] Starting to load model /models/m..."]
-    crash_at = len(lines)
-    lines += [prefix + line for line in _unnamed_traceback(
-        [("/usr/lib/python3/site-packages/vllm/model_executor/models/bert.py", "load_weights")],
-        "KeyError: 'embeddings.LayerNorm.weight'")]
-    lines += [prefix + bar.format(total=total)] * redraws
-    report = explain(lines)
-    assert report.verdict is Verdict.FAILURE
-    assert report.root_cause is not None
-    assert report.root_cause.line == line_of(lines, "KeyError", crash_at)
-
-
-@given(st.integers(1, 120), st.data())
-def test_only_a_bar_that_has_not_advanced_is_unstarted(total: int, data: st.DataObject) -> None:
-    done = data.draw(st.integers(0, total))
-    percent = done * 100 // total
-    know = default_causality()
-    for bar in (f"Loading safetensors checkpoint shards: {percent:3d}% Completed | {done}/{total}",
-                f"Processed prompts: {percent:3d}%|#####     | {done}/{total} [00:01<00:01]"):
-        assert know.is_unstarted_bar(bar) is (done == 0)
