@@ -130,3 +130,16 @@ def describe(report: Mapping[str, Any]) -> str:
 def iter_logs(root: Path = CORPUS) -> Iterator[Path]:
     """Every corpus log, sorted."""
     yield from (case.log for case in load_cases(root))
+
+
+TUNING_DIR = Path(__file__).parent / "fixtures" / "tuning"
+
+
+def corpus_and_tuning_logs() -> list[Path]:
+    """Every corpus log, then every tuning log: the real logs a replay of the pipeline checks."""
+    return [*iter_logs(), *sorted(TUNING_DIR.glob("*/*/log.txt"))]
+
+
+def log_id(path: Path) -> str:
+    """A test id for a case's log: its group and case names."""
+    return f"{path.parent.parent.name}/{path.parent.name}"

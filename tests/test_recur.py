@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpus_judge import iter_logs
+from corpus_judge import corpus_and_tuning_logs, log_id
 from logsleuth.assemble import Assembler
 from logsleuth.facts import FactCollector
 from logsleuth.knowledge import default_causality
@@ -27,7 +27,6 @@ from logsleuth.render.json import report_to_dict
 from logsleuth.tokenize import TokenizeStats, tokenize_runs
 from mix_logs import MIXES, mix_log
 
-TUNING = Path(__file__).parent / "fixtures" / "tuning"
 UNCAPPED = 10**9
 # the one sentence that counts survived errors: a folded error counts its copies printed after
 # the root cause too (the unfolded reading counts those before it only)
@@ -76,8 +75,7 @@ def _assert_same(data: bytes | Path) -> int:
     return len(every) - len(kept)
 
 
-@pytest.mark.parametrize("log", [*iter_logs(), *sorted(TUNING.glob("*/*/log.txt"))],
-                         ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
+@pytest.mark.parametrize("log", corpus_and_tuning_logs(), ids=log_id)
 def test_folding_changes_no_corpus_report(log: Path) -> None:
     _assert_same(log)
 

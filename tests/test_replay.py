@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpus_judge import iter_logs
+from corpus_judge import corpus_and_tuning_logs, log_id
 from logsleuth.assemble import MAX_EVENTS_PER_PROCESS, Assembler
 from logsleuth.facts import FactCollector
 from logsleuth.model import Event, LineRun
@@ -21,7 +21,6 @@ from logsleuth.render.json import to_json
 from logsleuth.tokenize import TokenizeStats, tokenize, tokenize_runs
 from mix_logs import MIXES, mix_log
 
-TUNING = Path(__file__).parent / "fixtures" / "tuning"
 
 
 def _read(data: bytes | Path, replay: bool, cap: int) -> tuple[list[Event], str, int]:
@@ -52,8 +51,7 @@ def _assert_same(data: bytes | Path, cap: int = MAX_EVENTS_PER_PROCESS) -> int:
     return grouped
 
 
-@pytest.mark.parametrize("log", [*iter_logs(), *sorted(TUNING.glob("*/*/log.txt"))],
-                         ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
+@pytest.mark.parametrize("log", corpus_and_tuning_logs(), ids=log_id)
 def test_replaying_changes_no_corpus_report(log: Path) -> None:
     _assert_same(log)
 
