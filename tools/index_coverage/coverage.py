@@ -22,6 +22,8 @@ sample so that it keeps working.
 from __future__ import annotations
 
 import argparse
+import gzip
+import json
 import random
 import re
 import sys
@@ -30,6 +32,8 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from enum import Enum
+from functools import cache
+from pathlib import Path
 
 from logsleuth.index.data import MessageKind, MessageTemplate, VllmIndex, default_index
 from logsleuth.pipeline import explain_text
@@ -42,14 +46,122 @@ BROAD = ("vllm.model_executor.layers", "vllm.model_executor.models", "vllm.v1.at
          "vllm.distributed.kv_transfer", "vllm.entrypoints.openai", "vllm.third_party",
          "vllm.models", "vllm.distributed.device_communicators")
 PLACEHOLDER = re.compile(r"\{(int|float|num|hex|size|path|word|quoted|any)\}")
-# What a placeholder holds in a realistic message. `{any}` is most often a name (a model, a
-# dtype, a layer); after a word that announces a quantity it is a number.
+# What a typed placeholder holds in a realistic message.
 VALUES = {"int": "4096", "float": "0.92", "num": "128", "hex": "0x7f3a2c1b9e40",
           "size": "2.00 GiB", "path": "/models/checkpoint/config.json", "word": "Qwen2ForCausalLM",
           "quoted": "'Qwen2ForCausalLM'"}
+# What an `{any}` holds, by the name of what fills it: the f-string expression vLLM's source
+# puts there (holes.json.gz, mined by holes.py) or, without one, the word the message puts
+# before the hole ("dtype {any}"). Each rule is matched against one identifier, most specific
+# first; the values are what vLLM's logs print for such names.
+SHAPE_VALUE = "torch.Size([8, 4096])"
+NAMED = tuple((re.compile(pattern), value) for pattern, value in (
+    (r"(?:kv_)?cache_dtype|kv_dtype|\w*kv\w*_dtype", "fp8_e4m3"),
+    (r"\w*dtype\w*", "torch.bfloat16"),
+    (r"\w*shape\w*", SHAPE_VALUE),
+    (r"quant\w*|\w*_quant\w*|quantization\w*", "fp8"),
+    (r"\w*(?:attn|attention)\w*backend\w*|\w*backend\w*(?:attn|attention)\w*", "FLASH_ATTN"),
+    (r"\w*backend\w*", "cutlass"),  # a kernel backend (MoE, GEMM, sampler): no subsystem's word
+    (r"(?:device|gpu)_name|\w*_device_name", "NVIDIA H100 80GB HBM3"),
+    (r"device\w*|\w*_device", "cuda:0"),
+    (r"platform\w*", "cuda"),
+    (r"\w*capability\w*", "9.0"),
+    (r"\w*version\w*", "2.9.0"),
+    (r"model_type|hf_model_type", "qwen2"),
+    (r"arch\w*|model_cls|model_class|\w*class_name|cls|__name__|get_name|__class__",
+     "Qwen2ForCausalLM"),
+    (r"(?:served_)?model(?:_name|_id|_name_or_path|_path)?|tokenizer\w*|repo\w*|hf_\w*",
+     "meta-llama/Llama-3.1-8B-Instruct"),
+    (r"\w*(?:path|file|filename|dir|folder|ckpt|checkpoint)s?", "/models/Llama-3.1-8B-Instruct/"
+     "config.json"),
+    (r"\w*url|endpoint\w*", "http://10.0.0.2:8000/v1"),
+    (r"\w*(?:addr|address|host)\w*|ip", "10.0.0.2:29500"),
+    (r"e|err|error|exc|exception|ex|reason|msg|message|cause|details?", "invalid value"),
+    (r"\w*req(?:uest)?_id\w*", "chatcmpl-8c1f0e2a"),
+    (r"\w*lora\w*", "sql-lora"),
+    (r"modalit(?:y|ies)\w*", "image"),
+    (r"task|runner\w*|runner_type", "generate"),
+    (r"activation|hidden_act|act\w*", "silu"),
+    (r"key|keys|k|\w*layer_name|prefix|\w*module_name|\w*param_name|\w*weight_name|"
+     r"tensor_name|names?", "model.layers.0.mlp.gate_up_proj.weight"),
+    (r"field\w*|arg\w*|option|attr\w*|setting", "max_model_len"),
+    (r"(?:supported|valid|allowed|available)\w*|choices", "['auto', 'fp8']"),
+    (r"(?:enable|use|is|has)_\w+", "True"),
+    (r"block_size|page_size|\w*kv_block\w*", "16"),
+    (r"head_(?:dim|size)", "128"),
+    (r"\w*num_kv_heads|\w*num_key_value_heads", "8"),
+    (r"\w*num_(?:attention_)?heads", "32"),
+    (r"\w*(?:tp|tensor_parallel|world)(?:_size)?|tp", "8"),
+    (r"max_model_len|max_seq_len\w*", "32768"),
+    (r"vocab_size", "151936"),
+    (r"\w*(?:bits)", "4"),
+    (r"port", "29500"),
+    (r"pid", "4100"),
+))
+# Names too generic to say what a hole holds: the expression's other names are asked instead
+# (`selected_backend.name` holds a backend).
+GENERIC = frozenset({"name", "value", "val", "v", "item", "tolist", "str", "repr", "format",
+                     "lower", "upper", "strip", "join", "keys", "values", "items", "list",
+                     "sorted", "tuple", "set", "type", "self", "get", "__name__", "get_name",
+                     "__class__", "x", "obj"})
+# A name whose last word (or first: `num_`, `max_`) is one of these holds a number.
+NUMBER_WORDS = frozenset({"num", "n", "size", "len", "length", "count", "dim", "dims", "heads",
+                          "rank", "tp", "pp", "dp", "ep", "block", "blocks", "tokens", "stride",
+                          "numel", "ndim", "idx", "index", "topk", "k", "width", "height",
+                          "step", "steps", "batch", "bytes", "nbytes", "capacity", "timeout",
+                          "layers", "experts", "seqs", "total", "max", "min", "i", "j", "m"})
+SHAPE = re.compile(r"(?:\.shape|\.size\(\)|\.stride\(\))\)?$")
 NUMBER_BEFORE = re.compile(r"(?i)(?:[=<>]|\b(?:size|len|length|num\w*|count|rank|than|of|got|"
                            r"dim|heads|tokens|blocks|bytes|batch|step|id|index)\b)[\s:(]*$")
 ANY_NAME = "Qwen2ForCausalLM"
+IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+HOLES = Path(__file__).with_name("holes.json.gz")
+
+
+@cache
+def holes() -> dict[str, list[list[str]]]:
+    """Per template text, per placeholder, the source expressions that fill it (holes.py)."""
+    if not HOLES.exists():
+        return {}
+    with gzip.open(HOLES, "rt", encoding="utf-8") as data:
+        found: dict[str, list[list[str]]] = json.load(data)["holes"]
+    return found
+
+
+def named_value(name: str) -> str | None:
+    """The value a hole filled by the identifier `name` holds, when its name says."""
+    lowered = name.lower()
+    value = next((value for pattern, value in NAMED if pattern.fullmatch(lowered)), None)
+    words = lowered.strip("_").split("_")
+    if len(lowered) == 1 or words[-1] in NUMBER_WORDS or words[0] in ("num", "n", "max", "min",
+                                                                      "total"):
+        return value if value is not None and value.isdigit() else "64"  # max_lora_rank
+    return value
+
+
+def expression_value(expression: str) -> str | None:
+    """The value of a source expression by its names, innermost name first (`len(x)` counts)."""
+    if SHAPE.search(expression):
+        return SHAPE_VALUE
+    if expression.startswith("len(") or expression.endswith("]"):
+        return "64"  # a count, or one dimension of a shape
+    names = IDENTIFIER.findall(expression)
+    specific = [n for n in reversed(names) if n not in GENERIC]
+    for name in (*specific, *(n for n in reversed(names) if n in GENERIC)):
+        value = named_value(name)
+        if value is not None:
+            return value
+    return None
+
+
+def context_value(before: str) -> str:
+    """The value of an unnamed hole by the words before it in the message."""
+    words = IDENTIFIER.findall(before[-40:])
+    for word in reversed(words[-2:]):
+        value = named_value(word)
+        if value is not None:
+            return value
+    return VALUES["int"] if NUMBER_BEFORE.search(before) else ANY_NAME
 
 
 class Coverage(Enum):
@@ -112,19 +224,28 @@ def error_templates(index: VllmIndex) -> list[ErrorTemplate]:
     return out
 
 
-def fill(text: str) -> str:
-    """The template with each placeholder replaced by a plausible value."""
+def fill(text: str, names: Sequence[Sequence[str]] | None = None) -> str:
+    """The template with each placeholder replaced by a realistic value: a typed placeholder by
+    its type, an `{any}` by the names of what fills it (`names`: per placeholder, the source
+    expressions, from holes()) or else by the words before it."""
+    count = iter(range(len(PLACEHOLDER.findall(text))))
+
     def value(found: re.Match[str]) -> str:
-        name = found.group(1)
-        if name != "any":
-            return VALUES[name]
-        return VALUES["int"] if NUMBER_BEFORE.search(text[:found.start()]) else ANY_NAME
+        position = next(count)
+        kind = found.group(1)
+        if kind != "any":
+            return VALUES[kind]
+        expressions = names[position] if names and position < len(names) else ()
+        values = [expression_value(e) for e in expressions]
+        if expressions and all(v is not None for v in values):
+            return "".join(v for v in values if v is not None)
+        return context_value(text[:found.start()])
     return PLACEHOLDER.sub(value, text)
 
 
 def render(template: ErrorTemplate) -> str:
     """The log lines vLLM prints for this error (V1 engine core, 2025-2026 prefixes)."""
-    message = fill(template.text)
+    message = fill(template.text, holes().get(template.text))
     file = SITE + template.module.replace(".", "/") + ".py"
     function = template.function.rsplit(".", 1)[-1]
     prefix = "(EngineCore_DP0 pid=4100) "
@@ -241,6 +362,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--top", type=int, default=25, help="uncovered groups to list")
     parser.add_argument("--markdown", metavar="FILE", help="also write the summary as Markdown")
+    parser.add_argument("--results", metavar="FILE",
+                        help="also write each template's result as JSON lines (to compare runs)")
     parser.add_argument("--signatures", action="store_true",
                         help="also list how many templates each signature covers")
     args = parser.parse_args(argv)
@@ -252,6 +375,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.signatures:
         for name, count in by_signature(results).most_common():
             sys.stdout.write(f"{count:6d}  {name}\n")
+    if args.results:
+        with open(args.results, "w", encoding="utf-8") as out:
+            out.writelines(json.dumps({"text": r.template.text, "coverage": r.coverage.value,
+                                       "signature": r.signature}) + "\n" for r in results)
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as out:
             out.write(REPORT_HEAD + summary(results, args.top, markdown=True))
