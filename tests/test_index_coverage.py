@@ -4,8 +4,10 @@ its figures add up."""
 
 from __future__ import annotations
 
+import json
 import random
 from functools import cache
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -127,3 +129,20 @@ def test_a_hole_is_filled_by_the_name_of_what_fills_it(template: str, names: lis
 def test_a_hole_without_source_names_is_filled_by_the_words_before_it(template: str,
                                                                       filled: str) -> None:
     assert tool().fill(template) == filled
+
+
+def test_a_recheck_measures_only_what_an_earlier_run_left_without_advice(tmp_path: Path) -> None:
+    """--recheck keeps an earlier run's advised templates and measures the others again."""
+    templates = list(sample()[:6])
+    first = tool().measure(templates)
+    earlier = tmp_path / "earlier.jsonl"
+    earlier.write_text("".join(
+        '{"text": %s, "coverage": "%s", "signature": null}\n'
+        % (json.dumps(r.template.text), "family" if i % 2 else "none")
+        for i, r in enumerate(first)), encoding="utf-8")
+    read = tool().read_results(str(earlier), templates)
+    again = tool().measure([t for t in templates if not read[t.text].coverage.advised])
+    merged = tool().merge(templates, read, again)
+    assert [r.template for r in merged] == templates
+    assert [r.coverage for r in merged[1::2]] == [tool().Coverage.FAMILY] * 3
+    assert [r.coverage for r in merged[0::2]] == [r.coverage for r in first[0::2]]

@@ -4,7 +4,10 @@ message index.
 Every error template of the index (a `raise`, an `assert`, a `logger.error/exception/critical`) is
 rendered into the log event vLLM would print for it: an exception as the traceback tail of an
 engine core that failed to start, with the raising module's file and function as the innermost
-frame; a logged error as an ERROR record with its call site. Placeholders get plausible values.
+frame; a logged error as an ERROR record with its call site. Placeholders get the values a log
+shows: a typed one by its type, an `{any}` by the name of what vLLM's source puts there
+(`holes.json.gz`, mined by `holes.py`: `{self.model_config.dtype}` becomes `torch.bfloat16`,
+`{len(x)}` a count, `{x.shape}` a tensor shape) or, without one, by the words before it.
 Each rendered log goes through `logsleuth.explain_text` (the whole pipeline, in process) and is
 counted by what the report offers: an exact signature, a family, only the message's own remedy,
 or nothing. The uncovered templates are grouped by subsystem and exception class, largest first
@@ -13,7 +16,10 @@ one printed by one), which is where new families pay most.
 
     .venv/bin/python tools/index_coverage/coverage.py                  # every template, a table
     .venv/bin/python tools/index_coverage/coverage.py --sample 500     # a quick look
-    .venv/bin/python tools/index_coverage/coverage.py --markdown signatures/COVERAGE.md
+    .venv/bin/python tools/index_coverage/coverage.py --markdown signatures/COVERAGE.md \
+        --results /tmp/coverage.jsonl
+    # after only adding or broadening signatures: measure again what that run left uncovered
+    .venv/bin/python tools/index_coverage/coverage.py --recheck /tmp/coverage.jsonl --markdown ...
 
 Not run-time code: nothing in `logsleuth/` imports it. `tests/test_index_coverage.py` runs it on a
 sample so that it keeps working.
@@ -125,7 +131,10 @@ def holes() -> dict[str, list[list[str]]]:
         return {}
     with gzip.open(HOLES, "rt", encoding="utf-8") as data:
         found: dict[str, list[list[str]]] = json.load(data)["holes"]
-    return found
+    # a message whose literal text reads like a placeholder ("intermediate_{int}") cannot be
+    # named hole by hole
+    return {text: names for text, names in found.items()
+            if len(names) == len(PLACEHOLDER.findall(text))}
 
 
 def named_value(name: str) -> str | None:
@@ -355,6 +364,26 @@ def by_signature(results: Iterable[Result]) -> Counter[str]:
     return Counter(r.signature for r in results if r.signature)
 
 
+def read_results(path: str, templates: Iterable[ErrorTemplate]) -> dict[str, Result]:
+    """The results a `--results` file holds for these templates, by text."""
+    by_text = {t.text: t for t in templates}
+    found: dict[str, Result] = {}
+    with open(path, encoding="utf-8") as lines:
+        for line in lines:
+            row = json.loads(line)
+            if row["text"] in by_text:
+                found[row["text"]] = Result(by_text[row["text"]], Coverage(row["coverage"]),
+                                            row["signature"])
+    return found
+
+
+def merge(templates: Iterable[ErrorTemplate], earlier: dict[str, Result],
+          again: Iterable[Result]) -> list[Result]:
+    """Every template's result, in order: measured again where it was, else the earlier one."""
+    fresh = {r.template.text: r for r in again}
+    return [fresh.get(t.text) or earlier[t.text] for t in templates]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sample", type=int, default=0, help="measure N random templates only")
@@ -364,13 +393,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", metavar="FILE", help="also write the summary as Markdown")
     parser.add_argument("--results", metavar="FILE",
                         help="also write each template's result as JSON lines (to compare runs)")
+    parser.add_argument("--recheck", metavar="FILE",
+                        help="a --results file of an earlier run: measure again only the "
+                             "templates it left without advice (valid when signatures were only "
+                             "added or broadened since: advice then only grows)")
     parser.add_argument("--signatures", action="store_true",
                         help="also list how many templates each signature covers")
     args = parser.parse_args(argv)
     templates = error_templates(default_index())
     if args.sample:
         templates = random.Random(args.seed).sample(templates, min(args.sample, len(templates)))
-    results = measure(templates, args.jobs)
+    earlier = read_results(args.recheck, templates) if args.recheck else {}
+    again = measure([t for t in templates if t.text not in earlier or
+                     not earlier[t.text].coverage.advised], args.jobs)
+    results = merge(templates, earlier, again)
     sys.stdout.write(summary(results, args.top))
     if args.signatures:
         for name, count in by_signature(results).most_common():

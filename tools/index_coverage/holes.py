@@ -164,7 +164,8 @@ def holes_of(root: Path, wanted: set[str]) -> dict[str, list[list[str]]]:
         walker = NamedWalker(module)
         walker.visit(tree)
         for template, named in walker.holes:
-            if template in wanted and template not in found and any(named):
+            if template in wanted and template not in found and any(named) \
+                    and len(named) == template.count("{"):  # no literal braces in the text
                 found[template] = named
     return found
 
