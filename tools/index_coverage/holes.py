@@ -30,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vllm_index"))
 import mine  # noqa: E402  (the index's own renderer: the same template texts)
 from logsleuth.index.data import MessageKind, default_index  # noqa: E402
+from logsleuth.index.lookup import PLACEHOLDER  # noqa: E402
 from logsleuth.index.versions import version_key  # noqa: E402
 
 OUT = Path(__file__).with_name("holes.json.gz")
@@ -164,8 +165,10 @@ def holes_of(root: Path, wanted: set[str]) -> dict[str, list[list[str]]]:
         walker = NamedWalker(module)
         walker.visit(tree)
         for template, named in walker.holes:
+            # a text whose literal part reads like a placeholder ("intermediate_{int}")
+            # cannot be named hole by hole
             if template in wanted and template not in found and any(named) \
-                    and len(named) == template.count("{"):  # no literal braces in the text
+                    and len(named) == len(PLACEHOLDER.findall(template)):
                 found[template] = named
     return found
 
