@@ -511,7 +511,8 @@ class _ToRecords(Transformer[Token, object]):
         # `zsh: illegal hardware instruction  vllm serve m`: the signal as the shell's label for
         # it, the whole report (the command that died) as the message
         text = str(items[0]).strip()
-        lowered = text.lower()  # the first signal word: the command after it may hold any word
+        # the first signal word: the command after it (before it in fish's report) may hold any
+        lowered = text.rpartition(" by signal ")[2].lower()
         found = [(lowered.find(w), -len(w), w) for w in _SHELL_SIGNALS if w in lowered]
         label = _SHELL_SIGNALS[min(found)[2]] if found else "Killed"
         return _Body(LineKind.FATAL, text, exception=label, message=text)
