@@ -60,6 +60,7 @@ class Causality:
     request_answer: MilestoneKind | None = None
     # set-up lines of a step that waits on its peers, by phase: a log ending on one stalled there
     waits: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()
+    unstarted_bars: regex.Pattern[str] | None = None  # a progress bar at 0 (`unstarted_bars`)
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -244,6 +245,11 @@ class Causality:
         (`waits`): a working start-up always prints more after it."""
         return next((phase for phase, pattern in self.waits if _search(pattern, text)), None)
 
+    def is_unstarted_bar(self, text: str) -> bool:
+        """A progress bar that has not advanced: a step begun (or redrawn as it raised), not a
+        step taken."""
+        return self.unstarted_bars is not None and _search(self.unstarted_bars, text) is not None
+
     def corrupts(self, text: str) -> bool:
         """The error leaves its process unable to work (a sticky CUDA error)."""
         return any(_search(pattern, text) for pattern in self.corrupting)
@@ -391,7 +397,9 @@ def load_causality(path: Path | None = None) -> Causality:
     return Causality(roles, symptoms, wrappers, milestones, corrupting, singletons, phase_lines,
                      phase_frames, interrupts, handled_titles, handled_sites, handled_frames,
                      engine_frames, native, request_sites, request_frames, startup_frames,
-                     scheduler_stops, request_savers, request_answer, waits)
+                     scheduler_stops, request_savers, request_answer, waits,
+                     compile_(data["unstarted_bars"], "unstarted_bars")
+                     if "unstarted_bars" in data else None)
 
 
 @cache
