@@ -576,7 +576,7 @@ BODIES = [
     "            collect2: error: ld returned 1 exit status",
     "  error: `cargo rustc --lib --release --crate-type cdylib` failed with code 101",
     # a shell's job-control report of a child a signal ended, and a native library's last words
-    # before abort() (OpenSSL on a FIPS host: vllm PR#33756; glibc; a C assert)
+    # before abort() (OpenSSL on a FIPS host: vllm PR#33756; glibc)
     "zsh: illegal hardware instruction  vllm serve Qwen/Qwen3-8B",
     "zsh: killed     python -m vllm.entrypoints.openai.api_server --model m",
     "[1]+  Segmentation fault      (core dumped) python offline.py",
@@ -586,7 +586,6 @@ BODIES = [
     "FATAL FIPS SELFTEST FAILURE",
     "free(): invalid pointer",
     "double free or corruption (out)",
-    "python3: /src/csrc/x.cpp:12: void f(int): Assertion `n > 0' failed.",
     "Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.",
     "some text that only an ERROR level makes an error",
 ]

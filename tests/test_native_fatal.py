@@ -5,7 +5,7 @@ for the run, whatever shell, signal, command or prefix; the advice comes from wh
 
 Shapes: zsh's and bash's job reports and bash's script report (their man pages' signal names),
 fish's signal report, OpenSSL's FIPS self-test abort (vllm PR#33756), glibc's heap checks, the
-stack protector, a C assert.
+stack protector.
 """
 
 from __future__ import annotations
@@ -120,8 +120,6 @@ NATIVE = [  # (line, label): a native library's last words, before the shell's `
     ("double free or corruption (!prev)", "double free or corruption"),
     ("corrupted size vs. prev_size", "corrupted size vs. prev_size"),
     ("*** stack smashing detected ***: terminated", "stack smashing detected"),
-    ("python3: /src/csrc/moe/topk.cu:88: void topk(int): Assertion `k <= 8' failed.",
-     "Assertion failed"),
 ]
 
 

@@ -521,10 +521,6 @@ class _ToRecords(Transformer[Token, object]):
         # `crypto/fips/fips.c:154: OpenSSL internal error: FATAL FIPS SELFTEST FAILURE`: the
         # library's label (its words before the message, the source place dropped), the rest
         text = str(items[0]).strip()
-        head, _, rest = text.partition(": Assertion `")
-        if rest:  # `python3: x.cpp:12: void f(): Assertion `n > 0' failed.`
-            return _Body(LineKind.FATAL, text, exception="Assertion failed",
-                         message=f"Assertion `{rest}")
         if text.startswith("FATAL "):
             return _Body(LineKind.FATAL, text, exception="FATAL", message=text[6:].strip())
         if text.startswith("***"):
