@@ -491,3 +491,40 @@ def test_only_a_bar_that_has_not_advanced_is_unstarted(total: int, data: st.Data
                 f"Processed prompts: {percent:3d}%|#####     | {done}/{total} [00:01<00:01]",
                 f"{percent:3d}%|##        | {done}/{total} [00:00<00:03,  1.21it/s]"):
         assert know.is_unstarted_bar(bar) is (done == 0)
+
+
+# ---- a tool parser's error while serving ----------------------------------------------------------
+# The parser logs its own error and returns the text as content; the server answers and goes on.
+# REPORT_SCHEMA.md: handled, harmless tracebacks do not count, so the log is no_failure and the
+# error is listed as survived, as the tuning set labels such logs (compose-v1-hermes-tool-parser-errors,
+# hermes-tool-parser-jsondecodeerror-no-date, hermes-streaming-tool-parser-traceback-cut).
+
+_PARSER_HEADS = (
+    "(APIServer pid=85343) ERROR 10-09 09:39:54 [hermes_tool_parser.py:157] ",
+    "ERROR 05-01 10:01:00 hermes_tool_parser.py:110] ",
+    "ERROR [hermes_tool_parser.py:110] ",
+)
+_PARSER_FUNCTIONS = ("extract_tool_calls", "extract_tool_calls_streaming")
+_PARSER_ERRORS = ("json.decoder.JSONDecodeError: Extra data: line 3 column 1 (char 527)",
+                  "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)")
+
+
+@given(st.sampled_from(_PARSER_HEADS), st.sampled_from(_PARSER_FUNCTIONS),
+       st.sampled_from(_PARSER_ERRORS), st.integers(1, 5), st.integers(1, 5),
+       st.booleans())
+def test_a_tool_parsers_error_while_serving_is_survived(head: str, function: str, error: str,
+                                                         before: int, after: int,
+                                                         prefixed: bool) -> None:
+    lines = _V0_START + [_ANSWERED.format(n=n) for n in range(before)]
+    record = ["Error in extracting tool call from response.",
+              "Traceback (most recent call last):",
+              '  File "/usr/local/lib/python3.12/dist-packages/vllm/entrypoints/openai/'
+              f'tool_parsers/hermes_tool_parser.py", line 88, in {function}',
+              "    json.loads(match[0] if match[0] else match[1])",
+              error]
+    lines += [head + record[0]] + [(head if prefixed else "") + line for line in record[1:]]
+    lines += [_ANSWERED.format(n=n) for n in range(before, before + after)]
+    report = explain(lines)
+    assert report.verdict is Verdict.NO_FAILURE, report.reasons
+    assert any(e.exception == "json.decoder.JSONDecodeError" for e in report.survived) \
+        or any("extracting tool call" in e.message for e in report.survived)
