@@ -109,3 +109,38 @@ def test_an_excerpt_ending_on_a_finished_step_is_no_stall(start: list[str]) -> N
     # v054-ray-terminal-wrapped-config-working-run: a working run's excerpt ending on vLLM's
     # `vLLM is using nccl==2.20.5` (a step done, not one waiting)
     assert _explain(start).verdict is Verdict.NO_FAILURE
+
+
+# ---- Ray cannot place the engine's workers ---------------------------------------------------------
+# vLLM waits for the placement group, printing the wait every 10-70 s, and raises only after 30
+# minutes (ray_utils._wait_until_pg_ready): a log that ends on the waits hangs there for want of
+# resources (causality.yaml milestones `hang`).
+
+PG_START = ["INFO 02-26 11:14:53 llm_engine.py:234] Initializing a V0 LLM engine (v0.7.3) with "
+            "config: model='google/gemma-2-27b-it', tensor_parallel_size=4",
+            "2025-02-26 11:14:54,614\tINFO worker.py:1636 -- Connecting to existing Ray cluster at "
+            "address: 10.225.68.29:6379..."]
+
+
+def _pg_wait(seconds: int) -> str:
+    return (f"INFO 02-26 11:15:04 ray_utils.py:319] Waiting for creating a placement group of "
+            f"specs for {seconds} seconds. specs=[{{'GPU': 1.0, 'node:10.225.68.29': 0.001}}, "
+            "{'GPU': 1.0}]. Check `ray status` and `ray list nodes` to see if you have enough "
+            "resources.")
+
+
+@pytest.mark.parametrize("waits", [1, 3, 9])
+@pytest.mark.parametrize("prefix", ["", "(EngineCore_DP0 pid=3) "])
+def test_a_log_ending_on_placement_group_waits_is_a_hang(waits: int, prefix: str) -> None:
+    lines = [*PG_START, *(prefix + _pg_wait(10 + 20 * n) for n in range(waits))]
+    report = _explain(lines)
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING
+    assert [s.line for s in report.symptoms] == [len(PG_START) + 1]
+    assert f"printed {waits} time(s)" in report.symptoms[0].message
+    assert report.signature is not None and report.signature.id == "ray-cluster-resources"
+
+
+def test_placement_group_waits_then_the_workers_start_are_no_hang() -> None:
+    lines = [*PG_START, _pg_wait(10), _pg_wait(30),
+             "INFO 02-26 11:17:30 model_runner.py:1110] Loading model weights took 12.9 GB"]
+    assert _explain(lines).verdict is Verdict.NO_FAILURE
