@@ -63,9 +63,9 @@ FLOORS = {
 # cases (2026-12-03, session 7; leaving a case out for its answer would bias the measure); 10 on 291 at the
 # end of session 9 (three of them among holdout-a's 16 newest); plus a margin of one.
 MAX_WRONG_WAY = 11
-# How many cases the set must hold at least (the count after holdout-a's fourth round, session 10: 291 plus 15;
+# How many cases the set must hold at least (the count after holdout-a's fourth round, session 10: 291 plus 16;
 # lower it only when a case is moved out as the README asks), and the groups it must have.
-MIN_CASES = 306
+MIN_CASES = 307
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...
