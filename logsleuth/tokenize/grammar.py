@@ -734,6 +734,29 @@ def parse_split(text: str, number: int = 0) -> tuple[LogLine, Split | None]:
     return _combine(head, body, number), Split(end, head, body, repeatable)
 
 
+def head_blind() -> bool:
+    """Whether every head terminal is blind to digits (shape.py): a line's head then lexes the
+    same as any line of its shape."""
+    return _head_blind()
+
+
+def blind_body(text: str) -> bool:
+    """Whether parse_split reads this body the same way as every body of its shape (the fast
+    path's decision kept per shape, no digit-sighted terminal able to take it)."""
+    return not text or body_lexer(_record_parser(), _TRANSFORMER).blind(text)
+
+
+def unsighted_body(text: str) -> bool:
+    """Whether no digit-sighted body terminal could take this body: a body of a shape whose
+    reading `blind_body` found shape-wide is then read alike."""
+    return not text or body_lexer(_record_parser(), _TRANSFORMER).unsighted(text)
+
+
+def interned(name: str, pid: int | None, ip: str | None = None) -> Process:
+    """The one Process object of this name, pid and ip (as the transformer makes them)."""
+    return _process(name, pid, ip)
+
+
 def continuation(head: _Head, body: _Body, number: int) -> LogLine:
     """The LogLine of a line made of a head and a body parse_split gave for other lines."""
     return _combine(head, body, number)
