@@ -318,7 +318,8 @@ class CausalGraph:
             # start-up is over once the server is ready or the engine sized its KV cache (an
             # offline run has no server: its last generate bar may end a finished script)
             started = bool(work.ready) or any(m.phase in _STARTED for m in activity)
-            bar = _stalled(last_line, line_count, started=started) if not work.serving else None
+            bar = _stalled(last_line, line_count, know, started=started) \
+                if not work.serving else None
             stalled = bar or (_hung(late_hangs[0], len(late_hangs)) if late_hangs else None)
         named = frozenset(know.role_of(p.name) for p in processes if p.pid is not None)
         return cls(nodes, graph, survived + shutdown_noise, stalled, know, named)
@@ -754,17 +755,28 @@ _STARTED = frozenset({Phase.KV_CACHE, Phase.GRAPH_CAPTURE, Phase.SERVING})
 STALLED = "Stalled"  # the label of the symptom a log gives when it ends on an unfinished bar
 
 
-def _stalled(last_line: str, line_count: int, *, started: bool) -> ErrorEvent | None:
+def _stalled(last_line: str, line_count: int, know: Causality, *,
+             started: bool) -> ErrorEvent | None:
     """A log that ends on an unfinished progress bar stopped (hung or killed) mid-way. So does a
     log that ends on a finished one before start-up completed (`started`): the step after it
     (the next download, the weights, the engine's profiling) never printed a line, which a
     process that went on starting would have done (vllm#1282: a rejected quantization after the
-    tokenizer's downloads, its error not in the excerpt)."""
+    tokenizer's downloads, its error not in the excerpt). And so does one that ends, before
+    start-up completed, on a set-up step that waits on its peers (causality.yaml `waits`: NCCL's
+    set-up output, a rendezvous): the step never finished."""
     from logsleuth.tokenize import parse_line  # only needed for logs without errors
 
     line = parse_line(last_line)
     if line.kind is not LineKind.PROGRESS:
-        return None
+        phase = None if started else know.waiting_in(last_line)
+        if phase is None:
+            return None
+        message = (f"the log ends in the {phase.value} phase on a set-up step that waits on "
+                   f"other processes ('{line.text.strip()[:80]}'), before start-up completed: "
+                   "the run hung there (a rank that never joined, a transport that never "
+                   "connected) or was killed, without printing an error")
+        return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, line.process, line_count,
+                          line_count, line_count)
     finished = "100%" in line.text
     if finished and started:
         return None
