@@ -520,6 +520,8 @@ class Assembler:
             return None
         if line.level in _ERROR_LEVELS:
             return None
+        if line.kind is LineKind.PROGRESS and self._causality.is_unstarted_bar(line.text):
+            return None  # begun or redrawn as it raised: its phase is claimed by a bar that moved
         found, phase = self._causality.marks_of(line.text)
         if found is not None:  # a lifecycle line may begin a phase too (`Model loading took`)
             if phase is not None:

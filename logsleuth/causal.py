@@ -23,8 +23,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from logsleuth.assemble import CUT_TRACEBACK
 from logsleuth.fingerprint import fingerprint
@@ -34,6 +33,9 @@ from logsleuth.model import (ErrorEvent, Event, EventKind, EventRole, Inference,
                              Verdict)
 from logsleuth.runs import (Outcome, RunKey, explained_index, outcome_of, run_key, split_runs,
                             start_time, summarize)
+
+if TYPE_CHECKING:
+    import networkx as nx  # imported where a graph is built: a run without errors needs none
 
 # Which process roles a pointer to a role may mean. An engine core's failure often starts in its
 # workers; in eras without prefixes (before 2025-07) the engine core and workers print as `main`.
@@ -206,7 +208,8 @@ def _any_between(lines: list[int], after: int, before: int) -> bool:
 class CausalGraph:
     """The errors of one run and how they follow from each other."""
 
-    def __init__(self, nodes: dict[int, _Node], graph: nx.DiGraph[int], survived: list[ErrorEvent],
+    def __init__(self, nodes: dict[int, _Node], graph: nx.DiGraph[int] | None,
+                 survived: list[ErrorEvent],
                  stalled: ErrorEvent | None, know: Causality | None = None,
                  named: frozenset[Role] = frozenset()):
         self._know = know or default_causality()
@@ -293,14 +296,17 @@ class CausalGraph:
         servers = {p for p in processes
                    if p.pid is not None and know.role_of(p.name) is Role.API_SERVER}
         work = _Work.of(activity, list(servers), know)
-        graph: nx.DiGraph[int] = nx.DiGraph()
-        graph.add_nodes_from(nodes)
-        _link(graph, nodes, work)
-
-        survived = _survivors(nodes, graph, work, end)
-        for event in survived:
-            graph.remove_node(event.id)
-            del nodes[event.id]
+        graph: nx.DiGraph[int] | None = None
+        survived: list[ErrorEvent] = []
+        if nodes:  # networkx (~0.2 s to import: all its algorithms) only for errors to link
+            import networkx as nx
+            graph = nx.DiGraph()
+            graph.add_nodes_from(nodes)
+            _link(graph, nodes, work)
+            survived = _survivors(nodes, graph, work, end)
+            for event in survived:
+                graph.remove_node(event.id)
+                del nodes[event.id]
         stalled = None
         if not nodes:
             last_active = max((m.line for m in activity), default=0)
@@ -312,7 +318,8 @@ class CausalGraph:
             # start-up is over once the server is ready or the engine sized its KV cache (an
             # offline run has no server: its last generate bar may end a finished script)
             started = bool(work.ready) or any(m.phase in _STARTED for m in activity)
-            bar = _stalled(last_line, line_count, started=started) if not work.serving else None
+            bar = _stalled(last_line, line_count, know, started=started) \
+                if not work.serving else None
             stalled = bar or (_hung(late_hangs[0], len(late_hangs)) if late_hangs else None)
         named = frozenset(know.role_of(p.name) for p in processes if p.pid is not None)
         return cls(nodes, graph, survived + shutdown_noise, stalled, know, named)
@@ -325,9 +332,10 @@ class CausalGraph:
 
     def _infer_run(self) -> Inference:
         nodes, graph = self._nodes, self._graph
-        links = tuple(Link(a, b, data["reason"]) for a, b, data in graph.edges(data=True))
+        links = () if graph is None else \
+            tuple(Link(a, b, data["reason"]) for a, b, data in graph.edges(data=True))
         failed = _unique_processes(n.event.process for n in nodes.values())
-        if not nodes:
+        if not nodes or graph is None:
             if self._stalled:
                 return Inference(Verdict.ROOT_CAUSE_MISSING, None, (self._stalled,),
                                  tuple(self._survived), (self._stalled.message,), links,
@@ -596,6 +604,7 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
         return None
     # A report that quotes its cause (`Worker failed with error 'X'`) names it: the causes it
     # quotes, and what they follow from, come before any other cause, however early.
+    import networkx as nx
     quoted = {a for a, _, data in graph.edges(data=True) if data["reason"] is LinkReason.EMBEDDED}
     quoted |= {up for a in list(quoted) for up in set(nx.ancestors(graph, a))}
     # A report that names a role (`Engine core initialization failed. See root cause above`)
@@ -646,6 +655,7 @@ def _chain_of(root_id: int, nodes: dict[int, _Node],
               graph: nx.DiGraph[int]) -> tuple[ErrorEvent, ...]:
     """The exceptions Python printed as raised from the root (`raise ... from e`, or during
     handling), following the chain."""
+    import networkx as nx
     chained = nx.subgraph_view(graph, filter_edge=lambda a, b: graph[a][b]["reason"]
                                is LinkReason.CHAINED)
     found = nx.descendants(chained, root_id)
@@ -655,6 +665,7 @@ def _chain_of(root_id: int, nodes: dict[int, _Node],
 def _symptom_list(nodes: dict[int, _Node], root: _Node | None,
                   graph: nx.DiGraph[int]) -> tuple[ErrorEvent, ...]:
     if root is not None:
+        import networkx as nx
         chosen = set(nx.descendants(graph, root.event.id))
         chosen |= {i for i, n in nodes.items() if n.role is EventRole.SYMPTOM}
         chosen.discard(root.event.id)
@@ -744,17 +755,28 @@ _STARTED = frozenset({Phase.KV_CACHE, Phase.GRAPH_CAPTURE, Phase.SERVING})
 STALLED = "Stalled"  # the label of the symptom a log gives when it ends on an unfinished bar
 
 
-def _stalled(last_line: str, line_count: int, *, started: bool) -> ErrorEvent | None:
+def _stalled(last_line: str, line_count: int, know: Causality, *,
+             started: bool) -> ErrorEvent | None:
     """A log that ends on an unfinished progress bar stopped (hung or killed) mid-way. So does a
     log that ends on a finished one before start-up completed (`started`): the step after it
     (the next download, the weights, the engine's profiling) never printed a line, which a
     process that went on starting would have done (vllm#1282: a rejected quantization after the
-    tokenizer's downloads, its error not in the excerpt)."""
+    tokenizer's downloads, its error not in the excerpt). And so does one that ends, before
+    start-up completed, on a set-up step that waits on its peers (causality.yaml `waits`: NCCL's
+    set-up output, a rendezvous): the step never finished."""
     from logsleuth.tokenize import parse_line  # only needed for logs without errors
 
     line = parse_line(last_line)
     if line.kind is not LineKind.PROGRESS:
-        return None
+        phase = None if started else know.waiting_in(last_line)
+        if phase is None:
+            return None
+        message = (f"the log ends in the {phase.value} phase on a set-up step that waits on "
+                   f"other processes ('{line.text.strip()[:80]}'), before start-up completed: "
+                   "the run hung there (a rank that never joined, a transport that never "
+                   "connected) or was killed, without printing an error")
+        return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, line.process, line_count,
+                          line_count, line_count)
     finished = "100%" in line.text
     if finished and started:
         return None

@@ -58,6 +58,9 @@ class Causality:
     # and the kind whose first after the error answers the failed request (`requests.answered_by`)
     request_savers: frozenset[MilestoneKind] = frozenset({MilestoneKind.SERVING})
     request_answer: MilestoneKind | None = None
+    # set-up lines of a step that waits on its peers, by phase: a log ending on one stalled there
+    waits: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()
+    unstarted_bars: regex.Pattern[str] | None = None  # a progress bar at 0 (`unstarted_bars`)
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -237,6 +240,16 @@ class Causality:
         return self.native is not None and any(
             _search(self.native, text) for text in (site or "", label) if text)
 
+    def waiting_in(self, text: str) -> Phase | None:
+        """The phase whose set-up step this line says is under way, waiting on its peers
+        (`waits`): a working start-up always prints more after it."""
+        return next((phase for phase, pattern in self.waits if _search(pattern, text)), None)
+
+    def is_unstarted_bar(self, text: str) -> bool:
+        """A progress bar that has not advanced: a step begun (or redrawn as it raised), not a
+        step taken."""
+        return self.unstarted_bars is not None and _search(self.unstarted_bars, text) is not None
+
     def corrupts(self, text: str) -> bool:
         """The error leaves its process unable to work (a sticky CUDA error)."""
         return any(_search(pattern, text) for pattern in self.corrupting)
@@ -379,10 +392,14 @@ def load_causality(path: Path | None = None) -> Causality:
                              location=str(path)) from None
     scheduler_stops = tuple(compile_(p, "scheduler_stops")
                             for p in data.get("scheduler_stops", []))
+    waits = tuple((Phase(item["phase"]), compile_(p, "waits"))
+                  for item in data.get("waits", []) for p in item.get("lines", []))
     return Causality(roles, symptoms, wrappers, milestones, corrupting, singletons, phase_lines,
                      phase_frames, interrupts, handled_titles, handled_sites, handled_frames,
                      engine_frames, native, request_sites, request_frames, startup_frames,
-                     scheduler_stops, request_savers, request_answer)
+                     scheduler_stops, request_savers, request_answer, waits,
+                     compile_(data["unstarted_bars"], "unstarted_bars")
+                     if "unstarted_bars" in data else None)
 
 
 @cache

@@ -575,6 +575,17 @@ BODIES = [
     "    = note: /opt/conda/bin/ld: cannot find -lssl: No such file or directory",
     "            collect2: error: ld returned 1 exit status",
     "  error: `cargo rustc --lib --release --crate-type cdylib` failed with code 101",
+    # a shell's job-control report of a child a signal ended, and a native library's last words
+    # before abort() (OpenSSL on a FIPS host: vllm PR#33756; glibc)
+    "zsh: illegal hardware instruction  vllm serve Qwen/Qwen3-8B",
+    "zsh: killed     python -m vllm.entrypoints.openai.api_server --model m",
+    "[1]+  Segmentation fault      (core dumped) python offline.py",
+    "./serve.sh: line 3: 12345 Aborted                 (core dumped) vllm serve m",
+    "fish: Job 1, 'vllm serve m' terminated by signal SIGSEGV (Address boundary error)",
+    "crypto/fips/fips.c:154: OpenSSL internal error: FATAL FIPS SELFTEST FAILURE",
+    "FATAL FIPS SELFTEST FAILURE",
+    "free(): invalid pointer",
+    "double free or corruption (out)",
     "Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.",
     "some text that only an ERROR level makes an error",
 ]

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from logsleuth.index.origin import vllm_module
 from logsleuth.model import Phase, SignatureKind
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import SignatureSet, default_signatures
@@ -186,3 +187,27 @@ def test_words_a_signature_knows_beat_the_library_that_raised_them() -> None:
     assert report.signature is not None
     assert report.signature.id != "library-torch-compile-error"
     assert "library-torch-compile-error" in [m.id for m in report.alternatives]
+
+
+# Where an environment lives: a vLLM source checkout often holds the virtualenv itself
+# (`~/vllm/.venv`, vllm#26678), so a directory named `vllm` sits above every installed library.
+ROOTS = st.sampled_from(["/usr/local/lib", "/home/u/vllm/.venv/lib", "/work/vllm/vllm/.venv29/lib",
+                         "/opt/conda/envs/vllm/lib", "/root/vllm-src/vllm/env/lib"])
+PYTHONS = st.sampled_from(["python3.10", "python3.12"])
+INSTALLS = st.sampled_from(["site-packages", "dist-packages"])
+LIBRARY_FILES = st.sampled_from(["torch/_inductor/scheduler.py", "transformers/configuration_utils.py",
+                                 "triton/runtime/jit.py", "torch/distributed/distributed_c10d.py"])
+VLLM_FILES = st.sampled_from(["vllm/v1/worker/gpu_worker.py", "vllm/config/model.py",
+                              "vllm/model_executor/models/llama.py"])
+
+
+@settings(max_examples=40)
+@given(root=ROOTS, python=PYTHONS, installs=INSTALLS, library=LIBRARY_FILES, own=VLLM_FILES)
+def test_a_library_installed_under_a_directory_named_vllm_is_not_vllm(
+        root: str, python: str, installs: str, library: str, own: str) -> None:
+    """The installed file's package decides: torch stays torch whatever directory holds the
+    environment, and vLLM's own files (installed or in the checkout) stay vLLM's."""
+    site = f"{root}/{python}/{installs}/"
+    assert vllm_module(site + library) is None
+    assert vllm_module(site + own) == own[:-3].replace("/", ".")
+    assert vllm_module("/home/u/src/" + own) == own[:-3].replace("/", ".")

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from logsleuth.causal import IN_FLIGHT
+from logsleuth.knowledge import default_causality
 from logsleuth.model import Report, Verdict
 from logsleuth.pipeline import explain_text
 from logsleuth.render.text import runs_lines
@@ -417,3 +418,113 @@ def test_answers_well_after_an_engines_error_show_it_served_on(where: str, after
     report = explain(lines)
     assert report.verdict is Verdict.NO_FAILURE, report.reasons
     assert [e.exception for e in report.survived] == ["ValueError"]
+
+
+# ---- a progress bar that has not advanced -------------------------------------------------------
+# tqdm draws its bar when the loop it wraps starts and once more when that loop raises: loading the
+# first checkpoint shard fails, and the log shows the bar at 0, the traceback, the bar at 0 again
+# (vllm#15222). A bar at 0 is no step taken: it neither marks nor claims its phase, and the first
+# bar of the phase that advanced does both (causality.yaml `unstarted_bars`).
+
+_BAR_FORMATS = (
+    "Loading safetensors checkpoint shards: {percent:3d}% Completed | {done}/{total} [00:00<?, "
+    "?it/s]",
+    "Loading pt checkpoint shards: {percent:3d}%|###       | {done}/{total} [00:00<?, ?it/s]",
+)
+_BAR_PREFIXES = ("", "[rank0]: ", "(VllmWorker rank=0 pid=812) ")
+_OFFLINE_START = ["INFO 05-01 10:00:01 llm_engine.py:237] Initializing an LLM engine (v0.6.3) "
+                  "with config: model='m'"]
+
+
+def _bar(form: str, done: int, total: int) -> str:
+    return form.format(percent=done * 100 // total, done=done, total=total)
+
+
+@given(st.sampled_from(_BAR_FORMATS), st.integers(1, 120), st.sampled_from(_BAR_PREFIXES),
+       st.integers(0, 2), st.integers(1, 3), st.booleans())
+def test_a_bar_at_zero_around_a_loading_error_does_not_save_it(form: str, total: int, prefix: str,
+                                                                before: int, after: int,
+                                                                started: bool) -> None:
+    lines = list(_OFFLINE_START)
+    if started:
+        lines += ["INFO 05-01 10:00:05 model_runner.py:1056] Starting to load model /models/m..."]
+    lines += [prefix + _bar(form, 0, total)] * before
+    crash_at = len(lines)
+    lines += [prefix + line for line in _unnamed_traceback(
+        [("/usr/lib/python3/site-packages/vllm/model_executor/models/bert.py", "load_weights")],
+        "KeyError: 'embeddings.LayerNorm.weight'")]
+    lines += [prefix + _bar(form, 0, total)] * after
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None
+    assert report.root_cause.line == line_of(lines, "KeyError", crash_at)
+
+
+@given(st.sampled_from(_BAR_FORMATS), st.integers(1, 120), st.data(),
+       st.sampled_from(_BAR_PREFIXES), st.integers(0, 3))
+def test_a_bar_that_advanced_after_bars_at_zero_still_marks_its_phase(
+        form: str, total: int, data: st.DataObject, prefix: str, zeros: int) -> None:
+    """An error, the phase's bar at 0 (drawn, or redrawn any number of times), then the same bar
+    advanced: the bar at 0 claimed nothing, so the bar that moved marks the phase, and the error
+    is survived (the run went on loading). The reverted rule of 14387f3 lost exactly this."""
+    done = data.draw(st.integers(1, total))
+    lines = [*_OFFLINE_START,  # the error and the bars printed by one process
+             prefix + "ERROR 05-01 10:00:02 repo_utils.py:47] Error retrieving safetensors: Repo "
+             "id must be in the form 'repo_name' or 'namespace/repo_name': '/data0/m'. Use "
+             "`repo_type` argument if needed., retrying 1 of 2"]
+    lines += [prefix + _bar(form, 0, total)] * zeros
+    lines += [prefix + _bar(form, done, total)]
+    report = explain(lines)
+    assert report.verdict is not Verdict.FAILURE, report.reasons
+    assert [e.exception for e in report.survived] == ["ERROR"]
+    # and the same error, followed by the bar at 0 alone, was no step taken
+    if zeros:
+        assert explain(lines[:-1]).verdict is Verdict.FAILURE
+
+
+@given(st.integers(1, 120), st.data())
+def test_only_a_bar_that_has_not_advanced_is_unstarted(total: int, data: st.DataObject) -> None:
+    done = data.draw(st.integers(0, total))
+    percent = done * 100 // total
+    know = default_causality()
+    for bar in (f"Loading safetensors checkpoint shards: {percent:3d}% Completed | {done}/{total}",
+                f"Processed prompts: {percent:3d}%|#####     | {done}/{total} [00:01<00:01]",
+                f"{percent:3d}%|##        | {done}/{total} [00:00<00:03,  1.21it/s]"):
+        assert know.is_unstarted_bar(bar) is (done == 0)
+
+
+# ---- a tool parser's error while serving ----------------------------------------------------------
+# The parser logs its own error and returns the text as content; the server answers and goes on.
+# REPORT_SCHEMA.md: handled, harmless tracebacks do not count, so the log is no_failure and the
+# error is listed as survived, as the tuning set labels such logs (compose-v1-hermes-tool-parser-errors,
+# hermes-tool-parser-jsondecodeerror-no-date, hermes-streaming-tool-parser-traceback-cut).
+
+_PARSER_HEADS = (
+    "(APIServer pid=85343) ERROR 10-09 09:39:54 [hermes_tool_parser.py:157] ",
+    "ERROR 05-01 10:01:00 hermes_tool_parser.py:110] ",
+    "ERROR [hermes_tool_parser.py:110] ",
+)
+_PARSER_FUNCTIONS = ("extract_tool_calls", "extract_tool_calls_streaming")
+_PARSER_ERRORS = ("json.decoder.JSONDecodeError: Extra data: line 3 column 1 (char 527)",
+                  "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)")
+
+
+@given(st.sampled_from(_PARSER_HEADS), st.sampled_from(_PARSER_FUNCTIONS),
+       st.sampled_from(_PARSER_ERRORS), st.integers(1, 5), st.integers(1, 5),
+       st.booleans())
+def test_a_tool_parsers_error_while_serving_is_survived(head: str, function: str, error: str,
+                                                         before: int, after: int,
+                                                         prefixed: bool) -> None:
+    lines = _V0_START + [_ANSWERED.format(n=n) for n in range(before)]
+    record = ["Error in extracting tool call from response.",
+              "Traceback (most recent call last):",
+              '  File "/usr/local/lib/python3.12/dist-packages/vllm/entrypoints/openai/'
+              f'tool_parsers/hermes_tool_parser.py", line 88, in {function}',
+              "    json.loads(match[0] if match[0] else match[1])",
+              error]
+    lines += [head + record[0]] + [(head if prefixed else "") + line for line in record[1:]]
+    lines += [_ANSWERED.format(n=n) for n in range(before, before + after)]
+    report = explain(lines)
+    assert report.verdict is Verdict.NO_FAILURE, report.reasons
+    assert any(e.exception == "json.decoder.JSONDecodeError" for e in report.survived) \
+        or any("extracting tool call" in e.message for e in report.survived)

@@ -82,10 +82,17 @@ def _installed_module(file: str) -> str | None:
 
 
 def vllm_module(file: str) -> str | None:
-    """`.../site-packages/vllm/config/model.py` -> `vllm.config.model`; None outside vLLM."""
+    """`.../site-packages/vllm/config/model.py` -> `vllm.config.model`; None outside vLLM.
+
+    A directory named `vllm` above an installed library's file is not vLLM's package: a virtual
+    environment created inside a vLLM source checkout puts torch at
+    `~/vllm/.venv/lib/python3.12/site-packages/torch/...` (vllm#26678's log)."""
     path = file.replace("\\", "/")
     start = path.rfind("/vllm/")
-    return _dotted(path, start) if start >= 0 else None
+    installed = max(path.rfind("/site-packages/"), path.rfind("/dist-packages/"))
+    if start < 0 or start < installed:
+        return None
+    return _dotted(path, start)
 
 
 def _dotted(path: str, start: int) -> str | None:

@@ -120,6 +120,17 @@ class BodyLexer:
             self._shapes.put(key, decision)
         return decision
 
+    def blind(self, text: str) -> bool:
+        """Whether this body's reading holds for every body of its shape: the fast path takes it
+        (not Lark), by a decision kept per shape, and no terminal that tells digits apart could."""
+        return len(text) <= SHAPED_BODY_CHARS and self.unsighted(text) \
+            and self._decision(text) != _LARK
+
+    def unsighted(self, text: str) -> bool:
+        """Whether no terminal that tells digits apart could take this body (then a body of its
+        shape whose reading holds for the shape, `blind`, reads this one alike)."""
+        return self._sighted is not None and self._sighted.match(text) is None
+
     def _decide(self, text: str) -> Decision:
         found = (self._regex if len(text) < LONG_BODY_CHARS else self._narrow(text)).match(text)
         if found is None:

@@ -153,6 +153,17 @@ _GLOG_LEVELS = {"D": Level.DEBUG, "I": Level.INFO, "W": Level.WARNING, "E": Leve
 # Short labels for fatal lines: `*** SIGSEGV received ...` is `SIGSEGV`, C++'s
 # `terminate called after throwing an instance of 'c10::Error'` is `terminate`.
 _FATAL_LABELS = {"*** SIG": "SIG", "terminate called": "terminate", "what()": "terminate"}
+# A shell's words for the signal that ended a child (bash's and zsh's job reports, fish's signal
+# name), as the label the shell prints for a foreground crash (`Segmentation fault (core dumped)`)
+# and the signatures name: zsh's `illegal hardware instruction` is bash's `Illegal instruction`.
+_SHELL_SIGNALS = {"killed": "Killed", "sigkill": "Killed",
+                  "segmentation fault": "Segmentation fault", "sigsegv": "Segmentation fault",
+                  "illegal hardware instruction": "Illegal instruction",
+                  "illegal instruction": "Illegal instruction", "sigill": "Illegal instruction",
+                  "abort": "Aborted", "aborted": "Aborted", "sigabrt": "Aborted",
+                  "bus error": "Bus error", "sigbus": "Bus error",
+                  "floating point exception": "Floating point exception",
+                  "sigfpe": "Floating point exception"}
 # Ray's Python logger has a SUCCESS level of its own, loguru SUCCESS and TRACE
 _PY_LEVELS = {"SUCC": Level.INFO, "SUCCESS": Level.INFO, "TRACE": Level.DEBUG,
               "WARN": Level.WARNING, "FATAL": Level.CRITICAL}
@@ -496,6 +507,34 @@ class _ToRecords(Transformer[Token, object]):
                     message = str(items[-1]).strip() if items[-1].type == "FATAL_TEXT" else ""
         return _Body(LineKind.FATAL, text, exception=label, message=message)
 
+    def shell_signal(self, items: list[Token]) -> _Body:
+        # `zsh: illegal hardware instruction  vllm serve m`: the signal as the shell's label for
+        # it, the whole report (the command that died) as the message
+        text = str(items[0]).strip()
+        # the first signal word: the command after it (before it in fish's report) may hold any
+        lowered = text.rpartition(" by signal ")[2].lower()
+        found = [(lowered.find(w), -len(w), w) for w in _SHELL_SIGNALS if w in lowered]
+        label = _SHELL_SIGNALS[min(found)[2]] if found else "Killed"
+        return _Body(LineKind.FATAL, text, exception=label, message=text)
+
+    def native_abort(self, items: list[Token]) -> _Body:
+        # `crypto/fips/fips.c:154: OpenSSL internal error: FATAL FIPS SELFTEST FAILURE`: the
+        # library's label (its words before the message, the source place dropped), the rest
+        text = str(items[0]).strip()
+        if text.startswith("FATAL "):
+            return _Body(LineKind.FATAL, text, exception="FATAL", message=text[6:].strip())
+        if text.startswith("***"):
+            return _Body(LineKind.FATAL, text, exception="stack smashing detected",
+                         message=text)
+        label, sep, message = text.partition(": ")
+        if "internal error" in text and sep:
+            before, _, message = text.partition(" internal error: ")
+            label = before.rpartition(": ")[2] + " internal error"
+        if not sep:  # `double free or corruption (out)`
+            label, _, message = text.partition(" (")
+            message = f"({message}" if message else ""
+        return _Body(LineKind.FATAL, text, exception=label, message=message)
+
     def nccl(self, items: list[Token]) -> _Body:
         level = next(str(t) for t in items if t.type == "NCCL_LEVEL")
         message = next((str(t) for t in items if t.type == "NCCL_TEXT"), "")
@@ -693,6 +732,29 @@ def parse_split(text: str, number: int = 0) -> tuple[LogLine, Split | None]:
         return (record if number == 0 else _renumber(record, number)), None
     repeatable = bool(tokens) and tokens[-1][0] == _REPEATED_HEADER and tokens[-1][1][-1:] == " "
     return _combine(head, body, number), Split(end, head, body, repeatable)
+
+
+def head_blind() -> bool:
+    """Whether every head terminal is blind to digits (shape.py): a line's head then lexes the
+    same as any line of its shape."""
+    return _head_blind()
+
+
+def blind_body(text: str) -> bool:
+    """Whether parse_split reads this body the same way as every body of its shape (the fast
+    path's decision kept per shape, no digit-sighted terminal able to take it)."""
+    return not text or body_lexer(_record_parser(), _TRANSFORMER).blind(text)
+
+
+def unsighted_body(text: str) -> bool:
+    """Whether no digit-sighted body terminal could take this body: a body of a shape whose
+    reading `blind_body` found shape-wide is then read alike."""
+    return not text or body_lexer(_record_parser(), _TRANSFORMER).unsighted(text)
+
+
+def interned(name: str, pid: int | None, ip: str | None = None) -> Process:
+    """The one Process object of this name, pid and ip (as the transformer makes them)."""
+    return _process(name, pid, ip)
 
 
 def continuation(head: _Head, body: _Body, number: int) -> LogLine:

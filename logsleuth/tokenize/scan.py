@@ -17,7 +17,8 @@ import re2
 from logsleuth.locate import Anchors, anchor_texts, line_spans, locate
 from logsleuth.model import LineRun, LogLine
 from logsleuth.tokenize.grammar import (BOX_BORDERS, Split, clean, continuation, continued,
-                                        may_hold_colour, parse_split)
+                                        may_hold_colour)
+from logsleuth.tokenize.linememo import LineMemo
 
 
 @cache
@@ -67,6 +68,7 @@ class Tokenizer:
         self._head_bytes = b""
         self._head: Split | None = None
         self._bodies: dict[bytes, Split] = {}
+        self._memo = LineMemo()  # lines that differ only in digits are read once per shape
 
     def spans(self, block: bytes) -> list[tuple[int, int]]:
         """Where the lines of a block that can matter are (logsleuth/locate.py)."""
@@ -152,7 +154,7 @@ class Tokenizer:
             text = raw.decode("utf-8", "replace")
             decoded = False
         text = clean(text)
-        line, split = parse_split(text, number)
+        line, split = self._memo.parse(text, number)
         self._learn(raw, text, split, decoded)
         return line
 

@@ -206,10 +206,12 @@ def _is_logger(node: ast.expr) -> bool:
 
 
 class _Walker(ast.NodeVisitor):
+    renderer: type[Renderer] = Renderer  # tools/index_coverage/holes.py renders with hole names
+
     def __init__(self, module: str) -> None:
         self.module = module
         self.scope: list[str] = []
-        self.renderers: list[Renderer] = [Renderer({})]
+        self.renderers: list[Renderer] = [self.renderer({})]
         self.found: list[Message] = []
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -224,7 +226,7 @@ class _Walker(ast.NodeVisitor):
         for entries in assigns.values():
             entries.sort(key=lambda e: e[0])
         self.scope.append(node.name)
-        self.renderers.append(Renderer(assigns))
+        self.renderers.append(self.renderer(assigns))
         self.generic_visit(node)
         self.renderers.pop()
         self.scope.pop()

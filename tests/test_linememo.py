@@ -1,0 +1,106 @@
+"""A line read by its shape's plan (logsleuth/tokenize/linememo.py) is what parse_split reads:
+on every corpus, tuning and mix line and on copies of each with other digits (read after the
+line twice, so that its shape's plan is made and then used), and on generated lines whose
+fields move with their digits."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from corpus_judge import corpus_and_tuning_logs, log_id
+from logsleuth.tokenize import clean
+from logsleuth.tokenize.grammar import parse_split
+from logsleuth.tokenize.linememo import LineMemo
+from mix_logs import MIXES, mix_log
+
+
+def _redigit(text: str, rng: random.Random) -> str:
+    return "".join(rng.choice("0123456789") if c in "0123456789" else c for c in text)
+
+
+def _same(memo: LineMemo, text: str, number: int) -> None:
+    assert memo.parse(text, number) == parse_split(text, number), text
+
+
+def _check(memo: LineMemo, text: str, rng: random.Random) -> None:
+    for number in (1, 2, 3):  # seen, planned, read by the plan
+        _same(memo, text, number)
+    for number in (4, 5, 6):
+        _same(memo, _redigit(text, rng), number)
+
+
+def _lines(data: bytes, limit: int = 1 << 16) -> list[str]:
+    return [clean(raw[:limit].decode("utf-8", "replace"))
+            for raw in dict.fromkeys(data.split(b"\n"))]
+
+
+@pytest.mark.parametrize("log", corpus_and_tuning_logs(), ids=log_id)
+def test_plans_read_like_parse_split_on_real_lines(log: Path) -> None:
+    memo, rng = LineMemo(), random.Random(log.name)
+    for text in _lines(log.read_bytes()):
+        _check(memo, text, rng)
+
+
+@pytest.mark.parametrize("mix", MIXES)
+def test_plans_read_like_parse_split_on_mix_lines(mix: str, mix_dir: str) -> None:
+    path, _ = mix_log(mix, 5_000, mix_dir)
+    memo, rng = LineMemo(), random.Random(mix)
+    for text in _lines(path.read_bytes(), 4096):
+        _check(memo, text, rng)
+
+
+_HEADS = ["(APIServer pid={n}) ERROR 01-{n2} {n2}:52:{n2} [serving.py:{n}] ",
+          "(Worker_TP{d} pid={n}) INFO 01-24 01:52:{n2} [multiproc_executor.py:{n}] ",
+          "(EngineCore_DP{d} pid={n}) ", "[rank{d}]: ", "E0{n2}4 01:52:19.{n} {n} x.cc:{n}] ",
+          "2026-01-{n2} 01:52:19,{n} - vllm - ERROR - ", "ker_TP{d} pid={n}) WARNING 01-24 "
+          "01:52:{n2} [x.py:{n}] ", "(VllmWorker rank={d} pid={n}, ip=10.0.{d}.{n}) ", ""]
+_BODIES = ["ValueError: This model's maximum context length is {n} tokens, you asked {n}",
+           'INFO:     127.0.0.1:{n} - "POST /v1/chat/completions HTTP/1.1" {n3} OK',
+           '  File "/v/x{d}.py", line {n}, in f{d}', "Engine {n}: Avg prompt throughput: {n}.{d} "
+           "tokens/s, Running: {d} reqs", "Error in preprocessing prompt inputs",
+           "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {d}.{n2} GiB",
+           "NCCL error: unhandled cuda error {n}", "Error code: {n3} - {{'error': 'x{d}'}}",
+           '{{"object": "error", "code": {n3}, "message": "m{d}"}}', "[Errno {n2}] Address in use",
+           "Loading weights took {d}.{n2} seconds", "collect{d}: error: ld returned {d} exit"]
+
+
+@st.composite
+def _line(draw: st.DrawFn) -> str:
+    head, body = draw(st.sampled_from(_HEADS)), draw(st.sampled_from(_BODIES))
+    numbers = st.integers(0, 10**7).map(str)
+    template = head + body
+    values = {"n": draw(numbers), "n2": draw(st.integers(0, 99).map(lambda v: f"{v:02d}")),
+              "n3": draw(st.integers(100, 599).map(str)), "d": draw(st.integers(0, 9).map(str))}
+    return template.format(**values)
+
+
+@given(st.lists(_line(), min_size=1, max_size=20), st.integers(0, 2**16))
+def test_plans_read_like_parse_split_on_generated_lines(lines: list[str], seed: int) -> None:
+    """Lines of a few shapes, each line followed by copies with other digits (a pid, a status
+    code, a time): each shape is planned from its first two lines and read by the plan after."""
+    memo, rng = LineMemo(seed=seed), random.Random(seed)
+    copies = [_redigit(text, rng) for text in lines for _ in range(4)]
+    for number, text in enumerate(lines + copies + lines, 1):
+        _same(memo, text, number)
+
+
+def test_numbers_with_a_leading_zero_read_their_own_value() -> None:
+    """A pid written `07` is 7, and `17` of the same shape is 17: a plan must not read the
+    digit after a zero as the whole number."""
+    memo = LineMemo()
+    texts = [f"(APIServer pid=0{i}) ERROR 01-24 01:52:1{i} [x.py:1] up" for i in range(1, 9)]
+    texts += [f"(APIServer pid={i}{i}) ERROR 01-24 01:52:1{i} [x.py:1] up" for i in range(1, 9)]
+    for number, text in enumerate(texts + texts[::-1], 1):
+        _same(memo, text, number)
+
+
+def test_memo_is_bounded() -> None:
+    memo = LineMemo(bound=4)
+    for index in range(50):
+        _same(memo, "x" * index + " 12", index)
+    assert len(memo._plans._decisions) <= 4 and len(memo._seen._decisions) <= 4
