@@ -47,12 +47,13 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # fix 59/102, case 183/253. Re-measured on 291 cases (2026-12-03, session 9: four seen cases moved
 # out, holdout-a's 42 f-* cases in, the session's merges): verdict 276/291, root 191/221, fix 69/114,
 # case 216/291. Re-measured on 309 cases (2026-12-03, session 10, after holdout-a's 18 g-* cases): verdict
-# 293/309, root 202/233, fix 70/117, case 230/309; the floors still hold, so they are unchanged.
+# 293/309, root 202/233, fix 70/117, case 230/309; the floors still hold, so they are unchanged. Re-measured at the end of session 10 (all
+# branches merged): verdict 294/309, root 202/233, fix 71/117, case 230/309; floors raised to that less 2.
 FLOORS = {
-    "verdict": 274,
-    "root": 189,
-    "fix": 67,
-    "case": 214,
+    "verdict": 292,
+    "root": 200,
+    "fix": 69,
+    "case": 228,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
 # failing case called no_failure. Counted, never listed. Measured 6 on 106 cases; 14 on 162 cases
@@ -63,8 +64,9 @@ FLOORS = {
 # healthy cases answered `failure` moved to tuning (2026-12-03, evening); 15 on 279 once holdout-a added 26
 # cases (2026-12-03, session 7; leaving a case out for its answer would bias the measure); 10 on 291 at the
 # end of session 9 (three of them among holdout-a's 16 newest); 10 on 309 after holdout-a's 18 g-* cases
-# (none of them among the new ones, 2026-12-03, session 10); plus a margin of one.
-MAX_WRONG_WAY = 11
+# (none of them among the new ones, 2026-12-03, session 10); 9 on 309 at the end of session 10; plus a
+# margin of one.
+MAX_WRONG_WAY = 10
 # How many cases the set must hold at least (the count after holdout-a's fourth round, session 10: 291 plus 18;
 # lower it only when a case is moved out as the README asks), and the groups it must have.
 MIN_CASES = 309

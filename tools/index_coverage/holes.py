@@ -68,8 +68,9 @@ class NamedRenderer(mine.Renderer):
         return super().render(node, line, depth)
 
 
-def _named(parts: list[mine.Part], values: Iterable[ast.expr]) -> list[mine.Part]:
-    """The placeholders of `parts` named, in order, by `values` (a `%` operator's arguments)."""
+def _named(parts: list[mine.Part], values: Iterable[ast.expr | None]) -> list[mine.Part]:
+    """The placeholders of `parts` named, in order, by `values` (a `%` operator's or a `.format()`
+    call's arguments; None leaves a placeholder unnamed)."""
     names = iter(values)
     out: list[mine.Part] = []
     for part in parts:
@@ -99,14 +100,7 @@ def _format_parts(text: str, call: ast.Call) -> list[mine.Part]:
             values.append(call.args[index] if index < len(call.args) else None)
         else:
             values.append(keywords.get(head))
-    named = iter(values)
-    out: list[mine.Part] = []
-    for part in parts:
-        if isinstance(part, tuple):
-            value = next(named, None)
-            part = (part[0], _hint(value)) if value is not None else part  # type: ignore[assignment]
-        out.append(part)
-    return out
+    return _named(parts, values)
 
 
 class NamedWalker(mine._Walker):
