@@ -65,11 +65,11 @@ FLOORS = {
 # cases (2026-12-03, session 7; leaving a case out for its answer would bias the measure); 10 on 291 at the
 # end of session 9 (three of them among holdout-a's 16 newest); 10 on 309 after holdout-a's 18 g-* cases
 # (none of them among the new ones, 2026-12-03, session 10); 9 on 309 at the end of session 10; plus a
-# margin of one.
+# margin of one. (One healthy case answered the wrong way moved to tuning after that measure: 8 on 308.)
 MAX_WRONG_WAY = 10
-# How many cases the set must hold at least (the count after holdout-a's fourth round, session 10: 291 plus 18;
+# How many cases the set must hold at least (the count after holdout-a's fourth round, session 10: 291 plus 18, less one seen case moved to tuning;
 # lower it only when a case is moved out as the README asks), and the groups it must have.
-MIN_CASES = 309
+MIN_CASES = 308
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...
