@@ -54,6 +54,7 @@ import regex
 
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import ErrorEvent, EventKind, Evidence, Match, PhaseEvidence, SignatureKind
+from logsleuth.signatures.generic import generic_reason, vllm_spread
 from logsleuth.signatures.load import Signature
 from logsleuth.signatures.template import PATTERN_TIMEOUT, mask
 
@@ -74,6 +75,13 @@ CHAIN_WEIGHT = 0.9  # an exception raised from the root cause (`raise X(...) fro
 SYMPTOM_WEIGHT = 0.75  # when the root cause is not in the log, the symptoms are all there is
 SYMPTOM_WEIGHT_BESIDE_ROOT = 0.5  # below THRESHOLD: a known root cause is not fixed by its
                                   # symptom's fix, so those matches only appear as alternatives
+# An exact signature whose message is generic (signatures/generic.py: the text could come from
+# any call path) and that nothing else of the log corroborates (no frame, raising module, phase
+# or known fact it names): its fix is for another failure as often as not. Below THRESHOLD, so
+# it is only an alternative, and the family of the class (by words or by the raising module)
+# gives the advice.
+GENERIC_UNCORROBORATED = 0.5
+VERSION_FACTS = frozenset({"vllm_version", "torch_version", "cuda_version", "driver_version"})
 MAX_ALTERNATIVES = 4
 ALTERNATIVE_FLOOR = 0.3
 
@@ -149,12 +157,13 @@ class SignatureSet:
         wanted = any(s.modules for s in self.signatures)
         modules = {id(t): _raising_modules(t.event) if wanted else ((), ()) for t in targets}
         prepared = [(t, text, mask(text)) for t in targets for text in _readings(t.event)]
+        spreads: dict[int, int | None] = {}  # vllm_spread of a target, once asked for
         scored: list[_Scored] = []
         for signature in self.signatures:
             best: _Scored | None = None
             for target, text, masked in prepared:
                 found = self._score(signature, target, text, masked, facts, phase,
-                                    *modules[id(target)])
+                                    *modules[id(target)], spreads=spreads)
                 if found is not None and (best is None or found.order() < best.order()):
                     best = found
             if best is not None and best.match.score >= ALTERNATIVE_FLOOR:
@@ -173,14 +182,16 @@ class SignatureSet:
 
     def _score(self, signature: Signature, target: Target, text: str, masked: str,
                facts: Mapping[str, object], phase: PhaseEvidence | None,
-               modules: tuple[str, ...] = (), libraries: tuple[str, ...] = ()
-               ) -> _Scored | None:
+               modules: tuple[str, ...] = (), libraries: tuple[str, ...] = (),
+               spreads: dict[int, int | None] | None = None) -> _Scored | None:
         evidence: list[Evidence] = []
         message_score, specificity = 0.0, 0.0
+        part, regex_part = "", False
         for template in signature.templates:
             score = template.score(text, masked)
             if score > message_score:
                 message_score, specificity = score, float(template.literal_chars)
+                part, regex_part = template.text, False
                 detail = f"template {'matched' if score == 1.0 else f'{score:.2f} similar'}: " \
                          f"{template.text[:80]}"
         for pattern in signature.patterns:
@@ -191,6 +202,7 @@ class SignatureSet:
             fixed = _fixed_length(pattern.pattern)
             if hit and (message_score < 1.0 or fixed > specificity):
                 message_score, specificity = 1.0, float(fixed)
+                part, regex_part = pattern.pattern, True
                 detail = f"regex matched: {hit.group(0)[:80]}"
         module_hit, module_fixed = _module_hit(signature.modules, modules)
         by_library = False
@@ -208,11 +220,12 @@ class SignatureSet:
         score = message_score
         message_specificity = specificity
 
-        contradicted = unconfirmed = False
+        contradicted = unconfirmed = corroborated = False
         if signature.modules and (signature.templates or signature.patterns):
             if module_hit is not None:
                 evidence.append(Evidence("module", 1.0, module_hit))
                 specificity += 10
+                corroborated = True
             else:
                 factor = MODULE_MISSED if modules else MODULE_UNKNOWN
                 evidence.append(Evidence("module", factor, ", ".join(modules) or
@@ -233,6 +246,7 @@ class SignatureSet:
             if hit_frame is not None:
                 evidence.append(Evidence("frames", 1.0, hit_frame))
                 specificity += 20
+                corroborated = True
             else:
                 factor = FRAMES_MISSED if where else FRAMES_UNKNOWN
                 evidence.append(Evidence("frames", factor,
@@ -253,6 +267,7 @@ class SignatureSet:
             elif phase.phase in signature.phases:
                 factor, detail = 1.0, f"{phase.phase.value} ({phase.source}: {phase.detail})"
                 specificity += 15
+                corroborated = True
             else:
                 factor, detail = PHASE_MISSED, f"{phase.phase.value}, not " \
                     f"{'|'.join(p.value for p in signature.phases)} ({phase.source}: {phase.detail})"
@@ -266,6 +281,22 @@ class SignatureSet:
             evidence.append(Evidence("facts", verdict.factor, verdict.detail))
             score *= verdict.factor
             specificity += 10 * (verdict.factor == 1.0 and verdict.known)
+            # a release range says when a fix applies, not that the failure is this one
+            corroborated |= verdict.factor == 1.0 and verdict.known \
+                and condition.name not in VERSION_FACTS
+        generic = None
+        if part and not corroborated and needs_corroboration(signature):
+            if spreads is None:
+                spreads = {}
+            if id(target) not in spreads:
+                spreads[id(target)] = vllm_spread(target.event)
+            generic = generic_reason(spreads[id(target)], part, target.event.exception,
+                                     regex=regex_part)
+        if generic is not None:
+            evidence.append(Evidence("corroboration", GENERIC_UNCORROBORATED,
+                                     f"generic message ({generic}); none of the frames, module, "
+                                     "phase or facts it names seen"))
+            score *= GENERIC_UNCORROBORATED
         score *= target.weight
         match = Match(signature.id, signature.title, round(score, 3), signature.fix,
                       signature.references, tuple(evidence), target.kind, str(signature.path),
@@ -470,6 +501,16 @@ def _module_hit(patterns: tuple[regex.Pattern[str], ...], modules: tuple[str, ..
         if fixed:
             return module, max(fixed)
     return None, 0
+
+
+def needs_corroboration(signature: Signature) -> bool:
+    """An exact signature that names what tells its failure apart beside the message (frames,
+    the raising module, a phase, a fact of the deployment): on a generic message those parts
+    must be seen. One that names none claims its message alone is the failure; `signatures
+    lint` warns when that message is generic (GENERIC_UNCORROBORATED)."""
+    return signature.kind is SignatureKind.EXACT and bool(
+        signature.frames or signature.modules or signature.phases
+        or any(c.name not in VERSION_FACTS for c in signature.facts))
 
 
 def _first_hit(patterns: tuple[regex.Pattern[str], ...], texts: list[str]) -> str | None:
