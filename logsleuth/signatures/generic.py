@@ -50,6 +50,7 @@ _CLASS = re.compile(r"(?:\w+\.)*\w*(?:Error|Exception|Warning|Interrupt)\b:?")
 _NEGATIVE = re.compile(r"\(\?<?!(?:[^()\\]|\\.|\((?:[^()\\]|\\.)*\))*\)")
 _REGEX_SYNTAX = re.compile(r"\[(?:\\.|[^\]\\])*\]|\\[dDwWsSbBAzZ]|\(\?(?:[:=!]|<[=!]|[aiLmsux-]+\)|[aiLmsux-]+:)?"
                            r"|\{\d*,?\d*\}|[()|^$*+?]")
+_CLASS_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 _ESCAPE = re.compile(r"\\(.)")
 _PLACEHOLDER = re.compile(r"\{\w+\}")
 
@@ -129,7 +130,9 @@ def operation_error(exception: str) -> bool:
     short = name.rsplit(".", 1)[-1].strip()
     found = getattr(builtins, short, None)
     if not (isinstance(found, type) and issubclass(found, BaseException)):
-        return not short.endswith(("Error", "Exception", "Warning"))  # not an exception's name
+        # a library's class (`NVMLError_Unknown`) says what failed; a record's level or a
+        # description (`ERROR`, `Fatal Python error`) names no type
+        return not _CLASS_NAME.fullmatch(name.strip()) or short.isupper()
     return issubclass(found, (*OPERATION_ERRORS, RuntimeError))
 
 
