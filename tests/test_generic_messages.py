@@ -55,15 +55,30 @@ def test_a_message_part_is_generic_when_it_names_no_program_entity(part: str, re
 
 @pytest.mark.parametrize(("exception", "operation"), [
     ("ZeroDivisionError", True), ("IndexError", True), ("KeyError", True),
-    ("RayTaskError(KeyError)", True), ("builtins.AttributeError", True), ("RuntimeError", True),
-    ("UnicodeDecodeError", True), ("ERROR", True),  # a record: the type is not known
+    ("RayTaskError(KeyError)", True), ("builtins.AttributeError", True),
+    ("UnicodeDecodeError", True),
+    # torch's general checks and a thousand specific failures: a family decides
+    ("RuntimeError", None), ("ERROR", None), ("Fatal Python error", None),
     ("ValueError", False), ("OSError", False), ("torch.OutOfMemoryError", False),
     ("openai.NotFoundError", False), ("pynvml.NVMLError_Unknown", False),
-    ("Fatal Python error", True),
 ])
 def test_operation_errors_are_read_from_pythons_exception_hierarchy(exception: str,
-                                                                     operation: bool) -> None:
+                                                                     operation: bool | None
+                                                                     ) -> None:
     assert operation_error(exception) is operation
+
+
+def test_a_runtime_error_is_generic_only_when_a_family_holds_its_words_for_a_general_check(
+        ) -> None:
+    view = r"shape '\[\d+, \d+\]' is invalid for input of size \d+"
+    assert generic_reason(None, view, "RuntimeError", regex=True) is None
+    assert generic_reason(None, view, "RuntimeError", regex=True,
+                          class_family="tensor-shape-mismatch-in-forward") is not None
+    database = default_signatures()
+    assert database.class_family(["shape '[4096, 512]' is invalid for input of size 1"]) \
+        is not None
+    assert database.class_family(["This flash attention build does not support headdim not "
+                                  "being a multiple of 32."]) is None
 
 
 def _site(module: str, releases: tuple[int, ...]) -> MessageTemplate:

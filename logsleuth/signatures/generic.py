@@ -11,10 +11,16 @@ Genericness is read from data, not from a list of messages:
   when one release prints it from GENERIC_PACKAGES or more vLLM packages, specific when fewer (the
   message then names the code that printed it);
 - any other message comes from the interpreter or a library (torch, CUDA, transformers). It is
-  generic when the text the signature demands of it names no program entity: no identifier
-  (`lm_head.weight`, `use_beam_search`, `ncclGetVersion`), no acronym (CUDA, NCCL, HIP), no file
-  or library (`libcuda.so`), only the plain words a general-purpose check prints
-  ("integer division or modulo by zero", "index {int} is out of bounds for dimension {int}").
+  generic when the text the signature demands of it names no program entity (no identifier
+  such as `lm_head.weight`, `use_beam_search`, `ncclGetVersion`; no acronym such as CUDA, NCCL,
+  HIP; no file or library such as `libcuda.so`: only plain words) and the class says it is a
+  general check: one of Python's own exceptions of evaluating an expression (OPERATION_ERRORS,
+  read from Python's exception hierarchy: "integer division or modulo by zero", "index {int} is
+  out of bounds for dimension {int}"), or a RuntimeError (or an unnamed type) that a family
+  declaring the interpreter's or torch's own messages (`match.origin: python | torch`) matches
+  by its words: the database's statement that the text is a class, not a place ("shape '[..]'
+  is invalid for input of size {int}"). Plain words of a RuntimeError no such family holds
+  ("This flash attention build does not support headdim ...") name their subsystem.
 """
 
 from __future__ import annotations
@@ -122,29 +128,40 @@ def _linter(index: VllmIndex) -> IndexLinter:
     return found
 
 
-def operation_error(exception: str) -> bool:
-    """An exception of evaluating an expression (OPERATION_ERRORS; a wrapper of one:
-    `RayTaskError(KeyError)`), or RuntimeError, which torch's general checks of shapes, sizes
-    and indexes raise; also an exception the log does not name (an ERROR record)."""
+def operation_error(exception: str) -> bool | None:
+    """True for an exception of evaluating an expression (OPERATION_ERRORS; a wrapper of one:
+    `RayTaskError(KeyError)`); None for RuntimeError, which torch's general checks of shapes,
+    sizes and indexes raise and so do a thousand specific failures, and for an exception the
+    log does not name (an ERROR record): the class does not decide; False otherwise."""
     name = exception.rsplit("(", 1)[-1].rstrip(")") if exception.endswith(")") else exception
     short = name.rsplit(".", 1)[-1].strip()
     found = getattr(builtins, short, None)
     if not (isinstance(found, type) and issubclass(found, BaseException)):
         # a library's class (`NVMLError_Unknown`) says what failed; a record's level or a
         # description (`ERROR`, `Fatal Python error`) names no type
-        return not _CLASS_NAME.fullmatch(name.strip()) or short.isupper()
-    return issubclass(found, (*OPERATION_ERRORS, RuntimeError))
+        return None if not _CLASS_NAME.fullmatch(name.strip()) or short.isupper() else False
+    if issubclass(found, OPERATION_ERRORS):
+        return True
+    return None if found is RuntimeError else False
 
 
-def generic_reason(spread: int | None, part: str, exception: str, *, regex: bool) -> str | None:
+def generic_reason(spread: int | None, part: str, exception: str, *, regex: bool,
+                   class_family: str | None = None) -> str | None:
     """Why the text a signature matched could come from anywhere, or None when it names its
     place. `spread` is vllm_spread of the event, `part` the template or regex that matched,
-    `exception` the event's type."""
+    `exception` the event's type, `class_family` a family declaring the message the
+    interpreter's or torch's (`match.origin: python | torch`) that matches it by its words."""
     if spread is None:
         spread = part_spread(part, regex=regex)
     if spread is not None:
         return f"vLLM prints this message in {spread} packages" \
             if spread >= GENERIC_PACKAGES else None
-    if operation_error(exception) and names_nothing(part, regex=regex):
-        return f"a {exception} vLLM does not print, whose words name no program entity"
+    if not names_nothing(part, regex=regex):
+        return None
+    operation = operation_error(exception)
+    if operation:
+        return f"a built-in {exception} vLLM does not print, whose words name no program entity"
+    if operation is None and class_family is not None:
+        return f"not a vLLM message, its words name no program entity, and the family " \
+               f"{class_family} holds it for a general check"
     return None

@@ -55,7 +55,7 @@ import regex
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import ErrorEvent, EventKind, Evidence, Match, PhaseEvidence, SignatureKind
 from logsleuth.signatures.generic import generic_reason, vllm_spread
-from logsleuth.signatures.load import Signature
+from logsleuth.signatures.load import MessageOrigin, Signature
 from logsleuth.signatures.template import PATTERN_TIMEOUT, mask
 
 THRESHOLD = 0.6
@@ -140,6 +140,9 @@ class SignatureSet:
         self.signatures: tuple[Signature, ...] = tuple(by_id.values())
         self.notices: tuple[str, ...] = tuple(notices)
         self._causality = causality or default_causality()
+        self._declaring = tuple(s for s in self.signatures if s.kind is SignatureKind.FAMILY
+                                and s.origin in (MessageOrigin.PYTHON, MessageOrigin.TORCH)
+                                and (s.templates or s.patterns))
 
     def __len__(self) -> int:
         return len(self.signatures)
@@ -158,12 +161,14 @@ class SignatureSet:
         modules = {id(t): _raising_modules(t.event) if wanted else ((), ()) for t in targets}
         prepared = [(t, text, mask(text)) for t in targets for text in _readings(t.event)]
         spreads: dict[int, int | None] = {}  # vllm_spread of a target, once asked for
+        classes = self._class_families(prepared)
         scored: list[_Scored] = []
         for signature in self.signatures:
             best: _Scored | None = None
             for target, text, masked in prepared:
                 found = self._score(signature, target, text, masked, facts, phase,
-                                    *modules[id(target)], spreads=spreads)
+                                    *modules[id(target)], spreads=spreads,
+                                    class_family=classes.get(id(target)))
                 if found is not None and (best is None or found.order() < best.order()):
                     best = found
             if best is not None and best.match.score >= ALTERNATIVE_FLOOR:
@@ -180,10 +185,30 @@ class SignatureSet:
             return ranked[0], tuple(ranked[1:1 + MAX_ALTERNATIVES])
         return None, tuple(ranked[:MAX_ALTERNATIVES])
 
+    def class_family(self, texts: Iterable[str]) -> str | None:
+        """The first family declaring the interpreter's or torch's own messages (`match.origin:
+        python | torch`) whose message part matches one of the texts (signatures/generic.py)."""
+        for text in texts:
+            masked = mask(text)
+            for family in self._declaring:
+                if _words_hit(family, text, masked):
+                    return family.id
+        return None
+
+    def _class_families(self, prepared: list[tuple[Target, str, str]]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        for target, text, _ in prepared:
+            if id(target) not in out:
+                found = self.class_family([text])
+                if found is not None:
+                    out[id(target)] = found
+        return out
+
     def _score(self, signature: Signature, target: Target, text: str, masked: str,
                facts: Mapping[str, object], phase: PhaseEvidence | None,
                modules: tuple[str, ...] = (), libraries: tuple[str, ...] = (),
-               spreads: dict[int, int | None] | None = None) -> _Scored | None:
+               spreads: dict[int, int | None] | None = None,
+               class_family: str | None = None) -> _Scored | None:
         evidence: list[Evidence] = []
         message_score, specificity = 0.0, 0.0
         part, regex_part = "", False
@@ -291,7 +316,7 @@ class SignatureSet:
             if id(target) not in spreads:
                 spreads[id(target)] = vllm_spread(target.event)
             generic = generic_reason(spreads[id(target)], part, target.event.exception,
-                                     regex=regex_part)
+                                     regex=regex_part, class_family=class_family)
         if generic is not None:
             evidence.append(Evidence("corroboration", GENERIC_UNCORROBORATED,
                                      f"generic message ({generic}); none of the frames, module, "
@@ -511,6 +536,41 @@ def needs_corroboration(signature: Signature) -> bool:
     return signature.kind is SignatureKind.EXACT and bool(
         signature.frames or signature.modules or signature.phases
         or any(c.name not in VERSION_FACTS for c in signature.facts))
+
+
+def generic_evidence(signature: Signature, event: ErrorEvent,
+                     database: SignatureSet | None = None) -> str | None:
+    """Why the text of `event` that the signature's message part matches is generic
+    (signatures/generic.py), or None: not generic, or not matched."""
+    family = database.class_family(_readings(event)) if database is not None else None
+    for text in _readings(event):
+        masked = mask(text)
+        for template in signature.templates:
+            if template.score(text, masked) == 1.0:
+                return generic_reason(vllm_spread(event), template.text, event.exception,
+                                      regex=False, class_family=family)
+        for pattern in signature.patterns:
+            try:
+                hit = pattern.search(text, timeout=PATTERN_TIMEOUT)
+            except TimeoutError:
+                continue
+            if hit:
+                return generic_reason(vllm_spread(event), pattern.pattern, event.exception,
+                                      regex=True, class_family=family)
+    return None
+
+
+def _words_hit(signature: Signature, text: str, masked: str) -> bool:
+    """Whether a signature's message part (a template in full, or a regex) matches the text."""
+    if any(t.score(text, masked) == 1.0 for t in signature.templates):
+        return True
+    for pattern in signature.patterns:
+        try:
+            if pattern.search(text, timeout=PATTERN_TIMEOUT):
+                return True
+        except TimeoutError:
+            continue
+    return False
 
 
 def _first_hit(patterns: tuple[regex.Pattern[str], ...], texts: list[str]) -> str | None:
