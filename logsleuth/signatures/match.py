@@ -15,6 +15,11 @@ same message from another call path, process or phase still matches, a little lo
 | facts      | 1.0 (0.9 unknown)  | no match: the fix does not apply there;     |
 |            |                    | a soft `?expr` condition weighs 0.95        |
 
+An exact signature whose matched text is generic (signatures/generic.py: it could come from any
+call path) and that names frames, a module, a phase or a deployment fact of which none is seen
+is multiplied by GENERIC_UNCORROBORATED: below THRESHOLD, an alternative only, so the family of
+the class or of the raising module gives the advice.
+
 The module is the vLLM module that raises or logs the error: where vLLM's message index files
 the message, else the innermost traceback frame when it is vLLM's. When vLLM did not raise it,
 a family with no message part may name the installed library that did (transformers, ray): the
