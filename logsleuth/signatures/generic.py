@@ -151,14 +151,19 @@ def generic_reason(spread: int | None, part: str, exception: str, *, regex: bool
     place. `spread` is vllm_spread of the event, `part` the template or regex that matched,
     `exception` the event's type, `class_family` a family declaring the message the
     interpreter's or torch's (`match.origin: python | torch`) that matches it by its words."""
-    if spread is None:
-        spread = part_spread(part, regex=regex)
     if spread is not None:
         return f"vLLM prints this message in {spread} packages" \
             if spread >= GENERIC_PACKAGES else None
-    if not names_nothing(part, regex=regex):
-        return None
     operation = operation_error(exception)
+    if operation is False or not names_nothing(part, regex=regex) \
+            or (operation is None and class_family is None):
+        return None
+    # the lookup of the printed message can miss a vLLM message (a tail no release prints): the
+    # signature's own text, when an index template holds it, says it is vLLM's after all
+    spread = part_spread(part, regex=regex)
+    if spread is not None:
+        return f"vLLM prints this message in {spread} packages" \
+            if spread >= GENERIC_PACKAGES else None
     if operation:
         return f"a built-in {exception} vLLM does not print, whose words name no program entity"
     if operation is None and class_family is not None:
