@@ -9,6 +9,7 @@ prefixes, every lifecycle phase, unrelated inner frames), and the bare message l
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -184,3 +185,42 @@ def test_a_specific_exact_signature_still_answers_from_another_call_path() -> No
                          phase=Phase.INIT, inner=UNRELATED[2])
     report = explain_text(log, signatures=default_signatures())
     assert report.signature is not None and report.signature.id == "cuda-fork-reinit"
+
+
+LINTED = """id: {id}
+title: A division by zero somewhere
+category: runtime
+description: constructed for the lint test
+severity: error
+status: stable
+match:
+  exception: [ZeroDivisionError]
+  message:
+    - 'integer division or modulo by zero'
+{extra}fix: |
+  Something specific to one call path: set `--pipeline-parallel-size 1` and run one engine per
+  host, because this fix was written for one place that divides by a group's size.
+references: ['https://docs.vllm.ai/en/latest/usage/troubleshooting.html']
+examples:
+  {id}.log: 'constructed'
+"""
+
+
+@pytest.mark.parametrize(("extra", "warned"), [
+    ("", True),  # nothing to corroborate it: any division by zero would get its fix
+    ("  frames: ['gpu_input_batch\\\\.py']\n", False),  # a frame that must be seen: the rule acts
+])
+def test_lint_warns_about_a_generic_message_with_nothing_to_corroborate_it(
+        tmp_path: Path, extra: str, warned: bool) -> None:
+    from logsleuth.signatures.lint import lint
+
+    name = "division-somewhere"
+    (tmp_path / f"{name}.yaml").write_text(LINTED.format(id=name, extra=extra), encoding="utf-8")
+    (tmp_path / f"{name}.log").write_text(
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.12/site-packages/vllm/v1/worker/gpu_input_batch.py", '
+        'line 3, in add_request\n'
+        "    local_rank = global_rank % local_world_size\n"
+        "ZeroDivisionError: integer division or modulo by zero\n", encoding="utf-8")
+    found = [p for p in lint([tmp_path]) if "is generic" in p.message]
+    assert bool(found) is warned, [p.message for p in lint([tmp_path])]
