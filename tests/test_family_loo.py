@@ -20,7 +20,7 @@ from tool_import import import_tool
 # least number of probes the families alone get right, per set of groups. Cited and uncited
 # count together: a probe moves from one to the other when an exact signature's example gains its
 # public source in `examples` (the lead's merge with sigs-b moved three).
-FLOORS = {("cited", "uncited"): 175, ("constructed",): 125, ("tuning",): 9, ("corpus",): 30}
+FLOORS = {("cited", "uncited"): 190, ("constructed",): 125, ("tuning",): 9, ("corpus",): 30}
 
 
 @cache

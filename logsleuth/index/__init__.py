@@ -12,7 +12,8 @@ from logsleuth.fingerprint import fingerprint
 from logsleuth.index.advice import advice_for, settings_named
 from logsleuth.index.data import VllmIndex, default_index
 from logsleuth.index.origin import default_matcher, frame_sites, origin_of
-from logsleuth.model import ErrorEvent, Match, MessageAdvice, Origin, Report, SignatureKind
+from logsleuth.model import (ErrorEvent, Evidence, Match, MessageAdvice, Origin, Report,
+                             SignatureKind)
 
 __all__ = ["VllmIndex", "default_index", "annotate", "origins_of", "release_after"]
 
@@ -59,7 +60,8 @@ def origins_of(events: list[ErrorEvent], version: str | None,
 
 def annotate(report: Report) -> Report:
     """The report with origins for its errors and, when no exact signature matched, the
-    message's own advice."""
+    message's own advice: added to a family's fix when it is the matched error's, and the fix
+    itself (`message_match`, kind `message`) when no signature matched the root cause."""
     version = report.facts.get("vllm_version")
     version = version if isinstance(version, str) else None
     events = [e for e in (report.root_cause, *report.symptoms) if e is not None]
@@ -71,11 +73,43 @@ def annotate(report: Report) -> Report:
                 advice = advice_for(event, origins[event.id], default_index(), version)
                 if advice is not None:
                     break
-    return replace(report, origins=origins, advice=advice, signature=_with_named_settings(report))
+    signature = _with_named_settings(report, advice)
+    if signature is None and advice is not None and report.root_cause is not None \
+            and advice.event_line == report.root_cause.line:
+        signature = message_match(report.root_cause, origins[report.root_cause.id], advice)
+    return replace(report, origins=origins, advice=advice, signature=signature)
 
 
-def _with_named_settings(report: Report) -> Match | None:
-    """A family's fix, completed with the settings the error's own message names.
+MESSAGE_SCORE = 1.0  # vLLM's own words for its own message: nothing is more specific
+_PROBLEM_CHARS = 100
+
+
+def message_match(event: ErrorEvent, origin: Origin, advice: MessageAdvice) -> Match:
+    """The remedy a root cause's vLLM message states, as the report's fix (kind `message`) when
+    no signature matched: a consumer that reads the fix from `signature` gets vLLM's own advice,
+    and `kind` says it is neither an exact signature nor a family. The id names the site that
+    prints the message (`message:vllm.worker.worker.Worker.determine_num_available_blocks`)."""
+    problem = event.message.split(advice.text, 1)[0].strip() or event.message
+    if len(problem) > _PROBLEM_CHARS:
+        problem = problem[:_PROBLEM_CHARS - 3].rstrip() + "..."
+    site = origin.site
+    names = [f"- `{n.flag or n.env or n.name}`" + (f" (default {n.default})" if n.default
+                                                     not in (None, "") else "")
+             for n in advice.names]
+    release = f" (vLLM {advice.release})" if advice.release else ""
+    fix = f"vLLM's message states its own remedy{release}:\n\n{advice.text}\n"
+    if names:
+        fix += "\nThe settings it names:\n\n" + "\n".join(names) + "\n"
+    evidence = (Evidence("message", MESSAGE_SCORE,
+                         f"printed by {site.module}.{site.function}; the message states its "
+                         "remedy"),)
+    return Match(f"message:{site.module}.{site.function}", f"vLLM's own advice: {problem}",
+                 MESSAGE_SCORE, fix, (), evidence, "root_cause", None, SignatureKind.MESSAGE)
+
+
+def _with_named_settings(report: Report, advice: MessageAdvice | None = None) -> Match | None:
+    """A family's fix, completed with the remedy the error's own message states and the settings
+    it names.
 
     A family knows the class, not the one setting at fault; vLLM's messages often name it
     ("Async scheduling is not supported with pipeline-parallel-size > 1", "... set
@@ -88,6 +122,10 @@ def _with_named_settings(report: Report) -> Match | None:
     event = event or (report.symptoms[0] if report.symptoms else None)
     if event is None:
         return match
+    fix = match.fix
+    if advice is not None and advice.event_line == event.line and advice.text not in fix:
+        # the class's fix holds for the class; vLLM's own words hold for this error
+        fix = f"{fix.rstrip()}\n\nThe error's own message advises: {advice.text}\n"
     shown = []
     for name in settings_named(event.message, default_index()):
         parts = [f"`{n}`" for n in (name.flag, name.env) if n and n not in match.fix]
@@ -95,10 +133,10 @@ def _with_named_settings(report: Report) -> Match | None:
             parts.append(f"`{name.name}`")
         if parts:
             shown.append(" / ".join(parts))
-    if not shown:
-        return match
-    return replace(match, fix=f"{match.fix.rstrip()}\n\nThe error's own message names these "
-                              f"settings: {', '.join(shown)}.\n")
+    if shown:
+        fix = f"{fix.rstrip()}\n\nThe error's own message names these settings: " \
+              f"{', '.join(shown)}.\n"
+    return match if fix == match.fix else replace(match, fix=fix)
 
 
 def _exact(report: Report) -> bool:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from logsleuth.errors import LogsleuthError
-from logsleuth.model import Report, Verdict
+from logsleuth.model import Report, SignatureKind, Verdict
 from logsleuth.render.origin import advice_lines, origin_sentence
 from logsleuth.render.text import (confidence_sentence, difference_lines, environment,
                                    runs_lines)
@@ -48,7 +48,7 @@ def render_markdown(report: Report, *, footer: str | None = None) -> str:
         if len(report.symptoms) > 12:
             out.append(f"- … and {len(report.symptoms) - 12} more")
     out += ["", *_fix(report)]
-    if report.advice is not None:
+    if report.advice is not None and not _is_message(report):
         text, *names = advice_lines(report.advice)
         out += ["", "#### The message's own advice", "", f"> {_inline(text)}"]
         out += ["", *[f"- {_inline(n)}" for n in names]] if names else []
@@ -118,9 +118,10 @@ def _fix(report: Report) -> list[str]:
     facts = [f"`{e.detail}`" for e in match.evidence if e.part == "facts"]
     used = f"; facts used: {', '.join(facts)}" if facts else ""
     phase = f"; phase: {report.phase.phase.value}" if report.phase else ""
+    source = "No signature matches; the error's message states the fix itself" \
+        if match.kind is SignatureKind.MESSAGE else f"Signature `{match.id}` ({match.kind.value})"
     out = [f"#### Suggested fix: {match.title}", "",
-           f"Signature `{match.id}` ({match.kind.value}), score {match.score:.2f}{used}{phase}",
-           ""]
+           f"{source}, score {match.score:.2f}{used}{phase}", ""]
     caution = confidence_sentence(match)
     if caution is not None:
         out += [f"**{caution}**", ""]
@@ -128,6 +129,11 @@ def _fix(report: Report) -> list[str]:
     if match.references:
         out += ["", "References:", *[f"- {url}" for url in match.references]]
     return out
+
+
+def _is_message(report: Report) -> bool:
+    """Whether the fix shown is the message's own advice (then not shown twice)."""
+    return report.signature is not None and report.signature.kind is SignatureKind.MESSAGE
 
 
 def _chain(report: Report) -> list[str]:

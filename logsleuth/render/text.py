@@ -7,7 +7,7 @@ from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.text import Text
 
-from logsleuth.model import Confidence, ErrorEvent, Match, Report, Verdict
+from logsleuth.model import Confidence, ErrorEvent, Match, Report, SignatureKind, Verdict
 from logsleuth.render.origin import advice_lines, origin_sentence
 
 MAX_MESSAGE_CHARS = 400
@@ -188,7 +188,9 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         match = report.signature
         head = Text("\nFix: ", style="bold underline")
         head.append(match.title, style="bold green")
-        head.append(f"  [{match.kind.value} {match.id}, score {match.score:.2f}]", style="dim")
+        head.append(f"  [{match.kind.value} {match.id}, score {match.score:.2f}]"
+                    if match.kind is not SignatureKind.MESSAGE else
+                    "  [no signature matched: the error's message states the fix]", style="dim")
         console.print(head)
         caution = confidence_sentence(match)
         if caution is not None:
@@ -201,7 +203,8 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         console.print(Text("\nNo known signature matches this failure.", style="yellow"))
         console.print(Padding(Text("Add one: logsleuth signatures new --from LOG", style="dim"),
                               (0, 2), expand=False))
-    if report.advice is not None:
+    message_fix = report.signature is not None and report.signature.kind is SignatureKind.MESSAGE
+    if report.advice is not None and not message_fix:  # as the fix above when no signature matched
         advice, *settings = advice_lines(report.advice)
         console.print(Text("\nThe message's own advice", style="bold underline"))
         console.print(Padding(Text(advice, style="green"), (0, 2), expand=False))

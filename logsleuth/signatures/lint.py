@@ -16,10 +16,11 @@ import regex
 from typing import TYPE_CHECKING
 
 from logsleuth.errors import SignatureError
+from logsleuth.model import SignatureKind
 from logsleuth.signatures.load import Signature, _load, signature_files
 
 if TYPE_CHECKING:
-    from logsleuth.model import Match
+    from logsleuth.model import Match, Report
     from logsleuth.signatures import SignatureSet
     from logsleuth.signatures.examples import ExampleResult
 
@@ -185,19 +186,47 @@ def _example_problems(paths: list[Path], loaded: list[Signature]) -> list[Proble
                                     "make the patterns more specific, or add match.frames"))
         elif result.positive and result.best is not None:
             own = database.get(result.signature)
+            report = _report(result, database)
             # a family under an exact signature is a fallback layer, by design: only rivals of
             # the signature's own kind compete for its logs
-            rivals = [m.id for m in _rivals(result, database)
+            rivals = [m.id for m in _rivals(report)
                       if m.id != result.signature and (own is None or m.kind is own.kind)]
+            generic = _uncorroborable(own, report, database)
+            if generic is not None:
+                problems.append(Problem(location, f"example of {result.signature}: {generic}",
+                                        "name what tells this failure apart (match.frames, "
+                                        "match.phase, match.module), or make it a family",
+                                        is_error=False))
             for rival in rivals:
                 problems.append(Problem(location, f"example of {result.signature} also matches "
                                         f"{rival} above the threshold (overlap)", is_error=False))
     return problems
 
 
-def _rivals(result: ExampleResult, database: SignatureSet) -> list[Match]:
+def _report(result: ExampleResult, database: SignatureSet) -> Report:
     from logsleuth.pipeline import explain
+
+    return explain(result.example, signatures=database)
+
+
+def _rivals(report: Report) -> list[Match]:
     from logsleuth.signatures import THRESHOLD
 
-    report = explain(result.example, signatures=database)
     return [m for m in report.alternatives if m.score >= THRESHOLD]
+
+
+def _uncorroborable(signature: Signature | None, report: Report,
+                    database: SignatureSet) -> str | None:
+    """Why an exact signature's message is generic while it names nothing that could
+    corroborate it (match.py GENERIC_UNCORROBORATED spares it, so any error with that text gets
+    its fix); None otherwise."""
+    from logsleuth.signatures.match import generic_evidence, needs_corroboration
+
+    if signature is None or signature.kind is not SignatureKind.EXACT \
+            or needs_corroboration(signature) or report.root_cause is None:
+        return None
+    reason = generic_evidence(signature, report.root_cause, database)
+    if reason is None:
+        return None
+    return f"its message is generic ({reason}) and it names no frame, module, phase or " \
+           "deployment fact to corroborate it"

@@ -15,6 +15,11 @@ same message from another call path, process or phase still matches, a little lo
 | facts      | 1.0 (0.9 unknown)  | no match: the fix does not apply there;     |
 |            |                    | a soft `?expr` condition weighs 0.95        |
 
+An exact signature whose matched text is generic (signatures/generic.py: it could come from any
+call path) and that names frames, a module, a phase or a deployment fact of which none is seen
+is multiplied by GENERIC_UNCORROBORATED: below THRESHOLD, an alternative only, so the family of
+the class or of the raising module gives the advice.
+
 The module is the vLLM module that raises or logs the error: where vLLM's message index files
 the message, else the innermost traceback frame when it is vLLM's. When vLLM did not raise it,
 a family with no message part may name the installed library that did (transformers, ray): the
@@ -54,7 +59,8 @@ import regex
 
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import ErrorEvent, EventKind, Evidence, Match, PhaseEvidence, SignatureKind
-from logsleuth.signatures.load import Signature
+from logsleuth.signatures.generic import generic_reason, vllm_spread
+from logsleuth.signatures.load import MessageOrigin, Signature
 from logsleuth.signatures.template import PATTERN_TIMEOUT, mask
 
 THRESHOLD = 0.6
@@ -74,6 +80,13 @@ CHAIN_WEIGHT = 0.9  # an exception raised from the root cause (`raise X(...) fro
 SYMPTOM_WEIGHT = 0.75  # when the root cause is not in the log, the symptoms are all there is
 SYMPTOM_WEIGHT_BESIDE_ROOT = 0.5  # below THRESHOLD: a known root cause is not fixed by its
                                   # symptom's fix, so those matches only appear as alternatives
+# An exact signature whose message is generic (signatures/generic.py: the text could come from
+# any call path) and that nothing else of the log corroborates (no frame, raising module, phase
+# or known fact it names): its fix is for another failure as often as not. Below THRESHOLD, so
+# it is only an alternative, and the family of the class (by words or by the raising module)
+# gives the advice.
+GENERIC_UNCORROBORATED = 0.5
+VERSION_FACTS = frozenset({"vllm_version", "torch_version", "cuda_version", "driver_version"})
 MAX_ALTERNATIVES = 4
 ALTERNATIVE_FLOOR = 0.3
 
@@ -132,6 +145,9 @@ class SignatureSet:
         self.signatures: tuple[Signature, ...] = tuple(by_id.values())
         self.notices: tuple[str, ...] = tuple(notices)
         self._causality = causality or default_causality()
+        self._declaring = tuple(s for s in self.signatures if s.kind is SignatureKind.FAMILY
+                                and s.origin in (MessageOrigin.PYTHON, MessageOrigin.TORCH)
+                                and (s.templates or s.patterns))
 
     def __len__(self) -> int:
         return len(self.signatures)
@@ -149,12 +165,15 @@ class SignatureSet:
         wanted = any(s.modules for s in self.signatures)
         modules = {id(t): _raising_modules(t.event) if wanted else ((), ()) for t in targets}
         prepared = [(t, text, mask(text)) for t in targets for text in _readings(t.event)]
+        spreads: dict[int, int | None] = {}  # vllm_spread of a target, once asked for
+        classes = self._class_families(prepared)
         scored: list[_Scored] = []
         for signature in self.signatures:
             best: _Scored | None = None
             for target, text, masked in prepared:
                 found = self._score(signature, target, text, masked, facts, phase,
-                                    *modules[id(target)])
+                                    *modules[id(target)], spreads=spreads,
+                                    class_family=classes.get(id(target)))
                 if found is not None and (best is None or found.order() < best.order()):
                     best = found
             if best is not None and best.match.score >= ALTERNATIVE_FLOOR:
@@ -171,16 +190,38 @@ class SignatureSet:
             return ranked[0], tuple(ranked[1:1 + MAX_ALTERNATIVES])
         return None, tuple(ranked[:MAX_ALTERNATIVES])
 
+    def class_family(self, texts: Iterable[str]) -> str | None:
+        """The first family declaring the interpreter's or torch's own messages (`match.origin:
+        python | torch`) whose message part matches one of the texts (signatures/generic.py)."""
+        for text in texts:
+            masked = mask(text)
+            for family in self._declaring:
+                if _words_hit(family, text, masked):
+                    return family.id
+        return None
+
+    def _class_families(self, prepared: list[tuple[Target, str, str]]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        for target, text, _ in prepared:
+            if id(target) not in out:
+                found = self.class_family([text])
+                if found is not None:
+                    out[id(target)] = found
+        return out
+
     def _score(self, signature: Signature, target: Target, text: str, masked: str,
                facts: Mapping[str, object], phase: PhaseEvidence | None,
-               modules: tuple[str, ...] = (), libraries: tuple[str, ...] = ()
-               ) -> _Scored | None:
+               modules: tuple[str, ...] = (), libraries: tuple[str, ...] = (),
+               spreads: dict[int, int | None] | None = None,
+               class_family: str | None = None) -> _Scored | None:
         evidence: list[Evidence] = []
         message_score, specificity = 0.0, 0.0
+        part, regex_part = "", False
         for template in signature.templates:
             score = template.score(text, masked)
             if score > message_score:
                 message_score, specificity = score, float(template.literal_chars)
+                part, regex_part = template.text, False
                 detail = f"template {'matched' if score == 1.0 else f'{score:.2f} similar'}: " \
                          f"{template.text[:80]}"
         for pattern in signature.patterns:
@@ -191,6 +232,7 @@ class SignatureSet:
             fixed = _fixed_length(pattern.pattern)
             if hit and (message_score < 1.0 or fixed > specificity):
                 message_score, specificity = 1.0, float(fixed)
+                part, regex_part = pattern.pattern, True
                 detail = f"regex matched: {hit.group(0)[:80]}"
         module_hit, module_fixed = _module_hit(signature.modules, modules)
         by_library = False
@@ -208,11 +250,12 @@ class SignatureSet:
         score = message_score
         message_specificity = specificity
 
-        contradicted = unconfirmed = False
+        contradicted = unconfirmed = corroborated = False
         if signature.modules and (signature.templates or signature.patterns):
             if module_hit is not None:
                 evidence.append(Evidence("module", 1.0, module_hit))
                 specificity += 10
+                corroborated = True
             else:
                 factor = MODULE_MISSED if modules else MODULE_UNKNOWN
                 evidence.append(Evidence("module", factor, ", ".join(modules) or
@@ -233,6 +276,7 @@ class SignatureSet:
             if hit_frame is not None:
                 evidence.append(Evidence("frames", 1.0, hit_frame))
                 specificity += 20
+                corroborated = True
             else:
                 factor = FRAMES_MISSED if where else FRAMES_UNKNOWN
                 evidence.append(Evidence("frames", factor,
@@ -253,6 +297,7 @@ class SignatureSet:
             elif phase.phase in signature.phases:
                 factor, detail = 1.0, f"{phase.phase.value} ({phase.source}: {phase.detail})"
                 specificity += 15
+                corroborated = True
             else:
                 factor, detail = PHASE_MISSED, f"{phase.phase.value}, not " \
                     f"{'|'.join(p.value for p in signature.phases)} ({phase.source}: {phase.detail})"
@@ -266,6 +311,22 @@ class SignatureSet:
             evidence.append(Evidence("facts", verdict.factor, verdict.detail))
             score *= verdict.factor
             specificity += 10 * (verdict.factor == 1.0 and verdict.known)
+            # a release range says when a fix applies, not that the failure is this one
+            corroborated |= verdict.factor == 1.0 and verdict.known \
+                and condition.name not in VERSION_FACTS
+        generic = None
+        if part and not corroborated and needs_corroboration(signature):
+            if spreads is None:
+                spreads = {}
+            if id(target) not in spreads:
+                spreads[id(target)] = vllm_spread(target.event)
+            generic = generic_reason(spreads[id(target)], part, target.event.exception,
+                                     regex=regex_part, class_family=class_family)
+        if generic is not None:
+            evidence.append(Evidence("corroboration", GENERIC_UNCORROBORATED,
+                                     f"generic message ({generic}); none of the frames, module, "
+                                     "phase or facts it names seen"))
+            score *= GENERIC_UNCORROBORATED
         score *= target.weight
         match = Match(signature.id, signature.title, round(score, 3), signature.fix,
                       signature.references, tuple(evidence), target.kind, str(signature.path),
@@ -470,6 +531,51 @@ def _module_hit(patterns: tuple[regex.Pattern[str], ...], modules: tuple[str, ..
         if fixed:
             return module, max(fixed)
     return None, 0
+
+
+def needs_corroboration(signature: Signature) -> bool:
+    """An exact signature that names what tells its failure apart beside the message (frames,
+    the raising module, a phase, a fact of the deployment): on a generic message those parts
+    must be seen. One that names none claims its message alone is the failure; `signatures
+    lint` warns when that message is generic (GENERIC_UNCORROBORATED)."""
+    return signature.kind is SignatureKind.EXACT and bool(
+        signature.frames or signature.modules or signature.phases
+        or any(c.name not in VERSION_FACTS for c in signature.facts))
+
+
+def generic_evidence(signature: Signature, event: ErrorEvent,
+                     database: SignatureSet | None = None) -> str | None:
+    """Why the text of `event` that the signature's message part matches is generic
+    (signatures/generic.py), or None: not generic, or not matched."""
+    family = database.class_family(_readings(event)) if database is not None else None
+    for text in _readings(event):
+        masked = mask(text)
+        for template in signature.templates:
+            if template.score(text, masked) == 1.0:
+                return generic_reason(vllm_spread(event), template.text, event.exception,
+                                      regex=False, class_family=family)
+        for pattern in signature.patterns:
+            try:
+                hit = pattern.search(text, timeout=PATTERN_TIMEOUT)
+            except TimeoutError:
+                continue
+            if hit:
+                return generic_reason(vllm_spread(event), pattern.pattern, event.exception,
+                                      regex=True, class_family=family)
+    return None
+
+
+def _words_hit(signature: Signature, text: str, masked: str) -> bool:
+    """Whether a signature's message part (a template in full, or a regex) matches the text."""
+    if any(t.score(text, masked) == 1.0 for t in signature.templates):
+        return True
+    for pattern in signature.patterns:
+        try:
+            if pattern.search(text, timeout=PATTERN_TIMEOUT):
+                return True
+        except TimeoutError:
+            continue
+    return False
 
 
 def _first_hit(patterns: tuple[regex.Pattern[str], ...], texts: list[str]) -> str | None:
