@@ -286,12 +286,16 @@ class CausalGraph:
         end = max([end, *(m.line + 1 for m in activity)])
 
         nodes: dict[int, _Node] = {}
-        shutdown_noise: list[ErrorEvent] = []
+        shutdown_noise: list[ErrorEvent] = []  # and records that say they are harmless
         for event in errors:
             if shutdown_from is not None and event.line > shutdown_from:
                 shutdown_noise.append(event)  # errors of a shutdown the operator asked for
+                continue
+            node = _classify(event, know)
+            if node.role is EventRole.BENIGN:
+                shutdown_noise.append(event)
             else:
-                nodes[event.id] = _classify(event, know)
+                nodes[event.id] = node
         processes = {e.process for e in errors} | {m.process for m in activity}
         servers = {p for p in processes
                    if p.pid is not None and know.role_of(p.name) is Role.API_SERVER}
@@ -468,6 +472,11 @@ def _classify(event: ErrorEvent, know: Causality) -> _Node:
         and know.handles(event.site, places, event.title)
     request = not corrupting and not handled and process_role in (Role.API_SERVER, Role.MAIN) \
         and know.in_request(event.site, places)
+    if event.kind is EventKind.ERROR_RECORD and not corrupting and know.declares_harmless(text):
+        # its own text says it does not stop the program (causality.yaml `harmless`); a sticky
+        # CUDA error it names still does
+        return _Node(event, EventRole.BENIGN, process_role, None, None, corrupting,
+                     fingerprint=mark)
     if event.exception == CUT_TRACEBACK:
         return _Node(event, EventRole.SYMPTOM, process_role, None, None, corrupting, handled,
                      mark)

@@ -61,6 +61,8 @@ class Causality:
     # set-up lines of a step that waits on its peers, by phase: a log ending on one stalled there
     waits: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()
     unstarted_bars: regex.Pattern[str] | None = None  # a progress bar at 0 (`unstarted_bars`)
+    # an error record's own statement that it does not stop the program (`harmless`)
+    harmless: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -111,7 +113,8 @@ class Causality:
         object.__setattr__(self, "_marks_memo", ShapeCache[tuple[int, int]]())
         object.__setattr__(self, "_request_memo", {})
         object.__setattr__(self, "_reading", tuple(
-            p for p in (*self.corrupting, *self.wrappers, *(s.pattern for s in self.symptoms))
+            p for p in (*self.corrupting, *self.wrappers, *(s.pattern for s in self.symptoms),
+                        *self.harmless)
             if not digit_blind(p.pattern)))
 
     def role_of(self, process_name: str) -> Role:
@@ -249,6 +252,10 @@ class Causality:
         """A progress bar that has not advanced: a step begun (or redrawn as it raised), not a
         step taken."""
         return self.unstarted_bars is not None and _search(self.unstarted_bars, text) is not None
+
+    def declares_harmless(self, text: str) -> bool:
+        """The record's text says, without a condition, that it does not stop the program."""
+        return any(_search(pattern, text) for pattern in self.harmless)
 
     def corrupts(self, text: str) -> bool:
         """The error leaves its process unable to work (a sticky CUDA error)."""
@@ -399,7 +406,8 @@ def load_causality(path: Path | None = None) -> Causality:
                      engine_frames, native, request_sites, request_frames, startup_frames,
                      scheduler_stops, request_savers, request_answer, waits,
                      compile_(data["unstarted_bars"], "unstarted_bars")
-                     if "unstarted_bars" in data else None)
+                     if "unstarted_bars" in data else None,
+                     tuple(compile_(p, "harmless") for p in data.get("harmless", [])))
 
 
 @cache

@@ -42,11 +42,6 @@ KNOWN_VERDICT_MISSES = {
     # index load, which wants its own measurement first.
     "startup/bare-message-awq-capability-no-type":
         "a bare vLLM error message, no exception type and no level: no line shape marks it",
-    # Why not fixed: it arrived from the held-out set in the last minutes of session 10 (the end
-    # check printed it), too late to change a mechanism and re-run CI; an ERROR record from NVML
-    # at start-up that the engine outlives needs the survival evidence looked at next session.
-    "healthy/f-v02-qwen-awq-nvml-pci-bus-id-benign-error-line":
-        "a benign NVML ERROR line at start-up in a run that went on to serve; moved in unanalysed",
     "runtime/pytest-v051-prompt-logprobs-assertion-not-close":
         "two failed tests: the root is the summary line of the last test's run, not the first E line",
 }
