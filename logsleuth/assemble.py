@@ -410,6 +410,15 @@ class Assembler:
         if trace is not None:
             trace.last_line = line.number
             return
+        if line.level in _QUIET_LEVELS and line.kind in (LineKind.EXCEPTION_REPR, LineKind.PLAIN) \
+                and self._causality.latent_warning(line.text):
+            # a warning that reports an exception the process went on from: the cause of a later
+            # error that follows from it, if one does (causal.py, causality.yaml `latent`)
+            kind = EventKind.EXCEPTION if line.exception else EventKind.ERROR_RECORD
+            out.append(replace(self._single(line, kind, line.exception or line.level.value,
+                                            (line.message or "") if line.exception else line.text),
+                               site=channel.site, title=line.text, latent=True))
+            return
         is_error_record = line.level in _ERROR_LEVELS and line.kind in (LineKind.PLAIN,
                                                                          LineKind.UVICORN)
         if line.kind is LineKind.UVICORN and line.text.startswith(("ERROR", "CRITICAL")):

@@ -271,6 +271,7 @@ class CausalGraph:
             else:
                 errors.append(event)
         errors = _merge_crashes(sorted(errors, key=lambda e: (e.line, e.id)))
+        errors, explained = _latent_causes(errors, know)
         interrupted = [e.first_line for e in errors if know.interrupts_process(e.exception)]
         # the job's end its scheduler or owner decided (a time limit, a preemption, scancel),
         # after the run was up (ready, or output served), is a stop like an operator's; before
@@ -307,6 +308,9 @@ class CausalGraph:
             graph = nx.DiGraph()
             graph.add_nodes_from(nodes)
             _link(graph, nodes, work)
+            for cause, effect in explained:
+                if cause in nodes and effect in nodes and not graph.has_edge(effect, cause):
+                    graph.add_edge(cause, effect, reason=LinkReason.EXPLAINED)
             survived = _survivors(nodes, graph, work, end)
             for event in survived:
                 graph.remove_node(event.id)
@@ -430,6 +434,28 @@ def _recurrence_keys(node: _Node) -> list[tuple[Process, str]]:
 
 _CRASH_WINDOW = 60  # lines: one crash prints its signal banner and its Python stack together
 _FAULTHANDLER = "Fatal Python error"
+
+
+def _latent_causes(errors: list[ErrorEvent], know: Causality
+                   ) -> tuple[list[ErrorEvent], list[tuple[int, int]]]:
+    """The errors without the warnings no later error follows from, and (warning, error) pairs
+    for those that one does (causality.yaml `latent`): each error is explained by the nearest
+    such warning before it, its own process's first (vLLM's processes each import the kernels
+    and warn)."""
+    warnings = [e for e in errors if e.latent]
+    if not warnings:
+        return errors, []
+    pairs: list[tuple[int, int]] = []
+    for event in errors:
+        if event.latent:
+            continue
+        before = [w for w in warnings if w.last_line < event.first_line
+                  and know.explains(w.title or "", event.text)]
+        if before:
+            own = [w for w in before if w.process == event.process]
+            pairs.append(((own or before)[-1].id, event.id))
+    used = {cause for cause, _ in pairs}
+    return [e for e in errors if not e.latent or e.id in used], pairs
 
 
 def _merge_crashes(errors: list[ErrorEvent]) -> list[ErrorEvent]:
@@ -614,7 +640,8 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
     # A report that quotes its cause (`Worker failed with error 'X'`) names it: the causes it
     # quotes, and what they follow from, come before any other cause, however early.
     import networkx as nx
-    quoted = {a for a, _, data in graph.edges(data=True) if data["reason"] is LinkReason.EMBEDDED}
+    quoted = {a for a, _, data in graph.edges(data=True)
+              if data["reason"] in (LinkReason.EMBEDDED, LinkReason.EXPLAINED)}
     quoted |= {up for a in list(quoted) for up in set(nx.ancestors(graph, a))}
     # A report that names a role (`Engine core initialization failed. See root cause above`)
     # in a log whose processes of that role are named by their prefix points at those
@@ -725,6 +752,12 @@ def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
     if root.embedded:
         reasons.append("It quotes the error of another process whose own traceback is not in "
                        "the log.")
+    for _, effect, data in graph.out_edges(event.id, data=True):
+        if data["reason"] is LinkReason.EXPLAINED:
+            later = nodes[effect].event
+            reasons.append(f"It was only logged as a warning and {event.process.name} went on, "
+                           f"but the {later.exception} at line {later.line} follows from it.")
+            break
     if not pointers and symptoms:
         reasons.append(f"{len(symptoms)} later error(s) follow from it.")
     lived_through = [e for e in survived if e.line < event.line]

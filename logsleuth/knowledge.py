@@ -33,6 +33,15 @@ class Symptom:
 
 
 @dataclass(frozen=True, slots=True)
+class Latent:
+    """A warning that reports an exception its process went on from, and the later errors that
+    follow from it (`latent`)."""
+
+    warning: regex.Pattern[str]
+    explains: tuple[regex.Pattern[str], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Causality:
     """The causality knowledge, compiled."""
 
@@ -63,6 +72,7 @@ class Causality:
     unstarted_bars: regex.Pattern[str] | None = None  # a progress bar at 0 (`unstarted_bars`)
     # an error record's own statement that it does not stop the program (`harmless`)
     harmless: tuple[regex.Pattern[str], ...] = ()
+    latent: tuple[Latent, ...] = ()  # warnings that are the cause of a later error (`latent`)
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -253,6 +263,16 @@ class Causality:
         step taken."""
         return self.unstarted_bars is not None and _search(self.unstarted_bars, text) is not None
 
+    def latent_warning(self, text: str) -> bool:
+        """The warning reports an exception that may be the cause of a later error."""
+        return any(_search(latent.warning, text) for latent in self.latent)
+
+    def explains(self, warning: str, text: str) -> bool:
+        """Knowledge says the error `text` follows from the exception the `warning` reported."""
+        return any(_search(latent.warning, warning) and
+                   any(_search(pattern, text) for pattern in latent.explains)
+                   for latent in self.latent)
+
     def declares_harmless(self, text: str) -> bool:
         """The record's text says, without a condition, that it does not stop the program."""
         return any(_search(pattern, text) for pattern in self.harmless)
@@ -407,7 +427,10 @@ def load_causality(path: Path | None = None) -> Causality:
                      scheduler_stops, request_savers, request_answer, waits,
                      compile_(data["unstarted_bars"], "unstarted_bars")
                      if "unstarted_bars" in data else None,
-                     tuple(compile_(p, "harmless") for p in data.get("harmless", [])))
+                     tuple(compile_(p, "harmless") for p in data.get("harmless", [])),
+                     tuple(Latent(compile_(item["warning"], "latent"),
+                                  tuple(compile_(p, "latent") for p in item.get("explains", [])))
+                           for item in data.get("latent", [])))
 
 
 @cache
