@@ -259,8 +259,10 @@ class CausalGraph:
         activity: list[Milestone] = []
         hangs: list[Milestone] = []
         shutdown_from: int | None = None
+        began = False  # the log shows this run's start (vLLM's start line, its first step)
         for event in events:
             if isinstance(event, Milestone):
+                began = began or event.kind is MilestoneKind.START or event.phase is Phase.INIT
                 if event.kind is MilestoneKind.HANG:
                     hangs.append(event)
                 elif event.kind is MilestoneKind.SHUTDOWN_REQUESTED:
@@ -326,8 +328,9 @@ class CausalGraph:
             # start-up is over once the server is ready or the engine sized its KV cache (an
             # offline run has no server: its last generate bar may end a finished script)
             started = bool(work.ready) or any(m.phase in _STARTED for m in activity)
-            bar = _stalled(last_line, line_count, know, started=started) \
-                if not work.serving else None
+            reached = {m.phase for m in activity if m.phase is not None}
+            bar = _stalled(last_line, line_count, know, started=started, began=began,
+                           reached=reached) if not work.serving else None
             stalled = bar or (_hung(late_hangs[0], len(late_hangs)) if late_hangs else None)
         named = frozenset(know.role_of(p.name) for p in processes if p.pid is not None)
         return cls(nodes, graph, survived + shutdown_noise, stalled, know, named)
@@ -797,21 +800,31 @@ _STARTED = frozenset({Phase.KV_CACHE, Phase.GRAPH_CAPTURE, Phase.SERVING})
 STALLED = "Stalled"  # the label of the symptom a log gives when it ends on an unfinished bar
 
 
-def _stalled(last_line: str, line_count: int, know: Causality, *,
-             started: bool) -> ErrorEvent | None:
+# The start-up phases in the order vLLM goes through them: a wait of one phase after a later one
+# began is not where start-up stopped.
+_START_UP = (Phase.INIT, Phase.LOAD, Phase.PROFILE, Phase.KV_CACHE, Phase.GRAPH_CAPTURE)
+
+
+def _stalled(last_line: str, line_count: int, know: Causality, *, started: bool,
+             began: bool = True, reached: frozenset[Phase] | set[Phase] = frozenset()
+             ) -> ErrorEvent | None:
     """A log that ends on an unfinished progress bar stopped (hung or killed) mid-way. So does a
     log that ends on a finished one before start-up completed (`started`): the step after it
     (the next download, the weights, the engine's profiling) never printed a line, which a
     process that went on starting would have done (vllm#1282: a rejected quantization after the
     tokenizer's downloads, its error not in the excerpt). And so does one that ends, before
     start-up completed, on a set-up step that waits on its peers (causality.yaml `waits`: NCCL's
-    set-up output, a rendezvous): the step never finished."""
+    set-up output, a rendezvous): the step never finished. Only where the log shows the run from
+    its start (`began`: an excerpt of a working run may end anywhere in NCCL's output) and the run
+    reached no start-up phase after the wait's (`reached`: NCCL output printed after the model
+    loaded is another communicator's, or late output, not where start-up stopped)."""
     from logsleuth.tokenize import parse_line  # only needed for logs without errors
 
     line = parse_line(last_line)
     if line.kind is not LineKind.PROGRESS:
-        phase = None if started else know.waiting_in(last_line)
-        if phase is None:
+        phase = None if started or not began else know.waiting_in(last_line)
+        if phase is None or any(_START_UP.index(p) > _START_UP.index(phase)
+                                for p in reached if p in _START_UP and phase in _START_UP):
             return None
         message = (f"the log ends in the {phase.value} phase on a set-up step that waits on "
                    f"other processes ('{line.text.strip()[:80]}'), before start-up completed: "
