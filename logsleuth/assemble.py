@@ -371,9 +371,11 @@ class Assembler:
             return
         if trace.fault_dump or not trace.closing:
             if line.kind is LineKind.INDENTED and trace.headless and not trace.indent \
-                    and trace.frames and trace.frames[-1].code is None:
+                    and trace.frames and trace.frames[-1].code is None \
+                    and not line.text.lstrip()[:1].isdigit():
                 # a traceback cut above its header: its first source line tells how far a
                 # build tool (pip's box) shifted it; Python prints source lines 4 columns in
+                # (IPython's numbered context lines sit elsewhere: not read as a shift)
                 trace.indent = max(0, _indent(line.text) - _SOURCE_INDENT)
             if line.kind is LineKind.INDENTED and not trace.fault_dump and trace.indent:
                 exception = _exception_at(line, trace.indent)
