@@ -119,6 +119,7 @@ class Assembler:
         self._dropped: dict[Process, int] = {}
         self._phases: dict[Process, Phase] = {}  # the last phase mark of each process
         self._last_channel: dict[Process, ChannelKey] = {}  # where each process printed last
+        self._failing: dict[Process, bool] = {}  # its last answer was a 5xx (`failed_answers`)
         # LineRuns: whether a run's lines are inert (no event, no milestone, one channel), and
         # the change of channel state each inert run made from each state it was read in
         self._inert: dict[object, bool] = {}
@@ -202,6 +203,15 @@ class Assembler:
         if line.kind is LineKind.FRAME_LIST:
             self._adopt_frame_list(line.process, key, out)  # before its record is ended
         self._end_interrupted(line.process, key, out)
+        if line.kind is LineKind.ACCESS:
+            failed = self._causality.failed_answer(line.text)
+            was_failing, self._failing[line.process] = \
+                self._failing.get(line.process, False), failed is not None
+            if failed is not None:
+                if not was_failing:  # the first of a streak: a dead engine fails every request
+                    out.append(self._single(line, EventKind.ERROR_RECORD, failed,
+                                            _uvicorn_text(line)))
+                return out
         milestone = self._milestone(line)
         if milestone is not None:
             if milestone.kind is MilestoneKind.START:

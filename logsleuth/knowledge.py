@@ -73,6 +73,7 @@ class Causality:
     # an error record's own statement that it does not stop the program (`harmless`)
     harmless: tuple[regex.Pattern[str], ...] = ()
     latent: tuple[Latent, ...] = ()  # warnings that are the cause of a later error (`latent`)
+    failed_answers: regex.Pattern[str] | None = None  # an access line's 5xx (`failed_answers`)
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -273,6 +274,11 @@ class Causality:
                    any(_search(pattern, text) for pattern in latent.explains)
                    for latent in self.latent)
 
+    def failed_answer(self, text: str) -> str | None:
+        """`HTTP <code>` when an access line answers a request with a server error."""
+        found = _search(self.failed_answers, text) if self.failed_answers is not None else None
+        return f"HTTP {found.group('code')}" if found else None
+
     def declares_harmless(self, text: str) -> bool:
         """The record's text says, without a condition, that it does not stop the program."""
         return any(_search(pattern, text) for pattern in self.harmless)
@@ -430,7 +436,9 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "harmless") for p in data.get("harmless", [])),
                      tuple(Latent(compile_(item["warning"], "latent"),
                                   tuple(compile_(p, "latent") for p in item.get("explains", [])))
-                           for item in data.get("latent", [])))
+                           for item in data.get("latent", [])),
+                     compile_(data["failed_answers"], "failed_answers")
+                     if "failed_answers" in data else None)
 
 
 @cache
