@@ -70,7 +70,8 @@ def test_the_warning_is_the_root_of_the_missing_op(which: int, effect: int, gap:
 def test_the_warning_alone_is_no_error(which: int, gap: int) -> None:
     # platforms without the kernels (Ascend, TPU, CPU builds) print it and work
     report = explain([WARNINGS[which], *STARTUP[:gap],
-                      "INFO 07-18 15:13:30 gpu_executor.py:84] # GPU blocks: 12760, # CPU blocks: 728",
+                      "INFO 07-18 15:13:30 gpu_executor.py:84] # GPU blocks: 12760, "
+                      "# CPU blocks: 728",
                       "Processed prompts: 100%|##########| 4/4 [00:01<00:00, 3.1it/s]"])
     assert report.verdict is Verdict.NO_FAILURE
 

@@ -678,10 +678,11 @@ def test_an_engine_that_dies_after_a_request_error_is_never_explained_by_it(
         assert report.verdict is Verdict.ROOT_CAUSE_MISSING, (shape, tail, report.root_cause)
 
 
-# ---- a request answered 5xx -----------------------------------------------------------------------
-# The access line of a request the HTTP server answered 5xx says the request failed inside the server
-# (causality.yaml `failed_answers`): the first of a streak is an error event, a symptom whose cause is
-# elsewhere, saved by the requests the same server serves afterwards (vllm#40856: one 500 alone).
+# ---- a request answered 5xx ----------------------------------------------------------------------
+# The access line of a request the HTTP server answered 5xx says the request failed inside the
+# server (causality.yaml `failed_answers`): the first of a streak is an error event, a symptom whose
+# cause is elsewhere, saved by the requests the same server serves afterwards (vllm#40856: one 500
+# alone).
 # (uvicorn's 500 carries the word `Error`, which the anchors keep; its 502 and 503 do not reach the
 # assembler)
 def _answer(server: Server, code: int) -> str:

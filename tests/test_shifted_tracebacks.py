@@ -1,11 +1,11 @@
-"""Tracebacks a build tool relays shifted right: pip prints a failed setup.py's output inside its
-box (`╰─> [N lines of output]` ... `[end of output]`), every line indented six columns (vllm#1060,
-#602: a `pip install vllm` build whose torch extension builder raised `RuntimeError:` with its
-message on the lines after it). The exception line sits at the traceback's column, so the grammar
-reads it as indented text; the assembler finds it from the column of the header, or, in a paste
-cut above the header, from the column of the first source line. Its message goes on while lines
-stay at that column or deeper, and ends at pip's `[end of output]` or at pip's own lines after
-the box."""
+"""Tracebacks a build tool relays shifted right: pip prints a failed setup.py's output inside
+its box (`╰─> [N lines of output]` ... `[end of output]`), every line indented six columns
+(vllm#1060, #602: a `pip install vllm` build whose torch extension builder raised `RuntimeError:`
+with its message on the lines after it). The exception line sits at the traceback's column, so
+the grammar reads it as indented text; the assembler finds it from the column of the header, or,
+in a paste cut above the header, from the column of the first source line. Its message goes on
+while lines stay at that column or deeper, and ends at pip's `[end of output]` or at pip's own
+lines after the box."""
 
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ BOX_HEAD = ["  error: subprocess-exited-with-error", "  ",
             "  × Building wheel for vllm (pyproject.toml) did not run successfully.",
             "  │ exit code: 1", "  ╰─> [120 lines of output]", "      running bdist_wheel"]
 BOX_TAIL = ["      [end of output]", "  ",
-            "  note: This error originates from a subprocess, and is likely not a problem with pip.",
+            "  note: This error originates from a subprocess, and is likely not a problem with "
+            "pip.",
             "  ERROR: Failed building wheel for vllm", "Failed to build vllm",
             "ERROR: Could not build wheels for vllm, which is required to install "
             "pyproject.toml-based projects"]
@@ -63,6 +64,7 @@ def test_a_shifted_traceback_gives_its_exception_and_only_its_message(
     root = report.root_cause
     assert root is not None and root.exception == "RuntimeError"
     assert " ".join(root.message.split()) == " ".join(MESSAGE)
-    assert root.line == lines.index(next(x for x in lines if x.strip().startswith("RuntimeError"))) + 1
+    exception_at = next(i for i, x in enumerate(lines) if x.strip().startswith("RuntimeError"))
+    assert root.line == exception_at + 1
     assert len(root.frames) == frames
 
