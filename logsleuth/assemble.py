@@ -68,6 +68,7 @@ class _Trace:
     quiet: bool = False  # logged at INFO/WARNING (`logger.warning(..., exc_info=True)`): no error
     site: str | None = None  # the logger call site of the channel (None: raw output)
     indent: int = 0  # the column of an indented `Traceback` header (pip's output box)
+    headless: bool = False  # opened at a frame: the log was cut above its `Traceback` header
 
     @property
     def closing(self) -> bool:
@@ -118,6 +119,7 @@ class Assembler:
         self._dropped: dict[Process, int] = {}
         self._phases: dict[Process, Phase] = {}  # the last phase mark of each process
         self._last_channel: dict[Process, ChannelKey] = {}  # where each process printed last
+        self._failing: dict[Process, bool] = {}  # its last answer was a 5xx (`failed_answers`)
         # LineRuns: whether a run's lines are inert (no event, no milestone, one channel), and
         # the change of channel state each inert run made from each state it was read in
         self._inert: dict[object, bool] = {}
@@ -201,6 +203,15 @@ class Assembler:
         if line.kind is LineKind.FRAME_LIST:
             self._adopt_frame_list(line.process, key, out)  # before its record is ended
         self._end_interrupted(line.process, key, out)
+        if line.kind is LineKind.ACCESS:
+            failed = self._causality.failed_answer(line.text)
+            was_failing, self._failing[line.process] = \
+                self._failing.get(line.process, False), failed is not None
+            if failed is not None:
+                if not was_failing:  # the first of a streak: a dead engine fails every request
+                    out.append(self._single(line, EventKind.ERROR_RECORD, failed,
+                                            _uvicorn_text(line)))
+                return out
         milestone = self._milestone(line)
         if milestone is not None:
             if milestone.kind is MilestoneKind.START:
@@ -369,6 +380,13 @@ class Assembler:
                 self._open(channel, line)  # a logged traceback cut before its header
             return
         if trace.fault_dump or not trace.closing:
+            if line.kind is LineKind.INDENTED and trace.headless and not trace.indent \
+                    and trace.frames and trace.frames[-1].code is None \
+                    and not line.text.lstrip()[:1].isdigit():
+                # a traceback cut above its header: its first source line tells how far a
+                # build tool (pip's box) shifted it; Python prints source lines 4 columns in
+                # (IPython's numbered context lines sit elsewhere: not read as a shift)
+                trace.indent = max(0, _indent(line.text) - _SOURCE_INDENT)
             if line.kind is LineKind.INDENTED and not trace.fault_dump and trace.indent:
                 exception = _exception_at(line, trace.indent)
                 if exception is not None:
@@ -377,7 +395,10 @@ class Assembler:
             if line.kind is LineKind.INDENTED and trace.frames and trace.frames[-1].code is None:
                 trace.frames[-1] = replace(trace.frames[-1], code=line.text.strip()[:200])
             return
-        # closing: the exception's message may go on over more lines
+        # closing: the exception's message may go on over more lines (in a shifted traceback,
+        # lines at its column or deeper: pip's own lines after the box are less indented)
+        if trace.indent and not _inside_shifted(line, trace.indent):
+            return self._flush(channel, out)
         if line.kind is LineKind.INDENTED and len(trace.message_lines) < MAX_MESSAGE_LINES:
             trace.message_lines.append(line.text.strip())
             trace.last_line = line.number
@@ -390,6 +411,8 @@ class Assembler:
         trace = channel.trace
         if trace is not None and trace.closing:
             continues = line.level in _ERROR_LEVELS or (line.level is None and line.site is None)
+            if trace.indent and not _inside_shifted(line, trace.indent):
+                continues = False  # pip's `ERROR: Failed building wheel` after its box
             if continues and len(trace.message_lines) < MAX_MESSAGE_LINES and line.text.strip():
                 trace.message_lines.append(line.text.strip())
                 trace.last_line = line.number
@@ -398,6 +421,15 @@ class Assembler:
             trace = None
         if trace is not None:
             trace.last_line = line.number
+            return
+        if line.level in _QUIET_LEVELS and line.kind in (LineKind.EXCEPTION_REPR, LineKind.PLAIN) \
+                and self._causality.latent_warning(line.text):
+            # a warning that reports an exception the process went on from: the cause of a later
+            # error that follows from it, if one does (causal.py, causality.yaml `latent`)
+            kind = EventKind.EXCEPTION if line.exception else EventKind.ERROR_RECORD
+            out.append(replace(self._single(line, kind, line.exception or line.level.value,
+                                            (line.message or "") if line.exception else line.text),
+                               site=channel.site, title=line.text, latent=True))
             return
         is_error_record = line.level in _ERROR_LEVELS and line.kind in (LineKind.PLAIN,
                                                                          LineKind.UVICORN)
@@ -423,7 +455,7 @@ class Assembler:
                                quiet=line.level in _QUIET_LEVELS or channel.ignoring,
                                site=channel.site,
                                indent=_indent(line.text) if line.kind is LineKind.TRACEBACK_HEADER
-                               else 0)
+                               else 0, headless=line.kind is LineKind.FRAME)
         channel.chain_next = None
         channel.ignoring = False
 
@@ -542,6 +574,17 @@ def _indent(text: str) -> int:
     return len(text) - len(text.lstrip(" "))
 
 
+_SOURCE_INDENT = 4  # the column of a frame's source line in a traceback printed unshifted
+# pip closes the box of a build's output with this line, at the column of the output it relays
+_BOX_END = "[end of output]"
+
+
+def _inside_shifted(line: LogLine, indent: int) -> bool:
+    """Whether a line after the exception of a traceback shifted `indent` columns right (pip's
+    box) is still the tool's relayed output, so may continue the exception's message."""
+    return _indent(line.text) >= indent and line.text.strip() != _BOX_END
+
+
 def _exception_at(line: LogLine, indent: int) -> LogLine | None:
     """The exception line of a traceback printed indented as a whole: Python puts it at the
     column of the traceback's header, which pip's box (`╰─> [17 lines of output]`: a setup.py
@@ -590,6 +633,8 @@ class _TraceAt:
     line: int | None  # None: no exception line read yet
     quiet: bool
     site: str | None
+    indent: int = 0
+    headless: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -629,7 +674,8 @@ def _relative_state(channel: _Channel, run: LineRun) -> _State | None:
         traced = _TraceAt(trace.first_line - first, trace.last_line - first, trace.raw,
                           _when(trace.time, run), trace.kind, trace.title, tuple(trace.frames),
                           trace.fault_dump, trace.exception, tuple(trace.message_lines),
-                          trace.line - first if trace.line else None, trace.quiet, trace.site)
+                          trace.line - first if trace.line else None, trace.quiet, trace.site,
+                          trace.indent, trace.headless)
     title = None
     if channel.title is not None:
         text, number, level, time, printed, bootstrap = channel.title
@@ -653,7 +699,7 @@ def _restore(state: _State, channel: _Channel, run: LineRun) -> None:
             title=traced.title, frames=list(traced.frames), fault_dump=traced.fault_dump,
             exception=traced.exception, message_lines=list(traced.message_lines),
             line=0 if traced.line is None else first + traced.line, quiet=traced.quiet,
-            site=traced.site)
+            site=traced.site, indent=traced.indent, headless=traced.headless)
     channel.title = None
     if state.title is not None:
         text, number, level, time, printed, bootstrap = state.title

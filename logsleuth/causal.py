@@ -259,8 +259,10 @@ class CausalGraph:
         activity: list[Milestone] = []
         hangs: list[Milestone] = []
         shutdown_from: int | None = None
+        began = False  # the log shows this run's start (vLLM's start line, its first step)
         for event in events:
             if isinstance(event, Milestone):
+                began = began or event.kind is MilestoneKind.START or event.phase is Phase.INIT
                 if event.kind is MilestoneKind.HANG:
                     hangs.append(event)
                 elif event.kind is MilestoneKind.SHUTDOWN_REQUESTED:
@@ -271,6 +273,7 @@ class CausalGraph:
             else:
                 errors.append(event)
         errors = _merge_crashes(sorted(errors, key=lambda e: (e.line, e.id)))
+        errors, explained = _latent_causes(errors, know)
         interrupted = [e.first_line for e in errors if know.interrupts_process(e.exception)]
         # the job's end its scheduler or owner decided (a time limit, a preemption, scancel),
         # after the run was up (ready, or output served), is a stop like an operator's; before
@@ -286,12 +289,16 @@ class CausalGraph:
         end = max([end, *(m.line + 1 for m in activity)])
 
         nodes: dict[int, _Node] = {}
-        shutdown_noise: list[ErrorEvent] = []
+        shutdown_noise: list[ErrorEvent] = []  # and records that say they are harmless
         for event in errors:
             if shutdown_from is not None and event.line > shutdown_from:
                 shutdown_noise.append(event)  # errors of a shutdown the operator asked for
+                continue
+            node = _classify(event, know)
+            if node.role is EventRole.BENIGN:
+                shutdown_noise.append(event)
             else:
-                nodes[event.id] = _classify(event, know)
+                nodes[event.id] = node
         processes = {e.process for e in errors} | {m.process for m in activity}
         servers = {p for p in processes
                    if p.pid is not None and know.role_of(p.name) is Role.API_SERVER}
@@ -303,6 +310,9 @@ class CausalGraph:
             graph = nx.DiGraph()
             graph.add_nodes_from(nodes)
             _link(graph, nodes, work)
+            for cause, effect in explained:
+                if cause in nodes and effect in nodes and not graph.has_edge(effect, cause):
+                    graph.add_edge(cause, effect, reason=LinkReason.EXPLAINED)
             survived = _survivors(nodes, graph, work, end)
             for event in survived:
                 graph.remove_node(event.id)
@@ -318,8 +328,9 @@ class CausalGraph:
             # start-up is over once the server is ready or the engine sized its KV cache (an
             # offline run has no server: its last generate bar may end a finished script)
             started = bool(work.ready) or any(m.phase in _STARTED for m in activity)
-            bar = _stalled(last_line, line_count, know, started=started) \
-                if not work.serving else None
+            reached = {m.phase for m in activity if m.phase is not None}
+            bar = _stalled(last_line, line_count, know, started=started, began=began,
+                           reached=reached) if not work.serving else None
             stalled = bar or (_hung(late_hangs[0], len(late_hangs)) if late_hangs else None)
         named = frozenset(know.role_of(p.name) for p in processes if p.pid is not None)
         return cls(nodes, graph, survived + shutdown_noise, stalled, know, named)
@@ -428,6 +439,28 @@ _CRASH_WINDOW = 60  # lines: one crash prints its signal banner and its Python s
 _FAULTHANDLER = "Fatal Python error"
 
 
+def _latent_causes(errors: list[ErrorEvent], know: Causality
+                   ) -> tuple[list[ErrorEvent], list[tuple[int, int]]]:
+    """The errors without the warnings no later error follows from, and (warning, error) pairs
+    for those that one does (causality.yaml `latent`): each error is explained by the nearest
+    such warning before it, its own process's first (vLLM's processes each import the kernels
+    and warn)."""
+    warnings = [e for e in errors if e.latent]
+    if not warnings:
+        return errors, []
+    pairs: list[tuple[int, int]] = []
+    for event in errors:
+        if event.latent:
+            continue
+        before = [w for w in warnings if w.last_line < event.first_line
+                  and know.explains(w.title or "", event.text)]
+        if before:
+            own = [w for w in before if w.process == event.process]
+            pairs.append(((own or before)[-1].id, event.id))
+    used = {cause for cause, _ in pairs}
+    return [e for e in errors if not e.latent or e.id in used], pairs
+
+
 def _merge_crashes(errors: list[ErrorEvent]) -> list[ErrorEvent]:
     """One native crash of one process is one error.
 
@@ -468,6 +501,11 @@ def _classify(event: ErrorEvent, know: Causality) -> _Node:
         and know.handles(event.site, places, event.title)
     request = not corrupting and not handled and process_role in (Role.API_SERVER, Role.MAIN) \
         and know.in_request(event.site, places)
+    if event.kind is EventKind.ERROR_RECORD and not corrupting and know.declares_harmless(text):
+        # its own text says it does not stop the program (causality.yaml `harmless`); a sticky
+        # CUDA error it names still does
+        return _Node(event, EventRole.BENIGN, process_role, None, None, corrupting,
+                     fingerprint=mark)
     if event.exception == CUT_TRACEBACK:
         return _Node(event, EventRole.SYMPTOM, process_role, None, None, corrupting, handled,
                      mark)
@@ -605,7 +643,8 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
     # A report that quotes its cause (`Worker failed with error 'X'`) names it: the causes it
     # quotes, and what they follow from, come before any other cause, however early.
     import networkx as nx
-    quoted = {a for a, _, data in graph.edges(data=True) if data["reason"] is LinkReason.EMBEDDED}
+    quoted = {a for a, _, data in graph.edges(data=True)
+              if data["reason"] in (LinkReason.EMBEDDED, LinkReason.EXPLAINED)}
     quoted |= {up for a in list(quoted) for up in set(nx.ancestors(graph, a))}
     # A report that names a role (`Engine core initialization failed. See root cause above`)
     # in a log whose processes of that role are named by their prefix points at those
@@ -716,6 +755,12 @@ def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
     if root.embedded:
         reasons.append("It quotes the error of another process whose own traceback is not in "
                        "the log.")
+    for _, effect, data in graph.out_edges(event.id, data=True):
+        if data["reason"] is LinkReason.EXPLAINED:
+            later = nodes[effect].event
+            reasons.append(f"It was only logged as a warning and {event.process.name} went on, "
+                           f"but the {later.exception} at line {later.line} follows from it.")
+            break
     if not pointers and symptoms:
         reasons.append(f"{len(symptoms)} later error(s) follow from it.")
     lived_through = [e for e in survived if e.line < event.line]
@@ -755,21 +800,31 @@ _STARTED = frozenset({Phase.KV_CACHE, Phase.GRAPH_CAPTURE, Phase.SERVING})
 STALLED = "Stalled"  # the label of the symptom a log gives when it ends on an unfinished bar
 
 
-def _stalled(last_line: str, line_count: int, know: Causality, *,
-             started: bool) -> ErrorEvent | None:
+# The start-up phases in the order vLLM goes through them: a wait of one phase after a later one
+# began is not where start-up stopped.
+_START_UP = (Phase.INIT, Phase.LOAD, Phase.PROFILE, Phase.KV_CACHE, Phase.GRAPH_CAPTURE)
+
+
+def _stalled(last_line: str, line_count: int, know: Causality, *, started: bool,
+             began: bool = True, reached: frozenset[Phase] | set[Phase] = frozenset()
+             ) -> ErrorEvent | None:
     """A log that ends on an unfinished progress bar stopped (hung or killed) mid-way. So does a
     log that ends on a finished one before start-up completed (`started`): the step after it
     (the next download, the weights, the engine's profiling) never printed a line, which a
     process that went on starting would have done (vllm#1282: a rejected quantization after the
     tokenizer's downloads, its error not in the excerpt). And so does one that ends, before
     start-up completed, on a set-up step that waits on its peers (causality.yaml `waits`: NCCL's
-    set-up output, a rendezvous): the step never finished."""
+    set-up output, a rendezvous): the step never finished. Only where the log shows the run from
+    its start (`began`: an excerpt of a working run may end anywhere in NCCL's output) and the run
+    reached no start-up phase after the wait's (`reached`: NCCL output printed after the model
+    loaded is another communicator's, or late output, not where start-up stopped)."""
     from logsleuth.tokenize import parse_line  # only needed for logs without errors
 
     line = parse_line(last_line)
     if line.kind is not LineKind.PROGRESS:
-        phase = None if started else know.waiting_in(last_line)
-        if phase is None:
+        phase = None if started or not began else know.waiting_in(last_line)
+        if phase is None or any(_START_UP.index(p) > _START_UP.index(phase)
+                                for p in reached if p in _START_UP and phase in _START_UP):
             return None
         message = (f"the log ends in the {phase.value} phase on a set-up step that waits on "
                    f"other processes ('{line.text.strip()[:80]}'), before start-up completed: "

@@ -33,6 +33,15 @@ class Symptom:
 
 
 @dataclass(frozen=True, slots=True)
+class Latent:
+    """A warning that reports an exception its process went on from, and the later errors that
+    follow from it (`latent`)."""
+
+    warning: regex.Pattern[str]
+    explains: tuple[regex.Pattern[str], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Causality:
     """The causality knowledge, compiled."""
 
@@ -61,6 +70,10 @@ class Causality:
     # set-up lines of a step that waits on its peers, by phase: a log ending on one stalled there
     waits: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()
     unstarted_bars: regex.Pattern[str] | None = None  # a progress bar at 0 (`unstarted_bars`)
+    # an error record's own statement that it does not stop the program (`harmless`)
+    harmless: tuple[regex.Pattern[str], ...] = ()
+    latent: tuple[Latent, ...] = ()  # warnings that are the cause of a later error (`latent`)
+    failed_answers: regex.Pattern[str] | None = None  # an access line's 5xx (`failed_answers`)
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -111,7 +124,8 @@ class Causality:
         object.__setattr__(self, "_marks_memo", ShapeCache[tuple[int, int]]())
         object.__setattr__(self, "_request_memo", {})
         object.__setattr__(self, "_reading", tuple(
-            p for p in (*self.corrupting, *self.wrappers, *(s.pattern for s in self.symptoms))
+            p for p in (*self.corrupting, *self.wrappers, *(s.pattern for s in self.symptoms),
+                        *self.harmless)
             if not digit_blind(p.pattern)))
 
     def role_of(self, process_name: str) -> Role:
@@ -249,6 +263,25 @@ class Causality:
         """A progress bar that has not advanced: a step begun (or redrawn as it raised), not a
         step taken."""
         return self.unstarted_bars is not None and _search(self.unstarted_bars, text) is not None
+
+    def latent_warning(self, text: str) -> bool:
+        """The warning reports an exception that may be the cause of a later error."""
+        return any(_search(latent.warning, text) for latent in self.latent)
+
+    def explains(self, warning: str, text: str) -> bool:
+        """Knowledge says the error `text` follows from the exception the `warning` reported."""
+        return any(_search(latent.warning, warning) and
+                   any(_search(pattern, text) for pattern in latent.explains)
+                   for latent in self.latent)
+
+    def failed_answer(self, text: str) -> str | None:
+        """`HTTP <code>` when an access line answers a request with a server error."""
+        found = _search(self.failed_answers, text) if self.failed_answers is not None else None
+        return f"HTTP {found.group('code')}" if found else None
+
+    def declares_harmless(self, text: str) -> bool:
+        """The record's text says, without a condition, that it does not stop the program."""
+        return any(_search(pattern, text) for pattern in self.harmless)
 
     def corrupts(self, text: str) -> bool:
         """The error leaves its process unable to work (a sticky CUDA error)."""
@@ -399,7 +432,13 @@ def load_causality(path: Path | None = None) -> Causality:
                      engine_frames, native, request_sites, request_frames, startup_frames,
                      scheduler_stops, request_savers, request_answer, waits,
                      compile_(data["unstarted_bars"], "unstarted_bars")
-                     if "unstarted_bars" in data else None)
+                     if "unstarted_bars" in data else None,
+                     tuple(compile_(p, "harmless") for p in data.get("harmless", [])),
+                     tuple(Latent(compile_(item["warning"], "latent"),
+                                  tuple(compile_(p, "latent") for p in item.get("explains", [])))
+                           for item in data.get("latent", [])),
+                     compile_(data["failed_answers"], "failed_answers")
+                     if "failed_answers" in data else None)
 
 
 @cache

@@ -159,6 +159,8 @@ class LinkReason(Enum):
     POINTER = "pointer"  # vLLM's own cross-process message ("See root cause above")
     EMBEDDED = "embedded"  # a wrapper quoting the cause's message
     PROCESS_ORDER = "process_order"  # a child failed before its parent reported
+    # knowledge says the later error follows from a warning's exception (causality.yaml `latent`)
+    EXPLAINED = "explained"
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,6 +260,9 @@ class ErrorEvent:
     # failure answered again and again; itself included, and the last line of the last copy
     occurrences: int = 1
     last_occurrence: int | None = None
+    # reported by a warning the process went on from (causality.yaml `latent`): an error only
+    # when a later error follows from it
+    latent: bool = False
 
     @property
     def text(self) -> str:

@@ -165,7 +165,8 @@ def _infer(events: list[Event], stats: TokenizeStats) -> Inference:
 
 
 def _no_errors(events: list[Event]) -> bool:
-    return not any(isinstance(event, ErrorEvent) for event in events)
+    # a warning kept in case a later error follows from it (causality.yaml `latent`) is none
+    return not any(isinstance(event, ErrorEvent) and not event.latent for event in events)
 
 
 def explain_text(text: str, *, signatures: SignatureSet | None = None,

@@ -78,8 +78,8 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
                               key=lambda seen: seen[0]):
         who = (event.process.name, event.process.pid)
         last_seen[who] = max(line, _last_line_of(event))
-        ended[who] = isinstance(event, ErrorEvent) \
-            or event.kind is MilestoneKind.SHUTDOWN_REQUESTED
+        ended[who] = isinstance(event, ErrorEvent) and not event.latent \
+            or isinstance(event, Milestone) and event.kind is MilestoneKind.SHUTDOWN_REQUESTED
     starts: list[int] = []
     markers: dict[tuple[int | None, str], int | None] = {}  # (marker, name) -> its printer's pid
     pids: dict[str, int] = {}  # singleton process name -> its pid in this run
@@ -134,11 +134,13 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
 
 
 def _previous_other(ordered: Sequence[Event], line: int) -> int:
-    """The line of the last event before `line` that is not a start marker."""
+    """The line of the last event before `line` that is not a start marker (nor a warning
+    kept in case a later error follows from it, which start-up banners print too)."""
     index = bisect_left(ordered, line, key=_line_of) - 1
     while index >= 0:
         event = ordered[index]
-        if not (isinstance(event, Milestone) and event.kind is MilestoneKind.START):
+        if not (isinstance(event, Milestone) and event.kind is MilestoneKind.START
+                or isinstance(event, ErrorEvent) and event.latent):
             return event.line
         index -= 1
     return 0

@@ -236,3 +236,67 @@ def test_an_orderly_http_shutdown_after_a_crash_keeps_the_crash() -> None:
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None and report.root_cause.line > crash_at
     assert report.root_cause.exception == "torch.AcceleratorError"
+
+
+# ---- an error record that says it is harmless ---------------------------------------------------
+# An ERROR record (no exception) whose own text says, without a condition, that it does not stop
+# the program (causality.yaml `harmless`): the NVML probe of a virtualised GPU (vllm#2325, a
+# library's own `YYYY-MM-DD HH:MM:SS [ERROR]` format) and vLLM-style wordings. It is no cause even
+# where the log ends on it. A conditional wording (pynccl's "It is expected if you are not
+# running on NVIDIA/AMD GPUs. Otherwise ...", vllm#5594) keeps its weight, and so does a plain
+# record nothing worked after.
+HARMLESS = [
+    "2024-01-03 11:48:06 [ERROR] [ -4263953,Not implemented in the current version ] "
+    "nvmlDeviceGetHandleByPciBusId() This is unlikely to affect the main functionalities of user "
+    "applications.",
+    "ERROR 01-03 11:48:06 [nvml.py:120] nvmlDeviceGetMemoryInfo failed for GPU 1. This can be "
+    "safely ignored.",
+    "ERROR 01-03 11:48:06 [plugins.py:40] Failed to probe the xpu platform: No module named "
+    "'intel_extension_for_pytorch'. This error is harmless on CUDA machines.",
+    "(Worker_TP1 pid=3001) ERROR 08-01 20:00:02 [custom_all_reduce.py:88] Could not query the "
+    "NVLink topology: Not Supported. This is unlikely to affect inference.",
+]
+CONDITIONAL = [
+    "ERROR 06-17 06:23:53 pynccl.py:53] Failed to load NCCL library from libnccl.so.2 .It is "
+    "expected if you are not running on NVIDIA/AMD GPUs.Otherwise please set the environment "
+    "variable VLLM_NCCL_SO_PATH to point to the correct nccl library path.",
+    "ERROR 06-17 06:23:53 [neuron.py:88] LoRA requests are only supported through the "
+    "lora_modules parameter. If you supplied the parameter, you can ignore this warning.",
+]
+V0_STARTUP = [
+    "INFO 01-03 11:47:54 llm_engine.py:73] Initializing an LLM engine with config: "
+    "model='Qwen/Qwen-7B-Chat', tokenizer='Qwen/Qwen-7B-Chat', dtype=torch.float16",
+    "WARNING 01-03 11:47:54 tokenizer.py:79] Using a slow tokenizer. This might cause a "
+    "significant slowdown. Consider using a fast tokenizer instead.",
+]
+
+
+@SOME
+@given(st.integers(0, len(HARMLESS) - 1), st.integers(0, 2))
+def test_a_record_that_says_it_is_harmless_is_no_cause_even_at_the_end(which: int,
+                                                                      at: int) -> None:
+    lines = V0_STARTUP[:at] + [HARMLESS[which]]
+    report = explain(lines)
+    assert report.verdict is Verdict.NO_FAILURE, report.root_cause
+    assert [e.line for e in report.survived] == [at + 1]
+
+
+@SOME
+@given(st.integers(0, len(CONDITIONAL) - 1), st.integers(0, 2))
+def test_a_conditional_wording_is_not_a_statement_that_it_is_harmless(which: int, at: int) -> None:
+    report = explain(V0_STARTUP[:at] + [CONDITIONAL[which]])
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.line == at + 1
+
+
+@SOME
+@given(st.integers(0, len(HARMLESS) - 1), st.integers(0, 2))
+def test_a_harmless_record_does_not_hide_the_failure_after_it(which: int, at: int) -> None:
+    lines = V0_STARTUP[:at] + [HARMLESS[which]] + [
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python3.10/site-packages/vllm/worker/worker.py", line 100, in '
+        "init_device", "    torch.cuda.set_device(self.device)",
+        "RuntimeError: CUDA error: invalid device ordinal"]
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.exception == "RuntimeError"

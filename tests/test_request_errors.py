@@ -13,7 +13,7 @@ unprefixed records and uvicorn lines, V1's prefixed API server), in every order 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from logsleuth.assemble import assemble
@@ -676,3 +676,37 @@ def test_an_engine_that_dies_after_a_request_error_is_never_explained_by_it(
         assert report.root_cause.line == lines.index(cause[-1]) + 1
     else:
         assert report.verdict is Verdict.ROOT_CAUSE_MISSING, (shape, tail, report.root_cause)
+
+
+# ---- a request answered 5xx ----------------------------------------------------------------------
+# The access line of a request the HTTP server answered 5xx says the request failed inside the
+# server (causality.yaml `failed_answers`): the first of a streak is an error event, a symptom whose
+# cause is elsewhere, saved by the requests the same server serves afterwards (vllm#40856: one 500
+# alone).
+# (uvicorn's 500 carries the word `Error`, which the anchors keep; its 502 and 503 do not reach the
+# assembler)
+def _answer(server: Server, code: int) -> str:
+    return (f'(APIServer pid={server.api}) INFO:     127.0.0.1:50994 - "POST /v1/chat/completions '
+            f'HTTP/1.1" {code} Internal Server Error')
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 30), st.integers(1, 40), st.just(500))
+def test_a_failed_answer_the_server_serves_after_is_survived(before: int, failed: int,
+                                                             code: int) -> None:
+    s = Server()
+    lines = s.startup() + s.requests(before) + [_answer(s, code)] * failed + s.requests(3)
+    assert explain_text("\n".join(lines) + "\n").verdict is Verdict.NO_FAILURE
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 30), st.integers(1, 40), st.just(500), st.integers(0, 5))
+def test_failed_answers_at_the_end_are_one_symptom(before: int, failed: int, code: int,
+                                                   polls: int) -> None:
+    s = Server()
+    lines = s.startup() + s.requests(before)
+    first = len(lines) + 1
+    lines += [_answer(s, code)] * failed + s.polls(polls)  # a poll needs no engine
+    report = explain_text("\n".join(lines) + "\n")
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING
+    assert [(e.exception, e.line) for e in report.symptoms] == [(f"HTTP {code}", first)]
