@@ -24,10 +24,12 @@ from logsleuth.signatures import SignatureSet, Target, default_signatures
 from logsleuth.signatures.match import (CHAIN_WEIGHT, ROOT_WEIGHT, SYMPTOM_WEIGHT,
                                         SYMPTOM_WEIGHT_BESIDE_ROOT)
 from logsleuth.tokenize import TokenizeStats, tokenize, tokenize_runs
+from logsleuth.tokenize.scan import Tokenizer
 from logsleuth.tokenize.halves import can_split, tokenize_halves
 from logsleuth.tokenize.sniff import HEAD_BYTES, looks_like_log
 
 EMPTY_NOTICE = "the input is empty: there was nothing to analyse"
+PASTE_LINES = 200  # inputs up to this long may be a paste of vLLM's message alone (index/bare.py)
 UNRECOGNISED_NOTICE = ("no line of this input looks like log output (no log record, process "
                        "prefix or traceback): is it the right file?")
 
@@ -138,8 +140,9 @@ def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: Fa
     bytes, is sniffed when nothing was found, to tell a healthy log from something else."""
     inference = _infer(events, stats)
     if inference.verdict is Verdict.NO_FAILURE and head and _no_errors(events):
-        pasted = bare_errors(head, stats.lines, 1 + max((e.id for e in events
-                                                         if isinstance(e, ErrorEvent)), default=0))
+        pasted = bare_errors(_pasted_lines(head, stats.lines),
+                             1 + max((e.id for e in events if isinstance(e, ErrorEvent)),
+                                     default=0))
         if pasted:  # a short paste of vLLM's message alone (index/bare.py)
             events = sorted([*events, *pasted], key=lambda event: event.line)
             inference = _infer(events, stats)
@@ -162,6 +165,17 @@ def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: Fa
 def _infer(events: list[Event], stats: TokenizeStats) -> Inference:
     graph = CausalGraph.build(events, last_line=stats.last_line_text, line_count=stats.lines)
     return graph.infer()
+
+
+def _pasted_lines(head: bytes, line_count: int) -> list[LogLine]:
+    """Every line of a short input, parsed (the streaming pass parses anchored lines only),
+    or none when the input is longer than a paste or the head does not hold all of it."""
+    raw = head.split(b"\n")
+    if line_count > PASTE_LINES or len(raw) < line_count:
+        return []
+    tokenizer = Tokenizer()
+    return [tokenizer.parse(number, line.rstrip(b"\r")) for number, line in enumerate(raw, 1)
+            if line.strip()]
 
 
 def _no_errors(events: list[Event]) -> bool:

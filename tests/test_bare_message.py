@@ -12,11 +12,10 @@ import re
 
 import pytest
 
-from logsleuth.index.bare import MAX_LINES
 from logsleuth.index.data import MessageKind, default_index
 from logsleuth.index.lookup import Fit
 from logsleuth.index.origin import default_matcher
-from logsleuth.pipeline import explain_text
+from logsleuth.pipeline import PASTE_LINES, explain_text
 
 SAMPLE = {"int": "7", "float": "0.5", "num": "3", "size": "2.00 GiB", "path": "/models/m",
           "hex": "0x1f", "word": "alpha", "quoted": "'beta'", "any": "gamma delta"}
@@ -78,10 +77,27 @@ def test_a_message_vllm_only_logs_is_no_failure_alone(message: str, level: str) 
 
 def test_a_long_log_is_not_searched_line_by_line() -> None:
     message, _ = pasted_messages(MessageKind.RAISE, 1)[0]
-    ordinary = [HEALTHY_LINES[i % 3] for i in range(MAX_LINES)]
+    ordinary = [HEALTHY_LINES[i % 3] for i in range(PASTE_LINES)]
     assert explain_text("\n".join([*ordinary, message]) + "\n").verdict == "no_failure"
 
 
 def test_a_prefix_of_a_raised_message_is_not_enough() -> None:
     message, _ = pasted_messages(MessageKind.RAISE, 1)[0]
     assert explain_text(message[: len(message) // 2] + "\n").verdict == "no_failure"
+
+
+@pytest.mark.parametrize("message,cls", pasted_messages(MessageKind.RAISE, 3))
+def test_a_typed_line_is_left_to_the_assembler(message: str, cls: str) -> None:
+    # `Type: message` lines are the assembler's (it may have judged them handled, as Python's
+    # `Exception ignored in:` noise at exit): never looked up again as a bare paste
+    report = explain_text(f"Exception ignored in: <function LLM.__del__ at 0x7f>\n{cls}: {message}\n")
+    assert report.verdict == "no_failure"
+
+
+@pytest.mark.parametrize("prefix", ["vllm-1  | ", "2025-01-01T10:00:00.123456789Z stderr F ",
+                                    "(EngineCore_DP0 pid=4242) "])
+def test_a_raised_message_in_a_wrapper_is_found(prefix: str) -> None:
+    message, cls = pasted_messages(MessageKind.RAISE, 1)[0]
+    report = explain_text(f"{prefix}{message}\n")
+    assert report.root_cause is not None
+    assert (report.root_cause.exception, report.root_cause.line) == (cls, 1)

@@ -5,35 +5,38 @@ supported for the current GPU. Minimum capability: 75. Current capability: 70.`,
 `ValueError: ` before it. When a short input yields no error event at all, each of its lines is
 looked up among the messages vLLM's source raises; a line that is the whole of one (not a
 prefix, and long enough to be specific) is that error, with the class vLLM raises it with.
-Only short inputs are searched: a pasted excerpt fits in the sniffed head, and a long log
-without any error event is a healthy run, not a paste.
+Only short inputs are searched (the pipeline's PASTE_LINES): a pasted excerpt fits in the
+sniffed head, and a long log without any error event is a healthy run, not a paste. Lines come
+parsed, wrappers and prefixes removed: only plain text with no record header is looked up.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from collections.abc import Iterable
 
 from logsleuth.index.data import MessageKind
 from logsleuth.index.lookup import Fit
 from logsleuth.index.origin import default_matcher
-from logsleuth.model import MAIN, ErrorEvent, EventKind
+from logsleuth.model import ErrorEvent, EventKind, LineKind, LogLine
 
-MAX_LINES = 200  # a paste, not a run: longer inputs are never searched
 MIN_LINE_CHARS = 24
+# A line that opens with a name and a colon already says what printed it (`AttributeError: ...`,
+# `torch.cuda: ...`): the assembler has judged it, handled or not; only untyped text is bare.
+NAMED = re.compile(r"[A-Za-z_][\w.]*:\s")
 
 
-def bare_errors(head: bytes, line_count: int, first_id: int) -> list[ErrorEvent]:
-    """The lines of `head` (the whole input, `line_count` lines) that are a message vLLM
-    raises, each as an error event of the class it is raised with."""
-    lines = head.decode("utf-8", errors="replace").split("\n")
-    if line_count > MAX_LINES or len(lines) < line_count:
-        return []  # longer than a paste, or the head does not hold the whole input
+def bare_errors(lines: Iterable[LogLine], first_id: int) -> list[ErrorEvent]:
+    """The lines (of a whole short input, every line parsed) that are a message vLLM raises,
+    each as an error event of the class it is raised with."""
     matcher = default_matcher()
     found: list[ErrorEvent] = []
-    for number, raw in enumerate(lines, 1):
-        text = raw.strip()
-        if len(text) < MIN_LINE_CHARS:
-            continue
+    for line in lines:
+        text = line.text.strip()
+        if line.kind is not LineKind.PLAIN or line.level is not None \
+                or len(text) < MIN_LINE_CHARS or NAMED.match(text):
+            continue  # a record, a traceback's line, a typed line: the assembler judged those
         match = matcher.find(text)
         if match is None or match.fit is not Fit.WHOLE:
             continue
@@ -42,5 +45,5 @@ def bare_errors(head: bytes, line_count: int, first_id: int) -> list[ErrorEvent]
             continue  # logged or warned, not raised: vLLM went on
         exception = raised.most_common(1)[0][0]
         found.append(ErrorEvent(first_id + len(found), EventKind.EXCEPTION, exception, text,
-                                MAIN, number, number, number, raw=True))
+                                line.process, line.number, line.number, line.number, raw=True))
     return found
