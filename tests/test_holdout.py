@@ -67,10 +67,11 @@ FLOORS = {
 # (none of them among the new ones, 2026-12-03, session 10); 9 on 309 at the end of session 10; plus a
 # margin of one. (One healthy case answered the wrong way moved to tuning after that measure: 8 on 308.)
 MAX_WRONG_WAY = 10
-# How many cases the set must hold at least (the count after holdout-d's second round, session 11: 308 plus 30;
+# How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
+# development split moved to tuning, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
 # lower it only when a case is moved out as the README asks), and the groups it must have.
-MIN_CASES = 338
+MIN_CASES = 288
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...
