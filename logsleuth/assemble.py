@@ -660,6 +660,10 @@ class _State:
     trace: _TraceAt | None
     title: _Title | None
     ignoring: bool
+    # whether an event was made in the channel before: a chain line (`The above exception was
+    # the direct cause`) links the traceback after it to that event, and then its change is
+    # not kept (`cause`); without one it is, and holds only where there is none either
+    chained: bool
 
 
 def _inert(lines: tuple[LogLine, ...]) -> bool:
@@ -695,7 +699,7 @@ def _relative_state(channel: _Channel, first: int, time: str | None, process: Pr
     if channel.title is not None:
         text, number, level, when, printed, bootstrap = channel.title
         title = (text, number - first, level, _when(when, time), printed, bootstrap)
-    return _State(traced, title, channel.ignoring)
+    return _State(traced, title, channel.ignoring, channel.last_event is not None)
 
 
 def _when(time: str | None, own: str | None) -> str | None:
