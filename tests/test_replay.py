@@ -20,6 +20,7 @@ from logsleuth.read import open_input
 from logsleuth.render.json import to_json
 from logsleuth.tokenize import TokenizeStats, tokenize, tokenize_runs
 from mix_logs import MIXES, mix_log
+from scenario_logs import ILLEGAL_ACCESS, Server
 
 
 
@@ -275,3 +276,27 @@ def test_a_record_is_replayed_with_its_own_message() -> None:
     messages = [e.message for e in events if getattr(e, "exception", None) == "ValueError"]
     assert messages == [f"you requested {4100 + second} tokens" for second in range(4)]
     assert _records_replayed(data) == (3, 2)
+
+
+@pytest.mark.parametrize("ending", ["survived", "worker_fails", "sigterm"])
+def test_replaying_records_changes_no_scenario_report(ending: str) -> None:
+    """A served day of rejected requests (scenario_logs.Server) whose token counts differ, with
+    a worker's retried KV fetch errors among them, then an ending: the same events and report
+    with and without replaying its records, most of which are replayed."""
+    server = Server()
+    lines = server.startup()
+    for index in range(60):
+        lines += server.requests(3, port=41000 + index)
+        lines += [line.replace("5000 tokens", f"{4097 + 37 * index} tokens")
+                  for line in server.request_error()]
+        if index % 15 == 7:
+            lines += [line.replace("30 s", f"{10 + index} s")
+                      for line in server.worker_kv_fetch_error()]
+    if ending == "worker_fails":
+        lines += server.worker_runtime_error(1, ILLEGAL_ACCESS) + server.engine_dead()
+    elif ending == "sigterm":
+        lines += server.sigterm()
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    _assert_same(data)
+    records, replayed = _records_replayed(data)
+    assert replayed >= 50 and replayed >= records - 4
