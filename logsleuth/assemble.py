@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, Frame, Level, LineKind,
-                             LineRun, LogLine, Milestone, MilestoneKind, Phase, Process)
+                             LineRun, LogLine, Milestone, MilestoneKind, Phase, Process,
+                             RecordRun)
 
 if TYPE_CHECKING:  # recur.py classifies through causal.py, which imports this module
     from logsleuth.recur import Recurrences
@@ -124,6 +125,9 @@ class Assembler:
         # the change of channel state each inert run made from each state it was read in
         self._inert: dict[object, bool] = {}
         self._changes: dict[tuple[object, _State | None], _State] = {}
+        # RecordRuns: the change of channel state each record made from each state it was
+        # read in, its exception's message left out (feed_record)
+        self._records: dict[tuple[object, _State | None], _State] = {}
 
     def notices(self) -> list[str]:
         """What the event cap left out, one sentence per process it was hit for."""
@@ -181,10 +185,10 @@ class Assembler:
         self._end_interrupted(run.process, key, out)  # what the run's first line does first
         yield self._capped(out)
         channel = self._channel(key, run.process)
-        before = _relative_state(channel, run)
+        before = _relative_state(channel, run.first, run.time, run.process)
         change = self._changes.get((run.key, before)) if before is not None else None
         if change is not None:
-            _restore(change, channel, run)
+            _restore(change, channel, run.first, run.time, run.process)
             if channel.trace is not None and key not in self._traced:
                 self._traced[key] = self._order[key]
             return
@@ -192,10 +196,66 @@ class Assembler:
         for line in run.lines():
             yield self.feed(line)
         if before is not None and self._next_id == made:
-            after = _relative_state(channel, run)
+            after = _relative_state(channel, run.first, run.time, run.process)
             if after is not None:
                 self._changes = _bounded(self._changes)
                 self._changes[(run.key, before)] = after
+
+    def feed_record(self, record: RecordRun) -> Iterator[list[Event]]:
+        """Feed a RecordRun: the events completed, in batches (as `feed` gives them line by
+        line). A record whose lines make no event and no milestone changes only its own channel,
+        and a record with the same first line, repeated lines and exception type changes it the
+        same way from the same state (numbers and time relative to the record), but for the
+        exception's message, its last line's own: that change is learned from the first such
+        record and replayed on the others without reading their lines, when the message it
+        left is the last line's (then no state before it could have made it).
+        tests/test_replay.py checks every report equal with and without replaying."""
+        first, run, last = record.first, record.run, record.last
+        process, time = first.process, first.time
+        if not self._replayable(record):
+            for line in record.lines():
+                yield self.feed(line)
+            return
+        key: ChannelKey = (process.name, process.pid, first.site)
+        out: list[Event] = []
+        self._end_interrupted(process, key, out)  # what the record's first line does first
+        yield self._capped(out)
+        channel = self._channel(key, process)
+        before = _relative_state(channel, first.number, time, process)
+        shape = (first.text, first.level, run.key, last.level, last.exception)
+        change = self._records.get((shape, before)) if before is not None else None
+        if change is not None:
+            _restore(change, channel, first.number, time, process, last.message or "")
+            if channel.trace is not None and key not in self._traced:
+                self._traced[key] = self._order[key]
+            return
+        made = self._next_id
+        yield self.feed(first)
+        yield from self.feed_run(run)
+        yield self.feed(last)
+        if before is None or self._next_id != made:
+            return
+        after = _relative_state(channel, first.number, time, process)
+        if after is not None and after.trace is not None \
+                and after.trace.line == last.number - first.number \
+                and after.trace.message_lines == (last.message or "",):
+            self._records = _bounded(self._records)
+            self._records[(shape, before)] = after
+
+    def _replayable(self, record: RecordRun) -> bool:
+        """One head on every line (one channel, one time) and lines that can change nothing
+        but that channel (`_inert`)."""
+        first, run, last = record.first, record.run, record.last
+        if not (first.process is run.process is last.process and first.site == run.site
+                == last.site and first.time == run.time == last.time
+                and last.number == run.first + run.count and run.first == first.number + 1):
+            return False
+        inert = self._inert.get(run.key)
+        if inert is None:
+            inert = _inert(run.lines())
+            self._inert = _bounded(self._inert)
+            self._inert[run.key] = inert
+        return inert and _inert((first, last))
 
     def _feed(self, line: LogLine) -> list[Event]:
         out: list[Event] = []
@@ -645,6 +705,10 @@ class _State:
     trace: _TraceAt | None
     title: _Title | None
     ignoring: bool
+    # whether an event was made in the channel before: a chain line (`The above exception was
+    # the direct cause`) links the traceback after it to that event, and then its change is
+    # not kept (`cause`); without one it is, and holds only where there is none either
+    chained: bool
 
 
 def _inert(lines: tuple[LogLine, ...]) -> bool:
@@ -660,50 +724,53 @@ def _bounded(memo: dict[_K, _V]) -> dict[_K, _V]:
     return {} if len(memo) >= _RUN_MEMO else memo
 
 
-def _relative_state(channel: _Channel, run: LineRun) -> _State | None:
-    """The channel's state relative to the run (None: not one a run's change is kept for: a
-    chain waiting for the next exception, or another process's traceback)."""
+def _relative_state(channel: _Channel, first: int, time: str | None, process: Process
+                    ) -> _State | None:
+    """The channel's state relative to lines from `first` on, at `time`, of `process` (None:
+    not one a change is kept for: a chain waiting for the next exception, or another process's
+    traceback)."""
     if channel.chain_next is not None:
         return None
     trace = channel.trace
     traced = None
     if trace is not None:
-        if trace.process != run.process or trace.cause is not None:
+        if trace.process != process or trace.cause is not None:
             return None
-        first = run.first
         traced = _TraceAt(trace.first_line - first, trace.last_line - first, trace.raw,
-                          _when(trace.time, run), trace.kind, trace.title, tuple(trace.frames),
+                          _when(trace.time, time), trace.kind, trace.title, tuple(trace.frames),
                           trace.fault_dump, trace.exception, tuple(trace.message_lines),
                           trace.line - first if trace.line else None, trace.quiet, trace.site,
                           trace.indent, trace.headless)
     title = None
     if channel.title is not None:
-        text, number, level, time, printed, bootstrap = channel.title
-        title = (text, number - run.first, level, _when(time, run), printed, bootstrap)
-    return _State(traced, title, channel.ignoring)
+        text, number, level, when, printed, bootstrap = channel.title
+        title = (text, number - first, level, _when(when, time), printed, bootstrap)
+    return _State(traced, title, channel.ignoring, channel.last_event is not None)
 
 
-def _when(time: str | None, run: LineRun) -> str | None:
-    return _RUN_TIME if time == run.time else time
+def _when(time: str | None, own: str | None) -> str | None:
+    return _RUN_TIME if time == own else time
 
 
-def _restore(state: _State, channel: _Channel, run: LineRun) -> None:
-    """Put the channel in the state a run changed it to, at this run's lines and time."""
-    first = run.first
+def _restore(state: _State, channel: _Channel, first: int, time: str | None,
+             process: Process, message: str | None = None) -> None:
+    """Put the channel in the state a run changed it to, at these lines, time and process (and
+    with this exception message, for a record's state kept without its own)."""
     channel.trace = None
     traced = state.trace
     if traced is not None:
         channel.trace = _Trace(
-            first + traced.first_line, first + traced.last_line, run.process, traced.raw,
-            run.time if traced.time == _RUN_TIME else traced.time, kind=traced.kind,
+            first + traced.first_line, first + traced.last_line, process, traced.raw,
+            time if traced.time == _RUN_TIME else traced.time, kind=traced.kind,
             title=traced.title, frames=list(traced.frames), fault_dump=traced.fault_dump,
-            exception=traced.exception, message_lines=list(traced.message_lines),
+            exception=traced.exception,
+            message_lines=[message] if message is not None else list(traced.message_lines),
             line=0 if traced.line is None else first + traced.line, quiet=traced.quiet,
             site=traced.site, indent=traced.indent, headless=traced.headless)
     channel.title = None
     if state.title is not None:
-        text, number, level, time, printed, bootstrap = state.title
-        channel.title = (text, first + number, level, run.time if time == _RUN_TIME else time,
+        text, number, level, when, printed, bootstrap = state.title
+        channel.title = (text, first + number, level, time if when == _RUN_TIME else when,
                          printed, bootstrap)
     channel.ignoring = state.ignoring
 

@@ -21,7 +21,8 @@ import regex
 from logsleuth.knowledge import UNTIMED_CHARS
 from logsleuth.literal import (SCREEN_CHARS, Needles, Screen, required_literal,
                                required_literals)
-from logsleuth.model import ConfigDifference, FactOrigin, Level, LineKind, LineRun, LogLine
+from logsleuth.model import (ConfigDifference, FactOrigin, Level, LineKind, LineRun, LogLine,
+                             RecordRun)
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
 
@@ -216,7 +217,7 @@ class _Found:
 
 _ERROR_LEVELS = (Level.ERROR, Level.CRITICAL)
 _SILENT_RUNS = 4096
-_Item = TypeVar("_Item", LogLine, LogLine | LineRun)
+_Item = TypeVar("_Item", LogLine, LogLine | LineRun | RecordRun)
 
 
 class FactCollector:
@@ -246,6 +247,13 @@ class FactCollector:
             if isinstance(line, LineRun):
                 if line.key not in self._silent_runs:
                     self._read_run(line)
+            elif isinstance(line, RecordRun):
+                if line.first.kind in kinds:
+                    self.look(line.first)
+                if line.run.key not in self._silent_runs:
+                    self._read_run(line.run)
+                if line.last.kind in kinds:
+                    self.look(line.last)
             elif line.kind in kinds:
                 self.look(line)
             yield line

@@ -79,6 +79,49 @@ def required_literals(pattern: str, shortest: int = 3) -> tuple[str, ...]:
     return found if all(found) else ()
 
 
+def looked_ahead_literals(pattern: str, shortest: int = 3) -> tuple[str, ...]:
+    """`required_literals`, or else those of what the pattern looks ahead for at its top level
+    (`\\S[^\\n]{0,240}?[\\s:](?=NCCL error: |CUDA error: )`): a match is followed by text
+    its look-ahead matches, so one of those texts is in the line. Empty when none is known."""
+    found = required_literals(pattern, shortest)
+    if found or "(?=" not in pattern or len(_top_level_branches(pattern)) != 1:
+        return found
+    for content in _top_level_lookaheads(pattern):
+        found = required_literals(content, shortest)
+        if found:
+            return found
+    return ()
+
+
+def _top_level_lookaheads(pattern: str) -> list[str]:
+    """What each `(?=...)` outside other groups and character classes holds."""
+    found: list[str] = []
+    depth, in_class, index, opened = 0, False, 0, -1
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if pattern[index + 1:index + 2] == "]":
+                index += 1
+        elif char == "(":
+            if depth == 0 and pattern.startswith("(?=", index):
+                opened = index + 3
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+            if depth == 0 and opened >= 0:
+                if pattern[index + 1:index + 2] not in ("?", "*", "{"):  # not made optional
+                    found.append(pattern[opened:index])
+                opened = -1
+        index += 1
+    return found
+
+
 def skips_any_text(pattern: str) -> bool:
     """Whether an alternative of `pattern` starts by skipping any text (`.*\\bfailed liveness
     probe`): matched at the start of a long line, it reads the whole line before it fails."""

@@ -238,6 +238,22 @@ class LineRun:
 
 
 @dataclass(frozen=True, slots=True)
+class RecordRun:
+    """A logged traceback read as one: an ERROR record's first line, the run of its repeated
+    lines (LineRun) and its exception line right after them, all with one head. A request's
+    error logged all day is this, again and again, differing only in its digits: later stages
+    that know what such a record does replay it with its first and last lines' own text
+    instead of reading its lines (Assembler.feed_record). `lines()` gives them all, in order."""
+
+    first: LogLine
+    run: LineRun
+    last: LogLine
+
+    def lines(self) -> tuple[LogLine, ...]:
+        return (self.first, *self.run.lines(), self.last)
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorEvent:
     """One error as printed once: a whole traceback, a fatal line, or an ERROR record."""
 

@@ -16,7 +16,8 @@ from logsleuth.index import annotate
 from logsleuth.index.bare import bare_errors
 from logsleuth.inputorder import in_input_order
 from logsleuth.knowledge import default_causality
-from logsleuth.model import ErrorEvent, Event, Inference, LineRun, LogLine, Report, Verdict
+from logsleuth.model import (ErrorEvent, Event, Inference, LineRun, LogLine, RecordRun, Report,
+                             Verdict)
 from logsleuth.phase import failure_phase
 from logsleuth.recur import Recurrences
 from logsleuth.read import LogInput, Source, input_from_text, open_input
@@ -92,7 +93,8 @@ def read_events(log: LogInput, progress: Callable[[int], None] | None = None,
     return EventsRead(events, stats, facts, (*log.notices, *assembler.notices()), bytes(head))
 
 
-def assemble_folded(lines: Iterable[LogLine | LineRun], assembler: Assembler) -> list[Event]:
+def assemble_folded(lines: Iterable[LogLine | LineRun | RecordRun],
+                    assembler: Assembler) -> list[Event]:
     """The events of a line stream, activity folded as it streams (activity.py) and repeated
     record lines replayed (Assembler.feed_run)."""
     fold = ActivityFold()  # activity between the same events is kept by its first and last
@@ -108,13 +110,16 @@ def folded_events(assembler: Assembler, fold: ActivityFold) -> list[Event]:
     return recurrences.counted(events) if recurrences is not None else events
 
 
-def feed_folded(lines: Iterable[LogLine | LineRun], assembler: Assembler,
+def feed_folded(lines: Iterable[LogLine | LineRun | RecordRun], assembler: Assembler,
                 fold: ActivityFold) -> None:
     """Feed lines to the assembler and the events it completes to the fold (`--follow` feeds
     each new stretch of a growing log this way)."""
     for line in lines:
         if isinstance(line, LineRun):
             for events in assembler.feed_run(line):
+                fold.add(events, assembler.pending_from)
+        elif isinstance(line, RecordRun):
+            for events in assembler.feed_record(line):
                 fold.add(events, assembler.pending_from)
         else:
             fold.add(assembler.feed(line), assembler.pending_from)

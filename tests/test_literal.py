@@ -54,3 +54,36 @@ def test_milestones_and_phases_of_a_long_line_are_its_first_matching_pattern(
         (kind for kind, pattern in causality.milestones if pattern.search(text)), None)
     assert causality.phase_of_line(text) == next(
         (phase for phase, pattern in causality.phase_lines if pattern.search(text)), None)
+
+
+_LOOKING = [r"\S[^\n]{0,40}?[\s:](?=NCCL error(?: in)?: |CUDA error: )",
+            r"[a-z]+ (?=Error code: 5\d\d - )", r"ab(?=cd|ef)", r"x(?=abc)?y", r"a|b(?=cdef)",
+            r"q(?!rst)", r"(?:u(?=vwx))w"]
+_LOOK_PIECES = ["NCCL error", " in", ": ", "CUDA error", "Error code", " 5", "03", " - ", "ab",
+                "cd", "ef", "x", "y", "abc", "q", "rst", "u", "vwx", "w", "z", " "]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(_LOOKING), st.lists(st.sampled_from(_LOOK_PIECES), max_size=12))
+def test_a_line_without_the_looked_ahead_texts_cannot_match(pattern: str,
+                                                           pieces: list[str]) -> None:
+    """Every match (the look-ahead's text included) holds one of the texts: a line holding none
+    of them is never matched (body lexer's screen of its digit-sighted terminals)."""
+    import re
+
+    from logsleuth.literal import looked_ahead_literals
+
+    line = "".join(pieces)
+    texts = looked_ahead_literals(pattern, 2)
+    if texts and not any(text in line for text in texts):
+        assert re.search(pattern, line) is None
+
+
+def test_looked_ahead_texts_are_taken_only_where_every_match_looks_ahead() -> None:
+    from logsleuth.literal import looked_ahead_literals
+
+    assert looked_ahead_literals(r"\S[^\n]{0,9}?:(?=NCCL error: |CUDA error: )", 4) \
+        == ("NCCL error: ", "CUDA error: ")
+    assert looked_ahead_literals(r"x(?=abcd)?y", 2) == ()  # optional
+    assert looked_ahead_literals(r"a|b(?=cdef)", 2) == ()  # one branch does not look ahead
+    assert looked_ahead_literals(r"(?:u(?=vwxy))w", 2) == ()  # not at the top level

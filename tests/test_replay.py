@@ -14,12 +14,13 @@ from hypothesis import strategies as st
 from corpus_judge import corpus_and_tuning_logs, log_id
 from logsleuth.assemble import MAX_EVENTS_PER_PROCESS, Assembler
 from logsleuth.facts import FactCollector
-from logsleuth.model import Event, LineRun
+from logsleuth.model import Event, LineRun, RecordRun
 from logsleuth.pipeline import assemble_folded, build_report
 from logsleuth.read import open_input
 from logsleuth.render.json import to_json
 from logsleuth.tokenize import TokenizeStats, tokenize, tokenize_runs
 from mix_logs import MIXES, mix_log
+from scenario_logs import ILLEGAL_ACCESS, Server
 
 
 
@@ -33,7 +34,10 @@ def _read(data: bytes | Path, replay: bool, cap: int) -> tuple[list[Event], str,
         def counted(items):  # type: ignore[no-untyped-def]
             nonlocal grouped
             for item in items:
-                grouped += item.count if isinstance(item, LineRun) else 0
+                if isinstance(item, LineRun):
+                    grouped += item.count
+                elif isinstance(item, RecordRun):
+                    grouped += item.run.count + 2
                 yield item
         lines = facts.watch(counted(tokenize_runs(source.blocks(), stats)))
     else:
@@ -151,4 +155,148 @@ def test_a_repeated_traceback_is_replayed() -> None:
         text += "\r\n".join(head + body for body in record) + "\n"
         text += '(APIServer pid=11) INFO:     127.0.0.1:5 - "POST /v1/x HTTP/1.1" 400 Bad Request\n'
     grouped = _assert_same(text.encode("utf-8"))
-    assert grouped >= 4 * 3  # from the second copy on, all but the title (its head is new)
+    assert grouped >= 4 * 4  # from the second copy on, all but the title (its head is new)
+
+
+# ---- records that differ in their digits (RecordRun, Assembler.feed_record) -----------------
+
+_TITLES = ("Error in preprocessing prompt inputs", "Error in request 17", "")
+_MIDDLES = ([2, 3, 4, 5], [2, 3, 8], [2, 6, 7, 3, 8], [3, 4], [13, 2, 3], [2, 16, 3])
+_LASTS = ("ValueError: This model's maximum context length is {0} tokens. However, you requested "
+          "{1} tokens ({2} in the messages, {3} in the completion).",
+          "RuntimeWarning: {0} leaked semaphores", "ValueError: {0}", "    raise ValueError({1})",
+          "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {0}.{1} GiB.",
+          "Error code: 503 - {0}")
+
+
+@st.composite
+def _digit_logs(draw: st.DrawFn) -> bytes:
+    """Records with one title, run and exception type, logged again and again with other
+    numbers in their exception (and other pids, times and sites), other lines between them
+    and sometimes inside them, or after them in the same channel."""
+    kinds = draw(st.lists(st.tuples(st.sampled_from(_TITLES), st.sampled_from(_MIDDLES),
+                                    st.sampled_from(_LASTS), st.sampled_from(_LEVELS),
+                                    st.sampled_from(_SITES)), min_size=1, max_size=3))
+    numbers = st.integers(0, 99999)
+    lines: list[str] = []
+    for second in range(draw(st.integers(1, 20))):
+        title, middle, last, level, site = kinds[draw(st.integers(0, len(kinds) - 1))]
+        prefix = draw(st.sampled_from(_PROCESSES[:3]))
+        head = f"{prefix}{level} 01-24 01:{second // 60:02d}:{second % 60:02d} [{site}] "
+        values = [draw(numbers) for _ in range(4)]
+        bodies = [title, *(_BODIES[b] for b in middle), last.format(*values)]
+        printed = [head + body + "\r" for body in bodies]
+        printed[-1] = printed[-1][:-1]
+        if draw(st.integers(0, 4)) == 0:
+            printed.insert(draw(st.integers(1, len(printed))), draw(st.sampled_from(_OTHERS)))
+        if draw(st.integers(0, 4)) == 0:  # the same channel goes on after the exception
+            printed.append(head + draw(st.sampled_from(("  Please reduce the length.", "",
+                                                        _BODIES[3]))))
+        lines += printed
+        lines += draw(st.lists(st.sampled_from(_OTHERS), max_size=2))
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+@settings(max_examples=200, deadline=None)
+@given(_digit_logs(), st.sampled_from([2, MAX_EVENTS_PER_PROCESS]))
+def test_replaying_records_changes_nothing_on_generated_records(data: bytes, cap: int) -> None:
+    _assert_same(data, cap)
+
+
+def _records_replayed(data: bytes | Path) -> tuple[int, int]:
+    """(RecordRuns read, RecordRuns replayed without reading their lines)."""
+    import logsleuth.assemble as assemble
+
+    source = open_input(data) if isinstance(data, Path) else open_input(io.BytesIO(data))
+    assembler = Assembler()
+    records = replayed = 0
+    restore = assemble._restore
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        nonlocal replayed
+        replayed += len(args) > 5 or "message" in kwargs
+        return restore(*args, **kwargs)
+
+    assemble._restore = counting  # type: ignore[assignment]
+    try:
+        for item in tokenize_runs(source.blocks()):
+            if isinstance(item, RecordRun):
+                records += 1
+                list(assembler.feed_record(item))
+            elif isinstance(item, LineRun):
+                list(assembler.feed_run(item))
+            else:
+                assembler.feed(item)
+    finally:
+        assemble._restore = restore  # type: ignore[assignment]
+    return records, replayed
+
+
+def test_records_of_a_request_error_are_replayed(mix_dir: str) -> None:
+    """The errors mix's rejected requests (a title, a traceback and a ValueError with the
+    request's token counts) are RecordRuns, and all but the first are replayed: the equality
+    tests above would also pass if none were."""
+    path, _ = mix_log("errors", 5_000, mix_dir)
+    records, replayed = _records_replayed(path)
+    assert records > 150
+    assert replayed >= records - 2
+
+
+def test_a_chain_line_replayed_links_to_the_event_before_it() -> None:
+    """A record holding `The above exception was the direct cause`, first read where no event
+    came before it in its channel, is not replayed where one did: the traceback after it is
+    raised from that event (the replay once dropped the link: the channel's state left out
+    whether an event came before)."""
+    record = ["", "The above exception was the direct cause of the following exception:",
+              "Traceback (most recent call last):", '  File "/x/serving.py", line 1, in f']
+    text = ""
+    for second, pid in enumerate((11, 12, 11)):  # the second copy is the first run read
+        head = f"(APIServer pid={pid}) ERROR 01-24 01:52:1{second} [serving.py:296] "
+        text += "\r\n".join(head + body for body in [*record, f"ValueError: {second}"]) + "\n"
+        text += f'(APIServer pid={pid}) INFO:     127.0.0.1:5 - "POST /v1/x HTTP/1.1" 400 Bad' \
+            " Request\n"
+    events, _, _ = _read(text.encode("utf-8"), True, MAX_EVENTS_PER_PROCESS)
+    _assert_same(text.encode("utf-8"))
+    raised = [e.cause_id is not None for e in events if getattr(e, "exception", "") == "ValueError"]
+    assert raised == [False, False, True]
+
+
+def test_a_record_is_replayed_with_its_own_message() -> None:
+    """Each copy's event carries its own numbers, not the first copy's."""
+    text = ""
+    for second in range(4):
+        head = f"(APIServer pid=11) ERROR 01-24 01:52:1{second} [serving.py:296] "
+        record = ["Error in preprocessing prompt inputs", "Traceback (most recent call last):",
+                  '  File "/x/serving.py", line 1, in f', "    f()",
+                  f"ValueError: you requested {4100 + second} tokens"]
+        text += "\r\n".join(head + body for body in record) + "\n"
+        text += '(APIServer pid=11) INFO:     127.0.0.1:5 - "POST /v1/x HTTP/1.1" 400 Bad Request\n'
+    data = text.encode("utf-8")
+    events, _, _ = _read(data, True, MAX_EVENTS_PER_PROCESS)
+    messages = [e.message for e in events if getattr(e, "exception", None) == "ValueError"]
+    assert messages == [f"you requested {4100 + second} tokens" for second in range(4)]
+    assert _records_replayed(data) == (3, 2)
+
+
+@pytest.mark.parametrize("ending", ["survived", "worker_fails", "sigterm"])
+def test_replaying_records_changes_no_scenario_report(ending: str) -> None:
+    """A served day of rejected requests (scenario_logs.Server) whose token counts differ, with
+    a worker's retried KV fetch errors among them, then an ending: the same events and report
+    with and without replaying its records, most of which are replayed."""
+    server = Server()
+    lines = server.startup()
+    for index in range(60):
+        lines += server.requests(3, port=41000 + index)
+        lines += [line.replace("5000 tokens", f"{4097 + 37 * index} tokens")
+                  for line in server.request_error()]
+        if index % 15 == 7:
+            lines += [line.replace("30 s", f"{10 + index} s")
+                      for line in server.worker_kv_fetch_error()]
+    if ending == "worker_fails":
+        lines += server.worker_runtime_error(1, ILLEGAL_ACCESS) + server.engine_dead()
+    elif ending == "sigterm":
+        lines += server.sigterm()
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    _assert_same(data)
+    records, replayed = _records_replayed(data)
+    assert replayed >= 50 and replayed >= records - 4

@@ -23,7 +23,7 @@ from typing import Any
 from lark import Lark, Token
 from lark.lexer import TerminalDef
 
-from logsleuth.literal import Needles, required_literals, skips_any_text
+from logsleuth.literal import Needles, looked_ahead_literals, required_literals, skips_any_text
 from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 
 # Rules of `body` that are two terminals, the second taking the rest of the line: uvicorn's
@@ -91,10 +91,20 @@ class BodyLexer:
         # Decisions are kept per digit-masked body when every pattern after the first token is
         # blind to digits; the first token's terminals that are not (`"code": 4\d\d`, `collect2`)
         # are asked on each body: a kept decision holds only where they all fail.
-        sighted = [a for a in self._alternatives if not digit_blind(a)]
+        sighted = [(a, t) for a, t in zip(self._alternatives, terminals)
+                   if not digit_blind(a)]
         after = [self._separator, self._message, *self._second.values()]
-        self._sighted: re.Pattern[str] | None = re.compile("|".join(sighted) or "(?!)") \
+        # a sighted terminal that needs a text to match (PHRASE_LEAD's look-ahead for `NCCL
+        # error`...) is asked only of bodies holding one: its lazy 240-character scan was most
+        # of the cost of asking (the others fail at a body's first characters)
+        screened = [(a, looked_ahead_literals(t.pattern.to_regexp(), 4)
+                     if _SCANS_AHEAD.match(t.pattern.to_regexp()) else ()) for a, t in sighted]
+        self._sighted: re.Pattern[str] | None = re.compile(
+            "|".join(a for a, needles in screened if not needles) or "(?!)") \
             if all(digit_blind(p.pattern) for p in after) else None
+        # the screened ones' texts; a body holding one is asked of them all
+        self._needed = tuple(dict.fromkeys(n for _, needles in screened for n in needles))
+        self._all_sighted = re.compile("|".join(a for a, _ in sighted) or "(?!)")
         self._shapes: ShapeCache[Decision] = ShapeCache()
 
     def body(self, text: str) -> object | None:
@@ -112,11 +122,11 @@ class BodyLexer:
         if decision is not None:
             # the body's shape was decided with every digit-sighted terminal failing; the
             # blind ones decide alike on any digits, so the decision holds where they fail too
-            if self._sighted.match(text) is None:
+            if self.unsighted(text):
                 return decision
             return self._decide(text)
         decision = self._decide(text)
-        if self._sighted.match(text) is None:
+        if self.unsighted(text):
             self._shapes.put(key, decision)
         return decision
 
@@ -129,7 +139,12 @@ class BodyLexer:
     def unsighted(self, text: str) -> bool:
         """Whether no terminal that tells digits apart could take this body (then a body of its
         shape whose reading holds for the shape, `blind`, reads this one alike)."""
-        return self._sighted is not None and self._sighted.match(text) is None
+        if self._sighted is None or self._sighted.match(text) is not None:
+            return False
+        for needle in self._needed:
+            if needle in text:
+                return self._all_sighted.match(text) is None
+        return True
 
     def _decide(self, text: str) -> Decision:
         found = (self._regex if len(text) < LONG_BODY_CHARS else self._narrow(text)).match(text)
@@ -190,6 +205,10 @@ class BodyLexer:
             return _LARK
         return ("exc", type_end, type_end + separator.end())
 
+
+# A pattern that starts by reading up to many characters of any kind (`\S[^\n]{0,240}?`):
+# failing, it reads them all, so it is screened by the texts it needs before it is asked
+_SCANS_AHEAD = re.compile(r"(?:\\S|\\s\*)?(?:\.|\[\^[^\]]*\])(?:[*+]|\{\d*,\d+\})")
 
 # How a body is lexed: ("one", terminal) for one whole token, ("two", first, where it ends,
 # second) for two, ("exc", where the type ends, where the message starts) for an exception

@@ -27,7 +27,7 @@ from typing import BinaryIO
 from logsleuth.halfread import (SPLIT_MIN_BYTES, FarReader, chunk_bounds, may_start_far_reader,
                                 worth_a_far_reader)
 from logsleuth.locate import anchor_texts
-from logsleuth.model import LineRun, LogLine
+from logsleuth.model import LineRun, LogLine, RecordRun
 from logsleuth.read import LogInput, open_range, reading_notices
 from logsleuth.tokenize.scan import Tokenizer, TokenizeStats
 
@@ -44,7 +44,7 @@ def can_split(log: LogInput) -> bool:
 
 def tokenize_halves(log: LogInput, stats: TokenizeStats,
                     progress: Callable[[int], None] | None = None,
-                    reader: FarReader | None = None) -> Iterator[LogLine | LineRun]:
+                    reader: FarReader | None = None) -> Iterator[LogLine | LineRun | RecordRun]:
     """tokenize_runs() over `log`, its far end read by a second process: `reader` when it was
     started for this very file (the command line starts it early), else one started here."""
     assert log.path is not None
@@ -61,7 +61,7 @@ def tokenize_halves(log: LogInput, stats: TokenizeStats,
 
 
 def _read_chunks(log: LogInput, reader: FarReader, stats: TokenizeStats,
-                 progress: Callable[[int], None] | None) -> Iterator[LogLine | LineRun]:
+                 progress: Callable[[int], None] | None) -> Iterator[LogLine | LineRun | RecordRun]:
     tokenizer = Tokenizer(stats)
     cut = nul = 0
     mine = 0  # this process's chunks are 0 .. mine - 1

@@ -15,7 +15,7 @@ from functools import cache, partial
 import re2
 
 from logsleuth.locate import Anchors, anchor_texts, line_spans, locate
-from logsleuth.model import LineRun, LogLine
+from logsleuth.model import Level, LineKind, LineRun, LogLine, RecordRun
 from logsleuth.tokenize.grammar import (BOX_BORDERS, Split, clean, continuation, continued,
                                         may_hold_colour)
 from logsleuth.tokenize.linememo import LineMemo
@@ -88,20 +88,26 @@ class Tokenizer:
             self.stats.last_line_text = ""
         return found
 
-    def feed_runs(self, block: bytes) -> Iterator[LogLine | LineRun]:
+    def feed_runs(self, block: bytes) -> Iterator[LogLine | LineRun | RecordRun]:
         """`feed`, with the repeated lines of a multi-line record grouped into LineRuns."""
         return self.parse_runs(self.locate(block))
 
     def parse_runs(self, located: Iterable[tuple[int, bytes]], base: int = 0
-                   ) -> Iterator[LogLine | LineRun]:
+                   ) -> Iterator[LogLine | LineRun | RecordRun]:
         """`parse` over located lines, grouping into one LineRun each stretch of consecutive
         lines that repeat the head of the line before them and whose bodies are known (the
-        lines `parse` would make from the bodies cache without reading them)."""
+        lines `parse` would make from the bodies cache without reading them), and into one
+        RecordRun an ERROR record's first line, such a run right after it and the exception
+        line right after that (a logged traceback: model.RecordRun)."""
         splits: list[Split] = []
         bodies: list[bytes] = []
         first = last = 0
+        held: LogLine | None = None  # a record's first line, until what follows it is known
         for number, raw in located:
             number += base
+            if held is not None and not splits and number != held.number + 1:
+                yield held
+                held = None
             head = self._head_bytes
             if head and self._head is not None and raw.startswith(head):
                 body = raw[len(head):]
@@ -113,14 +119,38 @@ class Tokenizer:
                         last = number
                         continue
                     if splits:
-                        yield from self._run(first, splits, bodies)
+                        yield from self._flush(held, first, splits, bodies)
+                        held = None
                     splits, bodies, first = [known], [body], number
                     last = number
                     continue
-            if splits:
-                yield from self._run(first, splits, bodies)
-                splits, bodies = [], []
-            yield self.parse(number, raw)
+                if held is not None and splits and number == last + 1:
+                    # the line after a record's repeated lines, with their head: its exception?
+                    line = self.parse(number, raw, learn=False)
+                    if line.kind is LineKind.EXCEPTION:
+                        yield RecordRun(held, self._line_run(first, splits, bodies), line)
+                    else:
+                        yield from self._flush(held, first, splits, bodies)
+                        yield line
+                    held, splits, bodies = None, [], []
+                    continue
+            if held is not None or splits:
+                yield from self._flush(held, first, splits, bodies)
+                held, splits, bodies = None, [], []
+            line = self.parse(number, raw)
+            if line.kind is LineKind.PLAIN and line.level in _RECORD_LEVELS \
+                    and self._head is not None:
+                held = line  # its head is the one the next lines may repeat
+            else:
+                yield line
+        if held is not None or splits:
+            yield from self._flush(held, first, splits, bodies)
+
+    def _flush(self, held: LogLine | None, first: int, splits: list[Split], bodies: list[bytes]
+               ) -> Iterator[LogLine | LineRun]:
+        """A held first line and a run that did not end up in a RecordRun, as they were."""
+        if held is not None:
+            yield held
         if splits:
             yield from self._run(first, splits, bodies)
 
@@ -128,18 +158,24 @@ class Tokenizer:
              ) -> Iterator[LogLine | LineRun]:
         """The lines of a stretch found by parse_runs (the head is still the one they follow)."""
         assert self._head is not None
+        if len(splits) == 1:
+            self.stats.parsed += 1
+            yield continuation(self._head.head, splits[0].body, first)
+            return
+        yield self._line_run(first, splits, bodies)
+
+    def _line_run(self, first: int, splits: list[Split], bodies: list[bytes]) -> LineRun:
+        assert self._head is not None
         head = self._head.head
         self.stats.parsed += len(splits)
-        if len(splits) == 1:
-            yield continuation(head, splits[0].body, first)
-            return
         header = head.header
-        yield LineRun(first, len(splits), head.process, header.level, header.time, header.site,
-                      (b"\n".join(bodies), header.level, head.relay_level, header.site),
-                      partial(continued, head, tuple(s.body for s in splits), first))
+        return LineRun(first, len(splits), head.process, header.level, header.time, header.site,
+                       (b"\n".join(bodies), header.level, head.relay_level, header.site),
+                       partial(continued, head, tuple(s.body for s in splits), first))
 
-    def parse(self, number: int, raw: bytes) -> LogLine:
-        """Decode, clean and parse one located line."""
+    def parse(self, number: int, raw: bytes, learn: bool = True) -> LogLine:
+        """Decode, clean and parse one located line (and learn its head and body, unless
+        told not to: a record's exception line, whose body differs every time)."""
         self.stats.parsed += 1
         head = self._head_bytes
         if head and raw.startswith(head):
@@ -155,7 +191,8 @@ class Tokenizer:
             decoded = False
         text = clean(text)
         line, split = self._memo.parse(text, number)
-        self._learn(raw, text, split, decoded)
+        if learn:
+            self._learn(raw, text, split, decoded)
         return line
 
     def _learn(self, raw: bytes, text: str, split: Split | None, decoded: bool) -> None:
@@ -192,6 +229,7 @@ class Tokenizer:
         self.stats.last_line_text = _last_line(self._tail)
 
 
+_RECORD_LEVELS = (Level.ERROR, Level.CRITICAL)  # records that may print a traceback
 _BODY_BYTES = 1024  # longer bodies rarely repeat (grammar.CACHED_BODY_CHARS)
 _BODIES = 4096
 
@@ -209,7 +247,7 @@ def tokenize(blocks: Iterable[bytes], stats: TokenizeStats | None = None) -> Ite
 
 
 def tokenize_runs(blocks: Iterable[bytes], stats: TokenizeStats | None = None
-                  ) -> Iterator[LogLine | LineRun]:
+                  ) -> Iterator[LogLine | LineRun | RecordRun]:
     """`tokenize`, with the repeated lines of multi-line records grouped into LineRuns."""
     tokenizer = Tokenizer(stats)
     for block in blocks:
