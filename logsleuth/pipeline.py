@@ -13,9 +13,10 @@ from logsleuth.facts import FactCollector
 from logsleuth.fingerprint import fingerprint
 from logsleuth.halfread import FarReader
 from logsleuth.index import annotate
+from logsleuth.index.bare import bare_errors
 from logsleuth.inputorder import in_input_order
 from logsleuth.knowledge import default_causality
-from logsleuth.model import ErrorEvent, Event, Inference, LineRun, LogLine, Report
+from logsleuth.model import ErrorEvent, Event, Inference, LineRun, LogLine, Report, Verdict
 from logsleuth.phase import failure_phase
 from logsleuth.recur import Recurrences
 from logsleuth.read import LogInput, Source, input_from_text, open_input
@@ -135,8 +136,13 @@ def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: Fa
                  head: bytes | None = None) -> Report:
     """Infer, match and report over the events of a log read so far. `head`, the input's first
     bytes, is sniffed when nothing was found, to tell a healthy log from something else."""
-    graph = CausalGraph.build(events, last_line=stats.last_line_text, line_count=stats.lines)
-    inference = graph.infer()
+    inference = _infer(events, stats)
+    if inference.verdict is Verdict.NO_FAILURE and head and _no_errors(events):
+        pasted = bare_errors(head, stats.lines, 1 + max((e.id for e in events
+                                                         if isinstance(e, ErrorEvent)), default=0))
+        if pasted:  # a short paste of vLLM's message alone (index/bare.py)
+            events = sorted([*events, *pasted], key=lambda event: event.line)
+            inference = _infer(events, stats)
     database = signatures if signatures is not None else default_signatures()
     found = facts.result()
     phase = failure_phase(inference, events)
@@ -151,6 +157,15 @@ def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: Fa
                     config_differences=facts.differences(), fact_origins=facts.origins(),
                     phase=phase, recognised=recognised, runs=inference.runs)
     return annotate(report)  # where vLLM's source prints each error, and its own advice
+
+
+def _infer(events: list[Event], stats: TokenizeStats) -> Inference:
+    graph = CausalGraph.build(events, last_line=stats.last_line_text, line_count=stats.lines)
+    return graph.infer()
+
+
+def _no_errors(events: list[Event]) -> bool:
+    return not any(isinstance(event, ErrorEvent) for event in events)
 
 
 def explain_text(text: str, *, signatures: SignatureSet | None = None,

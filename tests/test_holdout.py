@@ -115,12 +115,22 @@ def text_files(top: Path, skip: Path | None = None) -> Iterator[Path]:
 def citations(top: Path, patterns: dict[str, re.Pattern[str]],
               skip: Path | None = None) -> dict[str, list[str]]:
     """For each case id, the files under `top` that cite its source."""
+    # Each pattern opens with a literal (the repository, or the URL); a file is searched with
+    # the patterns whose literal it holds, so 300 searches per file shrink to a few `in` tests.
+    by_literal: dict[str, dict[str, re.Pattern[str]]] = {}
+    for case_id, pattern in patterns.items():
+        literal = re.sub(r"\\(.)", r"\1", re.split(r"\(\?:|\(\?!", pattern.pattern)[0]).lower()
+        by_literal.setdefault(literal, {})[case_id] = pattern
     found: dict[str, list[str]] = {}
     for path in text_files(top, skip):
         text = path.read_text(encoding="utf-8", errors="ignore")
-        for case_id, pattern in patterns.items():
-            if pattern.search(text):
-                found.setdefault(case_id, []).append(str(path.relative_to(top)))
+        lowered = text.lower()
+        for literal, group in by_literal.items():
+            if literal not in lowered:
+                continue
+            for case_id, pattern in group.items():
+                if pattern.search(text):
+                    found.setdefault(case_id, []).append(str(path.relative_to(top)))
     return found
 
 

@@ -35,13 +35,6 @@ KNOWN_VERDICT_MISSES = {
     # start begins a second run that holds only the short summary's copy of the exception
     # (`FAILED ... - AssertionError: ...`), and the report explains the last failed run. Telling a
     # test runner's captured sections from a restart needs the report's structure, not a line.
-    # Why not fixed (session 10, a cold case): the log is vLLM's error message alone, pasted
-    # without its `ValueError: ` lead or any logger header, so no line shape says error. vLLM's
-    # message index knows it as the text of a `raise` (a whole-line match of a raise template
-    # would be the evidence); reading raw lines against the index costs every healthy log an
-    # index load, which wants its own measurement first.
-    "startup/bare-message-awq-capability-no-type":
-        "a bare vLLM error message, no exception type and no level: no line shape marks it",
     # Why not fixed: it arrived from the held-out set in the last minutes of session 10 (the end
     # check printed it), too late to change a mechanism and re-run CI; an ERROR record from NVML
     # at start-up that the engine outlives needs the survival evidence looked at next session.
