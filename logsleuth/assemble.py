@@ -418,6 +418,14 @@ class Assembler:
             trace.message_lines = [line.message or ""]
             trace.line = trace.last_line = line.number
             return
+        if trace is not None and _introduces_inner(trace) \
+                and len(trace.message_lines) < MAX_MESSAGE_LINES:
+            # torch's wrappers end their first line with "raised:" and print the inner
+            # exception on the next (`BackendCompilerFailed: backend='inductor' raised:` then
+            # `RuntimeError: ...`): that line is the wrapper's message, not a new error
+            trace.message_lines.append(line.text.strip())
+            trace.last_line = line.number
+            return
         if trace is not None:
             self._flush(channel, out)
         if line.level in _QUIET_LEVELS or channel.ignoring:
@@ -643,6 +651,11 @@ def _inside_shifted(line: LogLine, indent: int) -> bool:
     """Whether a line after the exception of a traceback shifted `indent` columns right (pip's
     box) is still the tool's relayed output, so may continue the exception's message."""
     return _indent(line.text) >= indent and line.text.strip() != _BOX_END
+
+
+def _introduces_inner(trace: _Trace) -> bool:
+    """The trace's message so far ends with "raised:": the next line names the inner error."""
+    return bool(trace.message_lines) and trace.message_lines[-1].rstrip().endswith(" raised:")
 
 
 def _exception_at(line: LogLine, indent: int) -> LogLine | None:

@@ -559,3 +559,41 @@ def test_an_exception_shaped_line_off_the_headers_column_ends_nothing(shift: int
     lines = _boxed(6, 2, ("RuntimeError", "boom"))
     lines[-2] = " " * (6 + shift) + "RuntimeError: boom"
     assert not [e for e in errors_of(log(*lines)) if e.exception == "RuntimeError"]
+
+
+# ---- wrappers whose message names the inner error on the next line ------------------------------
+
+@pytest.mark.parametrize("prefix", [
+    "(VllmWorker rank=0 pid=48211) ERROR 07-29 14:02:31 [multiproc_executor.py:546] ",
+    "[rank0]: ",
+    "",
+])
+def test_raised_colon_takes_the_inner_error_line_as_its_message(prefix: str) -> None:
+    # torch._dynamo's BackendCompilerFailed prints "backend=... raised:" and the inner exception
+    # on the next line (vllm#21858's inner line); that line is its message, not a new error
+    inner = ("RuntimeError: vLLM failed to compile the model. The most likely reason for this is "
+             "that a previous compilation failed")
+    errors = errors_of(log(
+        prefix + "Traceback (most recent call last):",
+        prefix + '  File "/usr/lib/python3.12/site-packages/vllm/compilation/compiler_interface.py'
+        '", line 436, in compile',
+        prefix + "    raise RuntimeError(",
+        prefix + "torch._dynamo.exc.BackendCompilerFailed: backend='<vllm.compilation.backends."
+        "VllmBackend object at 0x7f4a1c2b3e90>' raised:",
+        prefix + inner,
+        prefix,
+        prefix + "Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace"))
+    errors = [e for e in errors if e.kind is EventKind.EXCEPTION]
+    assert len(errors) == 1
+    assert errors[0].exception == "torch._dynamo.exc.BackendCompilerFailed"
+    assert errors[0].message.splitlines()[1] == inner
+
+
+def test_an_exception_line_after_a_complete_message_is_a_new_error() -> None:
+    errors = errors_of(log(
+        "Traceback (most recent call last):",
+        '  File "/x/vllm/worker.py", line 3, in f',
+        "    g()",
+        "ValueError: the first error",
+        "RuntimeError: printed on its own after it"))
+    assert [e.exception for e in errors] == ["ValueError", "RuntimeError"]
