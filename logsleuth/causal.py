@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING
 from logsleuth.assemble import CUT_TRACEBACK
 from logsleuth.fingerprint import fingerprint
 from logsleuth.knowledge import Causality, default_causality
-from logsleuth.model import (ErrorEvent, Event, EventKind, EventRole, Inference, LineKind, Link,
-                             LinkReason, Milestone, MilestoneKind, Phase, Process, Role, Run,
-                             Verdict)
+from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRole, Inference,
+                             LineKind, Link, LinkReason, Milestone, MilestoneKind, Phase, Process,
+                             Role, Run, Verdict)
 from logsleuth.runs import (Outcome, RunKey, explained_index, outcome_of, run_key, split_runs,
                             start_time, summarize)
 
@@ -273,6 +273,7 @@ class CausalGraph:
             else:
                 errors.append(event)
         errors = _merge_crashes(sorted(errors, key=lambda e: (e.line, e.id)))
+        errors = _fold_mechanisms(errors, know)
         errors, explained = _latent_causes(errors, know)
         interrupted = [e.first_line for e in errors if know.interrupts_process(e.exception)]
         # the job's end its scheduler or owner decided (a time limit, a preemption, scancel),
@@ -437,6 +438,34 @@ def _recurrence_keys(node: _Node) -> list[tuple[Process, str]]:
 
 _CRASH_WINDOW = 60  # lines: one crash prints its signal banner and its Python stack together
 _FAULTHANDLER = "Fatal Python error"
+
+
+def _fold_mechanisms(errors: list[ErrorEvent], know: Causality) -> list[ErrorEvent]:
+    """The errors without those that are only how the exception raised from them came about
+    (causality.yaml `mechanisms`: the CancelledError an asyncio timeout raises its TimeoutError
+    from). The exception raised from one takes its place: its lines and its logged title."""
+    by_id = {e.id: e for e in errors}
+    folded: dict[int, ErrorEvent] = {}  # mechanism id -> the exception raised from it
+    for event in errors:
+        cause = by_id.get(event.cause_id) if event.cause_id is not None else None
+        if cause is not None and event.cause_reason is ChainReason.DIRECT_CAUSE \
+                and cause.process == event.process \
+                and know.is_mechanism(cause.exception, event.exception):
+            folded[cause.id] = event
+    if not folded:
+        return errors
+    out: list[ErrorEvent] = []
+    for event in errors:
+        if event.id in folded:
+            continue
+        mechanisms = [m for m, effect in folded.items() if effect.id == event.id]
+        if mechanisms:
+            mechanism = by_id[mechanisms[0]]
+            event = replace(event, first_line=min(event.first_line, mechanism.first_line),
+                            title=event.title or mechanism.title, cause_id=mechanism.cause_id,
+                            cause_reason=mechanism.cause_reason)
+        out.append(event)
+    return out
 
 
 def _latent_causes(errors: list[ErrorEvent], know: Causality
