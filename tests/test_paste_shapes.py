@@ -144,3 +144,47 @@ def test_a_cancel_another_error_follows_from_stays_the_cause(effect: str, reason
     report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
     root = report.root_cause
     assert root is not None and root.exception == "asyncio.exceptions.CancelledError"
+
+
+CUDA_ASSERT = ("/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:92: indexSelectLargeIndex: "
+               "block: [{b},0,0], thread: [{t},0,0] Assertion `srcIndex < srcSelectDimSize` "
+               "failed.")
+HIP_ASSERT = ("/pytorch/aten/src/ATen/native/hip/IndexKernel.hip:94: operator(): Device-side "
+              "assertion `-sizes[i] <= index && index < sizes[i] && \"index out of bounds\"' "
+              "failed.")
+CRASH_PREFIXES = ["", "(RayWorkerVllm pid=343836) ", "[rank3]: ", "(VllmWorker TP1 pid=77) "]
+
+
+@pytest.mark.parametrize("shape", [CUDA_ASSERT, HIP_ASSERT])
+@pytest.mark.parametrize("prefix", CRASH_PREFIXES)
+@pytest.mark.parametrize("pad", ["", "        "])
+def test_a_kernel_assert_is_an_error_line(shape: str, prefix: str, pad: str) -> None:
+    line = parse_line(clean(prefix + shape.format(b=3, t=64) + pad))
+    assert line.kind is LineKind.DIAGNOSTIC and line.exception == "device-side assertion"
+
+
+def test_a_host_assert_is_not_a_kernel_assert() -> None:
+    text = ("python3: /project/lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp:42: int "
+            "f(int): Assertion `false && \"computeCapability not supported\"' failed.")
+    assert parse_line(clean(text)).kind is not LineKind.DIAGNOSTIC
+
+
+@SOME
+@given(st.sampled_from([CUDA_ASSERT, HIP_ASSERT]), st.sampled_from(CRASH_PREFIXES),
+       st.integers(1, 40), st.booleans())
+def test_the_first_kernel_assert_is_the_root(shape: str, prefix: str, copies: int,
+                                             python_error: bool) -> None:
+    lines = ["INFO 12-20 08:54:51 model_runner.py:394] Capturing the model for CUDA graphs."]
+    lines += [prefix + shape.format(b=n % 7, t=n) for n in range(copies)]
+    if python_error:
+        lines += [prefix + "Traceback (most recent call last):",
+                  prefix + '  File "/x/vllm/worker/model_runner.py", line 12, in execute_model',
+                  prefix + "    output = self.model(**inputs)",
+                  prefix + "RuntimeError: CUDA error: device-side assert triggered"]
+    else:
+        lines += [prefix + "*** SIGABRT received at time=1703062736 on cpu 75 ***",
+                  prefix + "Fatal Python error: Aborted", prefix]
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.FAILURE
+    root = report.root_cause
+    assert root is not None and root.exception == "device-side assertion" and root.line == 2

@@ -426,6 +426,7 @@ class _ToRecords(Transformer[Token, object]):
     launcher_error = _labelled("launcher error")
     ray_worker_died = _labelled("worker died")
     build_error = _labelled("build error")
+    device_assert = _labelled("device-side assertion")
 
     def request_refused(self, items: list[Token]) -> _Body:
         # an error body with a 4xx code: the server answered, it refused one request
