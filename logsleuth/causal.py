@@ -274,6 +274,7 @@ class CausalGraph:
                 errors.append(event)
         errors = _merge_crashes(sorted(errors, key=lambda e: (e.line, e.id)))
         errors = _fold_mechanisms(errors, know)
+        warned = [e for e in errors if e.latent]
         errors, explained = _latent_causes(errors, know)
         interrupted = [e.first_line for e in errors if know.interrupts_process(e.exception)]
         # the job's end its scheduler or owner decided (a time limit, a preemption, scancel),
@@ -333,6 +334,12 @@ class CausalGraph:
             bar = _stalled(last_line, line_count, know, started=started, began=began,
                            reached=reached) if not work.serving else None
             stalled = bar or (_hung(late_hangs[0], len(late_hangs)) if late_hangs else None)
+            warning = _warned_of(stalled, warned, know) if stalled is not None else None
+            if warning is not None and stalled is not None:
+                # a warning that says why the wait cannot end (causality.yaml `latent`) is the
+                # cause of the stall it explains: the failure, with the stall its symptom
+                nodes, graph = _explained_stall(warning, stalled, know)
+                stalled = None
         named = frozenset(know.role_of(p.name) for p in processes if p.pid is not None)
         return cls(nodes, graph, survived + shutdown_noise, stalled, know, named)
 
@@ -466,6 +473,28 @@ def _fold_mechanisms(errors: list[ErrorEvent], know: Causality) -> list[ErrorEve
                             cause_reason=mechanism.cause_reason)
         out.append(event)
     return out
+
+
+def _warned_of(stalled: ErrorEvent, warned: list[ErrorEvent],
+               know: Causality) -> ErrorEvent | None:
+    """The last warning before a stall that says why it cannot end (causality.yaml `latent`:
+    the Ray placement group needs more GPUs than the cluster has, then the engine waits)."""
+    before = [w for w in warned if w.last_line < stalled.first_line
+              and know.explains(w.title or "", stalled.text)]
+    return before[-1] if before else None
+
+
+def _explained_stall(warning: ErrorEvent, stalled: ErrorEvent, know: Causality
+                     ) -> tuple[dict[int, _Node], nx.DiGraph[int]]:
+    """The graph of a stall a warning explains: the warning, a cause, and the stall after it."""
+    import networkx as nx
+    stall = replace(stalled, id=warning.id + 1_000_000_000)  # no assembled event's id
+    nodes = {warning.id: _classify(warning, know),
+             stall.id: _Node(stall, EventRole.SYMPTOM, know.role_of(stall.process.name), None,
+                             None)}
+    graph: nx.DiGraph[int] = nx.DiGraph()
+    graph.add_edge(warning.id, stall.id, reason=LinkReason.EXPLAINED)
+    return nodes, graph
 
 
 def _latent_causes(errors: list[ErrorEvent], know: Causality
