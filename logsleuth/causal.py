@@ -88,12 +88,15 @@ class _Work:
     own_request_savers: dict[Process, list[int]] = field(default_factory=dict)
     own_request_answers: dict[Process, list[int]] = field(default_factory=dict)
     api_servers: list[Process] = field(default_factory=list)  # with pids, by pid
+    own_starts: dict[Process, list[int]] = field(default_factory=dict)  # vLLM's start lines
 
     @classmethod
     def of(cls, milestones: list[Milestone], api_servers: list[Process],
-           know: Causality | None = None) -> _Work:
+           know: Causality | None = None, starts: Iterable[Milestone] = ()) -> _Work:
         know = know or default_causality()
         work = cls(api_servers=sorted(api_servers, key=lambda p: p.pid or 0))
+        for start in sorted(starts, key=lambda m: m.line):
+            work.own_starts.setdefault(start.process, []).append(start.line)
         for milestone in sorted(milestones, key=lambda m: m.line):
             kind, line, process = milestone.kind, milestone.line, milestone.process
             if kind is MilestoneKind.SERVING:
@@ -137,6 +140,11 @@ class _Work:
             # another than the one that failed, or be streams whose 200 came before the failure
             # ended them. A start-up step it goes on to log still shows work went on.
             answers = []
+        if _bare(node.event):
+            # Python prints an uncaught exception with its traceback: one printed alone was
+            # caught and printed by code that went on, which its own output starting vLLM after
+            # it shows (a library's import-time noise, printed before vLLM's start banner)
+            steps.append(self.own_starts.get(process, []))
         symptom = node.role is EventRole.SYMPTOM
         # An unnamed process's record (no traceback: NCCL's WARN, torch's glog, a library's ERROR
         # line, printed without a prefix beside prefixed vLLM processes) counts as an engine's
@@ -199,6 +207,12 @@ class _Work:
                 or any(_any_between(lines, after + IN_FLIGHT, end) for lines in answers + others))
 
 
+def _bare(event: ErrorEvent) -> bool:
+    """An exception line printed alone: no traceback, no record introducing it, no chain."""
+    return event.kind is EventKind.EXCEPTION and not event.frames and event.title is None \
+        and event.cause_id is None and event.first_line == event.last_line
+
+
 def _any_between(lines: list[int], after: int, before: int) -> bool:
     """Some line in the sorted list lies strictly between `after` and `before`."""
     index = bisect_right(lines, after)
@@ -258,6 +272,7 @@ class CausalGraph:
         errors: list[ErrorEvent] = []
         activity: list[Milestone] = []
         hangs: list[Milestone] = []
+        starts: list[Milestone] = []
         shutdown_from: int | None = None
         began = False  # the log shows this run's start (vLLM's start line, its first step)
         for event in events:
@@ -270,6 +285,8 @@ class CausalGraph:
                                                                                  event.line)
                 elif event.kind is not MilestoneKind.START:
                     activity.append(event)
+                else:
+                    starts.append(event)
             else:
                 errors.append(event)
         errors = _merge_crashes(sorted(errors, key=lambda e: (e.line, e.id)))
@@ -304,7 +321,7 @@ class CausalGraph:
         processes = {e.process for e in errors} | {m.process for m in activity}
         servers = {p for p in processes
                    if p.pid is not None and know.role_of(p.name) is Role.API_SERVER}
-        work = _Work.of(activity, list(servers), know)
+        work = _Work.of(activity, list(servers), know, starts)
         graph: nx.DiGraph[int] | None = None
         survived: list[ErrorEvent] = []
         if nodes:  # networkx (~0.2 s to import: all its algorithms) only for errors to link
@@ -419,7 +436,9 @@ def _may_recur(node: _Node) -> bool:
     """A request handler's error, which its process may log once per request and survive."""
     if node.pointer is not None:
         return False  # a report that a failure happened elsewhere
-    return _may_be_request_error(node)
+    # (and an exception printed alone, which code caught and printed: each process that
+    # imports the same library prints it again)
+    return _may_be_request_error(node) or _bare(node.event)
 
 
 def _may_be_request_error(node: _Node) -> bool:
