@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING
 from logsleuth.assemble import CUT_TRACEBACK
 from logsleuth.fingerprint import fingerprint
 from logsleuth.knowledge import Causality, default_causality
-from logsleuth.model import (ErrorEvent, Event, EventKind, EventRole, Inference, LineKind, Link,
-                             LinkReason, Milestone, MilestoneKind, Phase, Process, Role, Run,
-                             Verdict)
+from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRole, Inference,
+                             LineKind, Link, LinkReason, Milestone, MilestoneKind, Phase, Process,
+                             Role, Run, Verdict)
 from logsleuth.runs import (Outcome, RunKey, explained_index, outcome_of, run_key, split_runs,
                             start_time, summarize)
 
@@ -88,12 +88,15 @@ class _Work:
     own_request_savers: dict[Process, list[int]] = field(default_factory=dict)
     own_request_answers: dict[Process, list[int]] = field(default_factory=dict)
     api_servers: list[Process] = field(default_factory=list)  # with pids, by pid
+    own_starts: dict[Process, list[int]] = field(default_factory=dict)  # vLLM's start lines
 
     @classmethod
     def of(cls, milestones: list[Milestone], api_servers: list[Process],
-           know: Causality | None = None) -> _Work:
+           know: Causality | None = None, starts: Iterable[Milestone] = ()) -> _Work:
         know = know or default_causality()
         work = cls(api_servers=sorted(api_servers, key=lambda p: p.pid or 0))
+        for start in sorted(starts, key=lambda m: m.line):
+            work.own_starts.setdefault(start.process, []).append(start.line)
         for milestone in sorted(milestones, key=lambda m: m.line):
             kind, line, process = milestone.kind, milestone.line, milestone.process
             if kind is MilestoneKind.SERVING:
@@ -137,6 +140,11 @@ class _Work:
             # another than the one that failed, or be streams whose 200 came before the failure
             # ended them. A start-up step it goes on to log still shows work went on.
             answers = []
+        if _bare(node.event):
+            # Python prints an uncaught exception with its traceback: one printed alone was
+            # caught and printed by code that went on, which its own output starting vLLM after
+            # it shows (a library's import-time noise, printed before vLLM's start banner)
+            steps.append(self.own_starts.get(process, []))
         symptom = node.role is EventRole.SYMPTOM
         # An unnamed process's record (no traceback: NCCL's WARN, torch's glog, a library's ERROR
         # line, printed without a prefix beside prefixed vLLM processes) counts as an engine's
@@ -199,6 +207,12 @@ class _Work:
                 or any(_any_between(lines, after + IN_FLIGHT, end) for lines in answers + others))
 
 
+def _bare(event: ErrorEvent) -> bool:
+    """An exception line printed alone: no traceback, no record introducing it, no chain."""
+    return event.kind is EventKind.EXCEPTION and not event.frames and event.title is None \
+        and event.cause_id is None and event.first_line == event.last_line
+
+
 def _any_between(lines: list[int], after: int, before: int) -> bool:
     """Some line in the sorted list lies strictly between `after` and `before`."""
     index = bisect_right(lines, after)
@@ -258,6 +272,7 @@ class CausalGraph:
         errors: list[ErrorEvent] = []
         activity: list[Milestone] = []
         hangs: list[Milestone] = []
+        starts: list[Milestone] = []
         shutdown_from: int | None = None
         began = False  # the log shows this run's start (vLLM's start line, its first step)
         for event in events:
@@ -270,9 +285,13 @@ class CausalGraph:
                                                                                  event.line)
                 elif event.kind is not MilestoneKind.START:
                     activity.append(event)
+                else:
+                    starts.append(event)
             else:
                 errors.append(event)
         errors = _merge_crashes(sorted(errors, key=lambda e: (e.line, e.id)))
+        errors = _fold_mechanisms(errors, know)
+        warned = [e for e in errors if e.latent]
         errors, explained = _latent_causes(errors, know)
         interrupted = [e.first_line for e in errors if know.interrupts_process(e.exception)]
         # the job's end its scheduler or owner decided (a time limit, a preemption, scancel),
@@ -302,7 +321,7 @@ class CausalGraph:
         processes = {e.process for e in errors} | {m.process for m in activity}
         servers = {p for p in processes
                    if p.pid is not None and know.role_of(p.name) is Role.API_SERVER}
-        work = _Work.of(activity, list(servers), know)
+        work = _Work.of(activity, list(servers), know, starts)
         graph: nx.DiGraph[int] | None = None
         survived: list[ErrorEvent] = []
         if nodes:  # networkx (~0.2 s to import: all its algorithms) only for errors to link
@@ -332,6 +351,12 @@ class CausalGraph:
             bar = _stalled(last_line, line_count, know, started=started, began=began,
                            reached=reached) if not work.serving else None
             stalled = bar or (_hung(late_hangs[0], len(late_hangs)) if late_hangs else None)
+            warning = _warned_of(stalled, warned, know) if stalled is not None else None
+            if warning is not None and stalled is not None:
+                # a warning that says why the wait cannot end (causality.yaml `latent`) is the
+                # cause of the stall it explains: the failure, with the stall its symptom
+                nodes, graph = _explained_stall(warning, stalled, know)
+                stalled = None
         named = frozenset(know.role_of(p.name) for p in processes if p.pid is not None)
         return cls(nodes, graph, survived + shutdown_noise, stalled, know, named)
 
@@ -411,7 +436,9 @@ def _may_recur(node: _Node) -> bool:
     """A request handler's error, which its process may log once per request and survive."""
     if node.pointer is not None:
         return False  # a report that a failure happened elsewhere
-    return _may_be_request_error(node)
+    # (and an exception printed alone, which code caught and printed: each process that
+    # imports the same library prints it again)
+    return _may_be_request_error(node) or _bare(node.event)
 
 
 def _may_be_request_error(node: _Node) -> bool:
@@ -437,6 +464,56 @@ def _recurrence_keys(node: _Node) -> list[tuple[Process, str]]:
 
 _CRASH_WINDOW = 60  # lines: one crash prints its signal banner and its Python stack together
 _FAULTHANDLER = "Fatal Python error"
+
+
+def _fold_mechanisms(errors: list[ErrorEvent], know: Causality) -> list[ErrorEvent]:
+    """The errors without those that are only how the exception raised from them came about
+    (causality.yaml `mechanisms`: the CancelledError an asyncio timeout raises its TimeoutError
+    from). The exception raised from one takes its place: its lines and its logged title."""
+    by_id = {e.id: e for e in errors}
+    folded: dict[int, ErrorEvent] = {}  # mechanism id -> the exception raised from it
+    for event in errors:
+        cause = by_id.get(event.cause_id) if event.cause_id is not None else None
+        if cause is not None and event.cause_reason is ChainReason.DIRECT_CAUSE \
+                and cause.process == event.process \
+                and know.is_mechanism(cause.exception, event.exception):
+            folded[cause.id] = event
+    if not folded:
+        return errors
+    out: list[ErrorEvent] = []
+    for event in errors:
+        if event.id in folded:
+            continue
+        mechanisms = [m for m, effect in folded.items() if effect.id == event.id]
+        if mechanisms:
+            mechanism = by_id[mechanisms[0]]
+            event = replace(event, first_line=min(event.first_line, mechanism.first_line),
+                            title=event.title or mechanism.title, cause_id=mechanism.cause_id,
+                            cause_reason=mechanism.cause_reason)
+        out.append(event)
+    return out
+
+
+def _warned_of(stalled: ErrorEvent, warned: list[ErrorEvent],
+               know: Causality) -> ErrorEvent | None:
+    """The last warning before a stall that says why it cannot end (causality.yaml `latent`:
+    the Ray placement group needs more GPUs than the cluster has, then the engine waits)."""
+    before = [w for w in warned if w.last_line < stalled.first_line
+              and know.explains(w.title or "", stalled.text)]
+    return before[-1] if before else None
+
+
+def _explained_stall(warning: ErrorEvent, stalled: ErrorEvent, know: Causality
+                     ) -> tuple[dict[int, _Node], nx.DiGraph[int]]:
+    """The graph of a stall a warning explains: the warning, a cause, and the stall after it."""
+    import networkx as nx
+    stall = replace(stalled, id=warning.id + 1_000_000_000)  # no assembled event's id
+    nodes = {warning.id: _classify(warning, know),
+             stall.id: _Node(stall, EventRole.SYMPTOM, know.role_of(stall.process.name), None,
+                             None)}
+    graph: nx.DiGraph[int] = nx.DiGraph()
+    graph.add_edge(warning.id, stall.id, reason=LinkReason.EXPLAINED)
+    return nodes, graph
 
 
 def _latent_causes(errors: list[ErrorEvent], know: Causality

@@ -74,6 +74,8 @@ class Causality:
     harmless: tuple[regex.Pattern[str], ...] = ()
     latent: tuple[Latent, ...] = ()  # warnings that are the cause of a later error (`latent`)
     failed_answers: regex.Pattern[str] | None = None  # an access line's 5xx (`failed_answers`)
+    # (cause, effect) exception types: the cause is how the effect raised from it came about
+    mechanisms: tuple[tuple[regex.Pattern[str], regex.Pattern[str]], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -196,6 +198,11 @@ class Causality:
     def is_singleton(self, process_name: str) -> bool:
         """A process that exists once in a run: another pid of it is another run."""
         return self.singletons is not None and bool(_search(self.singletons, process_name))
+
+    def is_mechanism(self, cause: str, effect: str) -> bool:
+        """Exception type `cause`, which Python printed as the direct cause of `effect`, is only
+        how `effect` came about (`mechanisms`: asyncio's timeout cancels, then raises)."""
+        return any(_search(a, cause) and _search(b, effect) for a, b in self.mechanisms)
 
     def interrupts_process(self, exception: str) -> bool:
         """The exception is an operator's interrupt (Ctrl-C), not a failure."""
@@ -438,7 +445,10 @@ def load_causality(path: Path | None = None) -> Causality:
                                   tuple(compile_(p, "latent") for p in item.get("explains", [])))
                            for item in data.get("latent", [])),
                      compile_(data["failed_answers"], "failed_answers")
-                     if "failed_answers" in data else None)
+                     if "failed_answers" in data else None,
+                     tuple((compile_(item["cause"], "mechanisms"),
+                            compile_(item["effect"], "mechanisms"))
+                           for item in data.get("mechanisms", [])))
 
 
 @cache

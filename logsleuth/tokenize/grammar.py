@@ -369,11 +369,23 @@ class _ToRecords(Transformer[Token, object]):
         if 'File "' not in str(items[0]):
             return self._ipython_frame(str(items[0]))
         rest = str(items[0]).split('File "', 1)[1]
+        if '", line ' not in rest or " in " not in rest:
+            return self._cut_frame(rest)
         file, _, rest = rest.rpartition('", line ')
         number, _, function = rest.partition(" in ")
         text = f'File "{file}", line {number.rstrip(",")}, in {function}'
         return _Body(LineKind.FRAME, text,
                      frame=Frame(file, int(number.rstrip(",")), function.strip()))
+
+    @staticmethod
+    def _cut_frame(rest: str) -> _Body:
+        # a frame a terminal's wrap cut after `File "`: its path (whole or cut) is all there is;
+        # line 0 and no function say they are unknown
+        file = rest.partition('"')[0].strip()
+        number = rest.partition('", line ')[2].partition(",")[0].strip()
+        line = int(number) if number.isdigit() else 0
+        return _Body(LineKind.FRAME, f'File "{file}", line {line}, in ?',
+                     frame=Frame(file, line, "?"))
 
     @staticmethod
     def _ipython_frame(token: str) -> _Body:
@@ -414,6 +426,7 @@ class _ToRecords(Transformer[Token, object]):
     launcher_error = _labelled("launcher error")
     ray_worker_died = _labelled("worker died")
     build_error = _labelled("build error")
+    device_assert = _labelled("device-side assertion")
 
     def request_refused(self, items: list[Token]) -> _Body:
         # an error body with a 4xx code: the server answered, it refused one request

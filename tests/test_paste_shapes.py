@@ -1,0 +1,190 @@
+"""Shapes a terminal and Python's chains give a pasted traceback, generated:
+
+- a bare exception name padded with spaces (a paste of a screen's rows keeps their padding):
+  `TimeoutError      ` is the traceback's exception line;
+- frames a terminal's wrap cut after `File "` (`File "/p/x.py", l`, the rest on the next row,
+  vllm#20647): still frames, so a traceback cut before its exception line is a symptom of a cause
+  the excerpt lacks, not nothing;
+- a CancelledError that Python prints as the direct cause of a TimeoutError (asyncio's timeouts
+  cancel the awaited task, then raise TimeoutError from it; vllm#10931): the timeout is the error
+  (causality.yaml `mechanisms`), while a CancelledError another error is raised from stays a cause.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logsleuth.model import LineKind, Verdict
+from logsleuth.pipeline import explain_text
+from logsleuth.signatures import default_signatures
+from logsleuth.tokenize.grammar import clean, parse_line
+
+SOME = settings(max_examples=25, deadline=None)
+NAMES = ["TimeoutError", "KeyboardInterrupt", "asyncio.exceptions.CancelledError",
+         "torch.OutOfMemoryError", "AssertionError"]
+PREFIXES = ["", "(VllmWorker rank=0 pid=20455) ", "[rank0]: ",
+            "(EngineCore_DP0 pid=812) ERROR 07-08 15:41:43 [core.py:710] "]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("pad", [" ", "      ", "\t", " \t  "])
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_a_padded_bare_exception_name_is_an_exception_line(name: str, pad: str,
+                                                           prefix: str) -> None:
+    line = parse_line(clean(prefix + name + pad))
+    assert line.kind is LineKind.EXCEPTION and line.exception == name
+
+
+@pytest.mark.parametrize("text", ["Timeout settings   ", "KeyboardInterrupt received  ",
+                                  "TimeoutError is raised when   "])
+def test_padding_does_not_make_prose_an_exception(text: str) -> None:
+    assert parse_line(clean(text)).kind is not LineKind.EXCEPTION
+
+
+SITE = "/usr/lib/python3.11/site-packages/vllm/"
+FRAMES = [(SITE + "v1/executor/multiproc_executor.py", 465, "worker_main",
+           "worker = WorkerProc(*args, **kwargs)"),
+          (SITE + "model_executor/model_loader/utils.py", 64, "initialize_model",
+           "return model_class(vllm_config=vllm_config, prefix=prefix)"),
+          (SITE + "model_executor/models/deepseek_v2.py", 743, "__init__",
+           "assert isinstance(layer, DeepseekV2DecoderLayer)")]
+HEAD = "(VllmWorker rank=0 pid=20455) ERROR 07-08 15:41:43 [multiproc_executor.py:487] "
+
+
+def _wrapped(width: int, prefixed: bool, exception: bool) -> list[str]:
+    """A worker's traceback as a terminal `width` columns wide shows it: every longer row cut."""
+    head = HEAD if prefixed else ""
+    rows = [head + "Traceback (most recent call last):"]
+    for path, number, function, code in FRAMES:
+        rows += [f'{head}  File "{path}", line {number}, in {function}', f"{head}    {code}"]
+    if exception:
+        rows.append(f"{head}AssertionError")
+    out: list[str] = []
+    for row in rows:
+        while len(row) > width:
+            out.append(row[:width])
+            row = row[width:]
+        out.append(row)
+    return out
+
+
+@SOME
+@given(st.integers(0, 3), st.integers(0, 30), st.booleans(), st.booleans())
+def test_a_traceback_with_wrapped_frames_cut_before_its_exception_is_a_symptom(
+        skip: int, extra: int, prefixed: bool, header: bool) -> None:
+    # every frame row cut somewhere after `File "` and its path's first characters
+    width = (len(HEAD) if prefixed else 0) + 2 + len('File "') + len(SITE) + extra
+    lines = _wrapped(width, prefixed, exception=False)[0 if header else 1:]
+    frames = [n for n, text in enumerate(lines) if 'File "' in text]
+    assert all("line" not in lines[n] or ", in " not in lines[n] for n in frames)
+    lines = lines[min(skip, len(frames) - 1) and frames[min(skip, len(frames) - 1)]:]
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING
+
+
+@SOME
+@given(st.integers(60, 140), st.booleans())
+def test_wrapped_frames_keep_the_exception_the_root(width: int, prefixed: bool) -> None:
+    lines = _wrapped(width + (len(HEAD) if prefixed else 0), prefixed, exception=True)
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.FAILURE
+    root = report.root_cause
+    assert root is not None and root.exception == "AssertionError"
+    assert root.line == len(lines)
+
+
+@pytest.mark.parametrize("text", ['  File "config.json"', 'File "/tmp/x.py", line 3',
+                                  '  File "a.py", l'])
+def test_a_short_quoted_file_is_no_frame(text: str) -> None:
+    assert parse_line(clean(text)).kind is not LineKind.FRAME
+
+
+AIOHTTP = "/venv/lib/python3.11/site-packages/aiohttp/"
+
+
+def _timeout_chain(cancelled: str, effect: str, reason: str, title: bool, pad: str) -> list[str]:
+    lines = ['"POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error'] if title else []
+    if title:
+        lines.append("ERROR:    Exception in ASGI application")
+    lines += ["Traceback (most recent call last):",
+              f'  File "{AIOHTTP}streams.py", line 344, in _wait', "    await waiter",
+              cancelled, "", reason, "",
+              "Traceback (most recent call last):",
+              f'  File "{AIOHTTP}client_reqrep.py", line 1214, in read',
+              "    self._body = await self.content.read()",
+              f'  File "{AIOHTTP}helpers.py", line 671, in __exit__',
+              "    raise asyncio.TimeoutError from exc_val", effect + pad]
+    return lines
+
+
+DIRECT = "The above exception was the direct cause of the following exception:"
+DURING = "During handling of the above exception, another exception occurred:"
+
+
+@pytest.mark.parametrize("cancelled", ["asyncio.exceptions.CancelledError", "CancelledError"])
+@pytest.mark.parametrize("effect", ["TimeoutError", "asyncio.TimeoutError",
+                                    "asyncio.exceptions.TimeoutError"])
+@pytest.mark.parametrize("title", [True, False])
+@pytest.mark.parametrize("pad", ["", "      "])
+def test_an_asyncio_timeout_is_the_error_not_its_cancel(cancelled: str, effect: str, title: bool,
+                                                        pad: str) -> None:
+    lines = _timeout_chain(cancelled, effect, DIRECT, title, pad)
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.FAILURE
+    root = report.root_cause
+    assert root is not None and root.exception == effect and root.line == len(lines)
+
+
+@pytest.mark.parametrize("effect,reason", [("RuntimeError: engine loop stopped", DIRECT),
+                                           ("TimeoutError", DURING)])
+def test_a_cancel_another_error_follows_from_stays_the_cause(effect: str, reason: str) -> None:
+    lines = _timeout_chain("asyncio.exceptions.CancelledError", effect, reason, False, "")
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    root = report.root_cause
+    assert root is not None and root.exception == "asyncio.exceptions.CancelledError"
+
+
+CUDA_ASSERT = ("/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:92: indexSelectLargeIndex: "
+               "block: [{b},0,0], thread: [{t},0,0] Assertion `srcIndex < srcSelectDimSize` "
+               "failed.")
+HIP_ASSERT = ("/pytorch/aten/src/ATen/native/hip/IndexKernel.hip:94: operator(): Device-side "
+              "assertion `-sizes[i] <= index && index < sizes[i] && \"index out of bounds\"' "
+              "failed.")
+CRASH_PREFIXES = ["", "(RayWorkerVllm pid=343836) ", "[rank3]: ", "(VllmWorker TP1 pid=77) "]
+
+
+@pytest.mark.parametrize("shape", [CUDA_ASSERT, HIP_ASSERT])
+@pytest.mark.parametrize("prefix", CRASH_PREFIXES)
+@pytest.mark.parametrize("pad", ["", "        "])
+def test_a_kernel_assert_is_an_error_line(shape: str, prefix: str, pad: str) -> None:
+    line = parse_line(clean(prefix + shape.format(b=3, t=64) + pad))
+    assert line.kind is LineKind.DIAGNOSTIC and line.exception == "device-side assertion"
+
+
+def test_a_host_assert_is_not_a_kernel_assert() -> None:
+    text = ("python3: /project/lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp:42: int "
+            "f(int): Assertion `false && \"computeCapability not supported\"' failed.")
+    assert parse_line(clean(text)).kind is not LineKind.DIAGNOSTIC
+
+
+@SOME
+@given(st.sampled_from([CUDA_ASSERT, HIP_ASSERT]), st.sampled_from(CRASH_PREFIXES),
+       st.integers(1, 40), st.booleans())
+def test_the_first_kernel_assert_is_the_root(shape: str, prefix: str, copies: int,
+                                             python_error: bool) -> None:
+    lines = ["INFO 12-20 08:54:51 model_runner.py:394] Capturing the model for CUDA graphs."]
+    lines += [prefix + shape.format(b=n % 7, t=n) for n in range(copies)]
+    if python_error:
+        lines += [prefix + "Traceback (most recent call last):",
+                  prefix + '  File "/x/vllm/worker/model_runner.py", line 12, in execute_model',
+                  prefix + "    output = self.model(**inputs)",
+                  prefix + "RuntimeError: CUDA error: device-side assert triggered"]
+    else:
+        lines += [prefix + "*** SIGABRT received at time=1703062736 on cpu 75 ***",
+                  prefix + "Fatal Python error: Aborted", prefix]
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.FAILURE
+    root = report.root_cause
+    assert root is not None and root.exception == "device-side assertion" and root.line == 2
