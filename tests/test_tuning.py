@@ -18,20 +18,13 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # (runpod-docker-ts-trust-remote-code-eoferror left this list when transformers' family, matched
 # by the library that raised the EOFError, began to name --trust-remote-code.)
 KNOWN_FIX_MISSES: dict[str, str] = {
-    # Why not fixed: the advice exists (distributed/not-enough-gpus-for-parallelism knows vLLM's
-    # WARNING "The number of required GPUs exceeds the total number of available GPUs in the
-    # placement group." and names --tensor-parallel-size), but the root cause is read as the
-    # SIGTERM that killed the waiting process, not that WARNING; the root is dev-root's work
-    # (KNOWN_VERDICT_MISSES). Once the WARNING is the root, this fix passes and must leave here.
-    "launchers/b-ray-v0-placement-group-gpus-short-sigterm":
-        "root read as the SIGTERM, not the placement-group WARNING whose signature has the fix",
     # Why not fixed: the excerpt is seven terminal-wrapped traceback lines ending at the source
     # line `assert isinstance(layer, DeepseekV2DecoderLayer)`, without the AssertionError line;
-    # logsleuth reads no failure at all (verdict no_failure), so no signature is matched. A
-    # traceback cut before its exception line is a verdict mechanism (dev-root's), and the
-    # PPMissingLayer reading is in the reporter's prose, not in the log.
+    # logsleuth rightly reads the cut traceback as a symptom (root_cause_missing), and the only
+    # text to match is that source line. The PPMissingLayer reading (a layer this pipeline stage
+    # does not own) is in the reporter's prose, not in the log: no signature can see it.
     "startup/f-v092-pp2-tp2-deepseek-v2-lite-pp-missing-layer-assert-cut":
-        "no failure read from a traceback cut before its exception line, so no advice",
+        "a traceback cut before its exception line: only a source line to match, no advice",
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
