@@ -49,11 +49,14 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # case 216/291. Re-measured on 309 cases (2026-12-03, session 10, after holdout-a's 18 g-* cases): verdict
 # 293/309, root 202/233, fix 70/117, case 230/309; the floors still hold, so they are unchanged. Re-measured at the end of session 10 (all
 # branches merged): verdict 294/309, root 202/233, fix 71/117, case 230/309; floors raised to that less 2.
+# Session 11: holdout-d's 30 cases in (338), then a random development split of 50 moved to tuning
+# (288). Measured at the end of session 11 on 288: verdict 277, root 199/221, fix 67/114, case 217;
+# floors are that less 2 (lower than before only because the set is smaller).
 FLOORS = {
-    "verdict": 292,
-    "root": 200,
-    "fix": 69,
-    "case": 228,
+    "verdict": 275,
+    "root": 197,
+    "fix": 65,
+    "case": 215,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
 # failing case called no_failure. Counted, never listed. Measured 6 on 106 cases; 14 on 162 cases
@@ -66,7 +69,8 @@ FLOORS = {
 # end of session 9 (three of them among holdout-a's 16 newest); 10 on 309 after holdout-a's 18 g-* cases
 # (none of them among the new ones, 2026-12-03, session 10); 9 on 309 at the end of session 10; plus a
 # margin of one. (One healthy case answered the wrong way moved to tuning after that measure: 8 on 308.)
-MAX_WRONG_WAY = 10
+# 7 on 338 after holdout-d's 30 (session 11); 5 on the 288 left by the random development split, plus 2.
+MAX_WRONG_WAY = 7
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
