@@ -8,6 +8,7 @@ failure can be replayed: `HYPOTHESIS_PROFILE=explore` draws fresh examples (and
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -24,3 +25,30 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 def mix_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A directory for the benchmark mixes the tests generate (tests/mix_logs.py)."""
     return str(tmp_path_factory.mktemp("mixes"))
+
+
+# Print how many fuzz cases ran, so a CI log shows the harness did its work. The counts travel
+# on the test's report (its `user_properties`), not through a module global: under pytest-xdist
+# the fuzz test runs in a worker and the summary prints in the controller, which loads only this
+# top-level conftest (not tests/fuzz/'s).
+FUZZ_TEST = "test_fuzz_pipeline"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    if call.when == "call" and item.name == FUZZ_TEST:
+        from fuzz.test_fuzz import COUNT
+
+        outcome.get_result().user_properties.append(("fuzz_counts", dict(COUNT)))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    reports = [report for outcome in ("passed", "failed")
+               for report in terminalreporter.stats.get(outcome, [])]
+    for report in reports:
+        for name, counts in getattr(report, "user_properties", []):
+            if name == "fuzz_counts" and counts["cases"]:
+                terminalreporter.write_line(
+                    f"fuzz: {counts['cases']:,} cases through read/tokenize/assemble/infer, "
+                    f"{counts['full']:,} of them through the full report")
