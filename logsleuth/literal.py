@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 import re2
@@ -96,19 +96,9 @@ def looked_ahead_literals(pattern: str, shortest: int = 3) -> tuple[str, ...]:
 def _top_level_lookaheads(pattern: str) -> list[str]:
     """What each `(?=...)` outside other groups and character classes holds."""
     found: list[str] = []
-    depth, in_class, index, opened = 0, False, 0, -1
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\":
-            index += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-            if pattern[index + 1:index + 2] == "]":
-                index += 1
-        elif char == "(":
+    depth, opened = 0, -1
+    for index, char in _outside_classes(pattern):
+        if char == "(":
             if depth == 0 and pattern.startswith("(?=", index):
                 opened = index + 3
             depth += 1
@@ -118,7 +108,6 @@ def _top_level_lookaheads(pattern: str) -> list[str]:
                 if pattern[index + 1:index + 2] not in ("?", "*", "{"):  # not made optional
                     found.append(pattern[opened:index])
                 opened = -1
-        index += 1
     return found
 
 
@@ -131,7 +120,22 @@ def skips_any_text(pattern: str) -> bool:
 def _top_level_branches(pattern: str) -> list[str]:
     """`pattern` split at each `|` outside groups and character classes."""
     branches: list[str] = []
-    start, depth, in_class, index = 0, 0, False, 0
+    start, depth = 0, 0
+    for index, char in _outside_classes(pattern):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+        elif char == "|" and depth == 0:
+            branches.append(pattern[start:index])
+            start = index + 1
+    branches.append(pattern[start:])
+    return branches
+
+
+def _outside_classes(pattern: str) -> Iterator[tuple[int, str]]:
+    """Each position and character of `pattern` outside escapes and character classes."""
+    in_class, index = False, 0
     while index < len(pattern):
         char = pattern[index]
         if char == "\\":
@@ -143,16 +147,9 @@ def _top_level_branches(pattern: str) -> list[str]:
             in_class = True
             if pattern[index + 1:index + 2] == "]":  # `[]...]`: the first `]` is a member
                 index += 1
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth = max(0, depth - 1)
-        elif char == "|" and depth == 0:
-            branches.append(pattern[start:index])
-            start = index + 1
+        else:
+            yield index, char
         index += 1
-    branches.append(pattern[start:])
-    return branches
 
 
 class Screen:

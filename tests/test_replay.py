@@ -119,6 +119,17 @@ _record = st.tuples(st.sampled_from(_PROCESSES), st.sampled_from(_LEVELS),
                     | st.lists(st.integers(0, len(_BODIES) - 1), min_size=1, max_size=8))
 
 
+def _printed(draw: st.DrawFn, head: str, bodies: list[str], *, odds: int,
+             first: int) -> list[str]:
+    """A multi-line record as vLLM prints it (the header on every line, `\r` between them);
+    one time in `odds + 1` another process's line lands inside it, at or after `first`."""
+    printed = [head + body + "\r" for body in bodies]
+    printed[-1] = printed[-1][:-1]
+    if draw(st.integers(0, odds)) == 0:
+        printed.insert(draw(st.integers(first, len(printed))), draw(st.sampled_from(_OTHERS)))
+    return printed
+
+
 @st.composite
 def _logs(draw: st.DrawFn) -> bytes:
     """A few distinct records printed many times at different times, interleaved with other
@@ -128,11 +139,7 @@ def _logs(draw: st.DrawFn) -> bytes:
     for _ in range(draw(st.integers(1, 24))):
         prefix, level, site, bodies = records[draw(st.integers(0, len(records) - 1))]
         head = f"{prefix}{level} {draw(st.sampled_from(_TIMES))} [{site}] "
-        printed = [head + _BODIES[b] + "\r" for b in bodies]
-        printed[-1] = printed[-1][:-1]
-        if draw(st.integers(0, 3)) == 0:  # another process's line lands inside the record
-            printed.insert(draw(st.integers(0, len(printed))), draw(st.sampled_from(_OTHERS)))
-        lines += printed
+        lines += _printed(draw, head, [_BODIES[b] for b in bodies], odds=3, first=0)
         lines += draw(st.lists(st.sampled_from(_OTHERS), max_size=2))
     return ("\n".join(lines) + "\n").encode("utf-8")
 
@@ -185,10 +192,7 @@ def _digit_logs(draw: st.DrawFn) -> bytes:
         head = f"{prefix}{level} 01-24 01:{second // 60:02d}:{second % 60:02d} [{site}] "
         values = [draw(numbers) for _ in range(4)]
         bodies = [title, *(_BODIES[b] for b in middle), last.format(*values)]
-        printed = [head + body + "\r" for body in bodies]
-        printed[-1] = printed[-1][:-1]
-        if draw(st.integers(0, 4)) == 0:
-            printed.insert(draw(st.integers(1, len(printed))), draw(st.sampled_from(_OTHERS)))
+        printed = _printed(draw, head, bodies, odds=4, first=1)
         if draw(st.integers(0, 4)) == 0:  # the same channel goes on after the exception
             printed.append(head + draw(st.sampled_from(("  Please reduce the length.", "",
                                                         _BODIES[3]))))
