@@ -51,10 +51,12 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # branches merged): verdict 294/309, root 202/233, fix 71/117, case 230/309; floors raised to that less 2.
 # Session 11: holdout-d's 30 cases in (338), then a random development split of 50 moved to tuning
 # (288). Measured at the end of session 11 on 288: verdict 277, root 199/221, fix 67/114, case 217;
-# floors are that less 2 (lower than before only because the set is smaller).
+# floors are that less 2 (lower than before only because the set is smaller). Then the end check
+# printed two cases, which moved to tuning (286): verdict 275, root 198/219, fix 67/113, case 217;
+# the verdict and root floors follow, less 2.
 FLOORS = {
-    "verdict": 275,
-    "root": 197,
+    "verdict": 273,
+    "root": 196,
     "fix": 65,
     "case": 215,
 }
@@ -72,10 +74,10 @@ FLOORS = {
 # 7 on 338 after holdout-d's 30 (session 11); 5 on the 288 left by the random development split, plus 2.
 MAX_WRONG_WAY = 7
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
-# development split moved to tuning, see the README;
+# development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
 # lower it only when a case is moved out as the README asks), and the groups it must have.
-MIN_CASES = 288
+MIN_CASES = 286
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...

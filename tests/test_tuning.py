@@ -1,4 +1,4 @@
-"""The tuning set (tests/fixtures/tuning): 196 real vLLM logs from public bug reports (24 of
+"""The tuning set (tests/fixtures/tuning): 198 real vLLM logs from public bug reports (24 of
 them the former holdout set). Mechanisms and signatures were tuned on it, so it is no longer a
 measure of unseen logs (that is tests/fixtures/holdout now); it stays as a regression guard: every
 verdict and root cause must be right, and the misses that remain are listed, not hidden."""
@@ -18,6 +18,14 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # (runpod-docker-ts-trust-remote-code-eoferror left this list when transformers' family, matched
 # by the library that raised the EOFError, began to name --trust-remote-code.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Why not fixed: moved in from the held-out set by the end-of-session-11 check, minutes
+    # before the session ended. The root is right (ModuleNotFoundError for pyarrow raised while
+    # Ray's compiled graph imports ray.air); the missing-optional-package family answers with
+    # "install the package named in the message", which is right but does not itself name
+    # pyarrow. Naming it needs an exact signature for Ray compiled graphs' own dependencies
+    # (pyarrow, and the Ray version vLLM's compiled-graph path expects), not yet written.
+    "launchers/b-ray-v083-cgraph-pyarrow-missing-first-request":
+        "family advice says to install the package the message names; no signature names pyarrow",
     # Why not fixed: the excerpt is seven terminal-wrapped traceback lines ending at the source
     # line `assert isinstance(layer, DeepseekV2DecoderLayer)`, without the AssertionError line;
     # logsleuth rightly reads the cut traceback as a symptom (root_cause_missing), and the only
@@ -28,6 +36,15 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Why not fixed (root only): moved in from the held-out set by the end-of-session-11 check,
+    # minutes before the session ended. Worker pid 270291's dateless glog watchdog lines
+    # (`[rank3]:[E219 ...] Watchdog caught collective operation timeout`, line 1) and its C++
+    # `Unhandled exception` are found when read alone, but in the whole log they appear neither
+    # as root nor as symptom; another worker's Ray `logging.cc: Stack trace:` line of the same
+    # second (line 39) is the root. Which stage drops them is not yet analysed.
+    "launchers/b-ray-nccl-watchdog-timeout-allreduce":
+        "one worker's NCCL watchdog lines vanish from the whole log's report; another's Ray "
+        "stack-trace line is read as root",
     # Why not fixed: the only evidence that the run ended well is the trainer's own
     # `Training Progress: 100% 6/6` bar and its metrics printed after the traceback. The bar is
     # not a vLLM lifecycle line (a finished bar right before a fatal error is the common shape of
