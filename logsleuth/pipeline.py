@@ -24,8 +24,7 @@ from logsleuth.read import LogInput, Source, input_from_text, open_input
 from logsleuth.signatures import SignatureSet, Target, default_signatures
 from logsleuth.signatures.match import (CHAIN_WEIGHT, ROOT_WEIGHT, SYMPTOM_WEIGHT,
                                         SYMPTOM_WEIGHT_BESIDE_ROOT)
-from logsleuth.tokenize import TokenizeStats, tokenize, tokenize_runs
-from logsleuth.tokenize.scan import Tokenizer
+from logsleuth.tokenize import TokenizeStats, parse_every_line, tokenize, tokenize_runs
 from logsleuth.tokenize.halves import can_split, tokenize_halves
 from logsleuth.tokenize.sniff import HEAD_BYTES, looks_like_log
 
@@ -173,14 +172,11 @@ def _infer(events: list[Event], stats: TokenizeStats) -> Inference:
 
 
 def _pasted_lines(head: bytes, line_count: int) -> list[LogLine]:
-    """Every line of a short input, parsed (the streaming pass parses anchored lines only),
-    or none when the input is longer than a paste or the head does not hold all of it."""
-    raw = head.split(b"\n")
-    if line_count > PASTE_LINES or len(raw) < line_count:
+    """Every line of a short input, parsed, or none when the input is longer than a paste or
+    the head does not hold all of it."""
+    if line_count > PASTE_LINES or head.count(b"\n") + 1 < line_count:
         return []
-    tokenizer = Tokenizer()
-    return [tokenizer.parse(number, line.rstrip(b"\r")) for number, line in enumerate(raw, 1)
-            if line.strip()]
+    return parse_every_line(head)
 
 
 def _no_errors(events: list[Event]) -> bool:

@@ -234,6 +234,14 @@ _BODY_BYTES = 1024  # longer bodies rarely repeat (grammar.CACHED_BODY_CHARS)
 _BODIES = 4096
 
 
+def parse_every_line(data: bytes) -> list[LogLine]:
+    """Every non-blank line of `data` parsed, anchored or not (`tokenize` parses only the lines
+    an anchor selects): for an input short enough to read line by line, a paste."""
+    tokenizer = Tokenizer()
+    return [tokenizer.parse(number, line.rstrip(b"\r"))
+            for number, line in enumerate(data.split(b"\n"), 1) if line.strip()]
+
+
 def tokenize(blocks: Iterable[bytes], stats: TokenizeStats | None = None) -> Iterator[LogLine]:
     """Yield a LogLine for every anchored line of the blocks, in order, correctly numbered.
 

@@ -8,7 +8,7 @@ fewer cases, for shrinking). A failure names its seed, which rebuilds the same l
 `FUZZ_EXAMPLES=500000 pytest tests/fuzz` runs longer. Every case goes through read, tokenize,
 assemble and the causal inference, and must not raise; every FULL_EVERY-th case also goes through
 signature matching and the JSON report, which must validate against tests/report.schema.json.
-The count of cases run is printed in pytest's summary (tests/fuzz/conftest.py).
+The count of cases run is printed in pytest's summary (the hooks in tests/conftest.py).
 """
 
 from __future__ import annotations
