@@ -1,4 +1,4 @@
-"""The tuning set (tests/fixtures/tuning): 198 real vLLM logs from public bug reports (24 of
+"""The tuning set (tests/fixtures/tuning): 238 real vLLM logs from public bug reports (24 of
 them the former holdout set). Mechanisms and signatures were tuned on it, so it is no longer a
 measure of unseen logs (that is tests/fixtures/holdout now); it stays as a regression guard: every
 verdict and root cause must be right, and the misses that remain are listed, not hidden."""
@@ -18,6 +18,14 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # (runpod-docker-ts-trust-remote-code-eoferror left this list when transformers' family, matched
 # by the library that raised the EOFError, began to name --trust-remote-code.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Session 12's random development split as it came in (cold). Under study: each leaves this
+    # list when fixed, or gets its own "Why not fixed" reason.
+    "launchers/b-openvino-cpu-use-cache-valueerror": "session-12 development split, cold: not yet analysed",
+    "runtime/b-v05-spec-decode-block-table-broadcast-mid-traceback": "session-12 development split, cold: not yet analysed",
+    "runtime/c-neuron-inf2-first-request-execution-out-of-bounds-excerpt": "session-12 development split, cold: not yet analysed",
+    "startup/e-v01-databricks-activation-ops-undefined-symbol-oneline": "session-12 development split, cold: not yet analysed",
+    "startup/g-v0260-dgx-spark-gb10-qwen36-35b-a3b-fp8-moe-marlin-linear-cutlass-error-internal": "session-12 development split, cold: not yet analysed",
+    "startup/v09-v1-llm-class-kv-transfer-config-dict": "session-12 development split, cold: not yet analysed",
     # Why not fixed: moved in from the held-out set by the end-of-session-11 check, minutes
     # before the session ended. The root is right (ModuleNotFoundError for pyarrow raised while
     # Ray's compiled graph imports ray.air); the missing-optional-package family answers with
@@ -36,6 +44,16 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Session 12's random development split as it came in (cold). Under study: each leaves this
+    # list when fixed, or gets its own "Why not fixed" reason.
+    "launchers/b-k8s-rocm-kubectl-hip-invalid-argument": "session-12 development split, cold: not yet analysed",
+    "runtime/b-v05-pascal-gptq-long-prompt-engine-iteration-timeout": "session-12 development split, cold: not yet analysed",
+    "runtime/b-v091-docker-illegal-memory-access-tolist": "session-12 development split, cold: not yet analysed",
+    "runtime/c-neuron-inf2-first-request-execution-out-of-bounds-excerpt": "session-12 development split, cold: not yet analysed",
+    "runtime/c-v023-triton-server-ray-gtx1080ti-no-kernel-image": "session-12 development split, cold: not yet analysed",
+    "runtime/f-v05-ray-data-llava-next-batch-image-tokens-placeholders-swallowed": "session-12 development split, cold: not yet analysed",
+    "startup/e-v01-databricks-activation-ops-undefined-symbol-oneline": "session-12 development split, cold: not yet analysed",
+    "startup/v08-registry-inspect-subprocess-triton-placeholder": "session-12 development split, cold: not yet analysed",
     # Why not fixed (root only): moved in from the held-out set by the end-of-session-11 check,
     # minutes before the session ended. Worker pid 270291's dateless glog watchdog lines
     # (`[rank3]:[E219 ...] Watchdog caught collective operation timeout`, line 1) and its C++
