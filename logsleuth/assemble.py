@@ -347,6 +347,12 @@ class Assembler:
                 self._flush_title(channel, out)
 
         if kind in (LineKind.TRACEBACK_HEADER, LineKind.GROUP_HEADER):
+            if trace is not None and trace.closing and _introduces_traceback(trace):
+                # the text above is the traceback's own headline, not an error of its own
+                channel.trace = None
+                channel.title = (_headline(trace), trace.first_line, None, trace.time, None,
+                                 False)
+                trace = None
             if trace is not None and trace.closing:
                 self._flush(channel, out)
             elif trace is not None and not trace.fault_dump:
@@ -520,6 +526,8 @@ class Assembler:
         if channel.title is not None:
             title, first = channel.title[0], channel.title[1]
             channel.title = None
+        elif line.kind is LineKind.TRACEBACK_HEADER and line.exception:
+            title = line.text.strip()  # a header that names what it wraps (Ray's, a wrapper's)
         channel.trace = _Trace(first, line.number, line.process, line.site is None, line.time,
                                title=title, cause=channel.chain_next,
                                quiet=line.level in _QUIET_LEVELS or channel.ignoring,
@@ -658,6 +666,27 @@ def _inside_shifted(line: LogLine, indent: int) -> bool:
 def _introduces_inner(trace: _Trace) -> bool:
     """The trace's message so far ends with "raised:": the next line names the inner error."""
     return bool(trace.message_lines) and trace.message_lines[-1].rstrip().endswith(" raised:")
+
+
+def _introduces_traceback(trace: _Trace) -> bool:
+    """A traceback header that follows this closing trace in its channel is the traceback the
+    trace's text introduces, not a new error:
+    - a native error's text as a logged record's message (`logger.exception(e)` in V0's engine
+      prints str(e) first: `ERROR [engine.py:366] HIP error: invalid argument`, then the
+      traceback that ends in `RuntimeError: HIP error: invalid argument`);
+    - an exception whose message announces a traceback it carries with a colon at the end of its
+      first line (`RuntimeError: Error raised in subprocess:`, then the child's stderr: maybe a
+      warning, then its traceback). The carried traceback's exception is the error."""
+    if trace.fault_dump or not trace.message_lines:
+        return False
+    if trace.kind is EventKind.FATAL:
+        return trace.site is not None and not trace.raw
+    return trace.kind is EventKind.EXCEPTION and trace.message_lines[0].rstrip().endswith(":")
+
+
+def _headline(trace: _Trace) -> str:
+    first = trace.message_lines[0].strip() if trace.message_lines else ""
+    return f"{trace.exception}: {first}" if first else str(trace.exception)
 
 
 def _exception_at(line: LogLine, indent: int) -> LogLine | None:

@@ -466,6 +466,9 @@ _CRASH_WINDOW = 60  # lines: one crash prints its signal banner and its Python s
 _FAULTHANDLER = "Fatal Python error"
 
 
+_CHAINS = (ChainReason.DIRECT_CAUSE, ChainReason.DURING_HANDLING)
+
+
 def _fold_mechanisms(errors: list[ErrorEvent], know: Causality) -> list[ErrorEvent]:
     """The errors without those that are only how the exception raised from them came about
     (causality.yaml `mechanisms`: the CancelledError an asyncio timeout raises its TimeoutError
@@ -474,7 +477,9 @@ def _fold_mechanisms(errors: list[ErrorEvent], know: Causality) -> list[ErrorEve
     folded: dict[int, ErrorEvent] = {}  # mechanism id -> the exception raised from it
     for event in errors:
         cause = by_id.get(event.cause_id) if event.cause_id is not None else None
-        if cause is not None and event.cause_reason is ChainReason.DIRECT_CAUSE \
+        # either chain: Python < 3.11's asyncio raises the TimeoutError while it handles the
+        # CancelledError ("During handling of the above exception"), 3.11+ raises it `from` it
+        if cause is not None and event.cause_reason in _CHAINS \
                 and cause.process == event.process \
                 and know.is_mechanism(cause.exception, event.exception):
             folded[cause.id] = event
@@ -670,10 +675,15 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work) -> None:
         before = causes[:bisect_left(cause_lines, node.event.line)]
         if node.embedded:
             quoted = _first_line(node.embedded)
-            for cause in before:
-                if quoted in cause.event.message \
-                        and not work.healthy_between(cause, node.event.first_line):
-                    link(cause.event, node.event, LinkReason.EMBEDDED)
+            holders = [cause for cause in before if quoted in cause.event.message
+                       and not work.healthy_between(cause, node.event.first_line)]
+            # the quote is str(e) of the exception it reports: one whose message begins with it
+            # is that exception; another that only holds it in its text (torch's watchdog:
+            # `... terminated with exception: CUDA error: ...`) reports the same error
+            exact = [cause for cause in holders
+                     if _first_line(cause.event.message).startswith(quoted)]
+            for cause in exact or holders:
+                link(cause.event, node.event, LinkReason.EMBEDDED)
         if node.role is EventRole.SYMPTOM:
             for cause in before[-_POINTER_REACH:]:
                 # a request's error vLLM answered is not what a later report of a failure

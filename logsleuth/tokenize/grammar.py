@@ -152,7 +152,8 @@ _GLOG_LEVELS = {"D": Level.DEBUG, "I": Level.INFO, "W": Level.WARNING, "E": Leve
                 "F": Level.CRITICAL}
 # Short labels for fatal lines: `*** SIGSEGV received ...` is `SIGSEGV`, C++'s
 # `terminate called after throwing an instance of 'c10::Error'` is `terminate`.
-_FATAL_LABELS = {"*** SIG": "SIG", "terminate called": "terminate", "what()": "terminate"}
+_FATAL_LABELS = {"*** SIG": "SIG", "terminate called": "terminate", "what()": "terminate",
+                 "Unhandled exception": "terminate"}
 # A shell's words for the signal that ended a child (bash's and zsh's job reports, fish's signal
 # name), as the label the shell prints for a foreground crash (`Segmentation fault (core dumped)`)
 # and the signatures name: zsh's `illegal hardware instruction` is bash's `Illegal instruction`.
@@ -331,6 +332,12 @@ class _ToRecords(Transformer[Token, object]):
         # is the one the traceback ends with); the wrapper's name is kept as the exception
         text = str(items[0]).strip()
         return _Body(LineKind.TRACEBACK_HEADER, text, exception=text.partition(": ")[0])
+
+    def ray_unhandled(self, items: list[Token]) -> _Body:
+        # Ray's `Unhandled error (suppress with ...): ray::W.m() (pid=...)`: the header of the
+        # remote traceback that follows, the title of its error
+        text = str(items[0]).strip()
+        return _Body(LineKind.TRACEBACK_HEADER, text, exception=text.partition(" (")[0])
 
     group_header = _simple(LineKind.GROUP_HEADER)
     group_box = _simple(LineKind.GROUP_BOX)
