@@ -23,7 +23,6 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     "launchers/b-openvino-cpu-use-cache-valueerror": "session-12 development split, cold: not yet analysed",
     "runtime/b-v05-spec-decode-block-table-broadcast-mid-traceback": "session-12 development split, cold: not yet analysed",
     "runtime/c-neuron-inf2-first-request-execution-out-of-bounds-excerpt": "session-12 development split, cold: not yet analysed",
-    "startup/e-v01-databricks-activation-ops-undefined-symbol-oneline": "session-12 development split, cold: not yet analysed",
     "startup/g-v0260-dgx-spark-gb10-qwen36-35b-a3b-fp8-moe-marlin-linear-cutlass-error-internal": "session-12 development split, cold: not yet analysed",
     "startup/v09-v1-llm-class-kv-transfer-config-dict": "session-12 development split, cold: not yet analysed",
     # Why not fixed: moved in from the held-out set by the end-of-session-11 check, minutes
@@ -47,8 +46,6 @@ KNOWN_VERDICT_MISSES = {
     # Session 12's random development split as it came in (cold). Under study: each leaves this
     # list when fixed, or gets its own "Why not fixed" reason.
     "runtime/c-neuron-inf2-first-request-execution-out-of-bounds-excerpt": "session-12 development split, cold: not yet analysed",
-    "runtime/f-v05-ray-data-llava-next-batch-image-tokens-placeholders-swallowed": "session-12 development split, cold: not yet analysed",
-    "startup/e-v01-databricks-activation-ops-undefined-symbol-oneline": "session-12 development split, cold: not yet analysed",
     # Why not fixed: the only evidence that the run ended well is the trainer's own
     # `Training Progress: 100% 6/6` bar and its metrics printed after the traceback. The bar is
     # not a vLLM lifecycle line (a finished bar right before a fatal error is the common shape of

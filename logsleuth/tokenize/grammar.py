@@ -428,6 +428,16 @@ class _ToRecords(Transformer[Token, object]):
     killed = _labelled("Killed", LineKind.FATAL)
     compiler_error = _labelled("compiler error")
     linker_error = _labelled("linker error")
+
+    def loader_error(self, items: list[Token]) -> _Body:
+        # the loader's text is the message Python raises it with: an extension module's import
+        # (CPython's `.cpython-310-...so`, the stable ABI's `.abi3.so`) fails with ImportError,
+        # ctypes' load of any other library with OSError
+        text = str(items[0]).strip()
+        library = text.partition(": ")[0].rsplit("/", 1)[-1]
+        extension = ".cpython-" in library or ".abi3.so" in library
+        return _Body(LineKind.EXCEPTION_REPR, text,
+                     exception="ImportError" if extension else "OSError", message=text)
     usage_error = _labelled("usage error")
     exit_report = _labelled("exited")
     launcher_error = _labelled("launcher error")
