@@ -29,7 +29,7 @@ from logsleuth.assemble import CUT_TRACEBACK
 from logsleuth.fingerprint import fingerprint
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRole, Inference,
-                             LineKind, Link, LinkReason, Milestone, MilestoneKind, Phase, Process,
+                             MAIN, LineKind, Link, LinkReason, Milestone, MilestoneKind, Phase, Process,
                              Role, Run, Verdict)
 from logsleuth.runs import (Outcome, RunKey, explained_index, outcome_of, run_key, split_runs,
                             start_time, summarize)
@@ -757,14 +757,24 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
     # aborted over them: torch's NCCL watchdog logs `Watchdog caught collective operation timeout`
     # at E level, then throws from its thread and the process dies. Those records weigh as its
     # crash does (causality.yaml `native`).
+    # So do those right before the process's Python code raised the exception the native call
+    # failed with (Neuron's runtime logs `failed to run scatter/gather ... out-of-bound access`,
+    # then `RuntimeError: Failed to execute the model status=1006`): the native text says why.
+    # Native code writes to the process's stderr without vLLM's prefix, so an unnamed process's
+    # native records count for whichever process crashes or raises right after them.
     crashes: dict[Process, list[int]] = {}
     for node in nodes.values():
-        if node.event.kind is EventKind.FATAL:
+        if node.event.kind is EventKind.FATAL or node.event.kind is EventKind.EXCEPTION \
+                and node.role is EventRole.CAUSE and not node.handled and not node.request:
             crashes.setdefault(node.event.process, []).append(node.event.first_line)
+    everywhere = sorted(line for lines in crashes.values() for line in lines)
 
     def aborted_over(event: ErrorEvent) -> bool:
-        return know.logged_natively(event.site, event.exception) and any(
-            0 <= start - event.last_line <= _CRASH_WINDOW for start in crashes.get(event.process, ()))
+        if not know.logged_natively(event.site, event.exception):
+            return False
+        unnamed = event.process == MAIN
+        starts = everywhere if unnamed else crashes.get(event.process, ())
+        return any(0 <= start - event.last_line <= _CRASH_WINDOW for start in starts)
 
     def rank(node: _Node) -> tuple[int, int, int, int, int, int]:
         weak = node.event.kind is EventKind.ERROR_RECORD and not aborted_over(node.event)

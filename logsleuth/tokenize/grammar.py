@@ -43,7 +43,7 @@ _WIDE_SPACES = {ord(c): " " for c in
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
                  "pybasic", "cut_record", "loguru", "ci_command", "ray_serve",
-                 "kserve")
+                 "kserve", "neuron")
 
 
 @cache
@@ -292,6 +292,11 @@ class _ToRecords(Transformer[Token, object]):
         logger = fields[3] if fields[2].isdigit() else fields[2]
         site = text.partition("[")[2].rpartition("]")[0] or logger
         return _Header(level, f"{fields[0][5:]} {fields[1].split('.')[0]}", site)
+
+    def neuron(self, items: list[Token]) -> _Header:
+        # `2026-Jun-25 14:34:26.362810   275:2040  ERROR  TDRV:exec_process_custom_notification `
+        date, clock, _, level, site = str(items[0]).split()[:5]
+        return _Header(_level_word(level), f"{date[5:]} {clock.split('.')[0]}", site)
 
     def pybasic(self, items: list[Token]) -> _Header:
         # `ERROR:root:`
@@ -615,6 +620,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "STREAM_TAG": (0, "launcher"), "LOGFMT": (0, "relay"), "GREP_FILE": (0, "launcher"), "JOURNALD_ISO": (0, "journald"),
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
     "RAY_SERVE_HEADER": (2, "ray_serve"), "KSERVE_HEADER": (2, "kserve"),
+    "NEURON_HEADER": (2, "neuron"),
 }
 
 
