@@ -54,18 +54,24 @@ def explain(lines: list[str]) -> Report:
     return explain_text("\n".join(lines) + "\n", signatures=default_signatures())
 
 
+OTHER = '(APIServer pid=1) INFO:     127.0.0.1:5 - "GET /health HTTP/1.1" 200 OK'
+
+
 @SOME
 @given(st.sampled_from(OUTERS), st.sampled_from(HEADS), st.sampled_from(NATIVE),
-       st.integers(0, 3), st.integers(1, 4), st.booleans())
+       st.integers(0, 3), st.integers(1, 4), st.booleans(),
+       st.lists(st.integers(1, 12), max_size=3))
 def test_a_native_error_logged_as_a_records_message_heads_its_traceback(
         outer: str, head: str, native: tuple[str, list[str]], notes: int, frames: int,
-        reported: bool) -> None:
+        reported: bool, others: list[int]) -> None:
     text, more = native
     more = more[:notes]
-    notes = len(more)
-    record = [text, *more, "Traceback (most recent call last):", *FRAMES[-frames:],
-              f"RuntimeError: {text}", *more, ""]
-    lines = [*START, *(head + line for line in record)]
+    record = [head + line for line in [text, *more, "Traceback (most recent call last):",
+                                       *FRAMES[-frames:], f"RuntimeError: {text}", *more, ""]]
+    # another process's lines land between the record's (their own channel)
+    for at in sorted(others, reverse=True):
+        record.insert(min(at, len(record) - 1), OTHER)
+    lines = [*START, *record]
     if reported:
         lines.append("RuntimeError: Engine process failed to start. See stack trace for the "
                      "root cause.")
@@ -74,7 +80,7 @@ def test_a_native_error_logged_as_a_records_message_heads_its_traceback(
     root = report.root_cause
     assert report.verdict is Verdict.FAILURE and root is not None, report.reasons
     assert root.exception == "RuntimeError" and root.message.startswith(text)
-    assert root.line == len(START) + 1 + notes + 1 + frames + 1
+    assert lines[root.line - 1].endswith(f"RuntimeError: {text}")
     assert root.first_line == len(START) + 1
 
 

@@ -48,3 +48,15 @@ def test_a_typed_loader_error_stays_the_typed_exception(library: tuple[str, str]
 def test_prose_about_a_library_is_not_a_loader_error() -> None:
     line = parse_line("Loaded libcudart.so.12: version 12.4 found")
     assert line.exception is None
+
+
+@SOME
+@given(st.sampled_from(LIBRARIES), st.sampled_from(REASONS), st.data())
+def test_a_loader_error_cut_at_its_start_is_still_found(library: tuple[str, str], reason: str,
+                                                        data: st.DataObject) -> None:
+    # a paste or a terminal that cut the line's start anywhere inside the library's path
+    path = library[0]
+    cut = data.draw(st.integers(0, path.rindex(".so") - 1))
+    report = explain_text(f"{path[cut:]}: {reason}\n")
+    assert report.root_cause is not None and report.root_cause.line == 1
+    assert reason in report.root_cause.message
