@@ -70,6 +70,9 @@ class _Trace:
     site: str | None = None  # the logger call site of the channel (None: raw output)
     indent: int = 0  # the column of an indented `Traceback` header (pip's output box)
     headless: bool = False  # opened at a frame: the log was cut above its `Traceback` header
+    # the error whose text headed this traceback (_introduces_traceback): it stands as an error
+    # of its own again if the traceback is cut or ends in a report of a failure elsewhere
+    carrier: _Trace | None = None
 
     @property
     def closing(self) -> bool:
@@ -347,17 +350,19 @@ class Assembler:
                 self._flush_title(channel, out)
 
         if kind in (LineKind.TRACEBACK_HEADER, LineKind.GROUP_HEADER):
+            carrier = None
             if trace is not None and trace.closing and _introduces_traceback(trace):
                 # the text above is the traceback's own headline, not an error of its own
-                channel.trace = None
-                channel.title = (_headline(trace), trace.first_line, None, trace.time, None,
-                                 False)
-                trace = None
+                channel.trace, carrier, trace = None, trace, None
+                channel.title = (_headline(carrier), carrier.first_line, None, carrier.time,
+                                 None, False)
             if trace is not None and trace.closing:
                 self._flush(channel, out)
             elif trace is not None and not trace.fault_dump:
                 return self._extend(trace, line)  # a traceback printed inside another's note
             self._open(channel, line)
+            if channel.trace is not None:
+                channel.trace.carrier = carrier
         elif kind is LineKind.FRAME:
             if trace is None:
                 self._open(channel, line)  # a log cut in the middle of a traceback
@@ -545,6 +550,10 @@ class Assembler:
         channel.trace = None
         if trace is None or trace.quiet:
             return  # a traceback logged as a warning is printed on purpose, the process goes on
+        if trace.carrier is not None and not self._carries(trace):
+            carried = _event_of(trace.carrier, self._new_id())
+            channel.last_event = carried.id
+            out.append(carried)
         if trace.exception is None:
             # A traceback cut before its exception line (a log pasted in part, a process killed
             # mid-print): the failure shows, its cause does not.
@@ -554,6 +563,15 @@ class Assembler:
         event = _event_of(trace, self._new_id())
         channel.last_event = event.id
         out.append(event)
+
+    def _carries(self, trace: _Trace) -> bool:
+        """Whether the traceback its carrier headed stands for it: complete, and not a report
+        that the failure happened elsewhere (a parent's `Engine core initialization failed`
+        after a child's error printed in the same stream)."""
+        if trace.exception is None:
+            return False
+        message = trace.message_lines[0] if trace.message_lines else ""
+        return self._causality.symptom_of(f"{trace.exception}: {message}".rstrip(": ")) is None
 
     def pending_from(self) -> int | None:
         """The first line of the earliest error still being assembled (None: none is)."""
@@ -778,7 +796,7 @@ def _relative_state(channel: _Channel, first: int, time: str | None, process: Pr
     trace = channel.trace
     traced = None
     if trace is not None:
-        if trace.process != process or trace.cause is not None:
+        if trace.process != process or trace.cause is not None or trace.carrier is not None:
             return None
         traced = _TraceAt(trace.first_line - first, trace.last_line - first, trace.raw,
                           _when(trace.time, time), trace.kind, trace.title, tuple(trace.frames),

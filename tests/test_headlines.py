@@ -251,3 +251,22 @@ def test_rays_terminate_handler_makes_the_watchdog_records_the_crash(
     assert root is not None, report.reasons
     assert "Watchdog caught collective operation timeout" in root.message
     assert root.line == 1 and root.process.pid == 270291
+
+
+@SOME
+@given(st.sampled_from(OUTERS), st.integers(1, 4),
+       st.sampled_from(["RuntimeError: Engine core initialization failed. See root cause above. "
+                        "Failed core proc(s): {}", None]))
+def test_a_carrier_stands_alone_when_what_follows_is_a_report_or_cut(
+        outer: str, frames: int, after: str | None) -> None:
+    # a child's error whose message ends in a colon, then in the same stream the parent's
+    # traceback that only reports it (or a traceback cut before its exception line)
+    first = "ValueError: The model's max seq len is larger than the KV cache can hold:"
+    lines = ["Traceback (most recent call last):", *FRAMES[-frames:], first,
+             "Traceback (most recent call last):", *FRAMES[-frames:]]
+    if after is not None:
+        lines.append(after)
+    report = explain([outer + line for line in lines])
+    root = report.root_cause
+    assert root is not None, report.reasons
+    assert (root.exception, root.line) == ("ValueError", frames + 2)
