@@ -66,12 +66,27 @@ def test_the_runtimes_quiet_lines_are_not_errors(time: str, level: str) -> None:
     assert root is not None and root.exception == "RuntimeError"
 
 
-def test_records_long_before_the_exception_do_not_take_its_place() -> None:
+@SOME
+@given(st.integers(11, 80), st.sampled_from(OUTERS))
+def test_records_before_other_output_do_not_take_the_exceptions_place(filler: int,
+                                                                      outer: str) -> None:
+    # a record the process went on from: a dozen lines of its output lie between
     natives = [native_line(TIMES[0], *NATIVE[2])]
-    filler = [f"(EngineCore_DP0 pid=275) INFO 06-25 14:34:2{i % 10} [core.py:90] step {i}"
-              for i in range(80)]
-    report = explain_text("\n".join([*natives, *filler, *TRACEBACK]) + "\n")
+    steps = [f"(EngineCore_DP0 pid=275) INFO 06-25 14:34:2{i % 10} [core.py:90] step {i}"
+             for i in range(filler)]
+    lines = [*natives, *steps, *TRACEBACK]
+    report = explain_text("\n".join(outer + line for line in lines) + "\n")
     assert report.root_cause is not None and report.root_cause.exception == "RuntimeError"
+
+
+@SOME
+@given(st.integers(5, 40), st.sampled_from(OUTERS))
+def test_a_long_run_of_records_right_before_the_exception_is_one(records: int,
+                                                                 outer: str) -> None:
+    natives = [native_line(TIMES[0], *NATIVE[i % len(NATIVE)]) for i in range(records)]
+    lines = [*SERVING, *natives, *TRACEBACK]
+    report = explain_text("\n".join(outer + line for line in lines) + "\n")
+    assert report.root_cause is not None and report.root_cause.line == 2
 
 
 def test_a_named_other_process_native_records_do_not_take_its_place() -> None:
