@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING
 from logsleuth.assemble import CUT_TRACEBACK
 from logsleuth.fingerprint import fingerprint
 from logsleuth.knowledge import Causality, default_causality
-from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRole, Inference,
-                             MAIN, LineKind, Link, LinkReason, Milestone, MilestoneKind, Phase, Process,
-                             Role, Run, Verdict)
+from logsleuth.model import (MAIN, ChainReason, ErrorEvent, Event, EventKind, EventRole,
+                             Inference, LineKind, Link, LinkReason, Milestone, MilestoneKind,
+                             Phase, Process, Role, Run, Verdict)
 from logsleuth.runs import (Outcome, RunKey, explained_index, outcome_of, run_key, split_runs,
                             start_time, summarize)
 
