@@ -70,6 +70,9 @@ class _Trace:
     site: str | None = None  # the logger call site of the channel (None: raw output)
     indent: int = 0  # the column of an indented `Traceback` header (pip's output box)
     headless: bool = False  # opened at a frame: the log was cut above its `Traceback` header
+    # the error whose text headed this traceback (_introduces_traceback): it stands as an error
+    # of its own again if the traceback is cut or ends in a report of a failure elsewhere
+    carrier: _Trace | None = None
 
     @property
     def closing(self) -> bool:
@@ -347,11 +350,19 @@ class Assembler:
                 self._flush_title(channel, out)
 
         if kind in (LineKind.TRACEBACK_HEADER, LineKind.GROUP_HEADER):
+            carrier = None
+            if trace is not None and trace.closing and _introduces_traceback(trace):
+                # the text above is the traceback's own headline, not an error of its own
+                channel.trace, carrier, trace = None, trace, None
+                channel.title = (_headline(carrier), carrier.first_line, None, carrier.time,
+                                 None, False)
             if trace is not None and trace.closing:
                 self._flush(channel, out)
             elif trace is not None and not trace.fault_dump:
                 return self._extend(trace, line)  # a traceback printed inside another's note
             self._open(channel, line)
+            if channel.trace is not None:
+                channel.trace.carrier = carrier
         elif kind is LineKind.FRAME:
             if trace is None:
                 self._open(channel, line)  # a log cut in the middle of a traceback
@@ -520,6 +531,8 @@ class Assembler:
         if channel.title is not None:
             title, first = channel.title[0], channel.title[1]
             channel.title = None
+        elif line.kind is LineKind.TRACEBACK_HEADER and line.exception:
+            title = line.text.strip()  # a header that names what it wraps (Ray's, a wrapper's)
         channel.trace = _Trace(first, line.number, line.process, line.site is None, line.time,
                                title=title, cause=channel.chain_next,
                                quiet=line.level in _QUIET_LEVELS or channel.ignoring,
@@ -537,6 +550,10 @@ class Assembler:
         channel.trace = None
         if trace is None or trace.quiet:
             return  # a traceback logged as a warning is printed on purpose, the process goes on
+        if trace.carrier is not None and not self._carries(trace):
+            carried = _event_of(trace.carrier, self._new_id())
+            channel.last_event = carried.id
+            out.append(carried)
         if trace.exception is None:
             # A traceback cut before its exception line (a log pasted in part, a process killed
             # mid-print): the failure shows, its cause does not.
@@ -546,6 +563,15 @@ class Assembler:
         event = _event_of(trace, self._new_id())
         channel.last_event = event.id
         out.append(event)
+
+    def _carries(self, trace: _Trace) -> bool:
+        """Whether the traceback its carrier headed stands for it: complete, and not a report
+        that the failure happened elsewhere (a parent's `Engine core initialization failed`
+        after a child's error printed in the same stream)."""
+        if trace.exception is None:
+            return False
+        message = trace.message_lines[0] if trace.message_lines else ""
+        return self._causality.symptom_of(f"{trace.exception}: {message}".rstrip(": ")) is None
 
     def pending_from(self) -> int | None:
         """The first line of the earliest error still being assembled (None: none is)."""
@@ -660,6 +686,27 @@ def _introduces_inner(trace: _Trace) -> bool:
     return bool(trace.message_lines) and trace.message_lines[-1].rstrip().endswith(" raised:")
 
 
+def _introduces_traceback(trace: _Trace) -> bool:
+    """A traceback header that follows this closing trace in its channel is the traceback the
+    trace's text introduces, not a new error:
+    - a native error's text as a logged record's message (`logger.exception(e)` in V0's engine
+      prints str(e) first: `ERROR [engine.py:366] HIP error: invalid argument`, then the
+      traceback that ends in `RuntimeError: HIP error: invalid argument`);
+    - an exception whose message announces a traceback it carries with a colon at the end of its
+      first line (`RuntimeError: Error raised in subprocess:`, then the child's stderr: maybe a
+      warning, then its traceback). The carried traceback's exception is the error."""
+    if trace.fault_dump or not trace.message_lines:
+        return False
+    if trace.kind is EventKind.FATAL:
+        return trace.site is not None and not trace.raw
+    return trace.kind is EventKind.EXCEPTION and trace.message_lines[0].rstrip().endswith(":")
+
+
+def _headline(trace: _Trace) -> str:
+    first = trace.message_lines[0].strip() if trace.message_lines else ""
+    return f"{trace.exception}: {first}" if first else str(trace.exception)
+
+
 def _exception_at(line: LogLine, indent: int) -> LogLine | None:
     """The exception line of a traceback printed indented as a whole: Python puts it at the
     column of the traceback's header, which pip's box (`╰─> [17 lines of output]`: a setup.py
@@ -749,7 +796,7 @@ def _relative_state(channel: _Channel, first: int, time: str | None, process: Pr
     trace = channel.trace
     traced = None
     if trace is not None:
-        if trace.process != process or trace.cause is not None:
+        if trace.process != process or trace.cause is not None or trace.carrier is not None:
             return None
         traced = _TraceAt(trace.first_line - first, trace.last_line - first, trace.raw,
                           _when(trace.time, time), trace.kind, trace.title, tuple(trace.frames),

@@ -101,3 +101,20 @@ def test_a_raised_message_in_a_wrapper_is_found(prefix: str) -> None:
     report = explain_text(f"{prefix}{message}\n")
     assert report.root_cause is not None
     assert (report.root_cause.exception, report.root_cause.line) == (cls, 1)
+
+
+@pytest.mark.parametrize("label", ["Misc error: ", "Batch inference failed: ", "Got an error: ",
+                                   "[rank 0] Request failed: ", "Error during generate: "])
+@pytest.mark.parametrize("message,cls", pasted_messages(MessageKind.RAISE, 3))
+def test_a_raised_message_behind_a_programs_own_label_is_found(label: str, message: str,
+                                                                cls: str) -> None:
+    # `print(f"Misc error: {e}")` around a batch: the label is the program's, the message vLLM's
+    lines = ["Total Inference Time for 480 - 164.6", "Batch Size is : 299", label + message]
+    report = explain_text("\n".join(lines) + "\n")
+    assert report.root_cause is not None
+    assert (report.root_cause.exception, report.root_cause.line) == (cls, 3)
+
+
+@pytest.mark.parametrize("message,level", pasted_messages(MessageKind.LOG, 3))
+def test_a_logged_message_behind_a_label_is_still_no_failure(message: str, level: str) -> None:
+    assert explain_text(f"Progress note: {message}\n").verdict == "no_failure"

@@ -128,9 +128,12 @@ DURING = "During handling of the above exception, another exception occurred:"
                                     "asyncio.exceptions.TimeoutError"])
 @pytest.mark.parametrize("title", [True, False])
 @pytest.mark.parametrize("pad", ["", "      "])
+@pytest.mark.parametrize("reason", [DIRECT, DURING])
 def test_an_asyncio_timeout_is_the_error_not_its_cancel(cancelled: str, effect: str, title: bool,
-                                                        pad: str) -> None:
-    lines = _timeout_chain(cancelled, effect, DIRECT, title, pad)
+                                                        pad: str, reason: str) -> None:
+    # either chain: Python < 3.11's timers (vLLM 0.5's vendored async_timeout) raise the
+    # TimeoutError while the CancelledError is being handled, later ones `from` it
+    lines = _timeout_chain(cancelled, effect, reason, title, pad)
     report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
     assert report.verdict is Verdict.FAILURE
     root = report.root_cause
@@ -138,7 +141,7 @@ def test_an_asyncio_timeout_is_the_error_not_its_cancel(cancelled: str, effect: 
 
 
 @pytest.mark.parametrize("effect,reason", [("RuntimeError: engine loop stopped", DIRECT),
-                                           ("TimeoutError", DURING)])
+                                           ("RuntimeError: engine loop stopped", DURING)])
 def test_a_cancel_another_error_follows_from_stays_the_cause(effect: str, reason: str) -> None:
     lines = _timeout_chain("asyncio.exceptions.CancelledError", effect, reason, False, "")
     report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())

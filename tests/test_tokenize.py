@@ -172,7 +172,7 @@ def test_numbers_match_grep_on_corpus_logs(log: Path) -> None:
 _MATTERING_KINDS = {LineKind.TRACEBACK_HEADER, LineKind.GROUP_HEADER, LineKind.FRAME,
                     LineKind.EXCEPTION, LineKind.CHAIN, LineKind.PROCESS_HEADER, LineKind.FATAL,
                     LineKind.DIAGNOSTIC, LineKind.FAULT_THREAD, LineKind.EXTENSION_MODULES,
-                    LineKind.FRAME_LIST}
+                    LineKind.FRAME_LIST, LineKind.EXCEPTION_REPR}
 
 
 def _matters(raw: bytes) -> bool:
@@ -214,6 +214,18 @@ def test_every_line_that_matters_is_anchored(log: Path) -> None:
     b"/dev/shm/nccl-JYcYTs to 9637892 bytes",
     b"\x1b[0;36m(APIServer pid=523647)\x1b[0;0m ERROR 04-27 18:09:47 [core_client.py:600] Engine "
     b"core proc EngineCore_DP0 died unexpectedly, shutting down client.",
+    # the dynamic loader's refusal printed without its exception, cut or whole
+    b"/env/site-packages/vllm/activation_ops.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
+    b"_ZN3c106detail19maybe_wrap_dim_slowEllb",
+    b"cudart.so.12: cannot open shared object file: No such file or directory",
+    # Ray's header of a remote traceback nobody retrieved, and its terminate handler
+    b"(_AsyncLLMEngine pid=10245) Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): "
+    b"ray::RayWorkerVllm.execute_method() (pid=10360, ip=10.42.0.27)",
+    b"Unhandled exception: N3c1016DistBackendErrorE. what(): [PG ID 2 PG GUID 3 Rank 3] Process "
+    b"group watchdog thread terminated with exception",
+    # AWS Neuron's runtime
+    b"2026-Jun-25 14:34:26.373800   275:1936  ERROR  NMGR:kmgr_exec                               "
+    b"Failed to execute model: 10004, error: 1006",
 ])
 def test_rare_shapes_are_anchored(raw: bytes) -> None:
     assert _matters(raw)

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from logsleuth.index.data import MessageKind
-from logsleuth.index.lookup import Fit
+from logsleuth.index.lookup import Fit, TemplateMatcher, TextMatch
 from logsleuth.index.origin import default_matcher
 from logsleuth.model import ErrorEvent, EventKind, LineKind, LogLine
 
@@ -25,6 +25,9 @@ MIN_LINE_CHARS = 24
 # A line that opens with a name and a colon already says what printed it (`AttributeError: ...`,
 # `torch.cuda: ...`): the assembler has judged it, handled or not; only untyped text is bare.
 NAMED = re.compile(r"[A-Za-z_][\w.]*:\s")
+# A label of a few words a program put before the message it caught (`print(f"Misc error: {e}")`,
+# `[rank 0] Request failed: ...`): not a Python name, so the message after it is looked up too.
+LABEL = re.compile(r"(?:\[[^\]\n]{1,24}\] )?[A-Za-z][\w\-]*(?: [A-Za-z][\w\-]*){1,3}: (?=\S)")
 
 
 def bare_errors(lines: Iterable[LogLine], first_id: int) -> list[ErrorEvent]:
@@ -37,8 +40,8 @@ def bare_errors(lines: Iterable[LogLine], first_id: int) -> list[ErrorEvent]:
         if line.kind is not LineKind.PLAIN or line.level is not None \
                 or len(text) < MIN_LINE_CHARS or NAMED.match(text):
             continue  # a record, a traceback's line, a typed line: the assembler judged those
-        match = matcher.find(text)
-        if match is None or match.fit is not Fit.WHOLE:
+        match = _whole(matcher, text)
+        if match is None:
             continue
         raised = Counter(site.cls for site in match.sites if site.kind is MessageKind.RAISE)
         if not raised:
@@ -47,3 +50,13 @@ def bare_errors(lines: Iterable[LogLine], first_id: int) -> list[ErrorEvent]:
         found.append(ErrorEvent(first_id + len(found), EventKind.EXCEPTION, exception, text,
                                 line.process, line.number, line.number, line.number, raw=True))
     return found
+
+
+def _whole(matcher: TemplateMatcher, text: str) -> TextMatch | None:
+    """The template the whole line, or the whole of it after a program's own label, renders."""
+    label = LABEL.match(text)
+    for message in (text, text[label.end():] if label else None):
+        match = matcher.find(message) if message else None
+        if match is not None and match.fit is Fit.WHOLE:
+            return match
+    return None

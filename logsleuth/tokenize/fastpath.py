@@ -38,7 +38,7 @@ LONG_BODY_CHARS = 2048  # bodies this long are lexed with only the terminals the
 # terminal): the name of the transformer method that builds the body from that one token.
 SINGLE_TOKEN_BODIES = {
     "TRACEBACK_HEADER": "traceback_header", "GROUP_HEADER": "group_header",
-    "WRAPPED_TRACEBACK": "wrapped_traceback",
+    "WRAPPED_TRACEBACK": "wrapped_traceback", "RAY_UNHANDLED": "ray_unhandled",
     "GROUP_BOX": "group_box", "FRAME": "frame", "CARET": "caret", "ELIDED": "elided",
     "REPEAT": "repeat", "CHAIN_CAUSE": "chain_cause", "CHAIN_CONTEXT": "chain_context",
     "FAULT_THREAD": "fault_thread", "EXTENSION_MODULES": "extension_modules",

@@ -43,7 +43,7 @@ _WIDE_SPACES = {ord(c): " " for c in
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
                  "pybasic", "cut_record", "loguru", "ci_command", "ray_serve",
-                 "kserve")
+                 "kserve", "neuron")
 
 
 @cache
@@ -152,7 +152,8 @@ _GLOG_LEVELS = {"D": Level.DEBUG, "I": Level.INFO, "W": Level.WARNING, "E": Leve
                 "F": Level.CRITICAL}
 # Short labels for fatal lines: `*** SIGSEGV received ...` is `SIGSEGV`, C++'s
 # `terminate called after throwing an instance of 'c10::Error'` is `terminate`.
-_FATAL_LABELS = {"*** SIG": "SIG", "terminate called": "terminate", "what()": "terminate"}
+_FATAL_LABELS = {"*** SIG": "SIG", "terminate called": "terminate", "what()": "terminate",
+                 "Unhandled exception": "terminate"}
 # A shell's words for the signal that ended a child (bash's and zsh's job reports, fish's signal
 # name), as the label the shell prints for a foreground crash (`Segmentation fault (core dumped)`)
 # and the signatures name: zsh's `illegal hardware instruction` is bash's `Illegal instruction`.
@@ -292,6 +293,11 @@ class _ToRecords(Transformer[Token, object]):
         site = text.partition("[")[2].rpartition("]")[0] or logger
         return _Header(level, f"{fields[0][5:]} {fields[1].split('.')[0]}", site)
 
+    def neuron(self, items: list[Token]) -> _Header:
+        # `2026-Jun-25 14:34:26.362810   275:2040  ERROR  TDRV:exec_process_custom_notification `
+        date, clock, _, level, site = str(items[0]).split()[:5]
+        return _Header(_level_word(level), f"{date[5:]} {clock.split('.')[0]}", site)
+
     def pybasic(self, items: list[Token]) -> _Header:
         # `ERROR:root:`
         level, site = str(items[0]).split(":")[:2]
@@ -331,6 +337,12 @@ class _ToRecords(Transformer[Token, object]):
         # is the one the traceback ends with); the wrapper's name is kept as the exception
         text = str(items[0]).strip()
         return _Body(LineKind.TRACEBACK_HEADER, text, exception=text.partition(": ")[0])
+
+    def ray_unhandled(self, items: list[Token]) -> _Body:
+        # Ray's `Unhandled error (suppress with ...): ray::W.m() (pid=...)`: the header of the
+        # remote traceback that follows, the title of its error
+        text = str(items[0]).strip()
+        return _Body(LineKind.TRACEBACK_HEADER, text, exception=text.partition(" (")[0])
 
     group_header = _simple(LineKind.GROUP_HEADER)
     group_box = _simple(LineKind.GROUP_BOX)
@@ -421,6 +433,16 @@ class _ToRecords(Transformer[Token, object]):
     killed = _labelled("Killed", LineKind.FATAL)
     compiler_error = _labelled("compiler error")
     linker_error = _labelled("linker error")
+
+    def loader_error(self, items: list[Token]) -> _Body:
+        # the loader's text is the message Python raises it with: an extension module's import
+        # (CPython's `.cpython-310-...so`, the stable ABI's `.abi3.so`) fails with ImportError,
+        # ctypes' load of any other library with OSError
+        text = str(items[0]).strip()
+        library = text.partition(": ")[0].rsplit("/", 1)[-1]
+        extension = ".cpython-" in library or ".abi3.so" in library
+        return _Body(LineKind.EXCEPTION_REPR, text,
+                     exception="ImportError" if extension else "OSError", message=text)
     usage_error = _labelled("usage error")
     exit_report = _labelled("exited")
     launcher_error = _labelled("launcher error")
@@ -598,6 +620,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "STREAM_TAG": (0, "launcher"), "LOGFMT": (0, "relay"), "GREP_FILE": (0, "launcher"), "JOURNALD_ISO": (0, "journald"),
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
     "RAY_SERVE_HEADER": (2, "ray_serve"), "KSERVE_HEADER": (2, "kserve"),
+    "NEURON_HEADER": (2, "neuron"),
 }
 
 
