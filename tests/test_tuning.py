@@ -18,22 +18,23 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # (runpod-docker-ts-trust-remote-code-eoferror left this list when transformers' family, matched
 # by the library that raised the EOFError, began to name --trust-remote-code.)
 KNOWN_FIX_MISSES: dict[str, str] = {
-    # Session 12's random development split as it came in (cold). Under study: each leaves this
-    # list when fixed, or gets its own "Why not fixed" reason.
-    "launchers/b-openvino-cpu-use-cache-valueerror": "session-12 development split, cold: not yet analysed",
-    "runtime/b-v05-spec-decode-block-table-broadcast-mid-traceback": "session-12 development split, cold: not yet analysed",
-    "runtime/c-neuron-inf2-first-request-execution-out-of-bounds-excerpt": "session-12 development split, cold: not yet analysed",
-    "startup/e-v01-databricks-activation-ops-undefined-symbol-oneline": "session-12 development split, cold: not yet analysed",
-    "startup/g-v0260-dgx-spark-gb10-qwen36-35b-a3b-fp8-moe-marlin-linear-cutlass-error-internal": "session-12 development split, cold: not yet analysed",
-    "startup/v09-v1-llm-class-kv-transfer-config-dict": "session-12 development split, cold: not yet analysed",
-    # Why not fixed: moved in from the held-out set by the end-of-session-11 check, minutes
-    # before the session ended. The root is right (ModuleNotFoundError for pyarrow raised while
-    # Ray's compiled graph imports ray.air); the missing-optional-package family answers with
-    # "install the package named in the message", which is right but does not itself name
-    # pyarrow. Naming it needs an exact signature for Ray compiled graphs' own dependencies
-    # (pyarrow, and the Ray version vLLM's compiled-graph path expects), not yet written.
-    "launchers/b-ray-v083-cgraph-pyarrow-missing-first-request":
-        "family advice says to install the package the message names; no signature names pyarrow",
+    # Session 12's random development split as it came in (cold): four of its six fix misses
+    # (and the session-11 pyarrow case) got exact signatures of their failure class; the two below
+    # keep their reason.
+    # Why not fixed (root only; the advice is written): the excerpt's first error is the Neuron
+    # runtime's own unprefixed TDRV line (line 19, "failed to run scatter/gather ... due to
+    # out-of-bound access"), which logsleuth does not read as an error yet; it takes the
+    # TorchScript RuntimeError's first line instead, whose message stops before the chained
+    # "Failed to execute the model status=1006" line. platform/neuron-execution-out-of-bounds
+    # matches both runtime texts (--num-gpu-blocks-override); the root is detection's work.
+    "runtime/c-neuron-inf2-first-request-execution-out-of-bounds-excerpt":
+        "root not found (the Neuron runtime's TDRV line); its signature matches once it is",
+    # Why not fixed (root only; the advice exists): the paste is the dynamic loader's message
+    # alone (`<path>.so: undefined symbol: _ZN3c10...`), without `ImportError:`; logsleuth
+    # reads no failure in it. Prefixed with its exception type, the undefined-symbol-abi-mismatch
+    # family answers with the torch reinstall; the root is detection's work.
+    "startup/e-v01-databricks-activation-ops-undefined-symbol-oneline":
+        "a bare loader line without its exception type is not read as a failure; the family answers once it is",
     # Why not fixed: the excerpt is seven terminal-wrapped traceback lines ending at the source
     # line `assert isinstance(layer, DeepseekV2DecoderLayer)`, without the AssertionError line;
     # logsleuth rightly reads the cut traceback as a symptom (root_cause_missing), and the only
