@@ -18,21 +18,8 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # (runpod-docker-ts-trust-remote-code-eoferror left this list when transformers' family, matched
 # by the library that raised the EOFError, began to name --trust-remote-code.)
 KNOWN_FIX_MISSES: dict[str, str] = {
-    # Session 12's random development split as it came in (cold). Under study: each leaves this
-    # list when fixed, or gets its own "Why not fixed" reason.
-    "launchers/b-openvino-cpu-use-cache-valueerror": "session-12 development split, cold: not yet analysed",
-    "runtime/b-v05-spec-decode-block-table-broadcast-mid-traceback": "session-12 development split, cold: not yet analysed",
-    "runtime/c-neuron-inf2-first-request-execution-out-of-bounds-excerpt": "session-12 development split, cold: not yet analysed",
-    "startup/g-v0260-dgx-spark-gb10-qwen36-35b-a3b-fp8-moe-marlin-linear-cutlass-error-internal": "session-12 development split, cold: not yet analysed",
-    "startup/v09-v1-llm-class-kv-transfer-config-dict": "session-12 development split, cold: not yet analysed",
-    # Why not fixed: moved in from the held-out set by the end-of-session-11 check, minutes
-    # before the session ended. The root is right (ModuleNotFoundError for pyarrow raised while
-    # Ray's compiled graph imports ray.air); the missing-optional-package family answers with
-    # "install the package named in the message", which is right but does not itself name
-    # pyarrow. Naming it needs an exact signature for Ray compiled graphs' own dependencies
-    # (pyarrow, and the Ray version vLLM's compiled-graph path expects), not yet written.
-    "launchers/b-ray-v083-cgraph-pyarrow-missing-first-request":
-        "family advice says to install the package the message names; no signature names pyarrow",
+    # Session 12's random development split: its six fix misses left this list (exact signatures of
+    # their failure classes from dev-fix; the Neuron and loader-line roots from dev-root).
     # Why not fixed: the excerpt is seven terminal-wrapped traceback lines ending at the source
     # line `assert isinstance(layer, DeepseekV2DecoderLayer)`, without the AssertionError line;
     # logsleuth rightly reads the cut traceback as a symptom (root_cause_missing), and the only
