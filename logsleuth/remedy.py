@@ -27,7 +27,7 @@ _CLAUSE = regex.compile(r"(?:[,:;(]|\s[-–—])\s*")
 # name, `key=value`, and the package of `pip install x`
 _KNOBS = regex.compile(r"--[a-z][a-z0-9-]+|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|`([^`\s]{2,60})`"
                        r"|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b"
-                       r"|(?:pip|conda|apt(?:-get)?) install (?:-\S+ )*['\"]?([\w.\[\]=<>-]+)")
+                       r"|(?:pip|conda|apt(?:-get)?) install (?:-\S+ )*['\"]?([\w.\[\],-]+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +73,9 @@ def knobs(text: str) -> tuple[str, ...]:
     """The settings a remedy names (flags, variables, quoted names, packages to install)."""
     out: list[str] = []
     for found in _KNOBS.finditer(text):
-        knob = found.group(1) or found.group(2) or found.group(0)
-        knob = knob.strip("'\"").split("=", 1)[0].split("[", 1)[0]
+        package = found.group(2)
+        # a package keeps its extras (`vllm[grpc]` is not `vllm`); a setting loses its value
+        knob = package if package else (found.group(1) or found.group(0)).split("=", 1)[0]
         if knob and knob not in out:
             out.append(knob)
     return tuple(out)

@@ -20,7 +20,6 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 12's random development split as it came in (cold). Under study: each leaves this
     # list when fixed, or gets its own "Why not fixed" reason.
-    "launchers/b-openvino-cpu-use-cache-valueerror": "session-12 development split, cold: not yet analysed",
     "runtime/b-v05-spec-decode-block-table-broadcast-mid-traceback": "session-12 development split, cold: not yet analysed",
     "runtime/c-neuron-inf2-first-request-execution-out-of-bounds-excerpt": "session-12 development split, cold: not yet analysed",
     "startup/e-v01-databricks-activation-ops-undefined-symbol-oneline": "session-12 development split, cold: not yet analysed",
