@@ -46,6 +46,12 @@ message). So a family that fits beats an exact signature whose frames say anothe
 exact signature that fits beats the family that contains it, and no family known by its module
 alone beats a signature that knows the message. Below THRESHOLD, alternatives are ranked by score and
 evidence. Never by id or name: a full tie keeps the order of the database.
+
+Fallbacks (`kind: fallback`, signatures/fallback/) are the last resort for a root cause that
+nothing else knows: matched on the root cause and the errors raised from it, never on a symptom;
+ranked in FALLBACK_TIER, below every other tier; among themselves one whose regex matched the
+message's words before one that matched the exception class alone, then the narrowest; never
+listed as an alternative. A fix may quote its regex's named groups (`{path}`, `_quoting`).
 """
 
 from __future__ import annotations
