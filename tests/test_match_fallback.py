@@ -129,3 +129,15 @@ def test_the_fallback_files_are_fallbacks_and_only_they() -> None:
     for signature in default_signatures():
         in_folder = signature.category == "fallback"
         assert in_folder == (signature.kind is SignatureKind.FALLBACK), signature.id
+
+
+def test_a_fallback_names_the_installed_package_that_raised() -> None:
+    report = explain_text(_log("load", "KeyError: 'acmez_policy'"), signatures=default_signatures())
+    assert report.signature is not None and report.signature.kind is SignatureKind.FALLBACK
+    assert "pip install -U acme_plugin" in report.signature.fix
+    # raised by vLLM's own code: no installed package to name
+    log = _log("load", "KeyError: 'acmez_policy'").replace(
+        "site-packages/acme_plugin/runner.py", "site-packages/vllm/acme/runner.py")
+    report = explain_text(log, signatures=default_signatures())
+    assert report.signature is not None and "raised inside the installed" not in \
+        report.signature.fix

@@ -167,7 +167,24 @@ def _with_named_settings(report: Report, advice: MessageAdvice | None = None) ->
     if shown:
         fix = f"{fix.rstrip()}\n\nThe error's own message names these settings: " \
               f"{', '.join(shown)}.\n"
+    if match.kind is SignatureKind.FALLBACK:
+        fix = _with_raising_package(fix, event)
     return match if fix == match.fix else replace(match, fix=fix)
+
+
+def _with_raising_package(fix: str, event: ErrorEvent) -> str:
+    """A fallback's fix, completed with the installed package that raised the error (the
+    innermost traceback frame in site-packages, index/origin.py library_modules): a class's
+    last resort does not know the package, the traceback does, and its version is the first
+    knob to turn."""
+    libraries = library_modules(event)
+    package = libraries[0].split(".", 1)[0] if libraries else None
+    if package is None or f"`{package}`" in fix:
+        return fix
+    return f"{fix.rstrip()}\n\nThe error was raised inside the installed package `{package}`: " \
+           f"compare `pip show {package}` with the version your vLLM release requires, and " \
+           f"upgrade it (`pip install -U {package}`; its pip name can differ) or pin the one " \
+           "that worked.\n"
 
 
 def _lacks(fix: str, remedy: str) -> bool:
