@@ -141,3 +141,10 @@ def test_a_fallback_names_the_installed_package_that_raised() -> None:
     report = explain_text(log, signatures=default_signatures())
     assert report.signature is not None and "raised inside the installed" not in \
         report.signature.fix
+
+
+def test_the_reports_say_a_fallback_is_the_last_resort() -> None:
+    from logsleuth.render.markdown import render_markdown
+
+    report = explain_text(_log("load", "KeyError: 'acmez_policy'"), signatures=default_signatures())
+    assert "is the last resort for its class" in render_markdown(report)

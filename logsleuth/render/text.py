@@ -188,7 +188,8 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         match = report.signature
         head = Text("\nFix: ", style="bold underline")
         head.append(match.title, style="bold green")
-        head.append(f"  [{match.kind.value} {match.id}, score {match.score:.2f}]"
+        last = ": the last resort for its class" if match.kind is SignatureKind.FALLBACK else ""
+        head.append(f"  [{match.kind.value} {match.id}{last}, score {match.score:.2f}]"
                     if match.kind is not SignatureKind.MESSAGE else
                     "  [no signature matched: the error's message states the fix]", style="dim")
         console.print(head)
