@@ -28,7 +28,8 @@ PACKAGES = {"torch": "torch/cuda/memory.py", "transformers": "transformers/model
             "triton": "triton/runtime/jit.py", "ray": "ray/_private/worker.py",
             "flashinfer": "flashinfer/jit/core.py", "optimum": "optimum/intel/openvino/modeling.py",
             "xformers": "xformers/ops/fmha/dispatch.py", "acme_plugin": "acme_plugin/runner.py",
-            "safetensors": "safetensors/torch.py", "huggingface_hub": "huggingface_hub/utils/_errors.py"}
+            "safetensors": "safetensors/torch.py",
+            "huggingface_hub": "huggingface_hub/utils/_errors.py"}
 CLASSES = ["ValueError", "RuntimeError", "TypeError", "ImportError", "OSError", "KeyError",
            "NotImplementedError", "AssertionError"]
 NAMES = st.from_regex(r"[a-z]{3,8}(?:_[a-z]{2,6}){0,2}", fullmatch=True)

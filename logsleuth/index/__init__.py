@@ -12,8 +12,8 @@ from logsleuth.fingerprint import fingerprint
 from logsleuth.index.advice import advice_for, settings_named
 from logsleuth.index.data import VllmIndex, default_index
 from logsleuth.index.origin import default_matcher, frame_sites, library_modules, origin_of
-from logsleuth.model import (ErrorEvent, Evidence, Match, MessageAdvice, Origin, Report,
-                             SignatureKind)
+from logsleuth.model import (ErrorEvent, EventKind, Evidence, Match, MessageAdvice, Origin,
+                             Report, SignatureKind)
 from logsleuth.remedy import knobs, remedy_of
 from logsleuth.signatures.match import MAX_ALTERNATIVES
 
@@ -129,7 +129,10 @@ def message_match(event: ErrorEvent, origin: Origin | None, advice: MessageAdvic
         detail = f"printed by {where}; the message states its remedy"
     else:
         libraries = library_modules(event)
-        where = libraries[0] if libraries else event.exception.rsplit(".", 1)[-1]
+        # an ERROR record's class is its level: the logger call site says more
+        where = libraries[0] if libraries else event.site \
+            if event.kind is EventKind.ERROR_RECORD and event.site \
+            else event.exception.rsplit(".", 1)[-1]
         title = f"The error's own advice: {problem}"
         detail = f"raised in {where}; the message states its remedy" if libraries else \
             "the message states its remedy"

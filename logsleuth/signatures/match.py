@@ -354,9 +354,9 @@ class SignatureSet:
                                      "phase or facts it names seen"))
             score *= GENERIC_UNCORROBORATED
         score *= target.weight
-        match = Match(signature.id, signature.title, round(score, 3), _quoting(signature.fix, named),
-                      signature.references, tuple(evidence), target.kind, str(signature.path),
-                      signature.kind)
+        match = Match(signature.id, signature.title, round(score, 3),
+                      _quoting(signature.fix, named), signature.references, tuple(evidence),
+                      target.kind, str(signature.path), signature.kind)
         return _Scored(match, specificity, contradicted, unconfirmed, signature.kind.strength,
                        message_specificity,
                        by_module=not signature.templates and not signature.patterns,
