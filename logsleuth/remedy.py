@@ -38,6 +38,14 @@ class RemedyPhrasing:
     anywhere: regex.Pattern[str]
     not_opening: regex.Pattern[str]
     not_remedy: regex.Pattern[str]
+    not_hint: regex.Pattern[str] | None = None  # warnings whose advice is about something else
+
+    def hint_of(self, warning: str) -> str | None:
+        """The remedy a warning states, unless the warning advises about something else (a
+        deprecation, a future change, performance): `not_hint`."""
+        if self.not_hint is not None and self.not_hint.search(warning):
+            return None
+        return self.remedy_of(warning)
 
     def remedy_of(self, message: str) -> str | None:
         """The message's advice: from the first sentence (or clause) that states a remedy to
@@ -96,14 +104,16 @@ def load_phrasing(path: Path | None = None) -> RemedyPhrasing:
     data, _ = load_yaml(path)
     if not isinstance(data, dict):
         raise SignatureError("expected a mapping", location=str(path))
-    unknown = set(data) - {"opens", "anywhere", "not_opening", "not_remedy"}
+    unknown = set(data) - {"opens", "anywhere", "not_opening", "not_remedy", "not_hint"}
     if unknown:
         raise SignatureError(f"unknown keys: {', '.join(sorted(unknown))}", location=str(path))
     anywhere = _words(data.get("anywhere"), "anywhere", path)
     return RemedyPhrasing(_words(data.get("opens"), "opens", path),
                           regex.compile(r"(?i)\b" + anywhere.pattern[4:]),
                           _words(data.get("not_opening"), "not_opening", path),
-                          _words(data.get("not_remedy"), "not_remedy", path))
+                          _words(data.get("not_remedy"), "not_remedy", path),
+                          _words(data["not_hint"], "not_hint", path) if "not_hint" in data
+                          else None)
 
 
 @cache

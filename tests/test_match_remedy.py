@@ -193,3 +193,49 @@ def test_the_phrasing_file_is_checked(tmp_path: Path) -> None:
                    "extra: [z]\n")
     with pytest.raises(SignatureError, match="unknown keys"):
         load_phrasing(bad)
+
+
+HINTED = """\
+INFO 12-04 10:00:03 [api_server.py:1090] vLLM API server version 0.9.1
+{warning}
+INFO 12-04 10:00:06 [acme.py:30] starting acme
+Traceback (most recent call last):
+  File "/opt/venv/lib/python3.12/site-packages/acme_plugin/runner.py", line 88, in prepare
+    raise error
+RuntimeError: acme pool exhausted
+"""
+
+
+def _explain_file(tmp_path: Path, text: str):  # type: ignore[no-untyped-def]
+    from logsleuth.pipeline import explain
+
+    log = tmp_path / "vllm.log"
+    log.write_text(text, encoding="utf-8")
+    return explain(log, signatures=default_signatures())
+
+
+def test_a_warning_right_before_the_root_gives_its_remedy(tmp_path: Path) -> None:
+    warning = ("WARNING 12-04 10:00:05 [acme.py:20] acme kernels were not found; please set "
+               "ACME_KERNEL_PATH to their directory")
+    report = _explain_file(tmp_path, HINTED.format(warning=warning))
+    assert report.signature is not None and report.signature.kind is SignatureKind.FALLBACK
+    assert "(line 2) advises: please set ACME_KERNEL_PATH" in report.signature.fix
+    assert report.advice is not None and report.advice.event_line == 2
+    jsonschema.validate(report_to_dict(report), SCHEMA)
+
+
+@pytest.mark.parametrize("warning", [
+    # a deprecation advises about something else
+    "WARNING 12-04 10:00:04 [acme.py:10] `torch_dtype` is deprecated! Use `dtype` instead!",
+    # a performance note advises about something else
+    "WARNING 12-04 10:00:04 [tokenizer.py:9] Using a slow tokenizer. This might cause a "
+    "significant slowdown. Consider using a fast tokenizer instead.",
+    # another process's warning
+    "(VllmWorker rank=1 pid=77) WARNING 12-04 10:00:05 [acme.py:20] please set ACME_KERNEL_PATH",
+    # a warning that states no remedy
+    "WARNING 12-04 10:00:05 [acme.py:20] acme kernels were not found in the default path",
+])
+def test_a_warning_that_is_no_hint_adds_nothing(tmp_path: Path, warning: str) -> None:
+    report = _explain_file(tmp_path, HINTED.format(warning=warning))
+    assert report.signature is not None and "advises:" not in report.signature.fix
+    assert report.advice is None
