@@ -239,3 +239,13 @@ def test_a_warning_that_is_no_hint_adds_nothing(tmp_path: Path, warning: str) ->
     report = _explain_file(tmp_path, HINTED.format(warning=warning))
     assert report.signature is not None and "advises:" not in report.signature.fix
     assert report.advice is None
+
+
+def test_lint_checks_the_phrasing_file(tmp_path: Path) -> None:
+    from logsleuth.signatures.lint import lint
+
+    phrasing = tmp_path / "remedy.yaml"
+    phrasing.write_text("opens: [please]\nanywhere: ['(']\nnot_opening: [x]\nnot_remedy: [y]\n")
+    problems = lint([phrasing], examples=False)
+    assert any("invalid pattern in `anywhere`" in p.message for p in problems if p.is_error)
+    assert not [p for p in lint([], examples=False) if "remedy.yaml" in p.location]
