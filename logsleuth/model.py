@@ -123,9 +123,13 @@ class SignatureKind(Enum):
 
     EXACT = "exact"
     FAMILY = "family"
-    # no signature: the remedy the vLLM message states itself (logsleuth.index); never the kind
-    # of a signature file
+    # no signature: the remedy the error's message states itself (logsleuth.index); never the
+    # kind of a signature file
     MESSAGE = "message"
+    # advice of last resort for a failure whose root cause was found and that nothing above
+    # knows: a family keyed by the exception class and the phase (signatures/fallback/), ranked
+    # below every exact signature, family and the message's own remedy
+    FALLBACK = "fallback"
 
     @property
     def strength(self) -> int:

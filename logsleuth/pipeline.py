@@ -12,6 +12,7 @@ from logsleuth.causal import CausalGraph
 from logsleuth.facts import FactCollector
 from logsleuth.fingerprint import fingerprint
 from logsleuth.halfread import FarReader
+from logsleuth.hint import with_warning_hint
 from logsleuth.index import annotate
 from logsleuth.index.bare import bare_errors
 from logsleuth.inputorder import in_input_order
@@ -57,6 +58,8 @@ def explain_events(source: Source | LogInput, *, signatures: SignatureSet | None
                           read.notices, head=read.head)
     if log.last_line_first:
         report = in_input_order(report, report.lines_read)
+    else:  # a file read again, only when nothing but a fallback knows the failure
+        report = with_warning_hint(report, log.path)
     return report, read
 
 

@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 
 import logsleuth
 from logsleuth.cli import main
+from logsleuth.model import SignatureKind
 
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
@@ -85,7 +86,9 @@ def test_fail_on_unknown_fails_on_a_failure_no_signature_knows(tmp_path: Path) -
     path.write_text("Traceback (most recent call last):\n"
                     '  File "/app/x.py", line 3, in <module>\n'
                     "ZzyzxError: a failure nobody has catalogued qwxv\n")
-    assert logsleuth.explain(path).signature is None
+    signature = logsleuth.explain(path).signature
+    # only the last resort answers it (signatures/fallback/): still a failure no signature knows
+    assert signature is not None and signature.kind is SignatureKind.FALLBACK
     assert run("explain", "--fail-on", "unknown", str(path)).exit_code == 1
 
 

@@ -142,6 +142,16 @@ def test_unmatched_failures_group_by_masked_message(tmp_path: Path) -> None:
     assert group.title == "ZeroDivisionError: frobnicator <num> lost <num> sprockets in <path>"
 
 
+def test_failures_only_a_fallback_knows_are_not_one_group(tmp_path: Path) -> None:
+    # both get the class's last resort (signatures/fallback/): it names no failure, so the
+    # cases group by their messages, as failures no signature knows
+    (tmp_path / "a.log").write_text(UNKNOWN.format(n=17, m=4096, path="/tmp/run-3/spool"))
+    (tmp_path / "b.log").write_text(UNKNOWN.format(n=2, m=8, path="/x").replace(
+        "ZeroDivisionError: frobnicator", "OverflowError: widget"))
+    groups = triage([tmp_path]).groups
+    assert [g.kind for g in groups] == [GroupKind.UNMATCHED] * 2
+
+
 # ---- formats -------------------------------------------------------------------------------------
 
 def test_json_lists_every_case_with_verdict_and_signature(tree: Path) -> None:

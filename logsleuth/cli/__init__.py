@@ -27,7 +27,7 @@ import click
 from logsleuth.cli.output import emit, is_terminal, render_rich
 from logsleuth.dependencies import missing_package_message
 from logsleuth.errors import LogsleuthError, OutputError
-from logsleuth.model import Report, Verdict
+from logsleuth.model import Report, SignatureKind, Verdict
 
 if TYPE_CHECKING:
     from logsleuth.halfread import FarReader
@@ -69,7 +69,9 @@ def exit_code(report: Report, fail_on: FailOn = FailOn.FAILURE) -> int:
         return EXIT_NOT_A_LOG
     if report.verdict is Verdict.NO_FAILURE or fail_on is FailOn.NEVER:
         return EXIT_NO_FAILURE
-    if fail_on is FailOn.UNKNOWN and report.signature is not None:
+    # a fallback is the class's last resort, not a signature that knows the failure
+    if fail_on is FailOn.UNKNOWN and report.signature is not None \
+            and report.signature.kind is not SignatureKind.FALLBACK:
         return EXIT_NO_FAILURE
     return EXIT_FAILURE
 

@@ -11,9 +11,11 @@ from dataclasses import replace
 from logsleuth.fingerprint import fingerprint
 from logsleuth.index.advice import advice_for, settings_named
 from logsleuth.index.data import VllmIndex, default_index
-from logsleuth.index.origin import default_matcher, frame_sites, origin_of
-from logsleuth.model import (ErrorEvent, Evidence, Match, MessageAdvice, Origin, Report,
-                             SignatureKind)
+from logsleuth.index.origin import default_matcher, frame_sites, library_modules, origin_of
+from logsleuth.model import (ErrorEvent, EventKind, Evidence, Match, MessageAdvice, Origin,
+                             Report, SignatureKind)
+from logsleuth.remedy import knobs, remedy_of
+from logsleuth.signatures.match import MAX_ALTERNATIVES
 
 __all__ = ["VllmIndex", "default_index", "annotate", "origins_of", "release_after"]
 
@@ -60,51 +62,83 @@ def origins_of(events: list[ErrorEvent], version: str | None,
 
 def annotate(report: Report) -> Report:
     """The report with origins for its errors and, when no exact signature matched, the
-    message's own advice: added to a family's fix when it is the matched error's, and the fix
-    itself (`message_match`, kind `message`) when no signature matched the root cause."""
+    message's own advice: added to a family's fix when it is the matched error's and the fix
+    lacks the setting it names, and the fix itself (`message_match`, kind `message`) when no
+    signature (or only a fallback) matched the root cause. The root cause's own remedy comes
+    first, in any package's words (logsleuth/remedy.py); then a symptom's, when vLLM prints it."""
     version = report.facts.get("vllm_version")
     version = version if isinstance(version, str) else None
     events = [e for e in (report.root_cause, *report.symptoms) if e is not None]
     origins = origins_of(events, version, list(report.survived))
     advice: MessageAdvice | None = None
     if not _exact(report):
+        root = report.root_cause
+        if root is not None and root.id not in origins:
+            advice = own_advice(root)
         for event in (report.root_cause, *report.symptoms):
+            if advice is not None:
+                break
             if event is not None and event.id in origins:
                 advice = advice_for(event, origins[event.id], default_index(), version)
-                if advice is not None:
-                    break
     signature = _with_named_settings(report, advice)
-    if signature is None and advice is not None and report.root_cause is not None \
+    alternatives = report.alternatives
+    fallback = signature is not None and signature.kind is SignatureKind.FALLBACK
+    if (signature is None or fallback) and advice is not None and report.root_cause is not None \
             and advice.event_line == report.root_cause.line:
-        signature = message_match(report.root_cause, origins[report.root_cause.id], advice)
-    return replace(report, origins=origins, advice=advice, signature=signature)
+        if signature is not None:  # the class's advice stays in sight, below the message's own
+            alternatives = (signature, *alternatives)[:MAX_ALTERNATIVES]
+        signature = message_match(report.root_cause, origins.get(report.root_cause.id), advice)
+    return replace(report, origins=origins, advice=advice, signature=signature,
+                   alternatives=alternatives)
 
 
-MESSAGE_SCORE = 1.0  # vLLM's own words for its own message: nothing is more specific
+def own_advice(event: ErrorEvent) -> MessageAdvice | None:
+    """The remedy an error's message states when vLLM does not print it (a library's, a
+    plugin's, the interpreter's), with the settings it names known to any indexed release."""
+    remedy = remedy_of(event.message)
+    if remedy is None:
+        return None
+    return MessageAdvice(remedy, event.line, None, settings_named(remedy, default_index()))
+
+
+MESSAGE_SCORE = 1.0  # the message's own words for its own failure: nothing is more specific
 _PROBLEM_CHARS = 100
 
 
-def message_match(event: ErrorEvent, origin: Origin, advice: MessageAdvice) -> Match:
-    """The remedy a root cause's vLLM message states, as the report's fix (kind `message`) when
-    no signature matched: a consumer that reads the fix from `signature` gets vLLM's own advice,
-    and `kind` says it is neither an exact signature nor a family. The id names the site that
-    prints the message (`message:vllm.worker.worker.Worker.determine_num_available_blocks`)."""
+def message_match(event: ErrorEvent, origin: Origin | None, advice: MessageAdvice) -> Match:
+    """The remedy a root cause's message states, as the report's fix (kind `message`) when
+    no signature matched: a consumer that reads the fix from `signature` gets the message's own
+    advice, and `kind` says it is neither an exact signature nor a family. The id names the site
+    that prints the message (`message:vllm.worker.worker.Worker.determine_num_available_blocks`),
+    or for a message vLLM does not print, the library module that raised it or its class
+    (`message:optimum.intel.openvino.modeling`, `message:ValueError`)."""
     problem = event.message.split(advice.text, 1)[0].strip() or event.message
     if len(problem) > _PROBLEM_CHARS:
         problem = problem[:_PROBLEM_CHARS - 3].rstrip() + "..."
-    site = origin.site
     names = [f"- `{n.flag or n.env or n.name}`" + (f" (default {n.default})" if n.default
                                                      not in (None, "") else "")
              for n in advice.names]
     release = f" (vLLM {advice.release})" if advice.release else ""
-    fix = f"vLLM's message states its own remedy{release}:\n\n{advice.text}\n"
+    whose = "vLLM's message" if origin is not None else "The error's message"
+    fix = f"{whose} states its own remedy{release}:\n\n{advice.text}\n"
     if names:
         fix += "\nThe settings it names:\n\n" + "\n".join(names) + "\n"
-    evidence = (Evidence("message", MESSAGE_SCORE,
-                         f"printed by {site.module}.{site.function}; the message states its "
-                         "remedy"),)
-    return Match(f"message:{site.module}.{site.function}", f"vLLM's own advice: {problem}",
-                 MESSAGE_SCORE, fix, (), evidence, "root_cause", None, SignatureKind.MESSAGE)
+    if origin is not None:
+        site = origin.site
+        where, title = f"{site.module}.{site.function}", f"vLLM's own advice: {problem}"
+        detail = f"printed by {where}; the message states its remedy"
+    else:
+        libraries = library_modules(event)
+        # an ERROR record's class is its level: the logger call site says more
+        where = libraries[0] if libraries else event.site \
+            if event.kind is EventKind.ERROR_RECORD and event.site \
+            else event.exception.rsplit(".", 1)[-1]
+        title = f"The error's own advice: {problem}"
+        detail = f"raised in {where}; the message states its remedy" if libraries else \
+            "the message states its remedy"
+    evidence = (Evidence("message", MESSAGE_SCORE, detail),)
+    return Match(f"message:{where}", title, MESSAGE_SCORE, fix, (), evidence, "root_cause", None,
+                 SignatureKind.MESSAGE)
 
 
 def _with_named_settings(report: Report, advice: MessageAdvice | None = None) -> Match | None:
@@ -116,15 +150,15 @@ def _with_named_settings(report: Report, advice: MessageAdvice | None = None) ->
     VLLM_USE_V1=0"). The engine arguments and environment variables the matched error names,
     known to the index, are listed after the family's fix (those it does not name already)."""
     match = report.signature
-    if match is None or match.kind is not SignatureKind.FAMILY:
+    if match is None or match.kind not in (SignatureKind.FAMILY, SignatureKind.FALLBACK):
         return match
     event = report.root_cause if match.target != "symptom" else None
     event = event or (report.symptoms[0] if report.symptoms else None)
     if event is None:
         return match
     fix = match.fix
-    if advice is not None and advice.event_line == event.line and advice.text not in fix:
-        # the class's fix holds for the class; vLLM's own words hold for this error
+    if advice is not None and advice.event_line == event.line and _lacks(fix, advice.text):
+        # the class's fix holds for the class; the message's own words hold for this error
         fix = f"{fix.rstrip()}\n\nThe error's own message advises: {advice.text}\n"
     shown = []
     for name in settings_named(event.message, default_index()):
@@ -136,7 +170,33 @@ def _with_named_settings(report: Report, advice: MessageAdvice | None = None) ->
     if shown:
         fix = f"{fix.rstrip()}\n\nThe error's own message names these settings: " \
               f"{', '.join(shown)}.\n"
+    if match.kind is SignatureKind.FALLBACK:
+        fix = _with_raising_package(fix, event)
     return match if fix == match.fix else replace(match, fix=fix)
+
+
+def _with_raising_package(fix: str, event: ErrorEvent) -> str:
+    """A fallback's fix, completed with the installed package that raised the error (the
+    innermost traceback frame in site-packages, index/origin.py library_modules): a class's
+    last resort does not know the package, the traceback does, and its version is the first
+    knob to turn."""
+    libraries = library_modules(event)
+    package = libraries[0].split(".", 1)[0] if libraries else None
+    if package is None or f"`{package}`" in fix:
+        return fix
+    return f"{fix.rstrip()}\n\nThe error was raised inside the installed package `{package}`: " \
+           f"compare `pip show {package}` with the version your vLLM release requires, and " \
+           f"upgrade it (`pip install -U {package}`; its pip name can differ) or pin the one " \
+           "that worked.\n"
+
+
+def _lacks(fix: str, remedy: str) -> bool:
+    """Whether a fix lacks what a remedy says: its text, or one of the settings it names (a
+    remedy that names none is added unless the fix holds it word for word)."""
+    if remedy in fix:
+        return False
+    named = knobs(remedy)
+    return not named or any(knob not in fix for knob in named)
 
 
 def _exact(report: Report) -> bool:

@@ -1,8 +1,9 @@
 """The remedy a vLLM message states itself, with its settings named as flags and variables.
 
 Many of vLLM's messages end in their own fix: "... Try increasing `gpu_memory_utilization` or
-decreasing `max_model_len` when initializing the engine." That clause is offered as advice of
-kind `message` when no signature knows the failure; the config names in it are translated into
+decreasing `max_model_len` when initializing the engine." That clause (read by the phrasing
+of `signatures/remedy.yaml`, logsleuth/remedy.py) is offered as advice of kind `message` when no
+signature knows the failure; the config names in it are translated into
 the CLI flags and environment variables of the release the log came from.
 """
 
@@ -13,40 +14,13 @@ import re
 from logsleuth.index.data import VllmIndex
 from logsleuth.index.origin import release_position
 from logsleuth.model import ConfigName, ErrorEvent, MessageAdvice, Origin
+from logsleuth.remedy import remedy_of
 
-# English words that open a remedy in vLLM's messages (a sentence that starts with one of
-# them is advice); and words that make a sentence advice wherever they stand.
-OPENERS = ("try", "consider", "please", "you can", "you may", "you should", "you might",
-           "to fix", "to avoid", "to resolve", "to use", "to enable", "to disable", "set",
-           "increase", "decrease", "reduce", "lower", "raise", "make sure", "ensure",
-           "alternatively", "otherwise", "if you want", "if this", "use ", "pass", "install",
-           "upgrade", "specify", "enable", "disable", "check")
-ANYWHERE = ("please", "try ", "consider ")
-MAX_ADVICE_CHARS = 500
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+__all__ = ["remedy_of", "config_names", "advice_for", "settings_named"]
+
 _SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 _FLAG = re.compile(r"--[a-z][a-z0-9-]+")
 _ENV = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
-
-
-def remedy_of(message: str) -> str | None:
-    """The message's advice: from the first sentence that reads as a remedy to the end."""
-    sentences = [s.strip() for s in _SENTENCE_END.split(message) if s.strip()]
-    for i, sentence in enumerate(sentences):
-        if i == 0 and len(sentences) == 1 and not _anywhere(sentence):
-            return None  # a one-sentence message is the problem, not its fix
-        lowered = sentence.lower().lstrip("(`'\"")
-        if lowered.startswith(OPENERS) or (i > 0 and _anywhere(sentence)):
-            text = " ".join(sentences[i:])
-            return text if len(text) <= MAX_ADVICE_CHARS else text[:MAX_ADVICE_CHARS - 3] + "..."
-    if len(sentences) == 1 and _anywhere(sentences[0]):
-        return sentences[0][:MAX_ADVICE_CHARS]
-    return None
-
-
-def _anywhere(sentence: str) -> bool:
-    lowered = f" {sentence.lower()}"
-    return any(f" {word}" in lowered for word in ANYWHERE)
 
 
 def config_names(text: str, index: VllmIndex, release: int) -> tuple[ConfigName, ...]:

@@ -120,6 +120,8 @@ def _fix(report: Report) -> list[str]:
     phase = f"; phase: {report.phase.phase.value}" if report.phase else ""
     source = "No signature matches; the error's message states the fix itself" \
         if match.kind is SignatureKind.MESSAGE else f"Signature `{match.id}` ({match.kind.value})"
+    if match.kind is SignatureKind.FALLBACK:
+        source = f"No signature knows this failure; `{match.id}` is the last resort for its class"
     out = [f"#### Suggested fix: {match.title}", "",
            f"{source}, score {match.score:.2f}{used}{phase}", ""]
     caution = confidence_sentence(match)

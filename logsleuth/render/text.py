@@ -188,7 +188,8 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         match = report.signature
         head = Text("\nFix: ", style="bold underline")
         head.append(match.title, style="bold green")
-        head.append(f"  [{match.kind.value} {match.id}, score {match.score:.2f}]"
+        last = ": the last resort for its class" if match.kind is SignatureKind.FALLBACK else ""
+        head.append(f"  [{match.kind.value} {match.id}{last}, score {match.score:.2f}]"
                     if match.kind is not SignatureKind.MESSAGE else
                     "  [no signature matched: the error's message states the fix]", style="dim")
         console.print(head)
@@ -210,7 +211,9 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         console.print(Padding(Text(advice, style="green"), (0, 2), expand=False))
         for setting in settings:
             console.print(Padding(Text(f"- {setting}"), (0, 2), expand=False))
-    if report.alternatives and (verbose or report.signature is None):
+    # beside a last resort, the near misses are worth a look as they were with no match at all
+    weak = report.signature is None or report.signature.kind is SignatureKind.FALLBACK
+    if report.alternatives and (verbose or weak):
         console.print(Text("\nAlso considered", style="bold underline"))
         for alt in report.alternatives:
             console.print(Padding(Text(f"- {alt.id} ({alt.kind.value}, {alt.score:.2f}): "

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from logsleuth.errors import LogsleuthError
 from logsleuth.signatures import SignatureSet, load_signatures, shipped_directory
-from logsleuth.signatures.load import Signature, load_signature_file, signature_files
+from logsleuth.signatures.load import (NOT_SIGNATURES, Signature, load_signature_file,
+                                       signature_files)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +50,7 @@ def selected_signatures(paths: list[Path], database: SignatureSet) -> list[Signa
         files = [path] if path.is_file() else (signature_files(path)
                                                 or sorted(path.glob("*.yaml")))
         for file in files:
-            if file.suffix == ".yaml" and file.name not in ("causality.yaml", "facts.yaml"):
+            if file.suffix == ".yaml" and file.name not in NOT_SIGNATURES:
                 chosen.append(load_signature_file(file))
     return chosen
 

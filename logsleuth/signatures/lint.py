@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from logsleuth.errors import SignatureError
 from logsleuth.model import SignatureKind
-from logsleuth.signatures.load import Signature, _load, signature_files
+from logsleuth.signatures.load import NOT_SIGNATURES, Signature, _load, signature_files
 
 if TYPE_CHECKING:
     from logsleuth.model import Match, Report
@@ -50,12 +50,12 @@ def lint_files(paths: list[Path]) -> list[Path]:
             files.append(path)
         else:
             files += signature_files(path) or sorted(path.glob("*.yaml"))
-    return [f for f in files if f.name not in ("causality.yaml", "facts.yaml")]
+    return [f for f in files if f.name not in NOT_SIGNATURES]
 
 
 def lint(paths: list[Path], *, examples: bool = True) -> list[Problem]:
     """Lint the given files or directories (the shipped set when none is given)."""
-    problems: list[Problem] = []
+    problems: list[Problem] = _phrasing_problems(paths)
     loaded: list[Signature] = []
     for path in lint_files(paths):
         found: list[SignatureError] = []
@@ -89,6 +89,25 @@ def lint(paths: list[Path], *, examples: bool = True) -> list[Problem]:
                 problems.append(Problem(signature.location, f"related id '{related}' is unknown",
                                         is_error=False))
     return sorted(problems, key=_order)
+
+
+def _phrasing_problems(paths: list[Path]) -> list[Problem]:
+    """The remedy phrasing (remedy.yaml, logsleuth/remedy.py) of the shipped set, or of a
+    directory given, must load: a pattern that does not compile breaks every report."""
+    from logsleuth.remedy import load_phrasing
+    from logsleuth.signatures import shipped_directory
+
+    files = [p / "remedy.yaml" if p.is_dir() else p for p in paths] if paths else \
+        [shipped_directory() / "remedy.yaml"]
+    problems = []
+    for file in files:
+        if file.name != "remedy.yaml" or not file.is_file():
+            continue
+        try:
+            load_phrasing(file)
+        except SignatureError as exc:
+            problems.append(Problem(exc.location or str(file), exc.detail, exc.hint))
+    return problems
 
 
 def _index_problems(loaded: list[Signature]) -> list[Problem]:

@@ -24,8 +24,9 @@ from logsleuth.signatures.template import Template
 from logsleuth.yamlload import KeyPath, load_yaml
 
 ENV_VAR = "LOGSLEUTH_SIGNATURES"  # extra signature directories, separated by os.pathsep
-# Files in the signatures directory that are not signatures.
-_NOT_SIGNATURES = {"causality.yaml"}
+# Files in the signatures directory that are not signatures: its data files (causality, facts,
+# the phrasing of a message's remedy).
+NOT_SIGNATURES = frozenset({"causality.yaml", "facts.yaml", "remedy.yaml"})
 
 
 class Severity(Enum):
@@ -312,11 +313,11 @@ def signature_files(directory: Path) -> list[Path]:
     """Every signature file under a directory: `<category>/<id>.yaml`, or `<id>.yaml` in a flat
     directory (one with no category folders: a contributor's few signatures, or one category
     folder named on its own)."""
-    nested = sorted(p for p in directory.glob("*/*.yaml") if p.name not in _NOT_SIGNATURES
+    nested = sorted(p for p in directory.glob("*/*.yaml") if p.name not in NOT_SIGNATURES
                     and not p.parent.name.startswith(("_", ".")))
     if nested:
         return nested
-    return sorted(p for p in directory.glob("*.yaml") if p.name not in _NOT_SIGNATURES)
+    return sorted(p for p in directory.glob("*.yaml") if p.name not in NOT_SIGNATURES)
 
 
 def _in_flat_directory(path: Path) -> bool:

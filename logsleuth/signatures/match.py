@@ -46,6 +46,12 @@ message). So a family that fits beats an exact signature whose frames say anothe
 exact signature that fits beats the family that contains it, and no family known by its module
 alone beats a signature that knows the message. Below THRESHOLD, alternatives are ranked by score and
 evidence. Never by id or name: a full tie keeps the order of the database.
+
+Fallbacks (`kind: fallback`, signatures/fallback/) are the last resort for a root cause that
+nothing else knows: matched on the root cause and the errors raised from it, never on a symptom;
+ranked in FALLBACK_TIER, below every other tier; among themselves one whose regex matched the
+message's words before one that matched the exception class alone, then the narrowest; never
+listed as an alternative. A fix may quote its regex's named groups (`{path}`, `_quoting`).
 """
 
 from __future__ import annotations
@@ -88,6 +94,9 @@ SYMPTOM_WEIGHT_BESIDE_ROOT = 0.5  # below THRESHOLD: a known root cause is not f
 GENERIC_UNCORROBORATED = 0.5
 VERSION_FACTS = frozenset({"vllm_version", "torch_version", "cuda_version", "driver_version"})
 MAX_ALTERNATIVES = 4
+# the tier of a fallback family (`kind: fallback`, signatures/fallback/): below every tier an
+# exact signature or a family can reach, so it answers only when nothing else does
+FALLBACK_TIER = 7
 ALTERNATIVE_FLOOR = 0.3
 
 
@@ -111,10 +120,16 @@ class _Scored:
     demoted: bool = False  # unconfirmed, and its message says no more than a family's
     by_module: bool = False  # matched by its raising module alone: no message words known
     by_library: bool = False  # ... and that module is an installed library's, not vLLM's
+    words: bool = True  # its message part matched the message's words, not the type alone
 
     def order(self) -> tuple[float, ...]:
         """Sort key, best first (see the module docstring)."""
         if self.match.score >= THRESHOLD:
+            if self.strength == SignatureKind.FALLBACK.strength:
+                # among the last resorts, one that knows the message's words (NCCL, `No such
+                # file`) before one that knows the type alone, then the narrowest class
+                return (0, FALLBACK_TIER, not self.words, 0, -self.specificity,
+                        -self.match.score)
             return (0, self.tier(), self.demoted, -self.strength, -self.match.score,
                     -self.specificity)
         return (1, 0, 0, 0, -self.match.score, -self.specificity)
@@ -170,7 +185,10 @@ class SignatureSet:
         scored: list[_Scored] = []
         for signature in self.signatures:
             best: _Scored | None = None
+            fallback = signature.kind is SignatureKind.FALLBACK
             for target, text, masked in prepared:
+                if fallback and target.kind == "symptom":
+                    continue  # a class's last resort is advice for a root cause, not a pointer
                 found = self._score(signature, target, text, masked, facts, phase,
                                     *modules[id(target)], spreads=spreads,
                                     class_family=classes.get(id(target)))
@@ -187,8 +205,11 @@ class SignatureSet:
         """The best match (None below THRESHOLD) and the ranked alternatives."""
         ranked = self.rank(targets, facts, phase)
         if ranked and ranked[0].score >= THRESHOLD:
-            return ranked[0], tuple(ranked[1:1 + MAX_ALTERNATIVES])
-        return None, tuple(ranked[:MAX_ALTERNATIVES])
+            # a fallback is the last resort: an alternative to nothing, so never listed as one
+            rest = [m for m in ranked[1:] if m.kind is not SignatureKind.FALLBACK]
+            return ranked[0], tuple(rest[:MAX_ALTERNATIVES])
+        return None, tuple(m for m in ranked if m.kind is not SignatureKind.FALLBACK
+                           )[:MAX_ALTERNATIVES]
 
     def class_family(self, texts: Iterable[str]) -> str | None:
         """The first family declaring the interpreter's or torch's own messages (`match.origin:
@@ -217,6 +238,8 @@ class SignatureSet:
         evidence: list[Evidence] = []
         message_score, specificity = 0.0, 0.0
         part, regex_part = "", False
+        named: dict[str, str | None] = {}  # a regex's named groups, which a fix may quote
+        words = True
         for template in signature.templates:
             score = template.score(text, masked)
             if score > message_score:
@@ -234,6 +257,9 @@ class SignatureSet:
                 message_score, specificity = 1.0, float(fixed)
                 part, regex_part = pattern.pattern, True
                 detail = f"regex matched: {hit.group(0)[:80]}"
+                named = hit.groupdict()
+                # a hit that ends inside `Type` (`^RuntimeError\b`) knows the class alone
+                words = hit.end() > len(target.event.exception) + 1
         module_hit, module_fixed = _module_hit(signature.modules, modules)
         by_library = False
         if not signature.templates and not signature.patterns and module_hit is None:
@@ -328,13 +354,37 @@ class SignatureSet:
                                      "phase or facts it names seen"))
             score *= GENERIC_UNCORROBORATED
         score *= target.weight
-        match = Match(signature.id, signature.title, round(score, 3), signature.fix,
-                      signature.references, tuple(evidence), target.kind, str(signature.path),
-                      signature.kind)
+        match = Match(signature.id, signature.title, round(score, 3),
+                      _quoting(signature.fix, named), signature.references, tuple(evidence),
+                      target.kind, str(signature.path), signature.kind)
         return _Scored(match, specificity, contradicted, unconfirmed, signature.kind.strength,
                        message_specificity,
                        by_module=not signature.templates and not signature.patterns,
-                       by_library=by_library)
+                       by_library=by_library, words=words)
+
+
+_PLACE = re.compile(r"\{(\w+)\}")
+MAX_QUOTED_CHARS = 120
+
+
+def _quoting(fix: str, named: Mapping[str, str | None]) -> str:
+    """A fix with `{name}` replaced by what the regex's group of that name matched (`the
+    package {module}` -> `the package flash_attn`): a class's fix names the one thing at fault.
+    A group that did not match reads `<name>`, for the reader to fill in; braces that name no
+    group stay as written."""
+    if not named or "{" not in fix:
+        return fix
+
+    def quoted(found: re.Match[str]) -> str:
+        if found.group(1) not in named:
+            return found.group(0)
+        value = named[found.group(1)]
+        if value is None:
+            return f"<{found.group(1)}>"
+        value = " ".join(value.split())
+        return value if len(value) <= MAX_QUOTED_CHARS else value[:MAX_QUOTED_CHARS - 3] + "..."
+
+    return _PLACE.sub(quoted, fix)
 
 
 def _raising_modules(event: ErrorEvent) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -68,7 +68,10 @@ def case_from(explained: Explained, file: FileId | None, *, from_cache: bool = F
     ref = SignatureRef(signature["id"], signature["title"], float(signature["score"])) \
         if signature else None
     cause = _cause(report)
-    if ref is not None:
+    # a class's last resort or a message's own remedy names no failure: such cases group by
+    # their message, as those no signature knows, or one fallback would hold every failure
+    by_signature = (signature or {}).get("kind") not in ("fallback", "message")
+    if ref is not None and by_signature:
         kind, fingerprint = GroupKind.SIGNATURE, f"signature:{ref.id}"
     elif verdict is Verdict.NO_FAILURE:
         kind, fingerprint = GroupKind.NO_FAILURE, "no_failure"

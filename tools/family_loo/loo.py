@@ -124,9 +124,14 @@ class Result:
     kind: str = ""  # root_cause | chain | symptom: what the family matched
 
 
+# with --fallbacks, the last resorts (signatures/fallback/) answer too: how far they reach the
+# failures no family knows
+KINDS = {SignatureKind.FAMILY}
+
+
 def families_only(database: SignatureSet) -> SignatureSet:
     """The database as an unseen failure meets it: every exact signature withheld."""
-    return SignatureSet([s for s in database if s.kind is SignatureKind.FAMILY])
+    return SignatureSet([s for s in database if s.kind in KINDS])
 
 
 def _group(signature: Signature, example: Path) -> Group:
@@ -237,7 +242,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--show", action="append", choices=[o.name.lower() for o in Outcome],
                         help="with -v, list these outcomes (default: none and wrong)")
     parser.add_argument("--jobs", type=int, default=1, help="processes")
+    parser.add_argument("--fallbacks", action="store_true",
+                        help="the fallbacks (signatures/fallback/) answer beside the families")
     args = parser.parse_args(argv)
+    if args.fallbacks:  # set before the worker processes start: they inherit it
+        KINDS.add(SignatureKind.FALLBACK)
     probes = all_probes(default_signatures())
     if args.group:
         probes = [p for p in probes if p.group.value in args.group]

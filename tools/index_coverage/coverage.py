@@ -179,6 +179,7 @@ class Coverage(Enum):
     EXACT = "exact"
     FAMILY = "family"
     MESSAGE = "message"  # only the message's own remedy ("Try ...", "Consider ...")
+    FALLBACK = "fallback"  # only the last resort for the exception's class (signatures/fallback/)
     NONE = "none"
 
     @property
@@ -280,7 +281,7 @@ def measure_one(template: ErrorTemplate, signatures: SignatureSet) -> Result:
     """Render one template and classify the report's advice."""
     report = explain_text(render(template), signatures=signatures)
     if report.signature is not None:
-        kind = Coverage.EXACT if report.signature.kind.value == "exact" else Coverage.FAMILY
+        kind = Coverage(report.signature.kind.value)  # the report's kinds are the coverage's
         return Result(template, kind, report.signature.id)
     return Result(template, Coverage.MESSAGE if report.advice else Coverage.NONE, None)
 

@@ -1,0 +1,126 @@
+"""The remedy an error message states itself, in any package's words.
+
+vLLM's messages often end in their fix ("Try increasing `gpu_memory_utilization`"), and so do
+those of transformers, torch, Triton and plugins ("Please load your current model with
+`use_cache=False`", "pip install foo"). What reads as a remedy is data (`signatures/remedy.yaml`):
+the words that open a remedy sentence, the phrases that make one wherever they stand, and the
+sentences that only look like advice (a request for a bug report, a way to get more output).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import regex
+
+from logsleuth.errors import SignatureError
+from logsleuth.resources import data_dir
+from logsleuth.yamlload import load_yaml
+
+MAX_ADVICE_CHARS = 500
+_SENTENCE_END = regex.compile(r"(?<=[.!?;])\s+|\s*\n+\s*")
+# where a clause begins inside a sentence: after a comma, colon, dash or opening bracket
+_CLAUSE = regex.compile(r"(?:[,:;(]|\s[-–—])\s*")
+# the settings a remedy names: a flag, an environment variable, a `quoted` name, a snake_case
+# name, `key=value`, and the package of `pip install x`
+_KNOBS = regex.compile(r"--[a-z][a-z0-9-]+|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|`([^`\s]{2,60})`"
+                       r"|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b"
+                       r"|(?:pip|conda|apt(?:-get)?) install (?:-\S+ )*['\"]?([\w.\[\],-]+)")
+
+
+@dataclass(frozen=True, slots=True)
+class RemedyPhrasing:
+    """The compiled phrase lists of remedy.yaml."""
+
+    opens: regex.Pattern[str]
+    anywhere: regex.Pattern[str]
+    not_opening: regex.Pattern[str]
+    not_remedy: regex.Pattern[str]
+    not_hint: regex.Pattern[str] | None = None  # warnings whose advice is about something else
+
+    def hint_of(self, warning: str) -> str | None:
+        """The remedy a warning states, unless the warning advises about something else (a
+        deprecation, a future change, performance): `not_hint`."""
+        if self.not_hint is not None and self.not_hint.search(warning):
+            return None
+        return self.remedy_of(warning)
+
+    def remedy_of(self, message: str) -> str | None:
+        """The message's advice: from the first sentence (or clause) that states a remedy to
+        the end, without the sentences that only ask for a report or more output; None when
+        no sentence states one. A message of one sentence is the problem, not its fix, unless a
+        phrase that is advice wherever it stands is in it ("..., please set X")."""
+        sentences = [s.strip() for s in _SENTENCE_END.split(message) if s.strip()]
+        for i, sentence in enumerate(sentences):
+            if self.not_remedy.search(sentence):
+                continue
+            start = self._start(sentence, opening=len(sentences) > 1)
+            if start is None:
+                continue
+            rest = [s for s in sentences[i + 1:] if not self.not_remedy.search(s)]
+            text = " ".join([sentence[start:], *rest])
+            return text if len(text) <= MAX_ADVICE_CHARS else \
+                text[:MAX_ADVICE_CHARS - 3].rstrip() + "..."
+        return None
+
+    def _start(self, sentence: str, *, opening: bool) -> int | None:
+        """Where in the sentence its remedy starts, or None."""
+        bare = sentence.lstrip("(`'\"*-> ")
+        if opening and self.opens.match(bare) and not self.not_opening.match(bare):
+            return len(sentence) - len(bare)
+        found = self.anywhere.search(sentence)
+        if found is None:
+            return None
+        clauses = [m.end() for m in _CLAUSE.finditer(sentence, 0, found.start())]
+        return clauses[-1] if clauses else 0
+
+
+def knobs(text: str) -> tuple[str, ...]:
+    """The settings a remedy names (flags, variables, quoted names, packages to install)."""
+    out: list[str] = []
+    for found in _KNOBS.finditer(text):
+        package = found.group(2)
+        # a package keeps its extras (`vllm[grpc]` is not `vllm`); a setting loses its value
+        knob = package if package else (found.group(1) or found.group(0)).split("=", 1)[0]
+        if knob and knob not in out:
+            out.append(knob)
+    return tuple(out)
+
+
+def _words(items: object, key: str, path: Path) -> regex.Pattern[str]:
+    if not isinstance(items, list) or not all(isinstance(i, str) for i in items) or not items:
+        raise SignatureError(f"`{key}` must be a list of patterns", location=str(path))
+    try:
+        return regex.compile(r"(?i)(?:" + "|".join(f"(?:{i})" for i in items) + r")\b")
+    except regex.error as exc:
+        raise SignatureError(f"invalid pattern in `{key}`: {exc}", location=str(path)) from None
+
+
+def load_phrasing(path: Path | None = None) -> RemedyPhrasing:
+    """Compile a remedy phrasing file (the shipped `signatures/remedy.yaml` by default)."""
+    path = path or data_dir("signatures") / "remedy.yaml"
+    data, _ = load_yaml(path)
+    if not isinstance(data, dict):
+        raise SignatureError("expected a mapping", location=str(path))
+    unknown = set(data) - {"opens", "anywhere", "not_opening", "not_remedy", "not_hint"}
+    if unknown:
+        raise SignatureError(f"unknown keys: {', '.join(sorted(unknown))}", location=str(path))
+    anywhere = _words(data.get("anywhere"), "anywhere", path)
+    return RemedyPhrasing(_words(data.get("opens"), "opens", path),
+                          regex.compile(r"(?i)\b" + anywhere.pattern[4:]),
+                          _words(data.get("not_opening"), "not_opening", path),
+                          _words(data.get("not_remedy"), "not_remedy", path),
+                          _words(data["not_hint"], "not_hint", path) if "not_hint" in data
+                          else None)
+
+
+@cache
+def default_phrasing() -> RemedyPhrasing:
+    return load_phrasing()
+
+
+def remedy_of(message: str) -> str | None:
+    """The remedy a message states, by the shipped phrasing (RemedyPhrasing.remedy_of)."""
+    return default_phrasing().remedy_of(message)
