@@ -20,7 +20,7 @@ processes the symptoms point to. Everything reachable from it is a symptom.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right, insort
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from logsleuth.assemble import CUT_TRACEBACK
 from logsleuth.fingerprint import fingerprint
 from logsleuth.knowledge import Causality, default_causality
-from logsleuth.model import (MAIN, ChainReason, ErrorEvent, Event, EventKind, EventRole,
+from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRole,
                              Inference, LineKind, Link, LinkReason, Milestone, MilestoneKind,
                              Phase, Process, Role, Run, Verdict)
 from logsleuth.runs import (Outcome, RunKey, explained_index, outcome_of, run_key, split_runs,
@@ -757,22 +757,14 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
     # aborted over them: torch's NCCL watchdog logs `Watchdog caught collective operation timeout`
     # at E level, then throws from its thread and the process dies. Those records weigh as its
     # crash does (causality.yaml `native`).
-    # So do those right before the process's Python code raised the exception the native call
-    # failed with (Neuron's runtime logs `failed to run scatter/gather ... out-of-bound access`,
-    # then `RuntimeError: Failed to execute the model status=1006`): the native text says why.
-    # Native code writes to the process's stderr without vLLM's prefix, so an unnamed process's
-    # native records count for whichever process fails right after them. "Right after": a run
-    # of such records, each within a few lines of the next, ends a few lines before the failure.
     crashes: dict[Process, list[int]] = {}
     for node in nodes.values():
         if node.event.kind is EventKind.FATAL:
             crashes.setdefault(node.event.process, []).append(node.event.first_line)
-    raised_over = _raised_over(nodes, know)
 
     def aborted_over(event: ErrorEvent) -> bool:
-        return event.id in raised_over or know.logged_natively(event.site, event.exception) \
-            and any(0 <= start - event.last_line <= _CRASH_WINDOW
-                    for start in crashes.get(event.process, ()))
+        return know.logged_natively(event.site, event.exception) and any(
+            0 <= start - event.last_line <= _CRASH_WINDOW for start in crashes.get(event.process, ()))
 
     def rank(node: _Node) -> tuple[int, int, int, int, int, int]:
         weak = node.event.kind is EventKind.ERROR_RECORD and not aborted_over(node.event)
@@ -783,36 +775,6 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
                 node.event.line, node.event.id)
 
     return min(causes, key=rank)
-
-
-_RAISE_GAP = 10  # lines: at most this far apart, native records and the failure are one run
-
-
-def _raised_over(nodes: dict[int, _Node], know: Causality) -> set[int]:
-    """The natively logged error records in a run that ends right before a failure (a crash, an
-    exception that is no request's) of their process, or of any process for unnamed ones."""
-    failures: dict[Process, list[int]] = {}
-    for node in nodes.values():
-        event = node.event
-        if event.kind is EventKind.FATAL or event.kind is EventKind.EXCEPTION \
-                and node.role is EventRole.CAUSE and not node.handled and not node.request:
-            failures.setdefault(event.process, []).append(event.first_line)
-    if not failures:
-        return set()
-    natives = sorted((n.event for n in nodes.values() if n.event.kind is EventKind.ERROR_RECORD
-                      and know.logged_natively(n.event.site, n.event.exception)),
-                     key=lambda e: (e.last_line, e.id), reverse=True)
-    own = {process: sorted(lines) for process, lines in failures.items()}
-    every = sorted(line for lines in failures.values() for line in lines)
-    found: set[int] = set()
-    for event in natives:  # latest first: a run of records grows backwards from its failure
-        starts = every if event.process == MAIN else own.get(event.process, [])
-        at = bisect_left(starts, event.last_line)
-        if at < len(starts) and starts[at] - event.last_line <= _RAISE_GAP:
-            found.add(event.id)
-            insort(own.setdefault(event.process, []), event.first_line)
-            insort(every, event.first_line)
-    return found
 
 
 def _chain_of(root_id: int, nodes: dict[int, _Node],

@@ -1,9 +1,12 @@
-"""A native runtime's error records right before the Python exception its call failed with are
-the root (causality.yaml `native`): AWS Neuron's runtime logs why (`failed to run scatter/gather
-... out-of-bound access`), unprefixed, then the engine core raises `RuntimeError: Failed to execute
-the model status=1006`. The runtime's own line shape is a record (grammars/vllm.lark NEURON_HEADER)
-in both of its time precisions, behind any wrapper; its INFO lines are no errors; records far
-before the exception, or a named other process's, do not take the exception's place."""
+"""A native runtime's error records before the Python exception its call failed with: AWS
+Neuron's runtime logs why (`failed to run scatter/gather ... out-of-bound access`), unprefixed,
+then the engine core raises `RuntimeError: Failed to execute the model status=1006`. The runtime's
+own line shape is a record (grammars/vllm.lark NEURON_HEADER) in both of its time precisions,
+behind any wrapper, at its level with its `module:function` site; its INFO lines are no errors.
+The exception stays the root: the labels of real logs name the Python exception a native call
+failed with, not the native records before it (session 12 tried weighing such records as the
+exception and measured it wrong on unseen logs; see tests/test_tuning.py); native records weigh
+as a crash only when the process aborts over them (causality.yaml `native`)."""
 
 from __future__ import annotations
 
@@ -43,16 +46,19 @@ def native_line(time: str, level: str, site: str, message: str) -> str:
 
 @SOME
 @given(st.sampled_from(OUTERS), st.sampled_from(TIMES), st.integers(1, 4), st.integers(0, 3))
-def test_the_runtimes_first_error_record_is_the_root(outer: str, time: str, records: int,
-                                                     between: int) -> None:
+def test_the_runtimes_records_are_read_and_the_exception_is_the_root(
+        outer: str, time: str, records: int, between: int) -> None:
     natives = [native_line(time, *record) for record in NATIVE[:records]]
+    for native, (level, site, _) in zip(natives, NATIVE):
+        line = parse_line(outer + native)
+        assert line.level is Level.ERROR and line.site == site
     dump = [CORE.replace("core.py:1008", "dump_input.py:72") + "Dumping scheduler stats: "
             "SchedulerStats(num_running_reqs=1)"] * between
     lines = [*SERVING, *natives, *dump, *TRACEBACK]
     report = explain_text("\n".join(outer + line for line in lines) + "\n")
     root = report.root_cause
     assert report.verdict == "failure" and root is not None, report.reasons
-    assert root.line == 2 and root.message.startswith(NATIVE[0][2].split(":")[0])
+    assert root.exception == "RuntimeError" and "status=1006" in root.message
 
 
 @SOME
@@ -77,16 +83,6 @@ def test_records_before_other_output_do_not_take_the_exceptions_place(filler: in
     lines = [*natives, *steps, *TRACEBACK]
     report = explain_text("\n".join(outer + line for line in lines) + "\n")
     assert report.root_cause is not None and report.root_cause.exception == "RuntimeError"
-
-
-@SOME
-@given(st.integers(5, 40), st.sampled_from(OUTERS))
-def test_a_long_run_of_records_right_before_the_exception_is_one(records: int,
-                                                                 outer: str) -> None:
-    natives = [native_line(TIMES[0], *NATIVE[i % len(NATIVE)]) for i in range(records)]
-    lines = [*SERVING, *natives, *TRACEBACK]
-    report = explain_text("\n".join(outer + line for line in lines) + "\n")
-    assert report.root_cause is not None and report.root_cause.line == 2
 
 
 def test_a_named_other_process_native_records_do_not_take_its_place() -> None:
