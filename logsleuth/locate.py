@@ -163,21 +163,35 @@ def locate(block: bytes, base: int, anchors: Anchors) -> tuple[list[tuple[int, b
 
 
 def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
-    """The stretches of anchored lines, each without the line break after its last line."""
+    """The stretches of anchored lines, each without the line break after its last line.
+
+    Every byte is read by a DFA once: the anchor's search up to a hit, then, from the line after
+    the hit's, the stretch pattern over the anchored lines that follow and the one line that
+    ends them (which holds no match, so the next search starts after it).
+    """
     spans: list[tuple[int, int]] = []
     position, size = 0, len(block)
     search = _raw_search(anchors.anchor)
     stretch = anchors.stretch._regexp.Match
+    find = block.find
     while position < size:
         hit, _ = search(block, position, size)
         if hit < 0:
             return spans
         start = block.rfind(b"\n", 0, hit) + 1
-        end = stretch(_FROM_START, block, start, size)[0][1]
-        if end <= hit:  # not met on any line tested; one line, as the anchor alone finds it
-            end = block.find(b"\n", hit) + 1 or size
-        spans.append((start, end - 1 if block[end - 1:end] == b"\n" else end))
-        position = end
+        end = find(b"\n", hit)
+        if end < 0:
+            spans.append((start, size))
+            return spans
+        following = end + 1  # where the next line starts: anchored too?
+        more = stretch(_FROM_START, block, following, size)[0][1]
+        if more > following:
+            end = more - 1 if block[more - 1] == 10 else more
+            following = more
+        spans.append((start, end))
+        # the line at `following` was read to its end and holds no match
+        after = find(b"\n", following)
+        position = after + 1 if after >= 0 else size
     return spans
 
 
