@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import regex
 
-from logsleuth.knowledge import UNTIMED_CHARS
+from logsleuth.knowledge import KEPT_LONG_CHARS, UNTIMED_CHARS
 from logsleuth.literal import (SCREEN_CHARS, Needles, Screen, required_literal,
                                required_literals)
 from logsleuth.model import (ConfigDifference, FactOrigin, Level, LineKind, LineRun, LogLine,
@@ -298,7 +298,7 @@ class FactCollector:
         if line.level in _ERROR_LEVELS and line.kind in (LineKind.PLAIN, LineKind.INDENTED):
             return  # facts are announced in INFO records, not in traceback text: keeps it cheap
         silent = None
-        if len(text) > UNTIMED_CHARS:
+        if UNTIMED_CHARS < len(text) <= KEPT_LONG_CHARS:
             # what is looked for only shrinks, so a text that found nothing (no search timed
             # out) finds nothing again
             silent = (line.kind, line.level,

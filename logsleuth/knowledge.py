@@ -23,6 +23,9 @@ from logsleuth.yamlload import load_yaml
 # short search: milestone and phase patterns are asked about every line that reaches the assembler.
 PATTERN_TIMEOUT = 0.05
 UNTIMED_CHARS = 1024  # lines up to this long are searched without the budget
+# long lines up to this long may be kept by a digest of their text (an engine config line that
+# every start prints again); longer ones are logged prompts, which never repeat: not hashed
+KEPT_LONG_CHARS = 8 << 10
 _K = TypeVar("_K")
 _V = TypeVar("_V")
 
@@ -183,7 +186,9 @@ class Causality:
         serving logs metrics and access lines that differ in their numbers only); the others
         are searched every time."""
         if len(text) >= SCREEN_CHARS:  # a long line is screened first, searched under the
-            return self._long_marks_of(text)  # budget, and kept by its text
+            if len(text) > KEPT_LONG_CHARS:  # budget, and kept by its text (a config line)
+                return self.milestone_of(text), self.phase_of_line(text)
+            return self._long_marks_of(text)
         shape = shape_key(text)
         firsts = self._marks_memo.get(shape)
         if firsts is None:

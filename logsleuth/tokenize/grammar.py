@@ -665,13 +665,17 @@ CACHED_BODY_CHARS = 1024  # longer bodies rarely repeat: caching them would only
 
 
 def _parse_body(text: str) -> _Body:
-    return _parse_short_body(text) if len(text) <= CACHED_BODY_CHARS else _parse_long_body(text)
+    if len(text) <= CACHED_BODY_CHARS:
+        return _parse_short_body(text)
+    return _parse_long_body(text) if len(text) <= _KEPT_LONG_BODY_CHARS else _parse_any_body(text)
 
 
 # A few long bodies are kept too: a start-up prints the same ~3 KB engine config line every time
-# vLLM starts (a restart-heavy log: one LALR parse of it, ~0.7 ms, per start), and a handful of
-# bodies of up to 64 KiB (read.MAX_LINE_BYTES) hold little memory; logged prompts, which never
-# repeat, only cycle through them.
+# vLLM starts (a restart-heavy log reads it again at every start). Up to 8 KiB: longer ones are
+# logged prompts, which never repeat, and hashing them for the lookup would cost a pass each.
+_KEPT_LONG_BODY_CHARS = 8 << 10
+
+
 @lru_cache(maxsize=8)
 def _parse_long_body(text: str) -> _Body:
     return _parse_any_body(text)
