@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -22,6 +23,9 @@ from logsleuth.yamlload import load_yaml
 # short search: milestone and phase patterns are asked about every line that reaches the assembler.
 PATTERN_TIMEOUT = 0.05
 UNTIMED_CHARS = 1024  # lines up to this long are searched without the budget
+# long lines up to this long may be kept by a digest of their text (an engine config line that
+# every start prints again); longer ones are logged prompts, which never repeat: not hashed
+KEPT_LONG_CHARS = 8 << 10
 _K = TypeVar("_K")
 _V = TypeVar("_V")
 
@@ -100,6 +104,10 @@ class Causality:
     _phase_split: tuple[tuple[int, ...], tuple[int, ...]] = \
         field(init=False, repr=False, compare=False)
     _marks_memo: ShapeCache[tuple[int, int]] = field(init=False, repr=False, compare=False)
+    # the marks of long lines, by a digest of their text, when no search ran out of time: a
+    # restart-heavy log prints the same 3 KB engine config line at every start (2.3 ms each)
+    _long_marks: ShapeCache[tuple[MilestoneKind | None, Phase | None]] = \
+        field(init=False, repr=False, compare=False)
     _request_memo: dict[tuple[str | None, tuple[str, ...]], bool] = \
         field(init=False, repr=False, compare=False)
     # the patterns that classify an error by its text and tell digits apart: two texts of one
@@ -124,6 +132,8 @@ class Causality:
         object.__setattr__(self, "_milestone_split", _split_blind(self.milestones))
         object.__setattr__(self, "_phase_split", _split_blind(self.phase_lines))
         object.__setattr__(self, "_marks_memo", ShapeCache[tuple[int, int]]())
+        object.__setattr__(self, "_long_marks", ShapeCache[
+            tuple[MilestoneKind | None, Phase | None]](256))
         object.__setattr__(self, "_request_memo", {})
         object.__setattr__(self, "_reading", tuple(
             p for p in (*self.corrupting, *self.wrappers, *(s.pattern for s in self.symptoms),
@@ -175,8 +185,10 @@ class Causality:
         assembler. What the digit-blind patterns decide is kept per shape of line (a day of
         serving logs metrics and access lines that differ in their numbers only); the others
         are searched every time."""
-        if len(text) >= SCREEN_CHARS:  # a long line is screened first (and searched under the
-            return self.milestone_of(text), self.phase_of_line(text)  # budget): never kept
+        if len(text) >= SCREEN_CHARS:  # a long line is screened first, searched under the
+            if len(text) > KEPT_LONG_CHARS:  # budget, and kept by its text (a config line)
+                return self.milestone_of(text), self.phase_of_line(text)
+            return self._long_marks_of(text)
         shape = shape_key(text)
         firsts = self._marks_memo.get(shape)
         if firsts is None:
@@ -188,6 +200,17 @@ class Causality:
         return (self._milestone_table[milestone][0] if milestone < len(self._milestone_table)
                 else None,
                 self._phase_table[phase][0] if phase < len(self._phase_table) else None)
+
+    def _long_marks_of(self, text: str) -> tuple[MilestoneKind | None, Phase | None]:
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        kept = self._long_marks.get(key)
+        if kept is not None:
+            return kept
+        cut = _TIMEOUTS[0]
+        found = (self.milestone_of(text), self.phase_of_line(text))
+        if _TIMEOUTS[0] == cut:  # a search that ran out of time might not next time
+            self._long_marks.put(key, found)
+        return found
 
     def start_marker(self, text: str) -> int | None:
         """Which start pattern a start line matched (a run holds each marker once a process)."""
@@ -375,10 +398,14 @@ def _may_hold(text: str, needles: tuple[str, ...],
     return not needles
 
 
+_TIMEOUTS = [0]  # searches that ran out of time so far: what was decided then is not kept
+
+
 def _budgeted(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
     try:
         return pattern.search(text, timeout=PATTERN_TIMEOUT if len(text) > UNTIMED_CHARS else None)
     except TimeoutError:
+        _TIMEOUTS[0] += 1
         return None
 
 

@@ -12,6 +12,7 @@ import importlib.util
 import json
 import os
 import tempfile
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -87,20 +88,31 @@ class Anchors:
     anchor: re2._Regexp
     samplers: tuple[re2._Regexp, ...]  # kinds of activity (SERVING, ALIVE)
     activity: re2._Regexp  # any kind: a block without one needs no sampler's search
+    # the anchor's lines, a whole stretch of consecutive ones at a time: a logged traceback is
+    # found by one search instead of one search (and a line's worth of Python) per line
+    stretch: re2._Regexp
 
     @classmethod
     def compile(cls, anchor: str, *samplers: str) -> Anchors:
         """From the terminals' regular expressions."""
         return cls(compile_bytes(anchor), tuple(compile_bytes(text) for text in samplers),
-                   compile_bytes("|".join(f"(?:{text})" for text in samplers)))
+                   compile_bytes("|".join(f"(?:{text})" for text in samplers)),
+                   compile_bytes(anchor.join(_STRETCH)))
+
+
+# Whole lines, one or more in a row, each holding a match of the anchor, matched from the start
+# of the first (found by the anchor itself: an unanchored search of this would also run the DFA
+# backwards for where it starts). No anchor alternative matches a line break, so a match lies
+# within its line: tests/test_locate.py checks the lines found equal to one search per line.
+_STRETCH = (r"(?:[^\n]*(?:", r")[^\n]*(?:\n|\z))+")
 
 
 def line_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
-    """Where the anchored lines of a block are (byte offsets), with the activity lines that
-    tell whether work went on: of each kind (SERVING, ALIVE), the first after each stretch
-    of anchored lines (did the process that just logged an error keep working?) and the
-    block's last."""
-    spans = _anchored_spans(block, anchors.anchor)
+    """Where the anchored lines of a block are (byte offsets; a span may hold several lines in
+    a row, without the line break after the last), with the activity lines that tell whether
+    work went on: of each kind (SERVING, ALIVE), the first after each stretch of anchored
+    lines (did the process that just logged an error keep working?) and the block's last."""
+    spans = _anchored_spans(block, anchors)
     if _raw_search(anchors.activity)(block, 0, len(block))[0] < 0:
         # no activity at all (a crash loop's set-up lines, a DEBUG flood): one pass instead of
         # each kind's searches after every stretch and back from the end
@@ -123,7 +135,17 @@ def line_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
                 if line is not None:
                     found.add(line)
         previous = end
-    return sorted(found) if len(found) > len(spans) else spans
+    if len(found) == len(spans):
+        return spans
+    # an activity line that is also anchored lies in a stretch already
+    starts, stretches = [start for start, _ in spans], set(spans)
+    return sorted(span for span in found
+                  if span in stretches or not _inside(span[0], starts, spans))
+
+
+def _inside(position: int, starts: list[int], spans: list[tuple[int, int]]) -> bool:
+    index = bisect_right(starts, position) - 1
+    return index >= 0 and position <= spans[index][1]
 
 
 def locate(block: bytes, base: int, anchors: Anchors) -> tuple[list[tuple[int, bytes]], int]:
@@ -133,30 +155,48 @@ def locate(block: bytes, base: int, anchors: Anchors) -> tuple[list[tuple[int, b
     counted_to, line_no = 0, base
     for start, end in line_spans(block, anchors):
         line_no += block.count(b"\n", counted_to, start)
-        counted_to = start
-        found.append((line_no + 1, block[start:end]))
+        lines = block[start:end].split(b"\n")
+        found += zip(range(line_no + 1, line_no + 1 + len(lines)), lines)
+        line_no += len(lines) - 1
+        counted_to = end
     return found, line_no + block.count(b"\n", counted_to)  # one counting pass per block
 
 
-def _anchored_spans(block: bytes, anchor: re2._Regexp) -> list[tuple[int, int]]:
+def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
+    """The stretches of anchored lines, each without the line break after its last line.
+
+    Every byte is read by a DFA once: the anchor's search up to a hit, then, from the line after
+    the hit's, the stretch pattern over the anchored lines that follow and the one line that
+    ends them (which holds no match, so the next search starts after it).
+    """
     spans: list[tuple[int, int]] = []
     position, size = 0, len(block)
-    search = _raw_search(anchor)
-    find, rfind = block.find, block.rfind
-    while position <= size:
-        hit_start, hit_end = search(block, position, size)
-        if hit_start < 0:
+    search = _raw_search(anchors.anchor)
+    stretch = anchors.stretch._regexp.Match
+    find = block.find
+    while position < size:
+        hit, _ = search(block, position, size)
+        if hit < 0:
             return spans
-        start = rfind(b"\n", 0, hit_start) + 1
-        end = find(b"\n", hit_end if hit_end > hit_start else hit_start)
+        start = block.rfind(b"\n", 0, hit) + 1
+        end = find(b"\n", hit)
         if end < 0:
-            end = size
+            spans.append((start, size))
+            return spans
+        following = end + 1  # where the next line starts: anchored too?
+        more = stretch(_FROM_START, block, following, size)[0][1]
+        if more > following:
+            end = more - 1 if block[more - 1] == 10 else more
+            following = more
         spans.append((start, end))
-        position = end + 1
+        # the line at `following` was read to its end and holds no match
+        after = find(b"\n", following)
+        position = after + 1 if after >= 0 else size
     return spans
 
 
 _UNANCHORED = re2._Anchor.UNANCHORED
+_FROM_START = re2._Anchor.ANCHOR_START
 
 
 def _raw_search(pattern: re2._Regexp) -> Callable[[bytes, int, int], tuple[int, int]]:

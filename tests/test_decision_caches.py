@@ -162,3 +162,45 @@ def test_line_marks_by_shape(data: st.DataObject) -> None:
     text, other = _shaped_pair(data, seed)
     for asked in (text, other):
         assert know.marks_of(asked) == (know.milestone_of(asked), know.phase_of_line(asked))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_long_line_marks_kept_by_text(data: st.DataObject) -> None:
+    """A long line's marks are kept by its text (a restart loop prints the same 3 KB config line
+    at every start): asked again, of it or of a line that differs in one character, `marks_of`
+    answers as `milestone_of` and `phase_of_line` do; a decision made while a search ran out of
+    time is not kept."""
+    know = load_causality()
+    patterns = [p for _, p in know.milestones] + [p for _, p in know.phase_lines]
+    pattern = data.draw(st.sampled_from(patterns))
+    seed = " ".join(required_literals(pattern.pattern)) or pattern.pattern[:20]
+    filler = " ".join(f"key{index}={index}" for index in range(400))
+    text = data.draw(st.sampled_from([f"{seed} {filler}", f"{filler} {seed}", filler]))
+    edited = text[:-1] + data.draw(st.sampled_from("0x "))
+    for asked in (text, edited, text, edited):
+        assert know.marks_of(asked) == (know.milestone_of(asked), know.phase_of_line(asked))
+
+
+def test_long_line_marks_not_kept_after_a_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Decided while a search ran out of time: decided again; else decided once."""
+    import logsleuth.knowledge as knowledge
+
+    know = load_causality()
+    text = "Initializing a V1 LLM engine with config: " + "x=1, " * 600
+    calls: list[str] = []
+    real = knowledge.Causality.milestone_of
+
+    def counted(self: knowledge.Causality, asked: str, timing_out: bool = True) -> object:
+        calls.append(asked)
+        if timing_out:
+            knowledge._TIMEOUTS[0] += 1  # as a search that ran out of time counts itself
+        return real(self, asked)
+
+    monkeypatch.setattr(knowledge.Causality, "milestone_of", counted)
+    first, second = know.marks_of(text), know.marks_of(text)
+    assert first == second and len(calls) == 2  # decided again
+    monkeypatch.setattr(knowledge.Causality, "milestone_of",
+                        lambda self, asked: counted(self, asked, timing_out=False))
+    assert know.marks_of(text) == know.marks_of(text) == first
+    assert len(calls) == 3  # decided once more, then kept

@@ -3,7 +3,9 @@ in signatures (version ranges, compute capability, soft conditions)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 import regex
@@ -11,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from logsleuth.facts import FactCollector, RecordFormat, parse_record, split_top_level
+from logsleuth.knowledge import UNTIMED_CHARS
 from logsleuth.model import ConfigDifference
 from logsleuth.pipeline import explain, explain_text
 from logsleuth.signatures import load_signatures
@@ -493,3 +496,56 @@ def test_no_shipped_fact_or_causality_pattern_backtracks_catastrophically() -> N
                  *causality.startup_frames, *causality.scheduler_stops, *causality.harmless]
     patterns += [p for latent in causality.latent for p in (latent.warning, *latent.explains)]
     assert [p.pattern for p in patterns if backtracks(p)] == []
+
+
+
+def _counting(collector: FactCollector, searched: list[str], timeout: bool = False) -> None:
+    """Make every pending pattern of a collector record the texts it searches."""
+    collector._pending = [replace(spec, patterns=tuple(
+        replace(item, pattern=cast(Any, _Counted(item.pattern, searched, timeout)))
+        for item in spec.patterns)) for spec in collector._pending]
+
+
+def test_a_long_line_that_found_nothing_is_not_searched_again() -> None:
+    """A long line (over the untimed length) that found no fact finds none again: what is looked
+    for only shrinks. Its copies are not searched; a fact on a line after them is still found,
+    and a long line one of whose searches ran out of time is searched again."""
+    filler = " ".join(f"word{index}=value{index}" for index in range(300))
+    long_line = f"INFO 07-31 15:52:03 [model.py:1510] Using max model len tokens {filler}"
+    assert len(long_line) > UNTIMED_CHARS
+    searched: list[str] = []
+    collector = FactCollector()
+    _counting(collector, searched)
+    collector.look(parse_line(long_line, 1))
+    first = len(searched)
+    assert first > 0  # the line holds texts some patterns need: it was searched
+    collector.look(parse_line(long_line.replace("tokens", "token"), 2))  # another text
+    second = len(searched)
+    assert second > first
+    for number in range(3, 6):
+        collector.look(parse_line(long_line, number))
+    assert len(searched) == second  # copies: not searched again
+    collector.look(parse_line("INFO 07-31 15:52:03 [model.py:1510] Using max model len 4096", 6))
+    assert collector.result().get("max_model_len") == 4096
+
+    timed_out = FactCollector()
+    searched.clear()
+    _counting(timed_out, searched, timeout=True)
+    timed_out.look(parse_line(long_line, 1))
+    once = len(searched)
+    timed_out.look(parse_line(long_line, 2))
+    assert once > 0 and len(searched) == 2 * once  # cut short: searched again
+
+
+class _Counted:
+    """A compiled pattern that records the texts it searches (and may run out of time)."""
+
+    def __init__(self, pattern: regex.Pattern[str], searched: list[str], timeout: bool):
+        self._compiled, self._searched, self._timeout = pattern, searched, timeout
+        self.pattern = pattern.pattern
+
+    def search(self, text: str, *args: Any, **kwargs: Any) -> regex.Match[str] | None:
+        self._searched.append(text)
+        if self._timeout:
+            raise TimeoutError
+        return self._compiled.search(text, *args, **kwargs)

@@ -1028,3 +1028,15 @@ def test_pasted_wrappers(raw: str, process: str, kind: LineKind) -> None:
     line = parse_line(clean(raw))
     assert (line.process.name, line.kind) == (process, kind)
     assert not line.text.endswith("│")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(["a", " ", "\r", "█", "▏", "\u00a0", "\u2009", "\u3000",
+                                         "é", "|", "1"]), max_size=60))
+def test_clean_reads_wide_spaces_as_spaces_only_where_there_are_some(raw: str) -> None:
+    """A non-ASCII line is scanned for the wide spaces before it is translated: the same line
+    as translating every non-ASCII line (a tqdm bar's block characters stay as they are)."""
+    from logsleuth.tokenize.grammar import _WIDE_SPACES
+
+    assert clean(raw) == clean(raw.translate(_WIDE_SPACES))
+    assert not any(chr(code) in clean(raw) for code in _WIDE_SPACES)

@@ -11,8 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lark import Lark
 
-from logsleuth.locate import _last_line_matching, _last_match_line, _raw_search
+from logsleuth.locate import _anchored_spans, _last_line_matching, _last_match_line, _raw_search
+from logsleuth.read import open_input
 from logsleuth.tokenize import anchor_patterns
+from logsleuth.tokenize.scan import located_by
 
 _LINES = [
     b'(APIServer pid=41) INFO:     127.0.0.1:5000 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
@@ -73,3 +75,56 @@ def test_kept_anchor_texts_are_the_grammars(tmp_path: Path, monkeypatch: pytest.
         assert locate.anchor_texts() == made  # read back
     assert len(list(tmp_path.glob("anchors-*.json"))) == 1
     locate.anchor_texts.cache_clear()
+
+
+def _lines_of(block: bytes, spans: list[tuple[int, int]]) -> list[int]:
+    """The 0-based numbers of the lines the spans cover."""
+    numbers: list[int] = []
+    for start, end in spans:
+        first = block.count(b"\n", 0, start)
+        numbers += range(first, first + block.count(b"\n", start, end) + 1)
+    return numbers
+
+
+def _anchored_one_by_one(block: bytes) -> list[int]:
+    """The lines the anchor alone finds, asked of each line on its own (the reference)."""
+    anchor = anchor_patterns()[0]
+    return [number for number, line in enumerate(block.split(b"\n"))
+            if line and anchor.search(line) is not None]
+
+
+_STRETCH_LINES = [*_LINES,
+                  b"(APIServer pid=41) ERROR 01-05 09:00:21 [serving.py:296] Error in preprocessing",
+                  b"(APIServer pid=41) ERROR 01-05 09:00:21 [serving.py:296] Traceback (most "
+                  b"recent call last):\r",
+                  b'  File "/x/serving.py", line 12, in f',
+                  b"    raise ValueError(msg)",
+                  b"ValueError: too long",
+                  b"Process EngineCore_DP0:",
+                  b"   ^^^^^", b"NCCL WARN x", b"\r", b"  indented"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_STRETCH_LINES), min_size=1, max_size=80), st.booleans())
+def test_stretches_hold_the_lines_one_search_per_line_finds(lines: list[bytes],
+                                                            ended: bool) -> None:
+    """Anchored lines are found a stretch of consecutive ones at a time: the same lines as the
+    anchor asked of every line, the last line with or without its line break."""
+    block = b"\n".join(lines) + (b"\n" if ended else b"")
+    spans = _anchored_spans(block, located_by())
+    assert _lines_of(block, spans) == _anchored_one_by_one(block)
+    assert all(not block[start:end].endswith(b"\n") for start, end in spans)
+
+
+def test_stretches_on_every_corpus_and_mix_log(tmp_path: Path) -> None:
+    """The same on every block of the corpus, tuning and benchmark mix logs."""
+    from mix_logs import MIXES, mix_log
+
+    fixtures = Path(__file__).parent / "fixtures"
+    paths = [path for folder in ("corpus", "tuning") for path in (fixtures / folder).rglob("*")
+             if path.is_file() and path.suffix in (".txt", ".log")]
+    paths += [mix_log(mix, 3000, str(tmp_path))[0] for mix in MIXES]
+    for path in paths:
+        for block in open_input(path).blocks():
+            assert _lines_of(block, _anchored_spans(block, located_by())) \
+                == _anchored_one_by_one(block), path
