@@ -25,7 +25,6 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     "runtime/c-neuron-inf2-first-request-execution-out-of-bounds-excerpt": "session-12 development split, cold: not yet analysed",
     "startup/e-v01-databricks-activation-ops-undefined-symbol-oneline": "session-12 development split, cold: not yet analysed",
     "startup/g-v0260-dgx-spark-gb10-qwen36-35b-a3b-fp8-moe-marlin-linear-cutlass-error-internal": "session-12 development split, cold: not yet analysed",
-    "startup/v09-v1-llm-class-kv-transfer-config-dict": "session-12 development split, cold: not yet analysed",
     # Why not fixed: moved in from the held-out set by the end-of-session-11 check, minutes
     # before the session ended. The root is right (ModuleNotFoundError for pyarrow raised while
     # Ray's compiled graph imports ray.air); the missing-optional-package family answers with
