@@ -189,14 +189,23 @@ def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
             end = more - 1 if block[more - 1] == 10 else more
             following = more
         spans.append((start, end))
-        # the line at `following` was read to its end and holds no match
+        # the line at `following` was read to its end and holds no match, unless it holds bytes
+        # that are not UTF-8 (a damaged log): `[^\n]` matches none, so the stretch stopped there
+        # whatever the line holds, and the anchor's own search must read it
         after = find(b"\n", following)
-        position = after + 1 if after >= 0 else size
+        line_end = after if after >= 0 else size
+        if _non_ascii(_UNANCHORED, block, following, line_end)[0][0] >= 0:
+            position = following
+        else:
+            position = line_end + 1
     return spans
 
 
 _UNANCHORED = re2._Anchor.UNANCHORED
 _FROM_START = re2._Anchor.ANCHOR_START
+_LATIN1 = re2.Options()
+_LATIN1.encoding = re2.Options.Encoding.LATIN1
+_non_ascii = re2.compile(b"[\\x80-\\xff]", _LATIN1)._regexp.Match  # byte by byte
 
 
 def _raw_search(pattern: re2._Regexp) -> Callable[[bytes, int, int], tuple[int, int]]:

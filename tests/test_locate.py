@@ -101,7 +101,11 @@ _STRETCH_LINES = [*_LINES,
                   b"    raise ValueError(msg)",
                   b"ValueError: too long",
                   b"Process EngineCore_DP0:",
-                  b"   ^^^^^", b"NCCL WARN x", b"\r", b"  indented"]
+                  b"   ^^^^^", b"NCCL WARN x", b"\r", b"  indented",
+                  # bytes that are not UTF-8 (a damaged log), in an anchored line and in another
+                  b"ValueError: rob\xff\xfe\xc3(ustness probe failed",
+                  b"INFO 01-05 09:00:21 caf\xe9 \x80 served",
+                  "RuntimeError: caf\u00e9 \u2014 valid UTF-8".encode()]
 
 
 @settings(max_examples=300, deadline=None)
