@@ -42,7 +42,9 @@ class Moved:
 
 Transform = Callable[[list[str], random.Random, Anchor], "Moved | None"]
 _START = datetime(2025, 3, 14, 9, 26, 53, tzinfo=timezone.utc)
-LEVEL_WORD = re.compile(r"\b(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b")
+# a logger's level word: the one a record header starts with (`INFO 03-24 ...`, uvicorn's `INFO:`),
+# not a word of the message (NCCL's `NCCL WARN Cuda failure` is not coloured)
+LEVEL_WORD = re.compile(r"\b(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=:| \d)")
 PROCESS_PREFIX = re.compile(r"^\(((?:[^()\n]*? )?pid=\d+)\)")
 MAIN_NAMES = re.compile(r"APIServer|EngineCore|LLMEngine|MQLLMEngine|api_server", re.I)
 

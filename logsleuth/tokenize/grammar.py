@@ -66,8 +66,8 @@ def clean(raw: str) -> str:
     if not raw.isascii():
         raw = raw.translate(_WIDE_SPACES)
     if raw.endswith("\r"):
-        raw = raw[:-1]
-    elif raw.endswith("^M"):
+        raw = raw[:-1]  # and a caret form before it is a paste saved again with CRLF ends
+    if raw.endswith("^M"):
         raw = raw[:-2]  # the same `\r`, pasted in its caret form (as `^[[` stands for ESC)
     elif raw.endswith("#015"):
         raw = raw[:-4]  # the same `\r` as rsyslog and CloudWatch write it (`#033` is ESC)

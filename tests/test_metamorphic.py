@@ -1,0 +1,131 @@
+"""The metamorphic sweep, cheap enough for CI (issue 10): real logs under generated transforms.
+
+tests/metamorphic.py rewrites a whole log as a launcher, console or paste would (docker, compose,
+kubectl, journald, CRI with partial lines, Ray's relay, srun, a markdown quote, colours, CRLF,
+tabs, lost indentation or blank lines, another server's lines interleaved, a head or tail cut).
+Here a fixed-seed sample of the corpus and tuning cases meets every transform (a budget of
+SAMPLE cases each, a different sample per transform); a case whose report is wrong today is no
+subject. The full sweep is tools/metamorphic/sweep.py. test_run_properties.py holds the line
+wrappers over the copied corpus with hypothesis; this adds the real tuning logs and the
+transforms that move, split, drop or add lines.
+
+Then the mechanisms the sweep exposed, each with generated inputs: CRI's partial lines joined,
+and a caret-form line end saved again with CRLF.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import zlib
+from functools import cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from corpus_judge import CORPUS, TUNING_DIR, Case, judge, load_cases
+from logsleuth.crilines import CriPieces, is_cri
+from logsleuth.pipeline import explain_text
+from logsleuth.render.json import report_to_dict
+from logsleuth.signatures import default_signatures
+from logsleuth.tokenize import clean
+from metamorphic import TRANSFORMS, Anchor, answer_of, differences
+
+SAMPLE = 4  # cases per transform
+SOME = settings(max_examples=40, deadline=None)
+
+
+def report(lines: list[str]) -> dict[str, object]:
+    return report_to_dict(explain_text("\n".join(lines) + "\n", signatures=default_signatures()))
+
+
+@cache
+def cases() -> tuple[Case, ...]:
+    return tuple(load_cases(CORPUS) + load_cases(TUNING_DIR))
+
+
+@cache
+def reference(index: int) -> tuple[list[str], dict[str, object]] | None:
+    case = cases()[index]
+    lines = case.log.read_text(encoding="utf-8", errors="replace").splitlines()
+    original = report(lines)
+    return (lines, original) if judge(case.label, original).case else None
+
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMS))
+def test_a_sample_of_real_logs_keeps_its_answer_under_the_transform(name: str) -> None:
+    rng = random.Random(zlib.crc32(name.encode()))
+    order = list(range(len(cases())))
+    rng.shuffle(order)
+    tried = 0
+    for index in order:
+        subject = reference(index)
+        if subject is None:
+            continue
+        lines, original = subject
+        root = original.get("root_cause") or {}
+        assert isinstance(root, dict)
+        anchor = Anchor(int(root.get("first_line") or root.get("line") or 0),
+                        int(root.get("last_line") or root.get("line") or 0))
+        moved = TRANSFORMS[name](lines, random.Random(rng.random()), anchor)
+        if moved is None:
+            continue  # nothing to transform in this log (no worker prefix, no blank line)
+        got = answer_of(report(moved.lines))
+        assert not differences(answer_of(original), got, moved), (name, cases()[index].id, got)
+        tried += 1
+        if tried == SAMPLE:
+            break
+    assert tried, name
+
+
+# ---- CRI's partial lines ------------------------------------------------------------------------
+
+texts = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=60)
+
+
+@SOME
+@given(st.lists(st.tuples(texts, st.sampled_from(["stdout", "stderr"]), st.integers(1, 4)),
+                min_size=1, max_size=12), st.randoms(use_true_random=False),
+       st.integers(1, 64))
+def test_cri_pieces_are_joined_on_the_first_line_of_each(
+        lines: list[tuple[str, str, int]], rng: random.Random, block: int) -> None:
+    """Lines of two streams, each cut into 1..4 pieces, the streams' pieces interleaved: every
+    line comes back whole where its first piece was, a blank where each later piece was."""
+    queues: dict[str, list[list[str]]] = {"stdout": [], "stderr": []}
+    for text, stream, parts in lines:
+        cuts = sorted(rng.sample(range(len(text) + 1), min(parts - 1, len(text) + 1)))
+        bounds = [0, *cuts, len(text)]
+        pieces = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+        queues[stream].append([f"2024-07-22T10:38:57.2Z {stream} "
+                               f"{'P' if i < len(pieces) - 1 else 'F'} {piece}"
+                               for i, piece in enumerate(pieces)])
+    out: list[str] = []
+    expected: list[str] = []
+    pending = {s: [p for line in q for p in line] for s, q in queues.items()}
+    whole = {s: [t for t, st_, _ in lines if st_ == s] for s in queues}
+    starts = {s: 0 for s in queues}
+    while any(pending.values()):
+        stream = rng.choice([s for s in pending if pending[s]])
+        piece = pending[stream].pop(0)
+        out.append(piece)
+        if starts[stream] == 0:
+            expected.append(f"{piece[:piece.index(stream) + len(stream) + 3]}"
+                            f"{whole[stream].pop(0)}")
+        else:
+            expected.append("")
+        starts[stream] = 0 if piece.split(" ")[2] == "F" else 1
+    data = ("\n".join(out) + "\n").encode()
+    assert is_cri(data)
+    reader = CriPieces(io.BytesIO(data))  # type: ignore[arg-type]
+    got = b""
+    while chunk := reader.read(block):
+        got += chunk
+    assert got.decode().split("\n")[:-1] == expected
+
+
+@SOME
+@given(st.sampled_from(["^M", "#015"]), texts)
+def test_a_caret_line_end_saved_again_with_crlf_is_one_line_end(caret: str, text: str) -> None:
+    assert clean(f"INFO 01-01 00:00:00 [x.py:1] {text}{caret}\r") == \
+        clean(f"INFO 01-01 00:00:00 [x.py:1] {text}")
