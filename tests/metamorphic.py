@@ -120,8 +120,9 @@ def crlf(lines: list[str], rng: random.Random, _: Anchor) -> Moved:
 
 
 def tabs(lines: list[str], rng: random.Random, _: Anchor) -> Moved:
-    """Indentation written with tabs (an editor's or a terminal copy's tab stops of 4 or 8)."""
-    width = rng.choice([4, 8])
+    """Indentation written with tabs at stops of 8 (`unexpand`, a terminal's copy). Stops of 4
+    cannot be told from 8 in one line, and the reader takes a terminal's."""
+    width = 8
 
     def tabify(line: str) -> str:
         body = line.lstrip(" ")

@@ -129,3 +129,33 @@ def test_cri_pieces_are_joined_on_the_first_line_of_each(
 def test_a_caret_line_end_saved_again_with_crlf_is_one_line_end(caret: str, text: str) -> None:
     assert clean(f"INFO 01-01 00:00:00 [x.py:1] {text}{caret}\r") == \
         clean(f"INFO 01-01 00:00:00 [x.py:1] {text}")
+
+
+# ---- indentation written with tabs --------------------------------------------------------------
+
+names = st.from_regex(r"[a-z_]{1,12}", fullmatch=True)
+
+
+@SOME
+@given(st.integers(0, 12), st.lists(st.tuples(names, names), min_size=1, max_size=5),
+       st.sampled_from(["ValueError", "RuntimeError", "torch.OutOfMemoryError"]), texts)
+def test_a_traceback_tabified_gives_the_same_root(indent: int, frames: list[tuple[str, str]],
+                                                  exception: str, message: str) -> None:
+    """A traceback (indented as a paste may indent it) with its indentation turned into tabs at
+    stops of 8, as `unexpand` writes it: the same root at the same line."""
+    lines = ["INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.6.3",
+             "Traceback (most recent call last):"]
+    for module, function in frames:
+        lines += [f'  File "/opt/venv/lib/python3.11/site-packages/{module}.py", line 7, in '
+                  f"{function}", f"    {function}()"]
+    lines = [lines[0]] + [" " * indent + line for line in lines[1:]]
+    lines.append(" " * indent + f"{exception}: {message.strip() or 'x'}")
+
+    def tabify(line: str) -> str:
+        body = line.lstrip(" ")
+        depth = len(line) - len(body)
+        return "\t" * (depth // 8) + " " * (depth % 8) + body
+
+    plain = answer_of(report(lines))
+    tabbed = answer_of(report([tabify(line) for line in lines]))
+    assert plain.exception and plain == tabbed
