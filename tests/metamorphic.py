@@ -25,10 +25,19 @@ from scenario_logs import Server
 
 @dataclass(frozen=True)
 class Anchor:
-    """Where the original root lies (1-based lines; 0 when there is none), for the cuts."""
+    """Where the original root lies (1-based lines; 0 when there is none), for the cuts, and
+    whether anything else of its deployment reports the failure (a symptom)."""
 
     first: int
     last: int
+    reported: bool = True
+
+
+def anchor_of(report: dict[str, Any]) -> Anchor:
+    root = report.get("root_cause") or {}
+    return Anchor(int(root.get("first_line") or root.get("line") or 0),
+                  int(root.get("last_line") or root.get("line") or 0),
+                  bool(report.get("symptoms")))
 
 
 @dataclass(frozen=True)
@@ -149,9 +158,13 @@ def no_blank_lines(lines: list[str], rng: random.Random, _: Anchor) -> Moved | N
     return Moved(out, where) if len(out) < len(lines) else None
 
 
-def interleave_healthy(lines: list[str], rng: random.Random, _: Anchor) -> Moved:
+def interleave_healthy(lines: list[str], rng: random.Random, anchor: Anchor) -> Moved | None:
     """Another, healthy deployment's lines (its start-up, then requests) interleaved with the
-    log, each keeping its order: two servers writing to one terminal or one file."""
+    log, each keeping its order: two servers writing to one terminal or one file. Only for a
+    failure something else reports: a lone error (an excerpt of one traceback) among a healthy
+    server's lines is an error that server lived through (test_run_properties.py says so too)."""
+    if not anchor.reported:
+        return None
     server = Server(api=990_001, engine=990_101, workers=2)
     host = server.startup() + server.requests(max(40, len(lines) // 2))
     out: list[str] = []
@@ -170,8 +183,11 @@ def interleave_healthy(lines: list[str], rng: random.Random, _: Anchor) -> Moved
 
 def head_cut(lines: list[str], rng: random.Random, anchor: Anchor) -> Moved | None:
     """A paste that starts mid-log: after the first tenth of the lines (past start-up) and
-    before the root's first line."""
-    end = anchor.first - 1 if anchor.first else len(lines) // 2
+    before the root's first line. Only for a failure: a healthy log cut may lose the start-up
+    that makes its errors harmless, a log without its cause may lose its symptoms."""
+    if not anchor.first:
+        return None
+    end = anchor.first - 1
     start = max(1, len(lines) // 10)
     if end <= start:
         return None
@@ -180,8 +196,11 @@ def head_cut(lines: list[str], rng: random.Random, anchor: Anchor) -> Moved | No
 
 
 def tail_cut(lines: list[str], rng: random.Random, anchor: Anchor) -> Moved | None:
-    """A paste that stops after the root's traceback (the rest seemed noise to its writer)."""
-    start = anchor.last if anchor.last else len(lines) // 2
+    """A paste that stops after the root's traceback (the rest seemed noise to its writer).
+    Only for a failure, as for head_cut."""
+    if not anchor.last:
+        return None
+    start = anchor.last
     if start >= len(lines) - 1:
         return None
     cut = rng.randrange(start + 1, len(lines))

@@ -30,7 +30,7 @@ from logsleuth.pipeline import explain_text
 from logsleuth.render.json import report_to_dict
 from logsleuth.signatures import default_signatures
 from logsleuth.tokenize import clean
-from metamorphic import TRANSFORMS, Anchor, answer_of, differences
+from metamorphic import TRANSFORMS, anchor_of, answer_of, differences
 
 SAMPLE = 4  # cases per transform
 SOME = settings(max_examples=40, deadline=None)
@@ -64,11 +64,7 @@ def test_a_sample_of_real_logs_keeps_its_answer_under_the_transform(name: str) -
         if subject is None:
             continue
         lines, original = subject
-        root = original.get("root_cause") or {}
-        assert isinstance(root, dict)
-        anchor = Anchor(int(root.get("first_line") or root.get("line") or 0),
-                        int(root.get("last_line") or root.get("line") or 0))
-        moved = TRANSFORMS[name](lines, random.Random(rng.random()), anchor)
+        moved = TRANSFORMS[name](lines, random.Random(rng.random()), anchor_of(original))
         if moved is None:
             continue  # nothing to transform in this log (no worker prefix, no blank line)
         got = answer_of(report(moved.lines))

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from corpus_judge import CORPUS, TUNING_DIR, Case, judge, load_cases  # noqa: E402
-from metamorphic import TRANSFORMS, Anchor, answer_of, differences  # noqa: E402
+from metamorphic import TRANSFORMS, anchor_of, answer_of, differences  # noqa: E402
 
 from logsleuth.pipeline import explain_text  # noqa: E402
 from logsleuth.render.json import report_to_dict  # noqa: E402
@@ -49,9 +49,7 @@ def sweep_case(job: tuple[Case, tuple[str, ...]]) -> list[dict[str, object]]:
     if not judge(case.label, original).case:
         return [{"case": case.id, "transform": None, "skipped": "wrong today"}]
     reference = answer_of(original)
-    root = original.get("root_cause") or {}
-    anchor = Anchor(int(root.get("first_line") or root.get("line") or 0),  # type: ignore[union-attr]
-                    int(root.get("last_line") or root.get("line") or 0))  # type: ignore[union-attr]
+    anchor = anchor_of(original)
     rows: list[dict[str, object]] = []
     for name in names:
         moved = TRANSFORMS[name](lines, random.Random(seed(case.id, name)), anchor)
