@@ -101,19 +101,23 @@ def cri(lines: list[str], rng: random.Random, _: Anchor) -> Moved:
     return Moved(out, where)
 
 
-def ray_worker(lines: list[str], rng: random.Random, _: Anchor) -> Moved | None:
-    """Ray's driver relays each actor's lines behind `(Name pid=N, ip=A)`: a worker's own
-    prefix gains the node's address."""
-    ip = f"10.{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(1, 255)}"
-    changed = False
-    out = []
-    for line in lines:
-        match = PROCESS_PREFIX.match(line)
-        if match and not MAIN_NAMES.search(match.group(1)):
-            line = f"({match.group(1)}, ip={ip})" + line[match.end():]
-            changed = True
-        out.append(line)
-    return one_to_one(out) if changed else None
+def ray_relay(named: bool) -> Transform:
+    """Ray's driver relays each actor's lines behind `(Name pid=N, ip=A)`, or `(pid=N, ip=A)`
+    for a task without an actor name: a worker's own prefix gains the node's address (and may
+    lose its name)."""
+    def apply(lines: list[str], rng: random.Random, _: Anchor) -> Moved | None:
+        ip = f"10.{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(1, 255)}"
+        changed = False
+        out = []
+        for line in lines:
+            match = PROCESS_PREFIX.match(line)
+            if match and not MAIN_NAMES.search(match.group(1)):
+                inside = match.group(1) if named else match.group(1).rsplit(" ", 1)[-1]
+                line = f"({inside}, ip={ip})" + line[match.end():]
+                changed = True
+            out.append(line)
+        return one_to_one(out) if changed else None
+    return apply
 
 
 def ansi_levels(lines: list[str], rng: random.Random, _: Anchor) -> Moved:
@@ -215,7 +219,8 @@ TRANSFORMS: dict[str, Transform] = {
     "journald": per_line(journald("gpu-node-1", "vllm", 8052)),
     "journald-docker": per_line(journald("ip-10-0-3-17", "dockerd", 1187)),
     "cri": cri,
-    "ray-worker": ray_worker,
+    "ray-worker": ray_relay(named=True),
+    "ray-worker-unnamed": ray_relay(named=False),
     "srun-label": per_line(lambda rng, n: "0: "),
     "markdown-quote": lambda lines, rng, a: one_to_one([f"> {x}" if x else ">" for x in lines]),
     "ansi-levels": ansi_levels,
@@ -249,7 +254,7 @@ def answer_of(report: dict[str, Any]) -> Answer:
                   str((report.get("signature") or {}).get("id") or ""))
 
 
-def differences(reference: Answer, got: Answer, moved: Moved) -> list[str]:
+def differences(reference: Answer, got: Answer, moved: Moved, unnamed: bool = False) -> list[str]:
     """What about the transformed report differs from the reference (empty when it keeps it):
     `verdict`, `root` (exception or message), `line`, `process`, `signature`."""
     found = []
@@ -262,8 +267,8 @@ def differences(reference: Answer, got: Answer, moved: Moved) -> list[str]:
     target = moved.where[reference.line - 1] if reference.line else None
     if target is not None and not target[0] <= got.line <= target[1]:
         found.append("line")
-    # the process is a name the wrapper may add to (Ray's address), compared when both name one
-    if reference.process and got.process != reference.process:
+    # a process is compared where the transform keeps its name (Ray's unnamed relay drops it)
+    if reference.process and got.process != reference.process and not unnamed:
         found.append("process")
     if got.signature != reference.signature:
         found.append("signature")

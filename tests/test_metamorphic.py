@@ -26,10 +26,13 @@ from hypothesis import strategies as st
 
 from corpus_judge import CORPUS, TUNING_DIR, Case, judge, load_cases
 from logsleuth.crilines import CriPieces, is_cri
+from logsleuth.knowledge import default_causality
+from logsleuth.model import Role
 from logsleuth.pipeline import explain_text
 from logsleuth.render.json import report_to_dict
 from logsleuth.signatures import default_signatures
 from logsleuth.tokenize import clean
+from scenario_logs import ILLEGAL_ACCESS, Server
 from metamorphic import TRANSFORMS, anchor_of, answer_of, differences
 
 SAMPLE = 4  # cases per transform
@@ -68,7 +71,9 @@ def test_a_sample_of_real_logs_keeps_its_answer_under_the_transform(name: str) -
         if moved is None:
             continue  # nothing to transform in this log (no worker prefix, no blank line)
         got = answer_of(report(moved.lines))
-        assert not differences(answer_of(original), got, moved), (name, cases()[index].id, got)
+        unnamed = name.endswith("unnamed")
+        assert not differences(answer_of(original), got, moved, unnamed), \
+            (name, cases()[index].id, got)
         tried += 1
         if tried == SAMPLE:
             break
@@ -183,3 +188,27 @@ def test_a_traceback_without_indentation_keeps_its_source_lines(
     assert flat.root_cause.frames[-1].code == indented.root_cause.frames[-1].code
     assert (flat.root_cause.exception, flat.root_cause.line) == \
         (indented.root_cause.exception, indented.root_cause.line)
+
+
+# ---- Ray's relay of an unnamed worker -----------------------------------------------------------
+
+@SOME
+@given(st.integers(1, 4_000_000), st.ip_addresses(v=4).map(str), st.integers(0, 1))
+def test_a_worker_relayed_by_ray_without_its_name_is_a_worker(pid: int, ip: str,
+                                                              rank: int) -> None:
+    """Ray prints a task's or unnamed actor's lines behind `(pid=N, ip=A)` (its driver's own
+    lines have no prefix; vLLM names every process it starts): such a process is a worker, and
+    a worker's error relayed so is read as the worker's, as with its name."""
+    server = Server(workers=2)
+    lines = server.startup() + server.requests(20) + server.worker_runtime_error(
+        rank, ILLEGAL_ACCESS) + server.engine_dead()
+    prefix = f"(Worker_TP{rank} pid={server.workers[rank]})"
+    relayed = [f"(pid={pid}, ip={ip})" + line[len(prefix):] if line.startswith(prefix) else line
+               for line in lines]
+    named, unnamed = (explain_text("\n".join(x) + "\n", signatures=default_signatures())
+                      for x in (lines, relayed))
+    assert named.root_cause is not None and unnamed.root_cause is not None
+    assert default_causality().role_of(unnamed.root_cause.process.name) is Role.WORKER
+    assert (unnamed.verdict, unnamed.root_cause.exception, unnamed.root_cause.line) == \
+        (named.verdict, named.root_cause.exception, named.root_cause.line)
+    assert (unnamed.signature and unnamed.signature.id) == (named.signature and named.signature.id)

@@ -58,10 +58,11 @@ def sweep_case(job: tuple[Case, tuple[str, ...]]) -> list[dict[str, object]]:
         try:
             got = answer_of(report(moved.lines))
         except Exception as exc:  # noqa: BLE001 - a crash is a finding
-            rows.append({"case": case.id, "transform": name, "diffs": ["crash"], "error": repr(exc)})
+            rows.append({"case": case.id, "transform": name, "diffs": ["crash"],
+                         "error": repr(exc)})
             continue
         rows.append({"case": case.id, "transform": name,
-                     "diffs": differences(reference, got, moved),
+                     "diffs": differences(reference, got, moved, name.endswith("unnamed")),
                      "reference": asdict(reference), "got": asdict(got),
                      "expected_line": moved.where[reference.line - 1] if reference.line else None})
     return rows
