@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, TextIO, cast
 
+from logsleuth.crilines import CriPieces, is_cri
 from logsleuth.errors import InputError
 from logsleuth.jsonlines import JsonMessages, message_key
 # re-exported: the reader of a file's far end reads its chunks in this module's block size
@@ -263,6 +264,9 @@ def _unwrap(log: LogInput) -> LogInput:
         log.last_line_first = True
         log.notices.append("the log lists its newest lines first (a log console's download); "
                            "it was read oldest first, and line numbers are the file's own")
+        return log
+    if is_cri(head.peek(_NEWEST_FIRST_HEAD_BYTES)):
+        log._stream = CriPieces(head)  # type: ignore[assignment]
         return log
     log._stream = head  # type: ignore[assignment]
     return log

@@ -15,6 +15,7 @@ rows share a time), never one fixture.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -210,10 +211,17 @@ def test_csv_rows_of_one_time_are_not_taken_for_newest_first() -> None:
     assert report.root_cause is not None and report.root_cause.exception == "torch.OutOfMemoryError"
 
 
+def _coloured(line: str) -> str:
+    """The level word of a record coloured as a terminal shows it (the console keeps the codes)."""
+    return re.sub(r"\b(INFO|ERROR)(?= \d)", lambda m: f"\x1b[{31 + (m[1] == 'INFO')}m{m[1]}\x1b[0m",
+                  line, count=1)
+
+
 @SOME
-@given(st.one_of(st.just(""), runpod_tags))
-def test_a_text_download_newest_first_gives_the_answer_of_the_log_in_order(tag: str) -> None:
-    lines = [tag + line for line in [*V1_START, *SERVING, *CRASH]]
+@given(st.one_of(st.just(""), runpod_tags), st.booleans())
+def test_a_text_download_newest_first_gives_the_answer_of_the_log_in_order(
+        tag: str, colour: bool) -> None:
+    lines = [tag + (_coloured(line) if colour else line) for line in [*V1_START, *SERVING, *CRASH]]
     in_order, newest = explain(lines), explain(lines[::-1])
     assert in_order.root_cause is not None and newest.root_cause is not None
     # the same answer, at the same line of the file as given (counted from its top, as sed does)

@@ -195,6 +195,9 @@ WRAPPERS = {
     "lost-escape-prefix": lambda line: PREFIX_AT_START.sub(r"[1;36m\g<0>[0;0m", line, 1),
     "lost-escape-line": lambda line: f"[0;36m{line}",
     "gutter": lambda line: f"  | {line}",  # a log viewer's margin (vllm#6042)
+    # a GitHub comment quoting a log; a caret-form line end (a paste) saved again with CRLF
+    "markdown-quote": lambda line: f"> {line}" if line else ">",
+    "caret-crlf": lambda line: f"{line}^M\r",
 }
 
 

@@ -69,13 +69,15 @@ def clean(raw: str) -> str:
     if not raw.isascii() and _HAS_WIDE_SPACE(raw):
         raw = raw.translate(_WIDE_SPACES)
     if raw.endswith("\r"):
-        raw = raw[:-1]
-    elif raw.endswith("^M"):
+        raw = raw[:-1]  # and a caret form before it is a paste saved again with CRLF ends
+    if raw.endswith("^M"):
         raw = raw[:-2]  # the same `\r`, pasted in its caret form (as `^[[` stands for ESC)
     elif raw.endswith("#015"):
         raw = raw[:-4]  # the same `\r` as rsyslog and CloudWatch write it (`#033` is ESC)
     if may_hold_colour(raw):
         raw = _ANSI.sub("", raw)
+    if raw[:1] == "\t" or raw[:1] == " " and "\t" in raw[:_INDENT_CHARS]:
+        raw = _expand_indent(raw)
     if raw[:1] in BOX_BORDERS:
         raw = raw.rstrip()
         raw = raw[:-1].rstrip() if raw[-1:] in BOX_BORDERS and len(raw) > 1 else raw
@@ -88,6 +90,17 @@ def clean(raw: str) -> str:
             last = segments[0][:head_end] + last
         raw = last
     return raw
+
+
+_INDENT_CHARS = 64  # indentation deeper than this holds no tab worth reading
+
+
+def _expand_indent(raw: str) -> str:
+    """Leading tabs as the spaces a terminal shows (stops of 8): a traceback pasted through an
+    editor that tabified it keeps its relative indentation, which is what tells a frame's code
+    line from its `File` line and an exception from its frames."""
+    body = raw.lstrip(" \t")
+    return raw[:len(raw) - len(body)].expandtabs(8) + body
 
 
 def may_hold_colour(raw: str) -> bool:

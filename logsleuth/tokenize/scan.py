@@ -208,7 +208,8 @@ class Tokenizer:
             return
         self._head_bytes, self._head = head, split
         rest = raw[len(head):]
-        if len(rest) > _BODY_BYTES or b"\r" in rest[:-1] or rest.endswith((b"^M", b"#015")) \
+        if len(rest) > _BODY_BYTES or b"\r" in rest[:-1] \
+                or rest.rstrip(b"\r").endswith((b"^M", b"#015")) \
                 or may_hold_colour(text[split.end:]) or may_hold_colour(rest.decode("utf-8")):
             return  # long, or cleaning changed it: not worth or not safe to key by its bytes
         if len(self._bodies) >= _BODIES:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from logsleuth.model import MAIN, LineKind
-from logsleuth.tokenize.grammar import parse_line
+from logsleuth.tokenize.grammar import clean, parse_line
 
 HEAD_BYTES = 64 << 10  # what is sniffed: the start of the input
 HEAD_LINES = 400
@@ -46,7 +46,7 @@ def _lines(text: str) -> Iterable[str]:
         if count >= HEAD_LINES:
             return
         if line.strip() and "\x00" not in line:
-            yield line
+            yield clean(line)  # as the tokenizer reads it: a coloured header has its time
 
 
 def _is_log_line(text: str) -> bool:

@@ -1,0 +1,96 @@
+"""containerd/CRI log files with their partial lines joined (issue 10: launchers we did not see).
+
+The container runtime writes each line as `<time> <stream> F <text>`; a line longer than its
+buffer (16 KiB in containerd), or one flushed before its newline (a progress bar, a child killed
+mid-line), comes as `P` pieces followed by the `F` piece that ends it. Read one piece a line, an
+exception's message is cut where the runtime cut it. The pieces are joined into the line their
+first piece is on, and each later piece leaves a blank line, so every other line keeps its number.
+Pieces are joined per stream (stdout and stderr interleave in one file).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+from logsleuth.wholelines import BLOCK_SIZE
+
+_CRI_LINE = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) "
+                       rb"(stdout|stderr) ([FP]) ")
+_ANY_CRI_LINE = re.compile(rb"^" + _CRI_LINE.pattern, re.M)
+_JOINED_BYTES = 1 << 20  # a runaway chain of pieces (never a real line) keeps only its start
+
+
+def is_cri(head: bytes) -> bool:
+    """Whether the head of a log holds containerd's lines."""
+    return _ANY_CRI_LINE.search(head) is not None
+
+
+class CriPieces(io.RawIOBase):
+    """The lines of a CRI log with each `P` chain joined into its first line (see above). Lines
+    after an unfinished chain wait until it ends, so what is handed on is final."""
+
+    def __init__(self, stream: io.RawIOBase):
+        self._stream = stream
+        self._rest = b""  # after the last newline read
+        self._held: list[bytes] = []  # lines not handed on yet (from the first open chain on)
+        self._open: dict[bytes, int] = {}  # stream -> index in _held of its chain's line
+        self._end = False
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        while not self._end:
+            chunk = self._stream.read(size if size > 0 else BLOCK_SIZE) or b""
+            data = self._rest + chunk
+            if chunk:
+                end = data.rfind(b"\n") + 1
+                self._rest = data[end:]
+                if not self._held and b" P " not in data[:end]:
+                    if end:
+                        return data[:end]  # the usual block: no piece in it, none open
+                    continue
+                lines = data[:end].split(b"\n")[:-1]
+            else:
+                self._end, self._rest = True, b""
+                lines = data.split(b"\n") if data else []
+            self._take(lines)
+            out = self._release()
+            if out:
+                return out
+        return b""
+
+    def _take(self, lines: list[bytes]) -> None:
+        held, chains = self._held, self._open
+        for line in lines:
+            match = _CRI_LINE.match(line) if (chains or b" P " in line) else None
+            if match is None:
+                held.append(line)
+                continue
+            stream, piece = match.group(1), line[match.end():]
+            at = chains.get(stream)
+            if at is None:
+                if match.group(2) == b"P":
+                    chains[stream] = len(held)
+                held.append(line)
+                continue
+            if len(held[at]) < _JOINED_BYTES:
+                held[at] += piece
+            held.append(b"")
+            if match.group(2) == b"F":
+                del chains[stream]
+
+    def _release(self) -> bytes:
+        """The held lines before the first open chain (all of them at the end of the input)."""
+        upto = len(self._held) if self._end or not self._open else min(self._open.values())
+        if not upto:
+            return b""
+        out = b"\n".join(self._held[:upto]) + b"\n"
+        del self._held[:upto]
+        self._open = {stream: at - upto for stream, at in self._open.items()}
+        return out
+
+    def close(self) -> None:
+        self._stream.close()
+        super().close()

@@ -1,0 +1,214 @@
+"""The metamorphic sweep, cheap enough for CI (issue 10): real logs under generated transforms.
+
+tests/metamorphic.py rewrites a whole log as a launcher, console or paste would (docker, compose,
+kubectl, journald, CRI with partial lines, Ray's relay, srun, a markdown quote, colours, CRLF,
+tabs, lost indentation or blank lines, another server's lines interleaved, a head or tail cut).
+Here a fixed-seed sample of the corpus and tuning cases meets every transform (a budget of
+SAMPLE cases each, a different sample per transform); a case whose report is wrong today is no
+subject. The full sweep is tools/metamorphic/sweep.py. test_run_properties.py holds the line
+wrappers over the copied corpus with hypothesis; this adds the real tuning logs and the
+transforms that move, split, drop or add lines.
+
+Then the mechanisms the sweep exposed, each with generated inputs: CRI's partial lines joined,
+and a caret-form line end saved again with CRLF.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import zlib
+from functools import cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from corpus_judge import CORPUS, TUNING_DIR, Case, judge, load_cases
+from logsleuth.crilines import CriPieces, is_cri
+from logsleuth.knowledge import default_causality
+from logsleuth.model import Role
+from logsleuth.pipeline import explain_text
+from logsleuth.render.json import report_to_dict
+from logsleuth.signatures import default_signatures
+from logsleuth.tokenize import clean
+from scenario_logs import ILLEGAL_ACCESS, Server
+from metamorphic import TRANSFORMS, anchor_of, answer_of, differences
+
+SAMPLE = 4  # cases per transform
+SOME = settings(max_examples=40, deadline=None)
+
+
+def report(lines: list[str]) -> dict[str, object]:
+    return report_to_dict(explain_text("\n".join(lines) + "\n", signatures=default_signatures()))
+
+
+@cache
+def cases() -> tuple[Case, ...]:
+    return tuple(load_cases(CORPUS) + load_cases(TUNING_DIR))
+
+
+@cache
+def reference(index: int) -> tuple[list[str], dict[str, object]] | None:
+    case = cases()[index]
+    lines = case.log.read_text(encoding="utf-8", errors="replace").splitlines()
+    original = report(lines)
+    return (lines, original) if judge(case.label, original).case else None
+
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMS))
+def test_a_sample_of_real_logs_keeps_its_answer_under_the_transform(name: str) -> None:
+    rng = random.Random(zlib.crc32(name.encode()))
+    order = list(range(len(cases())))
+    rng.shuffle(order)
+    tried = 0
+    for index in order:
+        subject = reference(index)
+        if subject is None:
+            continue
+        lines, original = subject
+        moved = TRANSFORMS[name](lines, random.Random(rng.random()), anchor_of(original))
+        if moved is None:
+            continue  # nothing to transform in this log (no worker prefix, no blank line)
+        got = answer_of(report(moved.lines))
+        unnamed = name.endswith("unnamed")
+        assert not differences(answer_of(original), got, moved, unnamed), \
+            (name, cases()[index].id, got)
+        tried += 1
+        if tried == SAMPLE:
+            break
+    assert tried, name
+
+
+# ---- CRI's partial lines ------------------------------------------------------------------------
+
+texts = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=60)
+
+
+@SOME
+@given(st.lists(st.tuples(texts, st.sampled_from(["stdout", "stderr"]), st.integers(1, 4)),
+                min_size=1, max_size=12), st.randoms(use_true_random=False),
+       st.integers(1, 64))
+def test_cri_pieces_are_joined_on_the_first_line_of_each(
+        lines: list[tuple[str, str, int]], rng: random.Random, block: int) -> None:
+    """Lines of two streams, each cut into 1..4 pieces, the streams' pieces interleaved: every
+    line comes back whole where its first piece was, a blank where each later piece was."""
+    queues: dict[str, list[list[str]]] = {"stdout": [], "stderr": []}
+    for text, stream, parts in lines:
+        cuts = sorted(rng.sample(range(len(text) + 1), min(parts - 1, len(text) + 1)))
+        bounds = [0, *cuts, len(text)]
+        pieces = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+        queues[stream].append([f"2024-07-22T10:38:57.2Z {stream} "
+                               f"{'P' if i < len(pieces) - 1 else 'F'} {piece}"
+                               for i, piece in enumerate(pieces)])
+    out: list[str] = []
+    expected: list[str] = []
+    pending = {s: [p for line in q for p in line] for s, q in queues.items()}
+    whole = {s: [t for t, st_, _ in lines if st_ == s] for s in queues}
+    starts = {s: 0 for s in queues}
+    while any(pending.values()):
+        stream = rng.choice([s for s in pending if pending[s]])
+        piece = pending[stream].pop(0)
+        out.append(piece)
+        if starts[stream] == 0:
+            expected.append(f"{piece[:piece.index(stream) + len(stream) + 3]}"
+                            f"{whole[stream].pop(0)}")
+        else:
+            expected.append("")
+        starts[stream] = 0 if piece.split(" ")[2] == "F" else 1
+    data = ("\n".join(out) + "\n").encode()
+    assert is_cri(data)
+    reader = CriPieces(io.BytesIO(data))  # type: ignore[arg-type]
+    got = b""
+    while chunk := reader.read(block):
+        got += chunk
+    assert got.decode().split("\n")[:-1] == expected
+
+
+@SOME
+@given(st.sampled_from(["^M", "#015"]), texts)
+def test_a_caret_line_end_saved_again_with_crlf_is_one_line_end(caret: str, text: str) -> None:
+    assert clean(f"INFO 01-01 00:00:00 [x.py:1] {text}{caret}\r") == \
+        clean(f"INFO 01-01 00:00:00 [x.py:1] {text}")
+
+
+# ---- indentation written with tabs --------------------------------------------------------------
+
+names = st.from_regex(r"[a-z_]{1,12}", fullmatch=True)
+
+
+@SOME
+@given(st.integers(0, 12), st.lists(st.tuples(names, names), min_size=1, max_size=5),
+       st.sampled_from(["ValueError", "RuntimeError", "torch.OutOfMemoryError"]), texts)
+def test_a_traceback_tabified_gives_the_same_root(indent: int, frames: list[tuple[str, str]],
+                                                  exception: str, message: str) -> None:
+    """A traceback (indented as a paste may indent it) with its indentation turned into tabs at
+    stops of 8, as `unexpand` writes it: the same root at the same line."""
+    lines = ["INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.6.3",
+             "Traceback (most recent call last):"]
+    for module, function in frames:
+        lines += [f'  File "/opt/venv/lib/python3.11/site-packages/{module}.py", line 7, in '
+                  f"{function}", f"    {function}()"]
+    lines = [lines[0]] + [" " * indent + line for line in lines[1:]]
+    lines.append(" " * indent + f"{exception}: {message.strip() or 'x'}")
+
+    def tabify(line: str) -> str:
+        body = line.lstrip(" ")
+        depth = len(line) - len(body)
+        return "\t" * (depth // 8) + " " * (depth % 8) + body
+
+    plain = answer_of(report(lines))
+    tabbed = answer_of(report([tabify(line) for line in lines]))
+    assert plain.exception and plain == tabbed
+
+
+# ---- a paste that lost its indentation ----------------------------------------------------------
+
+@SOME
+@given(st.lists(st.tuples(names, names, names), min_size=1, max_size=5),
+       st.sampled_from(["ValueError", "TimeoutError", "asyncio.exceptions.TimeoutError"]))
+def test_a_traceback_without_indentation_keeps_its_source_lines(
+        frames: list[tuple[str, str, str]], exception: str) -> None:
+    """The innermost frame's source line, the one that raised, is read as its code though the
+    paste lost the indentation that marks it (signatures match on it). Only lines the anchors
+    select reach the assembler: a `raise` line names its error and is one; an outer frame's
+    `x = f(x)` is not, and stays unread in a flat paste as in any other line."""
+    lines = ["INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.6.3",
+             "Traceback (most recent call last):"]
+    for number, (module, function, value) in enumerate(frames, 1):
+        code = f"raise {exception}({value})" if number == len(frames) else \
+            f"{value} = {module}.{function}({value})"
+        lines += [f'  File "/opt/venv/lib/python3.11/site-packages/{module}.py", line 7, in '
+                  f"{function}", f"    {code}"]
+    lines.append(f"{exception}: it failed")
+    indented = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    flat = explain_text("\n".join(line.lstrip() for line in lines) + "\n",
+                        signatures=default_signatures())
+    assert indented.root_cause is not None and flat.root_cause is not None
+    assert flat.root_cause.frames[-1].code == indented.root_cause.frames[-1].code
+    assert (flat.root_cause.exception, flat.root_cause.line) == \
+        (indented.root_cause.exception, indented.root_cause.line)
+
+
+# ---- Ray's relay of an unnamed worker -----------------------------------------------------------
+
+@SOME
+@given(st.integers(1, 4_000_000), st.ip_addresses(v=4).map(str), st.integers(0, 1))
+def test_a_worker_relayed_by_ray_without_its_name_is_a_worker(pid: int, ip: str,
+                                                              rank: int) -> None:
+    """Ray prints a task's or unnamed actor's lines behind `(pid=N, ip=A)` (its driver's own
+    lines have no prefix; vLLM names every process it starts): such a process is a worker, and
+    a worker's error relayed so is read as the worker's, as with its name."""
+    server = Server(workers=2)
+    lines = server.startup() + server.requests(20) + server.worker_runtime_error(
+        rank, ILLEGAL_ACCESS) + server.engine_dead()
+    prefix = f"(Worker_TP{rank} pid={server.workers[rank]})"
+    relayed = [f"(pid={pid}, ip={ip})" + line[len(prefix):] if line.startswith(prefix) else line
+               for line in lines]
+    named, unnamed = (explain_text("\n".join(x) + "\n", signatures=default_signatures())
+                      for x in (lines, relayed))
+    assert named.root_cause is not None and unnamed.root_cause is not None
+    assert default_causality().role_of(unnamed.root_cause.process.name) is Role.WORKER
+    assert (unnamed.verdict, unnamed.root_cause.exception, unnamed.root_cause.line) == \
+        (named.verdict, named.root_cause.exception, named.root_cause.line)
+    assert (unnamed.signature and unnamed.signature.id) == (named.signature and named.signature.id)
