@@ -116,6 +116,31 @@ def load_phrasing(path: Path | None = None) -> RemedyPhrasing:
                           else None)
 
 
+# A warning record's level as the grammar reads it (`WARNING 12-04 ...`, `WARNING:root:`, `[WARN]`)
+_WARNING_MARK = "WARN"
+# where a sentence after the first begins, and where the first (the record's message, after its
+# header) does: a first sentence is advice by its opening word only when another follows it
+_SENTENCE = r"[.!?;][ \t]+"  # a line break ends the line: no sentence of it
+_MESSAGE = r"[\]:][ \t]*"
+
+
+def warning_anchor(path: Path | None = None) -> str:
+    """An RE2 pattern for the lines, of all those a log holds, that may be a warning stating a
+    remedy (an error's hint: hint.py), from the phrasing file: a warning mark, then a phrase
+    that is a remedy wherever it stands, or a sentence that opens with a remedy word (the
+    message's first only when another follows, as `remedy_of` reads it). A superset:
+    the assembler asks `hint_of` of the lines it finds; lines no other anchor takes reach the
+    grammar only when they are warnings in remedy words (tests/test_anchors.py: the share)."""
+    path = path or data_dir("signatures") / "remedy.yaml"
+    data, _ = load_yaml(path)
+    if not isinstance(data, dict):
+        raise SignatureError("expected a mapping", location=str(path))
+    anywhere = "|".join(f"(?:{i})" for i in data.get("anywhere") or ())
+    opens = "|".join(f"(?:{i})" for i in data.get("opens") or ())
+    return (rf"{_WARNING_MARK}[^\n]*(?i:\b(?:{anywhere})\b|{_SENTENCE}(?:{opens})\b"
+            rf"|{_MESSAGE}(?:{opens})\b[^\n]*{_SENTENCE}\S)")
+
+
 @cache
 def default_phrasing() -> RemedyPhrasing:
     return load_phrasing()
