@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+import re2
 import regex
 
 from logsleuth.errors import SignatureError
+from logsleuth.locate import compile_bytes
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
 
@@ -137,8 +139,14 @@ def warning_anchor(path: Path | None = None) -> str:
         raise SignatureError("expected a mapping", location=str(path))
     anywhere = "|".join(f"(?:{i})" for i in data.get("anywhere") or ())
     opens = "|".join(f"(?:{i})" for i in data.get("opens") or ())
-    return (rf"{_WARNING_MARK}[^\n]*(?i:\b(?:{anywhere})\b|{_SENTENCE}(?:{opens})\b"
-            rf"|{_MESSAGE}(?:{opens})\b[^\n]*{_SENTENCE}\S)")
+    anchor = (rf"{_WARNING_MARK}[^\n]*(?i:\b(?:{anywhere})\b|{_SENTENCE}(?:{opens})\b"
+              rf"|{_MESSAGE}(?:{opens})\b[^\n]*{_SENTENCE}\S)")
+    try:  # the locating stage runs it with RE2, which has no look-around or back-reference
+        compile_bytes(anchor)
+    except re2.error as exc:
+        raise SignatureError(f"`opens` or `anywhere` is not an RE2 pattern (the warning anchor): "
+                             f"{exc}", location=str(path)) from None
+    return anchor
 
 
 @cache
