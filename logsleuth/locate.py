@@ -31,8 +31,9 @@ def anchor_texts() -> tuple[str, str, str]:
     joined by the warning lines that state a remedy (remedy.warning_anchor).
 
     Lark makes them; a copy is kept in the cache directory under a digest of the grammar's
-    bytes (and remedy.yaml's) and of the installed Lark, so that the reader of a big file's far end, which starts
-    before anything else is loaded, does not import Lark for three strings (35 ms).
+    bytes (and remedy.yaml's and remedy.py's) and of the installed Lark, so that the reader of
+    a big file's far end, which starts before anything else is loaded, does not import Lark
+    for three strings (35 ms).
     """
     grammar = data_dir("grammars") / "anchors.lark"
     phrasing = data_dir("signatures") / "remedy.yaml"

@@ -277,19 +277,24 @@ def _fillers(count: int, other: list[bool]) -> list[str]:
             for i in range(count)]
 
 
-def _three_ways(tmp_path: Path, text: str) -> list[dict[str, object]]:
-    """The report of one log as a plain file, on stdin and gzip'd, its source name left out."""
+def _every_way(tmp_path: Path, text: str) -> list[dict[str, object]]:
+    """The report of one log as a plain file, on stdin, gzip'd and followed, its source name
+    left out."""
     import gzip
     import io
 
+    from logsleuth.follow import follow
     from logsleuth.pipeline import explain
+
+    ticks = iter(range(10**6))  # a clock that moves a second each time it is read
 
     plain = tmp_path / "vllm.log"
     plain.write_text(text, encoding="utf-8")
     packed = tmp_path / "vllm.log.gz"
     packed.write_bytes(gzip.compress(text.encode("utf-8")))
     reports = [explain(plain), explain(io.BytesIO(text.encode("utf-8")), name="<stdin>"),
-               explain(packed)]
+               explain(packed), follow(plain, timeout=60, settle=0.5,
+                                       clock=lambda: float(next(ticks)), sleep=lambda _: None)]
     out = []
     for report in reports:
         found = report_to_dict(report)
@@ -301,14 +306,14 @@ def _three_ways(tmp_path: Path, text: str) -> list[dict[str, object]]:
 @settings(max_examples=20, deadline=None)
 @given(knob=KNOBS, word=WORDS, gap=st.integers(min_value=1, max_value=8),
        other=st.lists(st.booleans(), min_size=1, max_size=4))
-def test_a_warnings_hint_is_the_same_from_a_file_stdin_or_gzip(
+def test_a_warnings_hint_is_the_same_from_a_file_stdin_gzip_or_follow(
         tmp_path_factory: pytest.TempPathFactory, knob: str, word: str, gap: int,
         other: list[bool]) -> None:
     warning = (f"WARNING 12-04 10:00:05 [acme.py:20] acme kernels were not found; please set "
                f"{knob} to their directory")
     text = _hinted_log(warning, _fillers(gap - 1, other), word)
-    reports = _three_ways(tmp_path_factory.mktemp("hint"), text)
-    assert reports[0] == reports[1] == reports[2]
+    reports = _every_way(tmp_path_factory.mktemp("hint"), text)
+    assert reports[0] == reports[1] == reports[2] == reports[3]
     signature, advice = reports[0]["signature"], reports[0]["advice"]
     assert isinstance(signature, dict) and signature["kind"] == "fallback"
     assert f"(line 2) advises: please set {knob}" in signature["fix"]
@@ -328,9 +333,9 @@ def test_a_warning_that_gives_no_hint_gives_none_whatever_way_it_arrives(
         warning = OTHER + warning
     elif case == "deprecation":
         warning += " (this default is deprecated and will be removed in v0.12)"
-    reports = _three_ways(tmp_path_factory.mktemp("nohint"),
+    reports = _every_way(tmp_path_factory.mktemp("nohint"),
                           _hinted_log(warning, _fillers(gap - 1, other), word))
-    assert reports[0] == reports[1] == reports[2]
+    assert reports[0] == reports[1] == reports[2] == reports[3]
     signature = reports[0]["signature"]
     assert isinstance(signature, dict) and "advises:" not in str(signature["fix"])
     assert reports[0]["advice"] is None
