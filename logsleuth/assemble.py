@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, TypeVar
 
+from logsleuth.hint import WarningHints
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, Frame, Level, LineKind,
                              LineRun, LogLine, Milestone, MilestoneKind, Phase, Process,
@@ -132,6 +133,8 @@ class Assembler:
         # RecordRuns: the change of channel state each record made from each state it was
         # read in, its exception's message left out (feed_record)
         self._records: dict[tuple[object, _State | None], _State] = {}
+        # the warnings that state a remedy, per process: an error's hint (hint.py)
+        self._hints = WarningHints()
 
     def notices(self) -> list[str]:
         """What the event cap left out, one sentence per process it was hit for."""
@@ -143,6 +146,8 @@ class Assembler:
         out: list[Event] = []
         recurrences = self.recurrences
         for event in events:
+            if isinstance(event, ErrorEvent):
+                event = self._hints.hinted(event)
             if recurrences is not None:
                 if isinstance(event, Milestone):
                     recurrences.see(event)
@@ -177,7 +182,7 @@ class Assembler:
         tests/test_replay.py checks every report equal with and without replaying."""
         inert = self._inert.get(run.key)
         if inert is None:
-            inert = _inert(run.lines())
+            inert = self._inert_lines(run.lines())
             self._inert = _bounded(self._inert)
             self._inert[run.key] = inert
         if not inert:
@@ -256,13 +261,19 @@ class Assembler:
             return False
         inert = self._inert.get(run.key)
         if inert is None:
-            inert = _inert(run.lines())
+            inert = self._inert_lines(run.lines())
             self._inert = _bounded(self._inert)
             self._inert[run.key] = inert
-        return inert and _inert((first, last))
+        return inert and self._inert_lines((first, last))
+
+    def _inert_lines(self, lines: tuple[LogLine, ...]) -> bool:
+        """`_inert`, and no warning that states a remedy among them: a replay would not see it
+        (an error's hint)."""
+        return _inert(lines) and not self._hints.any_in(lines)
 
     def _feed(self, line: LogLine) -> list[Event]:
         out: list[Event] = []
+        self._hints.see(line)
         key: ChannelKey = (line.process.name, line.process.pid, line.site)
         if line.kind is LineKind.FRAME_LIST:
             self._adopt_frame_list(line.process, key, out)  # before its record is ended
@@ -614,7 +625,8 @@ class Assembler:
         """
         waiting = [c.trace for c in self._channels.values()
                    if c.trace is not None and c.trace.exception is not None]
-        return [_event_of(trace, -index) for index, trace in enumerate(waiting, start=1)]
+        return [self._hints.hinted(_event_of(trace, -index))
+                for index, trace in enumerate(waiting, start=1)]
 
     def _cut_trace(self, trace: _Trace) -> ErrorEvent:
         where = ""

@@ -28,15 +28,21 @@ _ANCHOR_TERMINALS = ("ANCHOR", "SERVING", "ALIVE")
 
 @cache
 def anchor_texts() -> tuple[str, str, str]:
-    """(ANCHOR, SERVING, ALIVE): the regular expressions of anchors.lark's terminals.
+    """(ANCHOR, SERVING, ALIVE): the regular expressions of anchors.lark's terminals, ANCHOR
+    joined by the warning lines that state a remedy (remedy.warning_anchor).
 
     Lark makes them; a copy is kept in the cache directory under a digest of the grammar's
-    bytes and of the installed Lark, so that the reader of a big file's far end, which starts
-    before anything else is loaded, does not import Lark for three strings (35 ms).
+    bytes (and remedy.yaml's and remedy.py's) and of the installed Lark, so that the reader of
+    a big file's far end, which starts before anything else is loaded, does not import Lark
+    for three strings (35 ms).
     """
     grammar = data_dir("grammars") / "anchors.lark"
+    phrasing = data_dir("signatures") / "remedy.yaml"
     text = grammar.read_bytes()
-    kept = _kept_anchor_texts(text)
+    # the warning anchor is made from remedy.yaml by remedy.py: both are part of what it is
+    # made from
+    kept = _kept_anchor_texts(b"\0".join((text, phrasing.read_bytes(),
+                                           Path(__file__).with_name("remedy.py").read_bytes())))
     try:
         found = json.loads(kept.read_text()) if kept is not None else None
     except (OSError, ValueError):
@@ -46,8 +52,12 @@ def anchor_texts() -> tuple[str, str, str]:
         return found[0], found[1], found[2]
     from lark import Lark
 
+    from logsleuth.remedy import warning_anchor
+
     parser = Lark.open(str(grammar), parser="lalr", cache=True)
     made = tuple(parser.get_terminal(name).pattern.to_regexp() for name in _ANCHOR_TERMINALS)
+    # and a warning that states a remedy (an error's hint: hint.py), in remedy.yaml's words
+    made = (f"(?:{made[0]})|{warning_anchor(phrasing)}", *made[1:])
     if kept is not None:
         try:
             kept.parent.mkdir(parents=True, exist_ok=True)

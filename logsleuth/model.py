@@ -258,6 +258,16 @@ class RecordRun:
 
 
 @dataclass(frozen=True, slots=True)
+class Hint:
+    """A remedy a warning stated in the few lines before an error, in the same process
+    (assemble.py keeps it as the lines stream; hint.py offers it when only a fallback knows the
+    error)."""
+
+    line: int  # the warning's line
+    remedy: str  # the remedy its text states (remedy.yaml, RemedyPhrasing.hint_of)
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorEvent:
     """One error as printed once: a whole traceback, a fatal line, or an ERROR record."""
 
@@ -283,6 +293,8 @@ class ErrorEvent:
     # reported by a warning the process went on from (causality.yaml `latent`): an error only
     # when a later error follows from it
     latent: bool = False
+    # the remedy a warning of the same process stated right before its first line (None: none)
+    hint: Hint | None = None
 
     @property
     def text(self) -> str:

@@ -55,11 +55,9 @@ def explain_events(source: Source | LogInput, *, signatures: SignatureSet | None
     log = source if isinstance(source, LogInput) else open_input(source, name=name)
     read = read_events(log, progress, reader)
     report = build_report(log.name, read.events, read.stats, read.facts, signatures,
-                          read.notices, head=read.head)
-    if log.last_line_first:
-        report = in_input_order(report, report.lines_read)
-    else:  # a file read again, only when nothing but a fallback knows the failure
-        report = with_warning_hint(report, log.path)
+                          read.notices, head=read.head, warning_hint=not log.last_line_first)
+    if log.last_line_first:  # the hint's line in the fix is the input's too
+        report = with_warning_hint(in_input_order(report, report.lines_read))
     return report, read
 
 
@@ -142,9 +140,11 @@ def _reporting(blocks: Iterator[bytes], progress: Callable[[int], None]) -> Iter
 
 def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: FactCollector,
                  signatures: SignatureSet | None, notices: tuple[str, ...] = (), *,
-                 head: bytes | None = None) -> Report:
+                 head: bytes | None = None, warning_hint: bool = True) -> Report:
     """Infer, match and report over the events of a log read so far. `head`, the input's first
-    bytes, is sniffed when nothing was found, to tell a healthy log from something else."""
+    bytes, is sniffed when nothing was found, to tell a healthy log from something else.
+    `warning_hint`: offer the root's hint when only a fallback knows it (hint.py; False: the
+    caller does, after mapping the lines back to the input's order)."""
     inference = _infer(events, stats)
     if inference.verdict is Verdict.NO_FAILURE and head and _no_errors(events):
         pasted = bare_errors(_pasted_lines(head, stats.lines),
@@ -166,7 +166,8 @@ def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: Fa
                     inference.look_for, inference.failed_processes, inference.survived, stats.lines,
                     config_differences=facts.differences(), fact_origins=facts.origins(),
                     phase=phase, recognised=recognised, runs=inference.runs)
-    return annotate(report)  # where vLLM's source prints each error, and its own advice
+    report = annotate(report)  # where vLLM's source prints each error, and its own advice
+    return with_warning_hint(report) if warning_hint else report
 
 
 def _infer(events: list[Event], stats: TokenizeStats) -> Inference:

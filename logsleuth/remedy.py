@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+import re2
 import regex
 
 from logsleuth.errors import SignatureError
+from logsleuth.locate import compile_bytes
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
 
@@ -114,6 +116,37 @@ def load_phrasing(path: Path | None = None) -> RemedyPhrasing:
                           _words(data.get("not_remedy"), "not_remedy", path),
                           _words(data["not_hint"], "not_hint", path) if "not_hint" in data
                           else None)
+
+
+# A warning record's level as the grammar reads it (`WARNING 12-04 ...`, `WARNING:root:`, `[WARN]`)
+_WARNING_MARK = "WARN"
+# where a sentence after the first begins, and where the first (the record's message, after its
+# header) does: a first sentence is advice by its opening word only when another follows it
+_SENTENCE = r"[.!?;][ \t]+"  # a line break ends the line: no sentence of it
+_MESSAGE = r"[\]:][ \t]*"
+
+
+def warning_anchor(path: Path | None = None) -> str:
+    """An RE2 pattern for the lines, of all those a log holds, that may be a warning stating a
+    remedy (an error's hint: hint.py), from the phrasing file: a warning mark, then a phrase
+    that is a remedy wherever it stands, or a sentence that opens with a remedy word (the
+    message's first only when another follows, as `remedy_of` reads it). A superset:
+    the assembler asks `hint_of` of the lines it finds; lines no other anchor takes reach the
+    grammar only when they are warnings in remedy words (tests/test_anchors.py: the share)."""
+    path = path or data_dir("signatures") / "remedy.yaml"
+    data, _ = load_yaml(path)
+    if not isinstance(data, dict):
+        raise SignatureError("expected a mapping", location=str(path))
+    anywhere = "|".join(f"(?:{i})" for i in data.get("anywhere") or ())
+    opens = "|".join(f"(?:{i})" for i in data.get("opens") or ())
+    anchor = (rf"{_WARNING_MARK}[^\n]*(?i:\b(?:{anywhere})\b|{_SENTENCE}(?:{opens})\b"
+              rf"|{_MESSAGE}(?:{opens})\b[^\n]*{_SENTENCE}\S)")
+    try:  # the locating stage runs it with RE2, which has no look-around or back-reference
+        compile_bytes(anchor)
+    except re2.error as exc:
+        raise SignatureError(f"`opens` or `anywhere` is not an RE2 pattern (the warning anchor): "
+                             f"{exc}", location=str(path)) from None
+    return anchor
 
 
 @cache

@@ -56,15 +56,18 @@ def test_last_activity_line_is_the_one_finditer_ends_on(lines: list[bytes],
 
 def test_kept_anchor_texts_are_the_grammars(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                             ) -> None:
-    """The anchors' patterns kept in the cache directory are what Lark makes of anchors.lark;
-    a damaged copy is made again, never used."""
+    """The anchors' patterns kept in the cache directory are what Lark makes of anchors.lark
+    (ANCHOR joined by the warnings in remedy.yaml's words); a damaged copy is made again, never
+    used."""
     import logsleuth.locate as locate
+    from logsleuth.remedy import warning_anchor
     from logsleuth.resources import data_dir
 
     monkeypatch.setenv("LOGSLEUTH_CACHE_DIR", str(tmp_path))
     grammar = Lark.open(str(data_dir("grammars") / "anchors.lark"), parser="lalr")
-    made = tuple(grammar.get_terminal(name).pattern.to_regexp()
-                 for name in ("ANCHOR", "SERVING", "ALIVE"))
+    anchor, *samplers = (grammar.get_terminal(name).pattern.to_regexp()
+                         for name in ("ANCHOR", "SERVING", "ALIVE"))
+    made = (f"(?:{anchor})|{warning_anchor()}", *samplers)
     for damage in (None, "", "[1, 2, 3]", '["a"]', "{"):
         locate.anchor_texts.cache_clear()
         if damage is not None:

@@ -249,3 +249,117 @@ def test_lint_checks_the_phrasing_file(tmp_path: Path) -> None:
     problems = lint([phrasing], examples=False)
     assert any("invalid pattern in `anywhere`" in p.message for p in problems if p.is_error)
     assert not [p for p in lint([], examples=False) if "remedy.yaml" in p.location]
+
+
+# ---- a warning's hint arrives with the lines, whatever way they arrive (hint.py) ----------------
+
+WORDS = st.sampled_from(["pool", "arena", "cache", "ring", "slab", "queue", "shard", "lane"])
+KNOBS = st.from_regex(r"ACME_[A-Z]{3,8}", fullmatch=True)
+OTHER = "(VllmWorker rank=1 pid=77) "
+
+
+def _hinted_log(warning: str, fillers: list[str], word: str) -> str:
+    """A start, the warning, `fillers` lines, then a plugin's traceback only a fallback knows."""
+    lines = ["INFO 12-04 10:00:03 [api_server.py:1090] vLLM API server version 0.9.1", warning,
+             *fillers,
+             "Traceback (most recent call last):",
+             '  File "/opt/venv/lib/python3.12/site-packages/acme_plugin/runner.py", line 88, '
+             "in prepare",
+             "    raise error",
+             f"RuntimeError: acme {word} exhausted"]
+    return "\n".join(lines) + "\n"
+
+
+def _fillers(count: int, other: list[bool]) -> list[str]:
+    # lines of the failing process and of another, as they interleave in one stream
+    return [(OTHER if other[i % len(other)] else "") +
+            f"INFO 12-04 10:00:06 [acme.py:30] step {i} of the acme start"
+            for i in range(count)]
+
+
+def _every_way(tmp_path: Path, text: str) -> list[dict[str, object]]:
+    """The report of one log as a plain file, on stdin, gzip'd and followed, its source name
+    left out."""
+    import gzip
+    import io
+
+    from logsleuth.follow import follow
+    from logsleuth.pipeline import explain
+
+    ticks = iter(range(10**6))  # a clock that moves a second each time it is read
+
+    plain = tmp_path / "vllm.log"
+    plain.write_text(text, encoding="utf-8")
+    packed = tmp_path / "vllm.log.gz"
+    packed.write_bytes(gzip.compress(text.encode("utf-8")))
+    reports = [explain(plain), explain(io.BytesIO(text.encode("utf-8")), name="<stdin>"),
+               explain(packed), follow(plain, timeout=60, settle=0.5,
+                                       clock=lambda: float(next(ticks)), sleep=lambda _: None)]
+    out = []
+    for report in reports:
+        found = report_to_dict(report)
+        found.pop("source")
+        out.append(found)
+    return out
+
+
+@settings(max_examples=20, deadline=None)
+@given(knob=KNOBS, word=WORDS, gap=st.integers(min_value=1, max_value=8),
+       other=st.lists(st.booleans(), min_size=1, max_size=4))
+def test_a_warnings_hint_is_the_same_from_a_file_stdin_gzip_or_follow(
+        tmp_path_factory: pytest.TempPathFactory, knob: str, word: str, gap: int,
+        other: list[bool]) -> None:
+    warning = (f"WARNING 12-04 10:00:05 [acme.py:20] acme kernels were not found; please set "
+               f"{knob} to their directory")
+    text = _hinted_log(warning, _fillers(gap - 1, other), word)
+    reports = _every_way(tmp_path_factory.mktemp("hint"), text)
+    assert reports[0] == reports[1] == reports[2] == reports[3]
+    signature, advice = reports[0]["signature"], reports[0]["advice"]
+    assert isinstance(signature, dict) and signature["kind"] == "fallback"
+    assert f"(line 2) advises: please set {knob}" in signature["fix"]
+    assert isinstance(advice, dict) and advice["line"] == 2
+
+
+@settings(max_examples=20, deadline=None)
+@given(knob=KNOBS, word=WORDS, other=st.lists(st.booleans(), min_size=1, max_size=4),
+       case=st.sampled_from(["another process", "too far", "deprecation"]),
+       far=st.integers(min_value=9, max_value=20))
+def test_a_warning_that_gives_no_hint_gives_none_whatever_way_it_arrives(
+        tmp_path_factory: pytest.TempPathFactory, knob: str, word: str, other: list[bool],
+        case: str, far: int) -> None:
+    warning = f"WARNING 12-04 10:00:05 [acme.py:20] acme kernels were not found; please set {knob}"
+    gap = far if case == "too far" else 3
+    if case == "another process":
+        warning = OTHER + warning
+    elif case == "deprecation":
+        warning += " (this default is deprecated and will be removed in v0.12)"
+    reports = _every_way(tmp_path_factory.mktemp("nohint"),
+                          _hinted_log(warning, _fillers(gap - 1, other), word))
+    assert reports[0] == reports[1] == reports[2] == reports[3]
+    signature = reports[0]["signature"]
+    assert isinstance(signature, dict) and "advises:" not in str(signature["fix"])
+    assert reports[0]["advice"] is None
+
+
+def test_lint_checks_that_the_phrasing_makes_an_re2_warning_anchor(tmp_path: Path) -> None:
+    from logsleuth.signatures.lint import lint
+
+    phrasing = tmp_path / "remedy.yaml"
+    # a look-ahead is a `regex` pattern, not an RE2 one: the warning anchor could not be made
+    phrasing.write_text("opens: [please]\nanywhere: ['try(?= it)']\nnot_opening: [x]\n"
+                        "not_remedy: [y]\n")
+    problems = lint([phrasing], examples=False)
+    assert any("RE2" in p.message for p in problems if p.is_error)
+
+
+def test_a_warning_that_states_a_remedy_is_anchored() -> None:
+    from logsleuth.tokenize import anchor_patterns
+
+    anchor = anchor_patterns()[0]
+    assert anchor.search(b"WARNING 12-04 10:00:05 [acme.py:20] acme kernels were not found; "
+                         b"please set ACME_KERNEL_PATH")
+    assert anchor.search(b"WARNING 12-04 10:00:05 [acme.py:20] No kernels. Set ACME_PATH.")
+    # one sentence that opens with a remedy word is the problem, not its fix (remedy_of)
+    assert not anchor.search(b"WARNING 12-04 10:00:05 [cpu.py:72] Pin memory is not supported "
+                             b"on CPU.\nINFO 12-04 10:00:05 [x.py:1] Set up.")
+    assert not anchor.search(b"INFO 12-04 10:00:05 [acme.py:20] please set ACME_KERNEL_PATH")

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from corpus_judge import corpus_and_tuning_logs, log_id
 from logsleuth.assemble import MAX_EVENTS_PER_PROCESS, Assembler
 from logsleuth.facts import FactCollector
-from logsleuth.model import Event, LineRun, RecordRun
+from logsleuth.model import ErrorEvent, Event, Hint, LineRun, RecordRun
 from logsleuth.pipeline import assemble_folded, build_report
 from logsleuth.read import open_input
 from logsleuth.render.json import to_json
@@ -96,6 +96,7 @@ _BODIES = (
     "At:",
     "Engine 000: Avg prompt throughput: 1.0 tokens/s, Running: 1 reqs",
     "Starting vLLM API server 0 on http://0.0.0.0:8000",
+    "  please set ACME_KERNEL_PATH to their directory",  # a warning's remedy: an error's hint
 )
 _OTHERS = (
     '(APIServer pid=11) INFO:     127.0.0.1:5 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
@@ -163,6 +164,24 @@ def test_a_repeated_traceback_is_replayed() -> None:
         text += '(APIServer pid=11) INFO:     127.0.0.1:5 - "POST /v1/x HTTP/1.1" 400 Bad Request\n'
     grouped = _assert_same(text.encode("utf-8"))
     assert grouped >= 4 * 4  # from the second copy on, all but the title (its head is new)
+
+
+def test_a_replayed_warning_still_gives_its_hint() -> None:
+    """A warning record whose repeated lines state a remedy is read, not replayed: the error
+    right after it takes the hint either way (hint.py)."""
+    text = ""
+    for second in range(4):
+        head = f"(APIServer pid=11) WARNING 01-24 01:52:1{second} [acme.py:20] "
+        text += "\r\n".join(head + body for body in ("Using acme backend, no kernels:",
+                                                      "  please set ACME_KERNEL_PATH",
+                                                      "  or try ACME_FALLBACK=1")) + "\n"
+    text += ("(APIServer pid=11) ERROR 01-24 01:52:19 [acme.py:30] acme pool exhausted\n"
+             "(APIServer pid=11) INFO 01-24 01:52:20 [acme.py:31] going on\n")
+    for replay in (True, False):
+        events, _, grouped = _read(text.encode("utf-8"), replay, MAX_EVENTS_PER_PROCESS)
+        errors = [e for e in events if isinstance(e, ErrorEvent)]
+        assert [e.hint for e in errors] == [Hint(12, "or try ACME_FALLBACK=1")]
+        assert grouped >= 6 or not replay  # the later copies' remedy lines came as runs
 
 
 # ---- records that differ in their digits (RecordRun, Assembler.feed_record) -----------------

@@ -94,7 +94,7 @@ def lint(paths: list[Path], *, examples: bool = True) -> list[Problem]:
 def _phrasing_problems(paths: list[Path]) -> list[Problem]:
     """The remedy phrasing (remedy.yaml, logsleuth/remedy.py) of the shipped set, or of a
     directory given, must load: a pattern that does not compile breaks every report."""
-    from logsleuth.remedy import load_phrasing
+    from logsleuth.remedy import load_phrasing, warning_anchor
     from logsleuth.signatures import shipped_directory
 
     files = [p / "remedy.yaml" if p.is_dir() else p for p in paths] if paths else \
@@ -105,6 +105,7 @@ def _phrasing_problems(paths: list[Path]) -> list[Problem]:
             continue
         try:
             load_phrasing(file)
+            warning_anchor(file)  # its words also find the warnings that give a hint
         except SignatureError as exc:
             problems.append(Problem(exc.location or str(file), exc.detail, exc.hint))
     return problems
