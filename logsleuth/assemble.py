@@ -74,7 +74,6 @@ class _Trace:
     # the error whose text headed this traceback (_introduces_traceback): it stands as an error
     # of its own again if the traceback is cut or ends in a report of a failure elsewhere
     carrier: _Trace | None = None
-    flat: bool = False  # its last `File` line starts at column 0: a paste that lost indentation
 
     @property
     def closing(self) -> bool:
@@ -384,7 +383,6 @@ class Assembler:
             trace = channel.trace
             assert trace is not None and line.frame is not None
             trace.frames.append(line.frame)
-            trace.flat = not line.text[:1].isspace()
             if len(trace.frames) > MAX_FRAMES:
                 del trace.frames[: len(trace.frames) - MAX_FRAMES]
             trace.last_line = line.number
@@ -515,11 +513,6 @@ class Assembler:
             trace = None
         if trace is not None:
             trace.last_line = line.number
-            if line.kind is LineKind.PLAIN and line.level is None and trace.flat \
-                    and not trace.closing and trace.frames and trace.frames[-1].code is None \
-                    and line.text.strip():
-                # a frame's source line in a paste that lost its indentation
-                trace.frames[-1] = replace(trace.frames[-1], code=line.text.strip()[:200])
             return
         if line.level in _QUIET_LEVELS and line.kind in (LineKind.EXCEPTION_REPR, LineKind.PLAIN) \
                 and self._causality.latent_warning(line.text):

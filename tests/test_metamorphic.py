@@ -162,34 +162,6 @@ def test_a_traceback_tabified_gives_the_same_root(indent: int, frames: list[tupl
     assert plain.exception and plain == tabbed
 
 
-# ---- a paste that lost its indentation ----------------------------------------------------------
-
-@SOME
-@given(st.lists(st.tuples(names, names, names), min_size=1, max_size=5),
-       st.sampled_from(["ValueError", "TimeoutError", "asyncio.exceptions.TimeoutError"]))
-def test_a_traceback_without_indentation_keeps_its_source_lines(
-        frames: list[tuple[str, str, str]], exception: str) -> None:
-    """The innermost frame's source line, the one that raised, is read as its code though the
-    paste lost the indentation that marks it (signatures match on it). Only lines the anchors
-    select reach the assembler: a `raise` line names its error and is one; an outer frame's
-    `x = f(x)` is not, and stays unread in a flat paste as in any other line."""
-    lines = ["INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.6.3",
-             "Traceback (most recent call last):"]
-    for number, (module, function, value) in enumerate(frames, 1):
-        code = f"raise {exception}({value})" if number == len(frames) else \
-            f"{value} = {module}.{function}({value})"
-        lines += [f'  File "/opt/venv/lib/python3.11/site-packages/{module}.py", line 7, in '
-                  f"{function}", f"    {code}"]
-    lines.append(f"{exception}: it failed")
-    indented = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
-    flat = explain_text("\n".join(line.lstrip() for line in lines) + "\n",
-                        signatures=default_signatures())
-    assert indented.root_cause is not None and flat.root_cause is not None
-    assert flat.root_cause.frames[-1].code == indented.root_cause.frames[-1].code
-    assert (flat.root_cause.exception, flat.root_cause.line) == \
-        (indented.root_cause.exception, indented.root_cause.line)
-
-
 # ---- Ray's relay of an unnamed worker -----------------------------------------------------------
 
 @SOME
