@@ -11,7 +11,8 @@ import tracemalloc
 import pytest
 
 from logsleuth.index import default_index
-from logsleuth.pipeline import build_report, read_events
+from logsleuth.model import Report
+from logsleuth.pipeline import EventsRead, build_report, read_events
 from logsleuth.read import BLOCK_SIZE, open_input
 from mix_logs import MIXES, mix_log
 
@@ -21,7 +22,8 @@ PEAK_RATIO = 2.5  # bounded caches fill up as the log grows (bodies, heads, fing
 BYTES_PER_EVENT = 3_000  # an error with its frames and message, or a milestone with its line
 
 
-def _peak_and_events(path: str) -> tuple[int, int]:
+def _traced(path: str) -> tuple[int, EventsRead, Report]:
+    """Peak traced bytes of reading and explaining `path`, with what was read and the report."""
     tracemalloc.start()
     try:
         read = read_events(open_input(path))
@@ -29,6 +31,11 @@ def _peak_and_events(path: str) -> tuple[int, int]:
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+    return peak, read, report
+
+
+def _peak_and_events(path: str) -> tuple[int, int]:
+    peak, read, report = _traced(path)
     assert report.lines_read > 0
     return peak, len(read.events)
 
@@ -64,13 +71,7 @@ MANY_RUNS = {"restart": 60_000, "crashloop": 6_000}  # lines: ~18 and ~107 runs,
 
 def _explain_peak(path: str) -> tuple[int, int]:
     """Peak traced bytes of explaining `path`, and how many runs its report lists."""
-    tracemalloc.start()
-    try:
-        read = read_events(open_input(path))
-        report = build_report(path, read.events, read.stats, read.facts, None)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak, _, report = _traced(path)
     assert report.root_cause is not None
     return peak, len(report.runs)
 
