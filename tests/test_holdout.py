@@ -80,8 +80,9 @@ MAX_WRONG_WAY = 5
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
 # lower it only when a case is moved out as the README asks; session 12: less the second split's 40,
-# plus holdout-d's 25 h-* cases, plus holdout-e's 9 i-* cases), and the groups it must have.
-MIN_CASES = 280
+# plus holdout-d's 25 h-* cases, plus holdout-e's 9 i-* cases, less six whose themes a brief named),
+# and the groups it must have.
+MIN_CASES = 274
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...

@@ -1,4 +1,4 @@
-"""The tuning set (tests/fixtures/tuning): 238 real vLLM logs from public bug reports (24 of
+"""The tuning set (tests/fixtures/tuning): 244 real vLLM logs from public bug reports (24 of
 them the former holdout set). Mechanisms and signatures were tuned on it, so it is no longer a
 measure of unseen logs (that is tests/fixtures/holdout now); it stays as a regression guard: every
 verdict and root cause must be right, and the misses that remain are listed, not hidden."""
@@ -18,6 +18,9 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # (runpod-docker-ts-trust-remote-code-eoferror left this list when transformers' family, matched
 # by the library that raised the EOFError, began to name --trust-remote-code.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Why not fixed: its root is not found (KNOWN_VERDICT_MISSES), so no advice is matched.
+    "runtime/i-sleep-mode-wake-up-cumem-allocator-out-of-memory-three-lines":
+        "no root found (a bare C++ CUDA Error line), so nothing to match",
     # Session 12's random development split: its six fix misses left this list (exact signatures of
     # their failure classes from dev-fix; the Neuron and loader-line roots from dev-root), then
     # the Neuron case came back (see KNOWN_VERDICT_MISSES):
@@ -37,6 +40,21 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Moved in from the held-out set in session 12 because the lead's brief to a signature helper
+    # named their themes (see the held-out README, "Moved out: cases whose themes a brief named");
+    # not analysed beyond the reason below.
+    # Why not fixed (root only; the line is right): the fatal line `Memory access fault by GPU
+    # node-6 (...)` is reported as its label ("Memory access fault by GPU") and the rest as its
+    # message, while the label's message_contains spans both; the report's split of a fatal
+    # line's label from its text is the contract's, not this case's to change.
+    "runtime/h-k8s-cri-rocm-mi355x-kimi-aiter-top-k-renorm-memory-access-fault":
+        "the fatal line's label is cut from its message; the label's substring spans both",
+    # Why not fixed: the paste is three lines the cumem allocator's C++ code printed
+    # (`CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:56`), with no log record,
+    # prefix or traceback; the grammar has no shape for a C++ `<Kind> Error: <text> at <file>:<n>`
+    # line, so the input reads as no log at all. A shape for it is the fix; not built this session.
+    "runtime/i-sleep-mode-wake-up-cumem-allocator-out-of-memory-three-lines":
+        "a bare C++ `CUDA Error: ... at file.cpp:N` line has no shape in the grammar",
     # Why not fixed (root only; the fix is right): the label names the Neuron runtime's unprefixed
     # TDRV record (line 19) as the root, before the engine core's `RuntimeError: Failed to execute
     # the model status=1006`. Weighing native records right before an exception as that exception
