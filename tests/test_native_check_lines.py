@@ -91,3 +91,38 @@ def test_the_allocator_lines_after_the_first_are_not_the_root() -> None:
 def test_a_mention_in_a_healthy_record_is_no_failure(line: str) -> None:
     report = explain_text("\n".join([*START, line]) + "\n", signatures=default_signatures())
     assert report.verdict is Verdict.NO_FAILURE, line
+
+
+def _wake_up_failure(native: str, raised: str) -> list[str]:
+    """A wake_up whose allocator prints its CHECK line unprefixed, then raises its text (PR 12981)."""
+    core = "(EngineCore_DP0 pid=48200) ERROR 06-02 14:31:01 [core.py:1365] "
+    return [*START,
+            "(APIServer pid=47967) INFO 06-02 14:31:00 [api_router.py:39] wake up the engine",
+            native,
+            core + "Invocation of wake_up method failed",
+            core + "Traceback (most recent call last):",
+            core + '  File "/x/vllm/device_allocator/cumem.py", line 59, in create_and_map',
+            core + "    python_create_and_map(*allocation_handle)",
+            core + raised,
+            "(EngineCore_DP0 pid=48200) Segmentation fault (core dumped)"]
+
+
+@pytest.mark.parametrize(("line", "label", "message"), FORMATS[:6])
+def test_an_exception_that_repeats_the_line_is_the_root(line: str, label: str,
+                                                        message: str) -> None:
+    """The exception is the same failure printed in full (process, stack): it is the root."""
+    lines = _wake_up_failure(line, f"RuntimeError: {line}")
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None
+    assert report.root_cause.exception == "RuntimeError"
+    assert report.root_cause.line == len(lines) - 1
+    assert report.root_cause.process.name == "EngineCore_DP0"
+
+
+def test_an_exception_that_says_something_else_leaves_the_line_the_root() -> None:
+    lines = _wake_up_failure(FORMATS[0][0], "RuntimeError: Allocation on device 0 failed")
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.root_cause is not None
+    assert report.root_cause.exception == "CUDA Error"
+    assert report.root_cause.line == len(START) + 2
