@@ -289,7 +289,7 @@ class CausalGraph:
                     starts.append(event)
             else:
                 errors.append(event)
-        errors = _merge_crashes(sorted(errors, key=lambda e: (e.line, e.id)))
+        errors = _merge_crashes(_fold_native_echoes(sorted(errors, key=lambda e: (e.line, e.id))))
         errors = _fold_mechanisms(errors, know)
         warned = [e for e in errors if e.latent]
         errors, explained = _latent_causes(errors, know)
@@ -541,6 +541,39 @@ def _latent_causes(errors: list[ErrorEvent], know: Causality
             pairs.append(((own or before)[-1].id, event.id))
     used = {cause for cause, _ in pairs}
     return [e for e in errors if not e.latent or e.id in used], pairs
+
+
+def _fold_native_echoes(errors: list[ErrorEvent]) -> list[ErrorEvent]:
+    """The errors without a native CHECK line that a later exception repeats word for word.
+
+    vLLM's cumem allocator prints `CUDA Error: out of memory at csrc/cumem_allocator.cpp:139` to
+    stderr, unprefixed, and (since vLLM PR 12981) the Python code that called it raises
+    `RuntimeError: CUDA Error: out of memory at ...` with the same text, its process and stack.
+    The exception is that failure as printed in full: it takes the line's place (and its first
+    line). A native line no exception repeats (before the PR: the process went on, then crashed)
+    stays the error it is. `errors` is sorted by line.
+    """
+    lines = [e.line for e in errors]
+    folded: dict[int, int] = {}  # the exception's id -> the first native line it repeats
+    dropped: set[int] = set()
+    for event in errors:
+        if event.kind is not EventKind.FATAL or event.frames or not event.message \
+                or event.first_line != event.last_line:
+            continue
+        said = _first_line(event.text)
+        start = bisect_right(lines, event.line)
+        for later in errors[start:]:
+            if later.first_line - event.last_line > _COPY_WINDOW:
+                break
+            if later.kind is EventKind.EXCEPTION and later.exception != event.exception \
+                    and _first_line(later.message).startswith(said):
+                dropped.add(event.id)
+                folded[later.id] = min(folded.get(later.id, event.first_line), event.first_line)
+                break
+    if not dropped:
+        return errors
+    return [replace(e, first_line=min(e.first_line, folded[e.id])) if e.id in folded else e
+            for e in errors if e.id not in dropped]
 
 
 def _merge_crashes(errors: list[ErrorEvent]) -> list[ErrorEvent]:

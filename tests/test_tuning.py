@@ -17,10 +17,9 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # Known fix misses: the advice exists, the evidence for it is not where logsleuth looks.
 # (runpod-docker-ts-trust-remote-code-eoferror left this list when transformers' family, matched
 # by the library that raised the EOFError, began to name --trust-remote-code.)
+# (i-sleep-mode-wake-up-cumem-allocator-out-of-memory-three-lines left both lists when the grammar
+# read a native CHECK macro's bare `CUDA Error: ... at file:N` line as a fatal event.)
 KNOWN_FIX_MISSES: dict[str, str] = {
-    # Why not fixed: its root is not found (KNOWN_VERDICT_MISSES), so no advice is matched.
-    "runtime/i-sleep-mode-wake-up-cumem-allocator-out-of-memory-three-lines":
-        "no root found (a bare C++ CUDA Error line), so nothing to match",
     # Session 12's random development split: its six fix misses left this list (exact signatures of
     # their failure classes from dev-fix; the Neuron and loader-line roots from dev-root), then
     # the Neuron case came back (see KNOWN_VERDICT_MISSES):
@@ -49,12 +48,6 @@ KNOWN_VERDICT_MISSES = {
     # line's label from its text is the contract's, not this case's to change.
     "runtime/h-k8s-cri-rocm-mi355x-kimi-aiter-top-k-renorm-memory-access-fault":
         "the fatal line's label is cut from its message; the label's substring spans both",
-    # Why not fixed: the paste is three lines the cumem allocator's C++ code printed
-    # (`CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:56`), with no log record,
-    # prefix or traceback; the grammar has no shape for a C++ `<Kind> Error: <text> at <file>:<n>`
-    # line, so the input reads as no log at all. A shape for it is the fix; not built this session.
-    "runtime/i-sleep-mode-wake-up-cumem-allocator-out-of-memory-three-lines":
-        "a bare C++ `CUDA Error: ... at file.cpp:N` line has no shape in the grammar",
     # Why not fixed (root only; the fix is right): the label names the Neuron runtime's unprefixed
     # TDRV record (line 19) as the root, before the engine core's `RuntimeError: Failed to execute
     # the model status=1006`. Weighing native records right before an exception as that exception
