@@ -57,9 +57,11 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # moved to tuning (246): verdict 237, root 171/184, fix 54/94, case 189 with session 11's code; floors
 # are that less 2 (lower only because the set is smaller). Then two collectors added 34 and six
 # cases moved out (274); measured at the end of session 12: verdict 264, root 190/203, fix 67/109,
-# case 214 (session 11's code on the same 274: 264, 190, 61, 208); floors are that less 2.
+# case 214 (session 11's code on the same 274: 264, 190, 61, 208); floors are that less 2. Then the
+# end check printed two cases, which moved to tuning (272): verdict 263, root 190/201, fix 67/109,
+# case 214; the verdict floor follows, less 2.
 FLOORS = {
-    "verdict": 262,
+    "verdict": 261,
     "root": 188,
     "fix": 65,
     "case": 212,
@@ -82,9 +84,9 @@ MAX_WRONG_WAY = 5
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
 # lower it only when a case is moved out as the README asks; session 12: less the second split's 40,
-# plus holdout-d's 25 h-* cases, plus holdout-e's 9 i-* cases, less six whose themes a brief named),
+# plus holdout-d's 25 h-* cases, plus holdout-e's 9 i-* cases, less six whose themes a brief named, less two the end check printed),
 # and the groups it must have.
-MIN_CASES = 274
+MIN_CASES = 272
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...

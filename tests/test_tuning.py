@@ -1,4 +1,4 @@
-"""The tuning set (tests/fixtures/tuning): 244 real vLLM logs from public bug reports (24 of
+"""The tuning set (tests/fixtures/tuning): 246 real vLLM logs from public bug reports (24 of
 them the former holdout set). Mechanisms and signatures were tuned on it, so it is no longer a
 measure of unseen logs (that is tests/fixtures/holdout now); it stays as a regression guard: every
 verdict and root cause must be right, and the misses that remain are listed, not hidden."""
@@ -39,6 +39,22 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Moved in from the held-out set by the end-of-session-12 check, minutes before the session
+    # ended; not yet fixed.
+    # Why not fixed (root only): the request fails inside an ASGI exception group printed with `|`
+    # and `+` borders; the root is its innermost sub-exception (a bare AssertionError at line 103),
+    # but the bordered sub-tracebacks are not read as tracebacks of their own, so the group's
+    # `ExceptionGroup: unhandled errors in a TaskGroup` line is taken. A shape for PEP 654's
+    # bordered sub-tracebacks (grammar) and "the innermost sub-exception is the cause" is the fix.
+    "launchers/b-neuron-serving-block-table-assert-exception-group":
+        "an exception group's bordered sub-traceback is not read; the group line is the root",
+    # Why not fixed: two vLLM servers append to one file; the failing one's placement-group
+    # ValueError comes while the other goes on serving, and the other's lines after it read as the
+    # same deployment's work (or a restart), so the log is called healthy. The metamorphic sweep
+    # finds the same break (a second deployment interleaved); telling two deployments apart needs
+    # the run split to follow processes, not the file's order (issue 10, runs).
+    "launchers/b-v072-ray-placement-group-timeout-interleaved-with-serving-mp-instance":
+        "two servers in one file: the healthy one's serving hides the other's start-up failure",
     # Moved in from the held-out set in session 12 because the lead's brief to a signature helper
     # named their themes (see the held-out README, "Moved out: cases whose themes a brief named");
     # not analysed beyond the reason below.
