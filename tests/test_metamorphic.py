@@ -36,6 +36,12 @@ from scenario_logs import ILLEGAL_ACCESS, Server
 from metamorphic import TRANSFORMS, anchor_of, answer_of, differences
 
 SAMPLE = 4  # cases per transform
+# Known breaks the sample meets, strict: each must still break (else it leaves this list).
+# Why not fixed: with the tail cut after the root's traceback, the lines after it that name
+# execute_model's RPC (the evidence the exact signature weighs) are gone, and a distributed-setup
+# family outranks it: the sweep's "cuts where evidence after the root decides" (tools/metamorphic).
+KNOWN_BREAKS = {("tail-cut", "runtime/offline-v09-lost-indent-execute-model-rpc-timeout"):
+                "the signature's evidence lies after the cut"}
 SOME = settings(max_examples=40, deadline=None)
 
 
@@ -72,8 +78,11 @@ def test_a_sample_of_real_logs_keeps_its_answer_under_the_transform(name: str) -
             continue  # nothing to transform in this log (no worker prefix, no blank line)
         got = answer_of(report(moved.lines))
         unnamed = name.endswith("unnamed")
-        assert not differences(answer_of(original), got, moved, unnamed), \
-            (name, cases()[index].id, got)
+        broken = differences(answer_of(original), got, moved, unnamed)
+        if (name, cases()[index].id) in KNOWN_BREAKS:
+            assert broken, (name, cases()[index].id, "fixed: take it out of KNOWN_BREAKS")
+            continue
+        assert not broken, (name, cases()[index].id, got)
         tried += 1
         if tried == SAMPLE:
             break
