@@ -1,4 +1,4 @@
-"""The tuning set (tests/fixtures/tuning): 246 real vLLM logs from public bug reports (24 of
+"""The tuning set (tests/fixtures/tuning): 286 real vLLM logs from public bug reports (24 of
 them the former holdout set). Mechanisms and signatures were tuned on it, so it is no longer a
 measure of unseen logs (that is tests/fixtures/holdout now); it stays as a regression guard: every
 verdict and root cause must be right, and the misses that remain are listed, not hidden."""
@@ -20,6 +20,13 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # (i-sleep-mode-wake-up-cumem-allocator-out-of-memory-three-lines left both lists when the grammar
 # read a native CHECK macro's bare `CUDA Error: ... at file:N` line as a fatal event.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Session 13's random development split, cold: not yet analysed.
+    "runtime/d-v054-frontend-overloaded-pending-requests":
+        "session-13 development split, cold: not yet analysed",
+    "startup/e-v073-bge-m3-local-path-hfvalidationerror-service-error-label":
+        "session-13 development split, cold: not yet analysed",
+    "startup/f-wheel-examples-run-in-source-tree-no-vllm-c-oneline":
+        "session-13 development split, cold: not yet analysed",
     # Session 12's random development split: its six fix misses left this list (exact signatures of
     # their failure classes from dev-fix; the Neuron and loader-line roots from dev-root), then
     # the Neuron case came back (see KNOWN_VERDICT_MISSES):
@@ -39,6 +46,11 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Session 13's random development split, cold: not yet analysed.
+    "startup/c-v082-v1-worker-exception-unpicklable-inner-exception":
+        "session-13 development split, cold: not yet analysed",
+    "startup/f-v055-gemma2-tp2-p2p-cache-check-hang-cudart-invalid-argument":
+        "session-13 development split, cold: not yet analysed",
     # Moved in from the held-out set by the end-of-session-12 check, minutes before the session
     # ended; not yet fixed.
     # Why not fixed (root only): the request fails inside an ASGI exception group printed with `|`
