@@ -88,9 +88,9 @@ MAX_WRONG_WAY = 5
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
 # lower it only when a case is moved out as the README asks; session 12: less the second split's 40,
 # plus holdout-d's 25 h-* cases, plus holdout-e's 9 i-* cases, less six whose themes a brief named, less two the end check printed;
-# session 13: less the third split's 40, plus holdout-d's 27 j-* cases),
+# session 13: less the third split's 40, plus holdout-d's 27 j-* cases, plus holdout-e's 24 k-* cases),
 # and the groups it must have.
-MIN_CASES = 259
+MIN_CASES = 283
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...
