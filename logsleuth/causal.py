@@ -684,6 +684,9 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work) -> None:
         event = node.event
         if event.cause_id is not None and event.cause_id in nodes:
             graph.add_edge(event.cause_id, event.id, reason=LinkReason.CHAINED)
+        if event.group_id is not None and event.group_id in nodes:
+            # an exception group only collects what it was printed with: raised from them
+            graph.add_edge(event.id, event.group_id, reason=LinkReason.CHAINED)
 
     def link(a: ErrorEvent, b: ErrorEvent, reason: LinkReason) -> None:
         if a.id != b.id and not graph.has_edge(a.id, b.id) and not graph.has_edge(b.id, a.id):

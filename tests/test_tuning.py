@@ -51,15 +51,9 @@ KNOWN_VERDICT_MISSES = {
         "session-13 development split, cold: not yet analysed",
     "startup/f-v055-gemma2-tp2-p2p-cache-check-hang-cudart-invalid-argument":
         "session-13 development split, cold: not yet analysed",
-    # Moved in from the held-out set by the end-of-session-12 check, minutes before the session
-    # ended; not yet fixed.
-    # Why not fixed (root only): the request fails inside an ASGI exception group printed with `|`
-    # and `+` borders; the root is its innermost sub-exception (a bare AssertionError at line 103),
-    # but the bordered sub-tracebacks are not read as tracebacks of their own, so the group's
-    # `ExceptionGroup: unhandled errors in a TaskGroup` line is taken. A shape for PEP 654's
-    # bordered sub-tracebacks (grammar) and "the innermost sub-exception is the cause" is the fix.
-    "launchers/b-neuron-serving-block-table-assert-exception-group":
-        "an exception group's bordered sub-traceback is not read; the group line is the root",
+    # (launchers/b-neuron-serving-block-table-assert-exception-group left this list when each
+    # bordered sub-traceback of a PEP 654 exception group was read with its depth and linked to
+    # its group, and the group became a symptom of its sub-exceptions: tests/test_exception_groups.py.)
     # Why not fixed: two vLLM servers append to one file; the failing one's placement-group
     # ValueError comes while the other goes on serving, and the other's lines after it read as the
     # same deployment's work (or a restart), so the log is called healthy. The metamorphic sweep
