@@ -415,6 +415,11 @@ class Assembler:
             if channel.last_event is not None and line.chain is not None:
                 channel.chain_next = (channel.last_event, line.chain)
         elif kind is LineKind.PROCESS_HEADER:
+            if trace is not None and trace.closing and _carries_output(trace, line):
+                # a child's bootstrap header inside the output an exception carries (a
+                # subprocess's stderr as its message): the child's traceback follows
+                trace.last_line = line.number
+                return
             self._flush(channel, out)
             channel.title = (line.text, line.number, line.level, line.time, None, True)
         elif kind in (LineKind.FATAL, LineKind.DIAGNOSTIC):
@@ -531,6 +536,9 @@ class Assembler:
             if continues and len(trace.message_lines) < MAX_MESSAGE_LINES and line.text.strip():
                 trace.message_lines.append(line.text.strip())
                 trace.last_line = line.number
+                return
+            if continues and _carries_output(trace, line):
+                trace.last_line = line.number  # more of the output it carries: not kept
                 return
             self._flush(channel, out)
             trace = None
@@ -742,6 +750,21 @@ def _introduces_traceback(trace: _Trace) -> bool:
     if trace.kind is EventKind.FATAL:
         return trace.site is not None and not trace.raw
     return trace.kind is EventKind.EXCEPTION and trace.message_lines[0].rstrip().endswith(":")
+
+
+# Lines of another program's output an exception's message may carry before the traceback it
+# holds (a subprocess's log records and warnings, then its traceback): vLLM's P2P check raises
+# `RuntimeError: Error happened when batch testing peer-to-peer access ...:` with the test
+# subprocess's whole stderr (vllm#8735: TensorFlow's start-up records, then `Process
+# SpawnProcess-1:` and the child's traceback). A bound, so that an exception whose first line
+# merely ends in a colon does not take a later unrelated traceback as its own.
+MAX_CARRIED_LINES = 200
+
+
+def _carries_output(trace: _Trace, line: LogLine) -> bool:
+    """The closing trace's message announces output it carries (`_introduces_traceback`), and
+    `line` is near enough to still be part of it."""
+    return _introduces_traceback(trace) and line.number - trace.line <= MAX_CARRIED_LINES
 
 
 def _headline(trace: _Trace) -> str:

@@ -628,7 +628,8 @@ def _classify(event: ErrorEvent, know: Causality) -> _Node:
     if embedded:
         return _Node(event, EventRole.CAUSE, process_role, None, embedded, corrupting,
                      fingerprint=mark)
-    symptom = know.symptom_of(text)
+    symptom = know.symptom_of(text) or know.symptom_raised(
+        text, event.frames[-1].code if event.frames else None)
     if symptom is not None:
         return _Node(event, EventRole.SYMPTOM, process_role, symptom.points_to, None, corrupting,
                      fingerprint=mark)

@@ -46,11 +46,14 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
-    # Session 13's random development split, cold: not yet analysed.
-    "startup/c-v082-v1-worker-exception-unpicklable-inner-exception":
-        "session-13 development split, cold: not yet analysed",
-    "startup/f-v055-gemma2-tp2-p2p-cache-check-hang-cudart-invalid-argument":
-        "session-13 development split, cold: not yet analysed",
+    # (Session 13's development split: c-v082-v1-worker-exception-unpicklable-inner-exception left
+    # this list when a record whose words run into `Traceback (most recent call last):` titled
+    # the traceback after it, and a TypeError raised by unpickling another process's reply
+    # became a report of that process's failure (causality.yaml `raised_at`);
+    # f-v055-gemma2-tp2-p2p-cache-check-hang-cudart-invalid-argument when an exception that
+    # carries a subprocess's output kept reading it past log records and a `Process X:` header
+    # to the traceback it holds, and CalledProcessError's `died with <Signals...>` became a
+    # report like its non-zero exit: tests/test_carried_output.py.)
     # (launchers/b-neuron-serving-block-table-assert-exception-group left this list when each
     # bordered sub-traceback of a PEP 654 exception group was read with its depth and linked to
     # its group, and the group became a symptom of its sub-exceptions: tests/test_exception_groups.py.)

@@ -39,6 +39,7 @@ LONG_BODY_CHARS = 2048  # bodies this long are lexed with only the terminals the
 SINGLE_TOKEN_BODIES = {
     "TRACEBACK_HEADER": "traceback_header", "GROUP_HEADER": "group_header",
     "WRAPPED_TRACEBACK": "wrapped_traceback", "RAY_UNHANDLED": "ray_unhandled",
+    "TITLED_TRACEBACK": "wrapped_traceback",
     "GROUP_BOX": "group_box", "GROUP_NOTE": "group_box", "GROUP_BLANK": "group_blank",
     "FRAME": "frame", "CARET": "caret", "ELIDED": "elided",
     "REPEAT": "repeat", "CHAIN_CAUSE": "chain_cause", "CHAIN_CONTEXT": "chain_context",

@@ -369,7 +369,8 @@ class _ToRecords(Transformer[Token, object]):
 
     def wrapped_traceback(self, items: list[Token]) -> _Body:
         # `RuntimeError: Traceback (most recent call last):`: a traceback header (its exception
-        # is the one the traceback ends with); the wrapper's name is kept as the exception
+        # is the one the traceback ends with); the wrapper's name is kept as the exception (a
+        # record's words before it, `EngineCore hit an exception`, likewise: its title)
         text = str(items[0]).strip()
         return _Body(LineKind.TRACEBACK_HEADER, text, exception=text.partition(": ")[0])
 
