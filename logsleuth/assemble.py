@@ -383,7 +383,7 @@ class Assembler:
 
         if kind in (LineKind.TRACEBACK_HEADER, LineKind.GROUP_HEADER):
             carrier = None
-            if trace is not None and trace.closing and _introduces_traceback(trace):
+            if trace is not None and trace.closing and _carries_output(trace, line):
                 # the text above is the traceback's own headline, not an error of its own
                 channel.trace, carrier, trace = None, trace, None
                 channel.title = (_headline(carrier), carrier.first_line, None, carrier.time,
