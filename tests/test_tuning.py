@@ -64,15 +64,10 @@ KNOWN_VERDICT_MISSES = {
     # the run split to follow processes, not the file's order (issue 10, runs).
     "launchers/b-v072-ray-placement-group-timeout-interleaved-with-serving-mp-instance":
         "two servers in one file: the healthy one's serving hides the other's start-up failure",
-    # Moved in from the held-out set in session 12 because the lead's brief to a signature helper
-    # named their themes (see the held-out README, "Moved out: cases whose themes a brief named");
-    # not analysed beyond the reason below.
-    # Why not fixed (root only; the line is right): the fatal line `Memory access fault by GPU
-    # node-6 (...)` is reported as its label ("Memory access fault by GPU") and the rest as its
-    # message, while the label's message_contains spans both; the report's split of a fatal
-    # line's label from its text is the contract's, not this case's to change.
-    "runtime/h-k8s-cri-rocm-mi355x-kimi-aiter-top-k-renorm-memory-access-fault":
-        "the fatal line's label is cut from its message; the label's substring spans both",
+    # (runtime/h-k8s-cri-rocm-mi355x-kimi-aiter-top-k-renorm-memory-access-fault left this list
+    # when a fatal line whose label runs into its text without a colon, `Memory access fault by
+    # GPU node-6 (...)`, `Segmentation fault (core dumped)`, kept the whole sentence as its
+    # message: tests/test_native_fatal.py.)
     # Why not fixed (root only; the fix is right): the label names the Neuron runtime's unprefixed
     # TDRV record (line 19) as the root, before the engine core's `RuntimeError: Failed to execute
     # the model status=1006`. Weighing native records right before an exception as that exception

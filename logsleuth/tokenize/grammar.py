@@ -575,12 +575,20 @@ class _ToRecords(Transformer[Token, object]):
         text = "".join(str(t) for t in items)
         label = str(items[0])
         message = str(items[-1]).strip() if items[-1].type == "FATAL_TEXT" else ""
+        separated = any(t.type == "FATAL_SEP" and ":" in str(t) for t in items)
         for start, short in _FATAL_LABELS.items():
             if label.startswith(start):
                 message = f"{label[len(start):]} {message}".strip()
                 label = short + (label[len(start):] if short == "SIG" else "")
                 if short == "SIG":
                     message = str(items[-1]).strip() if items[-1].type == "FATAL_TEXT" else ""
+                break
+        else:
+            if message and not separated:
+                # the label is the start of a sentence that runs on without a colon (`Memory
+                # access fault by GPU node-6 (Agent handle: ...) on address ...`, `Segmentation
+                # fault (core dumped)`): its message is the whole sentence, as printed
+                message = text.strip()
         return _Body(LineKind.FATAL, text, exception=label, message=message)
 
     def shell_signal(self, items: list[Token]) -> _Body:
