@@ -102,7 +102,9 @@ def _text(exc: BaseException) -> str:
 
 
 _PREFIXES = ["", "(APIServer pid=12) ", "2025-01-02T03:04:05.123456789Z ",
-             "[pod/vllm-0/vllm] (APIServer pid=12) "]
+             "[pod/vllm-0/vllm] (APIServer pid=12) ",
+             "(APIServer pid=12) ERROR 01-02 03:04:05 [launcher.py:116] ",  # logger.exception
+             "2025-01-02T03:04:05.123456789Z stderr F ", "> "]
 _OTHER = "(Worker_TP1 pid=99) INFO 01-02 03:04:05 [gpu_worker.py:12] idle tick 7"
 
 
