@@ -31,7 +31,8 @@ _WIDTH = 15  # traceback's max_group_width: sub-exceptions past it are counted, 
 class Leaf:
     kind: type[BaseException]
     raised: bool  # raised (a traceback of its own) or only constructed (its line alone)
-    chained: bool  # raised from a cause (`raise ... from`), printed before it
+    chain: str  # "": none; "cause": raised from one (`raise ... from`); "context": raised while
+    # handling one (`During handling of the above exception`); either is printed before it
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,8 @@ class Group:
     raised: bool  # a nested group raised has a header of its own (`| Exception Group ...`)
 
 
-leaves = st.builds(Leaf, st.sampled_from(_LEAF_TYPES), st.booleans(), st.booleans())
+leaves = st.builds(Leaf, st.sampled_from(_LEAF_TYPES), st.booleans(),
+                   st.sampled_from(["", "cause", "context"]))
 trees = st.recursive(
     leaves, lambda inner: st.builds(Group, st.lists(inner, min_size=1, max_size=4).map(tuple),
                                     st.booleans()),
@@ -69,11 +71,23 @@ def _raise(exc: BaseException, cause: BaseException | None = None) -> BaseExcept
         return caught
 
 
+def _raise_handling(exc: BaseException, context: BaseException) -> BaseException:
+    try:
+        try:
+            raise context
+        except BaseException:  # noqa: BLE001
+            raise exc  # noqa: B904 - the implicit context is the point
+    except BaseException as caught:  # noqa: BLE001
+        return caught
+
+
 def _build(node: Leaf | Group, names: _Names) -> BaseException:
     if isinstance(node, Leaf):
         exc = node.kind(names.next("leaf"))
-        if node.chained:
+        if node.chain == "cause":
             return _raise(exc, _raise(RuntimeError(names.next("cause"))))
+        if node.chain == "context":
+            return _raise_handling(exc, RuntimeError(names.next("context")))
         return _raise(exc) if node.raised else exc
     children = [_build(child, names) for child in node.children]
     group = ExceptionGroup(names.next("group"), children)  # type: ignore[type-var]
@@ -86,8 +100,9 @@ def _printed(exc: BaseException) -> list[tuple[BaseException, BaseException | No
     out: list[tuple[BaseException, BaseException | None]] = []
 
     def walk(node: BaseException, parent: BaseException | None) -> None:
-        if node.__cause__ is not None:
-            out.append((node.__cause__, parent))
+        earlier = node.__cause__ or (None if node.__suppress_context__ else node.__context__)
+        if earlier is not None:
+            out.append((earlier, parent))
         out.append((node, parent))
         if isinstance(node, BaseExceptionGroup):
             for child in node.exceptions[:_WIDTH]:
