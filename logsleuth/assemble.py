@@ -39,7 +39,7 @@ MAX_EVENTS_PER_PROCESS = 5000
 _ERROR_LEVELS = (Level.ERROR, Level.CRITICAL)
 _QUIET_LEVELS = (Level.DEBUG, Level.INFO, Level.WARNING)
 _BODY_OF_TRACE = (LineKind.INDENTED, LineKind.CARET, LineKind.ELIDED, LineKind.REPEAT,
-                  LineKind.GROUP_BOX, LineKind.BLANK, LineKind.FAULT_THREAD)
+                  LineKind.BLANK, LineKind.FAULT_THREAD)
 
 ChannelKey = tuple[str, int | None, str | None]
 _EVENT_KINDS = {LineKind.FATAL: EventKind.FATAL, LineKind.DIAGNOSTIC: EventKind.DIAGNOSTIC}
@@ -74,6 +74,8 @@ class _Trace:
     # the error whose text headed this traceback (_introduces_traceback): it stands as an error
     # of its own again if the traceback is cut or ends in a report of a failure elsewhere
     carrier: _Trace | None = None
+    depth: int = 0  # inside an exception group's borders: the depth of its margin
+    group: int | None = None  # the event id of the exception group it was printed inside
 
     @property
     def closing(self) -> bool:
@@ -95,6 +97,9 @@ class _Channel:
     chain_next: tuple[int, ChainReason] | None = None
     last_event: int | None = None
     ignoring: bool = False  # Python said it ignores the exception whose traceback comes next
+    # the exception groups whose sub-exceptions are being printed, outermost first: (depth of
+    # the group's own lines, its event id); a sub-traceback belongs to the deepest one above it
+    groups: list[tuple[int, int]] = field(default_factory=list)
 
 
 class Assembler:
@@ -347,6 +352,22 @@ class Assembler:
     # ---- the state machine ------------------------------------------------------------------
     def _step(self, channel: _Channel, line: LogLine, out: list[Event]) -> None:
         kind = line.kind
+        if channel.groups and not line.depth:
+            channel.groups.clear()  # the group's borders ended
+        if kind is LineKind.GROUP_BOX or (channel.trace is not None and channel.trace.depth
+                                          and channel.trace.closing
+                                          and line.depth != channel.trace.depth):
+            # a box ends the exception printed before it (the next sub-exception, or the group's
+            # end, follows), and so does a line at another depth (a border cut off)
+            made = self._next_id
+            self._flush(channel, out)
+            if kind is LineKind.GROUP_BOX:
+                if "+-+" in line.text and channel.last_event is not None \
+                        and channel.last_event > made:
+                    # the first box of a group: the exception just read is the group
+                    channel.groups = [g for g in channel.groups if g[0] < line.depth]
+                    channel.groups.append((line.depth, channel.last_event))
+                return
         trace = channel.trace
         if kind is LineKind.NO_EXCEPTION:
             return  # the record above had no traceback to print: it stays one event
@@ -362,7 +383,7 @@ class Assembler:
 
         if kind in (LineKind.TRACEBACK_HEADER, LineKind.GROUP_HEADER):
             carrier = None
-            if trace is not None and trace.closing and _introduces_traceback(trace):
+            if trace is not None and trace.closing and _carries_output(trace, line):
                 # the text above is the traceback's own headline, not an error of its own
                 channel.trace, carrier, trace = None, trace, None
                 channel.title = (_headline(carrier), carrier.first_line, None, carrier.time,
@@ -394,6 +415,11 @@ class Assembler:
             if channel.last_event is not None and line.chain is not None:
                 channel.chain_next = (channel.last_event, line.chain)
         elif kind is LineKind.PROCESS_HEADER:
+            if trace is not None and trace.closing and _carries_output(trace, line):
+                # a child's bootstrap header inside the output an exception carries (a
+                # subprocess's stderr as its message): the child's traceback follows
+                trace.last_line = line.number
+                return
             self._flush(channel, out)
             channel.title = (line.text, line.number, line.level, line.time, None, True)
         elif kind in (LineKind.FATAL, LineKind.DIAGNOSTIC):
@@ -404,7 +430,8 @@ class Assembler:
                                    line.time, kind=_EVENT_KINDS[kind], exception=line.exception,
                                    message_lines=[line.message or ""], line=line.number,
                                    fault_dump=line.exception == "Fatal Python error",
-                                   site=channel.site)
+                                   site=channel.site, depth=line.depth,
+                                   group=_group_of(channel, line.depth))
         elif kind is LineKind.FRAME_LIST:
             if trace is not None and trace.fault_dump:
                 trace.last_line = line.number
@@ -457,7 +484,8 @@ class Assembler:
             return
         channel.trace = _Trace(line.number, line.number, line.process, line.site is None,
                                line.time, exception=name, message_lines=[line.message or ""],
-                               line=line.number, cause=channel.chain_next, site=channel.site)
+                               line=line.number, cause=channel.chain_next, site=channel.site,
+                               depth=line.depth, group=_group_of(channel, line.depth))
         channel.chain_next = None
         if channel.title is not None:
             channel.trace.title = channel.title[0]
@@ -483,14 +511,14 @@ class Assembler:
                     return self._exception_line(channel, exception, out)
             trace.last_line = line.number
             if line.kind is LineKind.INDENTED and trace.frames and trace.frames[-1].code is None:
-                trace.frames[-1] = replace(trace.frames[-1], code=line.text.strip()[:200])
+                trace.frames[-1] = replace(trace.frames[-1], code=_unbordered(line)[:200])
             return
         # closing: the exception's message may go on over more lines (in a shifted traceback,
         # lines at its column or deeper: pip's own lines after the box are less indented)
         if trace.indent and not _inside_shifted(line, trace.indent):
             return self._flush(channel, out)
         if line.kind is LineKind.INDENTED and len(trace.message_lines) < MAX_MESSAGE_LINES:
-            trace.message_lines.append(line.text.strip())
+            trace.message_lines.append(_unbordered(line))
             trace.last_line = line.number
         elif line.kind is LineKind.BLANK:
             self._flush(channel, out)
@@ -508,6 +536,9 @@ class Assembler:
             if continues and len(trace.message_lines) < MAX_MESSAGE_LINES and line.text.strip():
                 trace.message_lines.append(line.text.strip())
                 trace.last_line = line.number
+                return
+            if continues and _carries_output(trace, line):
+                trace.last_line = line.number  # more of the output it carries: not kept
                 return
             self._flush(channel, out)
             trace = None
@@ -549,7 +580,8 @@ class Assembler:
                                quiet=line.level in _QUIET_LEVELS or channel.ignoring,
                                site=channel.site,
                                indent=_indent(line.text) if line.kind is LineKind.TRACEBACK_HEADER
-                               else 0, headless=line.kind is LineKind.FRAME)
+                               and not line.depth else 0, headless=line.kind is LineKind.FRAME,
+                               depth=line.depth, group=_group_of(channel, line.depth))
         channel.chain_next = None
         channel.ignoring = False
 
@@ -632,7 +664,7 @@ class Assembler:
                           tuple(trace.frames), trace.time, trace.title,
                           trace.cause[0] if trace.cause else None,
                           trace.cause[1] if trace.cause else None, raw=trace.raw,
-                          site=trace.site)
+                          site=trace.site, group_id=trace.group)
 
     def _flush_title(self, channel: _Channel, out: list[Event]) -> None:
         """An ERROR record that no traceback followed is an event of its own."""
@@ -678,6 +710,12 @@ class Assembler:
         return self._next_id
 
 
+def _unbordered(line: LogLine) -> str:
+    """A line's text without an exception group's margin (`    |     code` is `code`)."""
+    text = line.text.strip()
+    return text[1:].strip() if line.depth and text[:1] == "|" else text
+
+
 def _indent(text: str) -> int:
     return len(text) - len(text.lstrip(" "))
 
@@ -714,6 +752,21 @@ def _introduces_traceback(trace: _Trace) -> bool:
     return trace.kind is EventKind.EXCEPTION and trace.message_lines[0].rstrip().endswith(":")
 
 
+# Lines of another program's output an exception's message may carry before the traceback it
+# holds (a subprocess's log records and warnings, then its traceback): vLLM's P2P check raises
+# `RuntimeError: Error happened when batch testing peer-to-peer access ...:` with the test
+# subprocess's whole stderr (vllm#8735: TensorFlow's start-up records, then `Process
+# SpawnProcess-1:` and the child's traceback). A bound, so that an exception whose first line
+# merely ends in a colon does not take a later unrelated traceback as its own.
+MAX_CARRIED_LINES = 200
+
+
+def _carries_output(trace: _Trace, line: LogLine) -> bool:
+    """The closing trace's message announces output it carries (`_introduces_traceback`), and
+    `line` is near enough to still be part of it."""
+    return _introduces_traceback(trace) and line.number - trace.line <= MAX_CARRIED_LINES
+
+
 def _headline(trace: _Trace) -> str:
     first = trace.message_lines[0].strip() if trace.message_lines else ""
     return f"{trace.exception}: {first}" if first else str(trace.exception)
@@ -742,7 +795,15 @@ def _event_of(trace: _Trace, event_id: int) -> ErrorEvent:
     return ErrorEvent(event_id, trace.kind, trace.exception, message, trace.process, trace.line,
                       trace.first_line, trace.last_line, frames, trace.time, trace.title,
                       trace.cause[0] if trace.cause else None,
-                      trace.cause[1] if trace.cause else None, trace.raw, trace.site)
+                      trace.cause[1] if trace.cause else None, trace.raw, trace.site,
+                      trace.group)
+
+
+def _group_of(channel: _Channel, depth: int) -> int | None:
+    """The event id of the exception group whose sub-exception a traceback at `depth` is: the
+    deepest group printed above it whose own lines are less deep."""
+    inside = [group for group_depth, group in channel.groups if group_depth < depth]
+    return inside[-1] if inside else None
 
 
 _RUN_TIME = "\0the run's time"  # a time that is the LineRun's own
@@ -803,12 +864,13 @@ def _relative_state(channel: _Channel, first: int, time: str | None, process: Pr
     """The channel's state relative to lines from `first` on, at `time`, of `process` (None:
     not one a change is kept for: a chain waiting for the next exception, or another process's
     traceback)."""
-    if channel.chain_next is not None:
+    if channel.chain_next is not None or channel.groups:
         return None
     trace = channel.trace
     traced = None
     if trace is not None:
-        if trace.process != process or trace.cause is not None or trace.carrier is not None:
+        if trace.process != process or trace.cause is not None or trace.carrier is not None \
+                or trace.depth or trace.group is not None:
             return None
         traced = _TraceAt(trace.first_line - first, trace.last_line - first, trace.raw,
                           _when(trace.time, time), trace.kind, trace.title, tuple(trace.frames),

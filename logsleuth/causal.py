@@ -628,7 +628,8 @@ def _classify(event: ErrorEvent, know: Causality) -> _Node:
     if embedded:
         return _Node(event, EventRole.CAUSE, process_role, None, embedded, corrupting,
                      fingerprint=mark)
-    symptom = know.symptom_of(text)
+    symptom = know.symptom_of(text) or know.symptom_raised(
+        text, event.frames[-1].code if event.frames else None)
     if symptom is not None:
         return _Node(event, EventRole.SYMPTOM, process_role, symptom.points_to, None, corrupting,
                      fingerprint=mark)
@@ -684,6 +685,9 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work) -> None:
         event = node.event
         if event.cause_id is not None and event.cause_id in nodes:
             graph.add_edge(event.cause_id, event.id, reason=LinkReason.CHAINED)
+        if event.group_id is not None and event.group_id in nodes:
+            # an exception group only collects what it was printed with: raised from them
+            graph.add_edge(event.id, event.group_id, reason=LinkReason.CHAINED)
 
     def link(a: ErrorEvent, b: ErrorEvent, reason: LinkReason) -> None:
         if a.id != b.id and not graph.has_edge(a.id, b.id) and not graph.has_edge(b.id, a.id):

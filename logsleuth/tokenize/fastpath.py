@@ -39,7 +39,9 @@ LONG_BODY_CHARS = 2048  # bodies this long are lexed with only the terminals the
 SINGLE_TOKEN_BODIES = {
     "TRACEBACK_HEADER": "traceback_header", "GROUP_HEADER": "group_header",
     "WRAPPED_TRACEBACK": "wrapped_traceback", "RAY_UNHANDLED": "ray_unhandled",
-    "GROUP_BOX": "group_box", "FRAME": "frame", "CARET": "caret", "ELIDED": "elided",
+    "TITLED_TRACEBACK": "wrapped_traceback",
+    "GROUP_BOX": "group_box", "GROUP_NOTE": "group_box", "GROUP_BLANK": "group_blank",
+    "FRAME": "frame", "CARET": "caret", "ELIDED": "elided",
     "REPEAT": "repeat", "CHAIN_CAUSE": "chain_cause", "CHAIN_CONTEXT": "chain_context",
     "FAULT_THREAD": "fault_thread", "EXTENSION_MODULES": "extension_modules",
     "NO_EXCEPTION": "no_exception", "IGNORED_HEADER": "ignored",

@@ -130,12 +130,14 @@ class _Body:
     frame: Frame | None = None
     chain: ChainReason | None = None
     level: Level | None = None  # uvicorn writes its level in the body: `ERROR:    ...`
+    depth: int = 0  # an exception group's margin at the body's start (`_margin`)
 
 
 @dataclass(frozen=True, slots=True)
 class _Outer:
     text: str
     level: Level | None = None  # a relaying logger's own level (`- INFO - vLLM: `)
+    depth: int = 0  # a `  | ` margin taken as a wrapper: an exception group's (`_margin`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +146,7 @@ class _Head:
     process: Process
     header: _Header
     relay_level: Level | None = None
+    depth: int = 0
 
 
 _NO_HEADER = _Header(None, None, None)
@@ -161,7 +164,15 @@ def _combine(head: _Head, body: _Body, number: int = 0) -> LogLine:
         level = head.relay_level
     return LogLine(number, body.kind, body.text, head.process, level,
                    header.time, header.site, body.exception, body.message, body.frame,
-                   body.chain, head.outer)
+                   body.chain, head.outer, body.depth or head.depth)
+
+
+def _margin(raw: str, marks: str = "|") -> int:
+    """The exception-group depth of a line Python printed inside a group's borders: the column
+    of its margin character (`|`; `+` for a group's header and boxes) over two, as
+    traceback.TracebackException.format indents each level (`  | ` 1, `    | ` 2). 0: none."""
+    column = len(raw) - len(raw.lstrip(" "))
+    return max(1, column // 2) if column < len(raw) and raw[column] in marks else 0
 
 
 _GLOG_LEVELS = {"D": Level.DEBUG, "I": Level.INFO, "W": Level.WARNING, "E": Level.ERROR,
@@ -207,6 +218,7 @@ class _ToRecords(Transformer[Token, object]):
         header = _NO_HEADER
         outer: str | None = None
         relay_level: Level | None = None
+        depth = 0
         for item in items:
             if isinstance(item, Process):
                 process = item  # prefixes nest: the innermost names the process
@@ -215,13 +227,19 @@ class _ToRecords(Transformer[Token, object]):
             elif isinstance(item, _Outer):
                 outer = item.text if outer is None else outer
                 relay_level = item.level or relay_level  # the innermost relay's
-        return _Head(outer, process, header, relay_level)
+                depth = item.depth or depth
+        return _Head(outer, process, header, relay_level, depth)
 
     # outer wrappers
     def docker(self, items: list[Token]) -> _Outer:
         return _Outer(str(items[0]).strip())
 
-    journald = compose = quote = launcher = docker
+    journald = compose = launcher = docker
+
+    def quote(self, items: list[Token]) -> _Outer:
+        # a `  | ` margin (MARGIN) is a log viewer's gutter or an exception group's border
+        raw = str(items[0])
+        return _Outer(raw.strip(), depth=_margin(raw) if items[0].type == "MARGIN" else 0)
 
     def relay(self, items: list[Token]) -> _Outer:
         # `2024-01-02 03:04:05,123 - INFO - vLLM: `, `[2024-01-02 03:04:05] ERROR: `
@@ -341,16 +359,18 @@ class _ToRecords(Transformer[Token, object]):
     def body(self, items: list[_Body]) -> _Body:
         return items[0]
 
-    def _simple(kind: LineKind) -> object:  # type: ignore[misc]
+    def _simple(kind: LineKind, marks: str = "|") -> object:  # type: ignore[misc]
         def build(self: _ToRecords, items: list[Token]) -> _Body:
-            return _Body(kind, "".join(str(t) for t in items))
+            text = "".join(str(t) for t in items)
+            return _Body(kind, text, depth=_margin(text, marks))
         return build
 
     traceback_header = _simple(LineKind.TRACEBACK_HEADER)
 
     def wrapped_traceback(self, items: list[Token]) -> _Body:
         # `RuntimeError: Traceback (most recent call last):`: a traceback header (its exception
-        # is the one the traceback ends with); the wrapper's name is kept as the exception
+        # is the one the traceback ends with); the wrapper's name is kept as the exception (a
+        # record's words before it, `EngineCore hit an exception`, likewise: its title)
         text = str(items[0]).strip()
         return _Body(LineKind.TRACEBACK_HEADER, text, exception=text.partition(": ")[0])
 
@@ -360,8 +380,9 @@ class _ToRecords(Transformer[Token, object]):
         text = str(items[0]).strip()
         return _Body(LineKind.TRACEBACK_HEADER, text, exception=text.partition(" (")[0])
 
-    group_header = _simple(LineKind.GROUP_HEADER)
-    group_box = _simple(LineKind.GROUP_BOX)
+    group_header = _simple(LineKind.GROUP_HEADER, "|+")
+    group_box = _simple(LineKind.GROUP_BOX, "|+")
+    group_blank = _simple(LineKind.BLANK)  # a blank line inside a group's borders
     caret = _simple(LineKind.CARET)
     elided = _simple(LineKind.ELIDED)
     repeat = _simple(LineKind.REPEAT)
@@ -387,10 +408,12 @@ class _ToRecords(Transformer[Token, object]):
     plain = _simple(LineKind.PLAIN)
 
     def chain_cause(self, items: list[Token]) -> _Body:
-        return _Body(LineKind.CHAIN, str(items[0]).strip(), chain=ChainReason.DIRECT_CAUSE)
+        return _Body(LineKind.CHAIN, str(items[0]).strip(), chain=ChainReason.DIRECT_CAUSE,
+                     depth=_margin(str(items[0])))
 
     def chain_context(self, items: list[Token]) -> _Body:
-        return _Body(LineKind.CHAIN, str(items[0]).strip(), chain=ChainReason.DURING_HANDLING)
+        return _Body(LineKind.CHAIN, str(items[0]).strip(), chain=ChainReason.DURING_HANDLING,
+                     depth=_margin(str(items[0])))
 
     def frame(self, items: list[Token]) -> _Body:
         # `  File "/p/x.py", line 12, in f` (faulthandler: `line 12 in f`)
@@ -403,7 +426,8 @@ class _ToRecords(Transformer[Token, object]):
         number, _, function = rest.partition(" in ")
         text = f'File "{file}", line {number.rstrip(",")}, in {function}'
         return _Body(LineKind.FRAME, text,
-                     frame=Frame(file, int(number.rstrip(",")), function.strip()))
+                     frame=Frame(file, int(number.rstrip(",")), function.strip()),
+                     depth=_margin(str(items[0])))
 
     @staticmethod
     def _cut_frame(rest: str) -> _Body:
@@ -429,7 +453,8 @@ class _ToRecords(Transformer[Token, object]):
         name = str(items[0]).strip().lstrip("|").strip()
         message = str(items[1]).strip() if len(items) > 1 else ""
         text = f"{name}: {message}" if message else name
-        return _Body(LineKind.EXCEPTION, text, exception=name, message=message)
+        return _Body(LineKind.EXCEPTION, text, exception=name, message=message,
+                     depth=_margin(str(items[0])))
 
     def pytest_crash(self, items: list[Token]) -> _Body:
         # `../vllm/x.py:363: RuntimeError`: pytest names the exception's type after its place
@@ -550,12 +575,20 @@ class _ToRecords(Transformer[Token, object]):
         text = "".join(str(t) for t in items)
         label = str(items[0])
         message = str(items[-1]).strip() if items[-1].type == "FATAL_TEXT" else ""
+        separated = any(t.type == "FATAL_SEP" and ":" in str(t) for t in items)
         for start, short in _FATAL_LABELS.items():
             if label.startswith(start):
                 message = f"{label[len(start):]} {message}".strip()
                 label = short + (label[len(start):] if short == "SIG" else "")
                 if short == "SIG":
                     message = str(items[-1]).strip() if items[-1].type == "FATAL_TEXT" else ""
+                break
+        else:
+            if message and not separated:
+                # the label is the start of a sentence that runs on without a colon (`Memory
+                # access fault by GPU node-6 (Agent handle: ...) on address ...`, `Segmentation
+                # fault (core dumped)`): its message is the whole sentence, as printed
+                message = text.strip()
         return _Body(LineKind.FATAL, text, exception=label, message=message)
 
     def shell_signal(self, items: list[Token]) -> _Body:
@@ -865,13 +898,13 @@ def _fallback(text: str) -> LogLine:
     rest = text[consumed:]
     base = prefix_record if isinstance(prefix_record, LogLine) else LogLine(0, LineKind.PLAIN, "")
     return LogLine(0, LineKind.PLAIN if rest.strip() else LineKind.BLANK, rest, base.process,
-                   base.level, base.time, base.site, outer=base.outer)
+                   base.level, base.time, base.site, outer=base.outer, depth=base.depth)
 
 
 def _renumber(record: LogLine, number: int) -> LogLine:
     return LogLine(number, record.kind, record.text, record.process, record.level, record.time,
                    record.site, record.exception, record.message, record.frame, record.chain,
-                   record.outer)
+                   record.outer, record.depth)
 
 
 def tree_of(text: str, start: str = "line") -> Tree[Token]:
