@@ -113,6 +113,7 @@ class Assembler:
         # channels, with new pids; looking at all of them at each start was quadratic)
         self._traced: dict[ChannelKey, int] = {}
         self._order: dict[ChannelKey, int] = {}  # when each channel was made
+        self._sites: dict[str, str] = {}  # the call sites of its keys, one string each
         # the channels that may hold a trace or a title: every channel is reached through
         # `_channel` before it takes one, and pending_from drops those it finds idle (a
         # restart-heavy log makes thousands of channels; looking at all of them about every
@@ -205,6 +206,7 @@ class Assembler:
         for line in run.lines():
             yield self.feed(line)
         if before is not None and self._next_id == made:
+            channel = self._channel(key, run.process)  # the lines may have dropped it (_drop)
             after = _relative_state(channel, run.first, run.time, run.process)
             if after is not None:
                 self._changes = _bounded(self._changes)
@@ -244,6 +246,7 @@ class Assembler:
         yield self.feed(last)
         if before is None or self._next_id != made:
             return
+        channel = self._channel(key, process)  # the lines may have dropped it (_drop)
         after = _relative_state(channel, first.number, time, process)
         if after is not None and after.trace is not None \
                 and after.trace.line == last.number - first.number \
@@ -324,6 +327,9 @@ class Assembler:
                 channel = _Channel(Process(key[0], key[1]), key[2])
             else:
                 channel = _Channel(process, key[2])
+                # kept for good (_drop): with one string per call site, not each line's own
+                site = key[2] if key[2] is None else self._sites.setdefault(key[2], key[2])
+                key = (key[0], key[1], site)
                 self._order[key] = len(self._order)
             self._channels[key] = channel
         self._busy[key] = channel
