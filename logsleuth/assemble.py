@@ -113,7 +113,7 @@ class Assembler:
         # channels, with new pids; looking at all of them at each start was quadratic)
         self._traced: dict[ChannelKey, int] = {}
         self._order: dict[ChannelKey, int] = {}  # when each channel was made
-        self._sites: dict[str, str] = {}  # the call sites of its keys, one string each
+        self._sites: dict[str, str] = {}  # the call sites of `_order`'s keys, one string each
         # the channels that may hold a trace or a title: every channel is reached through
         # `_channel` before it takes one, and pending_from drops those it finds idle (a
         # restart-heavy log makes thousands of channels; looking at all of them about every
@@ -705,8 +705,8 @@ class Assembler:
 
     def _shared_time(self, time: str | None) -> str | None:
         """One string per time of the milestones kept: a start-up's milestones fall in a few
-        seconds, and each line's own copy of its time was a sixth of what a restart-heavy log's
-        milestones held (bounded: the times of a log go by and do not come back)."""
+        seconds, and each line's own copy of its time was about an eighth of what a restart-heavy
+        log's milestones held (bounded: the times of a log go by and do not come back)."""
         if time is None:
             return None
         shared = self._times.get(time)

@@ -259,7 +259,8 @@ class CausalGraph:
             outcomes.append(outcome)
             # keep only the graphs that may still be the one explained (explained_index: the
             # last run that failed, else the last run): the last that failed so far and this
-            # one (a crash loop's thousand failed runs kept a thousand graphs)
+            # one (identical runs are inferred once; a log of many distinct failed runs kept
+            # every one's graph)
             graphs = {i: g for i, g in graphs.items()
                       if outcome.verdict is Verdict.NO_FAILURE
                       and outcomes[i].verdict is not Verdict.NO_FAILURE}
