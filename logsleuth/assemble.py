@@ -50,7 +50,7 @@ _V = TypeVar("_V")
 CUT_TRACEBACK = "Traceback"  # the label of an event whose traceback ends before its exception
 
 
-@dataclass
+@dataclass(slots=True)  # slots: a restart-heavy log keeps thousands of channels
 class _Trace:
     """A traceback (or fatal dump) being read in one channel."""
 
@@ -88,7 +88,7 @@ class _Trace:
 _Title = tuple[str, int, Level | None, str | None, tuple[str, str] | None, bool]
 
 
-@dataclass
+@dataclass(slots=True)  # one per process, pid and call site: thousands in a restart-heavy log
 class _Channel:
     process: Process
     site: str | None = None
@@ -118,6 +118,7 @@ class Assembler:
         # channels, with new pids; looking at all of them at each start was quadratic)
         self._traced: dict[ChannelKey, int] = {}
         self._order: dict[ChannelKey, int] = {}  # when each channel was made
+        self._sites: dict[str, str] = {}  # the call sites of `_order`'s keys, one string each
         # the channels that may hold a trace or a title: every channel is reached through
         # `_channel` before it takes one, and pending_from drops those it finds idle (a
         # restart-heavy log makes thousands of channels; looking at all of them about every
@@ -139,6 +140,7 @@ class Assembler:
         self._records: dict[tuple[object, _State | None], _State] = {}
         # the warnings that state a remedy, per process: an error's hint (hint.py)
         self._hints = WarningHints()
+        self._times: dict[str, str] = {}  # milestones' times, one string each (_shared_time)
 
     def notices(self) -> list[str]:
         """What the event cap left out, one sentence per process it was hit for."""
@@ -209,6 +211,7 @@ class Assembler:
         for line in run.lines():
             yield self.feed(line)
         if before is not None and self._next_id == made:
+            channel = self._channel(key, run.process)  # the lines may have dropped it (_drop)
             after = _relative_state(channel, run.first, run.time, run.process)
             if after is not None:
                 self._changes = _bounded(self._changes)
@@ -248,6 +251,7 @@ class Assembler:
         yield self.feed(last)
         if before is None or self._next_id != made:
             return
+        channel = self._channel(key, process)  # the lines may have dropped it (_drop)
         after = _relative_state(channel, first.number, time, process)
         if after is not None and after.trace is not None \
                 and after.trace.line == last.number - first.number \
@@ -313,18 +317,43 @@ class Assembler:
             return out
         channel = self._channel(key, line.process)
         self._step(channel, line, out)
-        if channel.trace is not None and key not in self._traced:
-            self._traced[key] = self._order[key]
+        if channel.trace is not None:
+            if key not in self._traced:
+                self._traced[key] = self._order[key]
+        elif _fresh(channel):
+            self._drop(key)
         return out
 
     def _channel(self, key: ChannelKey, process: Process) -> _Channel:
         """The channel of `key`, made on first use (and its place in the order of making)."""
         channel = self._channels.get(key)
         if channel is None:
-            channel = self._channels[key] = _Channel(process, key[2])
-            self._order[key] = len(self._order)
+            if key in self._order:  # made before, dropped while fresh (_drop): made again so
+                channel = _Channel(Process(key[0], key[1]), key[2])
+            else:
+                channel = _Channel(process, key[2])
+                # kept for good (_drop): with one string per call site, not each line's own
+                site = key[2] if key[2] is None else self._sites.setdefault(key[2], key[2])
+                key = (key[0], key[1], site)
+                self._order[key] = len(self._order)
+            self._channels[key] = channel
         self._busy[key] = channel
         return channel
+
+    def _drop(self, key: ChannelKey) -> None:
+        """Forget a channel left as it was made (a start-up's INFO lines, at a call site of a
+        process that a restart replaces): a restart-heavy log made thousands and kept them all.
+        Made again on its next line as it was, in its old place of the order of making (the
+        order in which waiting channels are flushed), with an equal process (`_fresh`)."""
+        del self._channels[key]
+        self._busy.pop(key, None)
+        self._traced.pop(key, None)
+
+    def _by_order(self) -> list[_Channel]:
+        """The channels in the order they were first made (a dropped one made again keeps its
+        place)."""
+        order = self._order
+        return [self._channels[key] for key in sorted(self._channels, key=order.__getitem__)]
 
     def _end_interrupted(self, process: Process, key: ChannelKey, out: list[Event]) -> None:
         """A process prints one record's lines together: once it prints elsewhere (another
@@ -344,7 +373,7 @@ class Assembler:
 
     def _finish(self) -> list[Event]:
         out: list[Event] = []
-        for channel in self._channels.values():
+        for channel in self._by_order():
             self._flush(channel, out)
             self._flush_title(channel, out)
         return out
@@ -648,7 +677,7 @@ class Assembler:
         For `--follow`: the last exception of a log that stopped growing is complete even
         though no line has closed it yet. The state is not changed.
         """
-        waiting = [c.trace for c in self._channels.values()
+        waiting = [c.trace for c in self._by_order()
                    if c.trace is not None and c.trace.exception is not None]
         return [self._hints.hinted(_event_of(trace, -index))
                 for index, trace in enumerate(waiting, start=1)]
@@ -698,12 +727,26 @@ class Assembler:
         if found is not None:  # a lifecycle line may begin a phase too (`Model loading took`)
             if phase is not None:
                 self._phases[line.process] = phase
-            return Milestone(found, line.number, line.process, line.text, phase, time=line.time)
+            return Milestone(found, line.number, line.process, line.text, phase,
+                             time=self._shared_time(line.time))
         if phase is None or self._phases.get(line.process) is phase:
             return None  # a progress bar repeats its phase on every refresh: one mark is enough
         self._phases[line.process] = phase
         return Milestone(MilestoneKind.PHASE, line.number, line.process, line.text, phase,
-                         time=line.time)
+                         time=self._shared_time(line.time))
+
+    def _shared_time(self, time: str | None) -> str | None:
+        """One string per time of the milestones kept: a start-up's milestones fall in a few
+        seconds, and each line's own copy of its time was about an eighth of what a restart-heavy
+        log's milestones held (bounded: the times of a log go by and do not come back)."""
+        if time is None:
+            return None
+        shared = self._times.get(time)
+        if shared is None:
+            if len(self._times) >= _TIMES:
+                self._times.clear()
+            shared = self._times[time] = time
+        return shared
 
     def _new_id(self) -> int:
         self._next_id += 1
@@ -714,6 +757,13 @@ def _unbordered(line: LogLine) -> str:
     """A line's text without an exception group's margin (`    |     code` is `code`)."""
     text = line.text.strip()
     return text[1:].strip() if line.depth and text[:1] == "|" else text
+
+
+def _fresh(channel: _Channel) -> bool:
+    """The channel is as `_Channel(process, site)` made it, for a process without an ip (so
+    that one made again from its key alone is equal to it)."""
+    return channel.title is None and channel.chain_next is None and channel.last_event is None \
+        and not channel.ignoring and not channel.groups and channel.process.ip is None
 
 
 def _indent(text: str) -> int:
@@ -808,6 +858,7 @@ def _group_of(channel: _Channel, depth: int) -> int | None:
 
 _RUN_TIME = "\0the run's time"  # a time that is the LineRun's own
 _MILESTONE_KINDS = (LineKind.ACCESS, LineKind.PLAIN, LineKind.UVICORN, LineKind.PROGRESS)
+_TIMES = 256  # distinct times shared at once (_shared_time)
 _RUN_MEMO = 4096  # distinct runs and states remembered (a bound: the ones that recur return)
 
 

@@ -257,8 +257,13 @@ class CausalGraph:
             outcome = outcome_of(graph._infer_run(), run)
             known.setdefault(key, (outcome, run.start_line))
             outcomes.append(outcome)
+            # keep only the graphs that may still be the one explained (explained_index: the
+            # last run that failed, else the last run): the last that failed so far and this
+            # one (identical runs are inferred once; a log of many distinct failed runs kept
+            # every one's graph)
             graphs = {i: g for i, g in graphs.items()
-                      if outcomes[i].verdict is not Verdict.NO_FAILURE}  # keep few graphs
+                      if outcome.verdict is Verdict.NO_FAILURE
+                      and outcomes[i].verdict is not Verdict.NO_FAILURE}
             graphs[index] = graph
         explained = explained_index(outcomes)
         chosen = graphs.get(explained) or cls._build_run(slices[explained].events, know)

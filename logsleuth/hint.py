@@ -15,7 +15,6 @@ give the same report.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -37,17 +36,17 @@ class WarningHints:
     """Per process, the last warning lines that state a remedy (as the assembler reads them)."""
 
     def __init__(self) -> None:
-        self._recent: dict[Process, deque[Hint]] = {}
+        # a tuple, not a deque: most processes state one or two remedies, and a deque's block
+        # (~600 bytes) for each process of every run of a restart-heavy log grew with the log
+        self._recent: dict[Process, tuple[Hint, ...]] = {}
         self._remedies: dict[str, str | None] = {}
 
     def see(self, line: LogLine) -> None:
         remedy = self.remedy(line)
         if remedy is None:
             return
-        recent = self._recent.get(line.process)
-        if recent is None:
-            recent = self._recent[line.process] = deque(maxlen=_KEPT)
-        recent.append(Hint(line.number, remedy))
+        recent = self._recent.get(line.process, ())
+        self._recent[line.process] = (*recent[1 - _KEPT:], Hint(line.number, remedy))
 
     def remedy(self, line: LogLine) -> str | None:
         """The remedy a warning line states (None: not a warning, or none stated)."""

@@ -597,3 +597,25 @@ def test_an_exception_line_after_a_complete_message_is_a_new_error() -> None:
         "ValueError: the first error",
         "RuntimeError: printed on its own after it"))
     assert [e.exception for e in errors] == ["ValueError", "RuntimeError"]
+
+
+# ---- channels forgotten while fresh (a restart-heavy log made thousands) -----------------------
+
+def test_a_channel_made_again_keeps_its_place_in_the_order_of_making() -> None:
+    # A's INFO line makes its channel, which is left as made and forgotten; B's traceback waits;
+    # A's traceback at the same call site makes it again. The two waiting at the end are flushed
+    # in the order their channels were first made: A's first, as when nothing was forgotten.
+    text = log(
+        "(APIServer pid=11) INFO 01-24 01:00:00 [serving.py:296] Exception in callback ignored",
+        "(EngineCore_DP0 pid=21) ERROR 01-24 01:00:01 [core.py:900] Traceback (most recent call last):",
+        '(EngineCore_DP0 pid=21) ERROR 01-24 01:00:01 [core.py:900]   File "core.py", line 1, in run',
+        "(EngineCore_DP0 pid=21) ERROR 01-24 01:00:01 [core.py:900] ValueError: engine side",
+        "(APIServer pid=11) ERROR 01-24 01:00:02 [serving.py:296] Traceback (most recent call last):",
+        '(APIServer pid=11) ERROR 01-24 01:00:02 [serving.py:296]   File "serving.py", line 2, in create',
+        "(APIServer pid=11) ERROR 01-24 01:00:02 [serving.py:296] RuntimeError: server side",
+    )
+    errors = [e for e in assemble(tokenize([text.encode()])) if isinstance(e, ErrorEvent)]
+    assert [(e.exception, e.process.name) for e in errors] == [
+        ("RuntimeError", "APIServer"), ("ValueError", "EngineCore_DP0")]
+    assert errors[0].id < errors[1].id
+    assert errors[0].process == Process("APIServer", 11)
