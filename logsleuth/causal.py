@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from logsleuth.assemble import CUT_TRACEBACK
+from logsleuth.deployments import ONE, Deployments, deployments_of
 from logsleuth.fingerprint import fingerprint
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRole,
@@ -89,12 +90,18 @@ class _Work:
     own_request_answers: dict[Process, list[int]] = field(default_factory=dict)
     api_servers: list[Process] = field(default_factory=list)  # with pids, by pid
     own_starts: dict[Process, list[int]] = field(default_factory=dict)  # vLLM's start lines
+    # two deployments in one run (deployments.py): an error's evidence is its own deployment's
+    deployments: Deployments = ONE
+    group_serving: dict[int, list[int]] = field(default_factory=dict)
+    group_ready: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, milestones: list[Milestone], api_servers: list[Process],
-           know: Causality | None = None, starts: Iterable[Milestone] = ()) -> _Work:
+           know: Causality | None = None, starts: Iterable[Milestone] = (),
+           deployments: Deployments = ONE) -> _Work:
         know = know or default_causality()
-        work = cls(api_servers=sorted(api_servers, key=lambda p: p.pid or 0))
+        work = cls(api_servers=sorted(api_servers, key=lambda p: p.pid or 0),
+                   deployments=deployments)
         for start in sorted(starts, key=lambda m: m.line):
             work.own_starts.setdefault(start.process, []).append(start.line)
         for milestone in sorted(milestones, key=lambda m: m.line):
@@ -111,6 +118,17 @@ class _Work:
             # a lifecycle line the process logs after an error is a step it went on to take
             if kind in (MilestoneKind.READY, MilestoneKind.PROGRESS, MilestoneKind.PHASE):
                 work.own_steps.setdefault(process, []).append(line)
+        if deployments.several:
+            # each deployment's work, with the work of output that may be anyone's
+            for group in set(deployments.groups.values()):
+                work.group_serving[group] = [
+                    m.line for m in milestones if m.kind is MilestoneKind.SERVING
+                    and deployments.of(m.process) in (group, None)]
+                work.group_ready[group] = [
+                    m.line for m in milestones if m.kind is MilestoneKind.READY
+                    and deployments.of(m.process) in (group, None)]
+            for lines in (*work.group_serving.values(), *work.group_ready.values()):
+                lines.sort()
         return work
 
     def evidence(self, node: _Node) -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
@@ -155,7 +173,14 @@ class _Work:
         if (node.process_role in (Role.ENGINE_CORE, Role.WORKER, Role.OTHER) or unnamed_record) \
                 and not symptom:
             owner = self._owner(process)
-            if owner is None:
+            group = self.deployments.of(process)
+            if owner is None and group is not None:
+                # one of two deployments, no API server of its own in the log: its own
+                # deployment's work only (deployments.py)
+                others.append(self.group_serving.get(group, []))
+                if not node.corrupting:
+                    steps.append(self.group_ready.get(group, []))
+            elif owner is None:
                 others.append(self.serving)
                 if not node.corrupting:
                     steps.append(self.ready)
@@ -183,6 +208,9 @@ class _Work:
         counts (no pids, or no API server in the log)."""
         if process.pid is None or not self.api_servers:
             return None
+        if self.deployments.several:
+            group = self.deployments.of(process)
+            return next((a for a in self.api_servers if a.pid == group), None)
         started = [a for a in self.api_servers if a.pid is not None and a.pid <= process.pid]
         return started[-1] if started else None
 
@@ -269,6 +297,7 @@ class CausalGraph:
     def _build_run(cls, events: Iterable[Event], know: Causality, *, last_line: str = "",
                    line_count: int = 0) -> CausalGraph:
         """Classify every error of one run and link them."""
+        events = tuple(events)
         errors: list[ErrorEvent] = []
         activity: list[Milestone] = []
         hangs: list[Milestone] = []
@@ -321,7 +350,8 @@ class CausalGraph:
         processes = {e.process for e in errors} | {m.process for m in activity}
         servers = {p for p in processes
                    if p.pid is not None and know.role_of(p.name) is Role.API_SERVER}
-        work = _Work.of(activity, list(servers), know, starts)
+        deployments = deployments_of(events, know)
+        work = _Work.of(activity, list(servers), know, starts, deployments)
         graph: nx.DiGraph[int] | None = None
         survived: list[ErrorEvent] = []
         if nodes:  # networkx (~0.2 s to import: all its algorithms) only for errors to link
@@ -339,7 +369,10 @@ class CausalGraph:
         stalled = None
         if not nodes:
             last_active = max((m.line for m in activity), default=0)
-            late_hangs = sorted((h for h in hangs if h.line > last_active), key=lambda h: h.line)
+            late_hangs = sorted((h for h in hangs if h.line > last_active or deployments.several
+                                 and h.line > max((m.line for m in activity if
+                                                   deployments.shares(h.process, m.process)),
+                                                  default=0)), key=lambda h: h.line)
             # A bar left unfinished after the run's engine produced output is the log read
             # while the run was working (a committed log file, a `tail` of a live server): a
             # stall without an error shows itself before the first output (NCCL or P2P set-up
