@@ -72,6 +72,8 @@ class _Node:
     fingerprint: tuple[str, str] = ("", "")
     # the HTTP server raised it while handling one request (knowledge: its frames or call site)
     request: bool = False
+    # it reached the top of a vLLM program uncaught: the program exited (knowledge: `exits`)
+    exit: bool = False
 
 
 @dataclass
@@ -219,7 +221,11 @@ class _Work:
 
         A report that an engine or worker died (`EngineDeadError`, `Engine process (pid N)
         died`) is the engine's failure as its API server saw it: the answers of requests already
-        in flight (a stream's `200` is logged as it starts) do not undo it."""
+        in flight (a stream's `200` is logged as it starts) do not undo it. A program that
+        exited (`exits`) went on with nothing: what the run logs after it is another
+        deployment's."""
+        if node.exit:
+            return False
         if node.role is EventRole.SYMPTOM and node.pointer is not None:
             return self.healthy_between(node, end)
         after = node.event.last_line
@@ -229,6 +235,8 @@ class _Work:
 
     def healthy_between(self, node: _Node, end: int) -> bool:
         """Demonstrably working between the node and line `end` (answers in flight aside)."""
+        if node.exit:
+            return False
         after = node.event.last_line
         steps, answers, others = self.evidence(node)
         return (any(_any_between(lines, after, end) for lines in steps)
@@ -661,12 +669,13 @@ def _classify(event: ErrorEvent, know: Causality) -> _Node:
     if embedded:
         return _Node(event, EventRole.CAUSE, process_role, None, embedded, corrupting,
                      fingerprint=mark)
+    exit = know.exits(places)
     symptom = know.symptom_of(text)
     if symptom is not None:
         return _Node(event, EventRole.SYMPTOM, process_role, symptom.points_to, None, corrupting,
-                     fingerprint=mark)
+                     fingerprint=mark, exit=exit)
     return _Node(event, EventRole.CAUSE, process_role, None, None, corrupting, handled, mark,
-                 request=request)
+                 request=request, exit=exit)
 
 
 # The milestones of its own process that show a process went on working after a request's error

@@ -80,6 +80,9 @@ class Causality:
     failed_answers: regex.Pattern[str] | None = None  # an access line's 5xx (`failed_answers`)
     # (cause, effect) exception types: the cause is how the effect raised from it came about
     mechanisms: tuple[tuple[regex.Pattern[str], regex.Pattern[str]], ...] = ()
+    # a traceback that reached the top of a vLLM program: it exited (`exits`)
+    exit_outermost: tuple[regex.Pattern[str], ...] = ()
+    exit_through: regex.Pattern[str] | None = None
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -313,6 +316,13 @@ class Causality:
         """The record's text says, without a condition, that it does not stop the program."""
         return any(_search(pattern, text) for pattern in self.harmless)
 
+    def exits(self, places: list[str]) -> bool:
+        """A traceback (its frames' "file:function", outermost first) that reached the top of a
+        vLLM program uncaught: the program exited (`exits`)."""
+        return bool(places) and self.exit_through is not None \
+            and any(_search(p, places[0]) for p in self.exit_outermost) \
+            and any(_search(self.exit_through, place) for place in places)
+
     def corrupts(self, text: str) -> bool:
         """The error leaves its process unable to work (a sticky CUDA error)."""
         return any(_search(pattern, text) for pattern in self.corrupting)
@@ -457,6 +467,7 @@ def load_causality(path: Path | None = None) -> Causality:
     except ValueError as exc:
         raise SignatureError(f"invalid milestone kind in requests: {exc}",
                              location=str(path)) from None
+    exits = data.get("exits", {})
     scheduler_stops = tuple(compile_(p, "scheduler_stops")
                             for p in data.get("scheduler_stops", []))
     waits = tuple((Phase(item["phase"]), compile_(p, "waits"))
@@ -475,7 +486,9 @@ def load_causality(path: Path | None = None) -> Causality:
                      if "failed_answers" in data else None,
                      tuple((compile_(item["cause"], "mechanisms"),
                             compile_(item["effect"], "mechanisms"))
-                           for item in data.get("mechanisms", [])))
+                           for item in data.get("mechanisms", [])),
+                     tuple(compile_(p, "exits") for p in exits.get("outermost", [])),
+                     compile_(exits["through"], "exits") if "through" in exits else None)
 
 
 @cache

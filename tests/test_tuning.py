@@ -60,13 +60,6 @@ KNOWN_VERDICT_MISSES = {
     # bordered sub-tracebacks (grammar) and "the innermost sub-exception is the cause" is the fix.
     "launchers/b-neuron-serving-block-table-assert-exception-group":
         "an exception group's bordered sub-traceback is not read; the group line is the root",
-    # Why not fixed: two vLLM servers append to one file; the failing one's placement-group
-    # ValueError comes while the other goes on serving, and the other's lines after it read as the
-    # same deployment's work (or a restart), so the log is called healthy. The metamorphic sweep
-    # finds the same break (a second deployment interleaved); telling two deployments apart needs
-    # the run split to follow processes, not the file's order (issue 10, runs).
-    "launchers/b-v072-ray-placement-group-timeout-interleaved-with-serving-mp-instance":
-        "two servers in one file: the healthy one's serving hides the other's start-up failure",
     # Moved in from the held-out set in session 12 because the lead's brief to a signature helper
     # named their themes (see the held-out README, "Moved out: cases whose themes a brief named");
     # not analysed beyond the reason below.
