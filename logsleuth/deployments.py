@@ -13,8 +13,9 @@ A run holds several when the log says so:
 - one start marker (`milestones.start`) is printed by two processes of one name, or by an API
   server and by unprefixed output (two servers' banners, one prefixed, one not; a DP rank's
   engine core prints the engine banner for itself, under its own name);
-- a process with a pid already talks before the run's API server printed its start (it cannot
-  be that server's child: the server starts its engine cores, they start their workers).
+- a process with a pid already talks before the run's API server printed its start, or an engine
+  core or worker (causality.yaml `children`) has a pid below every such server's: it cannot be
+  that server's child (the server starts its engine cores, they start their workers).
 
 Then each API server with a pid heads a deployment that owns the processes with a pid at or
 above its own (started after it) that first talk after it began. Processes with a pid that no
@@ -83,9 +84,11 @@ def deployments_of(events: Iterable[Event], know: Causality) -> Deployments:
     if not servers:
         return ONE  # no deployment shows its own head: nothing to tell them apart by
     begun = min(servers.values())
+    lowest = min(p.pid or 0 for p in servers)
     several = any(len(pids) > 1 for pids in singleton_pids.values()) \
         or any(_two_heads(printers, know) for printers in marker_printers.values()) \
-        or any(p.pid is not None and line < begun and p not in servers
+        or any(p.pid is not None and p not in servers
+               and (line < begun or p.pid < lowest and know.is_child(p.name))
                for p, line in first.items())
     if not several:
         return ONE

@@ -83,6 +83,7 @@ class Causality:
     # a traceback that reached the top of a vLLM program: it exited (`exits`)
     exit_outermost: tuple[regex.Pattern[str], ...] = ()
     exit_through: regex.Pattern[str] | None = None
+    children: regex.Pattern[str] | None = None  # started by their deployment (`children`)
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -323,6 +324,10 @@ class Causality:
             and any(_search(p, places[0]) for p in self.exit_outermost) \
             and any(_search(self.exit_through, place) for place in places)
 
+    def is_child(self, process_name: str) -> bool:
+        """A process a deployment starts itself, after its API server (`children`)."""
+        return self.children is not None and bool(_search(self.children, process_name))
+
     def corrupts(self, text: str) -> bool:
         """The error leaves its process unable to work (a sticky CUDA error)."""
         return any(_search(pattern, text) for pattern in self.corrupting)
@@ -488,7 +493,8 @@ def load_causality(path: Path | None = None) -> Causality:
                             compile_(item["effect"], "mechanisms"))
                            for item in data.get("mechanisms", [])),
                      tuple(compile_(p, "exits") for p in exits.get("outermost", [])),
-                     compile_(exits["through"], "exits") if "through" in exits else None)
+                     compile_(exits["through"], "exits") if "through" in exits else None,
+                     compile_(data["children"], "children") if "children" in data else None)
 
 
 @cache
