@@ -121,17 +121,23 @@ class _Work:
             if kind in (MilestoneKind.READY, MilestoneKind.PROGRESS, MilestoneKind.PHASE):
                 work.own_steps.setdefault(process, []).append(line)
         if deployments.several:
-            # each deployment's work, with the work of output that may be anyone's
-            for group in set(deployments.groups.values()):
-                work.group_serving[group] = [
-                    m.line for m in milestones if m.kind is MilestoneKind.SERVING
-                    and deployments.of(m.process) in (group, None)]
-                work.group_ready[group] = [
-                    m.line for m in milestones if m.kind is MilestoneKind.READY
-                    and deployments.of(m.process) in (group, None)]
-            for lines in (*work.group_serving.values(), *work.group_ready.values()):
-                lines.sort()
+            work._group_work(milestones)
         return work
+
+    def _group_work(self, milestones: list[Milestone]) -> None:
+        """Each deployment's engine output and completed start-ups, with those of output that
+        may be anyone's (deployments.py), in line order."""
+        groups = set(self.deployments.groups.values())
+        self.group_serving = {group: [] for group in groups}
+        self.group_ready = {group: [] for group in groups}
+        for milestone in sorted(milestones, key=lambda m: m.line):
+            table = self.group_serving if milestone.kind is MilestoneKind.SERVING \
+                else self.group_ready if milestone.kind is MilestoneKind.READY else None
+            if table is None:
+                continue
+            group = self.deployments.of(milestone.process)
+            for lines in table.values() if group is None else (table[group],):
+                lines.append(milestone.line)
 
     def evidence(self, node: _Node) -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
         """(steps, own answers, others' answers): the lines that show `node`'s process or engine

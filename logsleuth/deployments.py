@@ -17,8 +17,10 @@ A run holds several when the log says so:
   core or worker (causality.yaml `children`) has a pid below every such server's: it cannot be
   that server's child (the server starts its engine cores, they start their workers).
 
-Then each API server with a pid heads a deployment that owns the processes with a pid at or
-above its own (started after it) that first talk after it began. Processes with a pid that no
+Then each API server with a pid heads a deployment. It owns one engine core of each name: the
+nearest pid above its own among those that first talk after it began (it starts them); the
+rest of the processes with a pid go with the nearest engine core or API server below them (an
+engine core starts its workers). Processes with a pid that no
 server owns, and unprefixed output that printed its own start or talked before any server
 began, are one more deployment, the unowned one. Other unprefixed output (a library's line, an
 NCCL warning printed without a prefix beside prefixed processes) may be anyone's: its work
@@ -27,6 +29,7 @@ counts for every deployment and every deployment's for it, as in a run that hold
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -92,19 +95,35 @@ def deployments_of(events: Iterable[Event], know: Causality) -> Deployments:
                for p, line in first.items())
     if not several:
         return ONE
-    heads = sorted(servers, key=lambda p: p.pid or 0)
     groups: dict[Process, int] = {}
     started = {p for printers in marker_printers.values() for p in printers}
     for process, line in first.items():
-        if process.pid is None:
-            if process in started or line < begun:
-                groups[process] = UNOWNED
+        if process.pid is None and (process in started or line < begun):
+            groups[process] = UNOWNED
+    groups.update({server: server.pid or 0 for server in servers})
+    heads = sorted(servers, key=lambda p: p.pid or 0)
+    # a deployment's engine cores: each name once, the nearest pid above its API server (the
+    # one it started); another pid of that name is another deployment's
+    claimed: set[tuple[int, str]] = set()
+    ones = sorted((p for p in first if p.pid is not None and p not in servers
+                   and p.name in singleton_pids), key=lambda p: p.pid or 0)
+    for process in ones:
+        owners = [h for h in heads if (h.pid or 0) <= (process.pid or 0)
+                  and servers[h] <= first[process]]
+        head = (owners[-1].pid or 0) if owners else UNOWNED
+        if head != UNOWNED and (head, process.name) in claimed:
+            head = UNOWNED
+        claimed.add((head, process.name))
+        groups[process] = head
+    # every other process with a pid: the deployment of the nearest engine core or API server
+    # below it (a server starts its engine cores, they start their workers)
+    parents = sorted(ones + heads, key=lambda p: p.pid or 0)
+    pids = [p.pid or 0 for p in parents]
+    for process in first:
+        if process.pid is None or process in groups:
             continue
-        if process in servers:
-            groups[process] = process.pid
-            continue
-        owners = [h for h in heads if (h.pid or 0) <= process.pid and servers[h] <= line]
-        groups[process] = (owners[-1].pid or 0) if owners else UNOWNED
+        index = bisect_right(pids, process.pid) - 1
+        groups[process] = groups[parents[index]] if index >= 0 else UNOWNED
     return Deployments(groups)
 
 

@@ -65,18 +65,22 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
     has no pid to tell (the unprefixed eras). So does a
     new pid under a name that exists once a run (`singletons`) after the old pid ended (its
     last words an error or a shutdown: an engine core that serves prints nothing, so silence
-    alone does not end it). Two servers writing into one log at once stay one run.
+    alone does not end it) and every other process of the run so far is silent from where the
+    new run would begin (the old deployment is gone: its API server still printing the engine's
+    failure is the same run). Two servers writing into one log at once stay one run.
     """
     ordered = sorted(events, key=_line_of)
     if not ordered:
         return [RunSlice(1, 1, ())]
     last_seen: dict[tuple[str, int | None], int] = {}
+    first_seen: dict[tuple[str, int | None], int] = {}
     ended: dict[tuple[str, int | None], bool] = {}  # its last event is an error or a shutdown
     # an error's copies folded into it (recur.py) were printed up to its last occurrence
     for line, event in sorted([(_line_of(e), e) for e in ordered]
                               + [(_last_copy_of(e), e) for e in ordered if _last_copy_of(e)],
                               key=lambda seen: seen[0]):
         who = (event.process.name, event.process.pid)
+        first_seen.setdefault(who, _first_line_of(event))
         last_seen[who] = max(line, _last_line_of(event))
         ended[who] = isinstance(event, ErrorEvent) and not event.latent \
             or isinstance(event, Milestone) and event.kind is MilestoneKind.SHUTDOWN_REQUESTED
@@ -96,6 +100,7 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
             if old != pid and ended[(name, old)] \
                     and last_seen[(name, old)] < _first_line_of(event):
                 gone = _first_line_of(event)
+        by_name = gone is not None  # the singleton rule's, not yet checked for the others
         appeared.add((name, pid))
         if pid is not None:
             current.add((name, pid))
@@ -116,7 +121,13 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
                     gone = event.line
         if gone is not None:
             later = [line for line in pending if line > _previous_other(ordered, gone)]
-            starts.append(min([*later, gone]))
+            begins = min([*later, gone])
+            if not by_name or all(
+                    last_seen[who] < begins or first_seen[who] >= begins for who in current):
+                starts.append(begins)
+            else:  # another process of the old run still talks: a second deployment
+                gone = None
+        if gone is not None:
             markers, pids, pending = {}, ({name: pid} if pid is not None else {}), []
             current = {(name, pid)} if pid is not None else set()
         if is_start:
