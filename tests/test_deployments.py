@@ -24,8 +24,9 @@ from hypothesis import strategies as st
 from logsleuth.deployments import UNOWNED, deployments_of
 from logsleuth.knowledge import default_causality
 from logsleuth.model import Process, Verdict
-from logsleuth.pipeline import parse
+from logsleuth.assemble import assemble
 from logsleuth.read import input_from_text
+from logsleuth.tokenize import tokenize
 from scenario_logs import ILLEGAL_ACCESS, Server
 from test_run_properties import (REPORTED, SOME, Answer, answer, explain_lines, lines_of,
                                  subjects)
@@ -72,7 +73,8 @@ def failing_server(api: int, runtime: bool, excerpt: bool = False) -> list[str]:
 
 
 # pids of the failing deployment: below the healthy one's or above them, never among them
-FAILING_API = st.one_of(st.integers(100, HEALTHY[0] - 400), st.integers(HEALTHY[1] + 400, 4_000_000))
+FAILING_API = st.one_of(st.integers(100, HEALTHY[0] - 400),
+                        st.integers(HEALTHY[1] + 400, 4_000_000))
 
 
 @SOME
@@ -149,7 +151,7 @@ def test_a_restart_after_the_old_processes_ended_is_a_new_run(
 
 
 def _deployments(lines: list[str]) -> dict[Process, int | None]:
-    events = list(parse(input_from_text("\n".join(lines) + "\n")))
+    events = list(assemble(tokenize(input_from_text("\n".join(lines) + "\n").blocks())))
     found = deployments_of(events, default_causality())
     return {e.process: found.of(e.process) for e in events}
 
