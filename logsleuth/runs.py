@@ -14,7 +14,7 @@ second banner from the same name is a second start.
 from __future__ import annotations
 
 import hashlib
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -73,7 +73,7 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
     if not ordered:
         return [RunSlice(1, 1, ())]
     last_seen: dict[tuple[str, int | None], int] = {}
-    first_seen: dict[tuple[str, int | None], int] = {}
+    first_seen: dict[tuple[str, int | None], int] = {}  # over the whole log
     ended: dict[tuple[str, int | None], bool] = {}  # its last event is an error or a shutdown
     # an error's copies folded into it (recur.py) were printed up to its last occurrence
     for line, event in sorted([(_line_of(e), e) for e in ordered]
@@ -84,6 +84,16 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
         last_seen[who] = max(line, _last_line_of(event))
         ended[who] = isinstance(event, ErrorEvent) and not event.latent \
             or isinstance(event, Milestone) and event.kind is MilestoneKind.SHUTDOWN_REQUESTED
+    # where each name first shows each of its pids: the next new pid of a name bounds where an
+    # old run's process may still be talking (a pid comes back in a later run of a crash loop)
+    arrivals: dict[str, list[int]] = {}
+    for who, line in sorted(first_seen.items(), key=lambda item: item[1]):
+        arrivals.setdefault(who[0], []).append(line)
+    # and each name's starts (a pid reused by a later run starts again)
+    name_starts: dict[str, list[tuple[int, int | None]]] = {}
+    for event in ordered:
+        if isinstance(event, Milestone) and event.kind is MilestoneKind.START:
+            name_starts.setdefault(event.process.name, []).append((event.line, event.process.pid))
     starts: list[int] = []
     markers: dict[tuple[int | None, str], int | None] = {}  # (marker, name) -> its printer's pid
     pids: dict[str, int] = {}  # singleton process name -> its pid in this run
@@ -122,8 +132,8 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
         if gone is not None:
             later = [line for line in pending if line > _previous_other(ordered, gone)]
             begins = min([*later, gone])
-            if not by_name or all(
-                    last_seen[who] < begins or first_seen[who] >= begins for who in current):
+            if not by_name or not _old_talk(ordered, begins, _bound(
+                    arrivals[name], name_starts.get(name, []), gone, pid), current, first_seen):
                 starts.append(begins)
             else:  # another process of the old run still talks: a second deployment
                 gone = None
@@ -142,6 +152,39 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
         high = bisect_left(ordered, end + 1, key=_line_of)
         slices.append(RunSlice(start if index else 1, end, tuple(ordered[low:high])))
     return slices
+
+
+def _old_talk(ordered: Sequence[Event], begins: int, until: int | None,
+              current: set[tuple[str, int]], first_seen: dict[tuple[str, int | None], int]) -> bool:
+    """A process of the run so far (seen before `begins`) still logs from `begins` on, before
+    `until`: the old deployment is not gone (an API server still printing its engine's failure
+    while a second server starts)."""
+    index = bisect_left(ordered, begins, key=_line_of)
+    while index < len(ordered) and (until is None or ordered[index].line < until):
+        event = ordered[index]
+        who = (event.process.name, event.process.pid)
+        if who in current and first_seen[who] < begins:
+            return True
+        index += 1
+    return False
+
+
+def _bound(arrivals: list[int], starts: list[tuple[int, int | None]], after: int,
+           pid: int | None) -> int | None:
+    """Where the run that a name's new `pid` begins at `after` ends at the latest: the name's
+    next new pid, or its next start by another pid (a reused one)."""
+    index = bisect_right(arrivals, after)
+    bound = arrivals[index] if index < len(arrivals) else None
+    for line, printer in starts[bisect_right(starts, after, key=_first):]:
+        if bound is not None and line >= bound:
+            break
+        if printer != pid:
+            return line
+    return bound
+
+
+def _first(start: tuple[int, int | None]) -> int:
+    return start[0]
 
 
 def _previous_other(ordered: Sequence[Event], line: int) -> int:
