@@ -249,6 +249,24 @@ class _Work:
                 or any(_any_between(lines, after + IN_FLIGHT, end) for lines in answers + others))
 
 
+def _late_hangs(hangs: list[Milestone], activity: list[Milestone],
+                deployments: Deployments) -> list[Milestone]:
+    """The hang lines after the last work of their own deployment (of the run, when it holds
+    one), in line order: another deployment's serving does not end this one's wait."""
+    last: dict[int | None, int] = {}  # the last work of each deployment (None: anyone's)
+    for milestone in activity:
+        group = deployments.of(milestone.process)
+        last[group] = max(last.get(group, 0), milestone.line)
+    anyone = max(last.values(), default=0)
+    late = []
+    for hang in hangs:
+        group = deployments.of(hang.process)
+        before = anyone if group is None else max(last.get(group, 0), last.get(None, 0))
+        if hang.line > before:
+            late.append(hang)
+    return sorted(late, key=lambda h: h.line)
+
+
 def _bare(event: ErrorEvent) -> bool:
     """An exception line printed alone: no traceback, no record introducing it, no chain."""
     return event.kind is EventKind.EXCEPTION and not event.frames and event.title is None \
@@ -382,11 +400,7 @@ class CausalGraph:
                 del nodes[event.id]
         stalled = None
         if not nodes:
-            last_active = max((m.line for m in activity), default=0)
-            late_hangs = sorted((h for h in hangs if h.line > last_active or deployments.several
-                                 and h.line > max((m.line for m in activity if
-                                                   deployments.shares(h.process, m.process)),
-                                                  default=0)), key=lambda h: h.line)
+            late_hangs = _late_hangs(hangs, activity, deployments)
             # A bar left unfinished after the run's engine produced output is the log read
             # while the run was working (a committed log file, a `tail` of a live server): a
             # stall without an error shows itself before the first output (NCCL or P2P set-up

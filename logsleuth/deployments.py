@@ -20,9 +20,9 @@ A run holds several when the log says so:
 Then each API server with a pid heads a deployment. It owns one engine core of each name: the
 nearest pid above its own among those that first talk after it began (it starts them); the
 rest of the processes with a pid go with the nearest engine core or API server below them (an
-engine core starts its workers). Processes with a pid that no
-server owns, and unprefixed output that printed its own start or talked before any server
-began, are one more deployment, the unowned one. Other unprefixed output (a library's line, an
+engine core starts its workers). Processes with a pid that no server owns, and unprefixed output
+that printed its own start or talked before any server began, are one more deployment, the
+unowned one. Other unprefixed output (a library's line, an
 NCCL warning printed without a prefix beside prefixed processes) may be anyone's: its work
 counts for every deployment and every deployment's for it, as in a run that holds one.
 """
@@ -69,15 +69,16 @@ def deployments_of(events: Iterable[Event], know: Causality) -> Deployments:
     marker_printers: dict[int, set[Process]] = {}
     singleton_pids: dict[str, set[int]] = {}
     servers: dict[Process, int] = {}  # API servers with a pid -> the line of their first start
+    single: dict[str, bool] = {}  # a day of request errors repeats a few names
     for event in events:
         process = event.process
         line = event.first_line if isinstance(event, ErrorEvent) else event.line
         first[process] = min(line, first.get(process, line))
-        if process.pid is not None and process.name not in singleton_pids \
-                and know.is_singleton(process.name):
-            singleton_pids[process.name] = set()
-        if process.name in singleton_pids and process.pid is not None:
-            singleton_pids[process.name].add(process.pid)
+        one = single.get(process.name)
+        if one is None:
+            one = single[process.name] = know.is_singleton(process.name)
+        if one and process.pid is not None:
+            singleton_pids.setdefault(process.name, set()).add(process.pid)
         if isinstance(event, Milestone) and event.kind is MilestoneKind.START:
             marker = know.start_marker(event.text)
             if marker is not None:

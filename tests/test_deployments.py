@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import random
 import zlib
+from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from logsleuth.assemble import assemble
 from logsleuth.deployments import UNOWNED, deployments_of
 from logsleuth.knowledge import default_causality
 from logsleuth.model import Process, Verdict
-from logsleuth.assemble import assemble
 from logsleuth.read import input_from_text
 from logsleuth.tokenize import tokenize
 from scenario_logs import ILLEGAL_ACCESS, Server
@@ -148,6 +150,23 @@ def test_a_restart_after_the_old_processes_ended_is_a_new_run(
     assert [(r.verdict, r.start_line) for r in report.runs] == expected
     assert report.verdict is Verdict.FAILURE  # the last run that failed is the one explained
     assert report.runs[-2].explained
+
+
+TUNING = Path(__file__).parent / "fixtures" / "tuning"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_stall_is_not_ended_by_the_other_servers_serving(seed: int) -> None:
+    """A V0 server (unprefixed) waits for its Ray placement group until SIGTERM; a healthy V1
+    server's serving interleaved with it does not end its wait (causal.py `_late_hangs`)."""
+    lines = lines_of(TUNING / "launchers" / "b-ray-v0-placement-group-gpus-short-sigterm"
+                     / "log.txt")
+    reference = explain_lines(lines)
+    merged, where = merge(lines, healthy_server(len(lines)), 0, seed)
+    report = explain_lines(merged)
+    assert report.verdict is reference.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and reference.root_cause is not None
+    assert report.root_cause.line == where[reference.root_cause.line - 1]
 
 
 def _deployments(lines: list[str]) -> dict[Process, int | None]:
