@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from logsleuth.assemble import CUT_TRACEBACK
+from logsleuth.deployments import ONE, Deployments, deployments_of
 from logsleuth.fingerprint import fingerprint
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRole,
@@ -71,6 +72,8 @@ class _Node:
     fingerprint: tuple[str, str] = ("", "")
     # the HTTP server raised it while handling one request (knowledge: its frames or call site)
     request: bool = False
+    # it reached the top of a vLLM program uncaught: the program exited (knowledge: `exits`)
+    exit: bool = False
 
 
 @dataclass
@@ -89,12 +92,18 @@ class _Work:
     own_request_answers: dict[Process, list[int]] = field(default_factory=dict)
     api_servers: list[Process] = field(default_factory=list)  # with pids, by pid
     own_starts: dict[Process, list[int]] = field(default_factory=dict)  # vLLM's start lines
+    # two deployments in one run (deployments.py): an error's evidence is its own deployment's
+    deployments: Deployments = ONE
+    group_serving: dict[int, list[int]] = field(default_factory=dict)
+    group_ready: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, milestones: list[Milestone], api_servers: list[Process],
-           know: Causality | None = None, starts: Iterable[Milestone] = ()) -> _Work:
+           know: Causality | None = None, starts: Iterable[Milestone] = (),
+           deployments: Deployments = ONE) -> _Work:
         know = know or default_causality()
-        work = cls(api_servers=sorted(api_servers, key=lambda p: p.pid or 0))
+        work = cls(api_servers=sorted(api_servers, key=lambda p: p.pid or 0),
+                   deployments=deployments)
         for start in sorted(starts, key=lambda m: m.line):
             work.own_starts.setdefault(start.process, []).append(start.line)
         for milestone in sorted(milestones, key=lambda m: m.line):
@@ -111,7 +120,24 @@ class _Work:
             # a lifecycle line the process logs after an error is a step it went on to take
             if kind in (MilestoneKind.READY, MilestoneKind.PROGRESS, MilestoneKind.PHASE):
                 work.own_steps.setdefault(process, []).append(line)
+        if deployments.several:
+            work._group_work(milestones)
         return work
+
+    def _group_work(self, milestones: list[Milestone]) -> None:
+        """Each deployment's engine output and completed start-ups, with those of output that
+        may be anyone's (deployments.py), in line order."""
+        groups = set(self.deployments.groups.values())
+        self.group_serving = {group: [] for group in groups}
+        self.group_ready = {group: [] for group in groups}
+        for milestone in sorted(milestones, key=lambda m: m.line):
+            table = self.group_serving if milestone.kind is MilestoneKind.SERVING \
+                else self.group_ready if milestone.kind is MilestoneKind.READY else None
+            if table is None:
+                continue
+            group = self.deployments.of(milestone.process)
+            for lines in table.values() if group is None else (table[group],):
+                lines.append(milestone.line)
 
     def evidence(self, node: _Node) -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
         """(steps, own answers, others' answers): the lines that show `node`'s process or engine
@@ -155,7 +181,14 @@ class _Work:
         if (node.process_role in (Role.ENGINE_CORE, Role.WORKER, Role.OTHER) or unnamed_record) \
                 and not symptom:
             owner = self._owner(process)
-            if owner is None:
+            group = self.deployments.of(process)
+            if owner is None and group is not None:
+                # one of two deployments, no API server of its own in the log: its own
+                # deployment's work only (deployments.py)
+                others.append(self.group_serving.get(group, []))
+                if not node.corrupting:
+                    steps.append(self.group_ready.get(group, []))
+            elif owner is None:
                 others.append(self.serving)
                 if not node.corrupting:
                     steps.append(self.ready)
@@ -183,6 +216,9 @@ class _Work:
         counts (no pids, or no API server in the log)."""
         if process.pid is None or not self.api_servers:
             return None
+        if self.deployments.several:
+            group = self.deployments.of(process)
+            return next((a for a in self.api_servers if a.pid == group), None)
         started = [a for a in self.api_servers if a.pid is not None and a.pid <= process.pid]
         return started[-1] if started else None
 
@@ -191,7 +227,11 @@ class _Work:
 
         A report that an engine or worker died (`EngineDeadError`, `Engine process (pid N)
         died`) is the engine's failure as its API server saw it: the answers of requests already
-        in flight (a stream's `200` is logged as it starts) do not undo it."""
+        in flight (a stream's `200` is logged as it starts) do not undo it. A program that
+        exited (`exits`) went on with nothing: what the run logs after it is another
+        deployment's."""
+        if node.exit:
+            return False
         if node.role is EventRole.SYMPTOM and node.pointer is not None:
             return self.healthy_between(node, end)
         after = node.event.last_line
@@ -201,10 +241,30 @@ class _Work:
 
     def healthy_between(self, node: _Node, end: int) -> bool:
         """Demonstrably working between the node and line `end` (answers in flight aside)."""
+        if node.exit:
+            return False
         after = node.event.last_line
         steps, answers, others = self.evidence(node)
         return (any(_any_between(lines, after, end) for lines in steps)
                 or any(_any_between(lines, after + IN_FLIGHT, end) for lines in answers + others))
+
+
+def _late_hangs(hangs: list[Milestone], activity: list[Milestone],
+                deployments: Deployments) -> list[Milestone]:
+    """The hang lines after the last work of their own deployment (of the run, when it holds
+    one), in line order: another deployment's serving does not end this one's wait."""
+    last: dict[int | None, int] = {}  # the last work of each deployment (None: anyone's)
+    for milestone in activity:
+        group = deployments.of(milestone.process)
+        last[group] = max(last.get(group, 0), milestone.line)
+    anyone = max(last.values(), default=0)
+    late = []
+    for hang in hangs:
+        group = deployments.of(hang.process)
+        before = anyone if group is None else max(last.get(group, 0), last.get(None, 0))
+        if hang.line > before:
+            late.append(hang)
+    return sorted(late, key=lambda h: h.line)
 
 
 def _bare(event: ErrorEvent) -> bool:
@@ -274,6 +334,7 @@ class CausalGraph:
     def _build_run(cls, events: Iterable[Event], know: Causality, *, last_line: str = "",
                    line_count: int = 0) -> CausalGraph:
         """Classify every error of one run and link them."""
+        events = tuple(events)
         errors: list[ErrorEvent] = []
         activity: list[Milestone] = []
         hangs: list[Milestone] = []
@@ -326,7 +387,8 @@ class CausalGraph:
         processes = {e.process for e in errors} | {m.process for m in activity}
         servers = {p for p in processes
                    if p.pid is not None and know.role_of(p.name) is Role.API_SERVER}
-        work = _Work.of(activity, list(servers), know, starts)
+        deployments = deployments_of(events, know)
+        work = _Work.of(activity, list(servers), know, starts, deployments)
         graph: nx.DiGraph[int] | None = None
         survived: list[ErrorEvent] = []
         if nodes:  # networkx (~0.2 s to import: all its algorithms) only for errors to link
@@ -343,8 +405,7 @@ class CausalGraph:
                 del nodes[event.id]
         stalled = None
         if not nodes:
-            last_active = max((m.line for m in activity), default=0)
-            late_hangs = sorted((h for h in hangs if h.line > last_active), key=lambda h: h.line)
+            late_hangs = _late_hangs(hangs, activity, deployments)
             # A bar left unfinished after the run's engine produced output is the log read
             # while the run was working (a committed log file, a `tail` of a live server): a
             # stall without an error shows itself before the first output (NCCL or P2P set-up
@@ -633,13 +694,14 @@ def _classify(event: ErrorEvent, know: Causality) -> _Node:
     if embedded:
         return _Node(event, EventRole.CAUSE, process_role, None, embedded, corrupting,
                      fingerprint=mark)
+    exit = know.exits(places)
     symptom = know.symptom_of(text) or know.symptom_raised(
         text, event.frames[-1].code if event.frames else None)
     if symptom is not None:
         return _Node(event, EventRole.SYMPTOM, process_role, symptom.points_to, None, corrupting,
-                     fingerprint=mark)
+                     fingerprint=mark, exit=exit)
     return _Node(event, EventRole.CAUSE, process_role, None, None, corrupting, handled, mark,
-                 request=request)
+                 request=request, exit=exit)
 
 
 # The milestones of its own process that show a process went on working after a request's error

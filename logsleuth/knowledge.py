@@ -85,6 +85,10 @@ class Causality:
     mechanisms: tuple[tuple[regex.Pattern[str], regex.Pattern[str]], ...] = ()
     # symptoms by their text and where they were raised (`symptoms` items with `raised_at`)
     raised_symptoms: tuple[Symptom, ...] = ()
+    # a traceback that reached the top of a vLLM program: it exited (`exits`)
+    exit_outermost: tuple[regex.Pattern[str], ...] = ()
+    exit_through: regex.Pattern[str] | None = None
+    children: regex.Pattern[str] | None = None  # started by their deployment (`children`)
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -326,6 +330,17 @@ class Causality:
         """The record's text says, without a condition, that it does not stop the program."""
         return any(_search(pattern, text) for pattern in self.harmless)
 
+    def exits(self, places: list[str]) -> bool:
+        """A traceback (its frames' "file:function", outermost first) that reached the top of a
+        vLLM program uncaught: the program exited (`exits`)."""
+        return bool(places) and self.exit_through is not None \
+            and any(_search(p, places[0]) for p in self.exit_outermost) \
+            and any(_search(self.exit_through, place) for place in places)
+
+    def is_child(self, process_name: str) -> bool:
+        """A process a deployment starts itself, after its API server (`children`)."""
+        return self.children is not None and bool(_search(self.children, process_name))
+
     def corrupts(self, text: str) -> bool:
         """The error leaves its process unable to work (a sticky CUDA error)."""
         return any(_search(pattern, text) for pattern in self.corrupting)
@@ -472,6 +487,7 @@ def load_causality(path: Path | None = None) -> Causality:
     except ValueError as exc:
         raise SignatureError(f"invalid milestone kind in requests: {exc}",
                              location=str(path)) from None
+    exits = data.get("exits", {})
     scheduler_stops = tuple(compile_(p, "scheduler_stops")
                             for p in data.get("scheduler_stops", []))
     waits = tuple((Phase(item["phase"]), compile_(p, "waits"))
@@ -491,7 +507,10 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple((compile_(item["cause"], "mechanisms"),
                             compile_(item["effect"], "mechanisms"))
                            for item in data.get("mechanisms", [])),
-                     tuple(s for s in every if s.raised_at is not None))
+                     tuple(s for s in every if s.raised_at is not None),
+                     tuple(compile_(p, "exits") for p in exits.get("outermost", [])),
+                     compile_(exits["through"], "exits") if "through" in exits else None,
+                     compile_(data["children"], "children") if "children" in data else None)
 
 
 @cache

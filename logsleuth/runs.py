@@ -14,7 +14,7 @@ second banner from the same name is a second start.
 from __future__ import annotations
 
 import hashlib
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -65,21 +65,35 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
     has no pid to tell (the unprefixed eras). So does a
     new pid under a name that exists once a run (`singletons`) after the old pid ended (its
     last words an error or a shutdown: an engine core that serves prints nothing, so silence
-    alone does not end it). Two servers writing into one log at once stay one run.
+    alone does not end it) and every other process of the run so far is silent from where the
+    new run would begin (the old deployment is gone: its API server still printing the engine's
+    failure is the same run). Two servers writing into one log at once stay one run.
     """
     ordered = sorted(events, key=_line_of)
     if not ordered:
         return [RunSlice(1, 1, ())]
     last_seen: dict[tuple[str, int | None], int] = {}
+    first_seen: dict[tuple[str, int | None], int] = {}  # over the whole log
     ended: dict[tuple[str, int | None], bool] = {}  # its last event is an error or a shutdown
     # an error's copies folded into it (recur.py) were printed up to its last occurrence
     for line, event in sorted([(_line_of(e), e) for e in ordered]
                               + [(_last_copy_of(e), e) for e in ordered if _last_copy_of(e)],
                               key=lambda seen: seen[0]):
         who = (event.process.name, event.process.pid)
+        first_seen.setdefault(who, _first_line_of(event))
         last_seen[who] = max(line, _last_line_of(event))
         ended[who] = isinstance(event, ErrorEvent) and not event.latent \
             or isinstance(event, Milestone) and event.kind is MilestoneKind.SHUTDOWN_REQUESTED
+    # where each name first shows each of its pids: the next new pid of a name bounds where an
+    # old run's process may still be talking (a pid comes back in a later run of a crash loop)
+    arrivals: dict[str, list[int]] = {}
+    for who, line in sorted(first_seen.items(), key=lambda item: item[1]):
+        arrivals.setdefault(who[0], []).append(line)
+    # and each name's starts (a pid reused by a later run starts again)
+    name_starts: dict[str, list[tuple[int, int | None]]] = {}
+    for event in ordered:
+        if isinstance(event, Milestone) and event.kind is MilestoneKind.START:
+            name_starts.setdefault(event.process.name, []).append((event.line, event.process.pid))
     starts: list[int] = []
     markers: dict[tuple[int | None, str], int | None] = {}  # (marker, name) -> its printer's pid
     pids: dict[str, int] = {}  # singleton process name -> its pid in this run
@@ -96,6 +110,7 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
             if old != pid and ended[(name, old)] \
                     and last_seen[(name, old)] < _first_line_of(event):
                 gone = _first_line_of(event)
+        by_name = gone is not None  # the singleton rule's, not yet checked for the others
         appeared.add((name, pid))
         if pid is not None:
             current.add((name, pid))
@@ -116,7 +131,13 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
                     gone = event.line
         if gone is not None:
             later = [line for line in pending if line > _previous_other(ordered, gone)]
-            starts.append(min([*later, gone]))
+            begins = min([*later, gone])
+            if not by_name or not _old_talk(ordered, begins, _bound(
+                    arrivals[name], name_starts.get(name, []), gone, pid), current, first_seen):
+                starts.append(begins)
+            else:  # another process of the old run still talks: a second deployment
+                gone = None
+        if gone is not None:
             markers, pids, pending = {}, ({name: pid} if pid is not None else {}), []
             current = {(name, pid)} if pid is not None else set()
         if is_start:
@@ -131,6 +152,39 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
         high = bisect_left(ordered, end + 1, key=_line_of)
         slices.append(RunSlice(start if index else 1, end, tuple(ordered[low:high])))
     return slices
+
+
+def _old_talk(ordered: Sequence[Event], begins: int, until: int | None,
+              current: set[tuple[str, int]], first_seen: dict[tuple[str, int | None], int]) -> bool:
+    """A process of the run so far (seen before `begins`) still logs from `begins` on, before
+    `until`: the old deployment is not gone (an API server still printing its engine's failure
+    while a second server starts)."""
+    index = bisect_left(ordered, begins, key=_line_of)
+    while index < len(ordered) and (until is None or ordered[index].line < until):
+        event = ordered[index]
+        who = (event.process.name, event.process.pid)
+        if who in current and first_seen[who] < begins:
+            return True
+        index += 1
+    return False
+
+
+def _bound(arrivals: list[int], starts: list[tuple[int, int | None]], after: int,
+           pid: int | None) -> int | None:
+    """Where the run that a name's new `pid` begins at `after` ends at the latest: the name's
+    next new pid, or its next start by another pid (a reused one)."""
+    index = bisect_right(arrivals, after)
+    bound = arrivals[index] if index < len(arrivals) else None
+    for line, printer in starts[bisect_right(starts, after, key=_first):]:
+        if bound is not None and line >= bound:
+            break
+        if printer != pid:
+            return line
+    return bound
+
+
+def _first(start: tuple[int, int | None]) -> int:
+    return start[0]
 
 
 def _previous_other(ordered: Sequence[Event], line: int) -> int:

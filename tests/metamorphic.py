@@ -185,6 +185,29 @@ def interleave_healthy(lines: list[str], rng: random.Random, anchor: Anchor) -> 
     return Moved(out + host[j:], where)
 
 
+def interleave_failing(lines: list[str], rng: random.Random, anchor: Anchor) -> Moved | None:
+    """Another, healthy deployment that starts while this one fails: its start-up and requests
+    interleaved from the root's first line on (its serving follows the failure: the evidence of
+    survival or of a restart must be the failing deployment's own). Only for a failure something
+    else reports, as for interleave_healthy."""
+    if not anchor.reported or not anchor.first:
+        return None
+    server = Server(api=990_001, engine=990_101, workers=2)
+    host = server.startup() + server.requests(max(40, (len(lines) - anchor.first) // 2))
+    out = lines[:anchor.first - 1]
+    where: list[tuple[int, int] | None] = [(n, n) for n in range(1, len(out) + 1)]
+    i, j = len(out), 0
+    while i < len(lines):
+        if j < len(host) and rng.random() < 0.4:
+            out.append(host[j])
+            j += 1
+        else:
+            out.append(lines[i])
+            where.append((len(out), len(out)))
+            i += 1
+    return Moved(out + host[j:], where)
+
+
 def head_cut(lines: list[str], rng: random.Random, anchor: Anchor) -> Moved | None:
     """A paste that starts mid-log: after the first tenth of the lines (past start-up) and
     before the root's first line. Only for a failure: a healthy log cut may lose the start-up
@@ -229,6 +252,7 @@ TRANSFORMS: dict[str, Transform] = {
     "dedent": dedent,
     "no-blank-lines": no_blank_lines,
     "interleave-healthy": interleave_healthy,
+    "interleave-failing": interleave_failing,
     "head-cut": head_cut,
     "tail-cut": tail_cut,
 }

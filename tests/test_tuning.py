@@ -57,13 +57,9 @@ KNOWN_VERDICT_MISSES = {
     # (launchers/b-neuron-serving-block-table-assert-exception-group left this list when each
     # bordered sub-traceback of a PEP 654 exception group was read with its depth and linked to
     # its group, and the group became a symptom of its sub-exceptions: tests/test_exception_groups.py.)
-    # Why not fixed: two vLLM servers append to one file; the failing one's placement-group
-    # ValueError comes while the other goes on serving, and the other's lines after it read as the
-    # same deployment's work (or a restart), so the log is called healthy. The metamorphic sweep
-    # finds the same break (a second deployment interleaved); telling two deployments apart needs
-    # the run split to follow processes, not the file's order (issue 10, runs).
-    "launchers/b-v072-ray-placement-group-timeout-interleaved-with-serving-mp-instance":
-        "two servers in one file: the healthy one's serving hides the other's start-up failure",
+    # (launchers/b-v072-ray-placement-group-timeout-interleaved-with-serving-mp-instance left this
+    # list when a traceback that reached the top of a vLLM program (runpy outermost, causality.yaml
+    # `exits`) could no longer be saved by another deployment's later steps: tests/test_deployments.py.)
     # (runtime/h-k8s-cri-rocm-mi355x-kimi-aiter-top-k-renorm-memory-access-fault left this list
     # when a fatal line whose label runs into its text without a colon, `Memory access fault by
     # GPU node-6 (...)`, `Segmentation fault (core dumped)`, kept the whole sentence as its
