@@ -14,7 +14,7 @@ from logsleuth.index.data import VllmIndex, default_index
 from logsleuth.index.origin import default_matcher, frame_sites, library_modules, origin_of
 from logsleuth.model import (ErrorEvent, EventKind, Evidence, Match, MessageAdvice, Origin,
                              Report, SignatureKind)
-from logsleuth.remedy import knobs, remedy_of
+from logsleuth.remedy import advice_of, knobs
 from logsleuth.signatures.match import MAX_ALTERNATIVES
 
 __all__ = ["VllmIndex", "default_index", "annotate", "origins_of", "release_after"]
@@ -95,7 +95,7 @@ def annotate(report: Report) -> Report:
 def own_advice(event: ErrorEvent) -> MessageAdvice | None:
     """The remedy an error's message states when vLLM does not print it (a library's, a
     plugin's, the interpreter's), with the settings it names known to any indexed release."""
-    remedy = remedy_of(event.message)
+    remedy = advice_of(event.message)
     if remedy is None:
         return None
     return MessageAdvice(remedy, event.line, None, settings_named(remedy, default_index()))
