@@ -75,6 +75,7 @@ class RemedyPhrasing:
     not_remedy: regex.Pattern[str]
     not_hint: regex.Pattern[str] | None = None  # warnings whose advice is about something else
     implies: tuple[Implied, ...] = ()  # the action a cause's wording implies
+    crossing: regex.Pattern[str] | None = None  # a call that did not fit, between two packages
 
     def implied_by(self, message: str) -> str | None:
         """The actions the message's wording implies (remedy.yaml `implies`), or None."""
@@ -171,7 +172,7 @@ def load_phrasing(path: Path | None = None) -> RemedyPhrasing:
     if not isinstance(data, dict):
         raise SignatureError("expected a mapping", location=str(path))
     unknown = set(data) - {"opens", "anywhere", "not_opening", "not_remedy", "not_hint",
-                           "implies"}
+                           "implies", "crossing"}
     if unknown:
         raise SignatureError(f"unknown keys: {', '.join(sorted(unknown))}", location=str(path))
     anywhere = _words(data.get("anywhere"), "anywhere", path)
@@ -180,7 +181,19 @@ def load_phrasing(path: Path | None = None) -> RemedyPhrasing:
                           _words(data.get("not_opening"), "not_opening", path),
                           _words(data.get("not_remedy"), "not_remedy", path),
                           _words(data["not_hint"], "not_hint", path) if "not_hint" in data
-                          else None, _implies(data.get("implies", []), path))
+                          else None, _implies(data.get("implies", []), path),
+                          _patterns(data["crossing"], "crossing", path) if "crossing" in data
+                          else None)
+
+
+def _patterns(items: object, key: str, path: Path) -> regex.Pattern[str]:
+    """Patterns matched as written (anchored where they say), any of them."""
+    if not isinstance(items, list) or not all(isinstance(i, str) for i in items) or not items:
+        raise SignatureError(f"`{key}` must be a list of patterns", location=str(path))
+    try:
+        return regex.compile("|".join(f"(?:{i})" for i in items))
+    except regex.error as exc:
+        raise SignatureError(f"invalid pattern in `{key}`: {exc}", location=str(path)) from None
 
 
 def _implies(items: object, path: Path) -> tuple[Implied, ...]:

@@ -148,3 +148,6 @@ def test_a_rule_must_capture_what_its_advice_names(tmp_path: Path) -> None:
     bad.write_text(base + "implies:\n  - when: 'x'\n")
     with pytest.raises(SignatureError, match="implies"):
         load_phrasing(bad)
+    bad.write_text(base + "crossing: ['(']\n")
+    with pytest.raises(SignatureError, match="crossing"):
+        load_phrasing(bad)

@@ -11,10 +11,11 @@ from dataclasses import replace
 from logsleuth.fingerprint import fingerprint
 from logsleuth.index.advice import advice_for, settings_named
 from logsleuth.index.data import VllmIndex, default_index
-from logsleuth.index.origin import default_matcher, frame_sites, library_modules, origin_of
+from logsleuth.index.origin import (default_matcher, frame_sites, library_modules, origin_of,
+                                    package_boundary)
 from logsleuth.model import (ErrorEvent, EventKind, Evidence, Match, MessageAdvice, Origin,
                              Report, SignatureKind)
-from logsleuth.remedy import advice_of, knobs
+from logsleuth.remedy import advice_of, default_phrasing, knobs
 from logsleuth.signatures.match import MAX_ALTERNATIVES
 
 __all__ = ["VllmIndex", "default_index", "annotate", "origins_of", "release_after"]
@@ -170,9 +171,34 @@ def _with_named_settings(report: Report, advice: MessageAdvice | None = None) ->
     if shown:
         fix = f"{fix.rstrip()}\n\nThe error's own message names these settings: " \
               f"{', '.join(shown)}.\n"
-    if match.kind is SignatureKind.FALLBACK:
+    crossing = _with_package_boundary(fix, event)
+    if crossing != fix:
+        fix = crossing
+    elif match.kind is SignatureKind.FALLBACK:
         fix = _with_raising_package(fix, event)
     return match if fix == match.fix else replace(match, fix=fix)
+
+
+def _with_package_boundary(fix: str, event: ErrorEvent) -> str:
+    """A family's or fallback's fix, completed with the two installed packages a call failed
+    between, when the error's class says a call did not fit its callee (remedy.yaml `crossing`:
+    an unexpected keyword, a missing argument): a framework built for another vLLM, or vLLM
+    against another transformers. The class's fix says "two packages"; the traceback says
+    which two."""
+    crossing = default_phrasing().crossing
+    if crossing is None or not crossing.search(f"{event.exception}: {event.message}",
+                                               timeout=0.05):
+        return fix
+    boundary = package_boundary(event)
+    if boundary is None:
+        return fix
+    caller, callee = boundary
+    if f"`{caller}`" in fix and f"`{callee}`" in fix:
+        return fix
+    return f"{fix.rstrip()}\n\nThe failing call runs from the installed package `{caller}` into " \
+           f"`{callee}`: their releases do not fit. Compare `pip show {caller} {callee}` with " \
+           f"each other's requirements, then upgrade {caller} (`pip install -U {caller}`) or " \
+           f"install the {callee} release that {caller} release was made for.\n"
 
 
 def _with_raising_package(fix: str, event: ErrorEvent) -> str:
