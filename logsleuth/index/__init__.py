@@ -12,8 +12,8 @@ from logsleuth.fingerprint import fingerprint
 from logsleuth.index.advice import advice_for, settings_named
 from logsleuth.index.data import VllmIndex, default_index
 from logsleuth.index.origin import (default_matcher, frame_sites, library_modules, origin_of,
-                                    package_boundary)
-from logsleuth.model import (ErrorEvent, EventKind, Evidence, Match, MessageAdvice, Origin,
+                                    package_boundary, release_position)
+from logsleuth.model import (ConfigName, ErrorEvent, EventKind, Evidence, Match, MessageAdvice, Origin,
                              Report, SignatureKind)
 from logsleuth.remedy import advice_of, default_phrasing, knobs
 from logsleuth.signatures.match import MAX_ALTERNATIVES
@@ -162,7 +162,8 @@ def _with_named_settings(report: Report, advice: MessageAdvice | None = None) ->
         # the class's fix holds for the class; the message's own words hold for this error
         fix = f"{fix.rstrip()}\n\nThe error's own message advises: {advice.text}\n"
     shown = []
-    for name in settings_named(event.message, default_index()):
+    named = settings_named(event.message, default_index())
+    for name in named:
         parts = [f"`{n}`" for n in (name.flag, name.env) if n and n not in match.fix]
         if name.flag and name.name not in match.fix:
             parts.append(f"`{name.name}`")
@@ -171,12 +172,42 @@ def _with_named_settings(report: Report, advice: MessageAdvice | None = None) ->
     if shown:
         fix = f"{fix.rstrip()}\n\nThe error's own message names these settings: " \
               f"{', '.join(shown)}.\n"
+    version = report.facts.get("vllm_version")
+    notes = [note for note in (_release_note(name, default_index(),
+                                             version if isinstance(version, str) else None)
+                               for name in named) if note]
+    if notes:
+        fix = f"{fix.rstrip()}\n\n{' '.join(notes)}\n"
     crossing = _with_package_boundary(fix, event)
     if crossing != fix:
         fix = crossing
     elif match.kind is SignatureKind.FALLBACK:
         fix = _with_raising_package(fix, event)
     return match if fix == match.fix else replace(match, fix=fix)
+
+
+def _release_note(name: ConfigName, index: VllmIndex, version: str | None) -> str | None:
+    """When a setting the message names is not in the log's vLLM release: the release it
+    arrived in (upgrade) or the last one that had it (drop it, or pin that release); without
+    the log's release, only that it was removed. A class's fix knows flags get renamed; the
+    index knows when this one was."""
+    key = name.flag or name.env
+    if key is None:
+        return None
+    present = sorted({r for a in index.arguments if a.flag == key for r in a.releases}
+                     | {r for e in index.environment if e.name == key for r in e.releases})
+    if not present:
+        return None
+    first, last = index.releases[present[0]], index.releases[present[-1]]
+    newest = len(index.releases) - 1
+    position = release_position(index, version)
+    if position is not None and position not in present and present[0] > position:
+        return f"`{key}` arrived in vLLM {first}; the log's {version} does not have it: upgrade " \
+               f"vLLM to {first} or later (`pip install -U vllm`), or leave it out."
+    if present[-1] < newest and (position is None or present[-1] < position):
+        return f"`{key}` was removed after vLLM {last}: leave it out (the release notes name " \
+               f"what replaced it), or pin `vllm=={last}`."
+    return None
 
 
 def _with_package_boundary(fix: str, event: ErrorEvent) -> str:
