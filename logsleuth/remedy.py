@@ -5,6 +5,11 @@ those of transformers, torch, Triton and plugins ("Please load your current mode
 `use_cache=False`", "pip install foo"). What reads as a remedy is data (`signatures/remedy.yaml`):
 the words that open a remedy sentence, the phrases that make one wherever they stand, and the
 sentences that only look like advice (a request for a bug report, a way to get more output).
+
+A message that states no remedy may still name what to change in the words of its cause ("your
+version of Transformers is out of date", "requires flashinfer>=0.2.3", "xformers 0.0.27 is not
+supported"): remedy.yaml's `implies` rules turn that wording into the action, filled in with the
+package, version and operator the message itself names (`advice_of`).
 """
 
 from __future__ import annotations
@@ -32,6 +37,34 @@ _KNOBS = regex.compile(r"--[a-z][a-z0-9-]+|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|`([^`\s
                        r"|(?:pip|conda|apt(?:-get)?) install (?:-\S+ )*['\"]?([\w.\[\],-]+)")
 
 
+_PLACE = regex.compile(r"\{(\w+)\}")
+MAX_IMPLIED = 2  # lines of implied advice: the first rules that match, in the file's order
+
+
+@dataclass(frozen=True, slots=True)
+class Implied:
+    """One `implies` rule: a message's wording (`when`, named groups) and the action it implies
+    (`then`, the groups' values in its `{name}`s)."""
+
+    when: regex.Pattern[str]
+    then: str
+
+    def advice(self, message: str) -> str | None:
+        found = self.when.search(message, timeout=0.05)
+        if found is None:
+            return None
+        values = found.groupdict()
+
+        def fill(place: regex.Match[str]) -> str:
+            value = values.get(place.group(1))
+            if value is None:
+                return place.group(0)
+            value = value.strip("`'\"")
+            return value.lower() if place.group(1) == "package" else value
+
+        return _PLACE.sub(fill, self.then)
+
+
 @dataclass(frozen=True, slots=True)
 class RemedyPhrasing:
     """The compiled phrase lists of remedy.yaml."""
@@ -41,6 +74,38 @@ class RemedyPhrasing:
     not_opening: regex.Pattern[str]
     not_remedy: regex.Pattern[str]
     not_hint: regex.Pattern[str] | None = None  # warnings whose advice is about something else
+    implies: tuple[Implied, ...] = ()  # the action a cause's wording implies
+    crossing: regex.Pattern[str] | None = None  # a call that did not fit, between two packages
+
+    def implied_by(self, message: str) -> str | None:
+        """The actions the message's wording implies (remedy.yaml `implies`), or None."""
+        lines: list[str] = []
+        for rule in self.implies:
+            try:
+                line = rule.advice(message)
+            except TimeoutError:
+                continue
+            if line is not None and line not in lines:
+                lines.append(line)
+            if len(lines) == MAX_IMPLIED:
+                break
+        return " ".join(lines) or None
+
+    def advice_of(self, message: str) -> str | None:
+        """The remedy the message states, then what its wording implies that the stated remedy
+        does not already name (a remedy of `Use repo_type if needed` does not hide that the
+        message named a package as too old)."""
+        stated = self.remedy_of(message)
+        implied = self.implied_by(message)
+        if implied is None:
+            return stated
+        if stated is None:
+            return implied
+        named = knobs(implied)
+        if named and all(regex.search(rf"(?<![\w-]){regex.escape(k)}(?![\w-])", stated)
+                         for k in named):
+            return stated
+        return f"{stated} {implied}"
 
     def hint_of(self, warning: str) -> str | None:
         """The remedy a warning states, unless the warning advises about something else (a
@@ -106,7 +171,8 @@ def load_phrasing(path: Path | None = None) -> RemedyPhrasing:
     data, _ = load_yaml(path)
     if not isinstance(data, dict):
         raise SignatureError("expected a mapping", location=str(path))
-    unknown = set(data) - {"opens", "anywhere", "not_opening", "not_remedy", "not_hint"}
+    unknown = set(data) - {"opens", "anywhere", "not_opening", "not_remedy", "not_hint",
+                           "implies", "crossing"}
     if unknown:
         raise SignatureError(f"unknown keys: {', '.join(sorted(unknown))}", location=str(path))
     anywhere = _words(data.get("anywhere"), "anywhere", path)
@@ -115,7 +181,41 @@ def load_phrasing(path: Path | None = None) -> RemedyPhrasing:
                           _words(data.get("not_opening"), "not_opening", path),
                           _words(data.get("not_remedy"), "not_remedy", path),
                           _words(data["not_hint"], "not_hint", path) if "not_hint" in data
+                          else None, _implies(data.get("implies", []), path),
+                          _patterns(data["crossing"], "crossing", path) if "crossing" in data
                           else None)
+
+
+def _patterns(items: object, key: str, path: Path) -> regex.Pattern[str]:
+    """Patterns matched as written (anchored where they say), any of them."""
+    if not isinstance(items, list) or not all(isinstance(i, str) for i in items) or not items:
+        raise SignatureError(f"`{key}` must be a list of patterns", location=str(path))
+    try:
+        return regex.compile("|".join(f"(?:{i})" for i in items))
+    except regex.error as exc:
+        raise SignatureError(f"invalid pattern in `{key}`: {exc}", location=str(path)) from None
+
+
+def _implies(items: object, path: Path) -> tuple[Implied, ...]:
+    if not isinstance(items, list):
+        raise SignatureError("`implies` must be a list of {when, then}", location=str(path))
+    rules = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or set(item) != {"when", "then"} \
+                or not all(isinstance(v, str) and v for v in item.values()):
+            raise SignatureError(f"`implies` entry {i + 1} must have exactly `when` and `then`",
+                                 location=str(path))
+        try:
+            when = regex.compile(r"(?i)" + item["when"])
+        except regex.error as exc:
+            raise SignatureError(f"invalid pattern in `implies` entry {i + 1}: {exc}",
+                                 location=str(path)) from None
+        missing = set(_PLACE.findall(item["then"])) - set(when.groupindex)
+        if missing:
+            raise SignatureError(f"`implies` entry {i + 1}: `then` names {', '.join(sorted(missing))}"
+                                 f", which `when` does not capture", location=str(path))
+        rules.append(Implied(when, item["then"]))
+    return tuple(rules)
 
 
 # A warning record's level as the grammar reads it (`WARNING 12-04 ...`, `WARNING:root:`, `[WARN]`)
@@ -157,3 +257,8 @@ def default_phrasing() -> RemedyPhrasing:
 def remedy_of(message: str) -> str | None:
     """The remedy a message states, by the shipped phrasing (RemedyPhrasing.remedy_of)."""
     return default_phrasing().remedy_of(message)
+
+
+def advice_of(message: str) -> str | None:
+    """The remedy a message states or its wording implies (RemedyPhrasing.advice_of)."""
+    return default_phrasing().advice_of(message)

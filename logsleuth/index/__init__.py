@@ -11,10 +11,11 @@ from dataclasses import replace
 from logsleuth.fingerprint import fingerprint
 from logsleuth.index.advice import advice_for, settings_named
 from logsleuth.index.data import VllmIndex, default_index
-from logsleuth.index.origin import default_matcher, frame_sites, library_modules, origin_of
-from logsleuth.model import (ErrorEvent, EventKind, Evidence, Match, MessageAdvice, Origin,
+from logsleuth.index.origin import (default_matcher, frame_sites, library_modules, origin_of,
+                                    package_boundary, release_position)
+from logsleuth.model import (ConfigName, ErrorEvent, EventKind, Evidence, Match, MessageAdvice, Origin,
                              Report, SignatureKind)
-from logsleuth.remedy import knobs, remedy_of
+from logsleuth.remedy import advice_of, default_phrasing, knobs
 from logsleuth.signatures.match import MAX_ALTERNATIVES
 
 __all__ = ["VllmIndex", "default_index", "annotate", "origins_of", "release_after"]
@@ -95,7 +96,7 @@ def annotate(report: Report) -> Report:
 def own_advice(event: ErrorEvent) -> MessageAdvice | None:
     """The remedy an error's message states when vLLM does not print it (a library's, a
     plugin's, the interpreter's), with the settings it names known to any indexed release."""
-    remedy = remedy_of(event.message)
+    remedy = advice_of(event.message)
     if remedy is None:
         return None
     return MessageAdvice(remedy, event.line, None, settings_named(remedy, default_index()))
@@ -161,7 +162,8 @@ def _with_named_settings(report: Report, advice: MessageAdvice | None = None) ->
         # the class's fix holds for the class; the message's own words hold for this error
         fix = f"{fix.rstrip()}\n\nThe error's own message advises: {advice.text}\n"
     shown = []
-    for name in settings_named(event.message, default_index()):
+    named = settings_named(event.message, default_index())
+    for name in named:
         parts = [f"`{n}`" for n in (name.flag, name.env) if n and n not in match.fix]
         if name.flag and name.name not in match.fix:
             parts.append(f"`{name.name}`")
@@ -170,9 +172,64 @@ def _with_named_settings(report: Report, advice: MessageAdvice | None = None) ->
     if shown:
         fix = f"{fix.rstrip()}\n\nThe error's own message names these settings: " \
               f"{', '.join(shown)}.\n"
-    if match.kind is SignatureKind.FALLBACK:
+    version = report.facts.get("vllm_version")
+    notes = [note for note in (_release_note(name, default_index(),
+                                             version if isinstance(version, str) else None)
+                               for name in named) if note]
+    if notes:
+        fix = f"{fix.rstrip()}\n\n{' '.join(notes)}\n"
+    crossing = _with_package_boundary(fix, event)
+    if crossing != fix:
+        fix = crossing
+    elif match.kind is SignatureKind.FALLBACK:
         fix = _with_raising_package(fix, event)
     return match if fix == match.fix else replace(match, fix=fix)
+
+
+def _release_note(name: ConfigName, index: VllmIndex, version: str | None) -> str | None:
+    """When a setting the message names is not in the log's vLLM release: the release it
+    arrived in (upgrade) or the last one that had it (drop it, or pin that release); without
+    the log's release, only that it was removed. A class's fix knows flags get renamed; the
+    index knows when this one was."""
+    key = name.flag or name.env
+    if key is None:
+        return None
+    present = sorted({r for a in index.arguments if a.flag == key for r in a.releases}
+                     | {r for e in index.environment if e.name == key for r in e.releases})
+    if not present:
+        return None
+    first, last = index.releases[present[0]], index.releases[present[-1]]
+    newest = len(index.releases) - 1
+    position = release_position(index, version)
+    if position is not None and position not in present and present[0] > position:
+        return f"`{key}` arrived in vLLM {first}; the log's {version} does not have it: upgrade " \
+               f"vLLM to {first} or later (`pip install -U vllm`), or leave it out."
+    if present[-1] < newest and (position is None or present[-1] < position):
+        return f"`{key}` was removed after vLLM {last}: leave it out (the release notes name " \
+               f"what replaced it), or pin `vllm=={last}`."
+    return None
+
+
+def _with_package_boundary(fix: str, event: ErrorEvent) -> str:
+    """A family's or fallback's fix, completed with the two installed packages a call failed
+    between, when the error's class says a call did not fit its callee (remedy.yaml `crossing`:
+    an unexpected keyword, a missing argument): a framework built for another vLLM, or vLLM
+    against another transformers. The class's fix says "two packages"; the traceback says
+    which two."""
+    crossing = default_phrasing().crossing
+    if crossing is None or not crossing.search(f"{event.exception}: {event.message}",
+                                               timeout=0.05):
+        return fix
+    boundary = package_boundary(event)
+    if boundary is None:
+        return fix
+    caller, callee = boundary
+    if f"`{caller}`" in fix and f"`{callee}`" in fix:
+        return fix
+    return f"{fix.rstrip()}\n\nThe failing call runs from the installed package `{caller}` into " \
+           f"`{callee}`: their releases do not fit. Compare `pip show {caller} {callee}` with " \
+           f"each other's requirements, then upgrade {caller} (`pip install -U {caller}`) or " \
+           f"install the {callee} release that {caller} release was made for.\n"
 
 
 def _with_raising_package(fix: str, event: ErrorEvent) -> str:

@@ -14,7 +14,7 @@ import re
 from logsleuth.index.data import VllmIndex
 from logsleuth.index.origin import release_position
 from logsleuth.model import ConfigName, ErrorEvent, MessageAdvice, Origin
-from logsleuth.remedy import remedy_of
+from logsleuth.remedy import advice_of, remedy_of
 
 __all__ = ["remedy_of", "config_names", "advice_for", "settings_named"]
 
@@ -45,7 +45,7 @@ def config_names(text: str, index: VllmIndex, release: int) -> tuple[ConfigName,
 def advice_for(event: ErrorEvent, origin: Origin, index: VllmIndex,
                version: str | None) -> MessageAdvice | None:
     """Advice of kind `message` from an event whose message vLLM prints, if it states a fix."""
-    remedy = remedy_of(event.message)
+    remedy = advice_of(event.message)
     if remedy is None:
         return None
     position = release_position(index, version)

@@ -74,6 +74,41 @@ def library_modules(event: ErrorEvent) -> tuple[str, ...]:
     return ()
 
 
+def package_boundary(event: ErrorEvent) -> tuple[str, str] | None:
+    """(caller, callee): the installed packages on either side of the innermost call from one
+    package into another, `("unsloth", "vllm")` for unsloth calling vLLM with a keyword this
+    vLLM does not take. The callee holds the innermost package frame; Python's own modules
+    between frames are how a call travels, not a side of it; code outside any package (the
+    user's script) ends the search: a call from it is no mismatch of two releases."""
+    callee: str | None = None
+    for frame in reversed(event.frames):
+        if frame.function in _FORWARDING:
+            continue  # a decorator or a module's `__call__` passes the call on: no side of it
+        module = vllm_module(frame.file) or _installed_module(frame.file)
+        if module is None:
+            if _standard_library(frame.file):
+                continue
+            return None
+        package = module.split(".", 1)[0]
+        if callee is None:
+            callee = package
+        elif package != callee:
+            return package, callee
+    return None
+
+
+# functions that only pass a call on: torch's module call and no-grad decorators, generic wrappers
+_FORWARDING = frozenset({"_call_impl", "_wrapped_call_impl", "__call__", "decorate_context",
+                         "wrapper", "wrapped", "inner", "_fn", "forward_call", "new_func",
+                         "_inner_fn"})
+
+
+def _standard_library(file: str) -> bool:
+    """Python's own modules and generated code (`<frozen runpy>`, `<string>`)."""
+    path = file.replace("\\", "/")
+    return file.startswith("<") or ("/lib/python3" in path and "-packages/" not in path)
+
+
 def _installed_module(file: str) -> str | None:
     """`.../site-packages/transformers/x.py` -> `transformers.x`; None outside site-packages."""
     path = file.replace("\\", "/")
