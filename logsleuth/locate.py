@@ -198,6 +198,14 @@ def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
         if more > following:
             end = more - 1 if block[more - 1] == 10 else more
             following = more
+        if block[start:end].rstrip().endswith(b":") and not _anchored_next(block, end, size, search):
+            # `ImportError: ` with its text on the lines below (transformers' missing backends,
+            # a message that starts with a line break): those lines are the message, unindented
+            below = _message_below(block, end, size)
+            if below > end:
+                spans.append((start, below))
+                position = below + 1  # the anchor's search reads on from the next line
+                continue
         spans.append((start, end))
         # the line at `following` was read to its end and holds no match, unless it holds bytes
         # that are not UTF-8 (a damaged log): `[^\n]` matches none, so the stretch stopped there
@@ -209,6 +217,33 @@ def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
         else:
             position = line_end + 1
     return spans
+
+
+def _anchored_next(block: bytes, end: int, size: int,
+                   search: Callable[[bytes, int, int], tuple[int, int]]) -> bool:
+    """Whether the line after the one ending at `end` holds an anchor."""
+    if end >= size:
+        return False
+    after = block.find(b"\n", end + 1)
+    return search(block, end + 1, after if after >= 0 else size)[0] >= 0
+
+
+# as many as the assembler keeps of an exception's message (assemble.MAX_MESSAGE_LINES)
+_MESSAGE_LINES_BELOW = 12
+
+
+def _message_below(block: bytes, end: int, size: int) -> int:
+    """The end of the lines under a line that ends in a colon, up to a blank line or the
+    assembler's cap on a message's lines (the assembler decides what they are)."""
+    for _ in range(_MESSAGE_LINES_BELOW):
+        if end >= size:
+            return size
+        after = block.find(b"\n", end + 1)
+        line_end = after if after >= 0 else size
+        if not block[end + 1:line_end].strip():
+            return end
+        end = line_end
+    return end
 
 
 _UNANCHORED = re2._Anchor.UNANCHORED

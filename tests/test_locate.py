@@ -90,10 +90,28 @@ def _lines_of(block: bytes, spans: list[tuple[int, int]]) -> list[int]:
 
 
 def _anchored_one_by_one(block: bytes) -> list[int]:
-    """The lines the anchor alone finds, asked of each line on its own (the reference)."""
+    """The lines the anchor alone finds, asked of each line on its own (the reference), and
+    under an anchored line that ends in a colon with an unanchored line below it, the lines
+    down to a blank one, twelve at most (an exception's message printed under it)."""
     anchor = anchor_patterns()[0]
-    return [number for number, line in enumerate(block.split(b"\n"))
-            if line and anchor.search(line) is not None]
+    lines = block.split(b"\n")
+    anchored = [bool(line) and anchor.search(line) is not None for line in lines]
+    numbers: list[int] = []
+    number = 0
+    while number < len(lines):
+        if not anchored[number]:
+            number += 1
+            continue
+        numbers.append(number)
+        below = number + 1
+        if lines[number].rstrip().endswith(b":") and below < len(lines) and not anchored[below]:
+            while below < len(lines) and below - number <= 12 and lines[below].strip():
+                numbers.append(below)
+                below += 1
+            number = below
+        else:
+            number += 1
+    return numbers
 
 
 _STRETCH_LINES = [*_LINES,

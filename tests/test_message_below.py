@@ -1,0 +1,34 @@
+"""An exception whose message starts on the line below it (`ImportError: ` then transformers'
+`LlamaTokenizer requires the SentencePiece library ...`): the located read (locate.py) must hand
+those unindented lines to the assembler, which keeps them as the message, as the whole-file read
+does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import logsleuth
+
+words = st.text(st.characters(min_codepoint=97, max_codepoint=122), min_size=2, max_size=9)
+prose = st.lists(words, min_size=3, max_size=12).map(lambda items: " ".join(items).capitalize())
+TRACEBACK = ('Traceback (most recent call last):\n'
+             '  File "/usr/lib/python3.10/site-packages/vllm/transformers_utils/tokenizer.py", '
+             'line 50, in get_tokenizer\n'
+             '    tokenizer = AutoTokenizer.from_pretrained(name)\n')
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["ImportError", "ValueError", "RuntimeError", "OSError"]),
+       st.lists(prose, min_size=1, max_size=4), st.sampled_from(["", " ", "  "]),
+       st.sampled_from(["", "\n", "\nINFO 05-01 10:00:05 api_server.py:1] shutting down\n"]))
+def test_a_message_printed_under_its_exception_is_its_message(
+        tmp_path_factory: object, name: str, lines: list[str], space: str, after: str) -> None:
+    path = Path(tmp_path_factory.mktemp("below")) / "vllm.log"  # type: ignore[attr-defined]
+    path.write_text("INFO 05-01 10:00:00 llm_engine.py:1] Initializing an LLM engine\n"
+                    + TRACEBACK + f"{name}:{space}\n" + "\n".join(lines) + "\n" + after)
+    root = logsleuth.explain(path).root_cause
+    assert root is not None and root.exception == name
+    assert root.message.startswith(lines[0])
