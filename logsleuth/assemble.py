@@ -365,7 +365,9 @@ class Assembler:
             return
         waiting = self._channels.get(previous)
         if waiting is not None and waiting.trace is not None and waiting.trace.closing \
-                and not waiting.trace.fault_dump:
+                and not waiting.trace.fault_dump and not _introduces_traceback(waiting.trace):
+            # (an exception that announces the output it carries, `... failed:`, is not ended by
+            # the records in that output: its child's log lines come from other call sites)
             self._flush(waiting, out)
 
     def finish(self) -> list[Event]:
