@@ -171,9 +171,15 @@ def interleave_healthy(lines: list[str], rng: random.Random, anchor: Anchor) -> 
         return None
     server = Server(api=990_001, engine=990_101, workers=2)
     host = server.startup() + server.requests(max(40, len(lines) // 2))
-    out: list[str] = []
-    where: list[tuple[int, int] | None] = []
-    i = j = 0
+    return _interleave(lines, 0, host, rng)
+
+
+def _interleave(lines: list[str], start: int, host: list[str], rng: random.Random) -> Moved:
+    """`lines` kept as they are up to `start`, then `host`'s lines dealt in among the rest,
+    each side keeping its order."""
+    out = lines[:start]
+    where: list[tuple[int, int] | None] = [(n, n) for n in range(1, start + 1)]
+    i, j = start, 0
     while i < len(lines):
         if j < len(host) and rng.random() < 0.4:
             out.append(host[j])
@@ -194,18 +200,7 @@ def interleave_failing(lines: list[str], rng: random.Random, anchor: Anchor) -> 
         return None
     server = Server(api=990_001, engine=990_101, workers=2)
     host = server.startup() + server.requests(max(40, (len(lines) - anchor.first) // 2))
-    out = lines[:anchor.first - 1]
-    where: list[tuple[int, int] | None] = [(n, n) for n in range(1, len(out) + 1)]
-    i, j = len(out), 0
-    while i < len(lines):
-        if j < len(host) and rng.random() < 0.4:
-            out.append(host[j])
-            j += 1
-        else:
-            out.append(lines[i])
-            where.append((len(out), len(out)))
-            i += 1
-    return Moved(out + host[j:], where)
+    return _interleave(lines, anchor.first - 1, host, rng)
 
 
 def head_cut(lines: list[str], rng: random.Random, anchor: Anchor) -> Moved | None:
