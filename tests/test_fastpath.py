@@ -3,7 +3,10 @@ line of the corpus, of every benchmark mix and of generated body shapes."""
 
 from __future__ import annotations
 
+import re._constants as sre  # the regex parser's opcodes (Python 3.11)
+import re._parser as sre_parse
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -92,3 +95,47 @@ def test_fast_path_agrees_with_lark_on_long_bodies(body: str, tail: str) -> None
         fast = lexer.body(text)
         if fast is not None:
             assert fast == _lark_body(text)
+
+
+def _starts_with_long_scan(items: list[Any], lead: int = 1) -> bool:
+    """Whether a parsed pattern (re._parser) may begin, after at most `lead` single characters,
+    by repeating a broad class more than 32 times (`\\S[^\\n]{0,240}?`, also inside a leading
+    group or one of its alternatives): such a pattern reads a body far before it fails."""
+    for index, (op, value) in enumerate(items):
+        rest = items[index + 1:]
+        if op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
+            low, high, repeated = value
+            if high > 32 and _broad(repeated):
+                return True
+            if low > 0:
+                return _starts_with_long_scan(list(repeated) + rest, lead)
+            continue  # optional: what follows may begin the match
+        if op is sre.SUBPATTERN:
+            return _starts_with_long_scan(list(value[-1]) + rest, lead)
+        if op is sre.BRANCH:
+            return any(_starts_with_long_scan(list(branch) + rest, lead) for branch in value[1])
+        if op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):
+            continue
+        if lead == 0:
+            return False
+        lead -= 1
+    return False
+
+
+def _broad(items: Any) -> bool:
+    """One item that takes most characters, line breaks aside: `.`, `[^\\n]` (not `\\S`, which
+    stops at the first space)."""
+    if len(items) != 1:
+        return False
+    op, value = items[0]
+    return op in (sre.ANY, sre.NOT_LITERAL) or op is sre.IN and value[:1] == [(sre.NEGATE, None)]
+
+def test_terminals_asked_of_every_body_do_not_scan_it() -> None:
+    # a digit-sighted terminal that starts by reading up to hundreds of characters
+    # (PHRASE_LEAD's look-behind of an `NCCL error: `) is asked only of bodies holding the texts
+    # it needs: asked of every body, it read each to its end before failing
+    lexer = body_lexer(_record_parser(), _TRANSFORMER)
+    assert lexer._sighted is not None
+    assert not _starts_with_long_scan(list(sre_parse.parse(lexer._sighted.pattern))), \
+        lexer._sighted.pattern[:200]
+    assert lexer._needed  # the screened ones are asked when a body holds their texts

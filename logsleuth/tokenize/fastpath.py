@@ -208,9 +208,10 @@ class BodyLexer:
         return ("exc", type_end, type_end + separator.end())
 
 
-# A pattern that starts by reading up to many characters of any kind (`\S[^\n]{0,240}?`):
-# failing, it reads them all, so it is screened by the texts it needs before it is asked
-_SCANS_AHEAD = re.compile(r"(?:\\S|\\s\*)?(?:\.|\[\^[^\]]*\])(?:[*+]|\{\d*,\d+\})")
+# A pattern that starts by reading up to many characters of any kind (`\S[^\n]{0,240}?`), also
+# as the first alternative of a group (`(?:\S[^\n]{0,240}?[:\]]|")`): failing, it reads them
+# all, so it is screened by the texts it needs before it is asked
+_SCANS_AHEAD = re.compile(r"(?:\(\?:)?(?:\\S|\\s\*)?(?:\.|\[\^[^\]]*\])(?:[*+]|\{\d*,\d+\})")
 
 # How a body is lexed: ("one", terminal) for one whole token, ("two", first, where it ends,
 # second) for two, ("exc", where the type ends, where the message starts) for an exception
