@@ -273,9 +273,12 @@ TAIL_BYTES = 64 * 1024
 
 
 def _tail_lines(block: bytes) -> str:
-    tail = block.rstrip(b"\n")
-    if len(tail) > TAIL_BYTES:
-        tail = tail[-TAIL_BYTES:]
+    """The block's last lines, the last one the input's last (one line break at the end, which
+    ends that line, is dropped; a blank line before it is a line, as the count has it)."""
+    tail = block[-TAIL_BYTES - 1:]
+    if tail.endswith(b"\n"):
+        tail = tail[:-1]
+    if len(block) >= TAIL_BYTES:  # a cut block (or the split reader's tail) may start mid-line
         tail = tail[tail.find(b"\n") + 1:]  # whole lines only
     return tail.decode("utf-8", "replace")
 
