@@ -290,3 +290,21 @@ def test_a_stall_beside_a_healthy_server_is_still_a_stall(
 def test_stalled_logs_are_found() -> None:
     """The property above has subjects (a stalled bar, a finished one before start-up ended)."""
     assert len(stalled_logs()) >= 2
+
+
+def test_a_stall_then_a_server_started_after_it_is_not_a_stall() -> None:
+    """A hang, then another server that starts after it and serves: one log after the other, a
+    run that may have been given up and restarted; the answer is as before (healthy)."""
+    for log, _ in stalled_logs():
+        assert explain_lines(lines_of(log) + healthy_server(60)).verdict is Verdict.NO_FAILURE
+
+
+def test_the_stall_line_counts_blank_lines_at_the_end() -> None:
+    """The stall beside a server that goes on is named at its own line, blank lines at the
+    log's end counted as lines (stats.tail_text keeps the count's numbering)."""
+    log, stall_line = stalled_logs()[0]
+    lines = lines_of(log)
+    merged, where = merge(lines, healthy_server(60), 0, 7)
+    assert merged.index(healthy_server(60)[0]) + 1 < where[stall_line - 1]
+    report = explain_lines(merged + ["", ""])
+    assert [s.line for s in report.symptoms if s.exception == STALLED] == [where[stall_line - 1]]
