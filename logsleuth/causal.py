@@ -296,10 +296,11 @@ class CausalGraph:
 
     @classmethod
     def build(cls, events: Iterable[Event], causality: Causality | None = None, *,
-              last_line: str = "", line_count: int = 0) -> CausalGraph:
+              last_line: str = "", line_count: int = 0, tail: str = "") -> CausalGraph:
         """The graph of the run the report explains (the last that failed), with every run of
         the log summarised. `last_line` is the log's last line, which tells whether the log
-        ended on a stalled progress bar."""
+        ended on a stalled progress bar; `tail`, its last lines, whether one of two deployments
+        writing into it did (its last line a stalled bar, the other's output after it)."""
         know = causality or default_causality()
         slices = split_runs(list(events), know)
         outcomes: list[Outcome] = []
@@ -313,7 +314,8 @@ class CausalGraph:
                 outcomes.append(outcome.shifted(run.start_line - start, start_time(run)))
                 continue
             graph = cls._build_run(run.events, know, last_line=last_line if last else "",
-                                   line_count=line_count if last else 0)
+                                   line_count=line_count if last else 0,
+                                   tail=tail if last else "")
             outcome = outcome_of(graph._infer_run(), run)
             known.setdefault(key, (outcome, run.start_line))
             outcomes.append(outcome)
@@ -332,7 +334,7 @@ class CausalGraph:
 
     @classmethod
     def _build_run(cls, events: Iterable[Event], know: Causality, *, last_line: str = "",
-                   line_count: int = 0) -> CausalGraph:
+                   line_count: int = 0, tail: str = "") -> CausalGraph:
         """Classify every error of one run and link them."""
         events = tuple(events)
         errors: list[ErrorEvent] = []
@@ -416,6 +418,8 @@ class CausalGraph:
             reached = {m.phase for m in activity if m.phase is not None}
             bar = _stalled(last_line, line_count, know, started=started, began=began,
                            reached=reached) if not work.serving else None
+            if bar is None and not late_hangs and deployments.several and tail:
+                bar = _stall_of(tail, line_count, know, deployments, events, began=began)
             stalled = bar or (_hung(late_hangs[0], len(late_hangs)) if late_hangs else None)
             warning = _warned_of(stalled, warned, know) if stalled is not None else None
             if warning is not None and stalled is not None:
@@ -1032,6 +1036,48 @@ def _stalled(last_line: str, line_count: int, know: Causality, *, started: bool,
                "run stopped or hung there without printing an error")
     return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, line.process, line_count,
                       line_count, line_count)
+
+
+def _stall_of(tail: str, line_count: int, know: Causality, deployments: Deployments,
+              events: tuple[Event, ...], *, began: bool) -> ErrorEvent | None:
+    """The stall of one of two deployments writing into one log, which another deployment's
+    output follows (the log's last line is the other's): each deployment's last line in the
+    tail, read as `_stalled` reads a log's last line, against that deployment's own start-up.
+    Only where the other deployment had begun before that line (both went on at once: a hang
+    followed by a restart, or by a server started after it, is a run that ended) and where the
+    stalled deployment never served. Stops at a line that may be anyone's (deployments.py)."""
+    from logsleuth.tokenize import parse_line  # only needed for logs without errors
+    from logsleuth.tokenize.grammar import clean
+
+    begun: dict[int, int] = {}  # each deployment's first line
+    for event in events:
+        group = deployments.of(event.process)
+        if group is not None:
+            begun.setdefault(group, event.line)
+    texts = tail.split("\n")
+    seen: set[int] = set()  # the deployments whose last line is below
+    for offset, text in enumerate(reversed(texts)):
+        if not text.strip():
+            continue
+        text = clean(text)
+        group = deployments.of(parse_line(text).process)
+        if group is None:
+            return None
+        if group in seen:
+            continue
+        number = line_count - offset
+        if seen and any(begun.get(other, number) < number for other in seen):
+            own = [m for m in events if isinstance(m, Milestone)
+                   and deployments.of(m.process) == group]
+            if not any(m.kind is MilestoneKind.SERVING for m in own):
+                started = any(m.kind is MilestoneKind.READY or m.phase in _STARTED for m in own)
+                reached = {m.phase for m in own if m.phase is not None}
+                stall = _stalled(text, number, know, started=started, began=began,
+                                 reached=reached)
+                if stall is not None:
+                    return stall
+        seen.add(group)
+    return None
 
 
 def _hung(first: Milestone, count: int) -> ErrorEvent:

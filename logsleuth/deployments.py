@@ -10,9 +10,11 @@ A run holds several when the log says so:
 
 - a name that exists once per deployment (causality.yaml `singletons`: the API server, a DP
   rank's engine core) appears with two pids at once;
-- one start marker (`milestones.start`) is printed by two processes of one name, or by an API
-  server and by unprefixed output (two servers' banners, one prefixed, one not; a DP rank's
-  engine core prints the engine banner for itself, under its own name);
+- one start marker (`milestones.start`), or one line an engine prints once for itself
+  (causality.yaml `engine_once`: its KV cache sized), is printed by two processes of one name, or
+  by an API server or engine core with a pid and by unprefixed output (two servers' banners, one
+  prefixed, one not: a deployment prefixes all its engine's lines or none; a DP rank's engine
+  core prints the engine banner for itself, under its own name);
 - a process with a pid already talks before the run's API server printed its start, or an engine
   core or worker (causality.yaml `children`) has a pid below every such server's: it cannot be
   that server's child (the server starts its engine cores, they start their workers).
@@ -36,6 +38,7 @@ from dataclasses import dataclass, field
 from logsleuth.knowledge import Causality
 from logsleuth.model import ErrorEvent, Event, Milestone, MilestoneKind, Process, Role
 
+ENGINE_ONCE = -1  # the key of an engine's once-only lines among the start markers
 UNOWNED = -1  # the deployment of unprefixed output and of processes no API server owns
 
 
@@ -85,6 +88,8 @@ def deployments_of(events: Iterable[Event], know: Causality) -> Deployments:
                 marker_printers.setdefault(marker, set()).add(process)
             if process.pid is not None and know.role_of(process.name) is Role.API_SERVER:
                 servers.setdefault(process, event.line)
+        elif isinstance(event, Milestone) and know.is_engine_once(event.text):
+            marker_printers.setdefault(ENGINE_ONCE, set()).add(process)  # a start as well
     if not servers:
         return ONE  # no deployment shows its own head: nothing to tell them apart by
     begun = min(servers.values())
@@ -134,4 +139,5 @@ def _two_heads(printers: set[Process], know: Causality) -> bool:
     if len(set(names)) < len(names):
         return True
     return any(p.pid is None for p in printers) and any(
-        p.pid is not None and know.role_of(p.name) is Role.API_SERVER for p in printers)
+        p.pid is not None and (know.role_of(p.name) is Role.API_SERVER or know.is_singleton(p.name))
+        for p in printers)

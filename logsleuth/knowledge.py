@@ -89,6 +89,7 @@ class Causality:
     exit_outermost: tuple[regex.Pattern[str], ...] = ()
     exit_through: regex.Pattern[str] | None = None
     children: regex.Pattern[str] | None = None  # started by their deployment (`children`)
+    engine_once: tuple[regex.Pattern[str], ...] = ()  # an engine's own once-only lines
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -337,6 +338,10 @@ class Causality:
             and any(_search(p, places[0]) for p in self.exit_outermost) \
             and any(_search(self.exit_through, place) for place in places)
 
+    def is_engine_once(self, text: str) -> bool:
+        """A line an engine prints once for itself (`engine_once`: its KV cache sized)."""
+        return any(_search(pattern, text) for pattern in self.engine_once)
+
     def is_child(self, process_name: str) -> bool:
         """A process a deployment starts itself, after its API server (`children`)."""
         return self.children is not None and bool(_search(self.children, process_name))
@@ -510,7 +515,8 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(s for s in every if s.raised_at is not None),
                      tuple(compile_(p, "exits") for p in exits.get("outermost", [])),
                      compile_(exits["through"], "exits") if "through" in exits else None,
-                     compile_(data["children"], "children") if "children" in data else None)
+                     compile_(data["children"], "children") if "children" in data else None,
+                     tuple(compile_(p, "engine_once") for p in data.get("engine_once", [])))
 
 
 @cache

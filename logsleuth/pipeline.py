@@ -171,7 +171,8 @@ def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: Fa
 
 
 def _infer(events: list[Event], stats: TokenizeStats) -> Inference:
-    graph = CausalGraph.build(events, last_line=stats.last_line_text, line_count=stats.lines)
+    graph = CausalGraph.build(events, last_line=stats.last_line_text, line_count=stats.lines,
+                              tail=stats.tail_text)
     return graph.infer()
 
 

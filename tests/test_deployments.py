@@ -10,13 +10,16 @@ processes ended. Properties, with hypothesis (derandomized in the main suite, te
 - a failing deployment interleaved into a healthy one's start-up or serving is a failure, with
   its own root, whichever of the two has the higher pids;
 - a failing deployment followed by a healthy start after its processes ended is two runs (a
-  restart), the first failed, the second healthy; a crash loop is one run per start.
+  restart), the first failed, the second healthy; a crash loop is one run per start;
+- a log that ends on a stalled bar stays a stall when a healthy server that began before the
+  bar goes on writing after it.
 """
 
 from __future__ import annotations
 
 import random
 import zlib
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -24,14 +27,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from logsleuth.assemble import assemble
+from logsleuth.causal import STALLED
 from logsleuth.deployments import UNOWNED, deployments_of
 from logsleuth.knowledge import default_causality
 from logsleuth.model import Process, Verdict
 from logsleuth.read import input_from_text
 from logsleuth.tokenize import tokenize
 from scenario_logs import ILLEGAL_ACCESS, Server
-from test_run_properties import (REPORTED, SOME, Answer, answer, explain_lines, lines_of,
-                                 subjects)
+from test_run_properties import (CORPUS, REPORTED, SOME, Answer, answer, explain_lines,
+                                 lines_of, subjects)
 
 HEALTHY = (990_001, 990_101)  # the healthy server's API server and engine core pids
 
@@ -240,3 +244,67 @@ def test_the_same_traceback_caught_and_printed_is_still_survived() -> None:
     report = explain_lines(["INFO 04-18 14:08:52 api_server.py:840] vLLM API server version 0.7.2"]
                            + caught + OTHER_V0)
     assert report.verdict is Verdict.NO_FAILURE
+
+
+@cache
+def stalled_logs() -> tuple[tuple[Path, int], ...]:
+    """(log, its stall's line) for every corpus and tuning log answered by a stall at its end:
+    the log ends on a bar or a wait and no error follows (causal.py `_stalled`)."""
+    found = []
+    for log in sorted([*CORPUS.glob("*/*/log.txt"), *TUNING.glob("*/*/log.txt")]):
+        lines = lines_of(log)
+        if len(lines) > 400:
+            continue
+        report = explain_lines(lines)
+        stall = [s for s in report.symptoms if s.exception == STALLED and "log ends" in s.message]
+        if report.verdict is Verdict.ROOT_CAUSE_MISSING and stall and len(report.runs) == 1:
+            found.append((log, stall[0].line))
+    return tuple(found)
+
+
+STALLED_LOG = st.sampled_from(range(64)).map(lambda i: stalled_logs()[i % len(stalled_logs())])
+
+
+@SOME
+@given(STALLED_LOG, st.floats(0, 1), st.integers(0, 2**32))
+def test_a_stall_beside_a_healthy_server_is_still_a_stall(
+        subject: tuple[Path, int], where_from: float, seed: int) -> None:
+    """A log that ends on a stalled bar or wait, with a healthy server interleaved from any line:
+    when the server had begun before the stall's line (both went on at once, the stalled
+    deployment printed nothing more), the verdict stays a stall with its cause missing (causal.py
+    `_stall_of`); when it began after (a hang, then another server started), the answer is the
+    one of the two logs one after the other, as before."""
+    log, stall_line = subject
+    lines = lines_of(log)
+    host = healthy_server(max(60, len(lines)))
+    merged, where = merge(lines, host, int(where_from * len(lines)), seed)
+    report = explain_lines(merged)
+    if merged.index(host[0]) + 1 < where[stall_line - 1]:
+        assert report.verdict is Verdict.ROOT_CAUSE_MISSING
+        assert [s.line for s in report.symptoms if s.exception == STALLED] \
+            == [where[stall_line - 1]]
+    else:
+        assert report.verdict is explain_lines(lines + host).verdict
+
+
+def test_stalled_logs_are_found() -> None:
+    """The property above has subjects (a stalled bar, a finished one before start-up ended)."""
+    assert len(stalled_logs()) >= 2
+
+
+def test_a_stall_then_a_server_started_after_it_is_not_a_stall() -> None:
+    """A hang, then another server that starts after it and serves: one log after the other, a
+    run that may have been given up and restarted; the answer is as before (healthy)."""
+    for log, _ in stalled_logs():
+        assert explain_lines(lines_of(log) + healthy_server(60)).verdict is Verdict.NO_FAILURE
+
+
+def test_the_stall_line_counts_blank_lines_at_the_end() -> None:
+    """The stall beside a server that goes on is named at its own line, blank lines at the
+    log's end counted as lines (stats.tail_text keeps the count's numbering)."""
+    log, stall_line = stalled_logs()[0]
+    lines = lines_of(log)
+    merged, where = merge(lines, healthy_server(60), 0, 7)
+    assert merged.index(healthy_server(60)[0]) + 1 < where[stall_line - 1]
+    report = explain_lines(merged + ["", ""])
+    assert [s.line for s in report.symptoms if s.exception == STALLED] == [where[stall_line - 1]]

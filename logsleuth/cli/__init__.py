@@ -283,7 +283,7 @@ def _pictures(read: Any) -> tuple[str, str]:
     from logsleuth.render.timeline import build_timeline, timeline_svg
 
     inference = CausalGraph.build(read.events, last_line=read.stats.last_line_text,
-                                  line_count=read.stats.lines).infer()
+                                  line_count=read.stats.lines, tail=read.stats.tail_text).infer()
     timeline = build_timeline(read.events, inference, read.facts.origins(), read.facts.result())
     return to_svg(build_picture(read.events, inference)), timeline_svg(timeline)
 

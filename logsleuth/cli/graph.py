@@ -36,7 +36,7 @@ def analyse(path: str) -> Analysis:
     finally:
         log.close()
     graph = CausalGraph.build(read.events, last_line=read.stats.last_line_text,
-                              line_count=read.stats.lines)
+                              line_count=read.stats.lines, tail=read.stats.tail_text)
     return Analysis(read.events, graph.infer(), read.facts.result(), read.facts.origins())
 
 

@@ -47,6 +47,9 @@ class TokenizeStats:
     parsed: int = 0
     undecodable: int = 0
     last_line_text: str = ""
+    # the input's last lines (up to TAIL_BYTES, whole lines): a stall is judged against its own
+    # deployment's last line, which another deployment's output may follow (causal.py)
+    tail_text: str = ""
 
 
 class Tokenizer:
@@ -86,6 +89,7 @@ class Tokenizer:
         if block:
             self._tail = block
             self.stats.last_line_text = ""
+            self.stats.tail_text = ""
         return found
 
     def feed_runs(self, block: bytes) -> Iterator[LogLine | LineRun | RecordRun]:
@@ -228,6 +232,7 @@ class Tokenizer:
         if self._tail and not self._tail.endswith(b"\n"):
             self.stats.lines = self._base + 1
         self.stats.last_line_text = _last_line(self._tail)
+        self.stats.tail_text = _tail_lines(self._tail)
 
 
 _RECORD_LEVELS = (Level.ERROR, Level.CRITICAL)  # records that may print a traceback
@@ -262,6 +267,20 @@ def tokenize_runs(blocks: Iterable[bytes], stats: TokenizeStats | None = None
     for block in blocks:
         yield from tokenizer.feed_runs(block)
     tokenizer.finish()
+
+
+TAIL_BYTES = 64 * 1024
+
+
+def _tail_lines(block: bytes) -> str:
+    """The block's last lines, the last one the input's last (one line break at the end, which
+    ends that line, is dropped; a blank line before it is a line, as the count has it)."""
+    tail = block[-TAIL_BYTES - 1:]
+    if tail.endswith(b"\n"):
+        tail = tail[:-1]
+    if len(block) >= TAIL_BYTES:  # a cut block (or the split reader's tail) may start mid-line
+        tail = tail[tail.find(b"\n") + 1:]  # whole lines only
+    return tail.decode("utf-8", "replace")
 
 
 def _last_line(block: bytes) -> str:
