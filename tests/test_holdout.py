@@ -64,6 +64,8 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # floors are that less 2 (lower only because the set is smaller). Then holdout-d added 27 and
 # holdout-e 24 (283): session 12's code scored verdict 275, root 199/213, fix 60/105, case 222;
 # the merged session-13 code verdict 275, root 201/213, fix 62/105, case 226; floors are that less 2.
+# Then the end check printed two root misses, moved to tuning (281): verdict 275, root 201/211, fix
+# 62/105, case 226; the floors stay.
 FLOORS = {
     "verdict": 273,
     "root": 199,
@@ -90,9 +92,9 @@ MAX_WRONG_WAY = 5
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
 # lower it only when a case is moved out as the README asks; session 12: less the second split's 40,
 # plus holdout-d's 25 h-* cases, plus holdout-e's 9 i-* cases, less six whose themes a brief named, less two the end check printed;
-# session 13: less the third split's 40, plus holdout-d's 27 j-* cases, plus holdout-e's 24 k-* cases),
+# session 13: less the third split's 40, plus holdout-d's 27 j-* cases, plus holdout-e's 24 k-* cases, less two the end check printed),
 # and the groups it must have.
-MIN_CASES = 283
+MIN_CASES = 281
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...

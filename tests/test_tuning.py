@@ -1,4 +1,4 @@
-"""The tuning set (tests/fixtures/tuning): 286 real vLLM logs from public bug reports (24 of
+"""The tuning set (tests/fixtures/tuning): 288 real vLLM logs from public bug reports (24 of
 them the former holdout set). Mechanisms and signatures were tuned on it, so it is no longer a
 measure of unseen logs (that is tests/fixtures/holdout now); it stays as a regression guard: every
 verdict and root cause must be right, and the misses that remain are listed, not hidden."""
@@ -43,6 +43,24 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Moved in from the held-out set by the end-of-session-13 check; not yet fixed.
+    # Why not fixed (root only; the verdict is right): the same shape as the pytest case below:
+    # pytest prints each failed test's `E` line first and the vLLM output it captured after it, so
+    # the second test's engine start begins a second run that holds only the short summary's
+    # `FAILED ... - AttributeError` line, and the report explains the last failed run. Reading a
+    # test runner's report as one run needs its sections, not a line.
+    "launchers/d-pytest-stale-pooler-config-attribute":
+        "two failed tests: the root is the summary line of the last test's run, not the first E line",
+    # Why not fixed (root only): `Exception ignored in: <RayGPUExecutor.__del__>` then an
+    # AttributeError from Ray's channel teardown, then the shell's `segmentation fault (core
+    # dumped)`. An exception Python reports as ignored is one the process went on from, so it is
+    # not weighed as a cause and the segfault is taken as the first fatal event; the label reads
+    # the teardown error as the segfault's cause. "An ignored exception in a destructor right
+    # before a native crash of the same process causes it" would be causal knowledge
+    # (causality.yaml), to be weighed against the many ignored destructor errors at exit that
+    # precede nothing.
+    "launchers/d-ray-cgraph-teardown-core-worker-segfault":
+        "an ignored destructor exception right before a segfault is not weighed as its cause",
     # (Session 13's development split: c-v082-v1-worker-exception-unpicklable-inner-exception left
     # this list when a record whose words run into `Traceback (most recent call last):` titled
     # the traceback after it, and a TypeError raised by unpickling another process's reply
