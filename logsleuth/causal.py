@@ -1064,6 +1064,8 @@ def _stall_of(tail: str, line_count: int, know: Causality, deployments: Deployme
         if group is None:
             return None
         if group in seen:
+            if len(seen) == len(begun):
+                return None  # every deployment's last line is read
             continue
         number = line_count - offset
         if seen and any(begun.get(other, number) < number for other in seen):

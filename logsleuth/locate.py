@@ -198,7 +198,7 @@ def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
         if more > following:
             end = more - 1 if block[more - 1] == 10 else more
             following = more
-        if block[start:end].rstrip().endswith(b":") and not _anchored_next(block, end, size, search):
+        if _ends_in_colon(block, start, end) and not _anchored_next(block, end, size, search):
             # `ImportError: ` with its text on the lines below (transformers' missing backends,
             # a message that starts with a line break): those lines are the message, unindented
             below = _message_below(block, end, size)
@@ -217,6 +217,18 @@ def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
         else:
             position = line_end + 1
     return spans
+
+
+def _ends_in_colon(block: bytes, start: int, end: int) -> bool:
+    """Whether the stretch's last line ends in a colon, trailing blanks aside: read back from
+    `end` (a stretch may hold thousands of lines; copying it to strip its end did, per stretch)."""
+    while end > start and block[end - 1] in _BLANKS:
+        end -= 1
+    return end > start and block[end - 1] == _COLON
+
+
+_BLANKS = frozenset(b" \t\r\n\x0b\x0c")  # what bytes.rstrip() strips
+_COLON = ord(":")
 
 
 def _anchored_next(block: bytes, end: int, size: int,
