@@ -65,12 +65,14 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # holdout-e 24 (283): session 12's code scored verdict 275, root 199/213, fix 60/105, case 222;
 # the merged session-13 code verdict 275, root 201/213, fix 62/105, case 226; floors are that less 2.
 # Then the end check printed two root misses, moved to tuning (281): verdict 273, root 201/211, fix
-# 62/105, case 226; the verdict floor follows, less 2.
+# 62/105, case 226; the verdict floor follows, less 2. Session 14: a fourth random development split
+# of 40 moved to tuning (241): verdict 235, root 175/184, fix 58/95, case 195 with session 13's code;
+# floors are that less 2 (lower only because the set is smaller).
 FLOORS = {
-    "verdict": 271,
-    "root": 199,
-    "fix": 60,
-    "case": 224,
+    "verdict": 233,
+    "root": 173,
+    "fix": 56,
+    "case": 193,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
 # failing case called no_failure. Counted, never listed. Measured 6 on 106 cases; 14 on 162 cases
@@ -85,16 +87,17 @@ FLOORS = {
 # margin of one. (One healthy case answered the wrong way moved to tuning after that measure: 8 on 308.)
 # 7 on 338 after holdout-d's 30 (session 11); 5 on the 288 left by the random development split, plus 2;
 # 3 on the 246 left by session 12's split, plus 2; 4 on the 274 at that session's end, plus 1;
-# 3 on the 232 left by session 13's split, plus 2; 3 on the 283 after two collectors' rounds, plus 2.
+# 3 on the 232 left by session 13's split, plus 2; 3 on the 283 after two collectors' rounds, plus 2;
+# 3 on the 241 left by session 14's split, plus 2.
 MAX_WRONG_WAY = 5
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
 # lower it only when a case is moved out as the README asks; session 12: less the second split's 40,
 # plus holdout-d's 25 h-* cases, plus holdout-e's 9 i-* cases, less six whose themes a brief named, less two the end check printed;
-# session 13: less the third split's 40, plus holdout-d's 27 j-* cases, plus holdout-e's 24 k-* cases, less two the end check printed),
-# and the groups it must have.
-MIN_CASES = 281
+# session 13: less the third split's 40, plus holdout-d's 27 j-* cases, plus holdout-e's 24 k-* cases, less two the end check printed;
+# session 14: less the fourth split's 40), and the groups it must have.
+MIN_CASES = 241
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...
