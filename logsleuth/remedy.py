@@ -76,6 +76,7 @@ class RemedyPhrasing:
     not_hint: regex.Pattern[str] | None = None  # warnings whose advice is about something else
     implies: tuple[Implied, ...] = ()  # the action a cause's wording implies
     crossing: regex.Pattern[str] | None = None  # a call that did not fit, between two packages
+    forwarding: frozenset[str] = frozenset()  # functions that only pass a call on
 
     def implied_by(self, message: str) -> str | None:
         """The actions the message's wording implies (remedy.yaml `implies`), or None."""
@@ -172,7 +173,7 @@ def load_phrasing(path: Path | None = None) -> RemedyPhrasing:
     if not isinstance(data, dict):
         raise SignatureError("expected a mapping", location=str(path))
     unknown = set(data) - {"opens", "anywhere", "not_opening", "not_remedy", "not_hint",
-                           "implies", "crossing"}
+                           "implies", "crossing", "forwarding"}
     if unknown:
         raise SignatureError(f"unknown keys: {', '.join(sorted(unknown))}", location=str(path))
     anywhere = _words(data.get("anywhere"), "anywhere", path)
@@ -183,7 +184,7 @@ def load_phrasing(path: Path | None = None) -> RemedyPhrasing:
                           _words(data["not_hint"], "not_hint", path) if "not_hint" in data
                           else None, _implies(data.get("implies", []), path),
                           _patterns(data["crossing"], "crossing", path) if "crossing" in data
-                          else None)
+                          else None, _names(data.get("forwarding", []), "forwarding", path))
 
 
 def _patterns(items: object, key: str, path: Path) -> regex.Pattern[str]:
@@ -194,6 +195,14 @@ def _patterns(items: object, key: str, path: Path) -> regex.Pattern[str]:
         return regex.compile("|".join(f"(?:{i})" for i in items))
     except regex.error as exc:
         raise SignatureError(f"invalid pattern in `{key}`: {exc}", location=str(path)) from None
+
+
+def _names(items: object, key: str, path: Path) -> frozenset[str]:
+    """Plain names (function names), compared as written."""
+    if not isinstance(items, list) or not all(isinstance(i, str) and i.isidentifier()
+                                                for i in items):
+        raise SignatureError(f"`{key}` must be a list of Python names", location=str(path))
+    return frozenset(items)
 
 
 def _implies(items: object, path: Path) -> tuple[Implied, ...]:

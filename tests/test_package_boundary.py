@@ -6,12 +6,18 @@ own frames in between, and callers that are the user's code."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from logsleuth.errors import SignatureError
 from logsleuth.index.origin import package_boundary
 from logsleuth.model import SignatureKind
 from logsleuth.pipeline import explain_text
+from logsleuth.remedy import default_phrasing, load_phrasing
+from logsleuth.resources import data_dir
 from logsleuth.signatures import default_signatures
 
 NAMES = st.from_regex(r"[a-z]{3,7}(?:_[a-z]{2,4})?", fullmatch=True).filter(lambda n: n != "vllm")
@@ -56,7 +62,7 @@ def test_a_call_misfit_between_two_packages_names_both(caller: str, callee: str,
     log = _traceback(frames, "TypeError", misfit.format(kw=keyword))
     report = explain_text(log, signatures=default_signatures())
     assert report.root_cause is not None and report.signature is not None
-    assert package_boundary(report.root_cause) == (caller, callee)
+    assert package_boundary(report.root_cause, default_phrasing().forwarding) == (caller, callee)
     if report.signature.kind in (SignatureKind.FAMILY, SignatureKind.FALLBACK):
         fix = report.signature.fix
         assert f"`{caller}`" in fix and f"`{callee}`" in fix, fix[-400:]
@@ -70,7 +76,7 @@ def test_a_call_from_the_users_code_names_no_pair(callee: str, root: str, betwee
               _frame(root, callee, "build"), _frame(root, callee, "inner")]
     log = _traceback(frames, "TypeError", "build() got an unexpected keyword argument 'x'")
     report = explain_text(log, signatures=default_signatures())
-    assert report.root_cause is not None and package_boundary(report.root_cause) is None
+    assert report.root_cause is not None and package_boundary(report.root_cause, default_phrasing().forwarding) is None
     assert report.signature is None or "The failing call runs from" not in report.signature.fix
 
 
@@ -90,3 +96,14 @@ def test_other_errors_name_no_pair(caller: str, callee: str, root: str,
     frames = [_frame(root, caller, "load"), _frame(root, callee, "build")]
     report = explain_text(_traceback(frames, *error), signatures=default_signatures())
     assert report.signature is None or "The failing call runs from" not in report.signature.fix
+
+
+def test_forwarding_names_are_checked_when_the_phrasing_loads(tmp_path: Path) -> None:
+    shipped = data_dir("signatures") / "remedy.yaml"
+    text = shipped.read_text(encoding="utf-8")
+    assert "\nforwarding:" in text and "_call_impl" in default_phrasing().forwarding
+    bad = tmp_path / "remedy.yaml"
+    bad.write_text(text.replace("\nforwarding: [", "\nforwarding: [torch.nn.Module, "),
+                   encoding="utf-8")
+    with pytest.raises(SignatureError, match="forwarding"):
+        load_phrasing(bad)

@@ -216,11 +216,12 @@ def _with_package_boundary(fix: str, event: ErrorEvent) -> str:
     an unexpected keyword, a missing argument): a framework built for another vLLM, or vLLM
     against another transformers. The class's fix says "two packages"; the traceback says
     which two."""
-    crossing = default_phrasing().crossing
+    phrasing = default_phrasing()
+    crossing = phrasing.crossing
     if crossing is None or not crossing.search(f"{event.exception}: {event.message}",
                                                timeout=0.05):
         return fix
-    boundary = package_boundary(event)
+    boundary = package_boundary(event, phrasing.forwarding)
     if boundary is None:
         return fix
     caller, callee = boundary

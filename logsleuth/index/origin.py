@@ -74,16 +74,19 @@ def library_modules(event: ErrorEvent) -> tuple[str, ...]:
     return ()
 
 
-def package_boundary(event: ErrorEvent) -> tuple[str, str] | None:
+def package_boundary(event: ErrorEvent, forwarding: frozenset[str] = frozenset()) \
+        -> tuple[str, str] | None:
     """(caller, callee): the installed packages on either side of the innermost call from one
     package into another, `("unsloth", "vllm")` for unsloth calling vLLM with a keyword this
     vLLM does not take. The callee holds the innermost package frame; Python's own modules
     between frames are how a call travels, not a side of it; code outside any package (the
-    user's script) ends the search: a call from it is no mismatch of two releases."""
+    user's script) ends the search: a call from it is no mismatch of two releases. Frames of
+    `forwarding` functions (remedy.yaml `forwarding`: decorators, a module's `__call__`) only
+    pass the call on and are no side of it."""
     callee: str | None = None
     for frame in reversed(event.frames):
-        if frame.function in _FORWARDING:
-            continue  # a decorator or a module's `__call__` passes the call on: no side of it
+        if frame.function in forwarding:
+            continue
         module = vllm_module(frame.file) or _installed_module(frame.file)
         if module is None:
             if _standard_library(frame.file):
@@ -95,12 +98,6 @@ def package_boundary(event: ErrorEvent) -> tuple[str, str] | None:
         elif package != callee:
             return package, callee
     return None
-
-
-# functions that only pass a call on: torch's module call and no-grad decorators, generic wrappers
-_FORWARDING = frozenset({"_call_impl", "_wrapped_call_impl", "__call__", "decorate_context",
-                         "wrapper", "wrapped", "inner", "_fn", "forward_call", "new_func",
-                         "_inner_fn"})
 
 
 def _standard_library(file: str) -> bool:
