@@ -359,7 +359,8 @@ class CausalGraph:
                 errors.append(event)
         errors = _merge_crashes(_fold_native_echoes(sorted(errors, key=lambda e: (e.line, e.id))))
         errors = _fold_mechanisms(errors, know)
-        warned = [e for e in errors if e.latent]
+        warned = [e for e in errors if e.latent and not e.unraisable]
+        errors, crashed = _unraisable_causes(errors, events, know)
         errors, explained = _latent_causes(errors, know)
         interrupted = [e.first_line for e in errors if know.interrupts_process(e.exception)]
         # the job's end its scheduler or owner decided (a time limit, a preemption, scancel),
@@ -386,6 +387,10 @@ class CausalGraph:
                 shutdown_noise.append(event)
             else:
                 nodes[event.id] = node
+        for cause, crash in crashed:
+            if cause in nodes and crash not in nodes:
+                del nodes[cause]  # the crash was part of a stop, or harmless: so is its cause
+        shutdown_noise = [e for e in shutdown_noise if not e.unraisable]
         processes = {e.process for e in errors} | {m.process for m in activity}
         servers = {p for p in processes
                    if p.pid is not None and know.role_of(p.name) is Role.API_SERVER}
@@ -401,6 +406,9 @@ class CausalGraph:
             for cause, effect in explained:
                 if cause in nodes and effect in nodes and not graph.has_edge(effect, cause):
                     graph.add_edge(cause, effect, reason=LinkReason.EXPLAINED)
+            for cause, effect in crashed:
+                if cause in nodes and effect in nodes and not graph.has_edge(effect, cause):
+                    graph.add_edge(cause, effect, reason=LinkReason.UNRAISABLE)
             survived = _survivors(nodes, graph, work, end)
             for event in survived:
                 graph.remove_node(event.id)
@@ -597,7 +605,7 @@ def _latent_causes(errors: list[ErrorEvent], know: Causality
     for those that one does (causality.yaml `latent`): each error is explained by the nearest
     such warning before it, its own process's first (vLLM's processes each import the kernels
     and warn)."""
-    warnings = [e for e in errors if e.latent]
+    warnings = [e for e in errors if e.latent and not e.unraisable]
     if not warnings:
         return errors, []
     pairs: list[tuple[int, int]] = []
@@ -610,7 +618,47 @@ def _latent_causes(errors: list[ErrorEvent], know: Causality
             own = [w for w in before if w.process == event.process]
             pairs.append(((own or before)[-1].id, event.id))
     used = {cause for cause, _ in pairs}
-    return [e for e in errors if not e.latent or e.id in used], pairs
+    return [e for e in errors if not e.latent or e.unraisable or e.id in used], pairs
+
+
+def _unraisable_causes(errors: list[ErrorEvent], events: tuple[Event, ...], know: Causality
+                       ) -> tuple[list[ErrorEvent], list[tuple[int, int]]]:
+    """The errors without the unraisable exceptions no native death follows from, and
+    (exception, crash) pairs for those one does (causality.yaml `unraisable`): each crash of the
+    kinds listed is caused by the nearest unraisable exception before it, within the window, of
+    its own process (any process for an unprefixed crash), when nothing else of either process
+    came between (no error, no lifecycle line) and that process had reported no error before
+    the exception (a teardown after a failure is the failure's). `errors` is sorted by line."""
+    if not any(e.unraisable for e in errors):
+        return errors, []
+    seen: dict[Process, list[int]] = {}  # the lines where each process reported anything
+    failed: dict[Process, list[int]] = {}  # and where it reported an error
+    for event in events:
+        if isinstance(event, Milestone):
+            seen.setdefault(event.process, []).append(event.line)
+        elif not event.latent:
+            seen.setdefault(event.process, []).append(event.first_line)
+            failed.setdefault(event.process, []).append(event.first_line)
+    for lines in (*seen.values(), *failed.values()):
+        lines.sort()
+    pairs: list[tuple[int, int]] = []
+    for index, crash in enumerate(errors):
+        if crash.latent or not know.crashes_after_unraisable(crash.text):
+            continue
+        anyone = crash.process.pid is None and know.role_of(crash.process.name) is Role.MAIN
+        for before in reversed(errors[:index]):
+            if crash.first_line - before.last_line > know.unraisable_within:
+                break
+            if not before.unraisable or before.last_line >= crash.first_line \
+                    or not (anyone or before.process == crash.process):
+                continue
+            quiet = all(not _any_between(seen.get(p, []), before.last_line, crash.first_line)
+                        for p in {before.process, crash.process})
+            if quiet and bisect_left(failed.get(before.process, []), before.first_line) == 0:
+                pairs.append((before.id, crash.id))
+            break
+    used = {cause for cause, _ in pairs}
+    return [e for e in errors if not e.unraisable or e.id in used], pairs
 
 
 def _fold_native_echoes(errors: list[ErrorEvent]) -> list[ErrorEvent]:
@@ -635,7 +683,8 @@ def _fold_native_echoes(errors: list[ErrorEvent]) -> list[ErrorEvent]:
         for later in errors[start:]:
             if later.first_line - event.last_line > _COPY_WINDOW:
                 break
-            if later.kind is EventKind.EXCEPTION and later.exception != event.exception \
+            if later.kind is EventKind.EXCEPTION and not later.latent \
+                    and later.exception != event.exception \
                     and _first_line(later.message).startswith(said):
                 dropped.add(event.id)
                 folded[later.id] = min(folded.get(later.id, event.first_line), event.first_line)
