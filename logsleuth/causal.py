@@ -74,6 +74,11 @@ class _Node:
     request: bool = False
     # it reached the top of a vLLM program uncaught: the program exited (knowledge: `exits`)
     exit: bool = False
+    # its process died natively (knowledge: `deaths`): no other process's work saves it
+    dies: bool = False
+    # an unprefixed record native code logged right after a named process's error: that
+    # process's, for whose work may save it (_speakers)
+    speaks_for: Process | None = None
 
 
 @dataclass
@@ -180,9 +185,11 @@ class _Work:
             and node.event.kind is EventKind.ERROR_RECORD
         if (node.process_role in (Role.ENGINE_CORE, Role.WORKER, Role.OTHER) or unnamed_record) \
                 and not symptom:
-            owner = self._owner(process)
-            group = self.deployments.of(process)
-            if owner is None and group is not None:
+            owner = self._owner(node.speaks_for or process)
+            group = self.deployments.of(node.speaks_for or process)
+            if owner is None and node.dies:
+                pass  # a process gone: whose deployment it was, the log does not say
+            elif owner is None and group is not None:
                 # one of two deployments, no API server of its own in the log: its own
                 # deployment's work only (deployments.py)
                 others.append(self.group_serving.get(group, []))
@@ -387,6 +394,7 @@ class CausalGraph:
                 shutdown_noise.append(event)
             else:
                 nodes[event.id] = node
+        _speakers(nodes, know)
         for cause, crash in crashed:
             if cause in nodes and crash not in nodes:
                 del nodes[cause]  # the crash was part of a stop, or harmless: so is its cause
@@ -402,7 +410,7 @@ class CausalGraph:
             import networkx as nx
             graph = nx.DiGraph()
             graph.add_nodes_from(nodes)
-            _link(graph, nodes, work)
+            _link(graph, nodes, work, know)
             for cause, effect in explained:
                 if cause in nodes and effect in nodes and not graph.has_edge(effect, cause):
                     graph.add_edge(cause, effect, reason=LinkReason.EXPLAINED)
@@ -621,6 +629,31 @@ def _latent_causes(errors: list[ErrorEvent], know: Causality
     return [e for e in errors if not e.latent or e.unraisable or e.id in used], pairs
 
 
+_SPEAKER_WINDOW = 12  # lines from a named process's error to a native record it wrote unprefixed
+
+
+def _speakers(nodes: dict[int, _Node], know: Causality) -> None:
+    """Give each unprefixed record native code logged (causality.yaml `native`: torch's NCCL
+    watchdog, NCCL's WARN) the named process whose error it follows within a few lines: native
+    code writes to the process's stderr around vLLM's prefix, so it is that process's output, and
+    only work that could be that process's deployment's saves it (in a log another deployment
+    writes into as well, its serving does not)."""
+    named = sorted((n.event.last_line, n.event.process) for n in nodes.values()
+                   if n.event.process.pid is not None)
+    if not named:
+        return
+    ends = [line for line, _ in named]
+    for key, node in list(nodes.items()):
+        event = node.event
+        if event.process.pid is not None or event.kind is not EventKind.ERROR_RECORD \
+                or node.process_role is not Role.MAIN \
+                or not know.logged_natively(event.site, event.exception):
+            continue
+        index = bisect_left(ends, event.first_line) - 1
+        if index >= 0 and event.first_line - ends[index] <= _SPEAKER_WINDOW:
+            nodes[key] = replace(node, speaks_for=named[index][1])
+
+
 def _unraisable_causes(errors: list[ErrorEvent], events: tuple[Event, ...], know: Causality
                        ) -> tuple[list[ErrorEvent], list[tuple[int, int]]]:
     """The errors without the unraisable exceptions no native death follows from, and
@@ -643,7 +676,7 @@ def _unraisable_causes(errors: list[ErrorEvent], events: tuple[Event, ...], know
         lines.sort()
     pairs: list[tuple[int, int]] = []
     for index, crash in enumerate(errors):
-        if crash.latent or not know.crashes_after_unraisable(crash.text):
+        if crash.latent or not know.is_death(crash.text):
             continue
         anyone = crash.process.pid is None and know.role_of(crash.process.name) is Role.MAIN
         for before in reversed(errors[:index]):
@@ -726,6 +759,13 @@ def _join_crash(first: ErrorEvent, later: ErrorEvent) -> ErrorEvent:
 
 
 def _classify(event: ErrorEvent, know: Causality) -> _Node:
+    node = _classify_text(event, know)
+    if event.kind is EventKind.FATAL and know.is_death(event.text):
+        return replace(node, dies=True)
+    return node
+
+
+def _classify_text(event: ErrorEvent, know: Causality) -> _Node:
     mark = fingerprint(event)
     process_role = know.role_of(event.process.name)
     text = event.text
@@ -797,7 +837,8 @@ def _first_line(text: str) -> str:
     return " ".join(text.split("\n", 1)[0].split())
 
 
-def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work) -> None:
+def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work,
+          know: Causality | None = None) -> None:
     """Add every edge; linear in the number of errors except for a bounded pointer reach. No
     edge from a cause crosses a stretch where its process or engine went on working."""
     ordered = sorted(nodes.values(), key=lambda n: (n.event.line, n.event.id))
@@ -863,6 +904,24 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work) -> None:
                 link(node.event, parent.event, LinkReason.PROCESS_ORDER)
                 break
         following[depth] = node
+
+    # the records native code logged right before its process died (causality.yaml `native`,
+    # `deaths`: torch's NCCL watchdog logs the timeout, then throws and aborts) are what it
+    # died over: they are settled with the death, not saved by another process's work
+    know = know or default_causality()
+    deaths: dict[Process, list[_Node]] = {}
+    for node in ordered:
+        if node.dies:
+            deaths.setdefault(node.event.process, []).append(node)
+    for node in ordered if deaths else ():
+        event = node.event
+        if event.kind is not EventKind.ERROR_RECORD \
+                or not know.logged_natively(event.site, event.exception):
+            continue
+        death = next((d for d in deaths.get(event.process, ())
+                      if 0 <= d.event.first_line - event.last_line <= _CRASH_WINDOW), None)
+        if death is not None:
+            link(event, death.event, LinkReason.ABORTED)
 
 
 # The roles whose errors a report that names a role points at, as printed by a named process:

@@ -90,9 +90,8 @@ class Causality:
     exit_through: regex.Pattern[str] | None = None
     children: regex.Pattern[str] | None = None  # started by their deployment (`children`)
     engine_once: tuple[regex.Pattern[str], ...] = ()  # an engine's own once-only lines
-    # native deaths an exception Python reported as unraisable right before causes
-    # (`unraisable.crashes`), and how many lines "right before" may span (`unraisable.within`)
-    unraisable_crashes: tuple[regex.Pattern[str], ...] = ()
+    deaths: tuple[regex.Pattern[str], ...] = ()  # a process's native death (`deaths`)
+    # how many lines "right before" a death an unraisable exception may be (`unraisable.within`)
     unraisable_within: int = 0
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
@@ -326,10 +325,9 @@ class Causality:
                    any(_search(pattern, text) for pattern in latent.explains)
                    for latent in self.latent)
 
-    def crashes_after_unraisable(self, text: str) -> bool:
-        """The error `text` is a native death an unraisable exception just before it, in its
-        process, causes (`unraisable`)."""
-        return any(_search(pattern, text) for pattern in self.unraisable_crashes)
+    def is_death(self, text: str) -> bool:
+        """The fatal error `text` is its process's native death (`deaths`)."""
+        return any(_search(pattern, text) for pattern in self.deaths)
 
     def failed_answer(self, text: str) -> str | None:
         """`HTTP <code>` when an access line answers a request with a server error."""
@@ -527,7 +525,7 @@ def load_causality(path: Path | None = None) -> Causality:
                      compile_(exits["through"], "exits") if "through" in exits else None,
                      compile_(data["children"], "children") if "children" in data else None,
                      tuple(compile_(p, "engine_once") for p in data.get("engine_once", [])),
-                     tuple(compile_(p, "unraisable") for p in unraisable.get("crashes", [])),
+                     tuple(compile_(p, "deaths") for p in data.get("deaths", [])),
                      int(unraisable.get("within", 0)))
 
 

@@ -167,6 +167,8 @@ class LinkReason(Enum):
     EXPLAINED = "explained"
     # the process died natively right after an exception it could not raise (`unraisable`)
     UNRAISABLE = "unraisable"
+    # native code logged it, then its process died natively (causality.yaml `native`, `deaths`)
+    ABORTED = "aborted"
 
 
 @dataclass(frozen=True, slots=True)
