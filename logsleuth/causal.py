@@ -629,7 +629,7 @@ def _latent_causes(errors: list[ErrorEvent], know: Causality
     return [e for e in errors if not e.latent or e.unraisable or e.id in used], pairs
 
 
-_SPEAKER_WINDOW = 12  # lines from a named process's error to a native record it wrote unprefixed
+_SPEAKER_WINDOW = 30  # lines from a named process's error to a native record it wrote unprefixed
 
 
 def _speakers(nodes: dict[int, _Node], know: Causality) -> None:
@@ -638,20 +638,29 @@ def _speakers(nodes: dict[int, _Node], know: Causality) -> None:
     code writes to the process's stderr around vLLM's prefix, so it is that process's output, and
     only work that could be that process's deployment's saves it (in a log another deployment
     writes into as well, its serving does not)."""
-    named = sorted((n.event.last_line, n.event.process) for n in nodes.values()
-                   if n.event.process.pid is not None)
+    named = [n.event for n in nodes.values() if n.event.process.pid is not None]
     if not named:
         return
-    ends = [line for line, _ in named]
+    ends = sorted((e.last_line, e.process) for e in named)
+    starts = sorted((e.first_line, e.process) for e in named)
+    end_lines, start_lines = [line for line, _ in ends], [line for line, _ in starts]
     for key, node in list(nodes.items()):
         event = node.event
         if event.process.pid is not None or event.kind is not EventKind.ERROR_RECORD \
                 or node.process_role is not Role.MAIN \
                 or not know.logged_natively(event.site, event.exception):
             continue
-        index = bisect_left(ends, event.first_line) - 1
-        if index >= 0 and event.first_line - ends[index] <= _SPEAKER_WINDOW:
-            nodes[key] = replace(node, speaks_for=named[index][1])
+        # the nearest named error before it or after it (NCCL's WARN, then the worker's error)
+        near: list[tuple[int, Process]] = []
+        before = bisect_left(end_lines, event.first_line) - 1
+        if before >= 0:
+            near.append((event.first_line - ends[before][0], ends[before][1]))
+        after = bisect_right(start_lines, event.last_line)
+        if after < len(starts):
+            near.append((starts[after][0] - event.last_line, starts[after][1]))
+        gap, process = min(near, key=lambda pair: pair[0], default=(_SPEAKER_WINDOW + 1, None))
+        if process is not None and gap <= _SPEAKER_WINDOW:
+            nodes[key] = replace(node, speaks_for=process)
 
 
 def _unraisable_causes(errors: list[ErrorEvent], events: tuple[Event, ...], know: Causality
