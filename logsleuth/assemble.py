@@ -68,6 +68,9 @@ class _Trace:
     message_lines: list[str] = field(default_factory=list)
     line: int = 0
     quiet: bool = False  # logged at INFO/WARNING (`logger.warning(..., exc_info=True)`): no error
+    # Python's `Exception ignored in: ...` line above it: an unraisable exception, a latent error
+    # (causality.yaml `unraisable`)
+    unraisable: str | None = None
     site: str | None = None  # the logger call site of the channel (None: raw output)
     indent: int = 0  # the column of an indented `Traceback` header (pip's output box)
     headless: bool = False  # opened at a frame: the log was cut above its `Traceback` header
@@ -96,7 +99,9 @@ class _Channel:
     title: _Title | None = None  # an ERROR record waiting
     chain_next: tuple[int, ChainReason] | None = None
     last_event: int | None = None
-    ignoring: bool = False  # Python said it ignores the exception whose traceback comes next
+    # Python said it ignores the exception whose traceback comes next: its `Exception ignored
+    # in: ...` line
+    ignoring: str | None = None
     # the exception groups whose sub-exceptions are being printed, outermost first: (depth of
     # the group's own lines, its event id); a sub-traceback belongs to the deepest one above it
     groups: list[tuple[int, int]] = field(default_factory=list)
@@ -405,7 +410,7 @@ class Assembler:
         if kind is LineKind.IGNORED:
             self._flush(channel, out)
             self._flush_title(channel, out)
-            channel.ignoring = True
+            channel.ignoring = line.text.strip()
             return
         if channel.title is not None and kind not in (LineKind.TRACEBACK_HEADER,
                                                       LineKind.GROUP_HEADER):
@@ -441,6 +446,8 @@ class Assembler:
         elif kind is LineKind.EXCEPTION:
             self._exception_line(channel, line, out)
         elif kind is LineKind.CHAIN:
+            if trace is not None and trace.unraisable is not None:
+                channel.ignoring = trace.unraisable  # the chain Python ignored goes on
             self._flush(channel, out)
             channel.trace = None
             if channel.last_event is not None and line.chain is not None:
@@ -508,16 +515,18 @@ class Assembler:
             return
         if trace is not None:
             self._flush(channel, out)
-        if line.level in _QUIET_LEVELS or channel.ignoring:
-            # `ValueError: ...` as the text of an INFO record is not an error; nor is the one
-            # Python printed without a traceback after `Exception ignored in:`
-            channel.ignoring = False
+        if line.level in _QUIET_LEVELS:
+            # `ValueError: ...` as the text of an INFO record is not an error
+            channel.ignoring = None
             return
+        # (one Python printed without a traceback after `Exception ignored in:` is unraisable)
         channel.trace = _Trace(line.number, line.number, line.process, line.site is None,
                                line.time, exception=name, message_lines=[line.message or ""],
                                line=line.number, cause=channel.chain_next, site=channel.site,
-                               depth=line.depth, group=_group_of(channel, line.depth))
+                               depth=line.depth, group=_group_of(channel, line.depth),
+                               unraisable=channel.ignoring)
         channel.chain_next = None
+        channel.ignoring = None
         if channel.title is not None:
             channel.trace.title = channel.title[0]
             channel.title = None
@@ -608,13 +617,13 @@ class Assembler:
             title = line.text.strip()  # a header that names what it wraps (Ray's, a wrapper's)
         channel.trace = _Trace(first, line.number, line.process, line.site is None, line.time,
                                title=title, cause=channel.chain_next,
-                               quiet=line.level in _QUIET_LEVELS or channel.ignoring,
+                               quiet=line.level in _QUIET_LEVELS, unraisable=channel.ignoring,
                                site=channel.site,
                                indent=_indent(line.text) if line.kind is LineKind.TRACEBACK_HEADER
                                and not line.depth else 0, headless=line.kind is LineKind.FRAME,
                                depth=line.depth, group=_group_of(channel, line.depth))
         channel.chain_next = None
-        channel.ignoring = False
+        channel.ignoring = None
 
     def _extend(self, trace: _Trace, line: LogLine) -> None:
         trace.last_line = line.number
@@ -630,11 +639,13 @@ class Assembler:
             out.append(carried)
         if trace.exception is None:
             # A traceback cut before its exception line (a log pasted in part, a process killed
-            # mid-print): the failure shows, its cause does not.
-            if trace.frames or trace.title:
+            # mid-print): the failure shows, its cause does not (not one Python ignored).
+            if (trace.frames or trace.title) and trace.unraisable is None:
                 out.append(self._cut_trace(trace))
             return
         event = _event_of(trace, self._new_id())
+        if trace.unraisable is not None:  # no error unless a native death follows it (causal.py)
+            event = replace(event, title=trace.unraisable, latent=True, unraisable=True)
         channel.last_event = event.id
         out.append(event)
 
@@ -883,6 +894,7 @@ class _TraceAt:
     site: str | None
     indent: int = 0
     headless: bool = False
+    unraisable: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -892,7 +904,7 @@ class _State:
 
     trace: _TraceAt | None
     title: _Title | None
-    ignoring: bool
+    ignoring: str | None
     # whether an event was made in the channel before: a chain line (`The above exception was
     # the direct cause`) links the traceback after it to that event, and then its change is
     # not kept (`cause`); without one it is, and holds only where there is none either
@@ -929,7 +941,7 @@ def _relative_state(channel: _Channel, first: int, time: str | None, process: Pr
                           _when(trace.time, time), trace.kind, trace.title, tuple(trace.frames),
                           trace.fault_dump, trace.exception, tuple(trace.message_lines),
                           trace.line - first if trace.line else None, trace.quiet, trace.site,
-                          trace.indent, trace.headless)
+                          trace.indent, trace.headless, trace.unraisable)
     title = None
     if channel.title is not None:
         text, number, level, when, printed, bootstrap = channel.title
@@ -955,7 +967,8 @@ def _restore(state: _State, channel: _Channel, first: int, time: str | None,
             exception=traced.exception,
             message_lines=[message] if message is not None else list(traced.message_lines),
             line=0 if traced.line is None else first + traced.line, quiet=traced.quiet,
-            site=traced.site, indent=traced.indent, headless=traced.headless)
+            site=traced.site, indent=traced.indent, headless=traced.headless,
+            unraisable=traced.unraisable)
     channel.title = None
     if state.title is not None:
         text, number, level, when, printed, bootstrap = state.title

@@ -74,6 +74,11 @@ class _Node:
     request: bool = False
     # it reached the top of a vLLM program uncaught: the program exited (knowledge: `exits`)
     exit: bool = False
+    # its process died natively (knowledge: `deaths`): no other process's work saves it
+    dies: bool = False
+    # an unprefixed record native code logged right after a named process's error: that
+    # process's, for whose work may save it (_speakers)
+    speaks_for: Process | None = None
 
 
 @dataclass
@@ -180,9 +185,11 @@ class _Work:
             and node.event.kind is EventKind.ERROR_RECORD
         if (node.process_role in (Role.ENGINE_CORE, Role.WORKER, Role.OTHER) or unnamed_record) \
                 and not symptom:
-            owner = self._owner(process)
-            group = self.deployments.of(process)
-            if owner is None and group is not None:
+            owner = self._owner(node.speaks_for or process)
+            group = self.deployments.of(node.speaks_for or process)
+            if owner is None and node.dies:
+                pass  # a process gone: whose deployment it was, the log does not say
+            elif owner is None and group is not None:
                 # one of two deployments, no API server of its own in the log: its own
                 # deployment's work only (deployments.py)
                 others.append(self.group_serving.get(group, []))
@@ -359,7 +366,8 @@ class CausalGraph:
                 errors.append(event)
         errors = _merge_crashes(_fold_native_echoes(sorted(errors, key=lambda e: (e.line, e.id))))
         errors = _fold_mechanisms(errors, know)
-        warned = [e for e in errors if e.latent]
+        warned = [e for e in errors if e.latent and not e.unraisable]
+        errors, crashed = _unraisable_causes(errors, events, know)
         errors, explained = _latent_causes(errors, know)
         interrupted = [e.first_line for e in errors if know.interrupts_process(e.exception)]
         # the job's end its scheduler or owner decided (a time limit, a preemption, scancel),
@@ -386,6 +394,11 @@ class CausalGraph:
                 shutdown_noise.append(event)
             else:
                 nodes[event.id] = node
+        _speakers(nodes, know)
+        for cause, crash in crashed:
+            if cause in nodes and crash not in nodes:
+                del nodes[cause]  # the crash was part of a stop, or harmless: so is its cause
+        shutdown_noise = [e for e in shutdown_noise if not e.unraisable]
         processes = {e.process for e in errors} | {m.process for m in activity}
         servers = {p for p in processes
                    if p.pid is not None and know.role_of(p.name) is Role.API_SERVER}
@@ -397,10 +410,13 @@ class CausalGraph:
             import networkx as nx
             graph = nx.DiGraph()
             graph.add_nodes_from(nodes)
-            _link(graph, nodes, work)
+            _link(graph, nodes, work, know)
             for cause, effect in explained:
                 if cause in nodes and effect in nodes and not graph.has_edge(effect, cause):
                     graph.add_edge(cause, effect, reason=LinkReason.EXPLAINED)
+            for cause, effect in crashed:
+                if cause in nodes and effect in nodes and not graph.has_edge(effect, cause):
+                    graph.add_edge(cause, effect, reason=LinkReason.UNRAISABLE)
             survived = _survivors(nodes, graph, work, end)
             for event in survived:
                 graph.remove_node(event.id)
@@ -597,7 +613,7 @@ def _latent_causes(errors: list[ErrorEvent], know: Causality
     for those that one does (causality.yaml `latent`): each error is explained by the nearest
     such warning before it, its own process's first (vLLM's processes each import the kernels
     and warn)."""
-    warnings = [e for e in errors if e.latent]
+    warnings = [e for e in errors if e.latent and not e.unraisable]
     if not warnings:
         return errors, []
     pairs: list[tuple[int, int]] = []
@@ -610,7 +626,81 @@ def _latent_causes(errors: list[ErrorEvent], know: Causality
             own = [w for w in before if w.process == event.process]
             pairs.append(((own or before)[-1].id, event.id))
     used = {cause for cause, _ in pairs}
-    return [e for e in errors if not e.latent or e.id in used], pairs
+    return [e for e in errors if not e.latent or e.unraisable or e.id in used], pairs
+
+
+_SPEAKER_WINDOW = 30  # lines from a named process's error to a native record it wrote unprefixed
+
+
+def _speakers(nodes: dict[int, _Node], know: Causality) -> None:
+    """Give each unprefixed record native code logged (causality.yaml `native`: torch's NCCL
+    watchdog, NCCL's WARN) the named process whose error it follows within a few lines: native
+    code writes to the process's stderr around vLLM's prefix, so it is that process's output, and
+    only work that could be that process's deployment's saves it (in a log another deployment
+    writes into as well, its serving does not)."""
+    named = [n.event for n in nodes.values() if n.event.process.pid is not None]
+    if not named:
+        return
+    ends = sorted((e.last_line, e.process) for e in named)
+    starts = sorted((e.first_line, e.process) for e in named)
+    end_lines, start_lines = [line for line, _ in ends], [line for line, _ in starts]
+    for key, node in list(nodes.items()):
+        event = node.event
+        if event.process.pid is not None or event.kind is not EventKind.ERROR_RECORD \
+                or node.process_role is not Role.MAIN \
+                or not know.logged_natively(event.site, event.exception):
+            continue
+        # the nearest named error before it or after it (NCCL's WARN, then the worker's error)
+        near: list[tuple[int, Process]] = []
+        before = bisect_left(end_lines, event.first_line) - 1
+        if before >= 0:
+            near.append((event.first_line - ends[before][0], ends[before][1]))
+        after = bisect_right(start_lines, event.last_line)
+        if after < len(starts):
+            near.append((starts[after][0] - event.last_line, starts[after][1]))
+        gap, process = min(near, key=lambda pair: pair[0], default=(_SPEAKER_WINDOW + 1, None))
+        if process is not None and gap <= _SPEAKER_WINDOW:
+            nodes[key] = replace(node, speaks_for=process)
+
+
+def _unraisable_causes(errors: list[ErrorEvent], events: tuple[Event, ...], know: Causality
+                       ) -> tuple[list[ErrorEvent], list[tuple[int, int]]]:
+    """The errors without the unraisable exceptions no native death follows from, and
+    (exception, crash) pairs for those one does (causality.yaml `unraisable`): each crash of the
+    kinds listed is caused by the nearest unraisable exception before it, within the window, of
+    its own process (any process for an unprefixed crash), when nothing else of either process
+    came between (no error, no lifecycle line) and that process had reported no error before
+    the exception (a teardown after a failure is the failure's). `errors` is sorted by line."""
+    if not any(e.unraisable for e in errors):
+        return errors, []
+    seen: dict[Process, list[int]] = {}  # the lines where each process reported anything
+    failed: dict[Process, list[int]] = {}  # and where it reported an error
+    for event in events:
+        if isinstance(event, Milestone):
+            seen.setdefault(event.process, []).append(event.line)
+        elif not event.latent:
+            seen.setdefault(event.process, []).append(event.first_line)
+            failed.setdefault(event.process, []).append(event.first_line)
+    for lines in (*seen.values(), *failed.values()):
+        lines.sort()
+    pairs: list[tuple[int, int]] = []
+    for index, crash in enumerate(errors):
+        if crash.latent or not know.is_death(crash.text):
+            continue
+        anyone = crash.process.pid is None and know.role_of(crash.process.name) is Role.MAIN
+        for before in reversed(errors[:index]):
+            if crash.first_line - before.last_line > know.unraisable_within:
+                break
+            if not before.unraisable or before.last_line >= crash.first_line \
+                    or not (anyone or before.process == crash.process):
+                continue
+            quiet = all(not _any_between(seen.get(p, []), before.last_line, crash.first_line)
+                        for p in {before.process, crash.process})
+            if quiet and bisect_left(failed.get(before.process, []), before.first_line) == 0:
+                pairs.append((before.id, crash.id))
+            break
+    used = {cause for cause, _ in pairs}
+    return [e for e in errors if not e.unraisable or e.id in used], pairs
 
 
 def _fold_native_echoes(errors: list[ErrorEvent]) -> list[ErrorEvent]:
@@ -635,7 +725,8 @@ def _fold_native_echoes(errors: list[ErrorEvent]) -> list[ErrorEvent]:
         for later in errors[start:]:
             if later.first_line - event.last_line > _COPY_WINDOW:
                 break
-            if later.kind is EventKind.EXCEPTION and later.exception != event.exception \
+            if later.kind is EventKind.EXCEPTION and not later.latent \
+                    and later.exception != event.exception \
                     and _first_line(later.message).startswith(said):
                 dropped.add(event.id)
                 folded[later.id] = min(folded.get(later.id, event.first_line), event.first_line)
@@ -677,6 +768,13 @@ def _join_crash(first: ErrorEvent, later: ErrorEvent) -> ErrorEvent:
 
 
 def _classify(event: ErrorEvent, know: Causality) -> _Node:
+    node = _classify_text(event, know)
+    if event.kind is EventKind.FATAL and know.is_death(event.text):
+        return replace(node, dies=True)
+    return node
+
+
+def _classify_text(event: ErrorEvent, know: Causality) -> _Node:
     mark = fingerprint(event)
     process_role = know.role_of(event.process.name)
     text = event.text
@@ -748,7 +846,8 @@ def _first_line(text: str) -> str:
     return " ".join(text.split("\n", 1)[0].split())
 
 
-def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work) -> None:
+def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work,
+          know: Causality | None = None) -> None:
     """Add every edge; linear in the number of errors except for a bounded pointer reach. No
     edge from a cause crosses a stretch where its process or engine went on working."""
     ordered = sorted(nodes.values(), key=lambda n: (n.event.line, n.event.id))
@@ -814,6 +913,24 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work) -> None:
                 link(node.event, parent.event, LinkReason.PROCESS_ORDER)
                 break
         following[depth] = node
+
+    # the records native code logged right before its process died (causality.yaml `native`,
+    # `deaths`: torch's NCCL watchdog logs the timeout, then throws and aborts) are what it
+    # died over: they are settled with the death, not saved by another process's work
+    know = know or default_causality()
+    deaths: dict[Process, list[_Node]] = {}
+    for node in ordered:
+        if node.dies:
+            deaths.setdefault(node.event.process, []).append(node)
+    for node in ordered if deaths else ():
+        event = node.event
+        if event.kind is not EventKind.ERROR_RECORD \
+                or not know.logged_natively(event.site, event.exception):
+            continue
+        death = next((d for d in deaths.get(event.process, ())
+                      if 0 <= d.event.first_line - event.last_line <= _CRASH_WINDOW), None)
+        if death is not None:
+            link(event, death.event, LinkReason.ABORTED)
 
 
 # The roles whose errors a report that names a role points at, as printed by a named process:

@@ -90,6 +90,9 @@ class Causality:
     exit_through: regex.Pattern[str] | None = None
     children: regex.Pattern[str] | None = None  # started by their deployment (`children`)
     engine_once: tuple[regex.Pattern[str], ...] = ()  # an engine's own once-only lines
+    deaths: tuple[regex.Pattern[str], ...] = ()  # a process's native death (`deaths`)
+    # how many lines "right before" a death an unraisable exception may be (`unraisable.within`)
+    unraisable_within: int = 0
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -322,6 +325,10 @@ class Causality:
                    any(_search(pattern, text) for pattern in latent.explains)
                    for latent in self.latent)
 
+    def is_death(self, text: str) -> bool:
+        """The fatal error `text` is its process's native death (`deaths`)."""
+        return any(_search(pattern, text) for pattern in self.deaths)
+
     def failed_answer(self, text: str) -> str | None:
         """`HTTP <code>` when an access line answers a request with a server error."""
         found = _search(self.failed_answers, text) if self.failed_answers is not None else None
@@ -493,6 +500,7 @@ def load_causality(path: Path | None = None) -> Causality:
         raise SignatureError(f"invalid milestone kind in requests: {exc}",
                              location=str(path)) from None
     exits = data.get("exits", {})
+    unraisable = data.get("unraisable", {})
     scheduler_stops = tuple(compile_(p, "scheduler_stops")
                             for p in data.get("scheduler_stops", []))
     waits = tuple((Phase(item["phase"]), compile_(p, "waits"))
@@ -516,7 +524,9 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "exits") for p in exits.get("outermost", [])),
                      compile_(exits["through"], "exits") if "through" in exits else None,
                      compile_(data["children"], "children") if "children" in data else None,
-                     tuple(compile_(p, "engine_once") for p in data.get("engine_once", [])))
+                     tuple(compile_(p, "engine_once") for p in data.get("engine_once", [])),
+                     tuple(compile_(p, "deaths") for p in data.get("deaths", [])),
+                     int(unraisable.get("within", 0)))
 
 
 @cache

@@ -165,6 +165,10 @@ class LinkReason(Enum):
     PROCESS_ORDER = "process_order"  # a child failed before its parent reported
     # knowledge says the later error follows from a warning's exception (causality.yaml `latent`)
     EXPLAINED = "explained"
+    # the process died natively right after an exception it could not raise (`unraisable`)
+    UNRAISABLE = "unraisable"
+    # native code logged it, then its process died natively (causality.yaml `native`, `deaths`)
+    ABORTED = "aborted"
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +303,9 @@ class ErrorEvent:
     # reported by a warning the process went on from (causality.yaml `latent`): an error only
     # when a later error follows from it
     latent: bool = False
+    # an exception Python reported as unraisable (`Exception ignored in:`, its `title`): latent
+    # too, the cause only of a native death of its process right after it (`unraisable`)
+    unraisable: bool = False
     # the remedy a warning of the same process stated right before its first line (None: none)
     hint: Hint | None = None
 

@@ -200,3 +200,92 @@ def test_a_worker_relayed_by_ray_without_its_name_is_a_worker(pid: int, ip: str,
     assert (unnamed.verdict, unnamed.root_cause.exception, unnamed.root_cause.line) == \
         (named.verdict, named.root_cause.exception, named.root_cause.line)
     assert (unnamed.signature and unnamed.signature.id) == (named.signature and named.signature.id)
+
+
+# ---- a failing process beside another, healthy deployment (session 14's interleave breaks) ----
+# A process that died natively (causality.yaml `deaths`) is saved by no other process's work when
+# pids do not tell whose deployment it was (a Ray actor started before any server), and the
+# records native code logged right before it are settled with it; an unprefixed record native
+# code logged next to a named process's error is that process's (causal.py _speakers).
+
+WATCHDOG = ("[rank{rank}]:[E219 08:58:32.606233339 ProcessGroupNCCL.cpp:616] [Rank {rank}] "
+            "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=31, OpType=ALLREDUCE, "
+            "NumelIn=117440512, NumelOut=117440512, Timeout(ms)=600000) ran for 600031 "
+            "milliseconds before timing out.")
+TAKEN_DOWN = ("[rank{rank}]:[E219 08:58:32.606733115 ProcessGroupNCCL.cpp:636] [Rank {rank}] To "
+              "avoid data inconsistency, we are taking the entire process down.")
+DEATHS = ["[2025-02-19 08:58:32,022 E {pid} {pid}] logging.cc:108: Unhandled exception: "
+          "N3c1016DistBackendErrorE. what(): [Rank {rank}] Watchdog caught collective operation "
+          "timeout",
+          "terminate called after throwing an instance of 'c10::DistBackendError'",
+          "Fatal Python error: Aborted", "*** SIGABRT received at time=1739955512 on cpu 7 ***"]
+ACTORS = ["(RayWorkerWrapper pid={pid}, ip=10.175.94.190) ", "(RayWorkerWrapper pid={pid}) ",
+          "(pid={pid}, ip=10.0.0.3) "]
+
+
+def _healthy_beside(lines: list[str], rng: random.Random, start: int,
+                    up_first: bool = False) -> list[str]:
+    """Another deployment's start-up and answers dealt in among `lines` from `start` on (with
+    `up_first`, its start-up comes first and only its answers are dealt in)."""
+    server = Server(api=990_001, engine=990_101, workers=2)
+    host = server.startup() + server.requests(max(40, len(lines)))
+    head = server.startup() if up_first else []
+    host = host[len(head):]
+    out, i, j = head + lines[:start], start, 0
+    while i < len(lines):
+        if j < len(host) and rng.random() < 0.4:
+            out.append(host[j])
+            j += 1
+        else:
+            out.append(lines[i])
+            i += 1
+    return out + host[j:]
+
+
+@SOME
+@given(st.sampled_from(DEATHS), st.sampled_from(ACTORS), st.integers(1, 7),
+       st.integers(1000, 400_000), st.booleans(), st.randoms(use_true_random=False))
+def test_a_worker_that_died_natively_beside_a_healthy_server_is_the_failure(
+        death: str, actor: str, rank: int, pid: int, failing: bool, rng: random.Random) -> None:
+    prefix = actor.format(pid=pid)
+    own = [prefix + WATCHDOG.format(rank=rank), prefix + TAKEN_DOWN.format(rank=rank),
+           prefix + death.format(pid=pid, rank=rank)]
+    lines = _healthy_beside(own, rng, 0, up_first=not failing)
+    got = report(lines)
+    assert got["verdict"] == "failure", got
+    root = got["root_cause"]
+    assert isinstance(root, dict)
+    assert "Watchdog caught collective operation timeout" in str(root["message"])
+
+
+QUOTED_WORKER = ["(VllmWorkerProcess pid={pid}) ERROR 03-23 21:33:26 [multiproc_worker_utils.py:238]"
+                 " Exception in worker VllmWorkerProcess while processing method "
+                 "determine_num_available_blocks.",
+                 "(VllmWorkerProcess pid={pid}) ERROR 03-23 21:33:26 [multiproc_worker_utils.py:238]"
+                 " Traceback (most recent call last):"]
+NATIVE_AFTER = ["[rank2]:[E323 21:33:26.170490902 ProcessGroupNCCL.cpp:1896] [PG ID 2 PG GUID 3 "
+                "Rank 2] Process group watchdog thread terminated with exception: CUDA error: an "
+                "illegal memory access was encountered",
+                "[rank2]:[E323 21:33:26.170490902 ProcessGroupNCCL.cpp:1896] [PG ID 2 PG GUID 3 "
+                "Rank 2] Process group watchdog thread terminated with exception: NCCL error: "
+                "unhandled system error"]
+WRAPPERS = ["", "> ", "vllm-1  | "]
+
+
+@SOME
+@given(st.sampled_from(NATIVE_AFTER), st.sampled_from(WRAPPERS), st.integers(1000, 90_000),
+       st.integers(0, 3), st.randoms(use_true_random=False))
+def test_an_unprefixed_native_record_next_to_a_worker_s_error_is_that_worker_s(
+        native: str, wrapper: str, pid: int, gap: int, rng: random.Random) -> None:
+    """A worker's report cut after its header, then the record native code wrote for it without
+    the prefix; another deployment starts and serves meanwhile: the record is no error that
+    deployment lived through."""
+    own = [wrapper + line.format(pid=pid) for line in QUOTED_WORKER]
+    own += [wrapper + "CUDA kernel errors might be asynchronously reported"] * gap
+    own.append(wrapper + native)
+    lines = _healthy_beside(own, rng, len(QUOTED_WORKER) - 1)
+    got = report(lines)
+    assert got["verdict"] == "failure", got
+    root = got["root_cause"]
+    assert isinstance(root, dict)
+    assert root["line"] == lines.index(wrapper + native) + 1

@@ -73,16 +73,9 @@ KNOWN_VERDICT_MISSES = {
     # test runner's report as one run needs its sections, not a line.
     "launchers/d-pytest-stale-pooler-config-attribute":
         "two failed tests: the root is the summary line of the last test's run, not the first E line",
-    # Why not fixed (root only): `Exception ignored in: <RayGPUExecutor.__del__>` then an
-    # AttributeError from Ray's channel teardown, then the shell's `segmentation fault (core
-    # dumped)`. An exception Python reports as ignored is one the process went on from, so it is
-    # not weighed as a cause and the segfault is taken as the first fatal event; the label reads
-    # the teardown error as the segfault's cause. "An ignored exception in a destructor right
-    # before a native crash of the same process causes it" would be causal knowledge
-    # (causality.yaml), to be weighed against the many ignored destructor errors at exit that
-    # precede nothing.
-    "launchers/d-ray-cgraph-teardown-core-worker-segfault":
-        "an ignored destructor exception right before a segfault is not weighed as its cause",
+    # (launchers/d-ray-cgraph-teardown-core-worker-segfault left this list when an exception
+    # Python reports as unraisable (`Exception ignored in:`) right before a native death of its
+    # process became that crash's cause, causality.yaml `unraisable`: tests/test_unraisable.py.)
     # (Session 13's development split: c-v082-v1-worker-exception-unpicklable-inner-exception left
     # this list when a record whose words run into `Traceback (most recent call last):` titled
     # the traceback after it, and a TypeError raised by unpickling another process's reply

@@ -23,7 +23,8 @@ ROLE_COLOURS = {Role.API_SERVER: "#4c78a8", Role.ENGINE_CORE: "#9467bd", Role.WO
                 Role.MAIN: "#7f7f7f", Role.OTHER: "#7f7f7f"}
 _LINK_LABELS = {LinkReason.CHAINED: "raised from", LinkReason.DUPLICATE: "printed again",
                 LinkReason.POINTER: "points to", LinkReason.EMBEDDED: "quotes",
-                LinkReason.PROCESS_ORDER: "child failed first", LinkReason.EXPLAINED: "leads to"}
+                LinkReason.PROCESS_ORDER: "child failed first", LinkReason.EXPLAINED: "leads to",
+                LinkReason.UNRAISABLE: "crashed after", LinkReason.ABORTED: "aborted over"}
 
 
 class NodeStatus(Enum):
@@ -216,7 +217,9 @@ _LINE_H, _PAD, _CHARS = 14, 8, 48
 _EDGE_STYLE = {LinkReason.CHAINED: ("#222222", ""), LinkReason.DUPLICATE: ("#999999", "2 3"),
                LinkReason.POINTER: ("#1f77b4", "6 4"), LinkReason.EMBEDDED: ("#2ca02c", "1 3"),
                LinkReason.PROCESS_ORDER: ("#d62728", "8 3 2 3"),
-               LinkReason.EXPLAINED: ("#8c564b", "4 2")}
+               LinkReason.EXPLAINED: ("#8c564b", "4 2"),
+               LinkReason.UNRAISABLE: ("#9467bd", "4 2"),
+               LinkReason.ABORTED: ("#9467bd", "1 2")}
 
 
 def layout_svg(picture: CausalPicture) -> str:
