@@ -88,8 +88,9 @@ FLOORS = {
 # 7 on 338 after holdout-d's 30 (session 11); 5 on the 288 left by the random development split, plus 2;
 # 3 on the 246 left by session 12's split, plus 2; 4 on the 274 at that session's end, plus 1;
 # 3 on the 232 left by session 13's split, plus 2; 3 on the 283 after two collectors' rounds, plus 2;
-# 3 on the 241 left by session 14's split, plus 2.
-MAX_WRONG_WAY = 5
+# 3 on the 241 left by session 14's split, plus 2; 8 on 281 once holdout-d added 40 l-* cases, five
+# of them answered the wrong way (leaving them out for their answer would bias the measure), plus 1.
+MAX_WRONG_WAY = 9
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
