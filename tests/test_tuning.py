@@ -80,14 +80,12 @@ KNOWN_VERDICT_MISSES = {
     "runtime/b-v090-execute-model-rpc-timeout-after-a-day":
         "labelled root_cause_missing; the same bare-TimeoutError-then-RPC-timeout shape elsewhere "
         "is labelled with the TimeoutError as the root",
-    # Moved in from the held-out set by the end-of-session-13 check; not yet fixed.
-    # Why not fixed (root only; the verdict is right): the same shape as the pytest case below:
-    # pytest prints each failed test's `E` line first and the vLLM output it captured after it, so
-    # the second test's engine start begins a second run that holds only the short summary's
-    # `FAILED ... - AttributeError` line, and the report explains the last failed run. Reading a
-    # test runner's report as one run needs its sections, not a line.
-    "launchers/d-pytest-stale-pooler-config-attribute":
-        "two failed tests: the root is the summary line of the last test's run, not the first E line",
+    # (Moved in from the held-out set by the end-of-session-13 check:
+    # launchers/d-pytest-stale-pooler-config-attribute left this list, with
+    # runtime/pytest-v051-prompt-logprobs-assertion-not-close, when a test runner's report was
+    # read by its sections: a vLLM start inside a test's captured output begins no run and its
+    # work saves no error printed above it, causality.yaml `milestones.captured`/`report`,
+    # runs.py: tests/test_test_reports.py.)
     # Why not fixed (root only): `Exception ignored in: <RayGPUExecutor.__del__>` then an
     # AttributeError from Ray's channel teardown, then the shell's `segmentation fault (core
     # dumped)`. An exception Python reports as ignored is one the process went on from, so it is
@@ -138,13 +136,6 @@ KNOWN_VERDICT_MISSES = {
     "healthy/c-verl-ray-vllm-rollout-debug-training-done-dataloader-killed-at-exit":
         "a trainer's DataLoader killed after the job's work completed; nothing vLLM or Ray prints "
         "says the job was done",
-    # Why not fixed (root only; the verdict is right): pytest prints each failed test's
-    # traceback first and the vLLM output it captured after it, so the second test's engine
-    # start begins a second run that holds only the short summary's copy of the exception
-    # (`FAILED ... - AssertionError: ...`), and the report explains the last failed run. Telling a
-    # test runner's captured sections from a restart needs the report's structure, not a line.
-    "runtime/pytest-v051-prompt-logprobs-assertion-not-close":
-        "two failed tests: the root is the summary line of the last test's run, not the first E line",
     # Why not fixed: the label calls a failed `/wake_up` (the engine core's RuntimeError, the API
     # server's 500) a failure, but the log shows the server going on: the same client's chat
     # completion is answered `200 OK` 75 lines later, /sleep is answered 200 twice, and both
