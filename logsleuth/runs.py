@@ -121,7 +121,9 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
         appeared.add((name, pid))
         if pid is not None:
             current.add((name, pid))
-        is_start = isinstance(event, Milestone) and event.kind is MilestoneKind.START
+        # (a start inside captured output is a test's, printed after its failure: no marker)
+        is_start = isinstance(event, Milestone) and event.kind is MilestoneKind.START \
+            and not inside(captured, event.line)
         key = (know.start_marker(event.text), name) if is_start else (None, name)
         if is_start and gone is None:
             # a run that printed nothing but its banners is not a run yet (a banner printed
