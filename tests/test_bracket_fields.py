@@ -96,3 +96,19 @@ def test_a_message_that_begins_with_brackets_keeps_them() -> None:
     assert (rank.kind, rank.exception) == (LineKind.EXCEPTION, "RuntimeError")
     glog = parse_line(clean(head + "[E ProcessGroupNCCL.cpp:474] [Rank 1] Watchdog caught"))
     assert glog.site == "ProcessGroupNCCL.cpp:474"
+
+
+@pytest.mark.parametrize(("separator", "vllm_head"), list(itertools.product(
+    (">>> ", "- ", ""), ("(EngineCore_DP0 pid=9) ERROR 07-01 10:00:00 [core.py:708] ",
+                         "ERROR 07-01 10:00:00 [core.py:708] ",
+                         "(VllmWorker rank=1 pid=12) ERROR 07-01 10:00:00 [multiproc_executor.py:5] "))))
+def test_a_launcher_relaying_vllm_in_the_format_keeps_vllms_header(separator: str,
+                                                                   vllm_head: str) -> None:
+    # the fields are a relay's: vLLM's own prefix and record header behind them still name the
+    # process and the call site
+    head = header("INFO", ("MainThread", "launcher"), separator, " ", "2025-07-01 10:00:00,001")
+    line = parse_line(clean(head + vllm_head + "ValueError: No valid attention backend"))
+    assert (line.kind, line.exception) == (LineKind.EXCEPTION, "ValueError")
+    assert line.site == vllm_head.rsplit("[", 1)[1].rstrip("] ")
+    assert line.process.name == (vllm_head[1:].split(" pid=")[0] if vllm_head[0] == "("
+                                 else "main")

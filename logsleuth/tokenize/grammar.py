@@ -678,6 +678,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
     "RAY_SERVE_HEADER": (2, "ray_serve"), "KSERVE_HEADER": (2, "kserve"),
     "NEURON_HEADER": (2, "neuron"), "BRACKET_FIELDS_HEADER": (2, "bracket_fields"),
+    "BRACKET_FIELDS": (0, "relay"),
 }
 
 
