@@ -98,10 +98,13 @@ def test_a_message_that_begins_with_brackets_keeps_them() -> None:
     assert glog.site == "ProcessGroupNCCL.cpp:474"
 
 
-@pytest.mark.parametrize(("separator", "vllm_head"), list(itertools.product(
-    (">>> ", "- ", ""), ("(EngineCore_DP0 pid=9) ERROR 07-01 10:00:00 [core.py:708] ",
-                         "ERROR 07-01 10:00:00 [core.py:708] ",
-                         "(VllmWorker rank=1 pid=12) ERROR 07-01 10:00:00 [multiproc_executor.py:5] "))))
+VLLM_HEADS = ("(EngineCore_DP0 pid=9) ERROR 07-01 10:00:00 [core.py:708] ",
+              "ERROR 07-01 10:00:00 [core.py:708] ",
+              "(VllmWorker rank=1 pid=12) ERROR 07-01 10:00:00 [multiproc_executor.py:5] ")
+
+
+@pytest.mark.parametrize(("separator", "vllm_head"),
+                         list(itertools.product((">>> ", "- ", ""), VLLM_HEADS)))
 def test_a_launcher_relaying_vllm_in_the_format_keeps_vllms_header(separator: str,
                                                                    vllm_head: str) -> None:
     # the fields are a relay's: vLLM's own prefix and record header behind them still name the

@@ -14,7 +14,7 @@ import pytest
 
 import logsleuth
 from logsleuth.model import Verdict
-from v1log import ERAS, worker_failure
+from v1log import ERAS, Era, worker_failure
 
 ORPHANS = (
     "[ERROR] TBE Subprocess[task_distribute] raise error[], main process disappeared!",
@@ -62,8 +62,8 @@ def test_an_orphaned_helper_is_no_root_cause(text: str, prefix: str, copies: int
 
 @pytest.mark.parametrize(("text", "era"), list(itertools.product(ORPHANS, ERAS)),
                          ids=lambda value: getattr(value, "name", None))
-def test_the_worker_error_stays_the_root_with_orphans_after_it(text: str, era: object) -> None:
-    log = worker_failure("ValueError: No valid attention backend found", era=era)  # type: ignore[arg-type]
+def test_the_worker_error_stays_the_root_with_orphans_after_it(text: str, era: Era) -> None:
+    log = worker_failure("ValueError: No valid attention backend found", era=era)
     report = logsleuth.explain_text((log + "\n".join([text] * 4) + "\n"))
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None

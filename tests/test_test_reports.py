@@ -55,7 +55,7 @@ def _test(index: int, banner: str, sections: tuple[str, ...]) -> list[str]:
                       "INFO 05-27 12:32:20 [model_runner.py:1202] Model loading took 0.21 GiB "
                       "and 0.73 seconds"]
         else:
-            lines += ["Processed prompts: 100%|██████████| 66/66 [00:00<00:00, 176.21it/s]",
+            lines += ["Processed prompts: 100%|██████████| 66/66 [00:00<00:00, 176it/s]",
                       "INFO 05-27 12:32:21 [llm_engine.py:440] Shutting down engine"]
     return lines
 

@@ -74,7 +74,12 @@ KNOWN_VERDICT_MISSES = {
     # the deadline). No line tells a slow step from a hung worker; the reporters' context does.
     # Folding the bare TimeoutError into the RPC timeout (a causality.yaml `mechanisms` entry,
     # tried) turns this case right and that one wrong. One convention for "a wait timed out and
-    # the waited-for process printed nothing" is the lead's to settle. (Its 0.9-era input dump,
+    # the waited-for process printed nothing" is the lead's to settle; dev-root's reading favours
+    # this label (causality.yaml already calls `RPC call to X timed out` a symptom pointing at the
+    # workers, and the bare TimeoutError is that same timeout; a step too long for the deadline is
+    # not in either log), which would mean relabelling offline-v09 and adding
+    # `{cause: '^(?:\S+\.)?TimeoutError$', effect: '^(?:\S+\.)?TimeoutError: \S'}` to
+    # `mechanisms` searched in "Type: message" text. (Its 0.9-era input dump,
     # `Dumping input data` and the records after it, became symptoms on the way:
     # tests/test_input_dump.py.)
     "runtime/b-v090-execute-model-rpc-timeout-after-a-day":
