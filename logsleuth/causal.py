@@ -32,8 +32,8 @@ from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRole,
                              Inference, LineKind, Link, LinkReason, Milestone, MilestoneKind,
                              Phase, Process, Role, Run, Verdict)
-from logsleuth.runs import (Outcome, RunKey, explained_index, outcome_of, run_key, split_runs,
-                            start_time, summarize)
+from logsleuth.runs import (Outcome, RunKey, captured_spans, explained_index, inside,
+                            outcome_of, run_key, split_runs, start_time, summarize)
 
 if TYPE_CHECKING:
     import networkx as nx  # imported where a graph is built: a run without errors needs none
@@ -350,9 +350,15 @@ class CausalGraph:
         starts: list[Milestone] = []
         shutdown_from: int | None = None
         began = False  # the log shows this run's start (vLLM's start line, its first step)
+        # output a test runner captured while a test ran, printed after the test's failure
+        # (runs.py): it happened before the errors printed above it, so it shows no work, stop
+        # or wait after them
+        captured = captured_spans(events)
         for event in events:
             if isinstance(event, Milestone):
                 began = began or event.kind is MilestoneKind.START or event.phase is Phase.INIT
+                if event.kind in _SECTIONS or captured and inside(captured, event.line):
+                    continue
                 if event.kind is MilestoneKind.HANG:
                     hangs.append(event)
                 elif event.kind is MilestoneKind.SHUTDOWN_REQUESTED:
@@ -553,6 +559,7 @@ _FAULTHANDLER = "Fatal Python error"
 
 
 _CHAINS = (ChainReason.DIRECT_CAUSE, ChainReason.DURING_HANDLING)
+_SECTIONS = (MilestoneKind.CAPTURED, MilestoneKind.REPORT)  # a test report's, not vLLM's
 
 
 def _fold_mechanisms(errors: list[ErrorEvent], know: Causality) -> list[ErrorEvent]:

@@ -97,6 +97,10 @@ class MilestoneKind(Enum):
     SHUTDOWN_REQUESTED = "shutdown_requested"  # an operator asked the server to stop
     HANG = "hang"  # a process reports it has waited too long on another
     PHASE = "phase"  # the engine entered a lifecycle phase (Milestone.phase says which)
+    # a test runner's report (pytest's): output it captured while the test above ran, printed
+    # after that test's failure, begins; and the report's own sections resume (runs.py)
+    CAPTURED = "captured"
+    REPORT = "report"
 
 
 class Phase(Enum):

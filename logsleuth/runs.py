@@ -9,6 +9,12 @@ runs costs about one), and summarises every run for the report's `runs` list.
 A run begins where a start marker repeats from a process of the same name: a DP rank's engine
 core prints the engine banner once for itself, the API server once for the whole run, so a
 second banner from the same name is a second start.
+
+A test runner's report is not in time order: pytest prints a failed test's error, then the
+output it captured while the test ran. A start inside captured output (causality.yaml
+`milestones.captured`, up to the next `report` section) is that test's start, printed after
+its failure: it begins no run, and the report reads as one run whose first failure is its first
+failed test's (a restart outside captured output, a crash loop, still begins one).
 """
 
 from __future__ import annotations
@@ -72,6 +78,7 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
     ordered = sorted(events, key=_line_of)
     if not ordered:
         return [RunSlice(1, 1, ())]
+    captured = captured_spans(ordered)
     last_seen: dict[tuple[str, int | None], int] = {}
     first_seen: dict[tuple[str, int | None], int] = {}  # over the whole log
     ended: dict[tuple[str, int | None], bool] = {}  # its last event is an error or a shutdown
@@ -114,7 +121,9 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
         appeared.add((name, pid))
         if pid is not None:
             current.add((name, pid))
-        is_start = isinstance(event, Milestone) and event.kind is MilestoneKind.START
+        # (a start inside captured output is a test's, printed after its failure: no marker)
+        is_start = isinstance(event, Milestone) and event.kind is MilestoneKind.START \
+            and not inside(captured, event.line)
         key = (know.start_marker(event.text), name) if is_start else (None, name)
         if is_start and gone is None:
             # a run that printed nothing but its banners is not a run yet (a banner printed
@@ -132,7 +141,9 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
         if gone is not None:
             later = [line for line in pending if line > _previous_other(ordered, gone)]
             begins = min([*later, gone])
-            if not by_name or not _old_talk(ordered, begins, _bound(
+            if inside(captured, begins):
+                gone = None  # a test's own start, printed after its failure in the report
+            elif not by_name or not _old_talk(ordered, begins, _bound(
                     arrivals[name], name_starts.get(name, []), gone, pid), current, first_seen):
                 starts.append(begins)
             else:  # another process of the old run still talks: a second deployment
@@ -152,6 +163,38 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
         high = bisect_left(ordered, end + 1, key=_line_of)
         slices.append(RunSlice(start if index else 1, end, tuple(ordered[low:high])))
     return slices
+
+
+Span = tuple[int, int]  # lines from, to (both exclusive: the section headers)
+
+
+def captured_spans(events: Sequence[Event]) -> list[Span]:
+    """The stretches of lines a test runner's report holds as captured output: from each
+    `captured` section header to the next `report` section (or the end), in order."""
+    ordered = sorted(events, key=_line_of)
+    spans: list[Span] = []
+    begun: int | None = None
+    for event in ordered:
+        if not isinstance(event, Milestone):
+            continue
+        if event.kind is MilestoneKind.CAPTURED and begun is None:
+            begun = event.line
+        elif event.kind is MilestoneKind.REPORT and begun is not None:
+            spans.append((begun, event.line))
+            begun = None
+    if begun is not None:
+        spans.append((begun, ordered[-1].line + 1))
+    return spans
+
+
+def inside(spans: Sequence[Span], line: int) -> bool:
+    """`line` lies in one of the captured stretches `spans`."""
+    index = bisect_right(spans, line, key=_span_start) - 1
+    return index >= 0 and spans[index][0] < line < spans[index][1]
+
+
+def _span_start(span: Span) -> int:
+    return span[0]
 
 
 def _old_talk(ordered: Sequence[Event], begins: int, until: int | None,

@@ -19,6 +19,7 @@ from logsleuth.model import (ErrorEvent, Event, Inference, LinkReason, Milestone
                              Role)
 
 MAX_NODES = 60
+_NOT_STEPS = frozenset({MilestoneKind.PHASE, MilestoneKind.CAPTURED, MilestoneKind.REPORT})
 ROLE_COLOURS = {Role.API_SERVER: "#4c78a8", Role.ENGINE_CORE: "#9467bd", Role.WORKER: "#f58518",
                 Role.MAIN: "#7f7f7f", Role.OTHER: "#7f7f7f"}
 _LINK_LABELS = {LinkReason.CHAINED: "raised from", LinkReason.DUPLICATE: "printed again",
@@ -123,8 +124,9 @@ def build_picture(events: list[Event], inference: Inference,
     nodes = nodes[:max_nodes]
     seen: set[tuple[Role, str]] = set()
     for item in events:
-        # phase marks are context for matching, not steps of the causal story
-        if isinstance(item, Milestone) and item.kind is not MilestoneKind.PHASE \
+        # phase marks are context for matching, a test report's section headers the report's
+        # layout: neither is a step of the causal story
+        if isinstance(item, Milestone) and item.kind not in _NOT_STEPS \
                 and len(nodes) < max_nodes:
             role = know.role_of(item.process.name)
             if (role, item.kind.value) not in seen:

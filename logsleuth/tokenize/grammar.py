@@ -46,7 +46,7 @@ _HAS_WIDE_SPACE = re.compile("[" + "".join(map(chr, _WIDE_SPACES)) + "]").search
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
                  "pybasic", "cut_record", "loguru", "ci_command", "ray_serve",
-                 "kserve", "neuron")
+                 "kserve", "neuron", "bracket_fields")
 
 
 @cache
@@ -331,6 +331,14 @@ class _ToRecords(Transformer[Token, object]):
         # `2026-Jun-25 14:34:26.362810   275:2040  ERROR  TDRV:exec_process_custom_notification `
         date, clock, _, level, site = str(items[0]).split()[:5]
         return _Header(_level_word(level), f"{date[5:]} {clock.split('.')[0]}", site)
+
+    def bracket_fields(self, items: list[Token]) -> _Header:
+        # `[2025-03-05 14:28:45,820] [ERROR] [MainThread] [vllm.worker.worker_base] >>> `: the
+        # call site is the field that names a file's line, else the last (the logger's name)
+        fields = re.findall(r"\[([^\[\]]*)\]", str(items[0]))
+        stamp, level, rest = fields[0], fields[1], fields[2:]
+        site = next((f for f in rest if re.search(r"\.py:\d+$", f)), rest[-1])
+        return _Header(_level_word(level), stamp[5:19].replace("T", " "), site)
 
     def pybasic(self, items: list[Token]) -> _Header:
         # `ERROR:root:`
@@ -669,7 +677,8 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "STREAM_TAG": (0, "launcher"), "LOGFMT": (0, "relay"), "GREP_FILE": (0, "launcher"), "JOURNALD_ISO": (0, "journald"),
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
     "RAY_SERVE_HEADER": (2, "ray_serve"), "KSERVE_HEADER": (2, "kserve"),
-    "NEURON_HEADER": (2, "neuron"),
+    "NEURON_HEADER": (2, "neuron"), "BRACKET_FIELDS_HEADER": (2, "bracket_fields"),
+    "BRACKET_FIELDS": (0, "relay"),
 }
 
 
