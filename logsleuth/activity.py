@@ -119,8 +119,9 @@ class ActivityFold:
                 kept.append(event)
         self._events = kept
         # a last milestone is never dropped (only one a later one follows), so it has moved
-        self._last = {key: _Last(moved[last.index], last.line, last.opens)
-                      for key, last in self._last.items()}
+        # (or was forgotten with its run: drop_before)
+        self._last = {key: _Last(moved[last.index], last.line, last.opens) if last.index >= 0
+                      else last for key, last in self._last.items()}
         self._holes = 0
 
     def _marked(self, start: int, end: int, pending_from: Callable[[], int | None]) -> bool:
