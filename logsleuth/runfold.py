@@ -13,21 +13,22 @@ copies counted as recur.py would count them) and the oldest are folded while all
 
 - at least `KEEP` later runs are kept unfolded (the last run may still grow, and where the one
   before it ends may still move);
-- no process of the run (name and pid) has an event in a later run, and no copy of its errors
-  was printed after the run's last line (split_runs decides a boundary by who is silent from
-  there on: a process of the run heard again could move it);
+- no process of the run with a pid has an event in a later run, and no copy of its errors was
+  printed after the run's last line (split_runs decides a boundary by who is silent from there
+  on, and asks it of processes with a pid only: journald's `systemd[1]` talks in every run);
 - no error begun before the run's end is still being assembled.
 
 An ERROR record of such a run that no traceback followed is completed first, as the log's end
-would complete it. A folded run's events then leave the activity fold (activity.py); its
-outcome is the one CausalGraph.build would give it (inferred once per run key, shifted for
-identical runs).
+would complete it. A folded run's events then leave the activity fold (activity.py) and its
+processes the assembler's, recurrences' and hints' per-process tables; its outcome is the one
+CausalGraph.build would give it (inferred once per run key, shifted for identical runs).
 
 What the fold cannot see: a process of a folded run heard again later (a pid reused by a later
 run, which split_runs's own rules expect, or an old deployment still talking after two later
 runs began) may move, in a reading that keeps every event, a boundary the fold already drew.
-tests/test_runfold.py checks the report equal with and without the fold on the corpus, the
-tuning set and every benchmark mix, folding as often as it can.
+tests/test_runfold.py checks the report equal with and without the fold, folding as often as it
+can, on mixes of many runs and of one, on a folded run that is the one explained and on part of
+the corpus (benchmarks/README.md, session 14: on every corpus, tuning and mix log).
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ class FoldedRun:
 
 @dataclass
 class FoldedRuns:
-    """The runs folded so far, in order, and what later stages need of them."""
+    """The runs folded so far, in order, and what later stages need of them (it grows as
+    RunFold folds, hence not frozen)."""
 
     runs: list[FoldedRun] = field(default_factory=list)
     known: dict[RunKey, tuple[Outcome, int]] = field(default_factory=dict)  # as in build
