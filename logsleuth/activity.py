@@ -67,6 +67,34 @@ class ActivityFold:
         """The events kept, in the order they came."""
         return [event for event in self._events if event is not None]
 
+    @property
+    def kept(self) -> int:
+        """How many events are kept."""
+        return len(self._events) - self._holes
+
+    def drop_before(self, line: int, gone: set[tuple[str, int]]) -> None:
+        """Forget the events before `line`: runs folded as they ended (runfold.py), whose
+        processes (`gone`: name and pid) print nothing after them, so no later milestone is
+        compared with them."""
+        kept: list[Event | None] = []
+        moved: dict[int, int] = {}
+        for index, event in enumerate(self._events):
+            if event is not None and event.line >= line:
+                moved[index] = len(kept)
+                kept.append(event)
+        self._events = kept
+        # a process without a pid may talk in every run (journald's `systemd[1]`): its last
+        # milestone stays a stretch's first, never dropped, so it is kept as one without an
+        # index, and the marks after it stay
+        self._last = {key: _Last(moved[last.index], last.line, last.opens)
+                      if last.index in moved else _Last(-1, last.line, True)
+                      for key, last in self._last.items()
+                      if last.index in moved or key[0].pid is None}
+        self._seen = {p for p in self._seen if (p.name, p.pid) not in gone}
+        lowest = min([line, *(last.line for last in self._last.values())])
+        del self._marks[:bisect_left(self._marks, lowest)]
+        self._holes = 0
+
     def _fold(self, milestone: Milestone, pending_from: Callable[[], int | None]) -> None:
         key = (milestone.process, milestone.kind)
         previous = self._last.get(key)
@@ -91,8 +119,9 @@ class ActivityFold:
                 kept.append(event)
         self._events = kept
         # a last milestone is never dropped (only one a later one follows), so it has moved
-        self._last = {key: _Last(moved[last.index], last.line, last.opens)
-                      for key, last in self._last.items()}
+        # (or was forgotten with its run: drop_before)
+        self._last = {key: _Last(moved[last.index], last.line, last.opens) if last.index >= 0
+                      else last for key, last in self._last.items()}
         self._holes = 0
 
     def _marked(self, start: int, end: int, pending_from: Callable[[], int | None]) -> bool:

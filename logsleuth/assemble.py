@@ -14,9 +14,9 @@ one open traceback per channel, at most MAX_FRAMES frames and MAX_MESSAGE_LINES 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from logsleuth.hint import WarningHints
 from logsleuth.knowledge import Causality, default_causality
@@ -123,6 +123,7 @@ class Assembler:
         # channels, with new pids; looking at all of them at each start was quadratic)
         self._traced: dict[ChannelKey, int] = {}
         self._order: dict[ChannelKey, int] = {}  # when each channel was made
+        self._made = 0  # channels made so far (`forget` takes keys out of `_order`)
         self._sites: dict[str, str] = {}  # the call sites of `_order`'s keys, one string each
         # the channels that may hold a trace or a title: every channel is reached through
         # `_channel` before it takes one, and pending_from drops those it finds idle (a
@@ -340,7 +341,8 @@ class Assembler:
                 # kept for good (_drop): with one string per call site, not each line's own
                 site = key[2] if key[2] is None else self._sites.setdefault(key[2], key[2])
                 key = (key[0], key[1], site)
-                self._order[key] = len(self._order)
+                self._order[key] = self._made
+                self._made += 1
             self._channels[key] = channel
         self._busy[key] = channel
         return channel
@@ -377,6 +379,36 @@ class Assembler:
 
     def finish(self) -> list[Event]:
         return self._capped(self._finish())
+
+    def finish_processes(self, gone: Callable[[Process], bool]) -> list[Event]:
+        """Complete what the channels of processes that print no more still wait for, as the
+        log's end would (runfold.py: an ERROR record no traceback followed, from a process of
+        a run that is over, waits for the end of the log otherwise)."""
+        out: list[Event] = []
+        for channel in self._by_order():
+            if (channel.trace is not None or channel.title is not None) and gone(channel.process):
+                self._flush(channel, out)
+                self._flush_title(channel, out)
+        return self._capped(out)
+
+    def forget(self, gone: set[tuple[str, int]], before: int) -> None:
+        """Forget the channels and per-process marks of processes (name, pid) of runs that are
+        over (runfold.py): they print no more, so nothing looks them up again; every run of a
+        restart-heavy log brings new pids, and these tables grew with the runs. What the cap
+        left out stays counted (the notices). `before`: the first line of the runs kept."""
+        for key in [key for key in self._order if (key[0], key[1]) in gone]:
+            del self._order[key]
+            self._channels.pop(key, None)
+            self._busy.pop(key, None)
+            self._traced.pop(key, None)
+        tables: tuple[dict[Process, Any], ...] = (self._kept, self._phases, self._last_channel,
+                                                  self._failing)
+        for table in tables:
+            for process in [p for p in table if (p.name, p.pid) in gone]:
+                del table[process]
+        self._hints.forget(gone)
+        if self.recurrences is not None:
+            self.recurrences.forget(gone, before)
 
     def _finish(self) -> list[Event]:
         out: list[Event] = []

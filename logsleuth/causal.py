@@ -32,11 +32,13 @@ from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRole,
                              Inference, LineKind, Link, LinkReason, Milestone, MilestoneKind,
                              Phase, Process, Role, Run, Verdict)
-from logsleuth.runs import (Outcome, RunKey, captured_spans, explained_index, inside,
+from logsleuth.runs import (Outcome, RunKey, RunSlice, captured_spans, explained_index, inside,
                             outcome_of, run_key, split_runs, start_time, summarize)
 
 if TYPE_CHECKING:
     import networkx as nx  # imported where a graph is built: a run without errors needs none
+
+    from logsleuth.runfold import FoldedRuns
 
 # Which process roles a pointer to a role may mean. An engine core's failure often starts in its
 # workers; in eras without prefixes (before 2025-07) the engine core and workers print as `main`.
@@ -303,18 +305,26 @@ class CausalGraph:
 
     @classmethod
     def build(cls, events: Iterable[Event], causality: Causality | None = None, *,
-              last_line: str = "", line_count: int = 0, tail: str = "") -> CausalGraph:
+              last_line: str = "", line_count: int = 0, tail: str = "",
+              folded: FoldedRuns | None = None) -> CausalGraph:
         """The graph of the run the report explains (the last that failed), with every run of
         the log summarised. `last_line` is the log's last line, which tells whether the log
         ended on a stalled progress bar; `tail`, its last lines, whether one of two deployments
-        writing into it did (its last line a stalled bar, the other's output after it)."""
+        writing into it did (its last line a stalled bar, the other's output after it).
+        `folded`: the runs before `events` folded as they ended (runfold.py)."""
         know = causality or default_causality()
         slices = split_runs(list(events), know)
         outcomes: list[Outcome] = []
         known: dict[RunKey, tuple[Outcome, int]] = {}  # identical runs are inferred once
         graphs: dict[int, CausalGraph] = {}
-        for index, run in enumerate(slices):
-            last = index == len(slices) - 1
+        before = 0  # runs folded as they ended (runfold.py): summarised, their events gone
+        if folded is not None and folded.runs:
+            slices[0] = RunSlice(folded.start, slices[0].end_line, slices[0].events)
+            known = dict(folded.known)
+            outcomes = [run.outcome for run in folded.runs]
+            before = len(outcomes)
+        for index, run in enumerate(slices, before):
+            last = index == before + len(slices) - 1
             key = run_key(run)
             if key in known and not last:
                 outcome, start = known[key]
@@ -335,9 +345,21 @@ class CausalGraph:
                       and outcomes[i].verdict is not Verdict.NO_FAILURE}
             graphs[index] = graph
         explained = explained_index(outcomes)
-        chosen = graphs.get(explained) or cls._build_run(slices[explained].events, know)
-        chosen._runs = summarize(slices, outcomes, explained)
+        if explained < before:  # a folded run: the fold kept the events of its last failed one
+            assert folded is not None and folded.explained == explained
+            chosen = cls._build_run(folded.explained_events, know)
+        else:
+            chosen = graphs.get(explained) or cls._build_run(slices[explained - before].events,
+                                                             know)
+        runs = [run.run for run in folded.runs] + slices if folded is not None else slices
+        chosen._runs = summarize(runs, outcomes, explained)
         return chosen
+
+    @classmethod
+    def infer_run(cls, events: Iterable[Event], causality: Causality) -> Inference:
+        """The inference of one run that is not the log's last (runfold.py: a run folded as it
+        ended is inferred as `build` would infer it)."""
+        return cls._build_run(events, causality)._infer_run()
 
     @classmethod
     def _build_run(cls, events: Iterable[Event], know: Causality, *, last_line: str = "",

@@ -48,6 +48,11 @@ class WarningHints:
         recent = self._recent.get(line.process, ())
         self._recent[line.process] = (*recent[1 - _KEPT:], Hint(line.number, remedy))
 
+    def forget(self, gone: set[tuple[str, int]]) -> None:
+        """Forget processes (name, pid) that print no more (Assembler.forget)."""
+        self._recent = {p: hints for p, hints in self._recent.items()
+                        if (p.name, p.pid) not in gone}
+
     def remedy(self, line: LogLine) -> str | None:
         """The remedy a warning line states (None: not a warning, or none stated)."""
         if line.level is not Level.WARNING and line.kind is not LineKind.PY_WARNING:

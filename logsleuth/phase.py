@@ -55,10 +55,21 @@ def frames_phase(event: ErrorEvent, causality: Causality | None = None) -> Phase
 def lines_phase(line: int, events: Iterable[Event]) -> PhaseEvidence | None:
     """The most advanced phase begun before `line`; a start-up line after serving is a restart
     and starts over."""
+    current = phase_mark(e for e in events if isinstance(e, Milestone) and e.line < line)
+    if current is None:
+        return None
+    current_phase = current.phase or _MILESTONE_PHASES[current.kind]
+    return PhaseEvidence(current_phase, "log", f"line {current.line}: {current.text.strip()[:100]}",
+                         current.line)
+
+
+def phase_mark(events: Iterable[Event]) -> Milestone | None:
+    """The milestone that marks the most advanced phase begun in `events` (lines_phase's scan;
+    None: none marks one). Scanning the mark of some earlier events, then later ones, gives the
+    mark of all of them (runfold.py carries it over runs folded as they ended)."""
     current: Milestone | None = None
     current_phase: Phase | None = None
-    for event in sorted((e for e in events if isinstance(e, Milestone) and e.line < line),
-                        key=lambda m: m.line):
+    for event in sorted((e for e in events if isinstance(e, Milestone)), key=lambda m: m.line):
         phase = event.phase or _MILESTONE_PHASES.get(event.kind)  # a milestone may begin one
         if phase is None:
             continue
@@ -66,7 +77,4 @@ def lines_phase(line: int, events: Iterable[Event]) -> PhaseEvidence | None:
             and _ORDER[phase] < _ORDER[Phase.SERVING]
         if current_phase is None or restart or _ORDER[phase] >= _ORDER[current_phase]:
             current, current_phase = event, phase
-    if current is None or current_phase is None:
-        return None
-    return PhaseEvidence(current_phase, "log", f"line {current.line}: {current.text.strip()[:100]}",
-                         current.line)
+    return current

@@ -21,6 +21,7 @@ from logsleuth.model import (ErrorEvent, Event, Inference, LineRun, LogLine, Rec
                              Verdict)
 from logsleuth.phase import failure_phase
 from logsleuth.recur import Recurrences
+from logsleuth.runfold import FoldedRuns, RunFold
 from logsleuth.read import LogInput, Source, input_from_text, open_input
 from logsleuth.signatures import SignatureSet, Target, default_signatures
 from logsleuth.signatures.match import (CHAIN_WEIGHT, ROOT_WEIGHT, SYMPTOM_WEIGHT,
@@ -48,14 +49,17 @@ def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None
 
 def explain_events(source: Source | LogInput, *, signatures: SignatureSet | None = None,
                    name: str | None = None, progress: Callable[[int], None] | None = None,
-                   reader: FarReader | None = None) -> tuple[Report, EventsRead]:
+                   reader: FarReader | None = None, fold_runs: bool = True
+                   ) -> tuple[Report, EventsRead]:
     """`explain`, also handing back the events it read (for pictures of the same reading:
-    stdin cannot be read twice). `reader`: the far end of this file, already being read
-    (halfread.FarReader, which the command line starts before it loads the pipeline)."""
+    stdin cannot be read twice; they need `fold_runs=False`, read_events). `reader`: the far
+    end of this file, already being read (halfread.FarReader, which the command line starts
+    before it loads the pipeline)."""
     log = source if isinstance(source, LogInput) else open_input(source, name=name)
-    read = read_events(log, progress, reader)
+    read = read_events(log, progress, reader, fold_runs=fold_runs)
     report = build_report(log.name, read.events, read.stats, read.facts, signatures,
-                          read.notices, head=read.head, warning_hint=not log.last_line_first)
+                          read.notices, head=read.head, warning_hint=not log.last_line_first,
+                          folded=read.folded)
     if log.last_line_first:  # the hint's line in the fix is the input's too
         report = with_warning_hint(in_input_order(report, report.lines_read))
     return report, read
@@ -70,11 +74,14 @@ class EventsRead:
     facts: FactCollector
     notices: tuple[str, ...]
     head: bytes = b""  # the input's first bytes, to tell a log from anything else
+    folded: FoldedRuns | None = None  # the runs before `events`, folded as they ended
 
 
 def read_events(log: LogInput, progress: Callable[[int], None] | None = None,
-                reader: FarReader | None = None) -> EventsRead:
-    """Read, tokenize and assemble a log (`explain` and the pictures both start here)."""
+                reader: FarReader | None = None, *, fold_runs: bool = True) -> EventsRead:
+    """Read, tokenize and assemble a log (`explain` and the pictures both start here).
+    `fold_runs`: runs that are over are folded into summaries as they end (runfold.py; the
+    pictures, which draw every event, read without)."""
     stats = TokenizeStats()
     facts = FactCollector()
     head = bytearray()
@@ -85,20 +92,25 @@ def read_events(log: LogInput, progress: Callable[[int], None] | None = None,
             reader.close()
         blocks = log.blocks() if progress is None else _reporting(log.blocks(), progress)
         lines = facts.watch(tokenize_runs(_keeping_head(blocks, head), stats))
-    assembler = Assembler(recurrences=Recurrences(default_causality()))
-    events = assemble_folded(lines, assembler)
+    recurrences = Recurrences(default_causality())
+    assembler = Assembler(recurrences=recurrences)
+    runs = RunFold(default_causality(), recurrences.counted) if fold_runs else None
+    events = assemble_folded(lines, assembler, runs)
     if not head and log.path is not None:  # the split reader read the file itself
         with open(log.path, "rb") as start:
             head += start.read(HEAD_BYTES)
-    return EventsRead(events, stats, facts, (*log.notices, *assembler.notices()), bytes(head))
+    folded = runs.finish() if runs is not None else None
+    return EventsRead(events, stats, facts, (*log.notices, *assembler.notices()), bytes(head),
+                      folded)
 
 
 def assemble_folded(lines: Iterable[LogLine | LineRun | RecordRun],
-                    assembler: Assembler) -> list[Event]:
+                    assembler: Assembler, runs: RunFold | None = None) -> list[Event]:
     """The events of a line stream, activity folded as it streams (activity.py) and repeated
-    record lines replayed (Assembler.feed_run)."""
+    record lines replayed (Assembler.feed_run); with `runs`, the runs that are over folded
+    (runfold.py: the events are then those of the runs not folded)."""
     fold = ActivityFold()  # activity between the same events is kept by its first and last
-    feed_folded(lines, assembler, fold)
+    feed_folded(lines, assembler, fold, runs)
     fold.add(assembler.finish(), assembler.pending_from)
     return folded_events(assembler, fold)
 
@@ -111,9 +123,9 @@ def folded_events(assembler: Assembler, fold: ActivityFold) -> list[Event]:
 
 
 def feed_folded(lines: Iterable[LogLine | LineRun | RecordRun], assembler: Assembler,
-                fold: ActivityFold) -> None:
+                fold: ActivityFold, runs: RunFold | None = None) -> None:
     """Feed lines to the assembler and the events it completes to the fold (`--follow` feeds
-    each new stretch of a growing log this way)."""
+    each new stretch of a growing log this way); with `runs`, fold the runs that are over."""
     for line in lines:
         if isinstance(line, LineRun):
             for events in assembler.feed_run(line):
@@ -123,6 +135,8 @@ def feed_folded(lines: Iterable[LogLine | LineRun | RecordRun], assembler: Assem
                 fold.add(events, assembler.pending_from)
         else:
             fold.add(assembler.feed(line), assembler.pending_from)
+        if runs is not None and runs.due(fold):
+            runs.fold(fold, assembler)
 
 
 def _keeping_head(blocks: Iterator[bytes], head: bytearray) -> Iterator[bytes]:
@@ -140,22 +154,24 @@ def _reporting(blocks: Iterator[bytes], progress: Callable[[int], None]) -> Iter
 
 def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: FactCollector,
                  signatures: SignatureSet | None, notices: tuple[str, ...] = (), *,
-                 head: bytes | None = None, warning_hint: bool = True) -> Report:
+                 head: bytes | None = None, warning_hint: bool = True,
+                 folded: FoldedRuns | None = None) -> Report:
     """Infer, match and report over the events of a log read so far. `head`, the input's first
     bytes, is sniffed when nothing was found, to tell a healthy log from something else.
     `warning_hint`: offer the root's hint when only a fallback knows it (hint.py; False: the
-    caller does, after mapping the lines back to the input's order)."""
-    inference = _infer(events, stats)
+    caller does, after mapping the lines back to the input's order). `folded`: the runs
+    before `events`, folded as they ended (EventsRead.folded)."""
+    inference = _infer(events, stats, folded)
     if inference.verdict is Verdict.NO_FAILURE and head and _no_errors(events):
         pasted = bare_errors(_pasted_lines(head, stats.lines),
                              1 + max((e.id for e in events if isinstance(e, ErrorEvent)),
                                      default=0))
         if pasted:  # a short paste of vLLM's message alone (index/bare.py)
             events = sorted([*events, *pasted], key=lambda event: event.line)
-            inference = _infer(events, stats)
+            inference = _infer(events, stats, folded)
     database = signatures if signatures is not None else default_signatures()
     found = facts.result()
-    phase = failure_phase(inference, events)
+    phase = failure_phase(inference, _phase_events(inference, events, folded))
     signature, alternatives = database.best(_targets(inference), found, phase)
     notices = notices + _stats_notices(stats) + database.notices
     recognised = bool(events) or bool(found) or head is None or looks_like_log(head)
@@ -170,10 +186,19 @@ def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: Fa
     return with_warning_hint(report) if warning_hint else report
 
 
-def _infer(events: list[Event], stats: TokenizeStats) -> Inference:
+def _infer(events: list[Event], stats: TokenizeStats, folded: FoldedRuns | None) -> Inference:
     graph = CausalGraph.build(events, last_line=stats.last_line_text, line_count=stats.lines,
-                              tail=stats.tail_text)
+                              tail=stats.tail_text, folded=folded)
     return graph.infer()
+
+
+def _phase_events(inference: Inference, events: list[Event],
+                  folded: FoldedRuns | None) -> list[Event]:
+    """The events whose lifecycle lines give the failure's phase as every event would."""
+    first = inference.root_cause or (inference.symptoms[0] if inference.symptoms else None)
+    if folded is None or first is None:
+        return events
+    return folded.phase_events(first.line, events)
 
 
 def _pasted_lines(head: bytes, line_count: int) -> list[LogLine]:

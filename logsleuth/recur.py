@@ -32,7 +32,7 @@ example does not share (tests/test_recur.py: a chained exception, then the log c
 
 from __future__ import annotations
 
-from bisect import bisect_right, insort
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
@@ -136,6 +136,20 @@ class Recurrences:
         if group is None or self._split(group, event):
             self._start(event, chained, text, shape)
         return [event]
+
+    def forget(self, gone: set[tuple[str, int]], before: int) -> None:
+        """Forget processes (name, pid) that print no more and the run starts before line
+        `before` (runfold.py: runs that are over, whose examples are counted already)."""
+        def kept(process: Process) -> bool:
+            return (process.name, process.pid) not in gone
+
+        self._current = {k: g for k, g in self._current.items() if kept(g.example.process)}
+        self._by_shape = {k: g for k, g in self._by_shape.items() if kept(k[0])}
+        self._examples = {k: g for k, g in self._examples.items() if kept(g.example.process)}
+        self._latest = {k: g for k, g in self._latest.items() if kept(g.example.process)}
+        self._unproven = {p: g for p, g in self._unproven.items() if kept(p)}
+        self._seen -= gone
+        del self._starts[:bisect_left(self._starts, before)]
 
     def counted(self, events: list[Event]) -> list[Event]:
         """The events with each example given its count of copies."""

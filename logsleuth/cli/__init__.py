@@ -229,8 +229,10 @@ def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool
         with _far_reader(path) as reader, _progress_bar(path) as advance:
             from logsleuth.pipeline import explain_events
 
+            # the pictures of html draw every event: runs are not folded as they end for them
             report, events = explain_events(path, signatures=signature_set(signature_dirs),
-                                            progress=advance, reader=reader)
+                                            progress=advance, reader=reader,
+                                            fold_runs=fmt != "html")
     text = render_report(report, fmt, verbose=verbose, width=width,
                          terminal=output is None and is_terminal(),
                          signatures=signature_set(signature_dirs), read=events)

@@ -32,7 +32,7 @@ def analyse(path: str) -> Analysis:
 
     log = open_input(path)
     try:
-        read = read_events(log)
+        read = read_events(log, fold_runs=False)  # every run's events are drawn
     finally:
         log.close()
     graph = CausalGraph.build(read.events, last_line=read.stats.last_line_text,
