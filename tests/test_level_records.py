@@ -63,8 +63,7 @@ RECORD = st.one_of(
     st.builds(lambda code, m: (f"{code}: {m}", True),
               st.sampled_from(["EZ9999", "EI0006", "E89999", "EE1001", "EL0004"]), MESSAGE),
     # a tool's own words, the kernel's record of a crash
-    st.builds(lambda lv, m: (f"{lv}: {m}", True), st.sampled_from(["FATAL", "error", "fatal",
-                                                                    "Fatal error"]), MESSAGE),
+    st.builds(lambda lv, m: (f"{lv}: {m}", True), st.sampled_from(["FATAL", "error", "Fatal error"]), MESSAGE),
     st.builds(lambda p: (f"python3[{p}]: segfault at 0 ip 00007f3a1c2b sp 00007ffd9a10 error 4 "
                          "in libc.so.6[7f3a1c000000+195000]", True), PID),
     # exit lines: the failure shows, its cause is elsewhere
@@ -73,6 +72,11 @@ RECORD = st.one_of(
     st.builds(lambda c: (f"The command '/bin/sh -c pip install vllm' returned a non-zero code: {c}",
                          False), st.integers(1, 127)),
     st.just(("Primary job  terminated normally, but 1 process returned", False)),
+    st.builds(lambda c: (f"vllm-server process has terminated with exit code: {c}", False),
+              st.integers(1, 127)),
+    st.just(("Some Ray subprocesses exited unexpectedly:", False)),
+    st.builds(lambda c: (f"raylet [exit code={c}]", False), st.integers(1, 127)),
+    st.builds(lambda m: (f"[Error] {m}", True), MESSAGE),
     st.just(("MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD", False)),
     st.builds(lambda n, s: (f"vllm-0   0/1   {s}   {n} (2m ago)   10m", False),
               st.integers(1, 30), st.sampled_from(["CrashLoopBackOff", "Error"])),
@@ -135,6 +139,9 @@ HEALTHY = [
     "vllm-1  | INFO 04-12 18:36:53 [api_server.py:1081] Starting vLLM API server",
     "vllm-0   1/1   Running   0   10m",
     "Process exited with status 0",
+    "raylet [exit code=0]",
+    "[Info] (WrappedServer) vllm-server is ready",
+    "fatal: not a git repository (or any of the parent directories): .git",  # a tarball's build
     "The model supports error: none of the listed",  # `error: ` inside a sentence
 ]
 

@@ -46,7 +46,7 @@ _HAS_WIDE_SPACE = re.compile("[" + "".join(map(chr, _WIDE_SPACES)) + "]").search
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
                  "pybasic", "cut_record", "loguru", "ci_command", "ray_serve",
-                 "kserve", "neuron", "level_word")
+                 "kserve", "neuron", "level_word", "cann_code")
 
 
 @cache
@@ -248,6 +248,8 @@ class _ToRecords(Transformer[Token, object]):
         text = str(items[0]).strip()
         if items[0].type == "LOGFMT":  # `time="..." level=error msg="`: Go's loggers, lower case
             return _Outer(text, _level_word(text.partition(" level=")[2].partition(" ")[0].upper()))
+        if items[0].type == "LEVEL_TAG":  # `[ERROR] `, a wrapper's capitalised `[Error] `
+            return _Outer(text, _level_word(text.strip("[] ").upper()))
         level = next((_level_word(w) for w in re.split(r"[\s\[\]:-]+", text)
                       if _level_word(w) is not None), None)
         return _Outer(text, level)
@@ -356,6 +358,10 @@ class _ToRecords(Transformer[Token, object]):
         if found is not None:
             return _Header(_level_word(found.group()), None, "-")
         return _Header(_GLOG_LEVELS.get(text.strip(" -|[")[:1]), None, "-")
+
+    def cann_code(self, items: list[Token]) -> _Header:
+        # `EZ9999: `: an error record, its code for its site (native code's: causality `native`)
+        return _Header(Level.ERROR, None, str(items[0]).rstrip(": "))
 
     def ci_command(self, items: list[Token]) -> _Header:
         # `##[error]`: GitHub Actions' annotation; a group marker is an ordinary line
@@ -699,6 +705,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
     "RAY_SERVE_HEADER": (2, "ray_serve"), "KSERVE_HEADER": (2, "kserve"),
     "NEURON_HEADER": (2, "neuron"), "LEVEL_WORD_HEADER": (2, "level_word"),
+    "CANN_CODE_HEADER": (2, "cann_code"),
 }
 
 
