@@ -354,7 +354,7 @@ class _ToRecords(Transformer[Token, object]):
         # the level is the first level word, or the bracket's letter; the logger named no call
         # site this header keeps, but a logger wrote it (not a raw stream's line)
         text = str(items[0])
-        found = _LEVEL_IN_HEADER.search(text)
+        found = _LEVEL_IN_HEADER.search(text.upper())  # `[Error] ` as `[ERROR] `
         if found is not None:
             return _Header(_level_word(found.group()), None, "-")
         return _Header(_GLOG_LEVELS.get(text.strip(" -|[")[:1]), None, "-")
