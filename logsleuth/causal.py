@@ -30,8 +30,8 @@ from logsleuth.deployments import ONE, Deployments, deployments_of
 from logsleuth.fingerprint import fingerprint
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRole,
-                             Inference, LineKind, Link, LinkReason, Milestone, MilestoneKind,
-                             Phase, Process, Role, Run, Verdict)
+                             Inference, Level, LineKind, Link, LinkReason, Milestone,
+                             MilestoneKind, Phase, Process, Role, Run, Verdict)
 from logsleuth.runs import (Outcome, RunKey, RunSlice, captured_spans, explained_index, inside,
                             outcome_of, run_key, split_runs, start_time, summarize)
 
@@ -962,6 +962,9 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work,
             link(event, death.event, LinkReason.ABORTED)
 
 
+_LEVEL_LABELS = frozenset(level.value for level in Level)  # an error record labelled by its level
+
+
 # The roles whose errors a report that names a role points at, as printed by a named process:
 # an engine core's report covers its workers, a worker's only workers.
 _NAMED_TARGET: dict[Role, frozenset[Role]] = {
@@ -1020,13 +1023,18 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
         return know.logged_natively(event.site, event.exception) and any(
             0 <= start - event.last_line <= _CRASH_WINDOW for start in crashes.get(event.process, ()))
 
-    def rank(node: _Node) -> tuple[int, int, int, int, int, int]:
+    def rank(node: _Node) -> tuple[int, int, int, int, int, int, int]:
         weak = node.event.kind is EventKind.ERROR_RECORD and not aborted_over(node.event)
         off_target = bool(pointed) and not any(node.process_role in _COMPATIBLE[p]
                                                for p in pointed)
         unquoted = bool(quoted) and node.event.id not in quoted
-        return (int(weak), int(off_target), int(unquoted), int(node.event.id in set_aside),
-                node.event.line, node.event.id)
+        # of the records, one that names no exception (only its level: `[ERROR] RUNTIME(...)`,
+        # `EZ9999: ...` of CANN, any logger's ERROR line) comes after one that names the exception
+        # the same failure was raised as (a repr logged later: `RuntimeError('The Inner error is
+        # reported as above ...')`); issue 10's rule for records without an exception
+        bare = weak and node.event.exception in _LEVEL_LABELS
+        return (int(weak), int(bare), int(off_target), int(unquoted),
+                int(node.event.id in set_aside), node.event.line, node.event.id)
 
     return min(causes, key=rank)
 

@@ -47,7 +47,7 @@ SINGLE_TOKEN_BODIES = {
     "NO_EXCEPTION": "no_exception", "IGNORED_HEADER": "ignored",
     "TERMINATE_FRAME": "terminate_frame",
     "PY_WARNING": "py_warning", "PYTEST_CRASH": "pytest_crash", "PROGRESS": "progress", "REQUEST_LOGGED": "request_logged",
-    "BLANK": "blank",
+    "BLANK": "blank", "JSON_RECORD": "json_record", "LEVEL_LINE": "level_line",
     "INDENTED": "indented", "PLAIN": "plain",
 }
 

@@ -46,7 +46,7 @@ _HAS_WIDE_SPACE = re.compile("[" + "".join(map(chr, _WIDE_SPACES)) + "]").search
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
                  "pybasic", "cut_record", "loguru", "ci_command", "ray_serve",
-                 "kserve", "neuron", "bracket_fields")
+                 "kserve", "neuron", "bracket_fields", "level_word", "cann_code")
 
 
 @cache
@@ -176,7 +176,7 @@ def _margin(raw: str, marks: str = "|") -> int:
 
 
 _GLOG_LEVELS = {"D": Level.DEBUG, "I": Level.INFO, "W": Level.WARNING, "E": Level.ERROR,
-                "F": Level.CRITICAL}
+                "F": Level.CRITICAL, "C": Level.CRITICAL}  # C: tornado's `[C 2024-...]`
 # Short labels for fatal lines: `*** SIGSEGV received ...` is `SIGSEGV`, C++'s
 # `terminate called after throwing an instance of 'c10::Error'` is `terminate`.
 _FATAL_LABELS = {"*** SIG": "SIG", "terminate called": "terminate", "what()": "terminate",
@@ -195,6 +195,8 @@ _SHELL_SIGNALS = {"killed": "Killed", "sigkill": "Killed",
 # Ray's Python logger has a SUCCESS level of its own, loguru SUCCESS and TRACE
 _PY_LEVELS = {"SUCC": Level.INFO, "SUCCESS": Level.INFO, "TRACE": Level.DEBUG,
               "WARN": Level.WARNING, "FATAL": Level.CRITICAL}
+_LEVEL_IN_HEADER = re.compile(r"TRACE|DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL")
+_JSON_LEVEL = re.compile(r'"(?:level|severity|levelname|lvl)": ?"(\w+)"', re.IGNORECASE)
 _CI_LEVELS = {"error": Level.ERROR, "warning": Level.WARNING, "debug": Level.DEBUG}
 
 
@@ -244,6 +246,10 @@ class _ToRecords(Transformer[Token, object]):
     def relay(self, items: list[Token]) -> _Outer:
         # `2024-01-02 03:04:05,123 - INFO - vLLM: `, `[2024-01-02 03:04:05] ERROR: `
         text = str(items[0]).strip()
+        if items[0].type == "LOGFMT":  # `time="..." level=error msg="`: Go's loggers, lower case
+            return _Outer(text, _level_word(text.partition(" level=")[2].partition(" ")[0].upper()))
+        if items[0].type == "LEVEL_TAG":  # `[ERROR] `, a wrapper's capitalised `[Error] `
+            return _Outer(text, _level_word(text.strip("[] ").upper()))
         level = next((_level_word(w) for w in re.split(r"[\s\[\]:-]+", text)
                       if _level_word(w) is not None), None)
         return _Outer(text, level)
@@ -351,6 +357,20 @@ class _ToRecords(Transformer[Token, object]):
         site = site.removesuffix("-").strip()
         return _Header(_level_word(level), stamp[5:19], site)
 
+    def level_word(self, items: list[Token]) -> _Header:
+        # `ERROR `, `- ERROR - `, `[ERROR] `, `[ERROR|2024-06-26 10:00:00] `, `[E 2024-... x:12] `:
+        # the level is the first level word, or the bracket's letter; the logger named no call
+        # site this header keeps, but a logger wrote it (not a raw stream's line)
+        text = str(items[0])
+        found = _LEVEL_IN_HEADER.search(text.upper())  # `[Error] ` as `[ERROR] `
+        if found is not None:
+            return _Header(_level_word(found.group()), None, "-")
+        return _Header(_GLOG_LEVELS.get(text.strip(" -|[")[:1]), None, "-")
+
+    def cann_code(self, items: list[Token]) -> _Header:
+        # `EZ9999: `: an error record, its code for its site (native code's: causality `native`)
+        return _Header(Level.ERROR, None, str(items[0]).rstrip(": "))
+
     def ci_command(self, items: list[Token]) -> _Header:
         # `##[error]`: GitHub Actions' annotation; a group marker is an ordinary line
         return _Header(_CI_LEVELS.get(str(items[0])[3:-1], Level.INFO), None, None)
@@ -404,6 +424,19 @@ class _ToRecords(Transformer[Token, object]):
             return _Body(kind, "".join(str(t) for t in items),
                          level=Level(str(items[0]).rstrip(":")))
         return build
+
+    def json_record(self, items: list[Token]) -> _Body:
+        # `{"level":"error","ts":...,"msg":"..."}`: a structured logger's record, its level a field
+        text = str(items[0])
+        found = _JSON_LEVEL.search(text)
+        level = _level_word(found.group(1).upper()) if found is not None else None
+        return _Body(LineKind.PLAIN, text, level=level)
+
+    def level_line(self, items: list[Token]) -> _Body:
+        # `FATAL: ...`, `error: ...`, `Fatal error: ...`: the line says what it is at its start
+        text = str(items[0])
+        fatal = text[:1] in "Ff"
+        return _Body(LineKind.PLAIN, text, level=Level.CRITICAL if fatal else Level.ERROR)
 
     uvicorn = _leveled(LineKind.UVICORN)
     access = _leveled(LineKind.ACCESS)
@@ -618,6 +651,8 @@ class _ToRecords(Transformer[Token, object]):
         if text.startswith("***"):
             return _Body(LineKind.FATAL, text, exception="stack smashing detected",
                          message=text)
+        if " segfault at " in f" {text}":  # the kernel's record of a process it ended (dmesg)
+            return _Body(LineKind.FATAL, text, exception="Segmentation fault", message=text)
         label, sep, message = text.partition(": ")
         if "internal error" in text and sep:
             before, _, message = text.partition(" internal error: ")
@@ -678,7 +713,8 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
     "RAY_SERVE_HEADER": (2, "ray_serve"), "KSERVE_HEADER": (2, "kserve"),
     "NEURON_HEADER": (2, "neuron"), "BRACKET_FIELDS_HEADER": (2, "bracket_fields"),
-    "BRACKET_FIELDS": (0, "relay"),
+    "BRACKET_FIELDS": (0, "relay"), "LEVEL_WORD_HEADER": (2, "level_word"),
+    "CANN_CODE_HEADER": (2, "cann_code"),
 }
 
 
