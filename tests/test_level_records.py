@@ -161,23 +161,3 @@ def test_a_compose_service_is_not_a_level_between_bars() -> None:
     assert parse_line("2024-01-02 03:04:05 | ERROR | boom").level is Level.ERROR
     compose = parse_line("vllm-1  | boom")
     assert compose.text == "boom" and compose.level is None
-
-
-@FEW
-@given(prefix=PREFIX, outer=OUTER, pid=PID, spelling=st.sampled_from(["applicaiton", "application"]))
-def test_torch_npus_exit_report_is_a_symptom_of_the_exception_above_it(
-        prefix: str, outer: str, pid: int, spelling: str) -> None:
-    """torch_npu's `ERR99999 UNKNOWN application exception` record reports that a Python exception
-    ended the process: it is no cause, so a log whose exception only points elsewhere stays
-    without a root, and a log with a cause keeps it."""
-    exit_report = (f"{outer}{prefix}[ERROR] 2025-10-20-11:48:57 (PID:{pid}, Device:-1, "
-                   f"RankID:-1) ERR99999 UNKNOWN {spelling} exception")
-    pointer = [f"{outer}{prefix}Traceback (most recent call last):",
-               f'{outer}{prefix}  File "/vllm/v1/engine/utils.py", line 785, in wait_for_engine_startup',
-               f"{outer}{prefix}RuntimeError: Engine core initialization failed. See root cause "
-               "above. Failed core proc(s): {'EngineCore_DP0': 1}"]
-    report = explain_text("\n".join(BASE + pointer + [exit_report]) + "\n")
-    assert report.root_cause is None or "ERR99999" not in report.root_cause.message
-    cause = f"{outer}{prefix}ValueError: could not load the model weights"
-    report = explain_text("\n".join(BASE + [cause] + pointer + [exit_report]) + "\n")
-    assert report.root_cause is not None and report.root_cause.exception.endswith("ValueError")
