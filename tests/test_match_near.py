@@ -140,3 +140,17 @@ def test_vllms_cache_directory_holds_no_vllm_module(home: str, digest: str, rank
     assert vllm_module(path) is None
     assert vllm_module(SITE.rsplit("vllm/", 1)[0] + "vllm/compilation/backends.py") == \
         "vllm.compilation.backends"
+
+
+@settings(max_examples=10, deadline=None)
+@given(module=st.sampled_from(SUBSYSTEMS), exception=st.sampled_from(OTHER_TYPES))
+def test_a_package_wide_family_under_the_threshold_is_no_alternative(
+        tmp_path_factory, module: str, exception: str) -> None:  # type: ignore[no-untyped-def]
+    """`^vllm\\.` with another exception class fits any error vLLM raises: it is not listed."""
+    signatures = _database(tmp_path_factory.mktemp("db"), "^vllm\\.")
+    report = explain_text(worker_failure(f"{exception}: something odd 'x7'", inner=_frame(module)),
+                          signatures=signatures)
+    assert "sub-family" not in [m.id for m in report.alternatives]
+    same_class = explain_text(worker_failure("ValueError: something odd", inner=_frame(module)),
+                              signatures=signatures)
+    assert same_class.signature is not None and same_class.signature.id == "sub-family"

@@ -168,6 +168,11 @@ class _Scored:
                 and self.match.target in ("root_cause", "chain") and not self.by_library
                 and (self.narrow if self.by_module else self.words))
 
+    def vacuous(self) -> bool:
+        """Matched under THRESHOLD by a module pattern that names the whole package: it says
+        nothing an alternative needs to say."""
+        return self.by_module and not self.narrow and self.match.score < THRESHOLD
+
     def answers(self) -> bool:
         """Whether this match may be the report's advice: it reaches THRESHOLD, or it is a
         family near it (`near`)."""
@@ -247,13 +252,15 @@ class SignatureSet:
              phase: PhaseEvidence | None = None) -> tuple[Match | None, tuple[Match, ...]]:
         """The best match (None below THRESHOLD) and the ranked alternatives."""
         scored = self._ranked(targets, facts, phase)
-        ranked = [s.match for s in scored]
+        # a fallback is the last resort: an alternative to nothing, so never listed as one; nor
+        # is a family of the whole package under THRESHOLD (`^vllm\.` with another exception
+        # class): it would fit any error of vLLM, and crowds out alternatives that say more
+        rest = [s.match for s in scored if s.strength != SignatureKind.FALLBACK.strength
+                and not s.vacuous()]
         if scored and scored[0].answers():
-            # a fallback is the last resort: an alternative to nothing, so never listed as one
-            rest = [m for m in ranked[1:] if m.kind is not SignatureKind.FALLBACK]
-            return ranked[0], tuple(rest[:MAX_ALTERNATIVES])
-        return None, tuple(m for m in ranked if m.kind is not SignatureKind.FALLBACK
-                           )[:MAX_ALTERNATIVES]
+            return scored[0].match, tuple(m for m in rest if m is not scored[0].match
+                                          )[:MAX_ALTERNATIVES]
+        return None, tuple(rest[:MAX_ALTERNATIVES])
 
     def class_family(self, texts: Iterable[str]) -> str | None:
         """The first family declaring the interpreter's or torch's own messages (`match.origin:
