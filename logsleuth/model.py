@@ -142,6 +142,11 @@ class SignatureKind(Enum):
         return len(members) - members.index(self)
 
 
+# the score at which a signature's match is the report's advice (logsleuth/signatures/match.py);
+# a family near it may answer too, with low confidence
+MATCH_THRESHOLD = 0.6
+
+
 class Confidence(Enum):
     """How far a match's advice is a diagnosis. Advice matched on the root cause (or an error
     raised from it) fixes what the log shows; advice matched on a symptom alone, when the cause
@@ -412,8 +417,10 @@ class Match:
 
     @property
     def confidence(self) -> Confidence:
-        """LOW when only a symptom matched (the cause is not in the log)."""
-        return Confidence.LOW if self.target == "symptom" else Confidence.HIGH
+        """LOW when only a symptom matched (the cause is not in the log), or when a family
+        answers the root cause under the matching threshold (it fits only in part)."""
+        partial = self.kind is SignatureKind.FAMILY and self.score < MATCH_THRESHOLD
+        return Confidence.LOW if self.target == "symptom" or partial else Confidence.HIGH
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,14 +19,14 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # by the library that raised the EOFError, began to name --trust-remote-code.)
 # (i-sleep-mode-wake-up-cumem-allocator-out-of-memory-three-lines left both lists when the grammar
 # read a native CHECK macro's bare `CUDA Error: ... at file:N` line as a fatal event.)
+# (v02-jupyter-blockquote-llm-created-twice-dp-group left it when vLLM's internal-assertion family
+# began to name a second engine built in the same Python process, a notebook's usual mistake;
+# j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
+# family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 14's random development split, cold misses (strict; each leaves when fixed or gets a
     # "Why not fixed" reason once analysed):
     "launchers/g-ascend-afd-attention-ffn-disaggregated-hccl-ei0006-get-socket-one-line":
-        "session-14 development split, cold: not yet analysed",
-    "launchers/j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required":
-        "session-14 development split, cold: not yet analysed",
-    "startup/v02-jupyter-blockquote-llm-created-twice-dp-group":
         "session-14 development split, cold: not yet analysed",
     "startup/v02-safe-open-not-iterable-main-branch":
         "session-14 development split, cold: not yet analysed",

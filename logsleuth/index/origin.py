@@ -124,6 +124,8 @@ def vllm_module(file: str) -> str | None:
     installed = max(path.rfind("/site-packages/"), path.rfind("/dist-packages/"))
     if start < 0 or start < installed:
         return None
+    if path[path.rfind("/", 0, start) + 1:start].startswith("."):
+        return None  # a hidden directory's `vllm` is vLLM's cache (`~/.cache/vllm/`), not its code
     return _dotted(path, start)
 
 
@@ -131,7 +133,10 @@ def _dotted(path: str, start: int) -> str | None:
     """The module of the `.py` file `path` whose package path begins after the `/` at `start`."""
     if not path.endswith(".py"):
         return None
-    return path[start + 1:-3].replace("/", ".").removesuffix(".__init__")
+    dotted = path[start + 1:-3].replace("/", ".").removesuffix(".__init__")
+    # every part of an importable module is an identifier: vLLM's cache directory
+    # (`~/.cache/vllm/torch_compile_cache/58e26f075c/rank_0_0/...`) holds generated code, no module
+    return dotted if all(part.isidentifier() for part in dotted.split(".")) else None
 
 
 def frame_sites(event: ErrorEvent) -> frozenset[tuple[str, str]]:

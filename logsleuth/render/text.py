@@ -54,6 +54,10 @@ def confidence_sentence(match: Match) -> str | None:
     """What a reader must know about advice matched on a symptom alone (None otherwise)."""
     if match.confidence is Confidence.HIGH:
         return None
+    if match.target != "symptom":
+        return ("Low confidence: this class's signature fits the error only in part (see its "
+                "evidence: another exception type, phase or call path than it names), so its "
+                "steps are the likeliest, not a diagnosis.")
     return ("Low confidence: matched on the symptoms only. The error that caused them is not in "
             "the log, so this is the likeliest cause of what the log shows, not a diagnosis; "
             "find the first error to be sure.")

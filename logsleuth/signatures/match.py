@@ -47,6 +47,15 @@ exact signature that fits beats the family that contains it, and no family known
 alone beats a signature that knows the message. Below THRESHOLD, alternatives are ranked by score and
 evidence. Never by id or name: a full tie keeps the order of the database.
 
+A family under THRESHOLD still answers (`_Scored.near`, low confidence: `Match.confidence`) when
+it matched the root cause or an error raised from it by the message's words, or by the raising
+module when that module pattern names a subsystem rather than the whole package, and scores at
+least NEAR_FLOOR (another exception class, phase or call path than it names): it knows more than
+a fallback keyed by the class. One that knows the words ranks after every signature that reaches
+THRESHOLD and before the fallbacks; one that knows the subsystem alone, among the fallbacks after
+those that matched the message's words. So no failure whose class a family covers in part goes
+with the fallback's general steps, and exact beats family beats fallback.
+
 Fallbacks (`kind: fallback`, signatures/fallback/) are the last resort for a root cause that
 nothing else knows: matched on the root cause and the errors raised from it, never on a symptom;
 ranked in FALLBACK_TIER, below every other tier; among themselves one whose regex matched the
@@ -64,12 +73,13 @@ from dataclasses import dataclass, replace
 import regex
 
 from logsleuth.knowledge import Causality, default_causality
-from logsleuth.model import ErrorEvent, EventKind, Evidence, Match, PhaseEvidence, SignatureKind
+from logsleuth.model import (MATCH_THRESHOLD, ErrorEvent, EventKind, Evidence, Match, PhaseEvidence,
+                             SignatureKind)
 from logsleuth.signatures.generic import generic_reason, vllm_spread
 from logsleuth.signatures.load import MessageOrigin, Signature
 from logsleuth.signatures.template import PATTERN_TIMEOUT, mask
 
-THRESHOLD = 0.6
+THRESHOLD = MATCH_THRESHOLD
 FRAMES_MISSED = 0.8  # another call path: weighs, does not gate
 FRAMES_UNKNOWN = 0.9
 PROCESS_MISSED = 0.85
@@ -96,8 +106,17 @@ VERSION_FACTS = frozenset({"vllm_version", "torch_version", "cuda_version", "dri
 MAX_ALTERNATIVES = 4
 # the tier of a fallback family (`kind: fallback`, signatures/fallback/): below every tier an
 # exact signature or a family can reach, so it answers only when nothing else does
-FALLBACK_TIER = 7
+FALLBACK_TIER = 8
 ALTERNATIVE_FLOOR = 0.3
+# A family that knows the root cause by its words or by the vLLM subsystem that raised it, but
+# scores under THRESHOLD for what else the log shows (another exception class, phase or call
+# path), still knows more than a fallback keyed by the class alone: it answers, after every
+# signature that reaches THRESHOLD (NEAR_TIER when its words matched; by the subsystem alone,
+# among the fallbacks after those that know the message's words), and its score below
+# THRESHOLD says the confidence is low. NEAR_FLOOR: a narrow module with another exception
+# class (MODULE_ONLY x EXCEPTION_MISSED) reaches it; a symptom's match (x0.5) does not.
+NEAR_TIER = 7
+NEAR_FLOOR = 0.45
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +140,16 @@ class _Scored:
     by_module: bool = False  # matched by its raising module alone: no message words known
     by_library: bool = False  # ... and that module is an installed library's, not vLLM's
     words: bool = True  # its message part matched the message's words, not the type alone
+    narrow: bool = False  # matched by a raising module inside a subsystem, not the whole package
 
     def order(self) -> tuple[float, ...]:
         """Sort key, best first (see the module docstring)."""
+        if self.near():
+            if self.by_module:
+                # where, not what: after a fallback that knows the message's words (a call's
+                # signature mismatch, NCCL), before one that knows the class alone
+                return (0, FALLBACK_TIER, 0.5, 0, -self.specificity, -self.match.score)
+            return (0, NEAR_TIER, 0, 0, -self.match.score, -self.specificity)
         if self.match.score >= THRESHOLD:
             if self.strength == SignatureKind.FALLBACK.strength:
                 # among the last resorts, one that knows the message's words (NCCL, `No such
@@ -133,6 +159,24 @@ class _Scored:
             return (0, self.tier(), self.demoted, -self.strength, -self.match.score,
                     -self.specificity)
         return (1, 0, 0, 0, -self.match.score, -self.specificity)
+
+    def near(self) -> bool:
+        """A family under THRESHOLD that still knows the root cause (or an error raised from
+        it) by more than its class: the message's words, or the subsystem that raised it."""
+        return (self.strength == SignatureKind.FAMILY.strength
+                and NEAR_FLOOR <= self.match.score < THRESHOLD
+                and self.match.target in ("root_cause", "chain") and not self.by_library
+                and (self.narrow if self.by_module else self.words))
+
+    def vacuous(self) -> bool:
+        """Matched under THRESHOLD by a module pattern that names the whole package: it says
+        nothing an alternative needs to say."""
+        return self.by_module and not self.narrow and self.match.score < THRESHOLD
+
+    def answers(self) -> bool:
+        """Whether this match may be the report's advice: it reaches THRESHOLD, or it is a
+        family near it (`near`)."""
+        return self.match.score >= THRESHOLD or self.near()
 
     def tier(self) -> int:
         """How far the log's evidence backs this match, 0 best: what the message's words say
@@ -176,6 +220,10 @@ class SignatureSet:
     def rank(self, targets: Iterable[Target], facts: Mapping[str, object],
              phase: PhaseEvidence | None = None) -> list[Match]:
         """Every signature that scores at least ALTERNATIVE_FLOOR, best first."""
+        return [s.match for s in self._ranked(targets, facts, phase)]
+
+    def _ranked(self, targets: Iterable[Target], facts: Mapping[str, object],
+                phase: PhaseEvidence | None = None) -> list[_Scored]:
         targets = list(targets)
         wanted = any(s.modules for s in self.signatures)
         modules = {id(t): _raising_modules(t.event) if wanted else ((), ()) for t in targets}
@@ -198,18 +246,21 @@ class SignatureSet:
                 scored.append(best)
         scored = _demote_unconfirmed(scored)
         scored.sort(key=_Scored.order)  # stable: a full tie keeps the database's order
-        return [s.match for s in scored]
+        return scored
 
     def best(self, targets: Iterable[Target], facts: Mapping[str, object],
              phase: PhaseEvidence | None = None) -> tuple[Match | None, tuple[Match, ...]]:
         """The best match (None below THRESHOLD) and the ranked alternatives."""
-        ranked = self.rank(targets, facts, phase)
-        if ranked and ranked[0].score >= THRESHOLD:
-            # a fallback is the last resort: an alternative to nothing, so never listed as one
-            rest = [m for m in ranked[1:] if m.kind is not SignatureKind.FALLBACK]
-            return ranked[0], tuple(rest[:MAX_ALTERNATIVES])
-        return None, tuple(m for m in ranked if m.kind is not SignatureKind.FALLBACK
-                           )[:MAX_ALTERNATIVES]
+        scored = self._ranked(targets, facts, phase)
+        # a fallback is the last resort: an alternative to nothing, so never listed as one; nor
+        # is a family of the whole package under THRESHOLD (`^vllm\.` with another exception
+        # class): it would fit any error of vLLM, and crowds out alternatives that say more
+        rest = [s.match for s in scored if s.strength != SignatureKind.FALLBACK.strength
+                and not s.vacuous()]
+        if scored and scored[0].answers():
+            return scored[0].match, tuple(m for m in rest if m is not scored[0].match
+                                          )[:MAX_ALTERNATIVES]
+        return None, tuple(rest[:MAX_ALTERNATIVES])
 
     def class_family(self, texts: Iterable[str]) -> str | None:
         """The first family declaring the interpreter's or torch's own messages (`match.origin:
@@ -360,7 +411,9 @@ class SignatureSet:
         return _Scored(match, specificity, contradicted, unconfirmed, signature.kind.strength,
                        message_specificity,
                        by_module=not signature.templates and not signature.patterns,
-                       by_library=by_library, words=words)
+                       by_library=by_library, words=words,
+                       narrow=module_hit is not None and not _package_wide(signature.modules,
+                                                                           module_hit))
 
 
 _PLACE = re.compile(r"\{(\w+)\}")
@@ -385,6 +438,13 @@ def _quoting(fix: str, named: Mapping[str, str | None]) -> str:
         return value if len(value) <= MAX_QUOTED_CHARS else value[:MAX_QUOTED_CHARS - 3] + "..."
 
     return _PLACE.sub(quoted, fix)
+
+
+def _package_wide(patterns: tuple[regex.Pattern[str], ...], module: str) -> bool:
+    """Whether a module pattern that matched names the whole top-level package (`^vllm\\.`)
+    rather than a subsystem inside it: it matches any module of that package."""
+    anywhere = f"{module.split('.', 1)[0]}._"
+    return any(p.search(anywhere) for p in patterns)
 
 
 def _raising_modules(event: ErrorEvent) -> tuple[tuple[str, ...], tuple[str, ...]]:
