@@ -282,6 +282,11 @@ class SignatureSet:
                 evidence.append(Evidence("module", 1.0, module_hit))
                 specificity += 10
                 corroborated = True
+            elif signature.origin is MessageOrigin.PYTHON and _raised_outside_vllm(target.event):
+                # the interpreter's own words say nothing of who raised them, the module part
+                # is the whole claim: a library's or the user's frame innermost refutes it
+                # (vllm issue 12168's TypeError inside transformers' audio processor)
+                return None
             else:
                 factor = MODULE_MISSED if modules else MODULE_UNKNOWN
                 evidence.append(Evidence("module", factor, ", ".join(modules) or
@@ -385,6 +390,13 @@ def _quoting(fix: str, named: Mapping[str, str | None]) -> str:
         return value if len(value) <= MAX_QUOTED_CHARS else value[:MAX_QUOTED_CHARS - 3] + "..."
 
     return _PLACE.sub(quoted, fix)
+
+
+def _raised_outside_vllm(event: ErrorEvent) -> bool:
+    """Whether the traceback shows code other than vLLM's raising the error."""
+    from logsleuth.index.origin import raised_by_vllm
+
+    return raised_by_vllm(event) is False
 
 
 def _raising_modules(event: ErrorEvent) -> tuple[tuple[str, ...], tuple[str, ...]]:
