@@ -39,13 +39,10 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # exception's message, after the serialized TorchScript traceback, which is not matched.
     "runtime/c-neuron-inf2-first-request-execution-out-of-bounds-excerpt":
         "the RuntimeError's status=1006 text lies past TorchScript's serialized traceback",
-    # Why not fixed: the excerpt is seven terminal-wrapped traceback lines ending at the source
-    # line `assert isinstance(layer, DeepseekV2DecoderLayer)`, without the AssertionError line;
-    # logsleuth rightly reads the cut traceback as a symptom (root_cause_missing), and the only
-    # text to match is that source line. The PPMissingLayer reading (a layer this pipeline stage
-    # does not own) is in the reporter's prose, not in the log: no signature can see it.
-    "startup/f-v092-pp2-tp2-deepseek-v2-lite-pp-missing-layer-assert-cut":
-        "a traceback cut before its exception line: only a source line to match, no advice",
+    # (startup/f-v092-pp2-tp2-deepseek-v2-lite-pp-missing-layer-assert-cut left this list when a
+    # traceback cut before its exception line became readable by its failing source line, and
+    # the class got its signature: a model's layer-type assertion meeting pipeline parallelism's
+    # PPMissingLayer placeholders, pp-missing-layer-type-assert; tests/test_source_line_readings.py.)
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {

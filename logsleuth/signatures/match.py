@@ -518,9 +518,12 @@ def _readings(event: ErrorEvent) -> list[str]:
 
     `Type: message` as printed; as written when a terminal wrapped it (`conf        iguration`:
     a long run of spaces inside a word is where a pasted line was broken); without the count
-    Ray's deduplication appended; and for an exception with no message (a bare `assert`),
+    Ray's deduplication appended; and for an exception with no message (a bare `assert`) or a
+    traceback cut before its exception line (a pasted excerpt: the source line is all it says),
     `Type: <the failing source line>`.
     """
+    from logsleuth.assemble import CUT_TRACEBACK  # here: assemble imports this module
+
     text = event.text
     readings = [text]
     unwrapped = _WRAP.sub("", text)
@@ -529,7 +532,8 @@ def _readings(event: ErrorEvent) -> list[str]:
     deduplicated = _RAY_REPEATED.sub("", unwrapped)
     if deduplicated != unwrapped:
         readings.append(deduplicated)
-    if not event.message and event.frames and event.frames[-1].code:
+    if (not event.message or event.exception == CUT_TRACEBACK) and event.frames \
+            and event.frames[-1].code:
         readings.append(f"{event.exception}: {event.frames[-1].code}")
     return readings
 
