@@ -31,14 +31,12 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # filesystem path rejected as a Hub repo id, and `No module named 'vllm._C'` split from the
     # broken-extension signature so that a source tree shadowing the wheel leads its fix).
     # Session 12's random development split: its six fix misses left this list (exact signatures of
-    # their failure classes from dev-fix; the Neuron and loader-line roots from dev-root), then
-    # the Neuron case came back (see KNOWN_VERDICT_MISSES):
-    # Why not fixed: with the RuntimeError as its root, the message logsleuth keeps is TorchScript's
-    # first line ("The following operation failed in the TorchScript interpreter"); the
-    # `status=1006 ... Out-Of-Bounds` text the Neuron signature needs sits further down the same
-    # exception's message, after the serialized TorchScript traceback, which is not matched.
-    "runtime/c-neuron-inf2-first-request-execution-out-of-bounds-excerpt":
-        "the RuntimeError's status=1006 text lies past TorchScript's serialized traceback",
+    # their failure classes from dev-fix; the Neuron and loader-line roots from dev-root).
+    # (runtime/c-neuron-inf2-first-request-execution-out-of-bounds-excerpt left it again when an
+    # exception whose message ends in a traceback's header, TorchScript's `Traceback of
+    # TorchScript, serialized code (most recent call last):`, carried that traceback, whose own
+    # `RuntimeError: Failed to execute the model status=1006 ...` is the error:
+    # tests/test_announced_traceback.py. Its root stays in KNOWN_VERDICT_MISSES.)
     # (startup/f-v092-pp2-tp2-deepseek-v2-lite-pp-missing-layer-assert-cut left this list when a
     # traceback cut before its exception line became readable by its failing source line, and
     # the class got its signature: a model's layer-type assertion meeting pipeline parallelism's
