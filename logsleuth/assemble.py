@@ -464,7 +464,17 @@ class Assembler:
             if channel.trace is not None:
                 channel.trace.carrier = carrier
         elif kind is LineKind.FRAME:
-            if trace is None:
+            if trace is not None and trace.closing and _announces_traceback(trace):
+                # the message ends in the header of the traceback it carries (TorchScript's
+                # `Traceback of TorchScript, serialized code (most recent call last):`): its
+                # frames and the exception they end in are the error, the text above its headline
+                channel.trace, carrier = None, trace
+                channel.title = (_headline(carrier), carrier.first_line, None, carrier.time,
+                                 None, False)
+                self._open(channel, line)
+                assert channel.trace is not None
+                channel.trace.carrier, channel.trace.headless = carrier, False
+            elif trace is None:
                 self._open(channel, line)  # a log cut in the middle of a traceback
             elif trace.closing and not trace.fault_dump:
                 self._flush(channel, out)  # a remote traceback quoted after its wrapper
@@ -829,6 +839,12 @@ def _inside_shifted(line: LogLine, indent: int) -> bool:
 def _introduces_inner(trace: _Trace) -> bool:
     """The trace's message so far ends with "raised:": the next line names the inner error."""
     return bool(trace.message_lines) and trace.message_lines[-1].rstrip().endswith(" raised:")
+
+
+def _announces_traceback(trace: _Trace) -> bool:
+    """The closing exception's message ends in a traceback's header line, its frames to follow."""
+    return trace.kind is EventKind.EXCEPTION and bool(trace.message_lines) \
+        and trace.message_lines[-1].rstrip().endswith("(most recent call last):")
 
 
 def _introduces_traceback(trace: _Trace) -> bool:

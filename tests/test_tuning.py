@@ -24,36 +24,27 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
-    # Session 14's random development split, cold misses (strict; each leaves when fixed or gets a
-    # "Why not fixed" reason once analysed):
-    "launchers/g-ascend-afd-attention-ffn-disaggregated-hccl-ei0006-get-socket-one-line":
-        "session-14 development split, cold: not yet analysed",
-    "startup/v02-safe-open-not-iterable-main-branch":
-        "session-14 development split, cold: not yet analysed",
-    # (v065-spec-decode-draft-vocab-mismatch-assert left this list when sigs-b's spec-decode
-    # proposer family, whose fix names the draft model's vocabulary, began to match it.)
-    "startup/v073-argparse-unrecognized-lora-path":
-        "session-14 development split, cold: not yet analysed",
+    # Session 14's random development split: its six cold fix misses left this list (dev-fix:
+    # exact signatures of their classes: HCCL's EI0006 socket-connect timeout, full_cuda_graph
+    # without FlashAttention 3, vLLM's parallel groups already initialised in the process, a
+    # speculative draft whose vocabulary differs, a LoRA flag vllm serve does not have; and the
+    # family of the interpreter's TypeErrors raised in vLLM's code, with bare-file-name frames
+    # resolved through the message index: tests/test_bare_frames.py).
     # Session 13's random development split: its three cold fix misses left this list (dev-fix:
     # exact signatures of their classes: Starlette's cancel-scope CancelledError under load, a
     # filesystem path rejected as a Hub repo id, and `No module named 'vllm._C'` split from the
     # broken-extension signature so that a source tree shadowing the wheel leads its fix).
     # Session 12's random development split: its six fix misses left this list (exact signatures of
-    # their failure classes from dev-fix; the Neuron and loader-line roots from dev-root), then
-    # the Neuron case came back (see KNOWN_VERDICT_MISSES):
-    # Why not fixed: with the RuntimeError as its root, the message logsleuth keeps is TorchScript's
-    # first line ("The following operation failed in the TorchScript interpreter"); the
-    # `status=1006 ... Out-Of-Bounds` text the Neuron signature needs sits further down the same
-    # exception's message, after the serialized TorchScript traceback, which is not matched.
-    "runtime/c-neuron-inf2-first-request-execution-out-of-bounds-excerpt":
-        "the RuntimeError's status=1006 text lies past TorchScript's serialized traceback",
-    # Why not fixed: the excerpt is seven terminal-wrapped traceback lines ending at the source
-    # line `assert isinstance(layer, DeepseekV2DecoderLayer)`, without the AssertionError line;
-    # logsleuth rightly reads the cut traceback as a symptom (root_cause_missing), and the only
-    # text to match is that source line. The PPMissingLayer reading (a layer this pipeline stage
-    # does not own) is in the reporter's prose, not in the log: no signature can see it.
-    "startup/f-v092-pp2-tp2-deepseek-v2-lite-pp-missing-layer-assert-cut":
-        "a traceback cut before its exception line: only a source line to match, no advice",
+    # their failure classes from dev-fix; the Neuron and loader-line roots from dev-root).
+    # (runtime/c-neuron-inf2-first-request-execution-out-of-bounds-excerpt left it again when an
+    # exception whose message ends in a traceback's header, TorchScript's `Traceback of
+    # TorchScript, serialized code (most recent call last):`, carried that traceback, whose own
+    # `RuntimeError: Failed to execute the model status=1006 ...` is the error:
+    # tests/test_announced_traceback.py. Its root stays in KNOWN_VERDICT_MISSES.)
+    # (startup/f-v092-pp2-tp2-deepseek-v2-lite-pp-missing-layer-assert-cut left this list when a
+    # traceback cut before its exception line became readable by its failing source line, and
+    # the class got its signature: a model's layer-type assertion meeting pipeline parallelism's
+    # PPMissingLayer placeholders, pp-missing-layer-type-assert; tests/test_source_line_readings.py.)
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {

@@ -234,6 +234,13 @@ def sites_of(index: VllmIndex, text: str) -> tuple[MessageTemplate, ...]:
     return tuple(site for site in index.templates if site.text == text)
 
 
+def module_functions(index: VllmIndex) -> Iterator[tuple[str, str]]:
+    """(module, function) of every site of the index, without making its MessageTemplates."""
+    if isinstance(index.templates, Templates):
+        return ((record[3], record[4]) for record in index.templates._records)
+    return ((site.module, site.function) for site in index.templates)
+
+
 def _expand(runs: list[list[int]]) -> tuple[int, ...]:
     return tuple(i for start, end in runs for i in range(start, end + 1))
 

@@ -6,7 +6,7 @@ from functools import cache
 
 from rapidfuzz import fuzz, process
 
-from logsleuth.index.data import MessageTemplate, VllmIndex, default_index
+from logsleuth.index.data import MessageTemplate, VllmIndex, default_index, module_functions
 from logsleuth.index.lookup import TemplateMatcher, TextMatch, literal_of
 from logsleuth.index.versions import release_of, version_key
 from logsleuth.model import ErrorEvent, Origin, OriginSite
@@ -50,7 +50,7 @@ def raising_modules(event: ErrorEvent) -> tuple[str, ...]:
     exception class first. A message printed by several modules keeps them all: any may be it.
     """
     if event.frames:
-        innermost = vllm_module(event.frames[-1].file)
+        innermost = frame_module(event.frames[-1].file, event.frames[-1].function)
         return (innermost,) if innermost else ()
     origin = origin_of(event, default_matcher())
     if origin is None:
@@ -66,12 +66,29 @@ def library_modules(event: ErrorEvent) -> tuple[str, ...]:
     raised it), unless a vLLM frame lies further in. `transformers.models.auto.configuration_auto`
     for a config transformers cannot read."""
     for frame in reversed(event.frames):
-        if vllm_module(frame.file) is not None:
+        if frame_module(frame.file, frame.function) is not None:
             return ()
         library = _installed_module(frame.file)
         if library is not None:
             return (library,)
     return ()
+
+
+def raised_by_vllm(event: ErrorEvent) -> bool | None:
+    """Whether vLLM's code raised this error: the innermost traceback frame that is not
+    Python's own (a `for` over a bad object fails in vLLM's frame, a `json.dumps` of one in
+    the standard library's, called by whoever passed it) is vLLM's, or another file with a
+    path (an installed library, the user's script). None without frames, or when that frame
+    is a bare file name the index does not know."""
+    for frame in reversed(event.frames):
+        if _standard_library(frame.file):
+            continue
+        if frame_module(frame.file, frame.function) is not None:
+            return True
+        if "/" in frame.file or "\\" in frame.file:
+            return False
+        return None
+    return None
 
 
 def package_boundary(event: ErrorEvent, forwarding: frozenset[str] = frozenset()) \
@@ -129,6 +146,42 @@ def vllm_module(file: str) -> str | None:
     return _dotted(path, start)
 
 
+def frame_module(file: str, function: str) -> str | None:
+    """The vLLM module of a traceback frame: from its path, or, when the reporter cut the paths
+    to bare file names (`File "weight_utils.py", line 243, in hf_model_weights_iterator`, vllm
+    issue 1733's log), from the index: a module of that name in which a function of that name
+    prints or raises a message. A file name alone would not do (`utils.py`, `worker.py` and
+    `main.py` are everyone's); with the function it names vLLM's code."""
+    found = vllm_module(file)
+    if found is not None or "/" in file or "\\" in file or not file.endswith(".py"):
+        return found
+    return _bare_functions().get((file[:-3], function.rsplit(".", 1)[-1]))
+
+
+# functions every code base has: with a file name several vLLM modules share (`utils.py`,
+# `config.py`, `main.py`) they say nothing of whose code it is
+_GENERIC_FUNCTIONS = frozenset({"__init__", "__call__", "__post_init__", "forward", "main", "run",
+                                "<module>", "wrapper", "inner", "_call_impl"})
+
+
+@cache
+def _bare_functions() -> dict[tuple[str, str], str]:
+    """(file name without `.py`, function) -> the vLLM module defining that function; a pair
+    several modules share names the first in sorted order (any of them is vLLM's)."""
+    sites = sorted({(module, function.rsplit(".", 1)[-1])
+                    for module, function in module_functions(default_index())})
+    homes: dict[str, set[str]] = {}
+    for module, _ in sites:
+        homes.setdefault(module.rsplit(".", 1)[-1], set()).add(module)
+    pairs: dict[tuple[str, str], str] = {}
+    for module, function in sites:
+        name = module.rsplit(".", 1)[-1]
+        if function in _GENERIC_FUNCTIONS and len(homes[name]) > 1:
+            continue
+        pairs.setdefault((name, function), module)
+    return pairs
+
+
 def _dotted(path: str, start: int) -> str | None:
     """The module of the `.py` file `path` whose package path begins after the `/` at `start`."""
     if not path.endswith(".py"):
@@ -143,7 +196,7 @@ def frame_sites(event: ErrorEvent) -> frozenset[tuple[str, str]]:
     """(module, function) of each traceback frame inside a vllm package."""
     sites: set[tuple[str, str]] = set()
     for frame in event.frames:
-        module = vllm_module(frame.file)
+        module = frame_module(frame.file, frame.function)
         if module is not None:
             sites.add((module, frame.function))
     return frozenset(sites)

@@ -333,6 +333,11 @@ class SignatureSet:
                 evidence.append(Evidence("module", 1.0, module_hit))
                 specificity += 10
                 corroborated = True
+            elif signature.origin is MessageOrigin.PYTHON and _raised_outside_vllm(target.event):
+                # the interpreter's own words say nothing of who raised them, the module part
+                # is the whole claim: a library's or the user's frame innermost refutes it
+                # (vllm issue 12168's TypeError inside transformers' audio processor)
+                return None
             else:
                 factor = MODULE_MISSED if modules else MODULE_UNKNOWN
                 evidence.append(Evidence("module", factor, ", ".join(modules) or
@@ -445,6 +450,13 @@ def _package_wide(patterns: tuple[regex.Pattern[str], ...], module: str) -> bool
     rather than a subsystem inside it: it matches any module of that package."""
     anywhere = f"{module.split('.', 1)[0]}._"
     return any(p.search(anywhere) for p in patterns)
+
+
+def _raised_outside_vllm(event: ErrorEvent) -> bool:
+    """Whether the traceback shows code other than vLLM's raising the error."""
+    from logsleuth.index.origin import raised_by_vllm
+
+    return raised_by_vllm(event) is False
 
 
 def _raising_modules(event: ErrorEvent) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -566,9 +578,12 @@ def _readings(event: ErrorEvent) -> list[str]:
 
     `Type: message` as printed; as written when a terminal wrapped it (`conf        iguration`:
     a long run of spaces inside a word is where a pasted line was broken); without the count
-    Ray's deduplication appended; and for an exception with no message (a bare `assert`),
+    Ray's deduplication appended; and for an exception with no message (a bare `assert`) or a
+    traceback cut before its exception line (a pasted excerpt: the source line is all it says),
     `Type: <the failing source line>`.
     """
+    from logsleuth.assemble import CUT_TRACEBACK  # here: assemble imports this module
+
     text = event.text
     readings = [text]
     unwrapped = _WRAP.sub("", text)
@@ -577,7 +592,8 @@ def _readings(event: ErrorEvent) -> list[str]:
     deduplicated = _RAY_REPEATED.sub("", unwrapped)
     if deduplicated != unwrapped:
         readings.append(deduplicated)
-    if not event.message and event.frames and event.frames[-1].code:
+    if (not event.message or event.exception == CUT_TRACEBACK) and event.frames \
+            and event.frames[-1].code:
         readings.append(f"{event.exception}: {event.frames[-1].code}")
     return readings
 
