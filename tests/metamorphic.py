@@ -171,10 +171,10 @@ def interleave_healthy(lines: list[str], rng: random.Random, anchor: Anchor) -> 
         return None
     server = Server(api=990_001, engine=990_101, workers=2)
     host = server.startup() + server.requests(max(40, len(lines) // 2))
-    return _interleave(lines, 0, host, rng)
+    return interleave(lines, 0, host, rng)
 
 
-def _interleave(lines: list[str], start: int, host: list[str], rng: random.Random) -> Moved:
+def interleave(lines: list[str], start: int, host: list[str], rng: random.Random) -> Moved:
     """`lines` kept as they are up to `start`, then `host`'s lines dealt in among the rest,
     each side keeping its order."""
     out = lines[:start]
@@ -200,7 +200,7 @@ def interleave_failing(lines: list[str], rng: random.Random, anchor: Anchor) -> 
         return None
     server = Server(api=990_001, engine=990_101, workers=2)
     host = server.startup() + server.requests(max(40, (len(lines) - anchor.first) // 2))
-    return _interleave(lines, anchor.first - 1, host, rng)
+    return interleave(lines, anchor.first - 1, host, rng)
 
 
 def head_cut(lines: list[str], rng: random.Random, anchor: Anchor) -> Moved | None:

@@ -33,7 +33,7 @@ from logsleuth.render.json import report_to_dict
 from logsleuth.signatures import default_signatures
 from logsleuth.tokenize import clean
 from scenario_logs import ILLEGAL_ACCESS, Server
-from metamorphic import TRANSFORMS, anchor_of, answer_of, differences
+from metamorphic import TRANSFORMS, anchor_of, answer_of, differences, interleave
 
 SAMPLE = 4  # cases per transform
 # Known breaks the sample meets, strict: each must still break (else it leaves this list), and each
@@ -230,16 +230,7 @@ def _healthy_beside(lines: list[str], rng: random.Random, start: int,
     server = Server(api=990_001, engine=990_101, workers=2)
     host = server.startup() + server.requests(max(40, len(lines)))
     head = server.startup() if up_first else []
-    host = host[len(head):]
-    out, i, j = head + lines[:start], start, 0
-    while i < len(lines):
-        if j < len(host) and rng.random() < 0.4:
-            out.append(host[j])
-            j += 1
-        else:
-            out.append(lines[i])
-            i += 1
-    return out + host[j:]
+    return head + interleave(lines, start, host[len(head):], rng).lines
 
 
 @SOME
