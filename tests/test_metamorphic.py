@@ -43,7 +43,16 @@ SAMPLE = 4  # cases per transform
 # (Session 13: the Ray PP3 CUTLASS case under interleave-failing left it once the merged code no
 # longer moved its root; with it a subject, the sample no longer draws the unprefixed pipe-margin
 # excerpt, a known break of the full sweep listed in tools/metamorphic/README.md.)
-KNOWN_BREAKS: dict[tuple[str, str], str] = {}
+# (Session 14: the Ray PP3 CUTLASS case came back under interleave-failing once level-only records
+# were read as error events: with another failing server's lines dealt in, its root moves to a
+# worker's later copy of the same `RuntimeError: Error Internal` (the one Ray's dedup annotates
+# `[repeated 4x across cluster]`); which copy is first depends on which process's lines the other
+# server's output separates, and telling Ray's deduplicated copies from a second failure needs
+# the dedup line read as a count of the copy before it, not built yet. tools/metamorphic/README.md.)
+KNOWN_BREAKS: dict[tuple[str, str], str] = {
+    ("interleave-failing", "launchers/b-ray-pp3-tp8-cutlass-error-internal-dedup"):
+        "the root moves to a worker's later, Ray-deduplicated copy of the same error",
+}
 SOME = settings(max_examples=40, deadline=None)
 
 
