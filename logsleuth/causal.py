@@ -8,7 +8,8 @@ Nodes are the errors of the failure; edges say why one follows from another:
 - EMBEDDED: a wrapper quotes the cause's message (`Worker failed with error '...'`);
 - POINTER: vLLM's own cross-process messages (`See root cause above`, `EngineDeadError`,
   `Worker proc ... died`) point from a symptom to the processes where the cause is;
-- PROCESS_ORDER: a child (worker, engine core) failed before its parent reported an error.
+- PROCESS_ORDER: a child (worker, engine core) failed before its parent reported an error;
+- EXIT_REPORT: a level-only record a process printed as it exited over its uncaught exception.
 
 No edge crosses a stretch where the cause's process or engine demonstrably went on working.
 An error is survived when its process or engine went on working after it (engine output served,
@@ -81,6 +82,9 @@ class _Node:
     # an unprefixed record native code logged right after a named process's error: that
     # process's, for whose work may save it (_speakers)
     speaks_for: Process | None = None
+    # a level-only record its process printed as it exited: the id of the uncaught exception it
+    # follows (causality.yaml `exit_reports`)
+    exit_of: int | None = None
 
 
 @dataclass
@@ -423,6 +427,7 @@ class CausalGraph:
             else:
                 nodes[event.id] = node
         _speakers(nodes, know)
+        _exit_reports(nodes, events, know)
         for cause, crash in crashed:
             if cause in nodes and crash not in nodes:
                 del nodes[cause]  # the crash was part of a stop, or harmless: so is its cause
@@ -692,6 +697,48 @@ def _speakers(nodes: dict[int, _Node], know: Causality) -> None:
             nodes[key] = replace(node, speaks_for=process)
 
 
+def _exit_reports(nodes: dict[int, _Node], events: tuple[Event, ...], know: Causality) -> None:
+    """Make each level-only record (no exception named: `[ERROR] ... ERR99999 UNKNOWN
+    applicaiton exception`) that a process printed within `exit_reports.within` lines after its
+    own uncaught exception (a traceback printed raw), with nothing else of that process between
+    but such records and records that report a failure elsewhere, a symptom of that exception:
+    the process's report that it exited. Only a process its prefix names (a pid): unprefixed
+    output is several processes at once."""
+    window = know.exit_report_within
+    if window <= 0:
+        return
+    # everything each named process printed, in order: (line, error node or None for work)
+    said: dict[Process, list[tuple[int, _Node | None]]] = {}
+    for node in nodes.values():
+        if node.event.process.pid is not None:
+            said.setdefault(node.event.process, []).append((node.event.first_line, node))
+    for event in events:
+        if isinstance(event, Milestone) and event.process in said \
+                and event.kind not in _SECTIONS:
+            said[event.process].append((event.line, None))
+    for lines in said.values():
+        last: _Node | None = None  # the uncaught exception the process may be exiting over
+        end = 0  # the last line of it, or of the exit report after it
+        for _, said_node in sorted(lines, key=lambda pair: (pair[0], pair[1] is not None)):
+            if said_node is None:
+                last = None  # a step or output of its own: it went on
+                continue
+            node = said_node
+            event = node.event
+            if last is not None and event.kind is EventKind.ERROR_RECORD \
+                    and 0 < event.first_line - end <= window:
+                if node.role is EventRole.SYMPTOM:  # a record that reports a failure elsewhere
+                    end = event.last_line  # (Ray's `Unhandled error`) is teardown too
+                    continue
+                if event.exception in _LEVEL_LABELS:
+                    nodes[event.id] = replace(node, role=EventRole.SYMPTOM,
+                                              exit_of=last.event.id)
+                    end = event.last_line
+                    continue
+            uncaught = event.kind is EventKind.EXCEPTION and event.raw and bool(event.frames)
+            last, end = (node, event.last_line) if uncaught else (None, 0)
+
+
 def _unraisable_causes(errors: list[ErrorEvent], events: tuple[Event, ...], know: Causality
                        ) -> tuple[list[ErrorEvent], list[tuple[int, int]]]:
     """The errors without the unraisable exceptions no native death follows from, and
@@ -920,7 +967,9 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work,
                      if _first_line(cause.event.message).startswith(quoted)]
             for cause in exact or holders:
                 link(cause.event, node.event, LinkReason.EMBEDDED)
-        if node.role is EventRole.SYMPTOM:
+        if node.exit_of is not None and node.exit_of in nodes:
+            link(nodes[node.exit_of].event, node.event, LinkReason.EXIT_REPORT)
+        elif node.role is EventRole.SYMPTOM:
             for cause in before[-_POINTER_REACH:]:
                 # a request's error vLLM answered is not what a later report of a failure
                 # elsewhere points at

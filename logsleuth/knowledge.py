@@ -93,6 +93,9 @@ class Causality:
     deaths: tuple[regex.Pattern[str], ...] = ()  # a process's native death (`deaths`)
     # how many lines "right before" a death an unraisable exception may be (`unraisable.within`)
     unraisable_within: int = 0
+    # how many lines after its process's uncaught exception a level-only record is that
+    # process's exit report (`exit_reports.within`; 0: none is)
+    exit_report_within: int = 0
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -526,7 +529,8 @@ def load_causality(path: Path | None = None) -> Causality:
                      compile_(data["children"], "children") if "children" in data else None,
                      tuple(compile_(p, "engine_once") for p in data.get("engine_once", [])),
                      tuple(compile_(p, "deaths") for p in data.get("deaths", [])),
-                     int(unraisable.get("within", 0)))
+                     int(unraisable.get("within", 0)),
+                     int(data.get("exit_reports", {}).get("within", 0)))
 
 
 @cache

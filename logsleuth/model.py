@@ -178,6 +178,8 @@ class LinkReason(Enum):
     UNRAISABLE = "unraisable"
     # native code logged it, then its process died natively (causality.yaml `native`, `deaths`)
     ABORTED = "aborted"
+    # a level-only record its process printed as it exited over the exception (`exit_reports`)
+    EXIT_REPORT = "exit_report"
 
 
 @dataclass(frozen=True, slots=True)

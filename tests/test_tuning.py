@@ -74,17 +74,13 @@ KNOWN_VERDICT_MISSES = {
     # `mechanisms` searched in "Type: message" text. (Its 0.9-era input dump,
     # `Dumping input data` and the records after it, became symptoms on the way:
     # tests/test_input_dump.py.)
-    # Why not fixed (verdict): dev-root made the Ascend tensor compiler's `main process
-    # disappeared!` a symptom, which turned this case right; then detect's level records (any
-    # logger's `[ERROR]` behind a process prefix is an error record) began to read torch_npu's
-    # exit report `[ERROR] <time> (PID:432, ...) ERR99999 UNKNOWN applicaiton exception`, printed
-    # after the API server's own `Engine core initialization failed` pointer, and it became the
-    # root. Declaring the exit report a symptom outright (a causality.yaml pattern, tried) cost two
-    # held-out cases in aggregate, where it is apparently the only evidence of the failure. The
-    # right knowledge is narrower: a level-only record of a process after that process's own
-    # fatal exception is its exit report; that needs a rule in causal.py, not built this session.
-    "launchers/g-ascend-v0110rc0-docker-qwen3vl-tp4-workers-parent-exited-symptom":
-        "torch_npu's ERR99999 exit record after the API server's pointer is taken as the root",
+    # (g-ascend-v0110rc0-docker-qwen3vl-tp4-workers-parent-exited-symptom left this list again
+    # when a level-only record a process prints right after its own uncaught exception, torch_npu's
+    # `[ERROR] <time> (PID:432, ...) ERR99999 UNKNOWN applicaiton exception` after the API
+    # server's `Engine core initialization failed` traceback, became that process's exit report,
+    # a symptom (causality.yaml `exit_reports`, causal.py `_exit_reports`):
+    # tests/test_exit_reports.py. The same record with no exception of its own process before
+    # it stays an error.)
     "runtime/b-v090-execute-model-rpc-timeout-after-a-day":
         "labelled root_cause_missing; the same bare-TimeoutError-then-RPC-timeout shape elsewhere "
         "is labelled with the TimeoutError as the root",

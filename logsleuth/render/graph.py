@@ -25,7 +25,8 @@ ROLE_COLOURS = {Role.API_SERVER: "#4c78a8", Role.ENGINE_CORE: "#9467bd", Role.WO
 _LINK_LABELS = {LinkReason.CHAINED: "raised from", LinkReason.DUPLICATE: "printed again",
                 LinkReason.POINTER: "points to", LinkReason.EMBEDDED: "quotes",
                 LinkReason.PROCESS_ORDER: "child failed first", LinkReason.EXPLAINED: "leads to",
-                LinkReason.UNRAISABLE: "crashed after", LinkReason.ABORTED: "aborted over"}
+                LinkReason.UNRAISABLE: "crashed after", LinkReason.ABORTED: "aborted over",
+                LinkReason.EXIT_REPORT: "exit report"}
 
 
 class NodeStatus(Enum):
@@ -221,7 +222,8 @@ _EDGE_STYLE = {LinkReason.CHAINED: ("#222222", ""), LinkReason.DUPLICATE: ("#999
                LinkReason.PROCESS_ORDER: ("#d62728", "8 3 2 3"),
                LinkReason.EXPLAINED: ("#8c564b", "4 2"),
                LinkReason.UNRAISABLE: ("#9467bd", "4 2"),
-               LinkReason.ABORTED: ("#9467bd", "1 2")}
+               LinkReason.ABORTED: ("#9467bd", "1 2"),
+               LinkReason.EXIT_REPORT: ("#999999", "1 3")}
 
 
 def layout_svg(picture: CausalPicture) -> str:
