@@ -42,7 +42,7 @@ RENDEZVOUS = [
 ]
 LOAD_FIRST = [
     "INFO 07-22 07:59:51 model_runner.py:680] Starting to load model meta-llama/Llama-3-70B...",
-    "INFO 06-16 10:01:06 [gpu_model_runner.py:2602] Starting to load model unsloth/Qwen3-VL-32B...",
+    "INFO 06-16 10:01:06 [gpu_model_runner.py:2602] Starting to load model Qwen/Qwen3-32B...",
     "INFO 07-22 07:59:52 weight_utils.py:223] Using model weights format ['*.safetensors']",
     "INFO 02-05 10:11:31 [weight_utils.py:450] Using model weights format ['*.safetensors']",
 ]
