@@ -171,3 +171,15 @@ def test_zero_throughput_stats_before_output_are_no_hang(stats, prefix: str,  # 
     lines = [*SERVING, *(prefix + stats("0.0", "0.0", r, w) for r, w in counts),
              prefix + stats("0.0", "181.0", 1, 0) if after == "output" else SERVING[1]]
     assert _explain(lines).verdict is Verdict.NO_FAILURE
+
+
+@pytest.mark.parametrize("polls", [1, 4])
+def test_health_polls_after_a_hang_line_do_not_end_the_wait(polls: int) -> None:
+    # the API server answers /health without its engine: a worker's hang line followed by answered
+    # polls is still the last sign of the engine (vllm#17972's polls between its stats)
+    hang = ("(EngineCore_DP0 pid=3) INFO 08-21 14:31:23 [shm_broadcast.py:466] No available shared "
+            "memory broadcast block found in 60 seconds. This typically happens when some "
+            "processes are hanging or doing some time-consuming work (e.g. compilation)")
+    report = _explain([*SERVING, hang, *([POLL] * polls)])
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING
+    assert report.symptoms[0].line == len(SERVING) + 1
