@@ -262,12 +262,20 @@ class _Work:
                 or any(_any_between(lines, after + IN_FLIGHT, end) for lines in answers + others))
 
 
+# Stats intervals in a row, with requests held and nothing processed, after the engine's last
+# output, that make a hang (causality.yaml milestones `stuck`): one is a request just admitted.
+STUCK_REPEATS = 2
+
+
 def _late_hangs(hangs: list[Milestone], activity: list[Milestone],
                 deployments: Deployments) -> list[Milestone]:
     """The hang lines after the last work of their own deployment (of the run, when it holds
-    one), in line order: another deployment's serving does not end this one's wait."""
+    one), in line order: another deployment's serving does not end this one's wait, nor does the
+    HTTP server's answer to a poll."""
     last: dict[int | None, int] = {}  # the last work of each deployment (None: anyone's)
     for milestone in activity:
+        if milestone.kind is MilestoneKind.ALIVE:
+            continue  # a health poll is answered without the engine: no work (vllm#17972)
         group = deployments.of(milestone.process)
         last[group] = max(last.get(group, 0), milestone.line)
     anyone = max(last.values(), default=0)
@@ -373,6 +381,7 @@ class CausalGraph:
         errors: list[ErrorEvent] = []
         activity: list[Milestone] = []
         hangs: list[Milestone] = []
+        stuck: list[Milestone] = []  # stats of an engine holding requests and doing nothing
         starts: list[Milestone] = []
         shutdown_from: int | None = None
         began = False  # the log shows this run's start (vLLM's start line, its first step)
@@ -387,6 +396,8 @@ class CausalGraph:
                     continue
                 if event.kind is MilestoneKind.HANG:
                     hangs.append(event)
+                elif event.kind is MilestoneKind.STUCK:
+                    stuck.append(event)
                 elif event.kind is MilestoneKind.SHUTDOWN_REQUESTED:
                     shutdown_from = event.line if shutdown_from is None else min(shutdown_from,
                                                                                  event.line)
@@ -457,6 +468,9 @@ class CausalGraph:
         stalled = None
         if not nodes:
             late_hangs = _late_hangs(hangs, activity, deployments)
+            late_stuck = _late_hangs(stuck, activity, deployments)
+            if len(late_stuck) >= STUCK_REPEATS:
+                late_hangs = sorted(late_hangs + late_stuck, key=lambda h: h.line)
             # A bar left unfinished after the run's engine produced output is the log read
             # while the run was working (a committed log file, a `tail` of a live server): a
             # stall without an error shows itself before the first output (NCCL or P2P set-up
@@ -1224,10 +1238,15 @@ def _stalled(last_line: str, line_count: int, know: Causality, *, started: bool,
         if phase is None or any(_START_UP.index(p) > _START_UP.index(phase)
                                 for p in reached if p in _START_UP and phase in _START_UP):
             return None
-        message = (f"the log ends in the {phase.value} phase on a set-up step that waits on "
-                   f"other processes ('{line.text.strip()[:80]}'), before start-up completed: "
-                   "the run hung there (a rank that never joined, a transport that never "
-                   "connected) or was killed, without printing an error")
+        # a wait on peers names the usual culprits; a step that prints its own end (the load,
+        # the profile run) only says where it stopped
+        step, why = (("a set-up step that waits on other processes", "a rank that never joined, "
+                      "a transport that never connected") if phase is Phase.INIT else
+                     ("a start-up step that never printed its end", "slow storage, a peer "
+                      "that never answered, a process stuck in a collective"))
+        message = (f"the log ends in the {phase.value} phase on {step} "
+                   f"('{line.text.strip()[:80]}'), before start-up completed: the run hung "
+                   f"there ({why}) or was killed, without printing an error")
         return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, line.process, line_count,
                           line_count, line_count)
     finished = "100%" in line.text

@@ -96,6 +96,8 @@ class MilestoneKind(Enum):
     START = "start"  # vLLM started (again): a log holding several starts holds several runs
     SHUTDOWN_REQUESTED = "shutdown_requested"  # an operator asked the server to stop
     HANG = "hang"  # a process reports it has waited too long on another
+    # the engine's stats say requests are held and nothing was processed: a hang when repeated
+    STUCK = "stuck"
     PHASE = "phase"  # the engine entered a lifecycle phase (Milestone.phase says which)
     # a test runner's report (pytest's): output it captured while the test above ran, printed
     # after that test's failure, begins; and the report's own sections resume (runs.py)

@@ -179,6 +179,11 @@ SHAPES = [
     Shape("compose-exit-137", ("vllm-1  | INFO 08-01 20:59:09 [utils.py:254] non-default args: "
                                "{'model_tag': 'x'}", "vllm-1 exited with code 137"),
           "Killed", "exited with code 137"),
+    # an IDE's or a launcher's report of the child it ran, SIGKILLed (128 + 9)
+    Shape("ide-exit-137", (*V1_START, "Process finished with exit code 137 (interrupted by signal "
+                                      "9:SIGKILL)"), "Killed", "exit code 137"),
+    Shape("child-exit-137", (*V0_START, "Worker process exited with code 137"), "Killed",
+          "exited with code 137"),
     Shape("systemd-sigkill", (
           "Aug 17 18:42:18 gpu1 vllm[8052]: INFO 08-17 18:42:18 [utils.py:254] non-default "
           "args: {'model_tag': 'x'}",
@@ -527,6 +532,7 @@ BODIES = [
     "Floating point exception (core dumped)",
     "      Reason:       OOMKilled",
     "command terminated with exit code 137",
+    "Process finished with exit code 137 (interrupted by signal 9:SIGKILL)",
     "vllm.service: Main process exited, code=killed, status=9/KILL",
     "Memory cgroup out of memory: Killed process 42117 (python3)",
     "main.c:5:10: fatal error: Python.h: No such file or directory",

@@ -102,10 +102,13 @@ def test_set_up_output_after_the_model_loaded_is_no_start_up_stall(
     assert _explain(lines).verdict is Verdict.NO_FAILURE
 
 
-AFTER_SET_UP = [  # a start-up that got past set-up prints vLLM's next steps
+# a start-up that got past set-up prints vLLM's next steps (not the load's first line: a log
+# ending there stopped inside the load, tests/test_stall_hang.py)
+AFTER_SET_UP = [
     "INFO 08-31 09:50:50 custom_all_reduce_utils.py:234] reading GPU P2P access cache from "
     "/root/.cache/vllm/gpu_p2p_access_cache_for_0,1.json",
-    "INFO 08-31 09:50:50 model_runner.py:879] Starting to load model m...",
+    "INFO 08-31 09:50:50 shm_broadcast.py:235] vLLM message queue communication handle: "
+    "Handle(connect_ip='127.0.0.1', local_reader_ranks=[1])",
     "(Worker_TP0 pid=5) INFO 02-05 10:11:30 [gpu_model_runner.py:2338] Model loading took "
     "15.26 GiB and 5.1 seconds",
 ]
