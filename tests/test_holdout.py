@@ -69,10 +69,11 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # of 40 moved to tuning (241): verdict 235, root 175/184, fix 58/95, case 195 with session 13's code;
 # floors are that less 2 (lower only because the set is smaller). Then holdout-d added 40 l-* cases
 # (281): session 13's code and the merged session-14 code both scored verdict 269, root 197/213, fix
-# 60/103, case 220; floors are that less 2.
+# 60/103, case 220; floors are that less 2. Then the end check printed two fix misses, moved to tuning
+# (279): verdict 267, root 195/211, fix 60/101, case 220; the verdict and root floors follow, less 2.
 FLOORS = {
-    "verdict": 267,
-    "root": 195,
+    "verdict": 265,
+    "root": 193,
     "fix": 58,
     "case": 218,
 }
@@ -99,8 +100,8 @@ MAX_WRONG_WAY = 9
 # lower it only when a case is moved out as the README asks; session 12: less the second split's 40,
 # plus holdout-d's 25 h-* cases, plus holdout-e's 9 i-* cases, less six whose themes a brief named, less two the end check printed;
 # session 13: less the third split's 40, plus holdout-d's 27 j-* cases, plus holdout-e's 24 k-* cases, less two the end check printed;
-# session 14: less the fourth split's 40, plus holdout-d's 40 l-* cases), and the groups it must have.
-MIN_CASES = 281
+# session 14: less the fourth split's 40, plus holdout-d's 40 l-* cases, less two the end check printed), and the groups it must have.
+MIN_CASES = 279
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...
