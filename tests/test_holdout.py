@@ -73,12 +73,14 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # (279): verdict 267, root 195/211, fix 60/101, case 220; the verdict and root floors follow, less 2.
 # Session 15: a fifth random development split of 40 moved to tuning (239): verdict 228, root
 # 167/181, fix 51/87, case 188 with session 14's code; floors are that less 2 (lower only because
-# the set is smaller).
+# the set is smaller). Then holdout-e added 40 m-* cases (279): session 14's code scored verdict 260,
+# root 191/211, fix 59/102, case 217 (the 40 new ones alone: verdict 32, root 24/30, fix 8/15, case 29);
+# floors are that less 2.
 FLOORS = {
-    "verdict": 226,
-    "root": 165,
-    "fix": 49,
-    "case": 186,
+    "verdict": 258,
+    "root": 189,
+    "fix": 57,
+    "case": 215,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
 # failing case called no_failure. Counted, never listed. Measured 6 on 106 cases; 14 on 162 cases
@@ -96,8 +98,9 @@ FLOORS = {
 # 3 on the 232 left by session 13's split, plus 2; 3 on the 283 after two collectors' rounds, plus 2;
 # 3 on the 241 left by session 14's split, plus 2; 8 on 281 once holdout-d added 40 l-* cases, five
 # of them answered the wrong way (leaving them out for their answer would bias the measure), plus 1;
-# 8 on the 239 left by session 15's split (none of the 40 moved), plus 1.
-MAX_WRONG_WAY = 9
+# 8 on the 239 left by session 15's split (none of the 40 moved), plus 1; 15 on 279 once holdout-e
+# added 40 m-* cases, seven of them answered the wrong way (six failing logs called no_failure), plus 1.
+MAX_WRONG_WAY = 16
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
