@@ -97,6 +97,7 @@ FRAMES = [  # (outer to inner functions, phase): real V0/V1 call paths
       "execute_model", "forward"], Phase.PROFILE),  # V0: profiling runs execute_model
     (["run_engine_core", "_initialize_kv_caches", "compile_or_warm_up_model", "capture_model",
       "_capture_cudagraphs", "_dummy_run"], Phase.GRAPH_CAPTURE),
+    (["__call__", "graph", "__enter__", "capture_begin"], Phase.GRAPH_CAPTURE),  # torch's graph API
     (["run_engine_core", "_initialize_kv_caches", "initialize_from_config",
       "initialize_kv_cache", "_allocate_kv_cache_tensors"], Phase.KV_CACHE),
     (["__init__", "_init_executor", "load_model", "get_model", "load_weights",
