@@ -191,3 +191,41 @@ def test_the_first_kernel_assert_is_the_root(shape: str, prefix: str, copies: in
     assert report.verdict is Verdict.FAILURE
     root = report.root_cause
     assert root is not None and root.exception == "device-side assertion" and root.line == 2
+
+
+# A log quoted as an indented block (a Markdown code block inside a list, a ticket's quote):
+# every line carries the same margin, so the exception line at Python's column 0 reads as an
+# indented continuation unless the margin is taken off first (vllm#49482's excerpt).
+QUOTED = ["Traceback (most recent call last):",
+          '  File "/opt/venv/lib/python3.12/site-packages/vllm/v1/worker/utils.py", line 40, '
+          "in request_memory",
+          "    raise ValueError(",
+          "ValueError: Free memory on device xpu:0 (0.0/22.71 GiB) is less than desired GPU "
+          "memory utilization (0.9, 20.44 GiB)."]
+
+
+@pytest.mark.parametrize("margin", [2, 4, 8])
+def test_a_log_quoted_as_an_indented_block_is_read_without_its_margin(margin: int) -> None:
+    report = explain_text("".join(" " * margin + line + "\n" for line in QUOTED))
+    assert report.verdict is not Verdict.NO_FAILURE
+    assert report.root_cause is not None and report.root_cause.exception == "ValueError"
+    assert any("indented" in notice for notice in report.notices)
+
+
+def test_a_log_with_one_line_at_column_zero_keeps_its_indentation() -> None:
+    text = "".join(("" if i == 0 else "  ") + line + "\n" for i, line in enumerate(QUOTED))
+    assert not any("indented" in notice for notice in explain_text(text).notices)
+
+
+# A paste that lost its line breaks: whole vLLM records joined on one line (vllm#13678). The
+# exception after an ERROR record's header inside the line is still the line's exception.
+@pytest.mark.parametrize("site", ["registry.py:321]", "[registry.py:321]"])
+@pytest.mark.parametrize("before", ["", "ERROR 02-21 11:17:10 {site}     from vllm.attention.backends."
+                                    "flash_attn import FlashAttentionMetadata ",
+                                    "{site}     from vllm.vllm_flash_attn import (flash_attn_varlen_func, "])
+def test_an_exception_inside_joined_records_is_an_exception_line(site: str, before: str) -> None:
+    line = parse_line(clean(
+        before.format(site=site) + f"ERROR 02-21 11:17:10 {site} ImportError: cannot import name "
+        "'flash_attn_varlen_func' from 'vllm.vllm_flash_attn' (unknown location) ERROR 02-21 "
+        f"11:17:10 {site}  Traceback (most recent call last):"))
+    assert line.exception == "ImportError"
