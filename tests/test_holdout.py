@@ -75,12 +75,13 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # 167/181, fix 51/87, case 188 with session 14's code; floors are that less 2 (lower only because
 # the set is smaller). Then holdout-e added 40 m-* cases (279): session 14's code scored verdict 260,
 # root 191/211, fix 59/102, case 217 (the 40 new ones alone: verdict 32, root 24/30, fix 8/15, case 29);
-# floors are that less 2.
+# floors are that less 2. Then a helper's grep printed one case's name; it moved to tuning (278):
+# verdict 259, root 190/210, fix 59/102, case 216 with session 14's code; floors are that less 2.
 FLOORS = {
-    "verdict": 258,
-    "root": 189,
+    "verdict": 257,
+    "root": 188,
     "fix": 57,
-    "case": 215,
+    "case": 214,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
 # failing case called no_failure. Counted, never listed. Measured 6 on 106 cases; 14 on 162 cases
@@ -108,8 +109,9 @@ MAX_WRONG_WAY = 16
 # plus holdout-d's 25 h-* cases, plus holdout-e's 9 i-* cases, less six whose themes a brief named, less two the end check printed;
 # session 13: less the third split's 40, plus holdout-d's 27 j-* cases, plus holdout-e's 24 k-* cases, less two the end check printed;
 # session 14: less the fourth split's 40, plus holdout-d's 40 l-* cases, less two the end check printed;
-# session 15: less the fifth split's 40, plus holdout-e's 40 m-* cases), and the groups it must have.
-MIN_CASES = 279
+# session 15: less the fifth split's 40, plus holdout-e's 40 m-* cases, less one whose name a helper's
+# grep printed), and the groups it must have.
+MIN_CASES = 278
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...
