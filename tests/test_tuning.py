@@ -76,24 +76,13 @@ KNOWN_VERDICT_MISSES = {
     # fields became a record header, grammars/vllm.lark BRACKET_FIELDS_HEADER:
     # tests/test_bracket_fields.py; detect's LEVEL_WORD_HEADER, any logger's record that begins
     # with its level, reads it too: tests/test_level_records.py.)
-    # Why not fixed (verdict; the label conflicts with another): the engine core's
-    # `TimeoutError: RPC call to execute_model timed out.` is raised from shm_broadcast's bare
-    # `TimeoutError` (the wait's own timeout), and nothing else in the excerpt says why the
-    # worker did not answer. This label reads that as root_cause_missing (a worker hung after a
-    # day of serving); runtime/offline-v09-lost-indent-execute-model-rpc-timeout, the same shape
-    # line for line (bare TimeoutError, then the RPC timeout raised from it, then EngineDeadError),
-    # is labelled failure with the bare TimeoutError as the root (a 1M-token prefill longer than
-    # the deadline). No line tells a slow step from a hung worker; the reporters' context does.
-    # Folding the bare TimeoutError into the RPC timeout (a causality.yaml `mechanisms` entry,
-    # tried) turns this case right and that one wrong. One convention for "a wait timed out and
-    # the waited-for process printed nothing" is the lead's to settle; dev-root's reading favours
-    # this label (causality.yaml already calls `RPC call to X timed out` a symptom pointing at the
-    # workers, and the bare TimeoutError is that same timeout; a step too long for the deadline is
-    # not in either log), which would mean relabelling offline-v09 and adding
-    # `{cause: '^(?:\S+\.)?TimeoutError$', effect: '^(?:\S+\.)?TimeoutError: \S'}` to
-    # `mechanisms` searched in "Type: message" text. (Its 0.9-era input dump,
-    # `Dumping input data` and the records after it, became symptoms on the way:
-    # tests/test_input_dump.py.)
+    # (runtime/b-v090-execute-model-rpc-timeout-after-a-day left this list when one convention
+    # for a wait that timed out while the waited-for process printed nothing was settled from the
+    # shared corpus (root_cause_missing; offline-v09-lost-indent-execute-model-rpc-timeout
+    # relabelled, tests/fixtures/tuning/README.md "Wait timeouts") and a TimeoutError raised from
+    # a bare TimeoutError became the error (causality.yaml `mechanisms`): tests/test_wait_timeouts.py.
+    # Its 0.9-era input dump, `Dumping input data` and the records after it, became symptoms on
+    # the way: tests/test_input_dump.py.)
     # (g-ascend-v0110rc0-docker-qwen3vl-tp4-workers-parent-exited-symptom left this list again
     # when a level-only record a process prints right after its own uncaught exception, torch_npu's
     # `[ERROR] <time> (PID:432, ...) ERR99999 UNKNOWN applicaiton exception` after the API
@@ -101,9 +90,6 @@ KNOWN_VERDICT_MISSES = {
     # a symptom (causality.yaml `exit_reports`, causal.py `_exit_reports`):
     # tests/test_exit_reports.py. The same record with no exception of its own process before
     # it stays an error.)
-    "runtime/b-v090-execute-model-rpc-timeout-after-a-day":
-        "labelled root_cause_missing; the same bare-TimeoutError-then-RPC-timeout shape elsewhere "
-        "is labelled with the TimeoutError as the root",
     # (Moved in from the held-out set by the end-of-session-13 check:
     # launchers/d-pytest-stale-pooler-config-attribute left this list, with
     # runtime/pytest-v051-prompt-logprobs-assertion-not-close, when a test runner's report was
