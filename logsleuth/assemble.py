@@ -542,6 +542,15 @@ class Assembler:
         trace = channel.trace
         if name.endswith("Warning"):
             return  # a warning category printed like an exception is not an error
+        if self._causality.restates(line.outer):
+            # a test runner's summary line (causality.yaml `restatements`): whole on its line,
+            # what follows is not its message; titled by its wrapper, which restatements.py reads
+            self._flush(channel, out)
+            event = replace(self._single(line, EventKind.EXCEPTION, name, line.message or ""),
+                            title=line.outer)
+            channel.last_event = event.id
+            out.append(event)
+            return
         if trace is not None and not trace.closing:
             trace.exception = name
             trace.message_lines = [line.message or ""]
@@ -748,7 +757,7 @@ class Assembler:
                           tuple(trace.frames), trace.time, trace.title,
                           trace.cause[0] if trace.cause else None,
                           trace.cause[1] if trace.cause else None, raw=trace.raw,
-                          site=trace.site, group_id=trace.group)
+                          site=trace.site, group_id=trace.group, headless=trace.headless)
 
     def _flush_title(self, channel: _Channel, out: list[Event]) -> None:
         """An ERROR record that no traceback followed is an event of its own."""

@@ -33,6 +33,8 @@ from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRole,
                              Inference, Level, LineKind, Link, LinkReason, Milestone,
                              MilestoneKind, Phase, Process, Role, Run, Verdict)
+from logsleuth.recordheads import fold_record_heads
+from logsleuth.restatements import fold_restatements
 from logsleuth.runs import (Outcome, RunKey, RunSlice, captured_spans, explained_index, inside,
                             outcome_of, run_key, split_runs, start_time, summarize)
 
@@ -408,7 +410,7 @@ class CausalGraph:
             else:
                 errors.append(event)
         errors = _merge_crashes(_fold_native_echoes(sorted(errors, key=lambda e: (e.line, e.id))))
-        errors = _fold_mechanisms(errors, know)
+        errors = fold_record_heads(fold_restatements(_fold_mechanisms(errors, know), know))
         warned = [e for e in errors if e.latent and not e.unraisable]
         errors, crashed = _unraisable_causes(errors, events, know)
         errors, explained = _latent_causes(errors, know)
