@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # recur.py classifies through causal.py, which imports this m
 
 MAX_FRAMES = 64  # the innermost frames are the ones that say where it failed
 MAX_MESSAGE_LINES = 12
+_HEADER_TAIL = 2  # lines after a `Traceback` header the log ends in that may be a cut frame
 MAX_MESSAGE_CHARS = 4000
 # Error events kept per process and run: the earliest are the ones that can be a root cause; a
 # process that logs endless distinct errors would otherwise fill memory and the causal graph
@@ -131,6 +132,7 @@ class Assembler:
         # activity milestone cost 2 ms each)
         self._busy: dict[ChannelKey, _Channel] = {}
         self._next_id = 0
+        self._last_line = 0  # the number of the last line fed (or replayed)
         self._max_events = max_events_per_process
         self._kept: dict[Process, int] = {}
         self._dropped: dict[Process, int] = {}
@@ -192,6 +194,7 @@ class Assembler:
         (line numbers and time relative to the run) change it the same way: that change is
         learned from the first such run and replayed on the others without reading them.
         tests/test_replay.py checks every report equal with and without replaying."""
+        self._last_line = max(self._last_line, run.first + run.count - 1)
         inert = self._inert.get(run.key)
         if inert is None:
             inert = self._inert_lines(run.lines())
@@ -234,6 +237,7 @@ class Assembler:
         tests/test_replay.py checks every report equal with and without replaying."""
         first, run, last = record.first, record.run, record.last
         process, time = first.process, first.time
+        self._last_line = max(self._last_line, last.number)
         if not self._replayable(record):
             for line in record.lines():
                 yield self.feed(line)
@@ -288,6 +292,7 @@ class Assembler:
     def _feed(self, line: LogLine) -> list[Event]:
         out: list[Event] = []
         self._hints.see(line)
+        self._last_line = max(self._last_line, line.number)
         key: ChannelKey = (line.process.name, line.process.pid, line.site)
         if line.kind is LineKind.FRAME_LIST:
             self._adopt_frame_list(line.process, key, out)  # before its record is ended
@@ -377,7 +382,10 @@ class Assembler:
             # the records in that output: its child's log lines come from other call sites)
             self._flush(waiting, out)
 
-    def finish(self) -> list[Event]:
+    def finish(self, line_count: int = 0) -> list[Event]:
+        """Complete what waits for the log's end; `line_count`: how many lines the log has (the
+        lines the assembler was not given count too: a header followed by them is not the end)."""
+        self._last_line = max(self._last_line, line_count)
         return self._capped(self._finish())
 
     def finish_processes(self, gone: Callable[[Process], bool]) -> list[Event]:
@@ -413,7 +421,7 @@ class Assembler:
     def _finish(self) -> list[Event]:
         out: list[Event] = []
         for channel in self._by_order():
-            self._flush(channel, out)
+            self._flush(channel, out, at_end=True)
             self._flush_title(channel, out)
         return out
 
@@ -679,7 +687,7 @@ class Assembler:
     def _extend(self, trace: _Trace, line: LogLine) -> None:
         trace.last_line = line.number
 
-    def _flush(self, channel: _Channel, out: list[Event]) -> None:
+    def _flush(self, channel: _Channel, out: list[Event], at_end: bool = False) -> None:
         trace = channel.trace
         channel.trace = None
         if trace is None or trace.quiet:
@@ -691,7 +699,11 @@ class Assembler:
         if trace.exception is None:
             # A traceback cut before its exception line (a log pasted in part, a process killed
             # mid-print): the failure shows, its cause does not (not one Python ignored).
-            if (trace.frames or trace.title) and trace.unraisable is None:
+            # A `Traceback` header the log ends in (with at most a frame too cut to read) is one
+            # too: Python prints it only for an exception it is about to report.
+            ended = at_end and trace.last_line - trace.first_line <= _HEADER_TAIL \
+                and trace.last_line >= self._last_line - _HEADER_TAIL
+            if (trace.frames or trace.title or ended) and trace.unraisable is None:
                 out.append(self._cut_trace(trace))
             return
         event = _event_of(trace, self._new_id())
