@@ -1,4 +1,4 @@
-"""The tuning set (tests/fixtures/tuning): 385 real vLLM logs from public bug reports (24 of
+"""The tuning set (tests/fixtures/tuning): 389 real vLLM logs from public bug reports (24 of
 them the former holdout set). Mechanisms and signatures were tuned on it, so it is no longer a
 measure of unseen logs (that is tests/fixtures/holdout now); it stays as a regression guard: every
 verdict and root cause must be right, and the misses that remain are listed, not hidden."""
