@@ -96,6 +96,7 @@ def test_a_summary_alone_is_one_line_and_the_error(wrapper: str, exception: str,
 
 
 @pytest.mark.parametrize("text", ["ERROR vllm.engine - RuntimeError: x",
+                                  "ERROR engine.py - RuntimeError: x",
                                   "ERROR 06-10 16:33:51 [core.py:398] RuntimeError: x",
                                   "FAILED to start - RuntimeError: x"])
 def test_a_record_is_no_summary(text: str) -> None:
