@@ -80,6 +80,8 @@ class _Trace:
     carrier: _Trace | None = None
     depth: int = 0  # inside an exception group's borders: the depth of its margin
     group: int | None = None  # the event id of the exception group it was printed inside
+    # its exception line is `Name:` with nothing after the colon (a message on the next lines)
+    heading: bool = False
 
     @property
     def closing(self) -> bool:
@@ -563,6 +565,7 @@ class Assembler:
             trace.exception = name
             trace.message_lines = [line.message or ""]
             trace.line = trace.last_line = line.number
+            trace.heading = _heading(line)
             return
         if trace is not None and _introduces_inner(trace) \
                 and len(trace.message_lines) < MAX_MESSAGE_LINES:
@@ -584,6 +587,7 @@ class Assembler:
                                line=line.number, cause=channel.chain_next, site=channel.site,
                                depth=line.depth, group=_group_of(channel, line.depth),
                                unraisable=channel.ignoring)
+        channel.trace.heading = _heading(line)
         channel.chain_next = None
         channel.ignoring = None
         if channel.title is not None:
@@ -706,6 +710,9 @@ class Assembler:
             if (trace.frames or trace.title or ended) and trace.unraisable is None:
                 out.append(self._cut_trace(trace))
             return
+        if trace.heading and not any(trace.message_lines) and not trace.frames \
+                and trace.title is None and trace.cause is None:
+            return  # `Error:` alone, no message after it, no traceback: a heading in prose
         event = _event_of(trace, self._new_id())
         if trace.unraisable is not None:  # no error unless a native death follows it (causal.py)
             event = replace(event, title=trace.unraisable, latent=True, unraisable=True)
@@ -827,6 +834,12 @@ class Assembler:
     def _new_id(self) -> int:
         self._next_id += 1
         return self._next_id
+
+
+def _heading(line: LogLine) -> bool:
+    """`Name:` with nothing after the colon (grammars/vllm.lark EXC_TYPE keeps it in the text):
+    Python prints it only when the message begins on the next line."""
+    return not line.message and line.text.endswith(":")
 
 
 def _unbordered(line: LogLine) -> str:

@@ -71,10 +71,11 @@ KNOWN_VERDICT_MISSES = {
     # cut off) became that cut message's lines, a symptom: recordheads.py,
     # tests/test_record_heads.py.)
     # Why not fixed (root): the paste is prose with two starts' exception lines and no traceback:
-    # `Exception:` (line 111, the reporter's heading, read as an exception named Exception with no
-    # message), `OSError: ... configuration_deepseek.py` (115, the first start), then after the
-    # reporter added that file, `ValueError: Unknown quantization method` (119, the second start).
-    # The label takes the last start's error; only the prose ("manually added startup is still
+    # `Exception:` (line 111, the reporter's heading: no longer read as an exception, a `Name:`
+    # line nothing continues being prose, tests/test_prose_headings.py), `OSError: ...
+    # configuration_deepseek.py` (115, the first start, now the root), then after the reporter
+    # added that file, `ValueError: Unknown quantization method` (119, the second start). The
+    # label takes the last start's error; only the prose ("manually added startup is still
     # abnormal") says a second start happened, no start line or restart does, and an earlier bare
     # exception of the same process that a later one follows is the root by the rule every other
     # label keeps (a caught ImportError, then the failure it causes). Picking the later of two bare

@@ -500,6 +500,9 @@ class _ToRecords(Transformer[Token, object]):
         name = str(items[0]).strip().lstrip("|").strip()
         message = str(items[1]).strip() if len(items) > 1 else ""
         text = f"{name}: {message}" if message else name
+        if name.endswith(":"):  # `Name:` and nothing after: the text keeps the colon (EXC_TYPE)
+            name = name[:-1].rstrip()
+            text = f"{name}:"
         return _Body(LineKind.EXCEPTION, text, exception=name, message=message,
                      depth=_margin(str(items[0])))
 
