@@ -977,6 +977,7 @@ class _TraceAt:
     indent: int = 0
     headless: bool = False
     unraisable: str | None = None
+    heading: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -1023,7 +1024,7 @@ def _relative_state(channel: _Channel, first: int, time: str | None, process: Pr
                           _when(trace.time, time), trace.kind, trace.title, tuple(trace.frames),
                           trace.fault_dump, trace.exception, tuple(trace.message_lines),
                           trace.line - first if trace.line else None, trace.quiet, trace.site,
-                          trace.indent, trace.headless, trace.unraisable)
+                          trace.indent, trace.headless, trace.unraisable, trace.heading)
     title = None
     if channel.title is not None:
         text, number, level, when, printed, bootstrap = channel.title
@@ -1050,7 +1051,7 @@ def _restore(state: _State, channel: _Channel, first: int, time: str | None,
             message_lines=[message] if message is not None else list(traced.message_lines),
             line=0 if traced.line is None else first + traced.line, quiet=traced.quiet,
             site=traced.site, indent=traced.indent, headless=traced.headless,
-            unraisable=traced.unraisable)
+            unraisable=traced.unraisable, heading=traced.heading)
     channel.title = None
     if state.title is not None:
         text, number, level, when, printed, bootstrap = state.title
