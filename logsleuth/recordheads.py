@@ -1,4 +1,5 @@
-"""Record lines that head a frame list inside an exception's message (vllm-ascend#1464).
+"""Record lines that head a frame list inside an exception's message (tests/fixtures/tuning:
+b-ascend-v1-lora-tp4-dynamo-data-dependent-guard-excerpt).
 
 vLLM's logger prints every line of one record behind the same header (process, level, time,
 call site). A logged traceback whose frames begin with no `Traceback` header above them, while

@@ -1,6 +1,7 @@
 """A heading in a pasted report (`Error:`, `Exception:`, `RuntimeError:` on a line of its own, then
-a blank line or prose) is no exception, generated (vllm#13283's `Exception:` before the two
-starts' exception lines).
+a blank line or prose) is no exception, generated (tests/fixtures/tuning j-v07-mlx-4bit-deepseek-
+r1-checkpoint-unknown-quantization-method-prose: `Exception:` before the two starts' exception
+lines).
 
 Python prints `Name: message`, or `Name` alone when the message is empty; `Name:` with nothing
 after the colon only when the message begins on the next line (`raise RuntimeError("\\n...")`,

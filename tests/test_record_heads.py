@@ -1,4 +1,5 @@
-"""An excerpt that begins inside a logged exception's message, generated (vllm-ascend#1464).
+"""An excerpt that begins inside a logged exception's message, generated (tests/fixtures/tuning:
+b-ascend-v1-lora-tp4-dynamo-data-dependent-guard-excerpt).
 
 torch.compile's errors carry frame lists in their message (`Potential framework code culprit
 (scroll up for full backtrace):`, `User Stack (most recent call last):`, `from user code:`), with

@@ -1,10 +1,11 @@
 """A wait's timeout re-raised under the name of what was waited for, generated.
 
 vLLM's shm_broadcast raises a bare `TimeoutError` when a reader's wait ends; the executor raises
-`TimeoutError: RPC call to <method> timed out.` from it (vllm#19197, vllm#19408). The bare one is
-the same timeout before it was named (causality.yaml `mechanisms`), so the named one is the error,
-and that one says the cause is in the workers: with no worker error in the log the cause is not
-in it (as the shared corpus labels a silent death or a hang); with one, that error is the root.
+`TimeoutError: RPC call to <method> timed out.` from it (vllm#19408; the tuning case
+b-v090-execute-model-rpc-timeout-after-a-day). The bare one is the same timeout before it was
+named (causality.yaml `mechanisms`), so the named one is the error, and that one says the cause
+is in the workers: with no worker error in the log the cause is not in it (as the shared corpus
+labels a silent death or a hang); with one, that error is the root.
 """
 
 from __future__ import annotations
