@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # recur.py classifies through causal.py, which imports this m
 
 MAX_FRAMES = 64  # the innermost frames are the ones that say where it failed
 MAX_MESSAGE_LINES = 12
+_HEADER_TAIL = 2  # lines after a `Traceback` header the log ends in that may be a cut frame
 MAX_MESSAGE_CHARS = 4000
 # Error events kept per process and run: the earliest are the ones that can be a root cause; a
 # process that logs endless distinct errors would otherwise fill memory and the causal graph
@@ -79,6 +80,8 @@ class _Trace:
     carrier: _Trace | None = None
     depth: int = 0  # inside an exception group's borders: the depth of its margin
     group: int | None = None  # the event id of the exception group it was printed inside
+    # its exception line is `Name:` with nothing after the colon (a message on the next lines)
+    heading: bool = False
 
     @property
     def closing(self) -> bool:
@@ -131,6 +134,7 @@ class Assembler:
         # activity milestone cost 2 ms each)
         self._busy: dict[ChannelKey, _Channel] = {}
         self._next_id = 0
+        self._last_line = 0  # the number of the last line fed (or replayed)
         self._max_events = max_events_per_process
         self._kept: dict[Process, int] = {}
         self._dropped: dict[Process, int] = {}
@@ -192,6 +196,7 @@ class Assembler:
         (line numbers and time relative to the run) change it the same way: that change is
         learned from the first such run and replayed on the others without reading them.
         tests/test_replay.py checks every report equal with and without replaying."""
+        self._last_line = max(self._last_line, run.first + run.count - 1)
         inert = self._inert.get(run.key)
         if inert is None:
             inert = self._inert_lines(run.lines())
@@ -234,6 +239,7 @@ class Assembler:
         tests/test_replay.py checks every report equal with and without replaying."""
         first, run, last = record.first, record.run, record.last
         process, time = first.process, first.time
+        self._last_line = max(self._last_line, last.number)
         if not self._replayable(record):
             for line in record.lines():
                 yield self.feed(line)
@@ -288,6 +294,7 @@ class Assembler:
     def _feed(self, line: LogLine) -> list[Event]:
         out: list[Event] = []
         self._hints.see(line)
+        self._last_line = max(self._last_line, line.number)
         key: ChannelKey = (line.process.name, line.process.pid, line.site)
         if line.kind is LineKind.FRAME_LIST:
             self._adopt_frame_list(line.process, key, out)  # before its record is ended
@@ -377,7 +384,10 @@ class Assembler:
             # the records in that output: its child's log lines come from other call sites)
             self._flush(waiting, out)
 
-    def finish(self) -> list[Event]:
+    def finish(self, line_count: int = 0) -> list[Event]:
+        """Complete what waits for the log's end; `line_count`: how many lines the log has (the
+        lines the assembler was not given count too: a header followed by them is not the end)."""
+        self._last_line = max(self._last_line, line_count)
         return self._capped(self._finish())
 
     def finish_processes(self, gone: Callable[[Process], bool]) -> list[Event]:
@@ -413,7 +423,7 @@ class Assembler:
     def _finish(self) -> list[Event]:
         out: list[Event] = []
         for channel in self._by_order():
-            self._flush(channel, out)
+            self._flush(channel, out, at_end=True)
             self._flush_title(channel, out)
         return out
 
@@ -542,10 +552,20 @@ class Assembler:
         trace = channel.trace
         if name.endswith("Warning"):
             return  # a warning category printed like an exception is not an error
+        if self._causality.restates(line.outer):
+            # a test runner's summary line (causality.yaml `restatements`): whole on its line,
+            # what follows is not its message; titled by its wrapper, which restatements.py reads
+            self._flush(channel, out)
+            event = replace(self._single(line, EventKind.EXCEPTION, name, line.message or ""),
+                            title=line.outer)
+            channel.last_event = event.id
+            out.append(event)
+            return
         if trace is not None and not trace.closing:
             trace.exception = name
             trace.message_lines = [line.message or ""]
             trace.line = trace.last_line = line.number
+            trace.heading = _heading(line)
             return
         if trace is not None and _introduces_inner(trace) \
                 and len(trace.message_lines) < MAX_MESSAGE_LINES:
@@ -567,6 +587,7 @@ class Assembler:
                                line=line.number, cause=channel.chain_next, site=channel.site,
                                depth=line.depth, group=_group_of(channel, line.depth),
                                unraisable=channel.ignoring)
+        channel.trace.heading = _heading(line)
         channel.chain_next = None
         channel.ignoring = None
         if channel.title is not None:
@@ -670,7 +691,7 @@ class Assembler:
     def _extend(self, trace: _Trace, line: LogLine) -> None:
         trace.last_line = line.number
 
-    def _flush(self, channel: _Channel, out: list[Event]) -> None:
+    def _flush(self, channel: _Channel, out: list[Event], at_end: bool = False) -> None:
         trace = channel.trace
         channel.trace = None
         if trace is None or trace.quiet:
@@ -682,9 +703,16 @@ class Assembler:
         if trace.exception is None:
             # A traceback cut before its exception line (a log pasted in part, a process killed
             # mid-print): the failure shows, its cause does not (not one Python ignored).
-            if (trace.frames or trace.title) and trace.unraisable is None:
+            # A `Traceback` header the log ends in (with at most a frame too cut to read) is one
+            # too: Python prints it only for an exception it is about to report.
+            ended = at_end and trace.last_line - trace.first_line <= _HEADER_TAIL \
+                and trace.last_line >= self._last_line - _HEADER_TAIL
+            if (trace.frames or trace.title or ended) and trace.unraisable is None:
                 out.append(self._cut_trace(trace))
             return
+        if trace.heading and not any(trace.message_lines) and not trace.frames \
+                and trace.title is None and trace.cause is None:
+            return  # `Error:` alone, no message after it, no traceback: a heading in prose
         event = _event_of(trace, self._new_id())
         if trace.unraisable is not None:  # no error unless a native death follows it (causal.py)
             event = replace(event, title=trace.unraisable, latent=True, unraisable=True)
@@ -748,7 +776,7 @@ class Assembler:
                           tuple(trace.frames), trace.time, trace.title,
                           trace.cause[0] if trace.cause else None,
                           trace.cause[1] if trace.cause else None, raw=trace.raw,
-                          site=trace.site, group_id=trace.group)
+                          site=trace.site, group_id=trace.group, headless=trace.headless)
 
     def _flush_title(self, channel: _Channel, out: list[Event]) -> None:
         """An ERROR record that no traceback followed is an event of its own."""
@@ -806,6 +834,12 @@ class Assembler:
     def _new_id(self) -> int:
         self._next_id += 1
         return self._next_id
+
+
+def _heading(line: LogLine) -> bool:
+    """`Name:` with nothing after the colon (grammars/vllm.lark EXC_TYPE keeps it in the text):
+    Python prints it only when the message begins on the next line."""
+    return not line.message and line.text.endswith(":")
 
 
 def _unbordered(line: LogLine) -> str:
@@ -943,6 +977,7 @@ class _TraceAt:
     indent: int = 0
     headless: bool = False
     unraisable: str | None = None
+    heading: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -989,7 +1024,7 @@ def _relative_state(channel: _Channel, first: int, time: str | None, process: Pr
                           _when(trace.time, time), trace.kind, trace.title, tuple(trace.frames),
                           trace.fault_dump, trace.exception, tuple(trace.message_lines),
                           trace.line - first if trace.line else None, trace.quiet, trace.site,
-                          trace.indent, trace.headless, trace.unraisable)
+                          trace.indent, trace.headless, trace.unraisable, trace.heading)
     title = None
     if channel.title is not None:
         text, number, level, when, printed, bootstrap = channel.title
@@ -1016,7 +1051,7 @@ def _restore(state: _State, channel: _Channel, first: int, time: str | None,
             message_lines=[message] if message is not None else list(traced.message_lines),
             line=0 if traced.line is None else first + traced.line, quiet=traced.quiet,
             site=traced.site, indent=traced.indent, headless=traced.headless,
-            unraisable=traced.unraisable)
+            unraisable=traced.unraisable, heading=traced.heading)
     channel.title = None
     if state.title is not None:
         text, number, level, when, printed, bootstrap = state.title

@@ -33,6 +33,8 @@ from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRole,
                              Inference, Level, LineKind, Link, LinkReason, Milestone,
                              MilestoneKind, Phase, Process, Role, Run, Verdict)
+from logsleuth.recordheads import fold_record_heads
+from logsleuth.restatements import fold_restatements
 from logsleuth.runs import (Outcome, RunKey, RunSlice, captured_spans, explained_index, inside,
                             outcome_of, run_key, split_runs, start_time, summarize)
 
@@ -408,7 +410,7 @@ class CausalGraph:
             else:
                 errors.append(event)
         errors = _merge_crashes(_fold_native_echoes(sorted(errors, key=lambda e: (e.line, e.id))))
-        errors = _fold_mechanisms(errors, know)
+        errors = fold_record_heads(fold_restatements(_fold_mechanisms(errors, know), know))
         warned = [e for e in errors if e.latent and not e.unraisable]
         errors, crashed = _unraisable_causes(errors, events, know)
         errors, explained = _latent_causes(errors, know)
@@ -438,6 +440,7 @@ class CausalGraph:
             else:
                 nodes[event.id] = node
         _speakers(nodes, know)
+        _placeless_copies(nodes)
         _exit_reports(nodes, events, know)
         for cause, crash in crashed:
             if cause in nodes and crash not in nodes:
@@ -678,6 +681,23 @@ def _latent_causes(errors: list[ErrorEvent], know: Causality
 
 
 _SPEAKER_WINDOW = 30  # lines from a named process's error to a native record it wrote unprefixed
+
+
+def _placeless_copies(nodes: dict[int, _Node]) -> None:
+    """An exception printed without frames (cut above its exception line) is a symptom when the
+    same exception, raised where a symptom is (causality.yaml `raised_at`), is a symptom in
+    another process: several processes raising one exception at once (workers' signal handlers
+    as they are stopped) are one event, and the copies whose place was cut show nothing else."""
+    placed = {n.fingerprint: n for n in nodes.values()
+              if n.role is EventRole.SYMPTOM and n.event.frames}
+    if not placed:
+        return
+    for key, node in list(nodes.items()):
+        twin = placed.get(node.fingerprint)
+        if node.role is EventRole.CAUSE and not node.event.frames and twin is not None \
+                and twin.event.process != node.event.process \
+                and node.event.kind is EventKind.EXCEPTION:
+            nodes[key] = replace(node, role=EventRole.SYMPTOM, pointer=twin.pointer)
 
 
 def _speakers(nodes: dict[int, _Node], know: Causality) -> None:

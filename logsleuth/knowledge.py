@@ -96,6 +96,8 @@ class Causality:
     # how many lines after its process's uncaught exception a level-only record is that
     # process's exit report (`exit_reports.within`; 0: none is)
     exit_report_within: int = 0
+    # wrappers of a line that restates an error reported in full elsewhere (`restatements`)
+    restatements: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -337,6 +339,11 @@ class Causality:
         found = _search(self.failed_answers, text) if self.failed_answers is not None else None
         return f"HTTP {found.group('code')}" if found else None
 
+    def restates(self, wrapper: str | None) -> bool:
+        """The wrapper a line was printed behind says the line restates an error reported in
+        full elsewhere (pytest's short test summary, `FAILED tests/x.py::test - `)."""
+        return wrapper is not None and any(_search(p, wrapper) for p in self.restatements)
+
     def declares_harmless(self, text: str) -> bool:
         """The record's text says, without a condition, that it does not stop the program."""
         return any(_search(pattern, text) for pattern in self.harmless)
@@ -530,7 +537,8 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "engine_once") for p in data.get("engine_once", [])),
                      tuple(compile_(p, "deaths") for p in data.get("deaths", [])),
                      int(unraisable.get("within", 0)),
-                     int(data.get("exit_reports", {}).get("within", 0)))
+                     int(data.get("exit_reports", {}).get("within", 0)),
+                     tuple(compile_(p, "restatements") for p in data.get("restatements", [])))
 
 
 @cache

@@ -225,7 +225,9 @@ class LogLine:
     message: str | None = None  # EXCEPTION / FATAL: the text after `Type: `
     frame: Frame | None = None
     chain: ChainReason | None = None
-    outer: str | None = None  # the outermost wrapper (docker time, journald host), if any
+    # the outermost wrapper (docker time, journald host), if any; a test summary's (`FAILED x::t -`)
+    # wherever it stands
+    outer: str | None = None
     # inside a PEP 654 exception group's borders: the margin's column / 2 (`  | ` 1, `    | ` 2);
     # 0 outside any group
     depth: int = 0
@@ -321,6 +323,8 @@ class ErrorEvent:
     unraisable: bool = False
     # the remedy a warning of the same process stated right before its first line (None: none)
     hint: Hint | None = None
+    # a traceback cut above its `Traceback` header: it begins at a frame (recordheads.py)
+    headless: bool = False
 
     @property
     def text(self) -> str:

@@ -95,7 +95,7 @@ def read_events(log: LogInput, progress: Callable[[int], None] | None = None,
     recurrences = Recurrences(default_causality())
     assembler = Assembler(recurrences=recurrences)
     runs = RunFold(default_causality(), recurrences.counted) if fold_runs else None
-    events = assemble_folded(lines, assembler, runs)
+    events = assemble_folded(lines, assembler, runs, stats)
     if not head and log.path is not None:  # the split reader read the file itself
         with open(log.path, "rb") as start:
             head += start.read(HEAD_BYTES)
@@ -105,13 +105,14 @@ def read_events(log: LogInput, progress: Callable[[int], None] | None = None,
 
 
 def assemble_folded(lines: Iterable[LogLine | LineRun | RecordRun],
-                    assembler: Assembler, runs: RunFold | None = None) -> list[Event]:
+                    assembler: Assembler, runs: RunFold | None = None,
+                    stats: TokenizeStats | None = None) -> list[Event]:
     """The events of a line stream, activity folded as it streams (activity.py) and repeated
     record lines replayed (Assembler.feed_run); with `runs`, the runs that are over folded
     (runfold.py: the events are then those of the runs not folded)."""
     fold = ActivityFold()  # activity between the same events is kept by its first and last
     feed_folded(lines, assembler, fold, runs)
-    fold.add(assembler.finish(), assembler.pending_from)
+    fold.add(assembler.finish(stats.lines if stats is not None else 0), assembler.pending_from)
     return folded_events(assembler, fold)
 
 

@@ -138,6 +138,9 @@ class _Outer:
     text: str
     level: Level | None = None  # a relaying logger's own level (`- INFO - vLLM: `)
     depth: int = 0  # a `  | ` margin taken as a wrapper: an exception group's (`_margin`)
+    # a test runner's summary of a failed test (`FAILED x.py::t - `): the line's `outer`, however
+    # deep, since it says the line restates a report (causality.yaml `restatements`)
+    summary: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +230,7 @@ class _ToRecords(Transformer[Token, object]):
             elif isinstance(item, _Header):
                 header = item
             elif isinstance(item, _Outer):
-                outer = item.text if outer is None else outer
+                outer = item.text if outer is None or item.summary else outer
                 relay_level = item.level or relay_level  # the innermost relay's
                 depth = item.depth or depth
         return _Head(outer, process, header, relay_level, depth)
@@ -237,6 +240,9 @@ class _ToRecords(Transformer[Token, object]):
         return _Outer(str(items[0]).strip())
 
     journald = compose = launcher = docker
+
+    def summary(self, items: list[Token]) -> _Outer:
+        return _Outer(str(items[0]).strip(), summary=True)
 
     def quote(self, items: list[Token]) -> _Outer:
         # a `  | ` margin (MARGIN) is a log viewer's gutter or an exception group's border
@@ -494,6 +500,9 @@ class _ToRecords(Transformer[Token, object]):
         name = str(items[0]).strip().lstrip("|").strip()
         message = str(items[1]).strip() if len(items) > 1 else ""
         text = f"{name}: {message}" if message else name
+        if name.endswith(":"):  # `Name:` and nothing after: the text keeps the colon (EXC_TYPE)
+            name = name[:-1].rstrip()
+            text = f"{name}:"
         return _Body(LineKind.EXCEPTION, text, exception=name, message=message,
                      depth=_margin(str(items[0])))
 
@@ -707,7 +716,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "PDSH_HOST": (0, "launcher"), "STREAM_RELAY": (0, "launcher"), "RUNPOD_TAG": (0, "launcher"),
     "PYLOG_RELAY": (0, "relay"), "BRACKET_LOG": (0, "relay"), "VIEW_TIME": (0, "docker"),
     "BUILDKIT_STEP": (0, "launcher"), "EMPHASIS": (0, "quote"),
-    "PYTEST_E": (0, "quote"), "PYTEST_FAILED": (0, "launcher"),
+    "PYTEST_E": (0, "quote"), "PYTEST_FAILED": (0, "summary"),
     "ANY_TIME": (0, "docker"), "BRACKET_TAG": (0, "launcher"), "LEVEL_TAG": (0, "relay"),
     "STREAM_TAG": (0, "launcher"), "LOGFMT": (0, "relay"), "GREP_FILE": (0, "launcher"), "JOURNALD_ISO": (0, "journald"),
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
