@@ -148,6 +148,10 @@ def _field(one: object, two: object, text: str, probe: str) -> Build | None:
         (index, part), = varying
         before, after = values[:index], values[index + 1:]
         return lambda line: make(*before, part(line), *after)
+    if len(varying) == 2:  # an exception's text and message, a record's time and text
+        (one_at, one_part), (two_at, two_part) = varying
+        before, between, after = values[:one_at], values[one_at + 1:two_at], values[two_at + 1:]
+        return lambda line: make(*before, one_part(line), *between, two_part(line), *after)
 
     def build(line: str) -> object:
         args = values.copy()
