@@ -212,13 +212,30 @@ class LinkReason(Enum):
     EXIT_REPORT = "exit_report"
 
 
+class _KeptHash:
+    """A slot, not a field, for a frozen dataclass's hash once computed."""
+
+    __slots__ = ("_hash",)
+    _hash: int
+
+
 @dataclass(frozen=True, slots=True)
-class Process:
+class Process(_KeptHash):
     """A process as the log labels it: `(Worker_TP3 pid=207853)` or `main` without a prefix."""
 
     name: str
     pid: int | None = None
     ip: str | None = None
+
+    def __hash__(self) -> int:
+        # the dataclass's own hash, kept: processes key most of the assembler's tables, asked
+        # several times a line (the generated method built and hashed the tuple every time)
+        try:
+            return self._hash
+        except AttributeError:
+            value = hash((self.name, self.pid, self.ip))
+            object.__setattr__(self, "_hash", value)
+            return value
 
     @property
     def label(self) -> str:

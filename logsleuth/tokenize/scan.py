@@ -181,7 +181,7 @@ class Tokenizer:
         header = head.header
         return LineRun(first, len(splits), head.process, header.level, header.time, header.site,
                        (b"\n".join(bodies), header.level, head.relay_level, header.site),
-                       partial(continued, head, tuple(s.body for s in splits), first))
+                       partial(continued, head, tuple([s.body for s in splits]), first))
 
     def parse(self, number: int, raw: bytes, learn: bool = True) -> LogLine:
         """Decode, clean and parse one located line (and learn its head and body, unless
