@@ -199,3 +199,5 @@ def test_relaxed_screen_drops_look_arounds_only() -> None:
     assert match(_FROM_START, b"ac!d(!efg", 0, 9)[0] == (0, 8)
     assert match(_FROM_START, b"ac!d(!ef", 0, 8)[0] == (0, 8)
     assert match(_FROM_START, b"abc!d(!ef", 0, 9)[0][0] < 0
+    assert _relaxed("a{,3}b") is None  # a repeat in Python, text in RE2: no screen
+    assert _relaxed("(?>a)b") is None  # RE2 cannot take it: no screen

@@ -109,7 +109,7 @@ class BodyLexer:
         self._needed = tuple(dict.fromkeys(n for _, needles in screened for n in needles))
         # `re` tries the sighted alternatives one by one at a body's start (2-4 us a body);
         # RE2 runs them as one DFA, without their look-arounds: a wider pattern, so a body it
-        # cannot match at its start none of them can (for the texts `_relaxable` admits)
+        # cannot match at its start none of them can (on the texts `_relaxed` says)
         self._relaxed = _relaxed(self._sighted.pattern) if self._sighted is not None else None
         self._all_sighted = re.compile("|".join(a for a, _ in sighted) or "(?!)")
         self._shapes: ShapeCache[Decision] = ShapeCache()
@@ -223,6 +223,7 @@ class BodyLexer:
 # all, so it is screened by the texts it needs before it is asked
 _SCANS_AHEAD = re.compile(r"(?:\(\?:)?(?:\\S|\\s\*)?(?:\.|\[\^[^\]]*\])(?:[*+]|\{\d*,\d+\})")
 
+
 def _relaxed(pattern: str) -> Callable[..., list[tuple[int, int]]] | None:
     """`pattern` without its look-aheads and look-behinds (each only narrows what matches),
     compiled by RE2 (None: RE2 cannot take it). On an ASCII text without a line break, a
@@ -244,10 +245,13 @@ def _relaxed(pattern: str) -> Callable[..., list[tuple[int, int]]] | None:
         else:
             kept.append(char)
             index += 1
+    wider = "".join(kept)
+    if "{," in wider:  # `{,n}` repeats in Python and is text in RE2: it would not be wider
+        return None
     options = re2.Options()
     options.log_errors = False
     try:
-        compiled = re2.compile("".join(kept).encode("utf-8"), options)
+        compiled = re2.compile(wider.encode("utf-8"), options)
     except re2.error:
         return None
     match: Callable[..., list[tuple[int, int]]] = compiled._regexp.Match  # (the module's own
