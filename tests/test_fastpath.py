@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from lark.exceptions import LarkError
 
-from corpus_judge import iter_logs
+from corpus_judge import corpus_and_tuning_logs, iter_logs
 from logsleuth.tokenize import clean, parse_line, parse_line_whole
 from logsleuth.tokenize.fastpath import LONG_BODY_CHARS, body_lexer
 from logsleuth.tokenize.grammar import _TRANSFORMER, _lex_head, _record_parser
@@ -139,3 +139,65 @@ def test_terminals_asked_of_every_body_do_not_scan_it() -> None:
     assert not _starts_with_long_scan(list(sre_parse.parse(lexer._sighted.pattern))), \
         lexer._sighted.pattern[:200]
     assert lexer._needed  # the screened ones are asked when a body holds their texts
+
+
+def _sighted_match(body: str) -> bool:
+    """Whether a digit-sighted terminal may take the body (BodyLexer.unsighted's question),
+    asked of the `re` alternation alone, without RE2's screen."""
+    lexer = body_lexer(_record_parser(), _TRANSFORMER)
+    assert lexer._sighted is not None
+    return lexer._sighted.match(body) is not None
+
+
+def _assert_screen_agrees(body: str) -> None:
+    lexer = body_lexer(_record_parser(), _TRANSFORMER)
+    if _sighted_match(body):
+        assert not lexer.unsighted(body), body
+
+
+def test_relaxed_screen_is_built_and_never_rules_out_a_sighted_body_on_corpus_lines() -> None:
+    """RE2 screens the bodies before `re` asks the digit-sighted terminals (fastpath._relaxed):
+    it must never say no where they match (every corpus and tuning line, each of its suffixes after a
+    space: bodies start anywhere a head may end)."""
+    assert body_lexer(_record_parser(), _TRANSFORMER)._relaxed is not None
+    matched = 0
+    for log in corpus_and_tuning_logs():
+        for raw in dict.fromkeys(log.read_bytes().split(b"\n")):
+            text = clean(raw.decode("utf-8", "replace"))[:2048]
+            for start in [0, *(i + 1 for i, c in enumerate(text) if c == " ")][:40]:
+                _assert_screen_agrees(text[start:])
+                matched += _sighted_match(text[start:])
+    assert matched > 50  # the logs hold bodies these terminals take
+
+
+_SIGHTED_PARTS = st.sampled_from([
+    "exited with code ", "137", "143", "1", "0", "9", "command terminated with exit code ",
+    "x.service: ", "Main process exited, code=killed, status=", "9/KILL", "0/SUCCESS",
+    "Failed with result '", "oom-kill", "exit-code", "'", "Error code: ", "503", " - ",
+    "[Errno ", "2", "] ", "NCCL error", " in: ", ": ", "CUDA error", "HIP error", "hipErrorX",
+    "HSA_STATUS_ERROR_OOM", '{"object": "error", "code": ', "400", "}", "\t", " ", "\x1c",
+    "\v", "é", "Killed process ", "Exit Code:", "ld: ", "collect2: ", "warning", "srun: error: ",
+    "node1: task 3: ", "Exited with exit code 2", "*** JOB 5 ON n1 CANCELLED AT 2026 ",
+    "DUE TO TIME LIMIT", "Reason:", "OOMKilled", "CrashLoopBackOff", "pod-1 0/1 ", " 3",
+    "Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ", "Thread 0x7f ",
+    "(most recent call first):", "a", "Z", "_", "-", ".", "(", ")", "[", "]",
+])
+
+
+@given(st.lists(_SIGHTED_PARTS, max_size=12).map("".join))
+@example("\x1cReason: OOMKilled")  # Python's `\s` takes \x1c-\x1f and \v, RE2's does not
+@example("\vExit Code:\x1f137")
+@example("x.service: Main process exited, code=killed, status=9/KILL")
+def test_relaxed_screen_never_rules_out_a_sighted_body_on_generated_bodies(body: str) -> None:
+    _assert_screen_agrees(body)
+
+
+def test_relaxed_screen_drops_look_arounds_only() -> None:
+    from logsleuth.tokenize.fastpath import _FROM_START, _relaxed
+    match = _relaxed(r"a(?!b[)(])c[(?!]d\(?!e(?<=x)f(?=g)")
+    assert match is not None
+    assert match(_FROM_START, b"ac!d(!efg", 0, 9)[0] == (0, 8)
+    assert match(_FROM_START, b"ac!d(!ef", 0, 8)[0] == (0, 8)
+    assert match(_FROM_START, b"abc!d(!ef", 0, 9)[0][0] < 0
+    assert _relaxed("a{,3}b") is None  # a repeat in Python, text in RE2: no screen
+    assert _relaxed("(?>a)b") is None  # RE2 cannot take it: no screen

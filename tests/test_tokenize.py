@@ -322,3 +322,44 @@ def test_continuation_lines_parse_like_lines_alone_on_generated_records(
     if bad_byte and lines:
         lines[len(lines) // 2] += b"\xff"
     _assert_streamed_like_one_by_one(lines)
+
+
+# Lines that differ only in their digits: the tokenizer keeps the memo's plan, and what it
+# learns of a line's head and body, by the raw line's digit shape (Tokenizer._shapes). Digits
+# that clean() reads (rsyslog's `#015` and `#033[`, colour codes) must keep such shapes out.
+_DIGIT_TEMPLATES = [
+    '(APIServer pid={}) INFO:     127.0.0.1:{} - "POST /v1/chat/completions HTTP/1.1" {} OK',
+    "(APIServer pid={}) INFO 01-24 01:5{}:1{} [loggers.py:259] Engine 000: Avg prompt "
+    "throughput: {}.5 tokens/s, Running: 4 reqs",
+    "(APIServer pid={}) ERROR 01-24 01:52:1{} [serving.py:296] ValueError: requested {} tokens",
+    "(APIServer pid={}) ERROR 01-24 01:52:1{} [serving.py:296] Error in preprocessing {}",
+    "(APIServer pid={}) ERROR 01-24 01:52:1{} [serving.py:296] tail #0{}5",
+    "(APIServer pid={}) ERROR 01-24 01:52:1{} [serving.py:296] x #0{}3[0m coloured",
+    "(APIServer pid={}) ERROR 01-24 01:52:1{} [serving.py:296] \x1b[{}m coloured",
+    "Jan 24 01:52:1{} host vllm[{}]: ERROR 01-24 01:52:19 [core.py:{}] boom#01{}",
+    "[rank{}]: Traceback (most recent call last):{}",
+    "(Worker_TP{} pid={}) ERROR 01-24 01:52:19 [multiproc_executor.py:876]   File \"/x.py\", "
+    "line {}, in f",
+]
+
+
+@given(st.lists(st.tuples(st.sampled_from(_DIGIT_TEMPLATES),
+                          st.lists(st.integers(0, 99_999), min_size=4, max_size=4)),
+                min_size=1, max_size=60))
+def test_lines_of_one_digit_shape_parse_like_lines_alone(
+        lines: list[tuple[str, list[int]]]) -> None:
+    raws = [template.format(*numbers[:template.count("{}")]).encode("utf-8")
+            for template, numbers in lines]
+    # every shape met often enough to be kept, and no line after one with its head
+    _assert_streamed_like_one_by_one([raw for one in raws for raw in (one, b"x")] * 3)
+
+
+def test_digit_shapes_with_escapes_read_by_digits_parse_like_lines_alone() -> None:
+    """`#015` ends a line (rsyslog's carriage return) and `#033[` starts a colour code, but
+    `#016` and `#034[` are text: lines of one digit shape that clean() reads differently."""
+    bodies = ("tail #015", "tail #016", "tail #015", "x #033[0m y", "x #034[0m y",
+              "x #033[0m y", "x \x1b[1m y", "x \x1b[2m y", "x \x1b[1m y")
+    # a new pid on every line: no line repeats the head of the line before it
+    raws = [f"(APIServer pid={1000 + pid}) ERROR 01-24 01:52:{pid % 60:02} [serving.py:296] "
+            f"{bodies[pid % len(bodies)]}".encode() for pid in range(300)]
+    _assert_streamed_like_one_by_one(raws)

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+import re2
 from lark import Lark, Token
 from lark.lexer import TerminalDef
 
@@ -106,6 +107,10 @@ class BodyLexer:
             if all(digit_blind(p.pattern) for p in after) else None
         # the screened ones' texts; a body holding one is asked of them all
         self._needed = tuple(dict.fromkeys(n for _, needles in screened for n in needles))
+        # `re` tries the sighted alternatives one by one at a body's start (2-4 us a body);
+        # RE2 runs them as one DFA, without their look-arounds: a wider pattern, so a body it
+        # cannot match at its start none of them can (on the texts `_relaxed` says)
+        self._relaxed = _relaxed(self._sighted.pattern) if self._sighted is not None else None
         self._all_sighted = re.compile("|".join(a for a, _ in sighted) or "(?!)")
         self._shapes: ShapeCache[Decision] = ShapeCache()
 
@@ -141,8 +146,13 @@ class BodyLexer:
     def unsighted(self, text: str) -> bool:
         """Whether no terminal that tells digits apart could take this body (then a body of its
         shape whose reading holds for the shape, `blind`, reads this one alike)."""
-        if self._sighted is None or self._sighted.match(text) is not None:
+        if self._sighted is None:
             return False
+        relaxed = self._relaxed
+        if relaxed is None or not text.isascii() or _UNRELAXABLE(text) is not None \
+                or relaxed(_FROM_START, text.encode("ascii"), 0, len(text))[0][0] >= 0:
+            if self._sighted.match(text) is not None:
+                return False
         for needle in self._needed:
             if needle in text:
                 return self._all_sighted.match(text) is None
@@ -212,6 +222,77 @@ class BodyLexer:
 # as the first alternative of a group (`(?:\S[^\n]{0,240}?[:\]]|")`): failing, it reads them
 # all, so it is screened by the texts it needs before it is asked
 _SCANS_AHEAD = re.compile(r"(?:\(\?:)?(?:\\S|\\s\*)?(?:\.|\[\^[^\]]*\])(?:[*+]|\{\d*,\d+\})")
+
+
+def _relaxed(pattern: str) -> Callable[..., list[tuple[int, int]]] | None:
+    """`pattern` without its look-aheads and look-behinds (each only narrows what matches),
+    compiled by RE2 (None: RE2 cannot take it). On an ASCII text without a line break, a
+    vertical tab or the separators \\x1c-\\x1f (which Python's `\\s` takes and RE2's does not),
+    every match of `pattern` at the start is one of it there."""
+    kept: list[str] = []
+    index, size = 0, len(pattern)
+    while index < size:
+        char = pattern[index]
+        if char == "\\":
+            kept.append(pattern[index:index + 2])
+            index += 2
+        elif char == "[":
+            end = _class_end(pattern, index)
+            kept.append(pattern[index:end])
+            index = end
+        elif pattern.startswith(("(?=", "(?!", "(?<=", "(?<!"), index):
+            index = _group_end(pattern, index)
+        else:
+            kept.append(char)
+            index += 1
+    wider = "".join(kept)
+    if "{," in wider:  # `{,n}` repeats in Python and is text in RE2: it would not be wider
+        return None
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        compiled = re2.compile(wider.encode("utf-8"), options)
+    except re2.error:
+        return None
+    match: Callable[..., list[tuple[int, int]]] = compiled._regexp.Match  # (the module's own
+    return match  # wrapper costs more than the match)
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """Where the character class opened at `start` ends (after its `]`)."""
+    index = start + 1
+    if pattern[index:index + 1] == "^":
+        index += 1
+    if pattern[index:index + 1] == "]":
+        index += 1  # a `]` first is a member
+    while index < len(pattern) and pattern[index] != "]":
+        index += 2 if pattern[index] == "\\" else 1
+    return index + 1
+
+
+def _group_end(pattern: str, start: int) -> int:
+    """Where the group opened at `start` ends (after its `)`)."""
+    depth, index = 0, start
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "[":
+            index = _class_end(pattern, index)
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+        index += 1
+    return index
+
+
+_FROM_START = re2._Anchor.ANCHOR_START
+_UNRELAXABLE = re.compile("[\\n\\x0b\\x1c-\\x1f]").search
 
 # How a body is lexed: ("one", terminal) for one whole token, ("two", first, where it ends,
 # second) for two, ("exc", where the type ends, where the message starts) for an exception

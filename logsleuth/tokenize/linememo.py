@@ -45,6 +45,7 @@ class _Plan:
         self.sighted = sighted
 
 
+Plan = _Plan  # for the tokenizer, which keeps plans by the raw line's shape
 _UNPLANNED = _Plan(0, str, str, False, False)  # a shape read by parse_split every time
 
 
@@ -69,8 +70,22 @@ class LineMemo:
             else:
                 self._plans.put(key, self._plan(text, split) or _UNPLANNED)
             return line, split
-        if plan is _UNPLANNED or plan.sighted and not unsighted_body(text[plan.end:]):
+        if plan is _UNPLANNED:
             return parse_split(text, number)
+        made = self.read(plan, text, number)
+        return made if made is not None else parse_split(text, number)
+
+    def plan_of(self, key: bytes) -> _Plan | None:
+        """The plan kept for the shape `key` (shape_key), if it has one to read by."""
+        plan = self._plans.get(key)
+        return None if plan is None or plan is _UNPLANNED else plan
+
+    @staticmethod
+    def read(plan: _Plan, text: str, number: int = 0) -> tuple[LogLine, Split] | None:
+        """A line of the plan's shape read by the plan (what parse_split gives), or None when
+        its body must be asked of parse_split (a digit-sighted terminal could take it)."""
+        if plan.sighted and not unsighted_body(text[plan.end:]):
+            return None
         head, body = plan.head(text), plan.body(text)
         return continuation(head, body, number), Split(plan.end, head, body, plan.repeatable)
 
@@ -133,6 +148,10 @@ def _field(one: object, two: object, text: str, probe: str) -> Build | None:
         (index, part), = varying
         before, after = values[:index], values[index + 1:]
         return lambda line: make(*before, part(line), *after)
+    if len(varying) == 2:  # an exception's text and message, a record's time and text
+        (one_at, one_part), (two_at, two_part) = varying
+        before, between, after = values[:one_at], values[one_at + 1:two_at], values[two_at + 1:]
+        return lambda line: make(*before, one_part(line), *between, two_part(line), *after)
 
     def build(line: str) -> object:
         args = values.copy()

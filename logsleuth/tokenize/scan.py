@@ -18,7 +18,8 @@ from logsleuth.locate import Anchors, anchor_texts, line_spans, locate
 from logsleuth.model import Level, LineKind, LineRun, LogLine, RecordRun
 from logsleuth.tokenize.grammar import (BOX_BORDERS, Split, clean, continuation, continued,
                                         may_hold_colour)
-from logsleuth.tokenize.linememo import LineMemo
+from logsleuth.tokenize.linememo import LineMemo, Plan
+from logsleuth.tokenize.shape import MASK, ShapeCache
 
 
 @cache
@@ -72,6 +73,11 @@ class Tokenizer:
         self._head: Split | None = None
         self._bodies: dict[bytes, Split] = {}
         self._memo = LineMemo()  # lines that differ only in digits are read once per shape
+        # and, by the raw line's shape, the memo's plan with what `_learn` decides: for a shape
+        # that decodes, that clean() leaves as it is and that holds no `#0` (rsyslog's octal
+        # escapes, the only digits clean() and `_learn` look at), every one of those decisions
+        # is the same on every line of the shape (test_tokenize checks the lines equal)
+        self._shapes: ShapeCache[tuple[Plan, int, bool]] = ShapeCache()
 
     def spans(self, block: bytes) -> list[tuple[int, int]]:
         """Where the lines of a block that can matter are (logsleuth/locate.py)."""
@@ -175,7 +181,7 @@ class Tokenizer:
         header = head.header
         return LineRun(first, len(splits), head.process, header.level, header.time, header.site,
                        (b"\n".join(bodies), header.level, head.relay_level, header.site),
-                       partial(continued, head, tuple(s.body for s in splits), first))
+                       partial(continued, head, tuple([s.body for s in splits]), first))
 
     def parse(self, number: int, raw: bytes, learn: bool = True) -> LogLine:
         """Decode, clean and parse one located line (and learn its head and body, unless
@@ -186,39 +192,65 @@ class Tokenizer:
             known = self._bodies.get(raw[len(head):])
             if known is not None and self._head is not None:
                 return continuation(self._head.head, known.body, number)
+        key = raw.translate(MASK)
+        kept = self._shapes.get(key)
+        if kept is not None:
+            plan, head_bytes, body = kept
+            made = self._memo.read(plan, raw.decode("utf-8"), number)  # it decodes: see _shapes
+            if made is not None:
+                if learn:
+                    self._keep(raw, made[1], head_bytes, body)
+                return made[0]
         try:
-            text = raw.decode("utf-8")
+            decoded_text = raw.decode("utf-8")
             decoded = True
         except UnicodeDecodeError:
             self.stats.undecodable += 1
-            text = raw.decode("utf-8", "replace")
+            decoded_text = raw.decode("utf-8", "replace")
             decoded = False
-        text = clean(text)
+        text = clean(decoded_text)
         line, split = self._memo.parse(text, number)
         if learn:
-            self._learn(raw, text, split, decoded)
+            self._keep(raw, split, *self._learning(
+                raw, text, split.end if split is not None and split.repeatable else -1, decoded))
+        if decoded and text is decoded_text and not may_hold_colour(text) \
+                and b"#0" not in key:
+            made_plan = self._memo.plan_of(key)  # (the text's shape_key is the raw line's)
+            if made_plan is not None:
+                self._shapes.put(key, (made_plan, *self._learning(
+                    raw, text, made_plan.end if made_plan.repeatable else -1, decoded)))
         return line
 
-    def _learn(self, raw: bytes, text: str, split: Split | None, decoded: bool) -> None:
-        """Remember the line's head for the lines after it, and its body for lines with the
-        same bytes after such a head, when cleaning left both as they were in the raw line."""
-        if split is None or not split.repeatable or not decoded or text[:1] in BOX_BORDERS:
-            self._head_bytes, self._head = b"", None
-            return
-        head_text = text[:split.end]
+    @staticmethod
+    def _learning(raw: bytes, text: str, end: int, decoded: bool) -> tuple[int, bool]:
+        """What `_keep` does with a line whose head, a repeatable one, ends at `end` (-1: not
+        repeatable, or none): (the head's length in bytes, -1 to forget the head; whether the
+        body is kept by its bytes). The head and body are remembered when cleaning left both
+        as they were in the raw line."""
+        if end < 0 or not decoded or text[:1] in BOX_BORDERS:
+            return -1, False
+        head_text = text[:end]
         head = head_text.encode("utf-8")
         if not raw.startswith(head) or may_hold_colour(head_text):
-            self._head_bytes, self._head = b"", None
-            return
-        self._head_bytes, self._head = head, split
+            return -1, False
         rest = raw[len(head):]
         if len(rest) > _BODY_BYTES or b"\r" in rest[:-1] \
                 or rest.rstrip(b"\r").endswith((b"^M", b"#015")) \
-                or may_hold_colour(text[split.end:]) or may_hold_colour(rest.decode("utf-8")):
-            return  # long, or cleaning changed it: not worth or not safe to key by its bytes
-        if len(self._bodies) >= _BODIES:
-            self._bodies.clear()  # a bound: frames and caret lines repeat, bodies come back
-        self._bodies[rest] = split
+                or may_hold_colour(text[end:]) or may_hold_colour(rest.decode("utf-8")):
+            return len(head), False  # long, or cleaning changed it: not worth or not safe
+        return len(head), True  # to key by its bytes
+
+    def _keep(self, raw: bytes, split: Split | None, head_bytes: int, body: bool) -> None:
+        """Remember the line's head for the lines after it, and its body for lines with the
+        same bytes after such a head (`_learning` decides)."""
+        if head_bytes < 0 or split is None:
+            self._head_bytes, self._head = b"", None
+            return
+        self._head_bytes, self._head = raw[:head_bytes], split
+        if body:
+            if len(self._bodies) >= _BODIES:
+                self._bodies.clear()  # a bound: frames and caret lines repeat, bodies come back
+            self._bodies[raw[head_bytes:]] = split
 
     def skip(self, lines: int, tail: bytes) -> None:
         """Account for `lines` lines located elsewhere (another process), ending with `tail`."""

@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar
 
 _DIGITS = frozenset(range(ord("0"), ord("9") + 1))
 # every ASCII digit becomes `0`: two lines with the same mask differ only in digits
-_MASK = bytes.maketrans(b"123456789", b"000000000")
+_MASK = MASK = bytes.maketrans(b"123456789", b"000000000")
 _ALL_DIGITS = (sre.CATEGORY_DIGIT, sre.CATEGORY_WORD, sre.CATEGORY_NOT_SPACE,
                sre.CATEGORY_UNI_DIGIT, sre.CATEGORY_UNI_WORD, sre.CATEGORY_UNI_NOT_SPACE)
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
