@@ -409,7 +409,8 @@ class CausalGraph:
                     starts.append(event)
             else:
                 errors.append(event)
-        errors = _merge_crashes(_fold_native_echoes(sorted(errors, key=lambda e: (e.line, e.id))))
+        errors = _merge_crashes(_fold_recovered_asserts(
+            _fold_native_echoes(sorted(errors, key=lambda e: (e.line, e.id)))))
         errors = fold_record_heads(fold_restatements(_fold_mechanisms(errors, know), know))
         warned = [e for e in errors if e.latent and not e.unraisable]
         errors, crashed = _unraisable_causes(errors, events, know)
@@ -838,6 +839,37 @@ def _fold_native_echoes(errors: list[ErrorEvent]) -> list[ErrorEvent]:
             if later.kind is EventKind.EXCEPTION and not later.latent \
                     and later.exception != event.exception \
                     and _first_line(later.message).startswith(said):
+                dropped.add(event.id)
+                folded[later.id] = min(folded.get(later.id, event.first_line), event.first_line)
+                break
+    if not dropped:
+        return errors
+    return [replace(e, first_line=min(e.first_line, folded[e.id])) if e.id in folded else e
+            for e in errors if e.id not in dropped]
+
+
+_HOST_ASSERT = "assertion failure"  # grammar.py's label for glibc's `...: Assertion `x' failed.`
+_COMPILER_ERROR = "compiler error"
+
+
+def _fold_recovered_asserts(errors: list[ErrorEvent]) -> list[ErrorEvent]:
+    """The errors without a host assert() that a compiler caught and reported as its own error.
+
+    A failed C/C++ assert aborts its process, so it is the failure. MLIR's crash recovery (Triton's
+    compiler) catches that abort inside a pass instead and fails the pass: `x.py:262:0: error:
+    Failures have been detected while processing an MLIR pass pipeline` follows in the same
+    process, and that error is what the run died of. The assert is its detail: it joins that
+    error (whose first line it becomes) instead of being an error of its own. `errors` is sorted.
+    """
+    dropped: set[int] = set()
+    folded: dict[int, int] = {}  # the compiler error's id -> the first assert it reports
+    for index, event in enumerate(errors):
+        if event.exception != _HOST_ASSERT:
+            continue
+        for later in errors[index + 1:]:
+            if later.first_line - event.last_line > _COPY_WINDOW:
+                break
+            if later.exception == _COMPILER_ERROR and later.process == event.process:
                 dropped.add(event.id)
                 folded[later.id] = min(folded.get(later.id, event.first_line), event.first_line)
                 break

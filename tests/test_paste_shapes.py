@@ -167,9 +167,30 @@ def test_a_kernel_assert_is_an_error_line(shape: str, prefix: str, pad: str) -> 
 
 
 def test_a_host_assert_is_not_a_kernel_assert() -> None:
+    # glibc's report of a host assert() (a .cpp source, no block/thread) is a diagnostic of its
+    # own kind, `assertion failure`: never the device-side assertion of a GPU kernel
     text = ("python3: /project/lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp:42: int "
             "f(int): Assertion `false && \"computeCapability not supported\"' failed.")
-    assert parse_line(clean(text)).kind is not LineKind.DIAGNOSTIC
+    line = parse_line(clean(text))
+    assert line.kind is LineKind.DIAGNOSTIC and line.exception == "assertion failure"
+    assert "computeCapability not supported" in (line.message or "")
+
+
+def test_a_host_assert_alone_is_a_failure_and_a_compiler_error_after_it_is_the_root() -> None:
+    assert_line = ("python3: /project/lib/Analysis/Allocation.cpp:40: std::pair<A, B> "
+                   "mlir::triton::getCvtOrder(mlir::Attribute, mlir::Attribute): Assertion "
+                   "`!(srcMmaLayout && dstMmaLayout) && \"Unexpected mma -> mma layout "
+                   "conversion\"' failed.")
+    alone = explain_text(assert_line + "\n", signatures=default_signatures())
+    assert alone.verdict is Verdict.FAILURE
+    assert alone.root_cause is not None and alone.root_cause.exception == "assertion failure"
+    # MLIR's crash recovery catches the abort and fails the pass: that error explains the run
+    caught = explain_text("\n".join([
+        assert_line,
+        "/x/vllm/attention/ops/prefix_prefill.py:38:0: error: Failures have been detected while "
+        "processing an MLIR pass pipeline"]) + "\n", signatures=default_signatures())
+    root = caught.root_cause
+    assert root is not None and root.exception == "compiler error" and root.line == 2
 
 
 @SOME

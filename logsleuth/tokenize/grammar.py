@@ -540,6 +540,7 @@ class _ToRecords(Transformer[Token, object]):
     ray_worker_died = _labelled("worker died")
     build_error = _labelled("build error")
     device_assert = _labelled("device-side assertion")
+    host_assert = _labelled("assertion failure")
 
     def request_refused(self, items: list[Token]) -> _Body:
         # an error body with a 4xx code: the server answered, it refused one request
