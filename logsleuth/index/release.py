@@ -1,0 +1,166 @@
+"""Release evidence: a later vLLM release whose source no longer raises the root cause's message.
+
+The index holds every release's messages. When the log's release raised a message that every
+release from some X on lacks, while the function that raised it lives on in X (it still prints
+other messages), the check was dropped from that code: upgrading vLLM to >= X is advice with
+evidence. Most disappearances are not that, and give nothing:
+- moved: another module prints the same text later (then it is not gone at all), or the function
+  that raised it is gone (its code moved or was rewritten: the check may live on elsewhere);
+- reworded: a later template of the same function reads like it, or any later template reads much
+  like it or opens with its words (the check is still there; the same failure, new words);
+- a version the index does not cover: a dev or fork build (its source lies between or beside the
+  indexed releases), one newer than X, or a release whose indexed source does not hold the
+  message (the log's build is not the source the index read); no version at all;
+- a message of a few fixed words (`No module named {any}`), too generic to date.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from rapidfuzz import fuzz, process
+
+from logsleuth.index.data import MessageKind, MessageTemplate, VllmIndex, sites_of
+from logsleuth.index.lookup import literal_of
+from logsleuth.index.origin import (MOVED_SIMILARITY, REWORDED_SIMILARITY, frame_sites,
+                                    raised_by_vllm, release_position)
+from logsleuth.index.versions import release_of, version_key
+from logsleuth.model import (ErrorEvent, Evidence, Match, Origin, ReleaseEvidence,
+                             SignatureKind)
+
+MIN_WORDS = 4  # fixed words a message needs before its disappearance dates anything
+OPENING_WORDS = 5  # a later message opening with these words of it is the same check reworded
+# the local part of an upstream build's version (`+cu128`, `+cpu`, `+rocm6.2`); any other local
+# part (`+g1234abc`, `+gaudi`) is a build from a branch or a fork, whose source the index lacks
+_UPSTREAM_LOCAL = re.compile(r"(?:cu\d+|cpu|rocm[\d.]*)")
+_DEVELOPMENT = re.compile(r"(?i)\.?dev\d*|(?<=\d)(?:a|b)\d+")
+# a logged message dates a failure only at these levels: a warning that disappears (a
+# deprecation notice) says the old way is gone, not that the failure is
+_ERROR_LEVELS = frozenset({"ERROR", "CRITICAL", "EXCEPTION", "FATAL"})
+RELEASE_SCORE = 0.75  # the source's evidence for the message, not a diagnosis of the failure
+
+
+def covered(version: str, index: VllmIndex) -> bool:
+    """Whether the log's version is a release whose source the index stands for: a final, post
+    or rc release, no newer than the newest indexed one, built from upstream's tags."""
+    release = release_of(version)
+    if release is None or _DEVELOPMENT.search(version):
+        return False
+    local = version.split("+", 1)[1] if "+" in version else None
+    if local is not None and not all(_UPSTREAM_LOCAL.fullmatch(part)
+                                     for part in local.split(".") if not part.isdigit()):
+        return False
+    return version_key(release) <= version_key(index.releases[-1])
+
+
+def upgrade_for(event: ErrorEvent, origin: Origin | None, index: VllmIndex,
+                version: str | None) -> ReleaseEvidence | None:
+    """The release from which vLLM's source no longer raises this error, when the log's release
+    did and the function that raised it lives on; None unless the evidence is clean."""
+    if origin is None or version is None or not covered(version, index):
+        return None
+    position = release_position(index, version)
+    sites = sites_of(index, origin.template)
+    present = {r for site in sites for r in site.releases}
+    if position is None or position not in present:
+        return None
+    last = max(present)
+    if last >= len(index.releases) - 1:
+        return None  # the newest indexed release still prints it (wherever: moved is not gone)
+    following = last + 1
+    release = release_of(version)
+    if release is None or version_key(release) >= version_key(index.releases[following]):
+        return None
+    site = _raising_site(origin, sites, position, last)
+    if site is None or site.kind is MessageKind.WARN \
+            or (site.kind is MessageKind.LOG and site.cls not in _ERROR_LEVELS):
+        return None
+    fixed = " ".join(literal_of(origin.template).split())
+    if len(fixed.split()) < MIN_WORDS or not _raised_there(event, site):
+        return None
+    if not _lives_on(site, index, following) or _still_written(fixed, site, index, following):
+        return None
+    return ReleaseEvidence(index.releases[following], index.releases[last], version,
+                           f"{site.module}.{site.function}", event.line)
+
+
+def _raising_site(origin: Origin, sites: tuple[MessageTemplate, ...], position: int,
+                  last: int) -> MessageTemplate | None:
+    """The origin's best site, when it printed the message from the log's release to the last
+    that does (another site carrying it longer means the message moved)."""
+    best = origin.site
+    for site in sites:
+        if (site.module, site.function, site.cls) == (best.module, best.function, best.exception):
+            return site if position in site.releases and last in site.releases else None
+    return None
+
+
+def _raised_there(event: ErrorEvent, site: MessageTemplate) -> bool:
+    """Whether the event's traceback, if it has one, passes through the site and was raised in
+    vLLM's code (a library's error with vLLM's words is not vLLM's check)."""
+    if not event.frames:
+        return True
+    return raised_by_vllm(event) is not False \
+        and (site.module, site.function.rsplit(".", 1)[-1]) in frame_sites(event)
+
+
+def _lives_on(site: MessageTemplate, index: VllmIndex, release: int) -> bool:
+    """Whether the site's function still prints some message in `release`."""
+    return any(release in other.releases and other.module == site.module
+               and other.function == site.function for other in index.templates)
+
+
+def _still_written(fixed: str, site: MessageTemplate, index: VllmIndex, release: int) -> bool:
+    """Whether any release from `release` on still writes the message in other words: a
+    template of the same function that reads like it, any template that reads much like it, or
+    one that opens with its first words."""
+    same_function: dict[int, str] = {}
+    anywhere: dict[int, str] = {}
+    for other in index.templates:
+        if other.releases[-1] < release:
+            continue
+        literal = " ".join(literal_of(other.text).split())
+        anywhere[other.id] = literal
+        if other.function == site.function:
+            same_function[other.id] = literal
+    if process.extractOne(fixed, same_function, scorer=fuzz.ratio,
+                          score_cutoff=REWORDED_SIMILARITY) is not None:
+        return True
+    if process.extractOne(fixed, anywhere, scorer=fuzz.ratio,
+                          score_cutoff=MOVED_SIMILARITY) is not None:
+        return True
+    opening = " ".join(fixed.split()[:OPENING_WORDS])
+    return any(opening in literal for literal in anywhere.values())
+
+
+def upgrade_section(evidence: ReleaseEvidence) -> str:
+    """The labelled part of a fix that the release evidence adds."""
+    return (f"**Release evidence** (vLLM's own source, by logsleuth's index of its releases): "
+            f"{evidence.evidence}. Upgrade vLLM to >= {evidence.release} (`pip install -U vllm`, "
+            f"or `{evidence.command}`): the check that failed was dropped or rewritten there; "
+            f"its release notes say what replaced it.")
+
+
+def with_upgrade(match: Match | None, evidence: ReleaseEvidence | None,
+                 root: ErrorEvent | None) -> Match | None:
+    """The report's fix with the release evidence: added to a fix matched on the root cause (or
+    an error raised from it), or on its own (kind `release`) when nothing matched at all."""
+    if evidence is None or root is None or root.line != evidence.event_line:
+        return match
+    if match is None:
+        return release_match(root, evidence)
+    if match.target == "symptom":
+        return match
+    return replace(match, fix=f"{match.fix.rstrip()}\n\n{upgrade_section(evidence)}\n")
+
+
+def release_match(event: ErrorEvent, evidence: ReleaseEvidence) -> Match:
+    """The release evidence as the report's fix, when no signature, message remedy or fallback
+    knows the failure: `release:<module>.<function>` of the site that stopped raising it."""
+    title = f"vLLM {evidence.release} no longer raises this error: upgrade vLLM"
+    detail = f"{evidence.site} raises it up to vLLM {evidence.last_release}, not in " \
+             f"{evidence.release}"
+    return Match(f"release:{evidence.site}", title, RELEASE_SCORE,
+                 upgrade_section(evidence) + "\n", (), (Evidence("origin", RELEASE_SCORE, detail),),
+                 "root_cause", None, SignatureKind.RELEASE)
