@@ -48,7 +48,7 @@ def _index(*sites: tuple[str, str, str, str, str, list[list[int]]]) -> VllmIndex
     texts = sorted({s[0] for s in all_sites})
     return VllmIndex.from_dict({
         "schema": "logsleuth.vllm-index/1", "stamp": "0.4.0+test", "releases": RELEASES,
-        "texts": [[t, t.split()[0]] for t in texts],
+        "texts": [[t, max(re.findall(r"[A-Za-z]+", t), key=len)] for t in texts],
         "sites": [[texts.index(t), kind, cls, module, function, runs]
                   for t, kind, cls, module, function, runs in all_sites],
         "arguments": [], "env": []})
