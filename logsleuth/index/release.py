@@ -135,11 +135,13 @@ def _still_written(fixed: str, site: MessageTemplate, index: VllmIndex, release:
 
 
 def upgrade_section(evidence: ReleaseEvidence) -> str:
-    """The labelled part of a fix that the release evidence adds."""
-    return (f"**Release evidence** (vLLM's own source, by logsleuth's index of its releases): "
-            f"{evidence.evidence}. Upgrade vLLM to >= {evidence.release} (`pip install -U vllm`, "
-            f"or `{evidence.command}`): the check that failed was dropped or rewritten there; "
-            f"its release notes say what replaced it.")
+    """The labelled part of a fix that the release evidence adds (Markdown)."""
+    return (f"**Release evidence** (logsleuth's index of vLLM's source): this message is gone "
+            f"from vLLM {evidence.release}'s source; `{evidence.site}` still exists there but no "
+            f"longer raises it ({evidence.last_release} is the newest indexed release that does; "
+            f"the log's vLLM is {evidence.log_version}).\nUpgrade vLLM to >= {evidence.release}: "
+            f"`pip install -U vllm` (or `{evidence.command}`). The check was dropped or rewritten "
+            f"there; its release notes say what replaced it.")
 
 
 def with_upgrade(match: Match | None, evidence: ReleaseEvidence | None,
