@@ -102,6 +102,9 @@ def test_a_message_dropped_from_living_code_dates_the_fix(version: str | None,
     # moved and reworded: another module opens with its words
     ("Chunked prefill cannot be combined with sliding-window attention layers ({any}), see docs",
      "raise", "ValueError", "vllm.v1.core", "verify", [[2, 3]]),
+    # rewritten past recognition: the function raises a new message from the next release on
+    ("Sliding-window layers need a block size of {int}; got {int}", "raise", "ValueError",
+     "vllm.engine", "check", [[2, 3]]),
     # removed, then written again in a later release
     ("Chunked prefill cannot be combined with the sliding window of the model {any}", "raise",
      "ValueError", "vllm.v1.core", "verify", [[3, 3]]),
@@ -112,9 +115,16 @@ def test_a_message_that_moved_or_was_reworded_gives_no_upgrade(later: tuple) -> 
         assert _evidence(index, REMOVED_MESSAGE, version) is None
 
 
-def test_the_same_removal_without_its_twin_does_give_one() -> None:
-    # the control for the cases above: the removed message alone is dated
-    index = _index((REMOVED, "raise", "ValueError", "vllm.engine", "check", [[0, 1]]))
+@pytest.mark.parametrize("twin", [
+    (),  # the control for the cases above: the removed message alone is dated
+    # a check that became a warning no longer fails
+    (("Turning off the prefill splitting for sliding-window layers of {any}", "log", "WARNING",
+      "vllm.engine", "check", [[2, 3]]),),
+    # a new error of another function is another check
+    (("Sliding-window layers need a block size of {int}; got {int}", "raise", "ValueError",
+      "vllm.v1.core", "verify", [[2, 3]]),)])
+def test_the_same_removal_without_its_twin_does_give_one(twin: tuple) -> None:
+    index = _index((REMOVED, "raise", "ValueError", "vllm.engine", "check", [[0, 1]]), *twin)
     found = _evidence(index, REMOVED_MESSAGE, "0.2.0")
     assert found is not None and found.release == "0.3.0"
 

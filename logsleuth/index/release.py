@@ -7,7 +7,8 @@ evidence. Most disappearances are not that, and give nothing:
 - moved: another module prints the same text later (then it is not gone at all), or the function
   that raised it is gone (its code moved or was rewritten: the check may live on elsewhere);
 - reworded: a later template of the same function reads like it, or any later template reads much
-  like it or opens with its words (the check is still there; the same failure, new words);
+  like it or opens with its words (the check is still there; the same failure, new words), or
+  the function raises a new message from X on (the check may be rewritten past recognition);
 - a version the index does not cover: a dev or fork build (its source lies between or beside the
   indexed releases), one newer than X, or a release whose indexed source does not hold the
   message (the log's build is not the source the index read); no version at all;
@@ -73,13 +74,13 @@ def upgrade_for(event: ErrorEvent, origin: Origin | None, index: VllmIndex,
     if release is None or version_key(release) >= version_key(index.releases[following]):
         return None
     site = _raising_site(origin, sites, position, last)
-    if site is None or site.kind is MessageKind.WARN \
-            or (site.kind is MessageKind.LOG and site.cls not in _ERROR_LEVELS):
+    if site is None or not _fails(site):
         return None
     fixed = " ".join(literal_of(origin.template).split())
     if len(fixed.split()) < MIN_WORDS or not _raised_there(event, site):
         return None
-    if not _lives_on(site, index, following) or _still_written(fixed, site, index, following):
+    if not _lives_on(site, index, following) or _rewritten(site, index, following) \
+            or _still_written(fixed, site, index, following):
         return None
     return ReleaseEvidence(index.releases[following], index.releases[last], version,
                            f"{site.module}.{site.function}", event.line)
@@ -109,6 +110,21 @@ def _lives_on(site: MessageTemplate, index: VllmIndex, release: int) -> bool:
     """Whether the site's function still prints some message in `release`."""
     return any(release in other.releases and other.module == site.module
                and other.function == site.function for other in index.templates)
+
+
+def _rewritten(site: MessageTemplate, index: VllmIndex, release: int) -> bool:
+    """Whether the site's function raises (or logs as an error) a message new in `release`: the
+    check may live on in other words ("encounter invalid h_bar" became "Invalid h_bar=..., w_bar=...:
+    h_bar * w_bar must be >= min_pixels"). A new warning is no such thing: a check that became a
+    warning ("async scheduling will be disabled") no longer fails."""
+    return any(other.releases[0] == release and other.module == site.module
+               and other.function == site.function and _fails(other) for other in index.templates)
+
+
+def _fails(site: MessageTemplate) -> bool:
+    """Whether printing this message means vLLM failed: a raise or an error-level record."""
+    return site.kind is MessageKind.RAISE \
+        or (site.kind is MessageKind.LOG and site.cls in _ERROR_LEVELS)
 
 
 def _still_written(fixed: str, site: MessageTemplate, index: VllmIndex, release: int) -> bool:
