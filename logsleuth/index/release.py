@@ -22,7 +22,7 @@ from dataclasses import replace
 
 from rapidfuzz import fuzz, process
 
-from logsleuth.index.data import MessageKind, MessageTemplate, VllmIndex, sites_of
+from logsleuth.index.data import MessageKind, MessageTemplate, VllmIndex, site_records, sites_of
 from logsleuth.index.lookup import literal_of
 from logsleuth.index.origin import (MOVED_SIMILARITY, REWORDED_SIMILARITY, frame_sites,
                                     raised_by_vllm, release_position)
@@ -76,7 +76,7 @@ def upgrade_for(event: ErrorEvent, origin: Origin | None, index: VllmIndex,
     site = _raising_site(origin, sites, position, last)
     if site is None or not _fails(site):
         return None
-    fixed = " ".join(literal_of(origin.template).split())
+    fixed = literal_of(origin.template)
     if len(fixed.split()) < MIN_WORDS or not _raised_there(event, site):
         return None
     if not _lives_on(site, index, following) or _rewritten(site, index, following) \
@@ -106,10 +106,40 @@ def _raised_there(event: ErrorEvent, site: MessageTemplate) -> bool:
         and (site.module, site.function.rsplit(".", 1)[-1]) in frame_sites(event)
 
 
+class _Table:
+    """What the checks below ask of every site, read once per index: each function's sites
+    (their releases, and whether printing them means a failure) and each site's fixed text."""
+
+    def __init__(self, index: VllmIndex) -> None:
+        self.functions: dict[tuple[str, str], list[tuple[tuple[int, ...], bool]]] = {}
+        self.literals: list[tuple[str, str, int]] = []  # (fixed text, function, last release)
+        fixed: dict[str, str] = {}
+        for text, kind, cls, module, function, releases in site_records(index):
+            self.functions.setdefault((module, function), []).append(
+                (releases, _failing(kind, cls)))
+            if text not in fixed:
+                fixed[text] = literal_of(text)
+            self.literals.append((fixed[text], function, releases[-1]))
+
+
+_TABLES: dict[int, tuple[VllmIndex, _Table]] = {}
+
+
+def _table(index: VllmIndex) -> _Table:
+    """The index's table, made on first use (keyed by the index object itself: the shipped one
+    lives for the process; a test's small ones come and go)."""
+    found = _TABLES.get(id(index))
+    if found is None or found[0] is not index:
+        if len(_TABLES) > 8:
+            _TABLES.clear()
+        found = _TABLES[id(index)] = (index, _Table(index))
+    return found[1]
+
+
 def _lives_on(site: MessageTemplate, index: VllmIndex, release: int) -> bool:
     """Whether the site's function still prints some message in `release`."""
-    return any(release in other.releases and other.module == site.module
-               and other.function == site.function for other in index.templates)
+    return any(release in releases
+               for releases, _ in _table(index).functions[(site.module, site.function)])
 
 
 def _rewritten(site: MessageTemplate, index: VllmIndex, release: int) -> bool:
@@ -117,37 +147,37 @@ def _rewritten(site: MessageTemplate, index: VllmIndex, release: int) -> bool:
     check may live on in other words ("encounter invalid h_bar" became "Invalid h_bar=..., w_bar=...:
     h_bar * w_bar must be >= min_pixels"). A new warning is no such thing: a check that became a
     warning ("async scheduling will be disabled") no longer fails."""
-    return any(other.releases[0] == release and other.module == site.module
-               and other.function == site.function and _fails(other) for other in index.templates)
+    return any(releases[0] == release and fails
+               for releases, fails in _table(index).functions[(site.module, site.function)])
 
 
 def _fails(site: MessageTemplate) -> bool:
-    """Whether printing this message means vLLM failed: a raise or an error-level record."""
-    return site.kind is MessageKind.RAISE \
-        or (site.kind is MessageKind.LOG and site.cls in _ERROR_LEVELS)
+    return _failing(site.kind, site.cls)
+
+
+def _failing(kind: MessageKind, cls: str) -> bool:
+    """Whether printing a message means vLLM failed: a raise or an error-level record."""
+    return kind is MessageKind.RAISE or (kind is MessageKind.LOG and cls in _ERROR_LEVELS)
 
 
 def _still_written(fixed: str, site: MessageTemplate, index: VllmIndex, release: int) -> bool:
     """Whether any release from `release` on still writes the message in other words: a
     template of the same function that reads like it, any template that reads much like it, or
     one that opens with its first words."""
-    same_function: dict[int, str] = {}
-    anywhere: dict[int, str] = {}
-    for other in index.templates:
-        if other.releases[-1] < release:
-            continue
-        literal = " ".join(literal_of(other.text).split())
-        anywhere[other.id] = literal
-        if other.function == site.function:
-            same_function[other.id] = literal
+    later = [(literal, function) for literal, function, last in _table(index).literals
+             if last >= release]
+    same_function = [literal for literal, function in later if function == site.function]
+    anywhere = [literal for literal, _ in later]
     if process.extractOne(fixed, same_function, scorer=fuzz.ratio,
                           score_cutoff=REWORDED_SIMILARITY) is not None:
         return True
     if process.extractOne(fixed, anywhere, scorer=fuzz.ratio,
                           score_cutoff=MOVED_SIMILARITY) is not None:
         return True
-    opening = " ".join(fixed.split()[:OPENING_WORDS])
-    return any(opening in literal for literal in anywhere.values())
+    words = fixed.split()[:OPENING_WORDS]
+    opening = " ".join(words)
+    return any(words[0] in literal and opening in " ".join(literal.split())
+               for literal in anywhere)
 
 
 def upgrade_section(evidence: ReleaseEvidence) -> str:
