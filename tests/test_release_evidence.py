@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -23,13 +24,14 @@ from logsleuth.index.data import (MessageKind, MessageTemplate, VllmIndex, defau
                                   sites_of)
 from logsleuth.index.lookup import TemplateMatcher, literal_of
 from logsleuth.index.origin import origin_of, span
-from logsleuth.index.release import MIN_WORDS, covered, upgrade_for
-from logsleuth.model import (ErrorEvent, EventKind, Frame, Origin, OriginSite, Process,
+from logsleuth.index.release import MIN_WORDS, covered, upgrade_for, with_upgrade
+from logsleuth.model import (ErrorEvent, EventKind, Frame, Match, Origin, OriginSite, Process,
                              ReleaseEvidence, SignatureKind)
 from logsleuth.pipeline import explain_text
 from logsleuth.render.json import report_to_dict
 from logsleuth.render.markdown import render_markdown
 from logsleuth.signatures import default_signatures
+from logsleuth.signatures.match import SignatureSet
 
 SCHEMA = json.loads((Path(__file__).parent / "report.schema.json").read_text(encoding="utf-8"))
 FILL = {"int": "16", "float": "0.9", "num": "8", "hex": "0x1f"}
@@ -316,3 +318,45 @@ def test_the_report_says_upgrade_with_its_evidence(data: st.DataObject) -> None:
                                             signatures=default_signatures()))
         assert later["upgrade"] is None
         assert "Release evidence" not in ((later["signature"] or {}).get("fix") or "")
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.data())
+def test_with_no_signature_the_evidence_is_the_fix(data: st.DataObject) -> None:
+    index = default_index()
+    site = data.draw(st.sampled_from(removed_sites()), label="site")
+    message = _render(site.text)
+    following = index.releases[site.releases[-1] + 1]
+    report = explain_text(_log(site, message, index.releases[site.releases[-1]]),
+                          signatures=SignatureSet([]))
+    if report.upgrade is None:
+        return  # the log's reading of the message is another test's subject
+    assert report.signature is not None
+    out = report_to_dict(report)
+    jsonschema.validate(out, SCHEMA)
+    # the message's own remedy, when it states one, stays the fix; the evidence follows it
+    kind = SignatureKind.MESSAGE if report.advice is not None else SignatureKind.RELEASE
+    assert report.signature.kind is kind
+    assert out["signature"]["fix"].rstrip().endswith("its release notes say what replaced it.")
+    if kind is SignatureKind.RELEASE:
+        assert out["signature"]["id"] == f"release:{site.module}.{site.function}"
+        assert f"vLLM {following} no longer raises this error" in out["signature"]["title"]
+        assert "a later vLLM release no longer raises it" in render_markdown(report)
+
+
+def test_the_evidence_joins_a_fix_for_the_root_cause_only() -> None:
+    root = _event(REMOVED_MESSAGE)
+    evidence = ReleaseEvidence("0.3.0", "0.2.0", "0.2.0", "vllm.engine.check", root.line)
+    family = Match("some-family", "A class", 0.8, "Do the thing.", (), (), "root_cause", None,
+                   SignatureKind.FAMILY)
+    added = with_upgrade(family, evidence, root)
+    assert added is not None and added.fix.startswith("Do the thing.\n\n**Release evidence**")
+    assert "Upgrade vLLM to >= 0.3.0: `pip install -U vllm`" in added.fix
+    symptom = replace(family, target="symptom")
+    assert with_upgrade(symptom, evidence, root) is symptom
+    assert with_upgrade(family, None, root) is family
+    other = replace(root, line=root.line + 1)
+    assert with_upgrade(family, evidence, other) is family
+    alone = with_upgrade(None, evidence, root)
+    assert alone is not None and alone.kind is SignatureKind.RELEASE
+    assert alone.id == "release:vllm.engine.check" and alone.target == "root_cause"
