@@ -497,6 +497,14 @@ class _ToRecords(Transformer[Token, object]):
         return _Body(LineKind.EXCEPTION, text, exception=name, message=message,
                      depth=_margin(str(items[0])))
 
+    def indented_exception(self, items: list[object]) -> _Body:
+        # `    RuntimeError: ...` pasted indented: an indented line (a traceback's source slot or a
+        # message going on may hold it) that names its exception; assemble.py decides which
+        lead, line = items
+        assert isinstance(line, _Body)
+        return _Body(LineKind.INDENTED, f"{lead}{line.text}", exception=line.exception,
+                     message=line.message)
+
     def pytest_crash(self, items: list[Token]) -> _Body:
         # `../vllm/x.py:363: RuntimeError`: pytest names the exception's type after its place
         name = str(items[0]).strip().rpartition(": ")[2]
@@ -695,7 +703,7 @@ def _record_parser() -> Lark:
 # whole-line parse gives.
 _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "CRI_TIME": (0, "docker"), "DOCKER_TIME": (0, "docker"), "JOURNALD": (0, "journald"), "COMPOSE": (0, "compose"),
-    "QUOTE": (0, "quote"), "BOX": (0, "quote"), "MARGIN": (0, "quote"),
+    "QUOTE": (0, "quote"), "BOX": (0, "quote"), "MARGIN": (0, "quote"), "HTML_TAG": (0, "quote"),
     "PROC_PREFIX": (1, "proc_prefix"), "RAY_DAEMON": (1, "ray_daemon"),
     "CUT_PREFIX": (1, "cut_prefix"),
     "RANK": (1, ""), "RECORD_HEADER": (2, "record"), "GLOG_HEADER": (2, "glog"),
