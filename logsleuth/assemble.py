@@ -302,6 +302,10 @@ class Assembler:
                     out.append(self._single(line, EventKind.ERROR_RECORD, failed,
                                             _uvicorn_text(line)))
                 return out
+            if line.exception is not None:
+                # a client's copy of a refusal body: the request's error, then its answer
+                out.append(self._single(line, EventKind.ERROR_RECORD, line.exception,
+                                        line.message or ""))
         milestone = self._milestone(line)
         if milestone is not None:
             if milestone.kind is MilestoneKind.START:

@@ -119,16 +119,34 @@ def test_an_indented_config_line_is_no_error(line: str) -> None:
     assert report.verdict is Verdict.NO_FAILURE, (line, report.reasons)
 
 
-@pytest.mark.parametrize("indent", ["", "    ", "\t"])
-def test_an_error_response_body_is_read_indented(indent: str) -> None:
-    """A 5xx body names its exception; a 4xx body is the answer of a live server, indented or
-    not (tests/test_evidence.py: a refused request is survived)."""
-    failed = (f'{indent}{{"object":"error","message":"boom","type":"InternalServerError",'
-              f'"param":null,"code":500}}')
-    refused = (f'{indent}{{"object":"error","message":"The model `m` does not exist.",'
-               f'"type":"NotFoundError","param":null,"code":404}}')
-    assert parse_line(clean(failed)).exception == "InternalServerError"
-    assert parse_line(clean(refused)).kind is LineKind.ACCESS
+_BODIES = [('{{"object":"error","message":"{message}","type":"{name}","param":null,'
+            '"code":{code}}}'),
+           '{{"error":{{"message":"{message}","type":"{name}","param":null,"code":{code}}}}}']
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["", "    ", "\t", "> "]), st.sampled_from(_BODIES),
+       st.sampled_from([("BadRequestError", 400), ("NotFoundError", 404),
+                        ("InternalServerError", 500)]),
+       st.sampled_from(["This model's maximum context length is 4096 tokens.",
+                        "The model `m` does not exist.", "boom"]),
+       st.sampled_from([[], ["$ curl localhost:8000/v1/completions -d @r.json"]]))
+def test_an_error_response_body_is_the_clients_failure(indent: str, body: str,
+                                                       error: tuple[str, int], message: str,
+                                                       lead: list[str]) -> None:
+    """A client's copy of vLLM's error body, indented or not, names its exception: the failure
+    of a paste that ends on it. A 4xx body is also the refusal a live server answered
+    (tests/test_evidence.py: a server that refused again went on)."""
+    name, code = error
+    line = indent + body.format(message=message, name=name, code=code)
+    parsed = parse_line(clean(line))
+    assert parsed.exception == name
+    assert (parsed.kind is LineKind.ACCESS) is (code < 500)
+    report = explain([*lead, line])
+    assert report.verdict is not Verdict.NO_FAILURE, (line, report.reasons)
+    if report.root_cause is not None:
+        assert report.root_cause.exception == name
+        assert report.root_cause.line == len(lead) + 1
 
 
 @settings(max_examples=40, deadline=None)
@@ -160,3 +178,20 @@ def test_a_progress_bar_keeps_its_overwrites() -> None:
     """A log with `\\n` line ends keeps `\\r` as a terminal's overwrite: one line."""
     log = input_from_text("Loading: 10%\rLoading: 50%\rLoading: 100%\nINFO done\n")
     assert not any("carriage return" in notice for notice in log.notices)
+
+
+@pytest.mark.parametrize("status", ["HTTP/1.1 500 Internal Server Error", "< HTTP/1.1 503 Service Unavailable",
+                                    "HTTP/2 502 Bad Gateway"])
+def test_a_clients_5xx_status_line_is_a_failed_answer(status: str) -> None:
+    """`curl -i` prints the answer's status line: a 5xx says a request failed inside the server,
+    as its access line would (causality.yaml `failed_answers`): a symptom of a cause elsewhere."""
+    report = explain(["$ curl -i localhost:8000/v1/completions -d @r.json", status,
+                      "content-type: text/plain; charset=utf-8", "", "Internal Server Error"])
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING, report.reasons
+
+
+@pytest.mark.parametrize("status", ["HTTP/1.1 200 OK", "HTTP/1.1 400 Bad Request",
+                                    "< HTTP/1.1 404 Not Found"])
+def test_a_clients_other_status_line_is_no_failure(status: str) -> None:
+    report = explain(["$ curl -i localhost:8000/v1/models", status, "content-type: application/json"])
+    assert report.verdict is Verdict.NO_FAILURE, report.reasons

@@ -541,20 +541,21 @@ class _ToRecords(Transformer[Token, object]):
     device_assert = _labelled("device-side assertion")
 
     def request_refused(self, items: list[Token]) -> _Body:
-        # an error body with a 4xx code: the server answered, it refused one request
+        # an error body with a 4xx code: the server answered, it refused one request (an access
+        # line's answer), and the client printed why: the request's error, named by its type
+        text = str(items[0]).strip()
+        name, message = _error_body(text)
+        return _Body(LineKind.ACCESS, text, exception=name, message=message)
+
+    def http_status(self, items: list[Token]) -> _Body:
+        # `HTTP/1.1 500 Internal Server Error` as curl prints the answer it got
         return _Body(LineKind.ACCESS, str(items[0]).strip())
 
     def request_failed(self, items: list[Token]) -> _Body:
         # `{"object":"error","message":"...","type":"InternalServerError","code":500}`
         text = str(items[0]).strip()
-        try:
-            found = json.loads(text)
-        except ValueError:
-            found = {}
-        fields = found.get("error", found) if isinstance(found, dict) else {}
-        fields = fields if isinstance(fields, dict) else {}
-        return _Body(LineKind.EXCEPTION_REPR, text, exception=str(fields.get("type") or "error"),
-                     message=str(fields.get("message") or ""))
+        name, message = _error_body(text)
+        return _Body(LineKind.EXCEPTION_REPR, text, exception=name, message=message)
 
     def stub_exception(self, items: list[object]) -> _Body:
         # Triton's `Failed to initialize Python stub: ValueError: ...`: the exception it logs
@@ -675,6 +676,18 @@ class _ToRecords(Transformer[Token, object]):
         message = next((str(t) for t in items if t.type == "NCCL_TEXT"), "")
         return _Body(LineKind.NCCL, f"NCCL {level} {message}".rstrip(),
                      exception=f"NCCL {level}", message=message)
+
+
+def _error_body(text: str) -> tuple[str, str]:
+    """The type and message of an OpenAI-style error body (vLLM's `ErrorResponse`, flat before
+    0.10, under `error` since)."""
+    try:
+        found = json.loads(text)
+    except ValueError:
+        found = {}
+    fields = found.get("error", found) if isinstance(found, dict) else {}
+    fields = fields if isinstance(fields, dict) else {}
+    return str(fields.get("type") or "error"), str(fields.get("message") or "")
 
 
 def _level_word(word: str) -> Level | None:
