@@ -195,3 +195,19 @@ def test_a_clients_5xx_status_line_is_a_failed_answer(status: str) -> None:
 def test_a_clients_other_status_line_is_no_failure(status: str) -> None:
     report = explain(["$ curl -i localhost:8000/v1/models", status, "content-type: application/json"])
     assert report.verdict is Verdict.NO_FAILURE, report.reasons
+
+
+@pytest.mark.parametrize("line", [
+    ">>> RuntimeError: CUDA error: no kernel image is available for execution on the device",
+    "1. RuntimeError: CUDA error: no kernel image is available for execution on the device",
+    "     7\tRuntimeError: CUDA error: no kernel image is available for execution on the device",
+    "<pre><code>RuntimeError: CUDA error: no kernel image is available for execution on the "
+    "device</code></pre>",
+    "I get this error: RuntimeError: CUDA error: no kernel image is available for execution on "
+    "the device"])
+def test_the_exception_named_before_a_native_phrase_is_the_root(line: str) -> None:
+    """What stands before the line does not change what it names: the class Python printed, with
+    the native phrase its message, and no closing HTML tag in the message."""
+    report = explain(["Loading model...", line])
+    assert report.root_cause is not None and report.root_cause.exception == "RuntimeError"
+    assert report.root_cause.message.endswith("on the device")

@@ -81,6 +81,8 @@ def clean(raw: str) -> str:
     if raw[:1] in BOX_BORDERS:
         raw = raw.rstrip()
         raw = raw[:-1].rstrip() if raw[-1:] in BOX_BORDERS and len(raw) > 1 else raw
+    if raw[-1:] == ">" or raw[-2:] == "> ":
+        raw = _CLOSING_TAGS.sub("", raw)  # GitHub's HTML closing a pasted line (HTML_TAG opens)
     if "\r" in raw:
         segments = raw.split("\r")
         shown = [s for s in segments if s.strip()]
@@ -92,6 +94,8 @@ def clean(raw: str) -> str:
     return raw
 
 
+# `</code></pre>` after the text of a line pasted inside GitHub's HTML
+_CLOSING_TAGS = re.compile(r"(?<=\S)(?:</(?:pre|code|samp|details|summary|p|div|b|strong|em)>)+\s*$")
 _INDENT_CHARS = 64  # indentation deeper than this holds no tab worth reading
 
 
