@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from logsleuth.model import LineKind, Report, Verdict
 from logsleuth.pipeline import explain_text
 from logsleuth.read import input_from_text
-from logsleuth.tokenize import clean, parse_line
+from logsleuth.tokenize import anchor_patterns, clean, parse_line
 
 
 def explain(lines: list[str]) -> Report:
@@ -57,6 +57,7 @@ indents = st.one_of(
 def test_an_indented_exception_line_is_the_failure(lead: list[str], indent: str, name: str,
                                                    message: str) -> None:
     lines = [*lead, f"{indent}{name}: {message}"]
+    assert anchor_patterns()[0].search(lines[-1].encode())  # the prefilter sends it to the grammar
     report = explain(lines)
     assert report.verdict is Verdict.FAILURE, (lines, report.reasons)
     assert report.root_cause is not None
@@ -68,6 +69,7 @@ def test_an_indented_exception_line_is_the_failure(lead: list[str], indent: str,
 @given(indents, names)
 def test_an_indented_bare_exception_name_is_one(indent: str, name: str) -> None:
     lines = ["Loading model...", f"{indent}{name}"]
+    assert anchor_patterns()[0].search(lines[-1].encode())
     report = explain(lines)
     assert report.root_cause is not None and report.root_cause.exception == name, lines
 
@@ -156,6 +158,7 @@ def test_an_error_response_body_is_the_clients_failure(indent: str, body: str,
 def test_a_prompt_or_html_before_the_line_is_a_wrapper(wrapper: str, name: str,
                                                        message: str) -> None:
     lines = ["Loading model...", f"{wrapper}{name}: {message}"]
+    assert anchor_patterns()[0].search(lines[-1].encode())
     report = explain(lines)
     assert report.root_cause is not None, lines
     assert report.root_cause.exception == name
@@ -185,6 +188,7 @@ def test_a_progress_bar_keeps_its_overwrites() -> None:
 def test_a_clients_5xx_status_line_is_a_failed_answer(status: str) -> None:
     """`curl -i` prints the answer's status line: a 5xx says a request failed inside the server,
     as its access line would (causality.yaml `failed_answers`): a symptom of a cause elsewhere."""
+    assert anchor_patterns()[0].search(status.encode())
     report = explain(["$ curl -i localhost:8000/v1/completions -d @r.json", status,
                       "content-type: text/plain; charset=utf-8", "", "Internal Server Error"])
     assert report.verdict is Verdict.ROOT_CAUSE_MISSING, report.reasons
