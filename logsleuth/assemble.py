@@ -14,6 +14,7 @@ one open traceback per channel, at most MAX_FRAMES frames and MAX_MESSAGE_LINES 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -308,6 +309,10 @@ class Assembler:
                     out.append(self._single(line, EventKind.ERROR_RECORD, failed,
                                             _uvicorn_text(line)))
                 return out
+            if line.exception is not None:
+                # a client's copy of a refusal body: the request's error, then its answer
+                out.append(self._single(line, EventKind.ERROR_RECORD, line.exception,
+                                        line.message or ""))
         milestone = self._milestone(line)
         if milestone is not None:
             if milestone.kind is MilestoneKind.START:
@@ -597,9 +602,16 @@ class Assembler:
     def _body_line(self, channel: _Channel, line: LogLine, out: list[Event]) -> None:
         trace = channel.trace
         if trace is None:
+            if line.exception is not None:
+                # `    RuntimeError: ...` pasted indented after other text (issue 10)
+                return self._exception_line(channel, _dedented(line), out)
             if line.kind in (LineKind.INDENTED, LineKind.CARET) and line.level in _ERROR_LEVELS:
                 self._open(channel, line)  # a logged traceback cut before its header
             return
+        if line.exception is not None and not trace.closing and not trace.fault_dump \
+                and not trace.indent and not _source_slot(trace, line):
+            # a traceback whose exception line alone was pasted indented
+            return self._exception_line(channel, _dedented(line), out)
         if trace.fault_dump or not trace.closing:
             if line.kind is LineKind.INDENTED and trace.headless and not trace.indent \
                     and trace.frames and trace.frames[-1].code is None \
@@ -915,6 +927,27 @@ def _carries_output(trace: _Trace, line: LogLine) -> bool:
 def _headline(trace: _Trace) -> str:
     first = trace.message_lines[0].strip() if trace.message_lines else ""
     return f"{trace.exception}: {first}" if first else str(trace.exception)
+
+
+def _dedented(line: LogLine) -> LogLine:
+    """An indented line that names an exception (grammars/vllm.lark INDENT_LEAD) as the
+    exception line it is."""
+    name = line.exception or ""
+    text = f"{name}: {line.message}" if line.message else name
+    return replace(line, kind=LineKind.EXCEPTION, text=text)
+
+
+def _source_slot(trace: _Trace, line: LogLine) -> bool:
+    """`line` stands where the last frame's source line goes, and could be Python code there:
+    `    KeyError` or `    ValueError: int` could be a statement; a message of several words
+    (`ValueError: bad value`) is no code."""
+    message = (line.message or "").strip()
+    return bool(trace.frames) and trace.frames[-1].code is None \
+        and (not any(c.isspace() for c in message) or _ANNOTATION.match(message) is not None)
+
+
+# the rest of an annotated assignment after its target's colon: `ValueError: int = 3`
+_ANNOTATION = re.compile(r"[\w.]+(?:\[[^\]]*\])? = ")
 
 
 def _exception_at(line: LogLine, indent: int) -> LogLine | None:

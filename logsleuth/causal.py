@@ -220,7 +220,9 @@ class _Work:
             # that answers the failed request; never polls)
             answers.append(self.own_request_savers.get(process, []))
             refusals = self.own_request_answers.get(process, [])
-            own = bisect_right(refusals, node.event.last_line)  # the failed request's answer
+            # the failed request's answer: the first refusal at or after its last line (a
+            # client's copy of a refusal body is the error and its answer on one line)
+            own = bisect_left(refusals, node.event.last_line)
             answers.append(refusals[own + 1:own + 2])  # the next: another request's
         return steps, answers, others
 

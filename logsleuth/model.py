@@ -158,6 +158,10 @@ class SignatureKind(Enum):
     # knows: a family keyed by the exception class and the phase (signatures/fallback/), ranked
     # below every exact signature, family and the message's own remedy
     FALLBACK = "fallback"
+    # no signature at all, not even a fallback: vLLM's source index shows a release after the
+    # log's no longer holds the root cause's message (logsleuth/index/release.py); never the kind
+    # of a signature file. Beside any other kind the same evidence is added to that kind's fix.
+    RELEASE = "release"
 
     @property
     def strength(self) -> int:
@@ -530,6 +534,8 @@ class Report:
     fact_origins: dict[str, FactOrigin] = field(default_factory=dict)  # fact name -> its line
     origins: dict[int, Origin] = field(default_factory=dict)  # event id -> where vLLM prints it
     advice: MessageAdvice | None = None  # the message's own remedy, when no exact signature
+    # a release after the log's whose source no longer holds the root cause's message
+    upgrade: ReleaseEvidence | None = None
     runs: tuple[Run, ...] = ()  # every start of vLLM in the log; the report explains one
     phase: PhaseEvidence | None = None  # where in its lifecycle vLLM failed, when known
     recognised: bool = True  # False: no line of the input looked like log output at all
@@ -579,3 +585,27 @@ class MessageAdvice:
     event_line: int  # the line of the error whose message says it
     release: str | None  # the vLLM release whose flags and variables `names` are read from
     names: tuple[ConfigName, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseEvidence:
+    """vLLM's source, by the index of every release, no longer holds the root cause's message
+    after the log's release, while the function that raised it lives on: the check was dropped,
+    so upgrading vLLM is advice with evidence (logsleuth/index/release.py says when it is not:
+    a message that moved, was reworded, or a version the index does not cover)."""
+
+    release: str  # the first indexed release whose source lacks the message: upgrade to >= it
+    last_release: str  # the newest indexed release whose source still holds it
+    log_version: str  # the log's vLLM version, as printed
+    site: str  # module.function that raised it up to `last_release` and still exists in `release`
+    event_line: int  # the root cause's line
+
+    @property
+    def command(self) -> str:
+        return f"pip install -U 'vllm>={self.release}'"
+
+    @property
+    def evidence(self) -> str:
+        return (f"this message is gone from vLLM {self.release}'s source: {self.site} still exists "
+                f"there but no longer raises it (vLLM {self.last_release} is the newest indexed "
+                f"release that does; the log's vLLM is {self.log_version})")

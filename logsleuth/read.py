@@ -268,6 +268,11 @@ def _unwrap(log: LogInput) -> LogInput:
     if is_cri(head.peek(_NEWEST_FIRST_HEAD_BYTES)):
         log._stream = CriPieces(head)  # type: ignore[assignment]
         return log
+    if _cr_line_ends(head.peek(_NEWEST_FIRST_HEAD_BYTES)):
+        log._stream = _CrLines(head)  # type: ignore[assignment]
+        log.notices.append("the log ends its lines with a carriage return alone (`\\r`, an old "
+                           "Mac editor's or a copy's line ends); each was read as a line break")
+        return log
     whole = head.peek(_NEWEST_FIRST_HEAD_BYTES)
     margin = _quote_margin(whole) if len(whole) < _NEWEST_FIRST_HEAD_BYTES else 0
     if margin:
@@ -297,6 +302,33 @@ def _quote_margin(text: bytes) -> int:
 
 def _dedent(text: bytes, margin: int) -> bytes:
     return b"\n".join(line[margin:] if line.strip() else line for line in text.split(b"\n"))
+
+
+# A paste saved with `\r` alone between lines (classic Mac line ends, some clipboards): no `\n` in
+# the head and a few `\r`. A terminal's `\r` (tqdm's refreshes) comes within lines that `\n` ends,
+# so a log that has any `\n` keeps it as an overwrite (grammar.py `clean`).
+_CR_LINES_MIN = 2
+
+
+def _cr_line_ends(head: bytes) -> bool:
+    return b"\n" not in head and head.count(b"\r") >= _CR_LINES_MIN
+
+
+class _CrLines(io.RawIOBase):
+    """A stream whose lines end in `\\r` alone, handed on with `\\n` line ends."""
+
+    def __init__(self, stream: io.RawIOBase):
+        self._stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        return (self._stream.read(size) or b"").replace(b"\r", b"\n")
+
+    def close(self) -> None:
+        self._stream.close()
+        super().close()
 
 
 _NEWEST_FIRST_HEAD_BYTES = 16 << 10  # enough lines to see the time change a few times

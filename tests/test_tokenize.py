@@ -180,6 +180,10 @@ def _matters(raw: bytes) -> bool:
     if record.kind is LineKind.EXCEPTION and (record.exception or "").endswith("Warning"):
         return False
     return (record.kind in _MATTERING_KINDS
+            # a line of another kind that names an exception: one pasted indented, a client's
+            # copy of an error body (the assembler reads each as the error it names)
+            or (record.kind in (LineKind.INDENTED, LineKind.ACCESS) and record.exception is not None
+                and not record.exception.endswith("Warning"))
             or record.level in (Level.ERROR, Level.CRITICAL)
             or (record.kind is LineKind.NCCL and record.exception == "NCCL WARN"))
 

@@ -13,6 +13,7 @@ from logsleuth.index.advice import advice_for, settings_named
 from logsleuth.index.data import VllmIndex, default_index
 from logsleuth.index.origin import (default_matcher, frame_sites, library_modules, origin_of,
                                     package_boundary, release_position)
+from logsleuth.index.release import upgrade_for, with_upgrade
 from logsleuth.model import (ConfigName, ErrorEvent, EventKind, Evidence, Match, MessageAdvice, Origin,
                              Report, SignatureKind)
 from logsleuth.remedy import advice_of, default_phrasing, knobs
@@ -66,7 +67,10 @@ def annotate(report: Report) -> Report:
     message's own advice: added to a family's fix when it is the matched error's and the fix
     lacks the setting it names, and the fix itself (`message_match`, kind `message`) when no
     signature (or only a fallback) matched the root cause. The root cause's own remedy comes
-    first, in any package's words (logsleuth/remedy.py); then a symptom's, when vLLM prints it."""
+    first, in any package's words (logsleuth/remedy.py); then a symptom's, when vLLM prints it.
+    Last, release evidence (index/release.py): when a release after the log's no longer raises
+    the root cause's message, whatever fix answers the root cause says so, and when nothing does,
+    that evidence is the fix (kind `release`)."""
     version = report.facts.get("vllm_version")
     version = version if isinstance(version, str) else None
     events = [e for e in (report.root_cause, *report.symptoms) if e is not None]
@@ -89,8 +93,12 @@ def annotate(report: Report) -> Report:
         if signature is not None:  # the class's advice stays in sight, below the message's own
             alternatives = (signature, *alternatives)[:MAX_ALTERNATIVES]
         signature = message_match(report.root_cause, origins.get(report.root_cause.id), advice)
+    root = report.root_cause
+    upgrade = upgrade_for(root, origins.get(root.id), default_index(), version) \
+        if root is not None else None
+    signature = with_upgrade(signature, upgrade, root)
     return replace(report, origins=origins, advice=advice, signature=signature,
-                   alternatives=alternatives)
+                   alternatives=alternatives, upgrade=upgrade)
 
 
 def own_advice(event: ErrorEvent) -> MessageAdvice | None:

@@ -241,6 +241,17 @@ def module_functions(index: VllmIndex) -> Iterator[tuple[str, str]]:
     return ((site.module, site.function) for site in index.templates)
 
 
+def site_records(index: VllmIndex) \
+        -> Iterator[tuple[str, MessageKind, str, str, str, tuple[int, ...]]]:
+    """(text, kind, class, module, function, releases) of every site of the index, without
+    making its MessageTemplates."""
+    if isinstance(index.templates, Templates):
+        return ((text, _KINDS[kind], klass, module, function, releases)
+                for text, kind, klass, module, function, releases in index.templates._records)
+    return ((site.text, site.kind, site.cls, site.module, site.function, site.releases)
+            for site in index.templates)
+
+
 def _expand(runs: list[list[int]]) -> tuple[int, ...]:
     return tuple(i for start, end in runs for i in range(start, end + 1))
 

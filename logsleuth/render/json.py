@@ -9,7 +9,8 @@ import json
 from typing import Any
 
 from logsleuth.model import (ConfigDifference, ErrorEvent, Match, MessageAdvice, Origin,
-                             PhaseEvidence, Process, Report, Run, SignatureKind)
+                             PhaseEvidence, Process, ReleaseEvidence, Report, Run,
+                             SignatureKind)
 
 SCHEMA = "logsleuth.report/1"
 MAX_FRAMES = 12  # innermost frames kept in the JSON; enough to say where it failed
@@ -96,7 +97,16 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "runs": [_run(run) for run in report.runs],
         "phase": _phase(report.phase) if report.phase else None,
         "advice": advice_to_dict(report.advice) if report.advice else None,
+        "upgrade": upgrade_to_dict(report.upgrade) if report.upgrade else None,
     }
+
+
+def upgrade_to_dict(evidence: ReleaseEvidence) -> dict[str, Any]:
+    """Release evidence: the release whose source no longer raises the root cause's message."""
+    return {"release": evidence.release, "last_release": evidence.last_release,
+            "log_version": evidence.log_version, "site": evidence.site,
+            "line": evidence.event_line, "evidence": evidence.evidence,
+            "command": evidence.command}
 
 
 def _phase(phase: PhaseEvidence) -> dict[str, Any]:

@@ -122,6 +122,8 @@ def _fix(report: Report) -> list[str]:
         if match.kind is SignatureKind.MESSAGE else f"Signature `{match.id}` ({match.kind.value})"
     if match.kind is SignatureKind.FALLBACK:
         source = f"No signature knows this failure; `{match.id}` is the last resort for its class"
+    if match.kind is SignatureKind.RELEASE:
+        source = "No signature knows this failure; a later vLLM release no longer raises it"
     out = [f"#### Suggested fix: {match.title}", "",
            f"{source}, score {match.score:.2f}{used}{phase}", ""]
     caution = confidence_sentence(match)

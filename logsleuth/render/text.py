@@ -216,7 +216,8 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         for setting in settings:
             console.print(Padding(Text(f"- {setting}"), (0, 2), expand=False))
     # beside a last resort, the near misses are worth a look as they were with no match at all
-    weak = report.signature is None or report.signature.kind is SignatureKind.FALLBACK
+    weak = report.signature is None \
+        or report.signature.kind in (SignatureKind.FALLBACK, SignatureKind.RELEASE)
     if report.alternatives and (verbose or weak):
         console.print(Text("\nAlso considered", style="bold underline"))
         for alt in report.alternatives:

@@ -49,7 +49,7 @@ SINGLE_TOKEN_BODIES = {
     "TERMINATE_FRAME": "terminate_frame",
     "PY_WARNING": "py_warning", "PYTEST_CRASH": "pytest_crash", "PROGRESS": "progress", "REQUEST_LOGGED": "request_logged",
     "BLANK": "blank", "JSON_RECORD": "json_record", "LEVEL_LINE": "level_line",
-    "INDENTED": "indented", "PLAIN": "plain",
+    "INDENTED": "indented", "PLAIN": "plain", "HTTP_STATUS": "http_status",
 }
 
 

@@ -81,6 +81,8 @@ def clean(raw: str) -> str:
     if raw[:1] in BOX_BORDERS:
         raw = raw.rstrip()
         raw = raw[:-1].rstrip() if raw[-1:] in BOX_BORDERS and len(raw) > 1 else raw
+    if raw[-1:] == ">" or raw[-2:] == "> ":
+        raw = _CLOSING_TAGS.sub("", raw)  # GitHub's HTML closing a pasted line (HTML_TAG opens)
     if "\r" in raw:
         segments = raw.split("\r")
         shown = [s for s in segments if s.strip()]
@@ -92,6 +94,8 @@ def clean(raw: str) -> str:
     return raw
 
 
+# `</code></pre>` after the text of a line pasted inside GitHub's HTML
+_CLOSING_TAGS = re.compile(r"(?<=\S)(?:</(?:pre|code|samp|details|summary|p|div|b|strong|em)>)+\s*$")
 _INDENT_CHARS = 64  # indentation deeper than this holds no tab worth reading
 
 
@@ -506,6 +510,14 @@ class _ToRecords(Transformer[Token, object]):
         return _Body(LineKind.EXCEPTION, text, exception=name, message=message,
                      depth=_margin(str(items[0])))
 
+    def indented_exception(self, items: list[object]) -> _Body:
+        # `    RuntimeError: ...` pasted indented: an indented line (a traceback's source slot or a
+        # message going on may hold it) that names its exception; assemble.py decides which
+        lead, line = items
+        assert isinstance(line, _Body)
+        return _Body(LineKind.INDENTED, f"{lead}{line.text}", exception=line.exception,
+                     message=line.message)
+
     def pytest_crash(self, items: list[Token]) -> _Body:
         # `../vllm/x.py:363: RuntimeError`: pytest names the exception's type after its place
         name = str(items[0]).strip().rpartition(": ")[2]
@@ -543,20 +555,21 @@ class _ToRecords(Transformer[Token, object]):
     host_assert = _labelled("assertion failure")
 
     def request_refused(self, items: list[Token]) -> _Body:
-        # an error body with a 4xx code: the server answered, it refused one request
+        # an error body with a 4xx code: the server answered, it refused one request (an access
+        # line's answer), and the client printed why: the request's error, named by its type
+        text = str(items[0]).strip()
+        name, message = _error_body(text)
+        return _Body(LineKind.ACCESS, text, exception=name, message=message)
+
+    def http_status(self, items: list[Token]) -> _Body:
+        # `HTTP/1.1 500 Internal Server Error` as curl prints the answer it got
         return _Body(LineKind.ACCESS, str(items[0]).strip())
 
     def request_failed(self, items: list[Token]) -> _Body:
         # `{"object":"error","message":"...","type":"InternalServerError","code":500}`
         text = str(items[0]).strip()
-        try:
-            found = json.loads(text)
-        except ValueError:
-            found = {}
-        fields = found.get("error", found) if isinstance(found, dict) else {}
-        fields = fields if isinstance(fields, dict) else {}
-        return _Body(LineKind.EXCEPTION_REPR, text, exception=str(fields.get("type") or "error"),
-                     message=str(fields.get("message") or ""))
+        name, message = _error_body(text)
+        return _Body(LineKind.EXCEPTION_REPR, text, exception=name, message=message)
 
     def stub_exception(self, items: list[object]) -> _Body:
         # Triton's `Failed to initialize Python stub: ValueError: ...`: the exception it logs
@@ -679,6 +692,18 @@ class _ToRecords(Transformer[Token, object]):
                      exception=f"NCCL {level}", message=message)
 
 
+def _error_body(text: str) -> tuple[str, str]:
+    """The type and message of an OpenAI-style error body (vLLM's `ErrorResponse`, flat before
+    0.10, under `error` since)."""
+    try:
+        found = json.loads(text)
+    except ValueError:
+        found = {}
+    fields = found.get("error", found) if isinstance(found, dict) else {}
+    fields = fields if isinstance(fields, dict) else {}
+    return str(fields.get("type") or "error"), str(fields.get("message") or "")
+
+
 def _level_word(word: str) -> Level | None:
     word = word.strip()
     if word in _PY_LEVELS:
@@ -705,7 +730,7 @@ def _record_parser() -> Lark:
 # whole-line parse gives.
 _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "CRI_TIME": (0, "docker"), "DOCKER_TIME": (0, "docker"), "JOURNALD": (0, "journald"), "COMPOSE": (0, "compose"),
-    "QUOTE": (0, "quote"), "BOX": (0, "quote"), "MARGIN": (0, "quote"),
+    "QUOTE": (0, "quote"), "BOX": (0, "quote"), "MARGIN": (0, "quote"), "HTML_TAG": (0, "quote"),
     "PROC_PREFIX": (1, "proc_prefix"), "RAY_DAEMON": (1, "ray_daemon"),
     "CUT_PREFIX": (1, "cut_prefix"),
     "RANK": (1, ""), "RECORD_HEADER": (2, "record"), "GLOG_HEADER": (2, "glog"),
