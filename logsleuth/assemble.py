@@ -850,8 +850,11 @@ class Assembler:
 
 def _heading(line: LogLine) -> bool:
     """`Name:` with nothing after the colon (grammars/vllm.lark EXC_TYPE keeps it in the text):
-    Python prints it only when the message begins on the next line."""
-    return not line.message and line.text.endswith(":")
+    Python prints it only when the message begins on the next line, and a person writes it as a
+    heading in prose. A dotted name (`torch.distributed...ChildFailedError:`) is Python's own
+    printing, never prose, so it stays an exception."""
+    text = line.text.strip()
+    return not line.message and text.endswith(":") and "." not in text
 
 
 def _unbordered(line: LogLine) -> str:
