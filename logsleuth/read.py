@@ -273,35 +273,8 @@ def _unwrap(log: LogInput) -> LogInput:
         log.notices.append("the log ends its lines with a carriage return alone (`\\r`, an old "
                            "Mac editor's or a copy's line ends); each was read as a line break")
         return log
-    whole = head.peek(_NEWEST_FIRST_HEAD_BYTES)
-    margin = _quote_margin(whole) if len(whole) < _NEWEST_FIRST_HEAD_BYTES else 0
-    if margin:
-        log._stream = io.BytesIO(_dedent(whole, margin))
-        log.notices.append(f"every line of the log is indented {margin} spaces (an excerpt "
-                           "quoted as a block); it was read without that margin")
-        return log
     log._stream = head  # type: ignore[assignment]
     return log
-
-
-def _quote_margin(text: bytes) -> int:
-    """The spaces every non-blank line of a short input starts with, when there are at least
-    two: a log quoted as an indented block (Markdown's code block, an e-mail's or a ticket's
-    quote), whose lines Python and vLLM printed at column 0. Read with the margin, a lone
-    `ValueError: ...` line is an indented continuation, not an exception."""
-    margin = -1
-    for line in text.split(b"\n"):
-        if not line.strip():
-            continue
-        indent = len(line) - len(line.lstrip(b" "))
-        margin = indent if margin < 0 else min(margin, indent)
-        if margin < 2:
-            return 0
-    return max(margin, 0)
-
-
-def _dedent(text: bytes, margin: int) -> bytes:
-    return b"\n".join(line[margin:] if line.strip() else line for line in text.split(b"\n"))
 
 
 # A paste saved with `\r` alone between lines (classic Mac line ends, some clipboards): no `\n` in
