@@ -46,8 +46,7 @@ SAMPLE = 4  # cases per transform
 # (Session 15: the Ray PP3 CUTLASS case under interleave-failing left it again: the sample's
 # healthy partner changed when the fifth development split and the wild sweeps added tuning
 # cases, and the new partner's server does not save the worker's first error. The mechanism
-# gap (a RayWorkerWrapper is no child of a server whose workers are Worker_TP*) is not fixed;
-# tools/metamorphic/README.md's full sweep still lists it.)
+# gap (a RayWorkerWrapper is no child of a server whose workers are Worker_TP*) is not fixed.)
 KNOWN_BREAKS: dict[tuple[str, str], str] = {
 }
 SOME = settings(max_examples=40, deadline=None)
