@@ -6,6 +6,11 @@ test's exception (`FAILED tests/x.py::test - Type: message`, cut to the terminal
 report's `E   Type: message` lines, not an earlier failure. The assembler titles such a line by
 its wrapper; here it leaves the run's errors when another error of the run is the same exception
 (its type and the start of its message). Alone, it stays: it is then the only word of the failure.
+
+pytest's long report also ends each failed test's traceback with the exception's place and type
+alone (`vllm/x.py:363: RuntimeError`, a blank line below the `E   Type: message` lines). That bare
+type restates the exception just above it; left in, it would stand as an error without a message,
+and the root cause where the exception above is only a symptom ("See root cause above").
 """
 
 from __future__ import annotations
@@ -14,10 +19,12 @@ from logsleuth.knowledge import Causality
 from logsleuth.model import ErrorEvent
 
 _CUT = "..."  # pytest's mark of a summary cut to the terminal's width
+_NEAR = 3  # lines from an exception's end to pytest's place-and-type line below it (a blank between)
 
 
 def fold_restatements(errors: list[ErrorEvent], know: Causality) -> list[ErrorEvent]:
     """The errors without the restatements of another error of the same list."""
+    errors = _fold_bare_types(errors)
     restating = [e for e in errors if know.restates(e.title)]
     if not restating:
         return errors
@@ -37,3 +44,21 @@ def _restates(summary: ErrorEvent, report: ErrorEvent) -> bool:
 
 def _short(name: str) -> str:
     return name.rsplit(".", 1)[-1]
+
+
+def _fold_bare_types(errors: list[ErrorEvent]) -> list[ErrorEvent]:
+    """The errors without a one-line type with no message (no frames) printed right below the
+    same process's exception of that type: pytest's place-and-type line restating it."""
+    kept: list[ErrorEvent] = []
+    for event in errors:
+        if not event.message and not event.frames and event.first_line == event.last_line \
+                and any(_bare_restates(event, other) for other in kept[-4:]):
+            continue
+        kept.append(event)
+    return kept
+
+
+def _bare_restates(bare: ErrorEvent, report: ErrorEvent) -> bool:
+    return (report.process == bare.process and bool(report.message)
+            and _short(report.exception) == _short(bare.exception)
+            and 0 < bare.first_line - report.last_line <= _NEAR)

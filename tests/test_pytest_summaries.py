@@ -103,3 +103,27 @@ def test_a_record_is_no_summary(text: str) -> None:
     line = parse_line(clean(text))
     assert not (line.outer or "").startswith(("FAILED", "ERROR")) or line.kind is not \
         LineKind.EXCEPTION
+
+
+POINTERS = [("RuntimeError", "Engine core initialization failed. See root cause above. "
+                             "Failed core proc(s): {}"),
+            ("vllm.v1.engine.exceptions.EngineDeadError",
+             "EngineCore encountered an issue. See stack trace (above) for the root cause.")]
+
+
+@pytest.mark.parametrize("wrapper", WRAPPERS)
+@pytest.mark.parametrize("exception,message", POINTERS)
+@pytest.mark.parametrize("gap", [[""], []])
+def test_the_place_and_type_line_restates_the_exception_above(
+        wrapper: str, exception: str, message: str, gap: list[str]) -> None:
+    # pytest ends a report with the exception's place and type alone (`x.py:363: RuntimeError`):
+    # a copy of the `E` line above, never an error of its own, so an `E` line that only points
+    # to a cause elsewhere leaves the cause missing, not a message-less RuntimeError as root
+    short = exception.rsplit(".", 1)[-1]
+    lines = ["    def test_gen():", ">       llm = LLM('x')",
+             f"E       {exception}: {message}", *gap, f"tests/test_x.py:3: {short}",
+             "=== short test summary info ===",
+             f"FAILED tests/test_x.py::test_gen - {exception}: {message}"]
+    report = explain_text("".join(wrapper + line + "\n" for line in lines),
+                          signatures=default_signatures())
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING, report.root_cause
