@@ -39,6 +39,24 @@ def test_piped_text_is_not_wrapped_or_padded() -> None:
     assert max(len(line) for line in lines) > 80  # not hard-wrapped at 80 columns
 
 
+def test_a_fix_paragraph_written_over_several_lines_is_not_wrapped() -> None:
+    # Markdown joins a paragraph's soft-broken lines (a YAML fix, the release evidence): the
+    # width a pipe gets must hold the joined paragraph, not only its longest written line
+    from dataclasses import replace
+
+    from logsleuth.cli.output import render_rich
+    from logsleuth.render.text import render_text, unwrapped_width
+
+    report = logsleuth.explain(SEED)
+    assert report.signature is not None
+    words = [f"word{n}" for n in range(600)]
+    fix = "1 Step one:\n" + "\n".join(" ".join(words[i:i + 10]) for i in range(0, 600, 10))
+    report = replace(report, signature=replace(report.signature, fix=fix))
+    text = render_rich(lambda console: render_text(report, console), width=None, terminal=False,
+                       natural_width=unwrapped_width(report))
+    assert any(" ".join(words) in line for line in text.splitlines())
+
+
 def test_width_wraps_on_request() -> None:
     lines = run("explain", "--width", "60", str(SEED)).stdout.splitlines()
     assert max(len(line) for line in lines) <= 60

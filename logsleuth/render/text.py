@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Console, Group
 from rich.markdown import Markdown
 from rich.padding import Padding
@@ -136,11 +138,26 @@ def unwrapped_width(report: Report) -> int:
     texts = [report.source, *(e.text for e in (report.root_cause, *report.symptoms,
                                                 *report.survived) if e is not None)]
     if report.signature is not None:
-        texts += [report.signature.title, *report.signature.fix.splitlines(),
+        texts += [report.signature.title, *_paragraph_lines(report.signature.fix),
                   "  ".join(report.signature.references)]
     texts += [str(value) for value in report.facts.values()]
     texts += [*report.notices, *report.reasons, *report.look_for]
     return min(max(120, *(len(t) + 40 for t in texts)), 1 << 16)
+
+
+_BLOCK_START = re.compile(r"\s*(?:[-*+>#|]|\d+[.)]\s|```)")
+
+
+def _paragraph_lines(fix: str) -> list[str]:
+    """The fix's lines as Markdown prints them: a line that goes on a paragraph or a list item
+    (a soft break, as a YAML fix and the release evidence are written) joins the one above."""
+    lines: list[str] = []
+    for line in fix.splitlines():
+        if lines and lines[-1].strip() and line.strip() and not _BLOCK_START.match(line):
+            lines[-1] += " " + line.strip()
+        else:
+            lines.append(line)
+    return lines
 
 
 def render_text(report: Report, console: Console, *, verbose: bool = False) -> None:
