@@ -74,6 +74,22 @@ def test_markdown_is_a_bug_report() -> None:
     assert "<details><summary>Causal chain" in text and text.rstrip().endswith("</details>")
 
 
+@pytest.mark.parametrize("text", [
+    "INFO 05-01 10:00:00 [api_server.py:1] vLLM API server version 0.9.0\n"
+    "INFO 05-01 10:00:09 [launcher.py:1] Application startup complete.\n",
+    "\r\r\r"])  # no log at all: its notices are still shown
+def test_markdown_of_a_log_that_did_not_fail_offers_no_fix(text: str) -> None:
+    # nothing failed: no "no signature matches" with a call to write one, no empty block
+    from logsleuth.pipeline import explain_text
+
+    report = explain_text(text)
+    out = render_markdown(report)
+    assert report.verdict.value == "no_failure"
+    assert "Suggested fix" not in out and "signatures new" not in out
+    assert "Nothing in this log failed." in out and "root cause</summary>" not in out
+    assert "<summary>" in out if report.notices else "<details>" not in out
+
+
 def test_markdown_from_stdin_says_it_cannot_reread() -> None:
     result = CliRunner().invoke(main, ["explain", "--format", "markdown", "-"],
                                 input=SEED.read_bytes())

@@ -47,12 +47,14 @@ def render_markdown(report: Report, *, footer: str | None = None) -> str:
                        f"`{_inline(_trim(event.text, 200))}`")
         if len(report.symptoms) > 12:
             out.append(f"- … and {len(report.symptoms) - 12} more")
-    out += ["", *_fix(report)]
+    fix = _fix(report)
+    out += ["", *fix] if fix else []
     if report.advice is not None and not _is_message(report):
         text, *names = advice_lines(report.advice)
         out += ["", "#### The message's own advice", "", f"> {_inline(text)}"]
         out += ["", *[f"- {_inline(n)}" for n in names]] if names else []
-    out += ["", *_chain(report), ""]
+    chain = _chain(report)
+    out += ["", *chain, ""] if chain else [""]
     if footer:
         out += [f"<sub>{escape(footer)}</sub>", ""]
     return "\n".join(out)
@@ -71,7 +73,9 @@ def _title(report: Report) -> str:
 def _root_cause(report: Report, lines: dict[int, str] | None) -> list[str]:
     event = report.root_cause
     if event is None:
-        out = ["#### Root cause", "", "Not in this log."]
+        said = "Nothing in this log failed." if report.verdict is Verdict.NO_FAILURE \
+            else "Not in this log."
+        out = ["#### Root cause", "", said]
         out += [f"- {escape(hint)}" for hint in report.look_for]
         return out
     out = ["#### Root cause", "",
@@ -113,6 +117,8 @@ def _wrapped(text: str, width: int = 120) -> list[str]:
 def _fix(report: Report) -> list[str]:
     match = report.signature
     if match is None:
+        if report.verdict is Verdict.NO_FAILURE:
+            return []  # nothing failed: there is nothing to fix, nor a signature to write
         return ["#### Suggested fix", "",
                 "No known signature matches. (`logsleuth signatures new --from LOG` starts one.)"]
     facts = [f"`{e.detail}`" for e in match.evidence if e.part == "facts"]
@@ -141,7 +147,9 @@ def _is_message(report: Report) -> bool:
 
 
 def _chain(report: Report) -> list[str]:
-    out = ["<details><summary>Causal chain: why this is the root cause</summary>", ""]
+    summary = "Causal chain: why this is the root cause" if report.root_cause is not None \
+        else "Why" if report.verdict is not Verdict.NO_FAILURE else "Details"
+    out = [f"<details><summary>{summary}</summary>", ""]
     if report.root_cause is not None:
         steps = [report.root_cause, *report.symptoms]
         out.append(" → ".join(f"`{e.process.name}` line {e.line} `{e.exception}`"
@@ -155,6 +163,8 @@ def _chain(report: Report) -> list[str]:
                 for e in report.signature.evidence]
     if report.notices:
         out += ["", "Notices:", "", *[f"- {escape(notice)}" for notice in report.notices]]
+    if not any(out[2:]):
+        return []  # nothing to unfold: no empty block
     out += ["", "</details>"]
     return out
 
