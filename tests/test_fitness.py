@@ -57,6 +57,15 @@ def test_a_fix_paragraph_written_over_several_lines_is_not_wrapped() -> None:
     assert any(" ".join(words) in line for line in text.splitlines())
 
 
+def test_an_exception_without_a_message_says_so() -> None:
+    log = ('Traceback (most recent call last):\n'
+           '  File "/usr/lib/python3.12/site-packages/vllm/worker/worker.py", line 10, in f\n'
+           '    raise AssertionError\nAssertionError\n')
+    lines = run("explain", "-", input=log.encode()).stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.strip().startswith("AssertionError"))
+    assert lines[head + 1].strip() == "(no message)"
+
+
 def test_width_wraps_on_request() -> None:
     lines = run("explain", "--width", "60", str(SEED)).stdout.splitlines()
     assert max(len(line) for line in lines) <= 60

@@ -119,7 +119,9 @@ def _event_block(event: ErrorEvent, *, frames: int, whole: bool = False) -> Grou
     head.append("  ")
     head.append_text(_where(event))
     message = event.message.strip() if whole else _trim(event.message)
-    parts: list[Text] = [head, Text(message, style="red")]
+    # a type printed alone (`raise AssertionError`) says so rather than leave a blank line
+    said = Text(message, style="red") if message else Text("(no message)", style="dim")
+    parts: list[Text] = [head, said]
     if message != event.message.strip():
         parts.append(Text(f"(message trimmed; -v shows it whole, as does line {event.line})",
                           style="dim"))
