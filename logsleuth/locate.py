@@ -198,10 +198,14 @@ def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
         if more > following:
             end = more - 1 if block[more - 1] == 10 else more
             following = more
-        if _ends_in_colon(block, start, end) and not _anchored_next(block, end, size, search):
+        left = _MESSAGE_LINES_BELOW if _ends_in_colon(block, start, end) \
+            else _message_lines_left(block, start, end)
+        if left and not _anchored_next(block, end, size, search):
             # `ImportError: ` with its text on the lines below (transformers' missing backends,
-            # a message that starts with a line break): those lines are the message, unindented
-            below = _message_below(block, end, size)
+            # a message that starts with a line break), or an exception's message that goes on
+            # over more lines (Python prints it verbatim): those lines are the message,
+            # unindented and unanchored (the assembler decides where it ends)
+            below = _message_below(block, end, size, left)
             if below > end:
                 spans.append((start, below))
                 position = below + 1  # the anchor's search reads on from the next line
@@ -244,18 +248,56 @@ def _anchored_next(block: bytes, end: int, size: int,
 _MESSAGE_LINES_BELOW = 12
 
 
-def _message_below(block: bytes, end: int, size: int) -> int:
-    """The end of the lines under a line that ends in a colon, up to a blank line or the
-    assembler's cap on a message's lines (the assembler decides what they are)."""
-    for _ in range(_MESSAGE_LINES_BELOW):
+def _message_below(block: bytes, end: int, size: int, lines: int) -> int:
+    """The end of the `lines` lines under the one ending at `end`, up to a blank line (the
+    assembler decides what they are)."""
+    for _ in range(lines):
         if end >= size:
             return size
         after = block.find(b"\n", end + 1)
         line_end = after if after >= 0 else size
-        if not block[end + 1:line_end].strip():
+        if not block[end + 1:line_end].strip() \
+                or _not_message(_FROM_START, block, end + 1, line_end)[0][0] >= 0:
             return end
         end = line_end
     return end
+
+
+# What ends a message below at once, unanchored as it is: a shell's prompt (`$ ls`,
+# `root@abc:/workspace# `, `(venv) user@host:~/x$ `), an interpreter's (`>>> `), and a tool's
+# lower-case label (pip's `note: `, `[notice] `): the terminal's next output, not the message
+_not_message = re2.compile(
+    rb"(?:\([\w.-]+\) )?(?:[\w.-]+@[\w.-]+(?::\S*)?)?[$#%] |>>> |\[[a-z]+\] |[a-z]+: ",
+    re2.Options())._regexp.Match
+
+
+# A line that names an exception followed by its message (or by nothing: the message is below),
+# behind any wrapper: `RuntimeError: The detected ...`, `torch.OutOfMemoryError:`,
+# `[rank0]: ValueError: ...`. Only the last few lines of a stretch are searched for it.
+_EXCEPTION_LINE = re2.compile(
+    rb"(?m)(?:^|[^\w.])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Iteration"
+    rb"|Failure):(?:[ \t]|\r?$)", re2.Options())
+
+
+def _message_lines_left(block: bytes, start: int, end: int) -> int:
+    """How many lines below the stretch block[start:end] may still continue the message of an
+    exception line among its last lines (MAX_MESSAGE_LINES less the message lines already in
+    the stretch after it); 0 when none of them is one."""
+    tail = end  # the start of the stretch's last lines
+    for _ in range(_MESSAGE_LINES_BELOW):
+        if tail <= start:
+            break
+        tail = block.rfind(b"\n", start, tail - 1) + 1 or start
+    last = -1
+    position = tail
+    while True:
+        hit = _EXCEPTION_LINE.search(block, position, end)
+        if hit is None:
+            break
+        last = position = hit.end()
+    if last < 0:
+        return 0
+    return max(0, _MESSAGE_LINES_BELOW - block.count(b"\n", last, end))
 
 
 _UNANCHORED = re2._Anchor.UNANCHORED
