@@ -263,11 +263,14 @@ def _message_below(block: bytes, end: int, size: int, lines: int) -> int:
     return end
 
 
-# What ends a message below at once, unanchored as it is: a shell's prompt (`$ ls`,
-# `root@abc:/workspace# `, `(venv) user@host:~/x$ `), an interpreter's (`>>> `), and a tool's
-# lower-case label (pip's `note: `, `[notice] `): the terminal's next output, not the message
+# What ends a message below at once, unanchored as it is: a record of a level the anchor does not
+# take, behind its wrapper (`(APIServer pid=1) INFO:     127.0.0.1 ...`, `INFO 01-24 ...`: the
+# next record; a record's own continuation repeats its header, ERROR, which is anchored), a
+# shell's prompt (`$ ls`, `root@abc:/workspace# `, `(venv) user@host:~/x$ `), an interpreter's
+# (`>>> `), and a tool's lower-case label (pip's `note: `, `[notice] `): not the message
 _not_message = re2.compile(
-    rb"(?:\([\w.-]+\) )?(?:[\w.-]+@[\w.-]+(?::\S*)?)?[$#%] |>>> |\[[a-z]+\] |[a-z]+: ",
+    rb"(?m)[^\n]{0,100}?(?:^|[\s\]|(:])(?:DEBUG|INFO|WARNING|WARN|NOTICE)(?:[\s:]|$)"
+    rb"|(?:\([\w.-]+\) )?(?:[\w.-]+@[\w.-]+(?::\S*)?)?[$#%] |>>> |\[[a-z]+\] |[a-z]+: ",
     re2.Options())._regexp.Match
 
 
