@@ -199,7 +199,7 @@ def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
             end = more - 1 if block[more - 1] == 10 else more
             following = more
         left = _MESSAGE_LINES_BELOW if _ends_in_colon(block, start, end) \
-            else _message_lines_left(block, start, end)
+            else 0 if _record_next(block, end, size) else _message_lines_left(block, start, end)
         if left and not _anchored_next(block, end, size, search):
             # `ImportError: ` with its text on the lines below (transformers' missing backends,
             # a message that starts with a line break), or an exception's message that goes on
@@ -244,6 +244,15 @@ def _anchored_next(block: bytes, end: int, size: int,
     return search(block, end + 1, after if after >= 0 else size)[0] >= 0
 
 
+def _record_next(block: bytes, end: int, size: int) -> bool:
+    """Whether the line after the one ending at `end` is a record or a prompt, not a message
+    line (`_not_message`): the common case after a logged exception, asked first."""
+    if end >= size:
+        return True
+    after = block.find(b"\n", end + 1)
+    return _not_message(_FROM_START, block, end + 1, after if after >= 0 else size)[0][0] >= 0
+
+
 # as many as the assembler keeps of an exception's message (assemble.MAX_MESSAGE_LINES)
 _MESSAGE_LINES_BELOW = 12
 
@@ -280,27 +289,20 @@ _not_message = re2.compile(
 _EXCEPTION_LINE = re2.compile(
     rb"(?m)(?:^|[^\w.])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Iteration"
     rb"|Failure):(?:[ \t]|\r?$)", re2.Options())
+_exception_line = _EXCEPTION_LINE._regexp.Match
 
 
 def _message_lines_left(block: bytes, start: int, end: int) -> int:
     """How many lines below the stretch block[start:end] may still continue the message of an
     exception line among its last lines (MAX_MESSAGE_LINES less the message lines already in
     the stretch after it); 0 when none of them is one."""
-    tail = end  # the start of the stretch's last lines
-    for _ in range(_MESSAGE_LINES_BELOW):
-        if tail <= start:
-            break
-        tail = block.rfind(b"\n", start, tail - 1) + 1 or start
-    last = -1
-    position = tail
+    last, position = -1, start  # the last exception line of the stretch
     while True:
-        hit = _EXCEPTION_LINE.search(block, position, end)
-        if hit is None:
+        hit = _exception_line(_UNANCHORED, block, position, end)[0][1]
+        if hit < 0:
             break
-        last = position = hit.end()
-    if last < 0:
-        return 0
-    return max(0, _MESSAGE_LINES_BELOW - block.count(b"\n", last, end))
+        last = position = hit
+    return max(0, _MESSAGE_LINES_BELOW - block.count(b"\n", last, end)) if last >= 0 else 0
 
 
 _UNANCHORED = re2._Anchor.UNANCHORED
