@@ -250,7 +250,8 @@ def _record_next(block: bytes, end: int, size: int) -> bool:
     if end >= size:
         return True
     after = block.find(b"\n", end + 1)
-    return _not_message(_FROM_START, block, end + 1, after if after >= 0 else size)[0][0] >= 0
+    found: int = _not_message(_FROM_START, block, end + 1, after if after >= 0 else size)[0][0]
+    return found >= 0
 
 
 # as many as the assembler keeps of an exception's message (assemble.MAX_MESSAGE_LINES)
