@@ -273,20 +273,27 @@ def _message_below(block: bytes, end: int, size: int, lines: int) -> int:
     return end
 
 
-# What ends a message below at once, unanchored as it is: a record of a level the anchor does not
+# What ends a message below at once (and, after an exception line inside a stretch, keeps the lines
+# below it from being its message): a record of a level the anchor does not
 # take, behind its wrapper (`(APIServer pid=1) INFO:     127.0.0.1 ...`, `INFO 01-24 ...`: the
 # next record; a record's own continuation repeats its header, ERROR, which is anchored), a
 # shell's prompt (`$ ls`, `root@abc:/workspace# `, `(venv) user@host:~/x$ `), an interpreter's
-# (`>>> `), and a tool's lower-case label (pip's `note: `, `[notice] `): not the message
+# (`>>> `) or PowerShell's (`PS D:\\x>`), a tool's lower-case label (pip's `note: `,
+# `[notice] `), the shell's report of a killed job (`Killed`), and a wrapper's timestamp with
+# nothing behind it (a blank line, timestamped): not the message
 _not_message = re2.compile(
     rb"(?m)[^\n]{0,100}?(?:^|[\s\]|(:])(?:DEBUG|INFO|WARNING|WARN|NOTICE)(?:[\s:]|$)"
-    rb"|(?:\([\w.-]+\) )?(?:[\w.-]+@[\w.-]+(?::\S*)?)?[$#%] |>>> |\[[a-z]+\] |[a-z]+: ",
+    rb"|(?:\([\w.-]+\) )?(?:[\w.-]+@[\w.-]+(?::\S*)?)?[$#%] |(?:\([\w.-]+\) )?PS [^\n>]*>"
+    rb"|>>> |\[[a-z]+\] |[a-z]+: "
+    rb"|(?:zsh: |\[\d+\] *[+\-]? +(?:\d+ +)?)?(?:Killed|Segmentation fault|Aborted|Bus error"
+    rb"|Illegal instruction|Floating point exception)(?: +\(core dumped\))?\s*$"
+    rb"|\[?\d{4}-\d\d-\d\dT[\d:.]+Z?\]?\s*$",
     re2.Options())._regexp.Match
 
 
 # A line that names an exception followed by its message (or by nothing: the message is below),
 # behind any wrapper: `RuntimeError: The detected ...`, `torch.OutOfMemoryError:`,
-# `[rank0]: ValueError: ...`. Only the last few lines of a stretch are searched for it.
+# `[rank0]: ValueError: ...`; its message goes on below when it is among a stretch's last lines.
 _EXCEPTION_LINE = re2.compile(
     rb"(?m)(?:^|[^\w.])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Iteration"
     rb"|Failure):(?:[ \t]|\r?$)", re2.Options())
@@ -303,6 +310,12 @@ def _message_lines_left(block: bytes, start: int, end: int) -> int:
         if hit < 0:
             break
         last = position = hit
+    line = block.find(b"\n", last, end) + 1  # the stretch's lines after it: message lines?
+    while 0 < line <= end:
+        after = block.find(b"\n", line, end)
+        if _not_message(_FROM_START, block, line, after if after >= 0 else end)[0][0] >= 0:
+            return 0
+        line = after + 1
     return max(0, _MESSAGE_LINES_BELOW - block.count(b"\n", last, end)) if last >= 0 else 0
 
 

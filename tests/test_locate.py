@@ -108,12 +108,13 @@ def _anchored_one_by_one(block: bytes) -> list[int]:
             continue
         numbers.append(number)
         below = number + 1
-        left = 12 if lines[number].rstrip().endswith(b":") else max(
-            (12 - (number - e) for e in range(max(run, number - 11), number + 1)
-             if _EXCEPTION_LINE.search(lines[e]) is not None), default=0)
+        named = [e for e in range(run, number + 1) if _EXCEPTION_LINE.search(lines[e])]
+        left = 12 if lines[number].rstrip().endswith(b":") else 0 if not named \
+            or any(_prompt(lines[e]) for e in range(named[-1] + 1, number + 1)) \
+            else max(0, 12 - (number - named[-1]))
         if left and below < len(lines) and not anchored[below]:
             while below < len(lines) and below - number <= left and lines[below].strip() \
-                    and _not_message(_FROM_START, lines[below], 0, len(lines[below]))[0][0] < 0:
+                    and not _prompt(lines[below]):
                 numbers.append(below)
                 below += 1
             number = run = below
@@ -122,13 +123,17 @@ def _anchored_one_by_one(block: bytes) -> list[int]:
     return numbers
 
 
+def _prompt(line: bytes) -> bool:
+    return bool(_not_message(_FROM_START, line, 0, len(line))[0][0] >= 0)
+
+
 _STRETCH_LINES = [*_LINES,
                   b"(APIServer pid=41) ERROR 01-05 09:00:21 [serving.py:296] Error in preprocessing",
                   b"(APIServer pid=41) ERROR 01-05 09:00:21 [serving.py:296] Traceback (most "
                   b"recent call last):\r",
                   b'  File "/x/serving.py", line 12, in f',
                   b"    raise ValueError(msg)",
-                  b"ValueError: too long",
+                  b"ValueError: too long", b"Killed", b"goes on below", b"$ ls",
                   b"Process EngineCore_DP0:",
                   b"   ^^^^^", b"NCCL WARN x", b"\r", b"  indented",
                   # bytes that are not UTF-8 (a damaged log), in an anchored line and in another
