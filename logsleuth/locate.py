@@ -198,10 +198,14 @@ def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
         if more > following:
             end = more - 1 if block[more - 1] == 10 else more
             following = more
-        if _ends_in_colon(block, start, end) and not _anchored_next(block, end, size, search):
+        left = _MESSAGE_LINES_BELOW if _ends_in_colon(block, start, end) \
+            else 0 if _record_next(block, end, size) else _message_lines_left(block, start, end)
+        if left and not _anchored_next(block, end, size, search):
             # `ImportError: ` with its text on the lines below (transformers' missing backends,
-            # a message that starts with a line break): those lines are the message, unindented
-            below = _message_below(block, end, size)
+            # a message that starts with a line break), or an exception's message that goes on
+            # over more lines (Python prints it verbatim): those lines are the message,
+            # unindented and unanchored (the assembler decides where it ends)
+            below = _message_below(block, end, size, left)
             if below > end:
                 spans.append((start, below))
                 position = below + 1  # the anchor's search reads on from the next line
@@ -240,22 +244,79 @@ def _anchored_next(block: bytes, end: int, size: int,
     return search(block, end + 1, after if after >= 0 else size)[0] >= 0
 
 
+def _record_next(block: bytes, end: int, size: int) -> bool:
+    """Whether the line after the one ending at `end` is a record or a prompt, not a message
+    line (`_not_message`): the common case after a logged exception, asked first."""
+    if end >= size:
+        return True
+    after = block.find(b"\n", end + 1)
+    found: int = _not_message(_FROM_START, block, end + 1, after if after >= 0 else size)[0][0]
+    return found >= 0
+
+
 # as many as the assembler keeps of an exception's message (assemble.MAX_MESSAGE_LINES)
 _MESSAGE_LINES_BELOW = 12
 
 
-def _message_below(block: bytes, end: int, size: int) -> int:
-    """The end of the lines under a line that ends in a colon, up to a blank line or the
-    assembler's cap on a message's lines (the assembler decides what they are)."""
-    for _ in range(_MESSAGE_LINES_BELOW):
+def _message_below(block: bytes, end: int, size: int, lines: int) -> int:
+    """The end of the `lines` lines under the one ending at `end`, up to a blank line (the
+    assembler decides what they are)."""
+    for _ in range(lines):
         if end >= size:
             return size
         after = block.find(b"\n", end + 1)
         line_end = after if after >= 0 else size
-        if not block[end + 1:line_end].strip():
+        if not block[end + 1:line_end].strip() \
+                or _not_message(_FROM_START, block, end + 1, line_end)[0][0] >= 0:
             return end
         end = line_end
     return end
+
+
+# What ends a message below at once (and, after an exception line inside a stretch, keeps the lines
+# below it from being its message): a record of a level the anchor does not
+# take, behind its wrapper (`(APIServer pid=1) INFO:     127.0.0.1 ...`, `INFO 01-24 ...`: the
+# next record; a record's own continuation repeats its header, ERROR, which is anchored), a
+# shell's prompt (`$ ls`, `root@abc:/workspace# `, `(venv) user@host:~/x$ `), an interpreter's
+# (`>>> `) or PowerShell's (`PS D:\\x>`), a tool's lower-case label (pip's `note: `,
+# `[notice] `), the shell's report of a killed job (`Killed`), and a wrapper's timestamp with
+# nothing behind it (a blank line, timestamped): not the message
+_not_message = re2.compile(
+    rb"(?m)[^\n]{0,100}?(?:^|[\s\]|(:])(?:DEBUG|INFO|WARNING|WARN|NOTICE)(?:[\s:]|$)"
+    rb"|(?:\([\w.-]+\) )?(?:[\w.-]+@[\w.-]+(?::\S*)?)?[$#%] |(?:\([\w.-]+\) )?PS [^\n>]*>"
+    rb"|>>> |\[[a-z]+\] |[a-z]+: "
+    rb"|(?:zsh: |\[\d+\] *[+\-]? +(?:\d+ +)?)?(?:Killed|Segmentation fault|Aborted|Bus error"
+    rb"|Illegal instruction|Floating point exception)(?: +\(core dumped\))?\s*$"
+    rb"|\[?\d{4}-\d\d-\d\dT[\d:.]+Z?\]?\s*$",
+    re2.Options())._regexp.Match
+
+
+# A line that names an exception followed by its message (or by nothing: the message is below),
+# behind any wrapper: `RuntimeError: The detected ...`, `torch.OutOfMemoryError:`,
+# `[rank0]: ValueError: ...`; its message goes on below when it is among a stretch's last lines.
+_EXCEPTION_LINE = re2.compile(
+    rb"(?m)(?:^|[^\w.])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Iteration"
+    rb"|Failure):(?:[ \t]|\r?$)", re2.Options())
+_exception_line = _EXCEPTION_LINE._regexp.Match
+
+
+def _message_lines_left(block: bytes, start: int, end: int) -> int:
+    """How many lines below the stretch block[start:end] may still continue the message of an
+    exception line among its last lines (MAX_MESSAGE_LINES less the message lines already in
+    the stretch after it); 0 when none of them is one."""
+    last, position = -1, start  # the last exception line of the stretch
+    while True:
+        hit = _exception_line(_UNANCHORED, block, position, end)[0][1]
+        if hit < 0:
+            break
+        last = position = hit
+    line = block.find(b"\n", last, end) + 1  # the stretch's lines after it: message lines?
+    while 0 < line <= end:
+        after = block.find(b"\n", line, end)
+        if _not_message(_FROM_START, block, line, after if after >= 0 else end)[0][0] >= 0:
+            return 0
+        line = after + 1
+    return max(0, _MESSAGE_LINES_BELOW - block.count(b"\n", last, end)) if last >= 0 else 0
 
 
 _UNANCHORED = re2._Anchor.UNANCHORED

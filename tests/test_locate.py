@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lark import Lark
 
-from logsleuth.locate import _anchored_spans, _last_line_matching, _last_match_line, _raw_search
+from logsleuth.locate import (_EXCEPTION_LINE, _FROM_START, _anchored_spans, _not_message,
+                               _last_line_matching, _last_match_line, _raw_search)
 from logsleuth.read import open_input
 from logsleuth.tokenize import anchor_patterns
 from logsleuth.tokenize.scan import located_by
@@ -91,27 +92,39 @@ def _lines_of(block: bytes, spans: list[tuple[int, int]]) -> list[int]:
 
 def _anchored_one_by_one(block: bytes) -> list[int]:
     """The lines the anchor alone finds, asked of each line on its own (the reference), and
-    under an anchored line that ends in a colon with an unanchored line below it, the lines
-    down to a blank one, twelve at most (an exception's message printed under it)."""
+    under a run of anchored lines with an unanchored line below it, the lines down to a blank
+    one or a prompt's: twelve at most under a last line that ends in a colon, and under a line
+    among the run's last twelve that names an exception, twelve less the lines after it (an
+    exception's message printed under it, or going on below)."""
     anchor = anchor_patterns()[0]
     lines = block.split(b"\n")
     anchored = [bool(line) and anchor.search(line) is not None for line in lines]
     numbers: list[int] = []
-    number = 0
+    number = run = 0
     while number < len(lines):
         if not anchored[number]:
             number += 1
+            run = number
             continue
         numbers.append(number)
         below = number + 1
-        if lines[number].rstrip().endswith(b":") and below < len(lines) and not anchored[below]:
-            while below < len(lines) and below - number <= 12 and lines[below].strip():
+        named = [e for e in range(run, number + 1) if _EXCEPTION_LINE.search(lines[e])]
+        left = 12 if lines[number].rstrip().endswith(b":") else 0 if not named \
+            or any(_prompt(lines[e]) for e in range(named[-1] + 1, number + 1)) \
+            else max(0, 12 - (number - named[-1]))
+        if left and below < len(lines) and not anchored[below]:
+            while below < len(lines) and below - number <= left and lines[below].strip() \
+                    and not _prompt(lines[below]):
                 numbers.append(below)
                 below += 1
-            number = below
+            number = run = below
         else:
             number += 1
     return numbers
+
+
+def _prompt(line: bytes) -> bool:
+    return bool(_not_message(_FROM_START, line, 0, len(line))[0][0] >= 0)
 
 
 _STRETCH_LINES = [*_LINES,
@@ -120,7 +133,7 @@ _STRETCH_LINES = [*_LINES,
                   b"recent call last):\r",
                   b'  File "/x/serving.py", line 12, in f',
                   b"    raise ValueError(msg)",
-                  b"ValueError: too long",
+                  b"ValueError: too long", b"Killed", b"goes on below", b"$ ls",
                   b"Process EngineCore_DP0:",
                   b"   ^^^^^", b"NCCL WARN x", b"\r", b"  indented",
                   # bytes that are not UTF-8 (a damaged log), in an anchored line and in another
