@@ -57,6 +57,13 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Moved in from the held-out set by the end-of-session-15 check.
+    # Why not fixed: the whole log is one ERROR record (vllm-ascend's camem allocator failing to
+    # import its compiled ops); that serving went on unaffected is known only from the thread.
+    # Nothing in the log shows the process working afterwards, and issue 10 asks that any ERROR
+    # record count as an error event, so `failure` is the reading the log supports.
+    "healthy/m-ascend-camem-custom-op-import-error-line-serving-unaffected":
+        "a one-line ERROR record whose survival only the thread knows",
     # Session 15's random development split, cold misses (strict; each leaves when fixed or gets a
     # "Why not fixed" reason once analysed). (launchers/l-v08-ci-buildkite-struct-output-guidance-
     # jsondecodeerror-flake left this list when pytest's short-summary line (`FAILED x.py::t - `,
