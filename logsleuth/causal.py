@@ -844,10 +844,7 @@ def _fold_native_echoes(errors: list[ErrorEvent]) -> list[ErrorEvent]:
                 dropped.add(event.id)
                 folded[later.id] = min(folded.get(later.id, event.first_line), event.first_line)
                 break
-    if not dropped:
-        return errors
-    return [replace(e, first_line=min(e.first_line, folded[e.id])) if e.id in folded else e
-            for e in errors if e.id not in dropped]
+    return _without_folded(errors, dropped, folded)
 
 
 _HOST_ASSERT = "assertion failure"  # grammar.py's label for glibc's `...: Assertion `x' failed.`
@@ -875,6 +872,13 @@ def _fold_recovered_asserts(errors: list[ErrorEvent]) -> list[ErrorEvent]:
                 dropped.add(event.id)
                 folded[later.id] = min(folded.get(later.id, event.first_line), event.first_line)
                 break
+    return _without_folded(errors, dropped, folded)
+
+
+def _without_folded(errors: list[ErrorEvent], dropped: set[int],
+                    folded: dict[int, int]) -> list[ErrorEvent]:
+    """`errors` less the `dropped` ones, each error that took one in starting at the first line of
+    what it took (`folded`: its id -> that line)."""
     if not dropped:
         return errors
     return [replace(e, first_line=min(e.first_line, folded[e.id])) if e.id in folded else e
