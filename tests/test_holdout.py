@@ -107,8 +107,9 @@ FLOORS = {
 # 8 on the 239 left by session 15's split (none of the 40 moved), plus 1; 15 on 279 once holdout-e
 # added 40 m-* cases, seven of them answered the wrong way (six failing logs called no_failure), plus 1;
 # 11 on 278 with the merged session-15 code, plus 1 (10 on the 276 after the end check's move);
-# 8 on the 236 left by session 16's split (two of the 40 moved), plus 2.
-MAX_WRONG_WAY = 10
+# 8 on the 236 left by session 16's split (two of the 40 moved), plus 2; 12 on 276 once holdout-d
+# added 40 n-* cases, four of them answered the wrong way (leaving them out would bias the measure), plus 1.
+MAX_WRONG_WAY = 13
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
@@ -117,8 +118,9 @@ MAX_WRONG_WAY = 10
 # session 13: less the third split's 40, plus holdout-d's 27 j-* cases, plus holdout-e's 24 k-* cases, less two the end check printed;
 # session 14: less the fourth split's 40, plus holdout-d's 40 l-* cases, less two the end check printed;
 # session 15: less the fifth split's 40, plus holdout-e's 40 m-* cases, less one whose name a helper's
-# grep printed, less two the end check printed; session 16: less the sixth split's 40), and the groups it must have.
-MIN_CASES = 236
+# grep printed, less two the end check printed; session 16: less the sixth split's 40,
+# plus holdout-d's 40 n-* cases), and the groups it must have.
+MIN_CASES = 276
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...
