@@ -19,11 +19,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from logsleuth.index.data import EngineArgument, VllmIndex, default_index
-from logsleuth.index.drift import (argument_drift, default_wording, drift_for, module_drift,
-                                   name_drift)
+from logsleuth.errors import SignatureError
+from logsleuth.index.drift import (FINDINGS, argument_drift, default_wording, drift_for,
+                                   load_wording, module_drift, name_drift)
 from logsleuth.index.symbols import Home, SymbolIndex, default_symbols
 from logsleuth.model import ErrorEvent, EventKind, Frame, Process
 from logsleuth.pipeline import explain_text
+from logsleuth.resources import data_dir
 
 REPO = Path(__file__).resolve().parents[1]
 IDENT = st.from_regex(r"[A-Za-z][a-z]{2,8}(?:_?[A-Z]?[a-z]{2,6})?", fullmatch=True)
@@ -94,8 +96,12 @@ def test_a_module_that_went_names_where_its_definitions_went(
     finding, values = module_drift(symbols, old, None) or ("", {})
     assert (finding, values["gone"], values["homes"]) == ("module_gone", f"0.{cut + 1}.0",
                                                           f"`{new}`")
-    assert module_drift(symbols, new, None) is None
+    assert module_drift(symbols, new, n - 1) is None
     assert (module_drift(symbols, new, cut) or ("",))[0] == "module_not_yet"
+    # no version in the log, yet every release from the module's first on has it: vLLM is older
+    assert (module_drift(symbols, new, None) or ("",))[0] == "module_not_yet"
+    dropped = _symbols(n, {name: [(old, range(cut + 1), True)] for name in names})
+    assert (module_drift(dropped, old, None) or ("",))[0] == "module_removed"
 
 
 @settings(max_examples=40, deadline=None)
@@ -120,6 +126,11 @@ def _spread(items: list[object], count: int) -> list[object]:
     return items[::step][:count]
 
 
+def _shaped(line: str) -> bool:
+    """Whether a drift.yaml shape reads the line (vLLM's bundled FlashAttention is no drift)."""
+    return any(shape.when.search(line) for shape in default_wording().shapes)
+
+
 def _moved_names() -> list[tuple[str, str]]:
     """(name, old module): names a module offered in some release and no longer does in the
     newest, while the module lives on and a module defines the name in the newest."""
@@ -130,7 +141,8 @@ def _moved_names() -> list[tuple[str, str]]:
         for home in homes:
             if home.defines and home.releases[-1] < newest \
                     and newest in symbols.modules.get(home.module, ()) \
-                    and any(h.defines and newest in h.releases for h in homes):
+                    and any(h.defines and newest in h.releases for h in homes) \
+                    and _shaped(f"ImportError: cannot import name '{name}' from '{home.module}'"):
                 out.append((name, home.module))
                 break
     return out
@@ -190,7 +202,8 @@ def _gone_modules() -> list[str]:
     newest = len(symbols.releases) - 1
     return sorted(m for m, releases in symbols.modules.items()
                   if releases[-1] < newest and len(releases) > 2 and "._" not in m
-                  and symbols.defined_in(m, releases[-1]))
+                  and symbols.defined_in(m, releases[-1])
+                  and _shaped(f"ModuleNotFoundError: No module named '{m}'"))
 
 
 @pytest.mark.parametrize("module", _spread(_gone_modules(), 6))  # type: ignore[arg-type]
@@ -200,26 +213,33 @@ def test_a_gone_module_is_dated_and_its_pieces_located(module: str) -> None:
     symbols = default_symbols()
     gone = symbols.releases[symbols.modules[module][-1] + 1]
     assert f"The module `{module}` is gone from vLLM {gone} on" in report.signature.fix
+    assert ("its definitions now live in" in report.signature.fix) != \
+        ("no module defines its names since" in report.signature.fix)
 
 
 def test_a_script_caller_and_no_traceback_still_get_the_finding() -> None:
     name, module = _moved_names()[0]
-    event = ErrorEvent(1, EventKind.TRACEBACK, "ImportError",
+    event = ErrorEvent(1, EventKind.EXCEPTION, "ImportError",
                        f"cannot import name '{name}' from '{module}'", Process("main"), 3, 1, 3,
                        (Frame("/home/me/run.py", 2, "<module>"),))
     drift = drift_for(event, None)
     assert drift is not None and (drift.caller, drift.file) == (None, "/home/me/run.py")
     assert drift_for(event, default_symbols().releases[-1]) is not None
-    bare = ErrorEvent(1, EventKind.TRACEBACK, "ImportError",
+    bare = ErrorEvent(1, EventKind.EXCEPTION, "ImportError",
                       f"cannot import name '{name}' from 'vllm.nowhere_{name.lower()}'",
                       Process("main"), 1, 1, 1)
     assert drift_for(bare, None) is None or drift_for(bare, None).finding == "elsewhere"
 
 
-def test_the_wording_fills_every_placeholder_its_findings_give() -> None:
+def test_the_wording_covers_every_lookup_and_finding(tmp_path: Path) -> None:
     wording = default_wording()
     assert {s.lookup for s in wording.shapes} == {"name", "module", "argument", "flags"}
-    assert set(wording.caller) == {"package", "code", "script"}
+    assert FINDINGS <= set(wording.advice) and set(wording.caller) == {"package", "code", "script"}
+    shipped = (data_dir("signatures") / "drift.yaml").read_text()
+    broken = tmp_path / "drift.yaml"
+    broken.write_text(shipped.replace("  argument_removed:", "  argument_gone:"))
+    with pytest.raises(SignatureError, match="argument_removed"):
+        load_wording(broken)
 
 
 # --- the shipped data, from an installed copy ---------------------------------------------

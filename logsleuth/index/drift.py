@@ -32,6 +32,10 @@ DRIFT_SCORE = 0.75  # the source's evidence for what changed, not a diagnosis of
 MAX_HOMES = 3  # a moved module's definitions are named by the three modules taking most of them
 _PLACE = regex.compile(r"\{(\w+)\}")
 _LOOKUPS = ("name", "module", "argument", "flags")
+# every finding the lookups give: drift.yaml `advice` words each one
+FINDINGS = frozenset({"moved", "removed", "not_yet", "elsewhere", "module_gone", "module_removed",
+                      "module_not_yet", "argument_removed", "argument_not_yet", "flag_removed"})
+CALLERS = frozenset({"package", "code", "script"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +98,9 @@ def load_wording(path: Path | None = None) -> DriftWording:
     texts = {**data["advice"], **data["caller"]}
     if not all(isinstance(v, str) for v in texts.values()):
         raise SignatureError("`advice` and `caller` must map names to text", location=str(path))
+    missing = (FINDINGS - set(data["advice"])) | (CALLERS - set(data["caller"]))
+    if missing:
+        raise SignatureError(f"no wording for {', '.join(sorted(missing))}", location=str(path))
     return DriftWording(tuple(shapes), dict(data["advice"]), dict(data["caller"]))
 
 
@@ -121,7 +128,13 @@ def _span(present: tuple[int, ...], releases: tuple[str, ...], at: int | None,
     else the newest): gone after its last, or not yet there; None when `at` has it."""
     newest = len(releases) - 1
     where = newest if at is None else at
-    if not present or where in present:
+    if not present:
+        return None
+    if at is None and present == tuple(range(present[0], newest + 1)) and present[0] > 0:
+        # every release from its first on has it, yet the log's vLLM did not: that vLLM is older
+        return not_yet, {**values, "first": releases[present[0]], "log": f"older than "
+                         f"{releases[present[0]]}, as every indexed release since has it"}
+    if where in present:
         return None
     if present[-1] < where:
         return gone, {**values, "last": releases[present[-1]], "gone": releases[present[-1] + 1]}
@@ -163,6 +176,8 @@ def module_drift(symbols: SymbolIndex, module: str, at: int | None) -> Finding |
         homes = symbols.homes_in(name, where)
         if homes:
             moved[homes[0]] += 1
+    if not moved:
+        return "module_removed", values
     values["homes"] = ", ".join(f"`{m}`" for m, _ in moved.most_common(MAX_HOMES))
     return finding, values
 
@@ -203,6 +218,8 @@ def drift_for(event: ErrorEvent, version: str | None, *, wording: DriftWording |
     and finds a change in the indexes; None when none does."""
     wording = wording or default_wording()
     text = f"{event.exception.rsplit('.', 1)[-1]}: {event.message}"
+    if event.frames and event.frames[-1].code:  # the call a bare `__init__()` message made
+        text += f"\n{event.frames[-1].code}"
     lookups = None
     for shape in wording.shapes:
         found = shape.when.search(text, timeout=0.05)
@@ -226,14 +243,11 @@ def drift_section(drift: Drift, wording: DriftWording | None = None) -> str:
     """The labelled part of a fix that the drift adds (Markdown): what changed, and who calls."""
     wording = wording or default_wording()
     values = dict(drift.values)
-    if drift.finding == "module_gone" and values.get("homes"):
-        values["homes"] = _fill(wording.advice["module_moved_to"], values)
-    elif drift.finding == "module_gone":
-        values["homes"] = ""
     lines = [_fill(wording.advice[drift.finding], values)]
     if drift.file is not None:
         newer = "log" in values and "gone" not in values
-        target = f"vLLM {values['log']}" if newer else f"vLLM {values['gone']} and later"
+        target = f"vLLM {values['log']}" if newer and values["log"][0].isdigit() \
+            else "the installed vLLM" if newer else f"vLLM {values['gone']} and later"
         kind = "script" if drift.caller is None else \
             "package" if "-packages/" in drift.file.replace("\\", "/") else "code"
         lines.append(_fill(wording.caller[kind], {**values, "caller": drift.caller or "",
