@@ -234,7 +234,9 @@ def test_a_script_caller_and_no_traceback_still_get_the_finding() -> None:
 def test_the_wording_covers_every_lookup_and_finding(tmp_path: Path) -> None:
     wording = default_wording()
     assert {s.lookup for s in wording.shapes} == {"name", "module", "argument", "flags"}
-    assert FINDINGS <= set(wording.advice) and set(wording.caller) == {"package", "code", "script"}
+    assert FINDINGS <= set(wording.advice)
+    assert {side: set(texts) for side, texts in wording.caller.items()} == \
+        {side: {"package", "code", "script"} for side in ("older", "newer")}
     shipped = (data_dir("signatures") / "drift.yaml").read_text()
     broken = tmp_path / "drift.yaml"
     broken.write_text(shipped.replace("  argument_removed:", "  argument_gone:"))
@@ -268,3 +270,34 @@ def test_the_shipped_data_loads_from_an_installed_copy(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     shapes, names = map(int, done.stdout.split())
     assert shapes >= 5 and names > 1000
+
+
+def _added_arguments() -> list[str]:
+    """Engine arguments every indexed release from some release after the first on takes."""
+    index = default_index()
+    present: dict[str, set[int]] = {}
+    for argument in index.arguments:
+        if argument.field.isidentifier():
+            present.setdefault(argument.field, set()).update(argument.releases)
+    newest = len(index.releases) - 1
+    return sorted(f for f, r in present.items()
+                  if min(r) > 0 and r == set(range(min(r), newest + 1)))
+
+
+@pytest.mark.parametrize("field", _spread(_added_arguments(), 5))  # type: ignore[arg-type]
+@pytest.mark.parametrize("caller", ["trl", "verl_ext"])
+def test_a_caller_newer_than_the_vllm_is_told_to_upgrade_vllm_not_itself(field: str,
+                                                                          caller: str) -> None:
+    log = ("Traceback (most recent call last):\n"
+           f'  File "/usr/lib/python3/dist-packages/{caller}/serve.py", line 9, in main\n'
+           "    llm = LLM(**kwargs)\n"
+           '  File "/usr/lib/python3/dist-packages/vllm/entrypoints/llm.py", line 210, in __init__\n'
+           "    engine_args = EngineArgs(\n"
+           f"TypeError: EngineArgs.__init__() got an unexpected keyword argument '{field}'\n")
+    report = explain_text(log)
+    assert report.signature is not None
+    fix = report.signature.fix.split("**API drift**", 1)[1]  # the family's own text is generic
+    index = default_index()
+    first = index.releases[min(r for a in index.arguments if a.field == field for r in a.releases)]
+    assert f"arrived in vLLM {first}" in fix and f'pip install "vllm>={first}"' in fix
+    assert f"`{caller}` makes the call" in fix and f"pip install -U {caller}" not in fix

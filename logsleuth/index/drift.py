@@ -35,7 +35,7 @@ _LOOKUPS = ("name", "module", "argument", "flags")
 # every finding the lookups give: drift.yaml `advice` words each one
 FINDINGS = frozenset({"moved", "removed", "not_yet", "elsewhere", "module_gone", "module_removed",
                       "module_not_yet", "argument_removed", "argument_not_yet", "flag_removed"})
-CALLERS = frozenset({"package", "code", "script"})
+CALLERS = frozenset({"package", "code", "script"})  # drift.yaml `caller`: older, newer
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +52,7 @@ class DriftWording:
 
     shapes: tuple[Shape, ...]
     advice: Mapping[str, str]
-    caller: Mapping[str, str]
+    caller: Mapping[str, Mapping[str, str]]  # older | newer -> package | code | script
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,13 +95,18 @@ def load_wording(path: Path | None = None) -> DriftWording:
         except regex.error as exc:
             raise SignatureError(f"shape {i + 1}: {exc}", location=str(path)) from None
         shapes.append(Shape(when, item["lookup"]))
-    texts = {**data["advice"], **data["caller"]}
-    if not all(isinstance(v, str) for v in texts.values()):
+    callers = data["caller"]
+    texts = [*data["advice"].values(), *(t for side in ("older", "newer")
+                                        for t in (callers.get(side) or {}).values())]
+    if not all(isinstance(v, str) for v in texts):
         raise SignatureError("`advice` and `caller` must map names to text", location=str(path))
-    missing = (FINDINGS - set(data["advice"])) | (CALLERS - set(data["caller"]))
+    missing = (FINDINGS - set(data["advice"])) \
+        | {f"caller {side} {kind}" for side in ("older", "newer") for kind in CALLERS
+           if kind not in (callers.get(side) or {})}
     if missing:
         raise SignatureError(f"no wording for {', '.join(sorted(missing))}", location=str(path))
-    return DriftWording(tuple(shapes), dict(data["advice"]), dict(data["caller"]))
+    return DriftWording(tuple(shapes), dict(data["advice"]),
+                        {side: dict(callers[side]) for side in ("older", "newer")})
 
 
 @cache
@@ -245,13 +250,12 @@ def drift_section(drift: Drift, wording: DriftWording | None = None) -> str:
     values = dict(drift.values)
     lines = [_fill(wording.advice[drift.finding], values)]
     if drift.file is not None:
-        newer = "log" in values and "gone" not in values
-        target = f"vLLM {values['log']}" if newer and values["log"][0].isdigit() \
-            else "the installed vLLM" if newer else f"vLLM {values['gone']} and later"
+        side = "newer" if "first" in values else "older"
+        target = f"vLLM {values['gone']} and later" if "gone" in values else "the installed vLLM"
         kind = "script" if drift.caller is None else \
             "package" if "-packages/" in drift.file.replace("\\", "/") else "code"
-        lines.append(_fill(wording.caller[kind], {**values, "caller": drift.caller or "",
-                                                  "file": drift.file, "target": target}))
+        lines.append(_fill(wording.caller[side][kind], {**values, "caller": drift.caller or "",
+                                                        "file": drift.file, "target": target}))
     return "**API drift** (logsleuth's index of vLLM's releases): " + " ".join(lines)
 
 
