@@ -26,11 +26,7 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 16's random development split, cold misses (strict; each leaves when fixed or gets a
     # "Why not fixed" reason once analysed):
-    "launchers/h-lm-eval-ray-data-parallel-vllm07-engineargs-worker-use-ray-typeerror":
-        "session-16 development split, cold: not yet analysed",
     "launchers/l-llamafactory-vllm-infer-v072-qwen25vl-architecture-failed-inspection-oneline":
-        "session-16 development split, cold: not yet analysed",
-    "launchers/m-benchmark-repo-vllm-012-flexibleargumentparser-moved-importerror-oneline":
         "session-16 development split, cold: not yet analysed",
     "runtime/g-gh200-dev-tp4-uva-offload-94pct-hbm-32k-prefill-new-empty-failed":
         "session-16 development split, cold: not yet analysed",

@@ -11,6 +11,7 @@ from dataclasses import replace
 from logsleuth.fingerprint import fingerprint
 from logsleuth.index.advice import advice_for, settings_named
 from logsleuth.index.data import VllmIndex, default_index
+from logsleuth.index.drift import drift_for, with_drift
 from logsleuth.index.origin import (default_matcher, frame_sites, library_modules, origin_of,
                                     package_boundary, release_position)
 from logsleuth.index.release import upgrade_for, with_upgrade
@@ -70,7 +71,9 @@ def annotate(report: Report) -> Report:
     first, in any package's words (logsleuth/remedy.py); then a symptom's, when vLLM prints it.
     Last, release evidence (index/release.py): when a release after the log's no longer raises
     the root cause's message, whatever fix answers the root cause says so, and when nothing does,
-    that evidence is the fix (kind `release`)."""
+    that evidence is the fix (kind `release`). And API drift (index/drift.py): when the root
+    cause names a vLLM name, module or engine argument that another release has, whatever fix
+    answers says which release changed it, where it lives now, and who made the call."""
     version = report.facts.get("vllm_version")
     version = version if isinstance(version, str) else None
     events = [e for e in (report.root_cause, *report.symptoms) if e is not None]
@@ -97,6 +100,8 @@ def annotate(report: Report) -> Report:
     upgrade = upgrade_for(root, origins.get(root.id), default_index(), version) \
         if root is not None else None
     signature = with_upgrade(signature, upgrade, root)
+    if root is not None:  # code made for another release: what moved, since when, who calls
+        signature = with_drift(signature, drift_for(root, version), root)
     return replace(report, origins=origins, advice=advice, signature=signature,
                    alternatives=alternatives, upgrade=upgrade)
 

@@ -117,6 +117,28 @@ def package_boundary(event: ErrorEvent, forwarding: frozenset[str] = frozenset()
     return None
 
 
+def caller_of(event: ErrorEvent, forwarding: frozenset[str] = frozenset()) \
+        -> tuple[str | None, str] | None:
+    """(package, file) of the innermost frame that is not vLLM's, Python's own, or a function
+    that only passes a call on (remedy.yaml `forwarding`): the code that called vLLM with what
+    this release does not have, or imported it. The package is the installed one
+    (`.../site-packages/lm_eval/models/x.py` -> `lm_eval`), or for a file outside site-packages
+    the first folder of a relative path (`openrlhf/trainer/x.py` -> `openrlhf`); None for a
+    script known by its absolute path or bare name."""
+    for frame in reversed(event.frames):
+        rooted = frame.file if frame.file.startswith(("/", "<")) else f"/{frame.file}"
+        if frame.function in forwarding or _standard_library(frame.file) \
+                or vllm_module(rooted) is not None:  # `vllm/utils.py`, as some print it
+            continue
+        installed = _installed_module(frame.file)
+        if installed is not None:
+            return installed.split(".", 1)[0], frame.file
+        parts = frame.file.replace("\\", "/").split("/")
+        first = parts[0] if len(parts) > 1 and parts[0].isidentifier() else None
+        return first, frame.file
+    return None
+
+
 def _standard_library(file: str) -> bool:
     """Python's own modules and generated code (`<frozen runpy>`, `<string>`)."""
     path = file.replace("\\", "/")

@@ -25,8 +25,8 @@ from logsleuth.yamlload import KeyPath, load_yaml
 
 ENV_VAR = "LOGSLEUTH_SIGNATURES"  # extra signature directories, separated by os.pathsep
 # Files in the signatures directory that are not signatures: its data files (causality, facts,
-# the phrasing of a message's remedy).
-NOT_SIGNATURES = frozenset({"causality.yaml", "facts.yaml", "remedy.yaml"})
+# the phrasing of a message's remedy, the line shapes of API drift).
+NOT_SIGNATURES = frozenset({"causality.yaml", "facts.yaml", "remedy.yaml", "drift.yaml"})
 
 
 class Severity(Enum):
