@@ -644,8 +644,10 @@ class Assembler:
         trace = channel.trace
         if trace is not None and trace.closing:
             continues = line.level in _ERROR_LEVELS or (line.level is None and line.site is None)
-            if line.kind is LineKind.PY_WARNING:
-                continues = False  # `x.py:63: UserWarning: ...`: Python's warning, not the message
+            if line.kind in (LineKind.PY_WARNING, LineKind.PROGRESS):
+                # `x.py:63: UserWarning: ...`: Python's warning; a progress bar (tqdm's, vLLM's
+                # shard bars) is a loop's output: neither is the message
+                continues = False
             if trace.indent and not _inside_shifted(line, trace.indent):
                 continues = False  # pip's `ERROR: Failed building wheel` after its box
             if continues and len(trace.message_lines) < MAX_MESSAGE_LINES and line.text.strip():
