@@ -649,7 +649,8 @@ def _warned_of(stalled: ErrorEvent, warned: list[ErrorEvent],
                know: Causality) -> ErrorEvent | None:
     """The last warning before a stall that says why it cannot end (causality.yaml `latent`:
     the Ray placement group needs more GPUs than the cluster has, then the engine waits)."""
-    before = [w for w in warned if w.last_line < stalled.first_line
+    # (at or before: Ray Serve's controller says on one line that replicas wait and why)
+    before = [w for w in warned if w.last_line <= stalled.first_line
               and know.explains(w.title or "", stalled.text)]
     return before[-1] if before else None
 

@@ -79,9 +79,11 @@ KNOWN_VERDICT_MISSES = {
     # more of the message of the error line above it (assemble.py) and a tool's own error line in
     # unnamed output became saved by the deployment's later work as an unnamed record is, unless
     # its program is vLLM's CLI or a Python script, which exit on it (causality.yaml
-    # `exits.programs`): tests/test_wrapper_tool_errors.py.)
-    "launchers/m-ray-llm-json-log-replica-unscheduled-a10-no-resources-available":
-        "session-16 development split, cold: not yet analysed",
+    # `exits.programs`): tests/test_wrapper_tool_errors.py; launchers/m-ray-llm-json-log-replica-
+    # unscheduled-a10-no-resources-available when a JSON logger's record kept its own level
+    # (`levelname`, `level`) before its message (jsonlines.py) and Ray Serve's replicas that wait
+    # to be scheduled became a wait whose line says why (causality.yaml `hang` and `latent`, the
+    # warning on the wait's own line): tests/test_unschedulable_waits.py.)
     # Moved in from the held-out set by the end-of-session-15 check.
     # Why not fixed: the whole log is one ERROR record (vllm-ascend's camem allocator failing to
     # import its compiled ops); that serving went on unaffected is known only from the thread.
