@@ -326,6 +326,13 @@ class Assembler:
                 self._traced = {k: order for k, order in self._traced.items()
                                 if self._channels[k].trace is not None}
                 self._kept.clear()  # the per-process cap counts each run afresh
+            if milestone.kind is MilestoneKind.HANG and line.level in _QUIET_LEVELS \
+                    and line.kind is LineKind.PLAIN and self._causality.latent_warning(line.text):
+                # a wait that says on its own line why it cannot end (Ray Serve's controller:
+                # what each replica asks for, what the cluster has): the warning too, the cause
+                # of the stall if nothing comes after it (causal.py _warned_of)
+                out.append(replace(self._single(line, EventKind.ERROR_RECORD, line.level.value,
+                                                line.text), title=line.text, latent=True))
             out.append(milestone)
             return out
         if line.kind is LineKind.NCCL:
@@ -644,8 +651,10 @@ class Assembler:
         trace = channel.trace
         if trace is not None and trace.closing:
             continues = line.level in _ERROR_LEVELS or (line.level is None and line.site is None)
-            if line.kind is LineKind.PY_WARNING:
-                continues = False  # `x.py:63: UserWarning: ...`: Python's warning, not the message
+            if line.kind in (LineKind.PY_WARNING, LineKind.PROGRESS):
+                # `x.py:63: UserWarning: ...`: Python's warning; a progress bar (tqdm's, vLLM's
+                # shard bars) is a loop's output: neither is the message
+                continues = False
             if trace.indent and not _inside_shifted(line, trace.indent):
                 continues = False  # pip's `ERROR: Failed building wheel` after its box
             if continues and len(trace.message_lines) < MAX_MESSAGE_LINES and line.text.strip():

@@ -187,10 +187,11 @@ class _Work:
         symptom = node.role is EventRole.SYMPTOM
         # An unnamed process's record (no traceback: NCCL's WARN, torch's glog, a library's ERROR
         # line, printed without a prefix beside prefixed vLLM processes) counts as an engine's
-        # error; its exceptions and crashes do not, since another deployment's work may be
-        # what the log shows after them.
-        unnamed_record = node.process_role is Role.MAIN \
-            and node.event.kind is EventKind.ERROR_RECORD
+        # error, and so does a tool's own error line (`jq: error: ...`, a compiler's or a
+        # wrapper script's: a program of its own, printed into the same output, that exits or
+        # goes on without the deployment); its exceptions and crashes do not, since another
+        # deployment's work may be what the log shows after them.
+        unnamed_record = node.process_role is Role.MAIN and node.event.kind in _UNNAMED_RECORDS
         if (node.process_role in (Role.ENGINE_CORE, Role.WORKER, Role.OTHER) or unnamed_record) \
                 and not symptom:
             owner = self._owner(node.speaks_for or process)
@@ -264,6 +265,11 @@ class _Work:
         steps, answers, others = self.evidence(node)
         return (any(_any_between(lines, after, end) for lines in steps)
                 or any(_any_between(lines, after + IN_FLIGHT, end) for lines in answers + others))
+
+
+# The kinds of unnamed output's error that the deployment's later work saves like an engine's
+# (_Work.evidence): a record a logger wrote, a tool's own diagnostic line.
+_UNNAMED_RECORDS = frozenset({EventKind.ERROR_RECORD, EventKind.DIAGNOSTIC})
 
 
 # Stats intervals in a row, with requests held and nothing processed, after the engine's last
@@ -643,7 +649,8 @@ def _warned_of(stalled: ErrorEvent, warned: list[ErrorEvent],
                know: Causality) -> ErrorEvent | None:
     """The last warning before a stall that says why it cannot end (causality.yaml `latent`:
     the Ray placement group needs more GPUs than the cluster has, then the engine waits)."""
-    before = [w for w in warned if w.last_line < stalled.first_line
+    # (at or before: Ray Serve's controller says on one line that replicas wait and why)
+    before = [w for w in warned if w.last_line <= stalled.first_line
               and know.explains(w.title or "", stalled.text)]
     return before[-1] if before else None
 
@@ -944,7 +951,8 @@ def _classify_text(event: ErrorEvent, know: Causality) -> _Node:
     if embedded:
         return _Node(event, EventRole.CAUSE, process_role, None, embedded, corrupting,
                      fingerprint=mark)
-    exit = know.exits(places)
+    exit = know.exits(places) or (event.kind is EventKind.DIAGNOSTIC
+                                  and know.program_exits(event.message))
     symptom = know.symptom_of(text) or know.symptom_raised(
         text, event.frames[-1].code if event.frames else None)
     if symptom is not None:

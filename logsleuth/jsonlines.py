@@ -3,10 +3,15 @@
 Docker's json-file driver keeps a container's output as one object a line
 (`{"log":"ERROR 08-01 ...\\n","stream":"stderr","time":"2024-..."}`: the files under
 /var/lib/docker/containers, and a Kubernetes node's container logs of that era); `journalctl -o
-json` writes `MESSAGE`; a log service's export writes `message` or `textPayload`. A file format
+json` writes `MESSAGE`; a log service's export writes `message` or `textPayload`; a structured
+logger writes its record's fields (Python's JSON formatters, Ray's and Ray Serve's JSON logs:
+`{"levelname": "WARNING", "asctime": "2024-03-24 03:17:59,398", "component_name": "controller",
+"message": "..."}`; Go's zap and logrus: `{"level":"error","ts":...,"msg":"..."}`). A file format
 like gzip or a CSV export, not a line shape: each object becomes the text of its message field,
-on the object's own line, so line numbers stay those of the file. A line that is not such an
-object (a line pasted around the export) is handed on as it is.
+on the object's own line, so line numbers stay those of the file, behind the record's own level
+when the object names it (in every other format the level a logger gave its record is part of
+the record's text: issue 10, an ERROR record is an error whatever its format). A line that is
+not such an object (a line pasted around the export) is handed on as it is.
 """
 
 from __future__ import annotations
@@ -21,7 +26,13 @@ MESSAGE_KEYS = ("log", "message", "msg", "MESSAGE", "textPayload", "line", "cont
 # An event says when (or on which stream) it was written; an object without any of these is not
 # a log event (an OpenAI-style error body a client printed has a `message` too)
 EVENT_KEYS = ("time", "timestamp", "@timestamp", "ts", "date", "stream",
-              "__REALTIME_TIMESTAMP", "receiveTimestamp")
+              "__REALTIME_TIMESTAMP", "receiveTimestamp", "asctime")
+# The fields that hold the level the logger gave the record (Python logging's `levelname`, a
+# structured logger's `level`). Not `severity`: a log service sets it by stream (stderr: ERROR)
+LEVEL_KEYS = ("levelname", "level")
+# The level words a record header reads (grammars/vllm.lark LEVEL_WORD_HEADER), by the value
+LEVELS = {word.lower(): word for word in
+          ("TRACE", "DEBUG", "INFO", "NOTICE", "WARN", "WARNING", "ERROR", "CRITICAL", "FATAL")}
 _SAMPLE_LINES = 5  # this many first lines (fewer in a short log) must be such objects
 
 
@@ -72,7 +83,18 @@ class JsonMessages(WholeLines):
             event = _event(line)
             message = event.get(self._key) if event is not None else None
             if isinstance(message, str):
-                out.append(message.removesuffix("\n").removesuffix("\r").replace("\n", " "))
+                text = message.removesuffix("\n").removesuffix("\r").replace("\n", " ")
+                level = _level(event) if event is not None else None
+                out.append(f"{level} {text}" if level else text)
             else:
                 out.append(line)
         return ("\n".join(out) + ("\n" if ended else "")).encode("utf-8", "surrogateescape")
+
+
+def _level(event: dict[str, object]) -> str | None:
+    """The level word of the record's own level field, when it names one."""
+    for key in LEVEL_KEYS:
+        value = event.get(key)
+        if isinstance(value, str):
+            return LEVELS.get(value.strip().lower())
+    return None

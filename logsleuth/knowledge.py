@@ -98,6 +98,9 @@ class Causality:
     exit_report_within: int = 0
     # wrappers of a line that restates an error reported in full elsewhere (`restatements`)
     restatements: tuple[regex.Pattern[str], ...] = ()
+    # a tool's own error line printed by vLLM's program or a Python script: it exited
+    # (`exits.programs`)
+    exit_programs: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -344,6 +347,11 @@ class Causality:
         full elsewhere (pytest's short test summary, `FAILED tests/x.py::test - `)."""
         return wrapper is not None and any(_search(p, wrapper) for p in self.restatements)
 
+    def program_exits(self, diagnostic: str) -> bool:
+        """A tool's own error line (`prog: error: ...`) names a program that exits on it and
+        may be the one that starts vLLM (`exits.programs`)."""
+        return any(_search(p, diagnostic) for p in self.exit_programs)
+
     def declares_harmless(self, text: str) -> bool:
         """The record's text says, without a condition, that it does not stop the program."""
         return any(_search(pattern, text) for pattern in self.harmless)
@@ -540,7 +548,8 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "deaths") for p in data.get("deaths", [])),
                      int(unraisable.get("within", 0)),
                      int(data.get("exit_reports", {}).get("within", 0)),
-                     tuple(compile_(p, "restatements") for p in data.get("restatements", [])))
+                     tuple(compile_(p, "restatements") for p in data.get("restatements", [])),
+                     tuple(compile_(p, "exits") for p in exits.get("programs", [])))
 
 
 @cache

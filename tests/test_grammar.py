@@ -126,6 +126,13 @@ GLOG_VALID = [
     ("E0731 16:03:52.115000 116603 site-packages/torch/_inductor/runtime/triton_heuristics.py:539]"
      " [1/0] ", Level.ERROR, "07-31 16:03:52",
      "site-packages/torch/_inductor/runtime/triton_heuristics.py:539"),  # with a compile id
+    # glog 0.7+ puts the year in (log_year_in_prefix): Mooncake's transfer engine
+    ("E20260106 06:43:02.966156  5793 ascend_direct_transport.cpp:820] ", Level.ERROR,
+     "01-06 06:43:02", "ascend_direct_transport.cpp:820"),
+    ("I20251231 23:59:59.000001 12 transfer_engine.cpp:77] ", Level.INFO, "12-31 23:59:59",
+     "transfer_engine.cpp:77"),
+    ("[F20250301 01:02:03.5 rdma_context.cpp:9] ", Level.CRITICAL, "03-01 01:02:03",
+     "rdma_context.cpp:9"),
 ]
 
 
@@ -146,6 +153,8 @@ def test_glog_compile_id_is_not_part_of_the_text() -> None:
 @pytest.mark.parametrize("text", [
     "[Gloo] Rank 0 is connected to 0 peer ranks. Expected number of connected peer ranks is : 0",
     "W0801 21:19:49 torch/_inductor/utils.py:1731] ",  # no fraction of a second
+    "E202601 06:43:02.966156 5793 x.cpp:820] ",  # six digits: neither MMDD nor YYYYMMDD
+    "E2026010612 06:43:02.966156 5793 x.cpp:820] ",  # ten digits
     "INFO 07-23 19:34:27 [api_server.py:1395] ",
 ])
 def test_glog_rejects(text: str) -> None:

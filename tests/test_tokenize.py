@@ -227,6 +227,10 @@ def test_every_line_that_matters_is_anchored(log: Path) -> None:
     b"ray::RayWorkerVllm.execute_method() (pid=10360, ip=10.42.0.27)",
     b"Unhandled exception: N3c1016DistBackendErrorE. what(): [PG ID 2 PG GUID 3 Rank 3] Process "
     b"group watchdog thread terminated with exception",
+    # glog with the year (0.7+), as Mooncake's transfer engine writes it
+    b"E20260106 06:43:02.966156  5793 ascend_direct_transport.cpp:820] Failed to connect to "
+    b"target: 172.17.0.16:25482, status: 103900",
+    b"[F20250301 01:02:03.500000 77 rdma_context.cpp:9] Check failed: ctx != nullptr",
     # AWS Neuron's runtime
     b"2026-Jun-25 14:34:26.373800   275:1936  ERROR  NMGR:kmgr_exec                               "
     b"Failed to execute model: 10004, error: 1006",

@@ -388,7 +388,7 @@ class _ToRecords(Transformer[Token, object]):
     def glog(self, items: list[Token]) -> _Header:
         # `E0731 16:03:52.115000 116603 torch/x.py:539] [1/0] ` or `[W301 17:37:32.70 F.cpp:15] `
         fields = str(items[0]).lstrip("[").split()
-        letter, month_day = fields[0][0], fields[0][1:].zfill(4)
+        letter, month_day = fields[0][0], fields[0][1:][-4:].zfill(4)  # YYYYMMDD: its MMDD
         site = next(f for f in fields[2:] if f.endswith("]")).rstrip("]")
         time = f"{month_day[:2]}-{month_day[2:]} {fields[1].split('.')[0]}"
         return _Header(_GLOG_LEVELS[letter], time, site)
