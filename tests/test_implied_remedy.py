@@ -45,6 +45,9 @@ WORDINGS = [
     ("{pkg} is required for this backend but is not installed", ["pip install {pkg}"]),
     ("{pkg} {ver} or later is required", ["pip install '{pkg}>={ver}'"]),
     ("the `{name}` argument was removed in v{ver}", ["removed in {ver}", "below {ver}"]),
+    # a removal a named package made (NumPy 2's `newbyteorder`, vllm#16134): the call's package
+    ("`{name}` was removed from the ndarray class in {Pkg} {ver}",
+     ["{pkg}<{ver}", "upgrade the package whose code makes the call"]),
     ("{ENV} environment variable is not set", ["export {ENV}=", "-e {ENV}="]),
 ]
 # prose whose words name no package to change: settings compared with numbers, shapes, states
