@@ -286,6 +286,7 @@ class LogLine:
 
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class LineRun:
     """Consecutive lines of one multi-line record (vLLM's NewLineFormatter repeats the record

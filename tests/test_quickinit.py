@@ -11,7 +11,7 @@ from logsleuth import activity, assemble, model
 from logsleuth.quickinit import quick_init
 from logsleuth.tokenize import grammar
 
-DECORATED = [model.LogLine, model.RecordRun, model.ErrorEvent, model.Milestone,
+DECORATED = [model.LogLine, model.LineRun, model.RecordRun, model.ErrorEvent, model.Milestone,
              grammar._Header, grammar._Body, grammar._Head, grammar.Split, activity._Last,
              assemble._TraceAt, assemble._State]
 
@@ -53,14 +53,19 @@ def test_a_class_whose_init_does_more_keeps_the_generated_one() -> None:
             object.__setattr__(self, "a", self.a + 1)
 
     @dataclasses.dataclass(frozen=True, slots=True)
-    class Listed:
-        a: list[int] = dataclasses.field(default_factory=list)
+    class Derived:
+        a: int
+        b: int = dataclasses.field(init=False, default=0)
+
+    @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+    class Named:
+        a: int
 
     @dataclasses.dataclass(slots=True)
     class Unfrozen:
         a: int
 
-    for cls in (Posted, Listed, Unfrozen):
+    for cls in (Posted, Derived, Named, Unfrozen):
         generated = cls.__init__
         assert quick_init(cls).__init__ is generated
     assert Posted(1).a == 2
@@ -78,3 +83,17 @@ def test_a_default_is_shared_not_copied() -> None:
     assert hasattr(Defaulted.__init__, "__generated__")
     assert Defaulted(1).b is shared
     assert Defaulted(1, ()).b == ()
+
+
+def test_a_default_factory_makes_a_new_value_per_object() -> None:
+    @quick_init
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Listed:
+        a: int
+        b: list[int] = dataclasses.field(default_factory=list)
+
+    assert hasattr(Listed.__init__, "__generated__")
+    one, two = Listed(1), Listed(2)
+    assert one.b == [] and one.b is not two.b
+    given = [3]
+    assert Listed(1, given).b is given
