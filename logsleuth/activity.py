@@ -21,11 +21,13 @@ from dataclasses import dataclass
 
 from logsleuth.causal import IN_FLIGHT
 from logsleuth.model import ErrorEvent, Event, Milestone, MilestoneKind, Process
+from logsleuth.quickinit import quick_init
 
 _ACTIVITY = frozenset({MilestoneKind.SERVING, MilestoneKind.ALIVE, MilestoneKind.REJECTED})
 _MIN_HOLES = 4096  # the places closed at once, at least
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class _Last:
     index: int  # in the events kept

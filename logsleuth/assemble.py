@@ -24,6 +24,7 @@ from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, Frame, Level, LineKind,
                              LineRun, LogLine, Milestone, MilestoneKind, Phase, Process,
                              RecordRun)
+from logsleuth.quickinit import quick_init
 
 if TYPE_CHECKING:  # recur.py classifies through causal.py, which imports this module
     from logsleuth.recur import Recurrences
@@ -1002,6 +1003,7 @@ _TIMES = 256  # distinct times shared at once (_shared_time)
 _RUN_MEMO = 4096  # distinct runs and states remembered (a bound: the ones that recur return)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class _TraceAt:
     """A _Trace relative to a LineRun: line numbers counted from its first line."""
@@ -1025,6 +1027,7 @@ class _TraceAt:
     heading: bool = False
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class _State:
     """A channel's state relative to a LineRun (its process and time left out where they are

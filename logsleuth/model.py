@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 
+from logsleuth.quickinit import quick_init
+
 
 # Members are singletons and compare by identity: hashing them by identity (in C) instead of
 # Enum's hash of the name (Python code, ~0.2 us) changes no lookup, and one was made for every
@@ -259,6 +261,7 @@ class Frame:
     code: str | None = None  # the source line printed under it, when there is one
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class LogLine:
     """One tokenized physical line. `number` is 1-based, counting `\\n` only."""
@@ -283,6 +286,7 @@ class LogLine:
 
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class LineRun:
     """Consecutive lines of one multi-line record (vLLM's NewLineFormatter repeats the record
@@ -312,6 +316,7 @@ class LineRun:
         return self.made[0]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class RecordRun:
     """A logged traceback read as one: an ERROR record's first line, the run of its repeated
@@ -338,6 +343,7 @@ class Hint:
     remedy: str  # the remedy its text states (remedy.yaml, RemedyPhrasing.hint_of)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ErrorEvent:
     """One error as printed once: a whole traceback, a fatal line, or an ERROR record."""
@@ -381,6 +387,7 @@ class ErrorEvent:
         return f"{self.exception}: {self.message}" if self.message else self.exception
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Milestone:
     """A lifecycle point (ready, serving, shutdown requested)."""

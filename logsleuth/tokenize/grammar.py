@@ -20,6 +20,7 @@ from logsleuth.model import MAIN, ChainReason, Frame, Level, LineKind, LogLine, 
 from logsleuth.resources import data_dir
 from logsleuth.tokenize.fastpath import body_lexer
 from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
+from logsleuth.quickinit import quick_init
 
 # Pre-lexing (research notes section 6.1): colour codes and their pasted caret form go before
 # any parsing; they are byte noise, not line structure.
@@ -118,6 +119,7 @@ def may_hold_colour(raw: str) -> bool:
 _COLOUR_TEXTS = Needles(("\x1b", "[[", "ESC[", "#033[", "m(", ")["))
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class _Header:
     level: Level | None
@@ -125,6 +127,7 @@ class _Header:
     site: str | None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class _Body:
     kind: LineKind
@@ -147,6 +150,7 @@ class _Outer:
     summary: bool = False
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class _Head:
     outer: str | None
@@ -851,6 +855,7 @@ def parse_line(text: str, number: int = 0) -> LogLine:
     return parse_split(text, number)[0]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Split:
     """How parse_line read a line: where its head ends, the head and the body it parsed, and
