@@ -679,6 +679,15 @@ class Assembler:
                                             (line.message or "") if line.exception else line.text),
                                site=channel.site, title=line.text, latent=True))
             return
+        if line.kind is LineKind.PLAIN and (line.level in _QUIET_LEVELS or line.level is None) \
+                and self._causality.refusal_warning(line.text):
+            # the engine warned that it dropped a request it could not run (V0's scheduler; V1
+            # raises instead): that request's error, survived as any request's error is
+            # (causality.yaml `refusals`, `requests`)
+            out.append(replace(self._single(line, EventKind.ERROR_RECORD,
+                                            (line.level or Level.WARNING).value, line.text),
+                               site=channel.site, title=line.text))
+            return
         is_error_record = line.level in _ERROR_LEVELS and line.kind in (LineKind.PLAIN,
                                                                          LineKind.UVICORN)
         if line.kind is LineKind.UVICORN and line.text.startswith(("ERROR", "CRITICAL")):

@@ -101,6 +101,8 @@ class Causality:
     # a tool's own error line printed by vLLM's program or a Python script: it exited
     # (`exits.programs`)
     exit_programs: tuple[regex.Pattern[str], ...] = ()
+    # warnings that say the engine dropped a request it could not run (`refusals`)
+    refusals: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -327,6 +329,10 @@ class Causality:
         """The warning reports an exception that may be the cause of a later error."""
         return any(_search(latent.warning, text) for latent in self.latent)
 
+    def refusal_warning(self, text: str) -> bool:
+        """The warning says the engine dropped a request it could not run (`refusals`)."""
+        return any(_search(pattern, text) for pattern in self.refusals)
+
     def explains(self, warning: str, text: str) -> bool:
         """Knowledge says the error `text` follows from the exception the `warning` reported."""
         return any(_search(latent.warning, warning) and
@@ -549,7 +555,8 @@ def load_causality(path: Path | None = None) -> Causality:
                      int(unraisable.get("within", 0)),
                      int(data.get("exit_reports", {}).get("within", 0)),
                      tuple(compile_(p, "restatements") for p in data.get("restatements", [])),
-                     tuple(compile_(p, "exits") for p in exits.get("programs", [])))
+                     tuple(compile_(p, "exits") for p in exits.get("programs", [])),
+                     tuple(compile_(p, "refusals") for p in data.get("refusals", [])))
 
 
 @cache

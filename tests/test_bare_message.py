@@ -118,3 +118,24 @@ def test_a_raised_message_behind_a_programs_own_label_is_found(label: str, messa
 @pytest.mark.parametrize("message,level", pasted_messages(MessageKind.LOG, 3))
 def test_a_logged_message_behind_a_label_is_still_no_failure(message: str, level: str) -> None:
     assert explain_text(f"Progress note: {message}\n").verdict == "no_failure"
+
+
+@pytest.mark.parametrize("quote", ["`", "``", "` "])
+@pytest.mark.parametrize("message,cls", pasted_messages(MessageKind.RAISE, 3))
+def test_a_raised_message_in_inline_code_is_found(quote: str, message: str, cls: str) -> None:
+    # an issue or a chat pastes the message as markdown's inline code (vllm issue 2406)
+    closing = quote[::-1]
+    report = explain_text(f"{quote}{message}{closing}\n")
+    assert report.root_cause is not None
+    assert (report.root_cause.exception, report.root_cause.line) == (cls, 1)
+    assert report.root_cause.message.strip() == message.strip()
+
+
+@pytest.mark.parametrize("message,level", pasted_messages(MessageKind.LOG, 3))
+def test_a_logged_message_in_inline_code_is_still_no_failure(message: str, level: str) -> None:
+    assert explain_text(f"`{message}`\n").verdict == "no_failure"
+
+
+def test_unbalanced_backticks_are_no_inline_code() -> None:
+    message, _ = pasted_messages(MessageKind.RAISE, 1)[0]
+    assert explain_text(f"``{message}`\n").verdict == "no_failure"

@@ -324,6 +324,24 @@ def test_fatal_signal_line_of_ray_core() -> None:
     assert record.exception == "SIGSEGV"
 
 
+@pytest.mark.parametrize("prefix", ["(raylet) ", "\x1b[2m\x1b[33m(raylet)\x1b[0m ", ""])
+@pytest.mark.parametrize("tag", ["(raylet) ", "(gcs_server) ", ""])
+def test_ray_core_record_relayed_with_its_daemons_name(prefix: str, tag: str) -> None:
+    # Ray's log monitor relays a daemon's C++ record to the driver; the record names the daemon
+    # again after its bracket (vllm#1160: the memory monitor's report of the workers it killed)
+    record = parsed(f"{prefix}[2025-04-02 15:02:00,117 E 135782 135782] {tag}node_manager.cc:3069: "
+                    "1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers "
+                    "crashed due to other reasons at node (ID: 351e, IP: 10.95.143.76)")
+    assert record.level is Level.ERROR
+    assert record.text.startswith("1 Workers (tasks / actors) killed due to memory pressure")
+
+
+def test_a_bracketed_word_after_a_ray_core_header_is_no_daemon_tag() -> None:
+    # only a `(name) ` right before `file.cc:N: ` is the daemon's tag; other text stays the message
+    record = parsed("[2025-04-02 15:02:00,117 W 1 1] (raylet) idle node: nothing to do")
+    assert record.level is not Level.ERROR
+
+
 @pytest.mark.parametrize("text", [
     "Failed to infer device type",
     "Killing local vLLM worker processes",  # V0 INFO text (research section 4.4)

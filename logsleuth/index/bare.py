@@ -28,6 +28,9 @@ NAMED = re.compile(r"[A-Za-z_][\w.]*:\s")
 # A label of a few words a program put before the message it caught (`print(f"Misc error: {e}")`,
 # `[rank 0] Request failed: ...`): not a Python name, so the message after it is looked up too.
 LABEL = re.compile(r"(?:\[[^\]\n]{1,24}\] )?[A-Za-z][\w\-]*(?: [A-Za-z][\w\-]*){1,3}: (?=\S)")
+# Markdown's inline code around the whole line (`` `Ray does not allocate any GPUs ...` ``, vllm
+# issue 2406): how a message is pasted into an issue or a chat; the text inside is the message.
+INLINE_CODE = re.compile(r"(`+)\s*([^`].*?)\s*\1")
 
 
 def bare_errors(lines: Iterable[LogLine], first_id: int) -> list[ErrorEvent]:
@@ -36,7 +39,7 @@ def bare_errors(lines: Iterable[LogLine], first_id: int) -> list[ErrorEvent]:
     matcher = default_matcher()
     found: list[ErrorEvent] = []
     for line in lines:
-        text = line.text.strip()
+        text = _uncoded(line.text.strip())
         if line.kind is not LineKind.PLAIN or line.level is not None \
                 or len(text) < MIN_LINE_CHARS or NAMED.match(text):
             continue  # a record, a traceback's line, a typed line: the assembler judged those
@@ -50,6 +53,12 @@ def bare_errors(lines: Iterable[LogLine], first_id: int) -> list[ErrorEvent]:
         found.append(ErrorEvent(first_id + len(found), EventKind.EXCEPTION, exception, text,
                                 line.process, line.number, line.number, line.number, raw=True))
     return found
+
+
+def _uncoded(text: str) -> str:
+    """The line without a markdown inline-code span that wraps all of it."""
+    code = INLINE_CODE.fullmatch(text)
+    return code.group(2) if code else text
 
 
 def _whole(matcher: TemplateMatcher, text: str) -> TextMatch | None:
