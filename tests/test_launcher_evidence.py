@@ -91,7 +91,7 @@ KILLS = [
     "[2024-06-01 10:00:00,000] torch.distributed.elastic.multiprocessing.api: [ERROR] failed "
     "(exitcode: -9) local_rank: 0 (pid: 1234) of binary: /usr/bin/python",
     "  traceback : Signal 9 (SIGKILL) received by PID 1234",
-    'abc123   vllm/vllm-openai   "vllm serve"   9 minutes ago   Exited (137) 2 minutes ago   vllm',
+    '3f2a9c1b7d4e   vllm/vllm-openai   "vllm serve"   9 minutes ago   Exited (137) 2 minutes ago   vllm',
     '        "OOMKilled": true,',
 ]
 CRASHES = [
@@ -134,7 +134,7 @@ EXITS = [
     "[2024-06-01 10:00:00,000] torch.distributed.elastic.multiprocessing.api: [ERROR] failed "
     "(exitcode: 1) local_rank: 0 (pid: 1234) of binary: /usr/bin/python",
     "  traceback : Signal 11 (SIGSEGV) received by PID 1234",
-    'abc123   vllm/vllm-openai   "vllm serve"   9 minutes ago   Restarting (1) 5 seconds ago   vllm',
+    '3f2a9c1b7d4e   vllm/vllm-openai   "vllm serve"   9 minutes ago   Restarting (1) 5 seconds ago   vllm',
     "Job 'raysubmit_8Hq2' failed",
     "Status message: Job entrypoint command failed with exit code 1, last available logs "
     "(truncated to 20,000 chars):",
@@ -162,7 +162,7 @@ CLEAN = [
     '"http://10.0.0.2:8000/health": dial tcp 10.0.0.2:8000: connect: connection refused',
     "Job 'raysubmit_8Hq2' succeeded",
     "[   12.000000] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.14",
-    'abc123   vllm/vllm-openai   "vllm serve"   9 minutes ago   Exited (0) 2 minutes ago   vllm',
+    '3f2a9c1b7d4e   vllm/vllm-openai   "vllm serve"   9 minutes ago   Exited (0) 2 minutes ago   vllm',
     "vllm-0   1/1   Running   0   10m",
     '        "OOMKilled": false,',
     "(EngineCore_DP0 pid=3) INFO 02-05 10:12:30 [block_pool.py:100] Evicted 12 blocks",
