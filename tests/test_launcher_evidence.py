@@ -96,6 +96,9 @@ KILLS = [
 ]
 CRASHES = [
     "Segmentation fault (core dumped)",
+    "Aborted",
+    "Bus error",
+    'Error response from daemon: could not select device driver "" with capabilities: [[gpu]]',
     "./serve.sh: line 12: 812 Segmentation fault (core dumped) python -m vllm.entrypoints.api_server",
     "python3[1234]: segfault at 0 ip 00007f0000000000 sp 00007ffc00000000 error 4 in "
     "libc.so.6[7f0000000000+195000]",
