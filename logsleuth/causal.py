@@ -34,6 +34,7 @@ from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRol
                              Inference, Level, LineKind, Link, LinkReason, Milestone,
                              MilestoneKind, Phase, Process, Role, Run, Verdict)
 from logsleuth.recordheads import fold_record_heads
+from logsleuth.repeats import RepeatedWait, repeated_wait
 from logsleuth.restatements import fold_restatements
 from logsleuth.runs import (Outcome, RunKey, RunSlice, captured_spans, explained_index, inside,
                             outcome_of, run_key, split_runs, start_time, summarize)
@@ -496,6 +497,8 @@ class CausalGraph:
             if bar is None and not late_hangs and deployments.several and tail:
                 bar = _stall_of(tail, line_count, know, deployments, events, began=began)
             stalled = bar or (_hung(late_hangs[0], len(late_hangs)) if late_hangs else None)
+            if stalled is None and began and not started and not work.serving and tail:
+                stalled = _waited(repeated_wait(tail, line_count))
             warning = _warned_of(stalled, warned, know) if stalled is not None else None
             if warning is not None and stalled is not None:
                 # a warning that says why the wait cannot end (causality.yaml `latent`) is the
@@ -1375,6 +1378,16 @@ def _hung(first: Milestone, count: int) -> ErrorEvent:
                "progress; a process hangs)")
     return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, first.process, first.line,
                       first.line, first.line)
+
+
+def _waited(wait: RepeatedWait | None) -> ErrorEvent | None:
+    if wait is None:
+        return None
+    message = (f"the log ends, before start-up completed, on one record printed {wait.count} "
+               f"times in a row ('{wait.line.text.strip()[:120]}'): a process waits for something "
+               "that never comes (a peer, a lock, a resource), without printing an error")
+    return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, wait.line.process, wait.number,
+                      wait.number, wait.number)
 
 
 def _look_for_stall() -> tuple[str, ...]:

@@ -346,12 +346,22 @@ def test_a_bracketed_word_after_a_ray_core_header_is_no_daemon_tag() -> None:
     "Failed to infer device type",
     "Killing local vLLM worker processes",  # V0 INFO text (research section 4.4)
     "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}",
-    "Aborted",  # only the shell's `Aborted (core dumped)` is fatal
+    "Aborted!",  # click's words for a Ctrl-C: the stop an operator asked for
+    "Aborted request chatcmpl-1f2e.",  # vLLM's record of a request the client dropped
 ])
 def test_fatal_rejects(text: str) -> None:
     with pytest.raises(LarkError):
         tree_of(text, "fatal")
     assert parsed(text).kind is not LineKind.FATAL
+
+
+@pytest.mark.parametrize("text", ["Aborted", "Bus error", "Aborted (core dumped)"])
+def test_the_shell_report_of_a_crash_is_fatal_with_or_without_its_core(text: str) -> None:
+    # bash prints `(core dumped)` only where a core was written (`ulimit -c 0` leaves it out:
+    # tests/fixtures/tuning/runtime/offline-v05-traceback-cut-illegal-access-watchdog-abort)
+    record = parsed(text)
+    assert record.kind is LineKind.FATAL
+    assert record.exception == text.partition(" (")[0]
 
 
 # ---- nccl -----------------------------------------------------------------------------------------

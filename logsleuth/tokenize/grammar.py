@@ -195,6 +195,10 @@ _FATAL_LABELS = {"*** SIG": "SIG", "terminate called": "terminate", "what()": "t
 # A shell's words for the signal that ended a child (bash's and zsh's job reports, fish's signal
 # name), as the label the shell prints for a foreground crash (`Segmentation fault (core dumped)`)
 # and the signatures name: zsh's `illegal hardware instruction` is bash's `Illegal instruction`.
+# The kernel's `traps:` record of a fault it turned into a signal, by the label of that signal.
+_KERNEL_TRAPS = {"general protection fault": "Segmentation fault",
+                 "trap invalid opcode": "Illegal instruction",
+                 "trap divide error": "Floating point exception"}
 _SHELL_SIGNALS = {"killed": "Killed", "sigkill": "Killed",
                   "segmentation fault": "Segmentation fault", "sigsegv": "Segmentation fault",
                   "illegal hardware instruction": "Illegal instruction",
@@ -554,6 +558,7 @@ class _ToRecords(Transformer[Token, object]):
     exit_report = _labelled("exited")
     launcher_error = _labelled("launcher error")
     ray_worker_died = _labelled("worker died")
+    gpu_xid = _labelled("NVRM Xid")
     build_error = _labelled("build error")
     device_assert = _labelled("device-side assertion")
     host_assert = _labelled("assertion failure")
@@ -680,6 +685,9 @@ class _ToRecords(Transformer[Token, object]):
                          message=text)
         if " segfault at " in f" {text}":  # the kernel's record of a process it ended (dmesg)
             return _Body(LineKind.FATAL, text, exception="Segmentation fault", message=text)
+        for trap, signal in _KERNEL_TRAPS.items():  # `traps: python3[12] general protection ...`
+            if f"] {trap}" in text:
+                return _Body(LineKind.FATAL, text, exception=signal, message=text)
         label, sep, message = text.partition(": ")
         if "internal error" in text and sep:
             before, _, message = text.partition(" internal error: ")
