@@ -76,7 +76,7 @@ SHAPES = [
           "(raylet) [2024-05-02 11:03:19,106 E 19394 19394] node_manager.cc:3007: 2 Workers "
           "(tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other "
           "reasons at node (ID: 2d1f, IP: 10.0.0.3) over the last time period."),
-          "ERROR", "killed due to memory pressure"),
+          "Killed", "killed due to memory pressure"),  # a kill report (grammar KILL_REPORT)
     Shape("cpu-build-on-a-cpu-without-its-instructions", (
           *V1_START,
           "(EngineCore_DP0 pid=2900) INFO 08-01 20:59:17 [cpu_worker.py:98] OMP threads binding of "
