@@ -28,15 +28,9 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # "Why not fixed" reason once analysed):
     "launchers/h-lm-eval-ray-data-parallel-vllm07-engineargs-worker-use-ray-typeerror":
         "session-16 development split, cold: not yet analysed",
-    "launchers/l-llamafactory-vllm-infer-v072-qwen25vl-architecture-failed-inspection-oneline":
-        "session-16 development split, cold: not yet analysed",
     "launchers/m-benchmark-repo-vllm-012-flexibleargumentparser-moved-importerror-oneline":
         "session-16 development split, cold: not yet analysed",
-    "runtime/g-gh200-dev-tp4-uva-offload-94pct-hbm-32k-prefill-new-empty-failed":
-        "session-16 development split, cold: not yet analysed",
     "runtime/k-ascend-v0110-1p1d-mooncake-connect-target-103900-five-lines":
-        "session-16 development split, cold: not yet analysed",
-    "startup/m-v02-pip-install-on-mac-cannot-find-cuda-home-oneline":
         "session-16 development split, cold: not yet analysed",
     # Session 15's random development split: its five cold fix misses left this list (dev-fix:
     # class knowledge for each: a platform plugin's compiled op namespace empty in the process
