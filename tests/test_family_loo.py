@@ -19,8 +19,9 @@ from tool_import import import_tool
 
 # least number of probes the families alone get right, per set of groups. Cited and uncited
 # count together: a probe moves from one to the other when an exact signature's example gains its
-# public source in `examples` (the lead's merge with sigs-b moved three).
-FLOORS = {("cited", "uncited"): 190, ("constructed",): 125, ("tuning",): 9, ("corpus",): 30}
+# public source in `examples` (the lead's merge with sigs-b moved three). Tuning: session 16's
+# measure (138 of 145) less two.
+FLOORS = {("cited", "uncited"): 190, ("constructed",): 125, ("tuning",): 136, ("corpus",): 30}
 
 
 @cache
