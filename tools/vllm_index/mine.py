@@ -390,15 +390,21 @@ def write(index: dict[str, object], out: Path) -> None:
     out.write_bytes(buffer.getvalue())
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def cache_and_releases(description: str, data_file: str) -> tuple[argparse.Namespace, list[str]]:
+    """The command line of a miner (`--cache`, `--out` defaulting to the shipped `data_file`) and
+    the releases whose source fetch.py finished extracting into the cache, oldest first."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--cache", type=Path, required=True)
     parser.add_argument("--out", type=Path,
-                        default=Path(__file__).resolve().parents[2] / "logsleuth" / "index"
-                        / "vllm_index.json.gz")
+                        default=Path(__file__).resolve().parents[2] / "logsleuth" / "index" / data_file)
     args = parser.parse_args()
     releases = sorted((p.name for p in (args.cache / "src").iterdir()
                        if (p / ".complete").exists()), key=version_key)
+    return args, releases
+
+
+def main() -> None:
+    args, releases = cache_and_releases(__doc__.splitlines()[0], "vllm_index.json.gz")
     index = build(args.cache, releases)
     write(index, args.out)
     print(f"{len(releases)} releases, {len(index['texts'])} templates "  # type: ignore[arg-type]

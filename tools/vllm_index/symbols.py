@@ -15,7 +15,6 @@ give the same bytes).
 
 from __future__ import annotations
 
-import argparse
 import ast
 import hashlib
 import json
@@ -24,10 +23,9 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-from mine import _cached, runs, write
+from mine import _cached, cache_and_releases, runs, write
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository's logsleuth
-from logsleuth.index.versions import version_key  # noqa: E402
 
 SCHEMA = "logsleuth.vllm-symbols/1"
 
@@ -166,14 +164,7 @@ def build(cache: Path, releases: list[str]) -> dict[str, object]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", type=Path, required=True)
-    parser.add_argument("--out", type=Path,
-                        default=Path(__file__).resolve().parents[2] / "logsleuth" / "index"
-                        / "vllm_symbols.json.gz")
-    args = parser.parse_args()
-    releases = sorted((p.name for p in (args.cache / "src").iterdir()
-                       if (p / ".complete").exists()), key=version_key)
+    args, releases = cache_and_releases(__doc__.splitlines()[0], "vllm_symbols.json.gz")
     index = build(args.cache, releases)
     write(index, args.out)
     print(f"{len(releases)} releases, {len(index['modules'])} modules, "  # type: ignore[arg-type]
