@@ -25,15 +25,22 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 16's second random development split, cold misses (strict; each leaves when fixed
-    # or gets a "Why not fixed" reason once analysed):
-    "launchers/h-vllm-omni-014-on-vllm-015-omni-flag-unrecognized":
-        "session-16 second development split, cold: not yet analysed",
-    "runtime/n-ascend-v0130rc1-structured-output-xgrammar-bitmask-indices-tensor-two-lines":
-        "session-16 second development split, cold: not yet analysed",
-    "startup/f-v0240-gb10-cold-flashinfer-jit-engine-ready-timeout-symptom-oneline":
-        "session-16 second development split, cold: not yet analysed",
-    "startup/v060-k8s-unspecified-platform-notimplemented":
-        "session-16 second development split, cold: not yet analysed",
+    # or gets a "Why not fixed" reason once analysed). All four left it as classes:
+    # h-vllm-omni-014-on-vllm-015-omni-flag-unrecognized when vllm-omni-cli-not-active began to
+    # read vLLM's own argparse refusing any of vLLM-Omni's documented flags (--omni,
+    # --stage-configs-path, --deploy-config, --stage-id, --omni-master-*) as vLLM-Omni's `vllm`
+    # script overwritten or unpaired, instead of a mistyped engine argument;
+    # n-ascend-v0130rc1-structured-output-xgrammar-bitmask-indices-tensor-two-lines when
+    # xgrammar-kernel-argument-types-rejected began to name xgrammar's compiled bitmask kernels
+    # refusing a caller's argument types (a vLLM or plugin release unpaired with xgrammar) rather
+    # than the fallback for rejected values; f-v0240-gb10-cold-flashinfer-jit-engine-ready-timeout-
+    # symptom-oneline when the start-up-cause-not-in-log families (generic, load, graph capture)
+    # began to name the API server's own ready timeout, VLLM_ENGINE_READY_TIMEOUT_S (0.17+), as
+    # the cause that leaves no engine-core error; v060-k8s-unspecified-platform-notimplemented
+    # when platform-method-not-implemented began to read a bare NotImplementedError raised in
+    # vllm/platforms/interface.py as the Platform base class answering (no platform detected, e.g.
+    # NVML not loadable in a pod, or a plugin platform from another release), which had lost to a
+    # multi-step signature whose only evidence was the bare exception.
     # Session 16's cold V0 sweep (s16a). Why not fixed: read as no failure (KNOWN_VERDICT_MISSES
     # gives the reason), so no signature is reported for its fix.
     "launchers/s16a-v01-ray-raylet-rsyslog-workers-killed-memory-pressure-wrapped":
