@@ -103,6 +103,8 @@ class Causality:
     exit_programs: tuple[regex.Pattern[str], ...] = ()
     # warnings that say the engine dropped a request it could not run (`refusals`)
     refusals: tuple[regex.Pattern[str], ...] = ()
+    # a request's error that says the request itself does not fit the deployment (`requests.clients`)
+    client_faults: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -160,7 +162,7 @@ class Causality:
         object.__setattr__(self, "_request_memo", {})
         object.__setattr__(self, "_reading", tuple(
             p for p in (*self.corrupting, *self.wrappers, *(s.pattern for s in self.symptoms),
-                        *self.harmless)
+                        *self.harmless, *self.client_faults)
             if not digit_blind(p.pattern)))
 
     def role_of(self, process_name: str) -> Role:
@@ -328,6 +330,11 @@ class Causality:
     def latent_warning(self, text: str) -> bool:
         """The warning reports an exception that may be the cause of a later error."""
         return any(_search(latent.warning, text) for latent in self.latent)
+
+    def client_fault(self, text: str) -> bool:
+        """A request's error whose text says the client's request does not fit the deployment's
+        limits (`requests.clients`): vLLM refuses that request, by design."""
+        return any(_search(pattern, text) for pattern in self.client_faults)
 
     def refusal_warning(self, text: str) -> bool:
         """The warning says the engine dropped a request it could not run (`refusals`)."""
@@ -556,7 +563,8 @@ def load_causality(path: Path | None = None) -> Causality:
                      int(data.get("exit_reports", {}).get("within", 0)),
                      tuple(compile_(p, "restatements") for p in data.get("restatements", [])),
                      tuple(compile_(p, "exits") for p in exits.get("programs", [])),
-                     tuple(compile_(p, "refusals") for p in data.get("refusals", [])))
+                     tuple(compile_(p, "refusals") for p in data.get("refusals", [])),
+                     tuple(compile_(p, "requests") for p in requests.get("clients", [])))
 
 
 @cache

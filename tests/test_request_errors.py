@@ -12,6 +12,8 @@ unprefixed records and uvicorn lines, V1's prefixed API server), in every order 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -398,7 +400,21 @@ def test_ctrl_c_after_a_crash_keeps_the_crash(serving: int, raw: list[str]) -> N
 # server goes on. The frames, not the prefix, say the error is the HTTP server's, so its answers
 # show it survived; and an engine's death later is not caused by it.
 
-def request_traceback(prefix: str, site: str, layout: str, asked: int) -> list[str]:
+# A handler's error that fails every request of its kind (no chat template: every chat request),
+# and one that is the client's by its text (a prompt too long: only requests that do not fit;
+# causality.yaml `requests.clients`)
+NO_TEMPLATE = ("As of transformers v4.44, default chat template is no longer allowed, so you must "
+               "provide a chat template if the tokenizer does not define one.")
+
+
+def too_long(asked: int) -> str:
+    return (f"This model's maximum context length is 2048 tokens. However, you requested {asked} "
+            f"tokens ({asked - 500} in the messages, 500 in the completion). Please reduce the "
+            "length of the messages or completion.")
+
+
+def request_traceback(prefix: str, site: str, layout: str, asked: int,
+                      client: bool = True) -> list[str]:
     head = f"{prefix}ERROR 08-18 19:58:43 [{site}] "
     handler, engine = {
         "old": ("entrypoints/openai/serving_chat.py", "entrypoints/openai/serving_engine.py"),
@@ -410,9 +426,7 @@ def request_traceback(prefix: str, site: str, layout: str, asked: int) -> list[s
             f"{head}    ) = await self._preprocess_chat(",
             f'{head}  File "{SITE}/{engine}", line 626, in _validate_input',
             f"{head}    raise ValueError(",
-            f"{head}ValueError: This model's maximum context length is 2048 tokens. However, you "
-            f"requested {asked} tokens ({asked - 500} in the messages, 500 in the completion). "
-            "Please reduce the length of the messages or completion."]
+            f"{head}ValueError: {too_long(asked) if client else NO_TEMPLATE}"]
 
 
 def unprefixed_answers(prefix: str, codes: list[int]) -> list[str]:
@@ -497,7 +511,8 @@ def test_a_log_ending_on_a_request_traceback_is_failing(asked: int, layout: str,
     # the log ends on it, or on the 400 that answers it, with nothing served after: a handler's
     # error may fail every request of its kind, and that is what the log's reporter asks about
     lines = [*V010_START, *unprefixed_answers("", [200] * served),
-             *request_traceback("", site, layout, asked), *unprefixed_answers("", [400] * refused)]
+             *request_traceback("", site, layout, asked, client=False),
+             *unprefixed_answers("", [400] * refused)]
     report = explain(lines)
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None and report.root_cause.exception == "ValueError"
@@ -518,25 +533,32 @@ def test_a_serving_class_failing_to_start_is_no_request_error(served: int) -> No
 
 
 # ---- one survival rule for every shape of request error (causality.yaml `requests`) -----------
-# The same request error (an over-long prompt refused with 400) printed as a V0 unprefixed record,
+# The same request error (a chat request refused with 400 for want of a chat template) printed as
+# a V0 unprefixed record,
 # a V1 API server's record, an unprefixed traceback whose frames are a request handler's, or an
 # API server's traceback: whatever the shape, the server survived it when it went on to serve a
 # request or to refuse another; a log that ends on it and the 400 that refuses it (polls after
 # it or not) is failing, rooted at it.
 
-def _record(prefix: str) -> list[str]:
+def _record(prefix: str, client: bool = False) -> list[str]:
+    message = "This model's maximum context length is 4096 tokens." if client else NO_TEMPLATE
     return [f"{prefix}ERROR 03-18 09:04:10 [serving_completion.py:116] Error with model "
-            "object='error' message='This model's maximum context length is 4096 tokens.' "
-            "type='BadRequestError' param=None code=400"]
+            f"object='error' message='{message}' type='BadRequestError' param=None code=400"]
 
 
-SHAPES = {
-    "v0 record": lambda: _record(""),
-    "api server record": lambda: _record("(APIServer pid=2800) "),
-    "unprefixed traceback": lambda: request_traceback("", "serving_chat.py:203", "old", 5000),
-    "api server traceback": lambda: request_traceback("(APIServer pid=2800) ",
-                                                      "chat_completion/serving.py:251", "new", 5000),
-}
+def _shapes(client: bool) -> dict[str, Callable[[], list[str]]]:
+    return {
+        "v0 record": lambda: _record("", client),
+        "api server record": lambda: _record("(APIServer pid=2800) ", client),
+        "unprefixed traceback": lambda: request_traceback("", "serving_chat.py:203", "old", 5000,
+                                                          client),
+        "api server traceback": lambda: request_traceback(
+            "(APIServer pid=2800) ", "chat_completion/serving.py:251", "new", 5000, client),
+    }
+
+
+SHAPES = _shapes(client=False)
+CLIENT_SHAPES = _shapes(client=True)
 PREFIX_OF = {"v0 record": "", "api server record": "(APIServer pid=2800) ",
              "unprefixed traceback": "", "api server traceback": "(APIServer pid=2800) "}
 
@@ -710,3 +732,68 @@ def test_failed_answers_at_the_end_are_one_symptom(before: int, failed: int, cod
     report = explain_text("\n".join(lines) + "\n")
     assert report.verdict is Verdict.ROOT_CAUSE_MISSING
     assert [(e.exception, e.line) for e in report.symptoms] == [(f"HTTP {code}", first)]
+
+
+# ---- a request the client must change: refused by design, whatever follows ---------------------
+# A prompt plus max_tokens above the context length is the client's error by vLLM's own words
+# (serving_engine's `_validate_input`, the OpenAI error body): vLLM answers it 400 and serves every
+# request that fits (causality.yaml `requests.clients`). In every shape, a log that ends on one
+# (its 400, polls, other processes' lines after it or not) is healthy; an engine that dies after
+# it keeps the engine's cause; an offline LLM's prompt over its limit is no request of the server.
+
+@given(st.data(), st.sampled_from(sorted(CLIENT_SHAPES)), st.integers(0, 4),
+       st.lists(st.sampled_from(sorted(TAIL)), max_size=4), st.booleans())
+def test_a_request_too_long_for_the_context_is_the_clients_error_in_every_shape(
+        data: st.DataObject, shape: str, before: int, tail: list[str], started: bool) -> None:
+    prefix = PREFIX_OF[shape]
+    served = ([a] for a in _answers(prefix, [200] * before))
+    head = [[prefix + line for line in V010_START]] if started else []
+    blocks = [*head, *served, CLIENT_SHAPES[shape](), *(TAIL[kind](prefix) for kind in tail)]
+    report = explain(_blocks_with_noise(data, blocks, prefixed=bool(prefix)))
+    assert report.verdict is Verdict.NO_FAILURE, (shape, tail, report.reasons)
+
+
+@given(st.sampled_from(["serving_chat.py:198", "serving_completion.py:116",
+                        "chat_completion/serving.py:251", "serving_engine.py:626"]),
+       st.sampled_from(["", "api-1  | ", "(APIServer pid=7) "]), st.integers(2049, 90000))
+def test_a_lone_line_refusing_a_long_request_is_no_failure(site: str, wrapper: str,
+                                                           asked: int) -> None:
+    # the one line a reporter pastes (tests/fixtures/tuning/healthy/o-specreason-v1-...-oneline)
+    line = f"{wrapper}ERROR 05-08 21:27:27 [{site}] ValueError: {too_long(asked)}"
+    report = explain([line])
+    assert report.verdict is Verdict.NO_FAILURE, report.reasons
+
+
+@given(st.data(), st.sampled_from(sorted(CLIENT_SHAPES)), st.booleans())
+def test_an_engine_death_after_a_request_too_long_keeps_the_engines_cause(
+        data: st.DataObject, shape: str, cause_in_log: bool) -> None:
+    prefix = PREFIX_OF[shape]
+    s = Server()
+    cause = (s.engine_error(OUT_OF_VOCAB) if prefix else V010_ENGINE_DEATH) if cause_in_log else []
+    death = cause + (s.engine_dead() if prefix else V010_DEAD)
+    blocks = [[prefix + line for line in V010_START], CLIENT_SHAPES[shape](), death]
+    lines = _blocks_with_noise(data, blocks, prefixed=bool(prefix))
+    report = explain(lines)
+    if cause_in_log:
+        assert report.verdict is Verdict.FAILURE, (shape, report.reasons)
+        assert report.root_cause is not None
+        assert report.root_cause.line == lines.index(cause[-1]) + 1
+    else:
+        assert report.verdict is Verdict.ROOT_CAUSE_MISSING, (shape, report.root_cause)
+
+
+@given(st.integers(1001, 90000), st.sampled_from(["", "WARNING 11-20 10:00:00 "]))
+def test_an_offline_prompt_over_its_limit_stays_a_failure(asked: int, head: str) -> None:
+    # no request of the HTTP server: the V0 scheduler's refusal in an `LLM` run, and an offline
+    # engine's ValueError raised below its own frames
+    refusal = f"{head}scheduler.py:648] Input prompt ({asked} tokens) is too long and exceeds limit of 1000"
+    assert explain([refusal]).verdict is Verdict.FAILURE
+    offline = ["Traceback (most recent call last):",
+               '  File "/app/run.py", line 9, in <module>',
+               "    outputs = llm.generate(prompts, params)",
+               f'  File "{SITE}/v1/engine/processor.py", line 380, in _validate_model_input',
+               "    raise ValueError(",
+               f"ValueError: {too_long(asked)}"]
+    report = explain(offline)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.exception == "ValueError"
