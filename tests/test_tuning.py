@@ -24,6 +24,16 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Session 17's random development split, cold misses (strict; each leaves when fixed
+    # or gets a "Why not fixed" reason once analysed):
+    "launchers/e-notebook-openai-v1-client-skip-special-tokens-unexpected-kwarg":
+        "session-17 development split, cold: not yet analysed",
+    "launchers/e-trl-old-cli-vllm-serve-invalid-choice-argparse":
+        "session-17 development split, cold: not yet analysed",
+    "launchers/l-slurm-v0112-offline-llm-engine-core-numba-numpy-24-importerror-ansi-stdout":
+        "session-17 development split, cold: not yet analysed",
+    "launchers/m-trl-grpo-single-gpu-vllm-device-cuda1-not-available-oneline":
+        "session-17 development split, cold: not yet analysed",
     # Session 16's second random development split, cold misses (strict; each leaves when fixed
     # or gets a "Why not fixed" reason once analysed). All four left it as classes:
     # h-vllm-omni-014-on-vllm-015-omni-flag-unrecognized when vllm-omni-cli-not-active began to
@@ -95,6 +105,14 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Session 17's random development split, cold misses (strict; each leaves when fixed
+    # or gets a "Why not fixed" reason once analysed):
+    "launchers/n-gke-benchmark-harness-standalone-pod-crashed-container-symptom":
+        "session-17 development split, cold: not yet analysed",
+    "runtime/n-ascend-v091-v1-qwen25vl-request-gather-v3-assert-ocr-text":
+        "session-17 development split, cold: not yet analysed",
+    "startup/l-v053-source-build-cu118-vllm-c-undefined-symbol-storageimpl-then-collect-env-importerror":
+        "session-17 development split, cold: not yet analysed",
     # Session 16's second random development split, cold misses. (healthy/o-specreason-v1-serving-
     # chat-request-over-8192-context-rejected-oneline left this list when a request error whose text
     # says the request does not fit the context length became the client's, refused by design
