@@ -93,7 +93,10 @@ _PROGRAMS = [("TRL CLI", "trl", "command", ["chat", "dpo", "env", "grpo", "kto",
               "vllm-serve"),
              ("vllm", "vllm", "subparser", ["serve", "complete", "chat"], "bench"),
              ("vllm", "vllm", "subparser", ["serve", "complete", "chat", "bench"], "run-batch"),
-             ("vllm bench", "vllm bench", None, ["latency", "serve", "throughput"], "sweep")]
+             ("vllm bench", "vllm bench", None, ["latency", "serve", "throughput"], "sweep"),
+             # huggingface_hub's old CLI: prog `huggingface-cli`, subparsers without a dest
+             ("huggingface-cli", "huggingface-cli <command> [<args>]", None,
+              ["env", "login", "whoami", "logout", "repo", "upload", "scan-cache"], "download")]
 
 
 @settings(max_examples=30, deadline=None)
