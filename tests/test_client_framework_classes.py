@@ -74,6 +74,18 @@ def test_openai_client_refusing_vllm_parameters_gets_extra_body(
     assert "extra_body" in fix
 
 
+@pytest.mark.parametrize("param, name", [("max_new_tokens", "max_tokens"),
+                                         ("num_return_sequences", "n"),
+                                         ("eos_token_id", "stop_token_ids")])
+def test_openai_client_refusing_hugging_face_names_gets_openais_names(param: str,
+                                                                     name: str) -> None:
+    error = f"TypeError: Completions.create() got an unexpected keyword argument '{param}'"
+    frames = [("/work/client.py", "<module>", "client.chat.completions.create(model='m')")]
+    signature, fix = _advice(_traceback(frames, error))
+    assert signature == "openai-client-vllm-params-as-keywords"
+    assert f"`{param}`" in fix and f"`{name}`" in fix
+
+
 @pytest.mark.parametrize("error, owner", [
     # vLLM's own offline API given Hugging Face's names: SamplingParams, not extra_body
     ("TypeError: LLM.generate() got an unexpected keyword argument 'max_new_tokens'",
