@@ -24,14 +24,22 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
-    # Session 17's random development split, cold misses: all four left this list as classes
-    # (sigs-b): the openai 1.x client refusing a vLLM-only sampling keyword before sending, whose
-    # remedy is extra_body (openai-client-vllm-parameter-as-keyword); a subcommand-style CLI
-    # refusing a subcommand its installed release predates, `trl vllm-serve` or `vllm bench`
-    # (cli-subcommand-newer-than-installed); numba's import-time NumPy range check reached through
-    # vLLM's n-gram proposer import (numba-numpy-version-unsupported); TRL's online trainers asking
-    # for a vLLM GPU that does not exist (trl-vllm-device-not-available). Each is tested by its
-    # signature's examples (`logsleuth signatures test`).
+    # Session 17's random development split, cold misses (strict; each leaves when fixed
+    # or gets a "Why not fixed" reason once analysed). All four left it as classes:
+    # e-notebook-openai-v1-client-skip-special-tokens-unexpected-kwarg when
+    # openai-client-vllm-params-as-keywords began to read any openai 1.x resource's create()
+    # (and a bare create() refusing a parameter vLLM adds) as vLLM's extra parameters given as
+    # keywords instead of through `extra_body`, ahead of the package-version family;
+    # e-trl-old-cli-vllm-serve-invalid-choice-argparse when cli-subcommand-unknown began to read
+    # argparse refusing a positional subcommand of any program (trl, vllm, huggingface-cli) as a
+    # release that predates it, rather than a mistyped engine argument;
+    # l-slurm-v0112-offline-llm-engine-core-numba-numpy-24-importerror-ansi-stdout when
+    # dependency-version-window-refused began to name compiled dependencies' import-time version
+    # windows (numba's NumPy/Python/llvmlite checks, SciPy's and pandas' ranges) with the pin and
+    # the re-sync that undoes it; m-trl-grpo-single-gpu-vllm-device-cuda1-not-available-oneline
+    # when trainer-vllm-placement-exceeds-devices began to name RL trainers' placement of their
+    # vLLM engine (TRL's and ms-swift's vllm_device check, verl's rollout tensor-parallel assert)
+    # with each framework's knobs: tests/test_client_framework_classes.py.
     # Session 16's second random development split, cold misses (strict; each leaves when fixed
     # or gets a "Why not fixed" reason once analysed). All four left it as classes:
     # h-vllm-omni-014-on-vllm-015-omni-flag-unrecognized when vllm-omni-cli-not-active began to
