@@ -36,7 +36,8 @@ Build = Callable[[str], Any]  # a field of a reading, from the text of a line of
 class _Plan:
     """How a line of one shape is read: where the head ends, and its head and body builders."""
 
-    __slots__ = ("end", "head", "body", "repeatable", "sighted", "own_head", "last")
+    __slots__ = ("end", "head", "body", "repeatable", "sighted", "own_head", "last_text",
+                 "last_head")
 
     def __init__(self, end: int, head: Build, body: Build, repeatable: bool, sighted: bool,
                  own_head: bool = False):
@@ -48,7 +49,8 @@ class _Plan:
         # whose head text is the last one's has the last one's head (an access line's head,
         # `(APIServer pid=7) INFO:     `, is the same on every line of its process)
         self.own_head = own_head
-        self.last: tuple[str, Any] = ("\0", None)  # (head text, head) of the last line read
+        self.last_text: str = "\0"  # the last line's head text and head (of its own plan)
+        self.last_head: Any = None
 
 
 Plan = _Plan  # for the tokenizer, which keeps plans by the raw line's shape
@@ -94,10 +96,11 @@ class LineMemo:
             return None
         if plan.own_head:
             head_text = text[:plan.end]
-            last_text, head = plan.last
-            if head_text != last_text:
-                head = plan.head(text)
-                plan.last = (head_text, head)
+            if head_text == plan.last_text:
+                head = plan.last_head
+            else:
+                head = plan.last_head = plan.head(text)
+                plan.last_text = head_text
         else:
             head = plan.head(text)
         body = plan.body(text)
