@@ -189,7 +189,14 @@ class Assembler:
         return out
 
     def feed(self, line: LogLine) -> list[Event]:
-        return self._capped(self._feed(line))
+        out = self._feed(line)
+        if len(out) == 1 and type(out[0]) is Milestone:
+            # the common case, an activity line's milestone: what `_capped` does with it (a
+            # milestone is never hinted, folded or capped), without its lists and loops
+            if self.recurrences is not None:
+                self.recurrences.see(out[0])
+            return out
+        return self._capped(out) if out else out
 
     def feed_run(self, run: LineRun) -> Iterator[list[Event]]:
         """Feed a LineRun: the events completed, in batches to take one after the other (as

@@ -11,11 +11,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from logsleuth.assemble import CUT_TRACEBACK, assemble
-from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, Milestone, MilestoneKind,
-                             Process)
+from logsleuth.assemble import CUT_TRACEBACK, MAX_EVENTS_PER_PROCESS, Assembler, assemble
+from logsleuth.facts import FactCollector
+from logsleuth.knowledge import default_causality
+from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, LogLine, Milestone,
+                             MilestoneKind, Process)
+from logsleuth.pipeline import assemble_folded
 from logsleuth.read import open_input
-from logsleuth.tokenize import clean, parse_line, tokenize
+from logsleuth.recur import Recurrences
+from logsleuth.tokenize import TokenizeStats, clean, parse_line, tokenize, tokenize_runs
+from mix_logs import MIXES, mix_log
 
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 SEED = CORPUS / "seed" / "seed-kimi-k25-nvfp4-sm120-full" / "log.txt"
@@ -619,3 +624,46 @@ def test_a_channel_made_again_keeps_its_place_in_the_order_of_making() -> None:
         ("RuntimeError", "APIServer"), ("ValueError", "EngineCore_DP0")]
     assert errors[0].id < errors[1].id
     assert errors[0].process == Process("APIServer", 11)
+
+
+# ---- an activity line's milestone skips `_capped`'s lists (Assembler.feed) -------------------
+
+class _CappedEveryTime(Assembler):
+    """Every batch through `_capped`, as `feed` did before its shortcut for one milestone."""
+
+    def feed(self, line: LogLine) -> list[Event]:
+        return self._capped(self._feed(line))
+
+
+def _events_of(path: Path, assembler: Assembler) -> list[Event]:
+    lines = FactCollector().watch(tokenize_runs(open_input(path).blocks(), TokenizeStats()))
+    return assemble_folded(lines, assembler)
+
+
+class _Seeing(Recurrences):
+    """Recurrences that also list the milestones they see."""
+
+    def __init__(self) -> None:
+        super().__init__(default_causality())
+        self.seen: list[Milestone] = []
+
+    def see(self, milestone: Milestone) -> None:
+        self.seen.append(milestone)
+        super().see(milestone)
+
+
+@pytest.mark.parametrize("mix", MIXES)
+@pytest.mark.parametrize("cap", [3, MAX_EVENTS_PER_PROCESS])
+def test_one_milestone_fed_as_capped_would(mix: str, cap: int, mix_dir: str) -> None:
+    """The events of every mix (activity lines between request errors, restarts, a crash loop)
+    are those of an assembler that passes every batch through `_capped`, with copies folded
+    and with a small per-process cap; and recur.py sees the same milestones (a copy folds only
+    once its process is seen working after the first)."""
+    path, _ = mix_log(mix, 5_000, mix_dir)
+    fast_seen, plain_seen = _Seeing(), _Seeing()
+    fast = Assembler(max_events_per_process=cap, recurrences=fast_seen)
+    plain = _CappedEveryTime(max_events_per_process=cap, recurrences=plain_seen)
+    events = _events_of(path, fast)
+    assert events == _events_of(path, plain)
+    assert fast_seen.seen == plain_seen.seen
+    assert any(isinstance(event, Milestone) for event in events)

@@ -104,3 +104,34 @@ def test_memo_is_bounded() -> None:
     for index in range(50):
         _same(memo, "x" * index + " 12", index)
     assert len(memo._plans._decisions) <= 4 and len(memo._seen._decisions) <= 4
+
+
+@given(st.lists(st.tuples(st.sampled_from(_HEADS), st.sampled_from(_BODIES)), min_size=1,
+                max_size=6),
+       st.lists(st.tuples(st.integers(0, 5), st.sampled_from(["1", "7", "17", "71", "10"]),
+                          st.sampled_from(["1", "7", "17", "71", "10"])),
+                min_size=1, max_size=60))
+def test_a_head_read_again_is_the_head_of_its_text(templates: list[tuple[str, str]],
+                                                   picks: list[tuple[int, str, str]]) -> None:
+    """A plan whose head is read from the head's text alone hands a line with the last line's
+    head text the last line's head: lines of a few shapes in any order, their numbers from a
+    small pool, so that heads repeat, a head's number also stands in the body (where a plan
+    must not read it from) and the shapes' lines interleave."""
+    memo = LineMemo()
+    for number, (which, one, two) in enumerate(picks, 1):
+        head, body = templates[which % len(templates)]
+        values = {"n": one, "n2": two.rjust(2, "0")[-2:], "n3": "4" + two.rjust(2, "0")[-2:],
+                  "d": one[-1]}
+        _same(memo, (head + body).format(**values), number)
+
+
+def test_an_access_lines_head_is_read_once() -> None:
+    """The head of an access line holds its process only: a plan reads it from the head's text
+    (and lines of one process share it), which the test above then checks."""
+    memo = LineMemo()
+    texts = [f'(APIServer pid=7) INFO:     127.0.0.1:{port} - "POST /v1/completions HTTP/1.1" '
+             "200 OK" for port in range(40000, 40010)]
+    for number, text in enumerate(texts, 1):
+        _same(memo, text, number)
+    plans = [plan for plan in memo._plans._decisions.values() if plan.head is not str]
+    assert plans and all(plan.own_head for plan in plans)

@@ -362,6 +362,37 @@ def test_lines_of_one_digit_shape_parse_like_lines_alone(
     _assert_streamed_like_one_by_one([raw for one in raws for raw in (one, b"x")] * 3)
 
 
+# what a line may end in: a record's `\r` (kept by its shape: cleaning only takes it), and ends
+# that cleaning reads otherwise (an overwrite, a caret form, rsyslog's `#015`, a colour code)
+_LINE_ENDS = ["", "\r", "\r", "\r\r", " \r", "^M\r", "#015\r", "#016\r", "\x1b[0m\r",
+              "\rover\r", "\t\r", ">\r", "</code>\r"]
+
+
+@given(st.lists(st.tuples(st.sampled_from(_DIGIT_TEMPLATES),
+                          st.lists(st.integers(0, 99_999), min_size=4, max_size=4),
+                          st.sampled_from(_LINE_ENDS)),
+                min_size=1, max_size=60))
+def test_lines_of_one_digit_shape_with_their_line_ends_parse_like_lines_alone(
+        lines: list[tuple[str, list[int], str]]) -> None:
+    """The lines of a record end in `\r` (vLLM's NewLineFormatter): a shape that cleaning only
+    takes that `\r` from is kept too, and must read every line of it as parse_line does; a `\r`
+    or an escape before it changes what cleaning does."""
+    raws = [(template.format(*numbers[:template.count("{}")]) + end).encode("utf-8")
+            for template, numbers, end in lines]
+    _assert_streamed_like_one_by_one([raw for one in raws for raw in (one, b"x")] * 3)
+
+
+def test_a_record_line_is_read_by_its_shape() -> None:
+    """A record's first line, `\r`-ended, with a new time on every record: read by the shape
+    after the first two (the test above checks what that reading gives)."""
+    tokenizer = Tokenizer()
+    lines = [f"(APIServer pid=7) ERROR 01-24 01:5{i % 10}:1{i % 7} [serving.py:296] Error in "
+             "preprocessing prompt inputs\r".encode() for i in range(20)]
+    for number, raw in enumerate(lines, 1):
+        assert tokenizer.parse(number, raw) == _one_by_one(raw, number)
+    assert any(kept[3] for kept in tokenizer._shapes._decisions.values())
+
+
 def test_digit_shapes_with_escapes_read_by_digits_parse_like_lines_alone() -> None:
     """`#015` ends a line (rsyslog's carriage return) and `#033[` starts a colour code, but
     `#016` and `#034[` are text: lines of one digit shape that clean() reads differently."""

@@ -36,13 +36,21 @@ Build = Callable[[str], Any]  # a field of a reading, from the text of a line of
 class _Plan:
     """How a line of one shape is read: where the head ends, and its head and body builders."""
 
-    __slots__ = ("end", "head", "body", "repeatable", "sighted")
+    __slots__ = ("end", "head", "body", "repeatable", "sighted", "own_head", "last_text",
+                 "last_head")
 
-    def __init__(self, end: int, head: Build, body: Build, repeatable: bool, sighted: bool):
+    def __init__(self, end: int, head: Build, body: Build, repeatable: bool, sighted: bool,
+                 own_head: bool = False):
         self.end, self.head, self.body, self.repeatable = end, head, body, repeatable
         # whether a line's body must be asked if a digit-sighted terminal could take it: not
         # when the shape's body holds no digit (every body of the shape is that very text)
         self.sighted = sighted
+        # whether the head is read from the head's own text alone (text[:end]): then a line
+        # whose head text is the last one's has the last one's head (an access line's head,
+        # `(APIServer pid=7) INFO:     `, is the same on every line of its process)
+        self.own_head = own_head
+        self.last_text: str = "\0"  # the last line's head text and head (of its own plan)
+        self.last_head: Any = None
 
 
 Plan = _Plan  # for the tokenizer, which keeps plans by the raw line's shape
@@ -86,7 +94,16 @@ class LineMemo:
         its body must be asked of parse_split (a digit-sighted terminal could take it)."""
         if plan.sighted and not unsighted_body(text[plan.end:]):
             return None
-        head, body = plan.head(text), plan.body(text)
+        if plan.own_head:
+            head_text = text[:plan.end]
+            if head_text == plan.last_text:
+                head = plan.last_head
+            else:
+                head = plan.last_head = plan.head(text)
+                plan.last_text = head_text
+        else:
+            head = plan.head(text)
+        body = plan.body(text)
         return continuation(head, body, number), Split(plan.end, head, body, plan.repeatable)
 
     def _plan(self, text: str, split: Split | None) -> _Plan | None:
@@ -101,8 +118,13 @@ class LineMemo:
         body = _field(split.body, other.body, text, probe)
         if head is None or body is None:
             return None
-        return _Plan(split.end, head, body, split.repeatable,
-                     _DIGIT.search(text, split.end) is not None)
+        # the same reading from the head's text alone: found there, a field's place is the one
+        # found in the whole text (a place unique in the whole text is unique in a part of it
+        # that holds it), so the head depends on the head's text only
+        end = split.end
+        own = _field(split.head, other.head, text[:end], probe[:end]) is not None
+        return _Plan(end, head, body, split.repeatable, _DIGIT.search(text, end) is not None,
+                     own)
 
     def _probe(self, text: str) -> str:
         """The text with every ASCII digit changed (never to 0: no run gains a leading zero)."""

@@ -76,8 +76,9 @@ class Tokenizer:
         # and, by the raw line's shape, the memo's plan with what `_learn` decides: for a shape
         # that decodes, that clean() leaves as it is and that holds no `#0` (rsyslog's octal
         # escapes, the only digits clean() and `_learn` look at), every one of those decisions
-        # is the same on every line of the shape (test_tokenize checks the lines equal)
-        self._shapes: ShapeCache[tuple[Plan, int, bool]] = ShapeCache()
+        # is the same on every line of the shape (test_tokenize checks the lines equal); and
+        # whether cleaning takes the line's last `\r` (a record's line end) and nothing else
+        self._shapes: ShapeCache[tuple[Plan, int, bool, bool]] = ShapeCache()
 
     def spans(self, block: bytes) -> list[tuple[int, int]]:
         """Where the lines of a block that can matter are (logsleuth/locate.py)."""
@@ -195,8 +196,9 @@ class Tokenizer:
         key = raw.translate(MASK)
         kept = self._shapes.get(key)
         if kept is not None:
-            plan, head_bytes, body = kept
-            made = self._memo.read(plan, raw.decode("utf-8"), number)  # it decodes: see _shapes
+            plan, head_bytes, body, cut = kept
+            shown = raw.decode("utf-8")  # it decodes: see _shapes
+            made = self._memo.read(plan, shown[:-1] if cut else shown, number)
             if made is not None:
                 if learn:
                     self._keep(raw, made[1], head_bytes, body)
@@ -213,12 +215,19 @@ class Tokenizer:
         if learn:
             self._keep(raw, split, *self._learning(
                 raw, text, split.end if split is not None and split.repeatable else -1, decoded))
-        if decoded and text is decoded_text and not may_hold_colour(text) \
+        # cleaning left the line as it was, or only took its record's `\r` line end (vLLM's
+        # NewLineFormatter ends every line of a record but the last in `\r\n`): the line
+        # without that `\r` is one clean() leaves as it is (clean(x + "\r") is clean(x) for an x
+        # that does not end in `\r`), and so is every line of the shape
+        cut = text is not decoded_text and decoded_text[-1:] == "\r" \
+            and decoded_text[-2:-1] != "\r" and _unchanged(decoded_text[:-1])
+        if decoded and (cut or text is decoded_text) and not may_hold_colour(text) \
                 and b"#0" not in key:
-            made_plan = self._memo.plan_of(key)  # (the text's shape_key is the raw line's)
+            # (the cleaned text's shape_key is the raw line's, less its cut `\r`)
+            made_plan = self._memo.plan_of(key[:-1] if cut else key)
             if made_plan is not None:
                 self._shapes.put(key, (made_plan, *self._learning(
-                    raw, text, made_plan.end if made_plan.repeatable else -1, decoded)))
+                    raw, text, made_plan.end if made_plan.repeatable else -1, decoded), cut))
         return line
 
     @staticmethod
@@ -265,6 +274,11 @@ class Tokenizer:
             self.stats.lines = self._base + 1
         self.stats.last_line_text = _last_line(self._tail)
         self.stats.tail_text = _tail_lines(self._tail)
+
+
+def _unchanged(text: str) -> bool:
+    """Whether clean() leaves the text as it is."""
+    return clean(text) is text
 
 
 _RECORD_LEVELS = (Level.ERROR, Level.CRITICAL)  # records that may print a traceback
