@@ -206,6 +206,11 @@ class Assembler:
         learned from the first such run and replayed on the others without reading them.
         tests/test_replay.py checks every report equal with and without replaying."""
         self._last_line = max(self._last_line, run.first + run.count - 1)
+        if run.site is None and self._continued_key(run.lines()[0]) is not None:
+            # its lines go on another channel's record (_continued_key): read them
+            for line in run.lines():
+                yield self.feed(line)
+            return
         inert = self._inert.get(run.key)
         if inert is None:
             inert = self._inert_lines(run.lines())
@@ -284,6 +289,8 @@ class Assembler:
         """One head on every line (one channel, one time) and lines that can change nothing
         but that channel (`_inert`)."""
         first, run, last = record.first, record.run, record.last
+        if first.site is None and self._continued_key(first) is not None:
+            return False  # its lines go on another channel's record (_continued_key)
         if not (first.process is run.process is last.process and first.site == run.site
                 == last.site and first.time == run.time == last.time
                 and last.number == run.first + run.count and run.first == first.number + 1):
@@ -305,6 +312,9 @@ class Assembler:
         self._hints.see(line)
         self._last_line = max(self._last_line, line.number)
         key: ChannelKey = (line.process.name, line.process.pid, line.site)
+        continued = self._continued_key(line)
+        if continued is not None:
+            key = continued  # the next line of a record its logger printed once at its head
         if line.kind is LineKind.FRAME_LIST:
             self._adopt_frame_list(line.process, key, out)  # before its record is ended
         self._end_interrupted(line.process, key, out)
@@ -356,6 +366,24 @@ class Assembler:
         elif _fresh(channel):
             self._drop(key)
         return out
+
+    def _continued_key(self, line: LogLine) -> ChannelKey | None:
+        """The channel of the error record this raw indented line goes on, when the line's
+        process printed that record last (None: it goes on none). A logger that writes its
+        header once, at a record's head (torch_npu's `[Error]: <description>`, then `        Rectify
+        the fault based on the error information in the ascend log.`; Python's logging of a
+        message with line breaks; any `[ERROR] `, `ERROR: ` or CANN-coded record), leaves the
+        record's further lines bare and indented: they are its message, as vLLM's own records'
+        are (whose header repeats on each line, one channel)."""
+        if not _continues_record(line):
+            return None
+        previous = self._last_channel.get(line.process)
+        if previous is None or previous == (line.process.name, line.process.pid, line.site):
+            return None
+        waiting = self._channels.get(previous)
+        if waiting is None or waiting.trace is not None or not _joinable(waiting.title, line):
+            return None
+        return previous
 
     def _channel(self, key: ChannelKey, process: Process) -> _Channel:
         """The channel of `key`, made on first use (and its place in the order of making)."""
@@ -473,6 +501,11 @@ class Assembler:
             self._flush(channel, out)
             self._flush_title(channel, out)
             channel.ignoring = line.text.strip()
+            return
+        if trace is None and _continues_record(line) and _joinable(channel.title, line):
+            assert channel.title is not None
+            text, *rest = channel.title  # the record's message goes on (_continued_key)
+            channel.title = (f"{text.rstrip()}\n{line.text.strip()}", *rest)  # type: ignore[assignment]
             return
         if channel.title is not None and kind not in (LineKind.TRACEBACK_HEADER,
                                                       LineKind.GROUP_HEADER):
@@ -872,6 +905,25 @@ class Assembler:
     def _new_id(self) -> int:
         self._next_id += 1
         return self._next_id
+
+
+def _continues_record(line: LogLine) -> bool:
+    """A bare indented line (no header, no level of its own, no exception, no group margin):
+    what a logger that writes its header once prints for a record's further lines."""
+    return line.kind is LineKind.INDENTED and line.site is None and line.level is None \
+        and line.exception is None and not line.depth and bool(line.text.strip())
+
+
+def _joinable(title: _Title | None, line: LogLine) -> bool:
+    """An error record waiting whose message `line` may go on: the line right after the
+    record's last (a record is printed whole: any line between, even one the tokenizer's
+    prefilter skipped, ends it), not multiprocessing's bootstrap header, not a record that
+    printed an exception's repr (its message is the repr's), not already MAX_MESSAGE_LINES long.
+    A record's lines are its first and the ones joined to it, one a line of its text."""
+    if title is None or title[5] or title[4] is not None:
+        return False
+    joined = title[0].count("\n")
+    return joined < MAX_MESSAGE_LINES - 1 and line.number == title[1] + joined + 1
 
 
 def _heading(line: LogLine) -> bool:

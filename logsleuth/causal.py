@@ -681,6 +681,7 @@ def _latent_causes(errors: list[ErrorEvent], know: Causality
     if not warnings:
         return errors, []
     pairs: list[tuple[int, int]] = []
+    reported: set[int] = set()  # warnings a diagnostic script's later error leaves the failure
     for event in errors:
         if event.latent:
             continue
@@ -689,7 +690,13 @@ def _latent_causes(errors: list[ErrorEvent], know: Causality
         if before:
             own = [w for w in before if w.process == event.process]
             pairs.append(((own or before)[-1].id, event.id))
-    used = {cause for cause, _ in pairs}
+        elif know.diagnostic(event.frames):
+            # an environment report run after the failure the warning reports, whose own error
+            # does not follow from it: the warning stands as an error of its own (_pick_root
+            # puts the script's error after it)
+            reported.update(w.id for w in warnings if w.last_line < event.first_line
+                            and know.diagnosed(w.title or ""))
+    used = {cause for cause, _ in pairs} | reported
     return [e for e in errors if not e.latent or e.unraisable or e.id in used], pairs
 
 
@@ -1158,7 +1165,10 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
         return know.logged_natively(event.site, event.exception) and any(
             0 <= start - event.last_line <= _CRASH_WINDOW for start in crashes.get(event.process, ()))
 
-    def rank(node: _Node) -> tuple[int, int, int, int, int, int, int]:
+    def rank(node: _Node) -> tuple[int, int, int, int, int, int, int, int]:
+        # a script run to describe the environment failed on its own (causality.yaml
+        # `diagnostics`): the failure it was run to report comes first, wherever it is printed
+        diagnostic = know.diagnostic(node.event.frames)
         weak = node.event.kind is EventKind.ERROR_RECORD and not aborted_over(node.event)
         off_target = bool(pointed) and not any(node.process_role in _COMPATIBLE[p]
                                                for p in pointed)
@@ -1168,7 +1178,7 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
         # the same failure was raised as (a repr logged later: `RuntimeError('The Inner error is
         # reported as above ...')`); issue 10's rule for records without an exception
         bare = weak and node.event.exception in _LEVEL_LABELS
-        return (int(weak), int(bare), int(off_target), int(unquoted),
+        return (int(diagnostic), int(weak), int(bare), int(off_target), int(unquoted),
                 int(node.event.id in set_aside), node.event.line, node.event.id)
 
     return min(causes, key=rank)

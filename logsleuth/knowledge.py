@@ -12,7 +12,7 @@ import regex
 
 from logsleuth.errors import SignatureError
 from logsleuth.literal import SCREEN_CHARS, Needles, Screen, required_literals
-from logsleuth.model import MilestoneKind, Phase, Role
+from logsleuth.model import Frame, MilestoneKind, Phase, Role
 from logsleuth.resources import data_dir
 from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 from logsleuth.yamlload import load_yaml
@@ -105,6 +105,11 @@ class Causality:
     refusals: tuple[regex.Pattern[str], ...] = ()
     # a request's error that says the request itself does not fit the deployment (`requests.clients`)
     client_faults: tuple[regex.Pattern[str], ...] = ()
+    # the files of scripts run to describe an environment (`diagnostics.frames`), and the texts of
+    # a latent warning whose exception such a script's later error leaves the failure
+    # (`diagnostics.reported`)
+    diagnostic_frames: tuple[regex.Pattern[str], ...] = ()
+    diagnosed_warnings: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -346,6 +351,17 @@ class Causality:
                    any(_search(pattern, text) for pattern in latent.explains)
                    for latent in self.latent)
 
+    def diagnostic(self, frames: tuple[Frame, ...]) -> bool:
+        """The traceback runs through a script run to describe the environment for a report
+        (`diagnostics.frames`): its error is that script's own."""
+        return any(_search(p, frame.file) for frame in frames for p in self.diagnostic_frames)
+
+    def diagnosed(self, warning: str) -> bool:
+        """The latent warning reports a failure a diagnostic script's later error leaves
+        standing (`diagnostics.reported`): the failure that script was run to report."""
+        return any(_search(latent.warning, warning) for latent in self.latent) \
+            and any(_search(p, warning) for p in self.diagnosed_warnings)
+
     def is_death(self, text: str) -> bool:
         """The fatal error `text` is its process's native death (`deaths`)."""
         return any(_search(pattern, text) for pattern in self.deaths)
@@ -533,6 +549,7 @@ def load_causality(path: Path | None = None) -> Causality:
         raise SignatureError(f"invalid milestone kind in requests: {exc}",
                              location=str(path)) from None
     exits = data.get("exits", {})
+    diagnostics = data.get("diagnostics", {})
     unraisable = data.get("unraisable", {})
     scheduler_stops = tuple(compile_(p, "scheduler_stops")
                             for p in data.get("scheduler_stops", []))
@@ -564,7 +581,9 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "restatements") for p in data.get("restatements", [])),
                      tuple(compile_(p, "exits") for p in exits.get("programs", [])),
                      tuple(compile_(p, "refusals") for p in data.get("refusals", [])),
-                     tuple(compile_(p, "requests") for p in requests.get("clients", [])))
+                     tuple(compile_(p, "requests") for p in requests.get("clients", [])),
+                     tuple(compile_(p, "diagnostics") for p in diagnostics.get("frames", [])),
+                     tuple(compile_(p, "diagnostics") for p in diagnostics.get("reported", [])))
 
 
 @cache

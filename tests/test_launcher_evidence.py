@@ -146,6 +146,11 @@ EXITS = [
     "  Warning  Unhealthy  1m (x3 over 2m)  kubelet  Liveness probe failed: Get "
     '"http://10.0.0.2:8000/health": dial tcp 10.0.0.2:8000: connect: connection refused',
     "##[error]Process completed with exit code 137.",
+    # a harness's or an orchestrator's report of a crashed container (tests/test_crash_reports.py)
+    "Crashed container in pod: vllm-standalone-0",
+    'Container vllm in pod vllm-0 crashed',
+    "    Reason:       CrashLoopBackOff",
+    "      Message:      back-off 5m0s restarting failed container=vllm pod=vllm-0_default(abc)",
 ]
 # The same launchers reporting a clean end, or the stop an operator asked for
 CLEAN = [
@@ -168,6 +173,7 @@ CLEAN = [
     '3f2a9c1b7d4e   vllm/vllm-openai   "vllm serve"   9 minutes ago   Exited (0) 2 minutes ago   vllm',
     "vllm-0   1/1   Running   0   10m",
     '        "OOMKilled": false,',
+    "No container crashed",
     "(EngineCore_DP0 pid=3) INFO 02-05 10:12:30 [block_pool.py:100] Evicted 12 blocks",
 ]
 EVIDENCE = [(line, "kill") for line in KILLS] + [(line, "crash") for line in CRASHES] + \

@@ -112,13 +112,21 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
     # Session 17's random development split, cold misses (strict; each leaves when fixed
-    # or gets a "Why not fixed" reason once analysed):
-    "launchers/n-gke-benchmark-harness-standalone-pod-crashed-container-symptom":
-        "session-17 development split, cold: not yet analysed",
-    "runtime/n-ascend-v091-v1-qwen25vl-request-gather-v3-assert-ocr-text":
-        "session-17 development split, cold: not yet analysed",
-    "startup/l-v053-source-build-cu118-vllm-c-undefined-symbol-storageimpl-then-collect-env-importerror":
-        "session-17 development split, cold: not yet analysed",
+    # or gets a "Why not fixed" reason once analysed). All three left it as classes:
+    # launchers/n-gke-benchmark-harness-standalone-pod-crashed-container-symptom when a harness's
+    # or an orchestrator's report of a crashed container or pod (`Crashed container in pod: x`,
+    # `Container c in pod x crashed`, `Reason: CrashLoopBackOff`, the kubelet's `back-off 5m0s
+    # restarting failed container=`) became an exit report (grammars/vllm.lark EXIT_REPORT) and
+    # a harness's clock with its ` - ` (ANY_TIME) and a status mark (`❌ `, STATUS_MARK) became
+    # wrappers: tests/test_crash_reports.py; runtime/n-ascend-v091-v1-qwen25vl-request-gather-
+    # v3-assert-ocr-text when a platform kernel's own assert (an AscendC kernel's `[ASSERT]` with
+    # or without CANN's stamp, cut or wrapped after `Assertion`; SYCL's with its work item) became
+    # a device-side assertion (DEVICE_ASSERT): tests/test_device_kernel_asserts.py; startup/l-v053-
+    # source-build-cu118-vllm-c-undefined-symbol-storageimpl-then-collect-env-importerror when an
+    # environment script's own error (collect_env.py) became the script's, after any other error,
+    # and a compiled extension's binary that does not fit (an undefined symbol) the failure such a
+    # script's later error leaves standing (causality.yaml `diagnostics`):
+    # tests/test_diagnostic_scripts.py.
     # Session 16's second random development split, cold misses. (healthy/o-specreason-v1-serving-
     # chat-request-over-8192-context-rejected-oneline left this list when a request error whose text
     # says the request does not fit the context length became the client's, refused by design

@@ -753,7 +753,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "TASK_LABEL": (0, "launcher"), "MPI_TAG": (0, "launcher"), "MODAL_TIME": (0, "launcher"),
     "PDSH_HOST": (0, "launcher"), "STREAM_RELAY": (0, "launcher"), "RUNPOD_TAG": (0, "launcher"),
     "PYLOG_RELAY": (0, "relay"), "BRACKET_LOG": (0, "relay"), "VIEW_TIME": (0, "docker"),
-    "BUILDKIT_STEP": (0, "launcher"), "EMPHASIS": (0, "quote"),
+    "BUILDKIT_STEP": (0, "launcher"), "EMPHASIS": (0, "quote"), "STATUS_MARK": (0, "quote"),
     "PYTEST_E": (0, "quote"), "PYTEST_FAILED": (0, "summary"),
     "ANY_TIME": (0, "docker"), "BRACKET_TAG": (0, "launcher"), "LEVEL_TAG": (0, "relay"),
     "STREAM_TAG": (0, "launcher"), "LOGFMT": (0, "relay"), "GREP_FILE": (0, "launcher"), "JOURNALD_ISO": (0, "journald"),
