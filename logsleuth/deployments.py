@@ -93,12 +93,14 @@ def deployments_of(events: Iterable[Event], know: Causality) -> Deployments:
     if not servers:
         return ONE  # no deployment shows its own head: nothing to tell them apart by
     begun = min(servers.values())
+    mixed = know.executors_differ(p.name for p in first)  # Ray's actors beside own workers
     lowest = min(p.pid or 0 for p in servers)
     several = any(len(pids) > 1 for pids in singleton_pids.values()) \
         or any(_two_heads(printers, know) for printers in marker_printers.values()) \
         or any(p.pid is not None and p not in servers
                and (line < begun or p.pid < lowest and know.is_child(p.name))
-               for p, line in first.items())
+               for p, line in first.items()) \
+        or mixed
     if not several:
         return ONE
     groups: dict[Process, int] = {}
@@ -107,6 +109,8 @@ def deployments_of(events: Iterable[Event], know: Causality) -> Deployments:
         if process.pid is None and (process in started or line < begun):
             groups[process] = UNOWNED
     groups.update({server: server.pid or 0 for server in servers})
+    if mixed:  # Ray's actors beside a server's own workers: the other deployment's
+        groups.update({p: UNOWNED for p in first if know.is_ray_actor(p.name)})
     heads = sorted(servers, key=lambda p: p.pid or 0)
     # a deployment's engine cores: each name once, the nearest pid above its API server (the
     # one it started); another pid of that name is another deployment's

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -110,6 +111,10 @@ class Causality:
     # (`diagnostics.reported`)
     diagnostic_frames: tuple[regex.Pattern[str], ...] = ()
     diagnosed_warnings: tuple[regex.Pattern[str], ...] = ()
+    # Ray's actors that run a deployment's workers (`ray_actors`), and the names of the worker
+    # processes a deployment starts itself (`own_workers`): one engine runs one kind
+    ray_actors: regex.Pattern[str] | None = None
+    own_workers: regex.Pattern[str] | None = None
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -400,6 +405,18 @@ class Causality:
         """A process a deployment starts itself, after its API server (`children`)."""
         return self.children is not None and bool(_search(self.children, process_name))
 
+    def executors_differ(self, names: Iterable[str]) -> bool:
+        """Both Ray's worker actors and workers a deployment starts itself print: an engine
+        runs its workers one way, so two deployments write into the log (`ray_actors`)."""
+        seen = set(names)
+        return self.ray_actors is not None and self.own_workers is not None \
+            and any(_search(self.ray_actors, name) for name in seen) \
+            and any(_search(self.own_workers, name) for name in seen)
+
+    def is_ray_actor(self, process_name: str) -> bool:
+        """A Ray actor running a deployment's worker (`ray_actors`)."""
+        return self.ray_actors is not None and bool(_search(self.ray_actors, process_name))
+
     def corrupts(self, text: str) -> bool:
         """The error leaves its process unable to work (a sticky CUDA error)."""
         return any(_search(pattern, text) for pattern in self.corrupting)
@@ -583,7 +600,10 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "refusals") for p in data.get("refusals", [])),
                      tuple(compile_(p, "requests") for p in requests.get("clients", [])),
                      tuple(compile_(p, "diagnostics") for p in diagnostics.get("frames", [])),
-                     tuple(compile_(p, "diagnostics") for p in diagnostics.get("reported", [])))
+                     tuple(compile_(p, "diagnostics") for p in diagnostics.get("reported", [])),
+                     compile_(data["ray_actors"], "ray_actors") if "ray_actors" in data else None,
+                     compile_(data["own_workers"], "own_workers") if "own_workers" in data
+                     else None)
 
 
 @cache

@@ -308,3 +308,48 @@ def test_the_stall_line_counts_blank_lines_at_the_end() -> None:
     assert merged.index(healthy_server(60)[0]) + 1 < where[stall_line - 1]
     report = explain_lines(merged + ["", ""])
     assert [s.line for s in report.symptoms if s.exception == STALLED] == [where[stall_line - 1]]
+
+
+# ---- Ray's actors beside a server's own workers (causality.yaml `ray_actors`) ---------------
+# One engine runs its workers one way: processes it starts (`Worker_TP0`) or Ray's actors
+# (`RayWorkerWrapper`). A Ray deployment's worker failure interleaved with a healthy server whose
+# workers are its own is the other deployment's, whatever pids Ray's pool gave its actors and
+# wherever the healthy server's start falls: that server's work does not save it.
+
+def ray_worker_failure(pid: int, ip: str) -> list[str]:
+    head = f"(RayWorkerWrapper pid={pid}, ip={ip}) ERROR 03-11 15:24:45 [worker_base.py:620] "
+    site = "/opt/venv/lib/python3.10/site-packages/vllm"
+    return [head + "Error executing method 'load_model'. This might cause deadlock in "
+            "distributed execution.",
+            head + "Traceback (most recent call last):",
+            head + f'  File "{site}/worker/worker_base.py", line 612, in execute_method',
+            head + "    return run_method(self, method, args, kwargs)",
+            head + f'  File "{site}/_custom_ops.py", line 519, in cutlass_scaled_mm',
+            head + "    torch.ops._C.cutlass_scaled_mm(out, a, b, scale_a, scale_b, bias)",
+            head + "RuntimeError: Error Internal",
+            "INFO 03-11 15:25:20 [loader.py:429] Loading weights took 86.75 seconds"]
+
+
+@SOME
+@given(st.integers(100, 4_000_000), st.sampled_from(["10.189.110.50", "172.17.0.2"]),
+       st.floats(0, 1), st.integers(0, 2**32))
+def test_a_ray_deployments_failure_beside_a_server_with_its_own_workers_is_not_saved(
+        pid: int, ip: str, where_from: float, seed: int) -> None:
+    failure = ray_worker_failure(pid, ip)
+    root = 7  # its `RuntimeError` line
+    merged, where = merge(failure, healthy_server(60), int(where_from * root), seed)
+    report = explain_lines(merged)
+    assert report.verdict is Verdict.FAILURE
+    assert answer(report) == Answer("RuntimeError", "Error Internal", where[root - 1])
+    groups = _deployments(merged)
+    assert groups[Process("RayWorkerWrapper", pid, ip)] == UNOWNED
+
+
+def test_a_server_whose_workers_are_rays_actors_is_one_deployment() -> None:
+    server = Server(api=2800, engine=2900, workers=2)
+    own = server.startup() + server.requests(20)
+    lines = [line.replace("(Worker_TP0 pid=3000)", "(RayWorkerWrapper pid=1500, ip=10.0.0.2)")
+             .replace("(Worker_TP1 pid=3001)", "(RayWorkerWrapper pid=1501, ip=10.0.0.2)")
+             for line in own]
+    assert any(line.startswith("(RayWorkerWrapper") for line in lines)
+    assert set(_deployments(lines).values()) == {None}
