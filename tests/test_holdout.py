@@ -86,12 +86,15 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # 183/204, fix 65/104, case 208; floors are that less 2. Session 17 drew an eighth random
 # development split (30 of 265, moved to tuning unseen): the 235 that stay scored verdict 220, root
 # 161/180, fix 60/95, case 185 with session 16's merged code; floors are that less 2 (lower only
-# because the set is smaller).
+# because the set is smaller). Then holdout-e added 10 p-* cases (245): the session's merged
+# code scored verdict 229, root 167/186, fix 61/97, case 193, exactly what the session-16 code
+# scored on the same 245 (the 10 new ones alone: verdict 9, root 6/6, fix 1/2, case 8); floors are
+# that less 2.
 FLOORS = {
-    "verdict": 218,
-    "root": 159,
-    "fix": 58,
-    "case": 183,
+    "verdict": 227,
+    "root": 165,
+    "fix": 59,
+    "case": 191,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
 # failing case called no_failure. Counted, never listed. Measured 6 on 106 cases; 14 on 162 cases
@@ -116,8 +119,9 @@ FLOORS = {
 # added 40 n-* cases, four of them answered the wrong way (leaving them out would bias the measure), plus 1;
 # 15 on 295 once holdout-d added 19 o-* cases, three of them answered the wrong way, plus 1;
 # 13 on the 265 left by session 16's second split (two of the 30 moved), plus 1;
-# 12 on the 235 left by session 17's split (one of the 30 moved), plus 1.
-MAX_WRONG_WAY = 13
+# 12 on the 235 left by session 17's split (one of the 30 moved), plus 1; 13 on 245 once holdout-e
+# added 10 p-* cases, one of them answered the wrong way, plus 1.
+MAX_WRONG_WAY = 14
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
