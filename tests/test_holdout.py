@@ -89,9 +89,10 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # because the set is smaller). Then holdout-e added 10 p-* cases (245): the session's merged
 # code scored verdict 229, root 167/186, fix 61/97, case 193, exactly what the session-16 code
 # scored on the same 245 (the 10 new ones alone: verdict 9, root 6/6, fix 1/2, case 8); floors are
-# that less 2.
+# that less 2. Then the end check printed two cases, which moved to tuning (243): verdict 228,
+# root 167/185, fix 61/96, case 193; the verdict floor follows, less 2.
 FLOORS = {
-    "verdict": 227,
+    "verdict": 226,
     "root": 165,
     "fix": 59,
     "case": 191,
@@ -120,7 +121,8 @@ FLOORS = {
 # 15 on 295 once holdout-d added 19 o-* cases, three of them answered the wrong way, plus 1;
 # 13 on the 265 left by session 16's second split (two of the 30 moved), plus 1;
 # 12 on the 235 left by session 17's split (one of the 30 moved), plus 1; 13 on 245 once holdout-e
-# added 10 p-* cases, one of them answered the wrong way, plus 1.
+# added 10 p-* cases, one of them answered the wrong way, plus 1 (12 on the 243 after the
+# end-of-session-17 check's move).
 MAX_WRONG_WAY = 14
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
@@ -132,8 +134,8 @@ MAX_WRONG_WAY = 14
 # session 15: less the fifth split's 40, plus holdout-e's 40 m-* cases, less one whose name a helper's
 # grep printed, less two the end check printed; session 16: less the sixth split's 40,
 # plus holdout-d's 40 n-* cases, plus holdout-d's 19 o-* cases, less the seventh split's 30;
-# session 17: less the eighth split's 30, plus holdout-e's 10 p-* cases), and the groups it must have.
-MIN_CASES = 245
+# session 17: less the eighth split's 30, plus holdout-e's 10 p-* cases, less two the end check printed), and the groups it must have.
+MIN_CASES = 243
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...

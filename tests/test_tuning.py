@@ -24,6 +24,9 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Moved in from the held-out set by the end-of-session-17 check (strict until analysed):
+    "launchers/c-wrapper-script-two-runs-argparse-then-port-in-use":
+        "moved in from the held-out set by the end-of-session-17 check: not yet analysed",
     # Session 17's random development split, cold misses (strict; each leaves when fixed
     # or gets a "Why not fixed" reason once analysed). All four left it as classes:
     # e-notebook-openai-v1-client-skip-special-tokens-unexpected-kwarg when
@@ -111,6 +114,11 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Moved in from the held-out set by the end-of-session-17 check (strict until analysed):
+    "healthy/p-v0300-t4-v2-runner-sitecustomize-wrapt-missing-fa2-error-startup":
+        "moved in from the held-out set by the end-of-session-17 check: not yet analysed",
+    "launchers/c-wrapper-script-two-runs-argparse-then-port-in-use":
+        "moved in from the held-out set by the end-of-session-17 check: not yet analysed",
     # Session 17's random development split, cold misses (strict; each leaves when fixed
     # or gets a "Why not fixed" reason once analysed). All three left it as classes:
     # launchers/n-gke-benchmark-harness-standalone-pod-crashed-container-symptom when a harness's
