@@ -24,6 +24,18 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Session 18's random development split (ninth), cold misses (strict; each leaves when fixed
+    # or gets a "Why not fixed" reason once analysed):
+    "runtime/b-v05-phi3-small-chunked-prefill-assert":
+        "session 18's random development split, cold miss: not yet analysed",
+    "runtime/g-dev-rtx-pro-6000-tp2-deepseek-v4-mtp1-nccl-allgather-watchdog-timeout":
+        "session 18's random development split, cold miss: not yet analysed",
+    "startup/c-v065-cpu-backend-fp8-marlin-repack-missing":
+        "session 18's random development split, cold miss: not yet analysed",
+    "startup/m-ascend-310p3-kernel-package-built-for-910b1-socversion-mismatch-oneline":
+        "session 18's random development split, cold miss: not yet analysed",
+    "startup/n-ascend-v08-docker-qwen25vl-v0-profile-run-input-positions-none-err99999":
+        "session 18's random development split, cold miss: not yet analysed",
     # Moved in from the held-out set by the end-of-session-17 check (strict until analysed):
     "launchers/c-wrapper-script-two-runs-argparse-then-port-in-use":
         "moved in from the held-out set by the end-of-session-17 check: not yet analysed",
@@ -114,6 +126,13 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Session 18's random development split (ninth), cold misses of verdict or root (strict):
+    "launchers/n-ascend-ci-empty-device-unit-test-seed-behavior-flaky-assert":
+        "session 18's random development split, cold miss: not yet analysed",
+    "runtime/l-v08-gguf-llama32-tool-parser-jsondecodeerror-client-no-tool-calls":
+        "session 18's random development split, cold miss: not yet analysed",
+    "startup/m-ascend-310p3-kernel-package-built-for-910b1-socversion-mismatch-oneline":
+        "session 18's random development split, cold miss: not yet analysed",
     # Moved in from the held-out set by the end-of-session-17 check (strict until analysed):
     "healthy/p-v0300-t4-v2-runner-sitecustomize-wrapt-missing-fa2-error-startup":
         "moved in from the held-out set by the end-of-session-17 check: not yet analysed",
