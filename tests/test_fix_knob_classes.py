@@ -10,11 +10,16 @@ neighbour's, but the advice did not say what to turn):
 - a V0-style model runner flattening positions it never built for an M-RoPE model
   (`input_positions` / `mrope_input_positions`);
 - a collective or step that hangs mid-serving with no rank's error: speculative decoding's
-  `num_speculative_tokens` and async scheduling are named by every hang signature.
+  `num_speculative_tokens` and async scheduling are named by every hang signature;
+- and, over every signature, a fix that says to take an optional feature away (prefix caching,
+  chunked prefill, speculative decoding, LoRA, async scheduling, expert parallelism) names the
+  flag or keyword that does it.
 
 Each asserts the class's advice and one of its knobs, and that near neighbours keep theirs."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -22,6 +27,7 @@ from hypothesis import strategies as st
 
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
+from logsleuth.signatures.load import Signature
 
 _PY = st.sampled_from(["3.9", "3.10", "3.11", "3.12"])
 _SITE = st.sampled_from(["/usr/local/lib/python{py}/dist-packages/",
@@ -213,3 +219,26 @@ def test_watchdog_timeout_mid_serving_names_speculative_decoding(op: str, seq: i
                      f"for {timeout + 1} milliseconds before timing out.")
     _, fix = _advice("\n".join(lines) + "\n")
     assert "num_speculative_tokens" in fix
+
+
+# ---- every fix that says to take a feature away names its flag or keyword -------------------
+
+# an optional feature a fix may tell the reader to turn off, and the spellings that name its knob
+_FEATURES = {
+    "prefix caching": ("enable-prefix-caching", "enable_prefix_caching"),
+    "chunked prefill": ("enable-chunked-prefill", "enable_chunked_prefill"),
+    "speculative decoding": ("speculative-config", "speculative_config", "speculative-model",
+                             "num_speculative_tokens", "num-speculative-tokens"),
+    "lora": ("enable-lora", "enable_lora"),
+    "async scheduling": ("async-scheduling", "async_scheduling"),
+    "expert parallel": ("enable-expert-parallel", "enable_expert_parallel"),
+}
+_TAKE_AWAY = re.compile(r"(?i)\b(?:no|without|turn(?:ing)? off|disable|disabling|drop)\s+"
+                        r"(?:the\s+)?(" + "|".join(map(re.escape, _FEATURES)) + r")")
+
+
+@pytest.mark.parametrize("signature", list(default_signatures()), ids=lambda s: s.id)
+def test_a_feature_taken_away_is_named_by_its_knob(signature: Signature) -> None:
+    for found in _TAKE_AWAY.finditer(signature.fix):
+        knobs = _FEATURES[found.group(1).lower()]
+        assert any(knob in signature.fix for knob in knobs), (found.group(0), knobs)
