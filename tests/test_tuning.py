@@ -26,16 +26,26 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 18's random development split (ninth), cold misses (strict; each leaves when fixed
     # or gets a "Why not fixed" reason once analysed):
-    "runtime/b-v05-phi3-small-chunked-prefill-assert":
-        "session 18's random development split, cold miss: not yet analysed",
-    "runtime/g-dev-rtx-pro-6000-tp2-deepseek-v4-mtp1-nccl-allgather-watchdog-timeout":
-        "session 18's random development split, cold miss: not yet analysed",
-    "startup/c-v065-cpu-backend-fp8-marlin-repack-missing":
-        "session 18's random development split, cold miss: not yet analysed",
     "startup/m-ascend-310p3-kernel-package-built-for-910b1-socversion-mismatch-oneline":
         "session 18's random development split, cold miss: not yet analysed",
-    "startup/n-ascend-v08-docker-qwen25vl-v0-profile-run-input-positions-none-err99999":
-        "session 18's random development split, cold miss: not yet analysed",
+    # (Four left it as classes, dev-fix, tests/test_fix_knob_classes.py: b-v05-phi3-small-chunked-
+    # prefill-assert, where the attention family matched but named no chunked-prefill knob, when
+    # attention-backend-no-chunked-prefill-or-prefix-caching began to read every V0 backend's
+    # refusal of a prefill over cached context (block-sparse, FlashInfer, MLA, CPU MLA,
+    # differential attention) with `enable_chunked_prefill` / prefix caching off, and
+    # attention-kernel-rejected began to name chunked prefill; g-dev-rtx-pro-6000-tp2-deepseek-v4-
+    # mtp1-nccl-allgather-watchdog-timeout, where the watchdog signature matched but spoke only of
+    # the interconnect, when the four hang signatures (NCCL watchdog and collective timeout, shm
+    # broadcast, execute-model RPC) began to name a mid-serving hang with no rank's error as
+    # vLLM's own step, speculative decoding first (`--speculative-config`,
+    # `num_speculative_tokens`), then async scheduling; c-v065-cpu-backend-fp8-marlin-repack-
+    # missing, where the generic custom-op signature won with its "rebuild vLLM" advice, when
+    # cpu-backend-gpu-quantization-kernel-missing began to read a CUDA-only quantization kernel
+    # (Marlin, Machete, GPTQ, AWQ, GGUF, FP4) missing with the CPU device as the checkpoint's
+    # quantization unsupported on the CPU backend (serve unquantized in bfloat16);
+    # n-ascend-v08-docker-qwen25vl-v0-profile-run-input-positions-none-err99999, where the
+    # internal-TypeError family won, when model-runner-positions-not-built began to read a None
+    # flattened by a V0-style runner's input builder as M-RoPE positions the runner never built.)
     # Moved in from the held-out set by the end-of-session-17 check (strict until analysed):
     "launchers/c-wrapper-script-two-runs-argparse-then-port-in-use":
         "moved in from the held-out set by the end-of-session-17 check: not yet analysed",

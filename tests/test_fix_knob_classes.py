@@ -1,0 +1,244 @@
+"""Four classes whose advice must name the knob to change, each generated over its members and
+the shapes a log gives it (session 18's development split: the right class was found, or a
+neighbour's, but the advice did not say what to turn):
+
+- an attention backend that cannot attend over cached context (Phi-3-small's block-sparse
+  backend, FlashInfer and the MLA backends before they had it) under chunked prefill or prefix
+  caching: `enable_chunked_prefill` / `--no-enable-prefix-caching`;
+- a CUDA-only quantization kernel (Marlin, Machete, GPTQ, AWQ, GGUF) missing on the CPU
+  backend: serve unquantized in bfloat16, not "rebuild vLLM";
+- a V0-style model runner flattening positions it never built for an M-RoPE model
+  (`input_positions` / `mrope_input_positions`);
+- a collective or step that hangs mid-serving with no rank's error: speculative decoding's
+  `num_speculative_tokens` and async scheduling are named by every hang signature;
+- and, over every signature, a fix that says to take an optional feature away (prefix caching,
+  chunked prefill, speculative decoding, LoRA, async scheduling, expert parallelism) names the
+  flag or keyword that does it.
+
+Each asserts the class's advice and one of its knobs, and that near neighbours keep theirs."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logsleuth.pipeline import explain_text
+from logsleuth.signatures import default_signatures
+from logsleuth.signatures.load import Signature
+
+_PY = st.sampled_from(["3.9", "3.10", "3.11", "3.12"])
+_SITE = st.sampled_from(["/usr/local/lib/python{py}/dist-packages/",
+                         "/home/u/.venv/lib/python{py}/site-packages/",
+                         "/opt/conda/lib/python{py}/site-packages/"])
+# how the engine's traceback reaches the log: printed bare (offline LLM), under V0's async
+# engine's ERROR record, under the V0 multiprocessing engine's, or with torchrun's rank prefix
+_PREFIX = st.sampled_from(["", "ERROR 08-19 16:42:05 async_llm_engine.py:56] ",
+                           "ERROR 04-23 02:03:54 [engine.py:160] ", "[rank0]: "])
+
+
+def _advice(log: str) -> tuple[str, str]:
+    report = explain_text(log, signatures=default_signatures())
+    assert report.signature is not None, log
+    return report.signature.id, report.signature.fix
+
+
+def _traceback(frames: list[tuple[str, str, str]], error: str, prefix: str = "") -> str:
+    lines = ["Traceback (most recent call last):"]
+    for number, (path, function, code) in enumerate(frames, start=21):
+        lines += [f'  File "{path}", line {number}, in {function}', f"    {code}"]
+    lines += error.split("\n")
+    return "\n".join(prefix + line for line in lines) + "\n"
+
+
+# ---- attention backends without chunked prefill / prefix caching -----------------------------
+
+# (backend module file, raising function, message) as vLLM's releases raise them
+_NO_CONTEXT = [
+    ("blocksparse_attn.py", "forward", "AssertionError: Does not support prefix-enabled attention."),
+    ("flashinfer.py", "forward", "AssertionError: Chunked prefill is not supported with flashinfer yet."),
+    ("flashinfer.py", "forward",
+     "NotImplementedError: Prefix caching is not supported with flashinfer yet."),
+    ("mla/utils.py", "forward", "NotImplementedError: chunked prefill is not supported for MLAImplBase"),
+    ("cpu_mla.py", "__init__", "AssertionError: chunked prefill is currently not supported"),
+    ("differential_flash_attn.py", "_add_seq_group",
+     "AssertionError: prefix caching is not supported for now"),
+]
+
+
+@settings(max_examples=30, deadline=None)
+@given(member=st.sampled_from(_NO_CONTEXT), py=_PY, site=_SITE, prefix=_PREFIX)
+def test_backend_without_cached_context_names_chunked_prefill_and_prefix_caching(
+        member: tuple[str, str, str], py: str, site: str, prefix: str) -> None:
+    module, function, error = member
+    root = site.format(py=py) + "vllm/"
+    frames = [(root + "worker/model_runner.py", "execute_model",
+               "hidden_or_intermediate_states = model_executable("),
+              (root + "attention/layer.py", "forward", "return self.impl.forward(query,"),
+              (root + "attention/backends/" + module, function, "assert cond, msg")]
+    signature, fix = _advice(_traceback(frames, error, prefix))
+    assert signature == "attention-backend-no-chunked-prefill-or-prefix-caching"
+    assert "enable_chunked_prefill=False" in fix and "--no-enable-prefix-caching" in fix
+
+
+@pytest.mark.parametrize("error", [
+    # the config's own refusal at start-up, with its own knob
+    "NotImplementedError: Prefix caching is not supported with sliding window. Run with "
+    "--disable-sliding-window to use prefix caching.",
+    # another assertion of the same block-sparse backend
+    "AssertionError: length of q should either be 1 (decoding) or same as k (prefilling).",
+])
+def test_other_refusals_are_not_the_cached_context_class(error: str) -> None:
+    root = "/usr/local/lib/python3.10/dist-packages/vllm/"
+    frames = [(root + "attention/backends/blocksparse_attn.py", "forward", "assert cond, msg")]
+    report = explain_text(_traceback(frames, error), signatures=default_signatures())
+    assert report.signature is None or \
+        report.signature.id != "attention-backend-no-chunked-prefill-or-prefix-caching"
+
+
+# ---- GPU-only quantization kernels on the CPU backend ----------------------------------------
+
+_GPU_QUANT_OPS = ["gptq_marlin_repack", "awq_marlin_repack", "marlin_gemm", "gptq_marlin_gemm",
+                  "fp8_marlin_gemm", "machete_mm", "machete_prepack_B", "gptq_shuffle",
+                  "gptq_gemm", "awq_dequantize", "awq_gemm", "ggml_dequantize", "aqlm_gemm",
+                  "cutlass_scaled_fp4_mm"]
+_QUANT_CALLERS = ["quantization/utils/marlin_utils_fp8.py", "quantization/gptq.py",
+                  "quantization/awq.py", "quantization/gguf.py",
+                  "quantization/compressed_tensors/schemes/compressed_tensors_w8a16_fp8.py"]
+
+
+def _config_line(device: str, version: str) -> str:
+    return (f"INFO 01-21 08:44:38 llm_engine.py:249] Initializing an LLM engine (v{version}) with "
+            f"config: model='/models/m', dtype=torch.bfloat16, quantization=fp8, "
+            f"device_config={device}, seed=0\n")
+
+
+def _op_missing(op: str, caller: str, site: str, prefix: str) -> str:
+    root = site + "vllm/"
+    frames = [(root + "model_executor/model_loader/loader.py", "load_model",
+               "quant_method.process_weights_after_loading(module)"),
+              (root + "model_executor/layers/" + caller, "process_weights_after_loading",
+               f"ops.{op}(w)"),
+              (root + "_custom_ops.py", op, f"return torch.ops._C.{op}(w)"),
+              (site + "torch/_ops.py", "__getattr__", "raise AttributeError(")]
+    return _traceback(frames, f"AttributeError: '_OpNamespace' '_C' object has no attribute '{op}'",
+                      prefix)
+
+
+@settings(max_examples=30, deadline=None)
+@given(op=st.sampled_from(_GPU_QUANT_OPS), caller=st.sampled_from(_QUANT_CALLERS), py=_PY,
+       site=_SITE, prefix=_PREFIX, version=st.sampled_from(["0.5.5", "0.6.3", "0.6.5", "0.7.3"]))
+def test_gpu_quantization_kernel_on_cpu_backend_says_serve_unquantized(
+        op: str, caller: str, py: str, site: str, prefix: str, version: str) -> None:
+    log = _config_line("cpu", version) + _op_missing(op, caller, site.format(py=py), prefix)
+    signature, fix = _advice(log)
+    assert signature == "cpu-backend-gpu-quantization-kernel-missing"
+    assert "bfloat16" in fix and "FP8" in fix
+
+
+@settings(max_examples=15, deadline=None)
+@given(op=st.sampled_from(_GPU_QUANT_OPS), caller=st.sampled_from(_QUANT_CALLERS), py=_PY,
+       site=_SITE)
+def test_the_same_missing_kernel_on_a_gpu_is_a_build_problem(op: str, caller: str, py: str,
+                                                             site: str) -> None:
+    log = _config_line("cuda", "0.6.5") + _op_missing(op, caller, site.format(py=py), "")
+    signature, _ = _advice(log)
+    assert signature == "vllm-custom-op-not-registered"
+
+
+def test_a_cpu_kernel_missing_on_the_cpu_backend_is_not_the_quantization_class() -> None:
+    log = _config_line("cpu", "0.6.5") + _op_missing(
+        "rms_norm", "layernorm.py", "/usr/local/lib/python3.10/dist-packages/", "")
+    signature, _ = _advice(log)
+    assert signature != "cpu-backend-gpu-quantization-kernel-missing"
+
+
+# ---- a runner's input builder flattening positions it never built ----------------------------
+
+_RUNNERS = ["vllm_ascend/worker/model_runner.py", "vllm_ascend/worker/model_runner_v0.py",
+            "vllm/worker/model_runner.py"]
+_UTILS = ["vllm/utils.py", "vllm/utils/__init__.py"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(runner=st.sampled_from(_RUNNERS), utils=st.sampled_from(_UTILS), py=_PY, site=_SITE,
+       prefix=_PREFIX, profiling=st.booleans())
+def test_positions_not_built_names_mrope_positions(runner: str, utils: str, py: str, site: str,
+                                                   prefix: str, profiling: bool) -> None:
+    root = site.format(py=py)
+    entry = ("profile_run", "model_input = self.prepare_model_input(") if profiling else \
+        ("execute_model", "inputs = self.prepare_input(execute_model_req)")
+    frames = [(root + runner, *entry),
+              (root + runner, "_prepare_model_input_tensors", "return builder.build()"),
+              (root + runner, "build", "input_positions = flatten_2d_lists(input_positions)"),
+              (root + utils, "flatten_2d_lists",
+               "return [item for sublist in lists for item in sublist]")]
+    signature, fix = _advice(_traceback(frames, "TypeError: 'NoneType' object is not iterable",
+                                        prefix))
+    assert signature == "model-runner-positions-not-built"
+    assert "input_positions" in fix and "mrope" in fix
+
+
+def test_a_none_iterated_elsewhere_keeps_its_own_advice() -> None:
+    root = "/usr/local/lib/python3.10/dist-packages/vllm/"
+    frames = [(root + "model_executor/models/registry.py", "inspect_model_cls",
+               "for arch in architectures:")]
+    signature, _ = _advice(_traceback(frames, "TypeError: 'NoneType' object is not iterable"))
+    assert signature != "model-runner-positions-not-built"
+
+
+# ---- hangs mid-serving: speculative decoding and async scheduling are named ------------------
+
+_HANGS = ["nccl-watchdog-timeout", "nccl-collective-timeout", "shm-broadcast-timeout",
+          "rpc-execute-model-timeout"]
+
+
+@pytest.mark.parametrize("signature_id", _HANGS)
+def test_every_hang_signature_names_speculative_decoding_and_async_scheduling(
+        signature_id: str) -> None:
+    signature = default_signatures().get(signature_id)
+    assert signature is not None
+    for knob in ("--speculative-config", "num_speculative_tokens", "--no-async-scheduling",
+                 "async_scheduling"):
+        assert knob in signature.fix, (signature_id, knob)
+
+
+@settings(max_examples=25, deadline=None)
+@given(op=st.sampled_from(["ALLREDUCE", "_ALLGATHER_BASE", "BROADCAST", "_REDUCE_SCATTER_BASE"]),
+       seq=st.integers(1000, 10**8), ranks=st.integers(1, 8),
+       timeout=st.sampled_from([600000, 1800000]))
+def test_watchdog_timeout_mid_serving_names_speculative_decoding(op: str, seq: int, ranks: int,
+                                                                 timeout: int) -> None:
+    lines = ["(APIServer pid=4242) INFO:     Application shutdown complete."]
+    for rank in range(ranks):
+        lines.append(f"[rank{rank}]:[E517 20:17:34.985814210 ProcessGroupNCCL.cpp:689] [Rank {rank}] "
+                     f"Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, "
+                     f"OpType={op}, NumelIn=387840, NumelOut=775680, Timeout(ms)={timeout}) ran "
+                     f"for {timeout + 1} milliseconds before timing out.")
+    _, fix = _advice("\n".join(lines) + "\n")
+    assert "num_speculative_tokens" in fix
+
+
+# ---- every fix that says to take a feature away names its flag or keyword -------------------
+
+# an optional feature a fix may tell the reader to turn off, and the spellings that name its knob
+_FEATURES = {
+    "prefix caching": ("enable-prefix-caching", "enable_prefix_caching"),
+    "chunked prefill": ("enable-chunked-prefill", "enable_chunked_prefill"),
+    "speculative decoding": ("speculative-config", "speculative_config", "speculative-model",
+                             "num_speculative_tokens", "num-speculative-tokens"),
+    "lora": ("enable-lora", "enable_lora"),
+    "async scheduling": ("async-scheduling", "async_scheduling"),
+    "expert parallel": ("enable-expert-parallel", "enable_expert_parallel"),
+}
+_TAKE_AWAY = re.compile(r"(?i)\b(?:no|without|turn(?:ing)? off|disable|disabling|drop)\s+"
+                        r"(?:the\s+)?(" + "|".join(map(re.escape, _FEATURES)) + r")")
+
+
+@pytest.mark.parametrize("signature", list(default_signatures()), ids=lambda s: s.id)
+def test_a_feature_taken_away_is_named_by_its_knob(signature: Signature) -> None:
+    for found in _TAKE_AWAY.finditer(signature.fix):
+        knobs = _FEATURES[found.group(1).lower()]
+        assert any(knob in signature.fix for knob in knobs), (found.group(0), knobs)
