@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from logsleuth.hint import WarningHints
 from logsleuth.knowledge import Causality, default_causality
@@ -90,10 +90,17 @@ class _Trace:
         return self.exception is not None
 
 
-# An ERROR record waiting for the traceback it may introduce: text, line, level, time, the
-# (type, message) of an exception it prints as a repr (`logger.exception(repr(e))` in V0), and
-# whether it is multiprocessing's `Process X:` header rather than a record.
-_Title = tuple[str, int, Level | None, str | None, tuple[str, str] | None, bool]
+class _Title(NamedTuple):
+    """An ERROR record waiting for the traceback it may introduce."""
+
+    text: str
+    line: int
+    level: Level | None
+    time: str | None
+    # the (type, message) of an exception it prints as a repr (`logger.exception(repr(e))` in V0)
+    printed: tuple[str, str] | None
+    # multiprocessing's `Process X:` header rather than a record
+    bootstrap: bool
 
 
 @dataclass(slots=True)  # one per process, pid and call site: thousands in a restart-heavy log
@@ -504,8 +511,9 @@ class Assembler:
             return
         if trace is None and _continues_record(line) and _joinable(channel.title, line):
             assert channel.title is not None
-            text, *rest = channel.title  # the record's message goes on (_continued_key)
-            channel.title = (f"{text.rstrip()}\n{line.text.strip()}", *rest)  # type: ignore[assignment]
+            # the record's message goes on (_continued_key)
+            channel.title = channel.title._replace(
+                text=f"{channel.title.text.rstrip()}\n{line.text.strip()}")
             return
         if channel.title is not None and kind not in (LineKind.TRACEBACK_HEADER,
                                                       LineKind.GROUP_HEADER):
@@ -517,8 +525,8 @@ class Assembler:
             if trace is not None and trace.closing and _carries_output(trace, line):
                 # the text above is the traceback's own headline, not an error of its own
                 channel.trace, carrier, trace = None, trace, None
-                channel.title = (_headline(carrier), carrier.first_line, None, carrier.time,
-                                 None, False)
+                channel.title = _Title(_headline(carrier), carrier.first_line, None, carrier.time,
+                                       None, False)
             if trace is not None and trace.closing:
                 self._flush(channel, out)
             elif trace is not None and not trace.fault_dump:
@@ -532,8 +540,8 @@ class Assembler:
                 # `Traceback of TorchScript, serialized code (most recent call last):`): its
                 # frames and the exception they end in are the error, the text above its headline
                 channel.trace, carrier = None, trace
-                channel.title = (_headline(carrier), carrier.first_line, None, carrier.time,
-                                 None, False)
+                channel.title = _Title(_headline(carrier), carrier.first_line, None, carrier.time,
+                                       None, False)
                 self._open(channel, line)
                 assert channel.trace is not None
                 channel.trace.carrier, channel.trace.headless = carrier, False
@@ -564,7 +572,7 @@ class Assembler:
                 trace.last_line = line.number
                 return
             self._flush(channel, out)
-            channel.title = (line.text, line.number, line.level, line.time, None, True)
+            channel.title = _Title(line.text, line.number, line.level, line.time, None, True)
         elif kind in (LineKind.FATAL, LineKind.DIAGNOSTIC):
             if line.level in _QUIET_LEVELS:
                 return self._other_line(channel, line, out)  # `Killed` as an INFO record's text
@@ -644,7 +652,7 @@ class Assembler:
         channel.chain_next = None
         channel.ignoring = None
         if channel.title is not None:
-            channel.trace.title = channel.title[0]
+            channel.trace.title = channel.title.text
             channel.title = None
 
     def _body_line(self, channel: _Channel, line: LogLine, out: list[Event]) -> None:
@@ -737,15 +745,15 @@ class Assembler:
             is_error_record, printed = True, (line.exception or "", line.message or "")
         if is_error_record and line.text.strip():
             self._flush_title(channel, out)
-            channel.title = (_uvicorn_text(line), line.number, line.level, line.time, printed,
-                             False)
+            channel.title = _Title(_uvicorn_text(line), line.number, line.level, line.time,
+                                   printed, False)
 
     # ---- helpers ------------------------------------------------------------------------------
     def _open(self, channel: _Channel, line: LogLine) -> None:
         title = None
         first = line.number
         if channel.title is not None:
-            title, first = channel.title[0], channel.title[1]
+            title, first = channel.title.text, channel.title.line
             channel.title = None
         elif line.kind is LineKind.TRACEBACK_HEADER and line.exception:
             title = line.text.strip()  # a header that names what it wraps (Ray's, a wrapper's)
@@ -810,8 +818,8 @@ class Assembler:
                 continue
             if trace is not None and (first is None or trace.first_line < first):
                 first = trace.first_line
-            if title is not None and (first is None or title[1] < first):
-                first = title[1]
+            if title is not None and (first is None or title.line < first):
+                first = title.line
         for key in idle:
             del self._busy[key]
         return first
@@ -823,7 +831,7 @@ class Assembler:
             if trace is not None:
                 yield channel.process, trace.first_line
             if title is not None:
-                yield channel.process, title[1]
+                yield channel.process, title.line
 
     def snapshot(self) -> list[ErrorEvent]:
         """The exceptions still waiting for their next line, as they stand (ids are negative).
@@ -920,10 +928,10 @@ def _joinable(title: _Title | None, line: LogLine) -> bool:
     prefilter skipped, ends it), not multiprocessing's bootstrap header, not a record that
     printed an exception's repr (its message is the repr's), not already MAX_MESSAGE_LINES long.
     A record's lines are its first and the ones joined to it, one a line of its text."""
-    if title is None or title[5] or title[4] is not None:
+    if title is None or title.bootstrap or title.printed is not None:
         return False
-    joined = title[0].count("\n")
-    return joined < MAX_MESSAGE_LINES - 1 and line.number == title[1] + joined + 1
+    joined = title.text.count("\n")
+    return joined < MAX_MESSAGE_LINES - 1 and line.number == title.line + joined + 1
 
 
 def _heading(line: LogLine) -> bool:
@@ -1144,7 +1152,7 @@ def _relative_state(channel: _Channel, first: int, time: str | None, process: Pr
     title = None
     if channel.title is not None:
         text, number, level, when, printed, bootstrap = channel.title
-        title = (text, number - first, level, _when(when, time), printed, bootstrap)
+        title = _Title(text, number - first, level, _when(when, time), printed, bootstrap)
     return _State(traced, title, channel.ignoring, channel.last_event is not None)
 
 
@@ -1171,8 +1179,8 @@ def _restore(state: _State, channel: _Channel, first: int, time: str | None,
     channel.title = None
     if state.title is not None:
         text, number, level, when, printed, bootstrap = state.title
-        channel.title = (text, first + number, level, time if when == _RUN_TIME else when,
-                         printed, bootstrap)
+        channel.title = _Title(text, first + number, level, time if when == _RUN_TIME else when,
+                               printed, bootstrap)
     channel.ignoring = state.ignoring
 
 

@@ -951,7 +951,8 @@ def _classify_text(event: ErrorEvent, know: Causality) -> _Node:
         and know.in_request(event.site, places)
     # a request the client must change (too long for the context): refused by design, as a
     # parser's error is answered (causality.yaml `requests.clients`)
-    handled, request = (True, False) if request and know.client_fault(text) else (handled, request)
+    if request and know.client_fault(text):
+        handled, request = True, False
     if event.kind is EventKind.ERROR_RECORD and not corrupting and know.declares_harmless(text):
         # its own text says it does not stop the program (causality.yaml `harmless`); a sticky
         # CUDA error it names still does

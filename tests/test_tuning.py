@@ -5,6 +5,7 @@ verdict and root cause must be right, and the misses that remain are listed, not
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -319,8 +320,13 @@ KNOWN_VERDICT_MISSES = {
 }
 
 
+@cache  # the verdict test and the fix test of a case read the same report
+def _report_of(log: Path) -> dict[str, object]:
+    return report_to_dict(logsleuth.explain(log))
+
+
 def _report(case: Case) -> dict[str, object]:
-    return report_to_dict(logsleuth.explain(case.log))
+    return _report_of(case.log)
 
 
 def test_tuning_is_there() -> None:
