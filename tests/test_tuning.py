@@ -137,6 +137,14 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Session 18's cold V1 wild sweep (dev-fix, s18). Why not fixed: the excerpt ends inside the
+    # request handler's traceback (serving_chat.py `Error in preprocessing prompt inputs`), before
+    # its exception; only the issue's title says it was the client's context-length refusal, which
+    # causality.yaml `requests.clients` reads as survived when it is in the log. A cut request error
+    # may as well fail every request of its kind (a chat template that raises), and a log that ends
+    # on one with no answer after it is read as failing (`requests`; tests/test_request_errors.py).
+    "healthy/s18-context-length-preprocess-error-survived":
+        "a request handler's traceback cut before its exception; only the title names the client's fault",
     # Session 18's random development split (ninth), cold misses of verdict or root (strict):
     "launchers/n-ascend-ci-empty-device-unit-test-seed-behavior-flaky-assert":
         "session 18's random development split, cold miss: not yet analysed",
