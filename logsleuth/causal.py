@@ -36,8 +36,9 @@ from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRol
 from logsleuth.recordheads import fold_record_heads
 from logsleuth.repeats import RepeatedWait, repeated_wait
 from logsleuth.restatements import fold_restatements
-from logsleuth.runs import (Outcome, RunKey, RunSlice, captured_spans, explained_index, inside,
-                            outcome_of, run_key, split_runs, start_time, summarize)
+from logsleuth.runs import (Outcome, RunKey, RunSlice, captured_spans, explained_index,
+                            exits_program, inside, outcome_of, run_key, split_runs, start_time,
+                            summarize)
 
 if TYPE_CHECKING:
     import networkx as nx  # imported where a graph is built: a run without errors needs none
@@ -964,8 +965,7 @@ def _classify_text(event: ErrorEvent, know: Causality) -> _Node:
     if embedded:
         return _Node(event, EventRole.CAUSE, process_role, None, embedded, corrupting,
                      fingerprint=mark)
-    exit = know.exits(places) or (event.kind is EventKind.DIAGNOSTIC
-                                  and know.program_exits(event.message))
+    exit = exits_program(event, know)
     symptom = know.symptom_of(text) or know.symptom_raised(
         text, event.frames[-1].code if event.frames else None)
     if symptom is not None:
