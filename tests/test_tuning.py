@@ -130,8 +130,11 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
     # Session 18's random development split (ninth), cold misses of verdict or root (strict):
-    "launchers/n-ascend-ci-empty-device-unit-test-seed-behavior-flaky-assert":
-        "session 18's random development split, cold miss: not yet analysed",
+    # (launchers/n-ascend-ci-empty-device-unit-test-seed-behavior-flaky-assert left this list when
+    # pytest's explanation of a plain `assert` that failed, behind its `E` margin or in its short
+    # summary (`E       assert 80 != 80`), became the AssertionError's message, so the `E` line is
+    # the root and the place-and-type line its restatement (grammars/vllm.lark PYTEST_ASSERT):
+    # tests/test_pytest_asserts.py.)
     # (runtime/l-v08-gguf-llama32-tool-parser-jsondecodeerror-client-no-tool-calls left this list
     # when a client's complaint about what a parser's handled error left out of the answer (no
     # tool calls, no reasoning_content: causality.yaml `handled.explains`) began to follow from
