@@ -36,8 +36,9 @@ from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRol
 from logsleuth.recordheads import fold_record_heads
 from logsleuth.repeats import RepeatedWait, repeated_wait
 from logsleuth.restatements import fold_restatements
-from logsleuth.runs import (Outcome, RunKey, RunSlice, captured_spans, explained_index, inside,
-                            outcome_of, run_key, split_runs, start_time, summarize)
+from logsleuth.runs import (Outcome, RunKey, RunSlice, captured_spans, explained_index,
+                            exits_program, inside, outcome_of, run_key, split_runs, start_time,
+                            summarize)
 
 if TYPE_CHECKING:
     import networkx as nx  # imported where a graph is built: a run without errors needs none
@@ -468,7 +469,7 @@ class CausalGraph:
             graph = nx.DiGraph()
             graph.add_nodes_from(nodes)
             _link(graph, nodes, work, know)
-            for cause, effect in explained:
+            for cause, effect in [*explained, *_handled_effects(nodes, know)]:
                 if cause in nodes and effect in nodes and not graph.has_edge(effect, cause):
                     graph.add_edge(cause, effect, reason=LinkReason.EXPLAINED)
             for cause, effect in crashed:
@@ -669,6 +670,23 @@ def _explained_stall(warning: ErrorEvent, stalled: ErrorEvent, know: Causality
     graph: nx.DiGraph[int] = nx.DiGraph()
     graph.add_edge(warning.id, stall.id, reason=LinkReason.EXPLAINED)
     return nodes, graph
+
+
+def _handled_effects(nodes: dict[int, _Node], know: Causality) -> list[tuple[int, int]]:
+    """(handled error, error) pairs for the errors a client made of an answer a parser's
+    handled error left short (causality.yaml `handled.explains`): each follows from the nearest
+    handled error before it."""
+    ordered = sorted(nodes.values(), key=lambda n: (n.event.line, n.event.id))
+    pairs: list[tuple[int, int]] = []
+    handled: _Node | None = None
+    for node in ordered:
+        if node.handled and node.role is EventRole.CAUSE:
+            handled = node
+        elif handled is not None and node.role is EventRole.CAUSE and not node.request \
+                and handled.event.last_line < node.event.first_line \
+                and know.follows_handled(node.event.text):
+            pairs.append((handled.event.id, node.event.id))
+    return pairs
 
 
 def _latent_causes(errors: list[ErrorEvent], know: Causality
@@ -965,8 +983,7 @@ def _classify_text(event: ErrorEvent, know: Causality) -> _Node:
     if embedded:
         return _Node(event, EventRole.CAUSE, process_role, None, embedded, corrupting,
                      fingerprint=mark)
-    exit = know.exits(places) or (event.kind is EventKind.DIAGNOSTIC
-                                  and know.program_exits(event.message))
+    exit = exits_program(event, know)
     symptom = know.symptom_of(text) or know.symptom_raised(
         text, event.frames[-1].code if event.frames else None)
     if symptom is not None:
@@ -1253,7 +1270,8 @@ def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
     for _, effect, data in graph.out_edges(event.id, data=True):
         if data["reason"] is LinkReason.EXPLAINED:
             later = nodes[effect].event
-            reasons.append(f"It was only logged as a warning and {event.process.name} went on, "
+            how = "answered as a request's error" if root.handled else "only logged as a warning"
+            reasons.append(f"It was {how} and {event.process.name} went on, "
                            f"but the {later.exception} at line {later.line} follows from it.")
             break
     if not pointers and symptoms:

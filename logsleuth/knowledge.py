@@ -115,6 +115,11 @@ class Causality:
     # processes a deployment starts itself (`own_workers`): one engine runs one kind
     ray_actors: regex.Pattern[str] | None = None
     own_workers: regex.Pattern[str] | None = None
+    # the errors that follow from a request's error vLLM answered by design, outside the server:
+    # the client of that answer finding in it what the parser left out (`handled.explains`)
+    handled_effects: tuple[regex.Pattern[str], ...] = ()
+    # an error sentence with no exception class or level, pasted alone (`pasted`)
+    pasted: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -349,6 +354,16 @@ class Causality:
     def refusal_warning(self, text: str) -> bool:
         """The warning says the engine dropped a request it could not run (`refusals`)."""
         return any(_search(pattern, text) for pattern in self.refusals)
+
+    def states_failure(self, text: str) -> bool:
+        """The untyped, unlevelled line says in its own words that a binary does not fit where
+        it runs (`pasted`): an error when pasted alone."""
+        return any(_search(pattern, text) for pattern in self.pasted)
+
+    def follows_handled(self, text: str) -> bool:
+        """Knowledge says the error `text` is what a client makes of an answer a parser's
+        handled error left short (`handled.explains`)."""
+        return any(_search(pattern, text) for pattern in self.handled_effects)
 
     def explains(self, warning: str, text: str) -> bool:
         """Knowledge says the error `text` follows from the exception the `warning` reported."""
@@ -603,7 +618,9 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "diagnostics") for p in diagnostics.get("reported", [])),
                      compile_(data["ray_actors"], "ray_actors") if "ray_actors" in data else None,
                      compile_(data["own_workers"], "own_workers") if "own_workers" in data
-                     else None)
+                     else None,
+                     tuple(compile_(p, "handled") for p in handled.get("explains", [])),
+                     tuple(compile_(p, "pasted") for p in data.get("pasted", [])))
 
 
 @cache

@@ -14,7 +14,7 @@ from logsleuth.fingerprint import fingerprint
 from logsleuth.halfread import FarReader
 from logsleuth.hint import with_warning_hint
 from logsleuth.index import annotate
-from logsleuth.index.bare import bare_errors
+from logsleuth.index.bare import bare_errors, stated_errors
 from logsleuth.inputorder import in_input_order
 from logsleuth.knowledge import default_causality
 from logsleuth.model import (ErrorEvent, Event, Inference, LineRun, LogLine, RecordRun, Report,
@@ -164,10 +164,10 @@ def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: Fa
     before `events`, folded as they ended (EventsRead.folded)."""
     inference = _infer(events, stats, folded)
     if inference.verdict is Verdict.NO_FAILURE and head and _no_errors(events):
-        pasted = bare_errors(_pasted_lines(head, stats.lines),
-                             1 + max((e.id for e in events if isinstance(e, ErrorEvent)),
-                                     default=0))
-        if pasted:  # a short paste of vLLM's message alone (index/bare.py)
+        lines = _pasted_lines(head, stats.lines)
+        first = 1 + max((e.id for e in events if isinstance(e, ErrorEvent)), default=0)
+        pasted = bare_errors(lines, first) or stated_errors(lines, first, default_causality())
+        if pasted:  # a short paste of vLLM's message, or an error sentence, alone (index/bare.py)
             events = sorted([*events, *pasted], key=lambda event: event.line)
             inference = _infer(events, stats, folded)
     database = signatures if signatures is not None else default_signatures()

@@ -26,7 +26,8 @@ from dataclasses import dataclass, replace
 
 from logsleuth.fingerprint import masked_first_line
 from logsleuth.knowledge import Causality
-from logsleuth.model import ErrorEvent, Event, Inference, Milestone, MilestoneKind, Run, Verdict
+from logsleuth.model import (ErrorEvent, Event, EventKind, Inference, Milestone, MilestoneKind,
+                             Run, Verdict)
 from logsleuth.signatures.template import mask
 
 RunKey = bytes  # run_key's digest
@@ -74,6 +75,12 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
     alone does not end it) and every other process of the run so far is silent from where the
     new run would begin (the old deployment is gone: its API server still printing the engine's
     failure is the same run). Two servers writing into one log at once stay one run.
+
+    A start after an error that ended the program that was to run vLLM (`exits`: a traceback
+    that reached the top of a vLLM program, argparse refusing vLLM's or a script's arguments)
+    is another invocation, and begins a run, though the program that exited printed no start of
+    its own (argparse refuses before vLLM prints anything), unless a process of the run so far
+    goes on talking after it (a second deployment beside the one that exited).
     """
     ordered = sorted(events, key=_line_of)
     if not ordered:
@@ -108,6 +115,7 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
     appeared: set[tuple[str, int | None]] = set()
     current: set[tuple[str, int]] = set()  # the processes with pids seen in this run
     singleton: dict[str, bool] = {}  # a crash loop repeats a few names a thousand times
+    exited = False  # an error of the run so far ended the program that was to run vLLM
     for event in ordered:
         name, pid = event.process.name, event.process.pid
         gone = None
@@ -138,6 +146,13 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
                 if printer is None or printer == pid or all(
                         last_seen[who] < event.line for who in current if who != (name, pid)):
                     gone = event.line
+        if is_start and gone is None and exited:
+            # the program that was to run vLLM exited: this start is another invocation's
+            begins = min([*(line for line in pending if line > _previous_other(ordered,
+                                                                              event.line)),
+                          event.line])
+            if not _old_talk(ordered, begins, None, current, first_seen):
+                gone = event.line
         if gone is not None:
             later = [line for line in pending if line > _previous_other(ordered, gone)]
             begins = min([*later, gone])
@@ -151,6 +166,9 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
         if gone is not None:
             markers, pids, pending = {}, ({name: pid} if pid is not None else {}), []
             current = {(name, pid)} if pid is not None else set()
+            exited = False
+        if not inside(captured, event.line) and exits_program(event, know):
+            exited = True
         if is_start:
             markers.setdefault(key, pid)
             pending.append(event.line)
@@ -163,6 +181,17 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
         high = bisect_left(ordered, end + 1, key=_line_of)
         slices.append(RunSlice(start if index else 1, end, tuple(ordered[low:high])))
     return slices
+
+
+def exits_program(event: Event, know: Causality) -> bool:
+    """The error ended the program it was printed by, which was (or was to start) vLLM
+    (causality.yaml `exits`): a traceback that reached the top of a vLLM program uncaught, or a
+    tool's own error line of vLLM's CLI or a Python script (argparse's `parser.error`)."""
+    if not isinstance(event, ErrorEvent) or event.latent:
+        return False
+    places = [f"{frame.file}:{frame.function}" for frame in event.frames]
+    return know.exits(places) or (event.kind is EventKind.DIAGNOSTIC
+                                  and know.program_exits(event.message))
 
 
 Span = tuple[int, int]  # lines from, to (both exclusive: the section headers)

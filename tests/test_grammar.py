@@ -472,6 +472,12 @@ BODY_SHAPES = [
     (" /usr/lib/x86_64-linux-gnu/libstdc++.so.6(+0xb135a) [0x7fa6229ab35a] __cxxabiv1::__terminate()",
      "terminate_frame"),
     ("Exception ignored while finalizing file <_io.TextIOWrapper name='<stdout>'>", "ignored"),
+    # the site module's start-up hooks: Python reports their error and starts the program
+    ("Error in sitecustomize; set PYTHONVERBOSE for traceback:", "ignored"),
+    ("Error in usercustomize; set PYTHONVERBOSE for traceback:", "ignored"),
+    ("Error processing line 1 of /usr/lib/python3/dist-packages/distutils-precedence.pth:",
+     "ignored"),
+    ("Error in the sitecustomize of the image: see above", "plain"),
     ("<vllm.entrypoints.llm.LLM object at 0x72c46e351a50>", "plain"),
     # a request logged with its prompt (--enable-log-requests), V1 and before v0.6
     ("Received request chatcmpl-b25ba002116249a2: prompt: '<|im_start|>user\\nThe backend is "

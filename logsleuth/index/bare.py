@@ -8,6 +8,11 @@ prefix, and long enough to be specific) is that error, with the class vLLM raise
 Only short inputs are searched (the pipeline's PASTE_LINES): a pasted excerpt fits in the
 sniffed head, and a long log without any error event is a healthy run, not a paste. Lines come
 parsed, wrappers and prefixes removed: only plain text with no record header is looked up.
+
+Other programs' error sentences are pasted the same way, without the level tag their logger put
+before them (`[ERROR] the socversion Ascend910B1 of bin package does not match the current device
+socverison Ascend310P3. ...`, the AscendC runtime's): a line whose own words say that a binary
+does not fit where it runs (causality.yaml `pasted`) is then an error record.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ from collections import Counter
 from collections.abc import Iterable
 
 from logsleuth.index.data import MessageKind
+from logsleuth.knowledge import Causality
 from logsleuth.index.lookup import Fit, TemplateMatcher, TextMatch
 from logsleuth.index.origin import default_matcher
-from logsleuth.model import ErrorEvent, EventKind, LineKind, LogLine
+from logsleuth.model import ErrorEvent, EventKind, Level, LineKind, LogLine
 
 MIN_LINE_CHARS = 24
 # A line that opens with a name and a colon already says what printed it (`AttributeError: ...`,
@@ -52,6 +58,21 @@ def bare_errors(lines: Iterable[LogLine], first_id: int) -> list[ErrorEvent]:
         exception = raised.most_common(1)[0][0]
         found.append(ErrorEvent(first_id + len(found), EventKind.EXCEPTION, exception, text,
                                 line.process, line.number, line.number, line.number, raw=True))
+    return found
+
+
+def stated_errors(lines: Iterable[LogLine], first_id: int, know: Causality) -> list[ErrorEvent]:
+    """The lines (of a whole short input, every line parsed) whose own words state a failure
+    (causality.yaml `pasted`), each as an error record: a sentence copied without its level."""
+    found: list[ErrorEvent] = []
+    for line in lines:
+        text = _uncoded(line.text.strip())
+        if line.kind is not LineKind.PLAIN or line.level is not None \
+                or len(text) < MIN_LINE_CHARS or not know.states_failure(text):
+            continue
+        found.append(ErrorEvent(first_id + len(found), EventKind.ERROR_RECORD, Level.ERROR.value,
+                                text, line.process, line.number, line.number, line.number,
+                                raw=True))
     return found
 
 

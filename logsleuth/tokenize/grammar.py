@@ -148,6 +148,9 @@ class _Outer:
     # a test runner's summary of a failed test (`FAILED x.py::t - `): the line's `outer`, however
     # deep, since it says the line restates a report (causality.yaml `restatements`)
     summary: bool = False
+    # pytest's margin (`E   `) or summary before an `assert`: the failed assertion's explanation,
+    # the AssertionError's message (grammars/vllm.lark PYTEST_ASSERT)
+    asserts: bool = False
 
 
 @quick_init
@@ -158,6 +161,7 @@ class _Head:
     header: _Header
     relay_level: Level | None = None
     depth: int = 0
+    asserts: bool = False  # behind pytest's margin or summary, before an `assert` (_Outer)
 
 
 _NO_HEADER = _Header(None, None, None)
@@ -166,8 +170,15 @@ _BLANK = _Body(LineKind.BLANK, "")
 _RELAYED_KINDS = (LineKind.PLAIN, LineKind.REQUEST)  # messages: a relaying logger's level is theirs
 
 
+_ASSERTION = "AssertionError"
+
+
 def _combine(head: _Head, body: _Body, number: int = 0) -> LogLine:
     header = head.header
+    if head.asserts and body.kind is LineKind.PLAIN:
+        # pytest's explanation of a plain `assert` that failed: the AssertionError it raised
+        body = _Body(LineKind.EXCEPTION, f"{_ASSERTION}: {body.text}", exception=_ASSERTION,
+                     message=body.text)
     level = header.level or body.level
     if level is None and body.kind in _RELAYED_KINDS:
         # A relaying logger's level speaks for a plain message only: the exceptions, frames
@@ -236,6 +247,7 @@ class _ToRecords(Transformer[Token, object]):
         outer: str | None = None
         relay_level: Level | None = None
         depth = 0
+        asserts = False
         for item in items:
             if isinstance(item, Process):
                 process = item  # prefixes nest: the innermost names the process
@@ -245,7 +257,8 @@ class _ToRecords(Transformer[Token, object]):
                 outer = item.text if outer is None or item.summary else outer
                 relay_level = item.level or relay_level  # the innermost relay's
                 depth = item.depth or depth
-        return _Head(outer, process, header, relay_level, depth)
+                asserts = item.asserts or asserts
+        return _Head(outer, process, header, relay_level, depth, asserts)
 
     # outer wrappers
     def docker(self, items: list[Token]) -> _Outer:
@@ -254,12 +267,14 @@ class _ToRecords(Transformer[Token, object]):
     journald = compose = launcher = docker
 
     def summary(self, items: list[Token]) -> _Outer:
-        return _Outer(str(items[0]).strip(), summary=True)
+        return _Outer(str(items[0]).strip(), summary=True,
+                      asserts=items[0].type == "PYTEST_FAILED_ASSERT")
 
     def quote(self, items: list[Token]) -> _Outer:
         # a `  | ` margin (MARGIN) is a log viewer's gutter or an exception group's border
         raw = str(items[0])
-        return _Outer(raw.strip(), depth=_margin(raw) if items[0].type == "MARGIN" else 0)
+        return _Outer(raw.strip(), depth=_margin(raw) if items[0].type == "MARGIN" else 0,
+                      asserts=items[0].type == "PYTEST_ASSERT")
 
     def relay(self, items: list[Token]) -> _Outer:
         # `2024-01-02 03:04:05,123 - INFO - vLLM: `, `[2024-01-02 03:04:05] ERROR: `
@@ -755,6 +770,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "PYLOG_RELAY": (0, "relay"), "BRACKET_LOG": (0, "relay"), "VIEW_TIME": (0, "docker"),
     "BUILDKIT_STEP": (0, "launcher"), "EMPHASIS": (0, "quote"), "STATUS_MARK": (0, "quote"),
     "PYTEST_E": (0, "quote"), "PYTEST_FAILED": (0, "summary"),
+    "PYTEST_ASSERT": (0, "quote"), "PYTEST_FAILED_ASSERT": (0, "summary"),
     "ANY_TIME": (0, "docker"), "BRACKET_TAG": (0, "launcher"), "LEVEL_TAG": (0, "relay"),
     "STREAM_TAG": (0, "launcher"), "LOGFMT": (0, "relay"), "GREP_FILE": (0, "launcher"), "JOURNALD_ISO": (0, "journald"),
     "LOGURU_HEADER": (2, "loguru"), "CI_COMMAND": (2, "ci_command"),
