@@ -111,6 +111,12 @@ class BodyLexer:
         # RE2 runs them as one DFA, without their look-arounds: a wider pattern, so a body it
         # cannot match at its start none of them can (on the texts `_relaxed` says)
         self._relaxed = _relaxed(self._sighted.pattern) if self._sighted is not None else None
+        # and the three questions `unsighted` asks of an ASCII body (does the relaxed pattern
+        # match at its start, does it hold a character that keeps it from being asked, does it
+        # hold a screened one's text) as one DFA pass: a body none of them holds is unsighted
+        # (a call each cost 5-10 us a body: an access line's, a metrics line's, an exception's)
+        self._quick = _quick(self._sighted.pattern, self._needed) \
+            if self._sighted is not None and self._relaxed is not None else None
         self._all_sighted = re.compile("|".join(a for a, _ in sighted) or "(?!)")
         self._shapes: ShapeCache[Decision] = ShapeCache()
 
@@ -148,6 +154,10 @@ class BodyLexer:
         shape whose reading holds for the shape, `blind`, reads this one alike)."""
         if self._sighted is None:
             return False
+        quick = self._quick
+        if quick is not None and text.isascii() \
+                and quick(_FROM_START, text.encode("ascii"), 0, len(text))[0][0] < 0:
+            return True
         relaxed = self._relaxed
         if relaxed is None or not text.isascii() or _UNRELAXABLE(text) is not None \
                 or relaxed(_FROM_START, text.encode("ascii"), 0, len(text))[0][0] >= 0:
@@ -229,6 +239,45 @@ def _relaxed(pattern: str) -> Callable[..., list[tuple[int, int]]] | None:
     compiled by RE2 (None: RE2 cannot take it). On an ASCII text without a line break, a
     vertical tab or the separators \\x1c-\\x1f (which Python's `\\s` takes and RE2's does not),
     every match of `pattern` at the start is one of it there."""
+    wider = _widened(pattern)
+    if wider is None:
+        return None
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        compiled = re2.compile(wider.encode("utf-8"), options)
+    except re2.error:
+        return None
+    match: Callable[..., list[tuple[int, int]]] = compiled._regexp.Match  # (the module's own
+    return match  # wrapper costs more than the match)
+
+
+def _quick(pattern: str, needles: tuple[str, ...]) -> Callable[..., list[tuple[int, int]]] | None:
+    """One RE2 pattern that matches at the start of a text when `_relaxed(pattern)` does
+    there, or when the text holds a character `_UNRELAXABLE` finds or one of `needles`
+    anywhere: a text it does not match is one of which `BodyLexer.unsighted` asks no more.
+    Compiled without captures (the relaxed pattern's groups would make RE2 report each)."""
+    wider = _widened(pattern)
+    if wider is None:
+        return None
+    anywhere = ["[\\n\\x0b\\x1c-\\x1f]",
+                *("".join(c if c.isalnum() else f"\\x{{{ord(c):x}}}" for c in needle)
+                  for needle in needles)]
+    options = re2.Options()
+    options.log_errors = False
+    options.never_capture = True
+    try:
+        compiled = re2.compile(f"(?:{wider})|(?s:.)*?(?:{'|'.join(anywhere)})".encode("utf-8"),
+                               options)
+    except re2.error:
+        return None
+    match: Callable[..., list[tuple[int, int]]] = compiled._regexp.Match
+    return match
+
+
+def _widened(pattern: str) -> str | None:
+    """`pattern` without its look-aheads and look-behinds, as RE2 reads it (None: it would
+    not be wider in RE2)."""
     kept: list[str] = []
     index, size = 0, len(pattern)
     while index < size:
@@ -248,14 +297,7 @@ def _relaxed(pattern: str) -> Callable[..., list[tuple[int, int]]] | None:
     wider = "".join(kept)
     if "{," in wider:  # `{,n}` repeats in Python and is text in RE2: it would not be wider
         return None
-    options = re2.Options()
-    options.log_errors = False
-    try:
-        compiled = re2.compile(wider.encode("utf-8"), options)
-    except re2.error:
-        return None
-    match: Callable[..., list[tuple[int, int]]] = compiled._regexp.Match  # (the module's own
-    return match  # wrapper costs more than the match)
+    return wider
 
 
 def _class_end(pattern: str, start: int) -> int:
