@@ -168,10 +168,9 @@ def _slow_lexer() -> Any:
 
 
 def test_relaxed_screen_is_built_and_never_rules_out_a_sighted_body_on_corpus_lines() -> None:
-    """RE2 screens the bodies before `re` asks the digit-sighted terminals (fastpath._relaxed):
+    """RE2 screens the bodies before `re` asks the digit-sighted terminals (fastpath._quick):
     it must never say no where they match (every corpus and tuning line, each of its suffixes after a
     space: bodies start anywhere a head may end)."""
-    assert body_lexer(_record_parser(), _TRANSFORMER)._relaxed is not None
     assert body_lexer(_record_parser(), _TRANSFORMER)._quick is not None
     matched = 0
     for log in corpus_and_tuning_logs():
@@ -222,11 +221,11 @@ def test_quick_screen_is_one_pass_of_the_three_questions() -> None:
 
 
 def test_relaxed_screen_drops_look_arounds_only() -> None:
-    from logsleuth.tokenize.fastpath import _FROM_START, _relaxed
-    match = _relaxed(r"a(?!b[)(])c[(?!]d\(?!e(?<=x)f(?=g)")
+    from logsleuth.tokenize.fastpath import _FROM_START, _quick
+    match = _quick(r"a(?!b[)(])c[(?!]d\(?!e(?<=x)f(?=g)", ())
     assert match is not None
     assert match(_FROM_START, b"ac!d(!efg", 0, 9)[0] == (0, 8)
     assert match(_FROM_START, b"ac!d(!ef", 0, 8)[0] == (0, 8)
     assert match(_FROM_START, b"abc!d(!ef", 0, 9)[0][0] < 0
-    assert _relaxed("a{,3}b") is None  # a repeat in Python, text in RE2: no screen
-    assert _relaxed("(?>a)b") is None  # RE2 cannot take it: no screen
+    assert _quick("a{,3}b", ()) is None  # a repeat in Python, text in RE2: no screen
+    assert _quick("(?>a)b", ()) is None  # RE2 cannot take it: no screen
