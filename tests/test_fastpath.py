@@ -3,6 +3,8 @@ line of the corpus, of every benchmark mix and of generated body shapes."""
 
 from __future__ import annotations
 
+import copy
+import functools
 import re._constants as sre  # the regex parser's opcodes (Python 3.11)
 import re._parser as sre_parse
 from pathlib import Path
@@ -153,13 +155,23 @@ def _assert_screen_agrees(body: str) -> None:
     lexer = body_lexer(_record_parser(), _TRANSFORMER)
     if _sighted_match(body):
         assert not lexer.unsighted(body), body
+    # the one-pass screen (fastpath._quick) answers as the questions it stands for
+    assert lexer.unsighted(body) == _slow_lexer().unsighted(body), body
+
+
+@functools.cache
+def _slow_lexer() -> Any:
+    """The body lexer without its one-pass screen: `unsighted` asks each question apart."""
+    lexer = copy.copy(body_lexer(_record_parser(), _TRANSFORMER))
+    lexer._quick = None
+    return lexer
 
 
 def test_relaxed_screen_is_built_and_never_rules_out_a_sighted_body_on_corpus_lines() -> None:
-    """RE2 screens the bodies before `re` asks the digit-sighted terminals (fastpath._relaxed):
+    """RE2 screens the bodies before `re` asks the digit-sighted terminals (fastpath._quick):
     it must never say no where they match (every corpus and tuning line, each of its suffixes after a
     space: bodies start anywhere a head may end)."""
-    assert body_lexer(_record_parser(), _TRANSFORMER)._relaxed is not None
+    assert body_lexer(_record_parser(), _TRANSFORMER)._quick is not None
     matched = 0
     for log in corpus_and_tuning_logs():
         for raw in dict.fromkeys(log.read_bytes().split(b"\n")):
@@ -180,7 +192,9 @@ _SIGHTED_PARTS = st.sampled_from([
     "node1: task 3: ", "Exited with exit code 2", "*** JOB 5 ON n1 CANCELLED AT 2026 ",
     "DUE TO TIME LIMIT", "Reason:", "OOMKilled", "CrashLoopBackOff", "pod-1 0/1 ", " 3",
     "Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ", "Thread 0x7f ",
-    "(most recent call first):", "a", "Z", "_", "-", ".", "(", ")", "[", "]",
+    "(most recent call first):", "a", "Z", "_", "-", ".", "(", ")", "[", "]", "\n",
+    "127.0.0.1:5 - \"POST /v1/completions HTTP/1.1\" 200 OK", "Engine 000: Avg prompt throughput: ",
+    "tokens/s", "%", "\x1f",
 ])
 
 
@@ -188,16 +202,30 @@ _SIGHTED_PARTS = st.sampled_from([
 @example("\x1cReason: OOMKilled")  # Python's `\s` takes \x1c-\x1f and \v, RE2's does not
 @example("\vExit Code:\x1f137")
 @example("x.service: Main process exited, code=killed, status=9/KILL")
+@example("a NCCL error: x")  # a screened terminal's text: asked of them all
+@example("see Error code: 503 - x")
 def test_relaxed_screen_never_rules_out_a_sighted_body_on_generated_bodies(body: str) -> None:
     _assert_screen_agrees(body)
 
 
+def test_quick_screen_is_one_pass_of_the_three_questions() -> None:
+    from logsleuth.tokenize.fastpath import _FROM_START, _quick
+    match = _quick(r"ab(?!c)\d", ("N e", "x.y"))
+    assert match is not None
+    for text, hit in (("ab5", True), ("abc", False), ("zab5", False), ("zz N e", True),
+                      ("N  e", False), ("x.y", True), ("xzy", False), ("q\x1cq", True),
+                      ("q\vq", True), ("q\nq", True), ("", False)):
+        data = text.encode("ascii")
+        assert (match(_FROM_START, data, 0, len(data))[0][0] >= 0) is hit, text
+    assert _quick("a{,3}b", ()) is None  # no relaxed pattern: no screen
+
+
 def test_relaxed_screen_drops_look_arounds_only() -> None:
-    from logsleuth.tokenize.fastpath import _FROM_START, _relaxed
-    match = _relaxed(r"a(?!b[)(])c[(?!]d\(?!e(?<=x)f(?=g)")
+    from logsleuth.tokenize.fastpath import _FROM_START, _quick
+    match = _quick(r"a(?!b[)(])c[(?!]d\(?!e(?<=x)f(?=g)", ())
     assert match is not None
     assert match(_FROM_START, b"ac!d(!efg", 0, 9)[0] == (0, 8)
     assert match(_FROM_START, b"ac!d(!ef", 0, 8)[0] == (0, 8)
     assert match(_FROM_START, b"abc!d(!ef", 0, 9)[0][0] < 0
-    assert _relaxed("a{,3}b") is None  # a repeat in Python, text in RE2: no screen
-    assert _relaxed("(?>a)b") is None  # RE2 cannot take it: no screen
+    assert _quick("a{,3}b", ()) is None  # a repeat in Python, text in RE2: no screen
+    assert _quick("(?>a)b", ()) is None  # RE2 cannot take it: no screen

@@ -45,3 +45,18 @@ def test_the_best_match_does_not_depend_on_the_databases_order(seed: int,
     for pick in picks:
         path = logs[pick % len(logs)]
         assert _best(path, shuffled) == _best(path, shipped), path.relative_to(HERE.parent)
+
+
+@settings(max_examples=5, deadline=None)
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+def test_fixed_lengths_kept_per_pattern_are_the_computed_ones(seed: int) -> None:
+    """Scoring keeps each pattern's fixed length (match._fixed_length) instead of computing it
+    for every error scored: asked in any order, the kept value is the pattern's own."""
+    from logsleuth.signatures.match import _fixed_length
+    patterns = [p.pattern for s in default_signatures().signatures for p in s.patterns]
+    assert len(patterns) > 100
+    random.Random(seed).shuffle(patterns)
+    _fixed_length.cache_clear()
+    for pattern in patterns:
+        assert _fixed_length(pattern) == _fixed_length.__wrapped__(pattern), pattern
+    assert {_fixed_length("ab(?:cd|e)"), _fixed_length(r"x\d+y(?!zz)")} == {3, 2}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 import re2
@@ -102,17 +102,32 @@ class BodyLexer:
         # of the cost of asking (the others fail at a body's first characters)
         screened = [(a, looked_ahead_literals(t.pattern.to_regexp(), 4)
                      if _SCANS_AHEAD.match(t.pattern.to_regexp()) else ()) for a, t in sighted]
-        self._sighted: re.Pattern[str] | None = re.compile(
-            "|".join(a for a, needles in screened if not needles) or "(?!)") \
+        self._sighted_text: str | None = \
+            "|".join(a for a, needles in screened if not needles) or "(?!)" \
             if all(digit_blind(p.pattern) for p in after) else None
         # the screened ones' texts; a body holding one is asked of them all
         self._needed = tuple(dict.fromkeys(n for _, needles in screened for n in needles))
         # `re` tries the sighted alternatives one by one at a body's start (2-4 us a body);
-        # RE2 runs them as one DFA, without their look-arounds: a wider pattern, so a body it
-        # cannot match at its start none of them can (on the texts `_relaxed` says)
-        self._relaxed = _relaxed(self._sighted.pattern) if self._sighted is not None else None
-        self._all_sighted = re.compile("|".join(a for a, _ in sighted) or "(?!)")
+        # RE2 runs them as one DFA, without their look-arounds (a wider pattern, so a body it
+        # cannot match at its start none of them can), and with the other questions `unsighted`
+        # asks of an ASCII body (does it hold a character that keeps RE2 from standing for `re`,
+        # or a screened one's text) in the same pass: a body none of them holds is unsighted
+        # (asked apart they cost 5-10 us a body: an access line's, a metrics line's)
+        self._quick = _quick(self._sighted_text, self._needed) \
+            if self._sighted_text is not None else None
+        self._all_sighted_text = "|".join(a for a, _ in sighted) or "(?!)"
         self._shapes: ShapeCache[Decision] = ShapeCache()
+
+    @cached_property
+    def _sighted(self) -> re.Pattern[str] | None:
+        """The sighted terminals but the screened ones, compiled when first asked (`re` takes
+        ~40 ms to compile them: a log whose bodies all pass the quick screen never asks)."""
+        return re.compile(self._sighted_text) if self._sighted_text is not None else None
+
+    @cached_property
+    def _all_sighted(self) -> re.Pattern[str]:
+        """Every sighted terminal, compiled when a body holds a screened one's text."""
+        return re.compile(self._all_sighted_text)
 
     def body(self, text: str) -> object | None:
         """The transformed body when it is a single whole terminal or an exception line, else
@@ -122,7 +137,7 @@ class BodyLexer:
     def _decision(self, text: str) -> Decision:
         """Which terminals take the body and where each ends: kept per digit-masked body
         (shape.py) when no terminal that tells digits apart could take it."""
-        if len(text) > SHAPED_BODY_CHARS or self._sighted is None:
+        if len(text) > SHAPED_BODY_CHARS or self._sighted_text is None:
             return self._decide(text)
         key = shape_key(text)
         decision = self._shapes.get(key)
@@ -146,13 +161,15 @@ class BodyLexer:
     def unsighted(self, text: str) -> bool:
         """Whether no terminal that tells digits apart could take this body (then a body of its
         shape whose reading holds for the shape, `blind`, reads this one alike)."""
-        if self._sighted is None:
+        if self._sighted_text is None:
             return False
-        relaxed = self._relaxed
-        if relaxed is None or not text.isascii() or _UNRELAXABLE(text) is not None \
-                or relaxed(_FROM_START, text.encode("ascii"), 0, len(text))[0][0] >= 0:
-            if self._sighted.match(text) is not None:
-                return False
+        quick = self._quick
+        if quick is not None and text.isascii() \
+                and quick(_FROM_START, text.encode("ascii"), 0, len(text))[0][0] < 0:
+            return True
+        sighted = self._sighted
+        if sighted is not None and sighted.match(text) is not None:
+            return False
         for needle in self._needed:
             if needle in text:
                 return self._all_sighted.match(text) is None
@@ -224,11 +241,34 @@ class BodyLexer:
 _SCANS_AHEAD = re.compile(r"(?:\(\?:)?(?:\\S|\\s\*)?(?:\.|\[\^[^\]]*\])(?:[*+]|\{\d*,\d+\})")
 
 
-def _relaxed(pattern: str) -> Callable[..., list[tuple[int, int]]] | None:
-    """`pattern` without its look-aheads and look-behinds (each only narrows what matches),
-    compiled by RE2 (None: RE2 cannot take it). On an ASCII text without a line break, a
-    vertical tab or the separators \\x1c-\\x1f (which Python's `\\s` takes and RE2's does not),
-    every match of `pattern` at the start is one of it there."""
+def _quick(pattern: str, needles: tuple[str, ...]) -> Callable[..., list[tuple[int, int]]] | None:
+    """One RE2 pattern (None: RE2 cannot take it) that matches at the start of a text when
+    `pattern` without its look-aheads and look-behinds (each only narrows what matches) does
+    there, or when the text holds anywhere one of `needles` or a line break, a vertical tab or
+    a separator \\x1c-\\x1f (which Python's `\\s` takes and RE2's does not): on an ASCII text
+    it does not match, `pattern` cannot match at the start. Compiled without captures (the
+    pattern's groups would make RE2 report each)."""
+    wider = _widened(pattern)
+    if wider is None:
+        return None
+    anywhere = ["[\\n\\x0b\\x1c-\\x1f]",
+                *("".join(c if c.isalnum() else f"\\x{{{ord(c):x}}}" for c in needle)
+                  for needle in needles)]
+    options = re2.Options()
+    options.log_errors = False
+    options.never_capture = True
+    try:
+        compiled = re2.compile(f"(?:{wider})|(?s:.)*?(?:{'|'.join(anywhere)})".encode("utf-8"),
+                               options)
+    except re2.error:
+        return None
+    match: Callable[..., list[tuple[int, int]]] = compiled._regexp.Match
+    return match
+
+
+def _widened(pattern: str) -> str | None:
+    """`pattern` without its look-aheads and look-behinds, as RE2 reads it (None: it would
+    not be wider in RE2)."""
     kept: list[str] = []
     index, size = 0, len(pattern)
     while index < size:
@@ -248,14 +288,7 @@ def _relaxed(pattern: str) -> Callable[..., list[tuple[int, int]]] | None:
     wider = "".join(kept)
     if "{," in wider:  # `{,n}` repeats in Python and is text in RE2: it would not be wider
         return None
-    options = re2.Options()
-    options.log_errors = False
-    try:
-        compiled = re2.compile(wider.encode("utf-8"), options)
-    except re2.error:
-        return None
-    match: Callable[..., list[tuple[int, int]]] = compiled._regexp.Match  # (the module's own
-    return match  # wrapper costs more than the match)
+    return wider
 
 
 def _class_end(pattern: str, start: int) -> int:
@@ -292,7 +325,6 @@ def _group_end(pattern: str, start: int) -> int:
 
 
 _FROM_START = re2._Anchor.ANCHOR_START
-_UNRELAXABLE = re.compile("[\\n\\x0b\\x1c-\\x1f]").search
 
 # How a body is lexed: ("one", terminal) for one whole token, ("two", first, where it ends,
 # second) for two, ("exc", where the type ends, where the message starts) for an exception

@@ -114,17 +114,22 @@ class Tokenizer:
         bodies: list[bytes] = []
         first = last = 0
         held: LogLine | None = None  # a record's first line, until what follows it is known
+        # the head the next lines may repeat, and the bodies cache's lookup, held here: a
+        # logged traceback's lines are most of an error-heavy log's located lines, and each
+        # costs little more than this loop (only `parse` learning a line changes the head)
+        get = self._bodies.get
+        head = self._head_bytes if self._head is not None else b""
+        size = len(head)
         for number, raw in located:
             number += base
             if held is not None and not splits and number != held.number + 1:
                 yield held
                 held = None
-            head = self._head_bytes
-            if head and self._head is not None and raw.startswith(head):
-                body = raw[len(head):]
-                known = self._bodies.get(body)
+            if head and raw.startswith(head):
+                body = raw[size:]
+                known = get(body)
                 if known is not None:
-                    if splits and number == last + 1:
+                    if number == last + 1 and splits:
                         splits.append(known)
                         bodies.append(body)
                         last = number
@@ -137,7 +142,7 @@ class Tokenizer:
                     continue
                 if held is not None and splits and number == last + 1:
                     # the line after a record's repeated lines, with their head: its exception?
-                    line = self.parse(number, raw, learn=False)
+                    line = self.parse(number, raw, learn=False)  # (the head stays)
                     if line.kind is LineKind.EXCEPTION:
                         yield RecordRun(held, self._line_run(first, splits, bodies), line)
                     else:
@@ -149,6 +154,8 @@ class Tokenizer:
                 yield from self._flush(held, first, splits, bodies)
                 held, splits, bodies = None, [], []
             line = self.parse(number, raw)
+            head = self._head_bytes if self._head is not None else b""
+            size = len(head)
             if line.kind is LineKind.PLAIN and line.level in _RECORD_LEVELS \
                     and self._head is not None:
                 held = line  # its head is the one the next lines may repeat
