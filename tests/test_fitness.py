@@ -138,11 +138,18 @@ def test_an_unwritable_output_is_exit_4(tmp_path: Path, command: list[str]) -> N
     assert "cannot write" in result.stderr and "Traceback" not in result.stderr
 
 
+def _ctrl_c_heard() -> None:
+    """Ctrl-C as at a terminal: a suite started in the background (`pytest &` in a script) has
+    SIGINT ignored, and Python started with it ignored never raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_while_following_prints_what_was_read_and_exits_130() -> None:
     lines = SEED.read_text().splitlines(keepends=True)[:40]  # start-up, no failure yet
     proc = subprocess.Popen([sys.executable, "-m", "logsleuth", "explain", "--follow",
                              "--format", "json", "-"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                            preexec_fn=_ctrl_c_heard)
     assert proc.stdin is not None
     proc.stdin.write("".join(lines).encode())
     proc.stdin.flush()
@@ -269,7 +276,7 @@ def test_ctrl_c_stops_a_triage_run_with_130(tmp_path: Path) -> None:
         (tmp_path / f"run{index}.log").write_bytes(SEED.read_bytes())
     proc = subprocess.Popen([sys.executable, "-m", "logsleuth", "triage", "--no-cache",
                              "--jobs", "2", str(tmp_path)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, cwd=ROOT)
+                            stderr=subprocess.PIPE, cwd=ROOT, preexec_fn=_ctrl_c_heard)
     children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
     for _ in range(600):  # until its pool of workers runs (polled; no timing is asserted)
         if not children.exists() or children.read_text().strip() or proc.poll() is not None:
