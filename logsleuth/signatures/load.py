@@ -20,6 +20,7 @@ import regex
 from logsleuth.errors import SignatureError
 from logsleuth.model import Phase, Role, SignatureKind
 from logsleuth.resources import data_dir
+from logsleuth.signatures.needle import Needle, needle_of
 from logsleuth.signatures.template import Template
 from logsleuth.yamlload import KeyPath, load_yaml
 
@@ -90,6 +91,8 @@ class Signature:
     phases: tuple[Phase, ...] = ()  # match.phase: any of these lifecycle phases
     origin: MessageOrigin = MessageOrigin.VLLM  # match.origin: who prints the message
     modules: tuple[regex.Pattern[str], ...] = ()  # match.module: the vLLM module raising it
+    # per pattern, a literal any match contains (needle.py): a text without it is not searched
+    needles: tuple[Needle | None, ...] = ()
 
     @property
     def location(self) -> str:
@@ -193,6 +196,7 @@ def _load(path: Path, problems: list[SignatureError], *, probe: bool = True) -> 
         kind=SignatureKind(data.get("kind", "exact")),
         example_sources=tuple(sorted(data.get("examples", {}).items())),
         origin=MessageOrigin(match.get("origin", "vllm")), modules=modules,
+        needles=tuple(needle_of(p.pattern) for p in patterns),
         phases=tuple(Phase(p) for p in _as_list(match.get("phase", []))))
 
 

@@ -20,7 +20,7 @@ from logsleuth.errors import SignatureError
 from logsleuth.resources import cache_dir as cache_dir  # where index/ and triage/ look too
 from logsleuth.signatures.load import Signature, load_directory
 
-_FORMAT = 3  # bump when Signature's fields change
+_FORMAT = 4  # bump when Signature's fields change
 
 
 def _key(directory: Path) -> str:
@@ -30,7 +30,7 @@ def _key(directory: Path) -> str:
     digest = hashlib.sha256(f"{_FORMAT}:{__version__}:{directory.resolve()}".encode())
     schema = data_dir("signatures") / "signature.schema.json"
     # the code that builds the records: a changed dataclass must not meet an old pickle
-    code = [Path(__file__).with_name(name) for name in ("load.py", "template.py")]
+    code = [Path(__file__).with_name(name) for name in ("load.py", "template.py", "needle.py")]
     code.append(Path(__file__).parent.parent / "model.py")
     for path in [*sorted([*_data_files(str(directory)), str(schema)]), *map(str, code)]:
         try:

@@ -78,6 +78,7 @@ from logsleuth.model import (MATCH_THRESHOLD, ErrorEvent, EventKind, Evidence, M
                              SignatureKind)
 from logsleuth.signatures.generic import generic_reason, vllm_spread
 from logsleuth.signatures.load import MessageOrigin, Signature
+from logsleuth.signatures.needle import lowered_if_ascii
 from logsleuth.signatures.template import PATTERN_TIMEOUT, mask
 
 THRESHOLD = MATCH_THRESHOLD
@@ -228,19 +229,20 @@ class SignatureSet:
         targets = list(targets)
         wanted = any(s.modules for s in self.signatures)
         modules = {id(t): _raising_modules(t.event) if wanted else ((), ()) for t in targets}
-        prepared = [(t, text, mask(text)) for t in targets for text in _readings(t.event)]
+        prepared = [(t, text, mask(text), lowered_if_ascii(text))
+                    for t in targets for text in _readings(t.event)]
         spreads: dict[int, int | None] = {}  # vllm_spread of a target, once asked for
         classes = self._class_families(prepared)
         scored: list[_Scored] = []
         for signature in self.signatures:
             best: _Scored | None = None
             fallback = signature.kind is SignatureKind.FALLBACK
-            for target, text, masked in prepared:
+            for target, text, masked, lowered in prepared:
                 if fallback and target.kind == "symptom":
                     continue  # a class's last resort is advice for a root cause, not a pointer
                 found = self._score(signature, target, text, masked, facts, phase,
                                     *modules[id(target)], spreads=spreads,
-                                    class_family=classes.get(id(target)))
+                                    class_family=classes.get(id(target)), lowered=lowered)
                 if found is not None and (best is None or found.order() < best.order()):
                     best = found
             if best is not None and best.match.score >= ALTERNATIVE_FLOOR:
@@ -273,9 +275,10 @@ class SignatureSet:
                     return family.id
         return None
 
-    def _class_families(self, prepared: list[tuple[Target, str, str]]) -> dict[int, str]:
+    def _class_families(self, prepared: list[tuple[Target, str, str, str | None]]
+                        ) -> dict[int, str]:
         out: dict[int, str] = {}
-        for target, text, _ in prepared:
+        for target, text, _, _ in prepared:
             if id(target) not in out:
                 found = self.class_family([text])
                 if found is not None:
@@ -286,7 +289,7 @@ class SignatureSet:
                facts: Mapping[str, object], phase: PhaseEvidence | None,
                modules: tuple[str, ...] = (), libraries: tuple[str, ...] = (),
                spreads: dict[int, int | None] | None = None,
-               class_family: str | None = None) -> _Scored | None:
+               class_family: str | None = None, lowered: str | None = None) -> _Scored | None:
         evidence: list[Evidence] = []
         message_score, specificity = 0.0, 0.0
         part, regex_part = "", False
@@ -299,7 +302,10 @@ class SignatureSet:
                 part, regex_part = template.text, False
                 detail = f"template {'matched' if score == 1.0 else f'{score:.2f} similar'}: " \
                          f"{template.text[:80]}"
-        for pattern in signature.patterns:
+        needles = signature.needles or (None,) * len(signature.patterns)
+        for pattern, needle in zip(signature.patterns, needles):
+            if needle is not None and needle.absent(text, lowered):
+                continue  # no match can lack its literal (needle.py)
             try:
                 hit = pattern.search(text, timeout=PATTERN_TIMEOUT)
             except TimeoutError:
