@@ -23,7 +23,7 @@ from logsleuth.signatures import default_signatures
 
 CHIPS = ["Ascend910B1", "Ascend910B2", "Ascend910B3", "Ascend910B4", "Ascend310P1",
          "Ascend310P3", "Ascend910_9382", "Ascend910_9392"]
-SOC = "ascend-kernel-package-soc-mismatch"
+SOC = "ascend-soc-version-mismatch"
 
 
 def _soc(built: str, device: str) -> str:

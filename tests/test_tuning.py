@@ -49,7 +49,7 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # list and KNOWN_VERDICT_MISSES when an error sentence pasted alone without its level tag,
     # whose own words say a binary does not fit where it runs (causality.yaml `pasted`), became an
     # error record in a short input with no other error (index/bare.py stated_errors), and the
-    # AscendC runtime's soc check got its signature, ascend-kernel-package-soc-mismatch (SOC_VERSION
+    # AscendC runtime's soc check got its signature, ascend-soc-version-mismatch (SOC_VERSION
     # for vllm-ascend's build, run.sh's socversion): tests/test_pasted_sentences.py.)
     # (launchers/c-wrapper-script-two-runs-argparse-then-port-in-use, moved in by the
     # end-of-session-17 check, left this list and KNOWN_VERDICT_MISSES when a start of vLLM after
