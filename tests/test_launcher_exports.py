@@ -503,15 +503,18 @@ def test_a_failed_test_is_a_failure_rooted_at_its_exception(
 
 @SOME
 @given(node_ids, st.integers(2, 20))
-def test_a_failed_plain_assert_is_rooted_at_the_place_pytest_names(node: str, margin: int) -> None:
-    # `assert a == b` prints no exception line: pytest's `file:line: AssertionError` names it
+def test_a_failed_plain_assert_is_rooted_at_its_explanation(node: str, margin: int) -> None:
+    # `assert a == b` prints no exception line: pytest's `E   assert 1 == 2` explains it and is
+    # the AssertionError's message; `file:line: AssertionError` below only restates the class
+    # (tests/test_pytest_asserts.py)
     lines = [f"{node.split('::')[0]} F", ">       assert len(outputs) == 2",
              f"E{' ' * margin}assert 1 == 2", f"E{' ' * margin} +  where 1 = len([...])", "",
              "tests/samplers/test_logprobs.py:99: AssertionError"]
     result = explain(lines)
     assert result.verdict is Verdict.FAILURE, result.reasons
     assert result.root_cause is not None
-    assert (result.root_cause.exception, result.root_cause.line) == ("AssertionError", len(lines))
+    assert (result.root_cause.exception, result.root_cause.line) == ("AssertionError", 3)
+    assert "assert 1 == 2" in result.root_cause.message
 
 
 @SOME
