@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from click.testing import CliRunner
 
 import logsleuth
@@ -262,6 +264,19 @@ def test_fuzzy_match_may_not_lose_a_key_word() -> None:
                             "details)")
     other = "NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)"
     assert parsed.score(other, mask(other)) == 0.0
+
+
+@given(st.sampled_from(["Unsupported OS", "Not Supported", "Unknown Error", "Already borrowed",
+                        "Segmentation fault"]),
+       st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=40))
+def test_a_phrase_of_two_words_is_there_or_not_never_similar(phrase: str, rest: str) -> None:
+    """`Unsupported OS` read `Unsupported spec type: DiskSpec` as 0.9 similar: a two-word
+    template answered for another failure."""
+    parsed = Template.parse(phrase)
+    for message in (f"{phrase.split()[0]} {rest}", f"ValueError: {phrase.split()[0]} {rest}"):
+        score = parsed.score(message, mask(message))
+        assert score in (0.0, 1.0), (message, score)
+        assert score == 1.0 or phrase not in message
 
 
 def test_a_terminal_wrapped_message_is_also_read_unwrapped() -> None:

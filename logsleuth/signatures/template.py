@@ -157,8 +157,8 @@ class Template:
         compared = message[:MAX_COMPARED_CHARS * 2]
         if self.needle in compared and _compiled(self.exact_source).search(compared):
             return 1.0
-        if not self.fuzzy or len(self.masked) < 12:
-            return 0.0
+        if not self.fuzzy or len(self.masked) < 12 or self.masked.count(" ") < 2:
+            return 0.0  # a phrase of one or two words is there or it is not: never "similar"
         similarity = fuzz.partial_ratio(self.masked, masked_message[:MAX_COMPARED_CHARS]) / 100.0
         if similarity < FUZZY_THRESHOLD:
             return 0.0
