@@ -94,7 +94,10 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # moved 30 to tuning: the 213 that stay score verdict 199, root 146/161, fix 52/82, case 170 with
 # the session-17 code; floors are that less 2. Then holdout-d added 23 q-* cases (236), scored
 # cold with the same code: verdict 221, root 159/177, fix 62/96, case 187 (the 23 alone: verdict 22,
-# root 13/16, fix 10/14, case 17); floors are that less 2.
+# root 13/16, fix 10/14, case 17); floors are that less 2. The session-18 code scored the same on
+# the 236; then the end check printed two cases (a healthy benchmark run whose resource tracker
+# raises a KeyError at exit, answered failing; a docker build's wheel-size check refusing, answered
+# no_failure), which moved to tuning (234): verdict 221, root 159/176, fix 62/95, case 187.
 FLOORS = {
     "verdict": 219,
     "root": 157,
@@ -127,7 +130,8 @@ FLOORS = {
 # 12 on the 235 left by session 17's split (one of the 30 moved), plus 1; 13 on 245 once holdout-e
 # added 10 p-* cases, one of them answered the wrong way, plus 1 (12 on the 243 after the
 # end-of-session-17 check's move); 11 on the 213 left by session 18's split (one of the 30 moved), plus 1; 12 on 236 once holdout-d
-# added 23 q-* cases, one of them answered the wrong way (leaving it out would bias the measure), plus 1.
+# added 23 q-* cases, one of them answered the wrong way (leaving it out would bias the measure), plus 1 (10 on the 234 after the
+# end-of-session-18 check's move).
 MAX_WRONG_WAY = 13
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
@@ -139,8 +143,8 @@ MAX_WRONG_WAY = 13
 # session 15: less the fifth split's 40, plus holdout-e's 40 m-* cases, less one whose name a helper's
 # grep printed, less two the end check printed; session 16: less the sixth split's 40,
 # plus holdout-d's 40 n-* cases, plus holdout-d's 19 o-* cases, less the seventh split's 30;
-# session 17: less the eighth split's 30, plus holdout-e's 10 p-* cases, less two the end check printed; session 18: less the ninth split's 30, plus holdout-d's 23 q-* cases), and the groups it must have.
-MIN_CASES = 236
+# session 17: less the eighth split's 30, plus holdout-e's 10 p-* cases, less two the end check printed; session 18: less the ninth split's 30, plus holdout-d's 23 q-* cases, less two the end check printed), and the groups it must have.
+MIN_CASES = 234
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...

@@ -25,6 +25,9 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Moved in from the held-out set by the end-of-session-18 check (strict until analysed):
+    "launchers/f-docker-build-v063dev-wheel-size-check-not-allowed":
+        "moved in from the held-out set by the end-of-session-18 check: not yet analysed",
     # Session 18's random development split (ninth), cold misses (strict; each leaves when fixed
     # or gets a "Why not fixed" reason once analysed):
     # (Four left it as classes, dev-fix, tests/test_fix_knob_classes.py: b-v05-phi3-small-chunked-
@@ -144,6 +147,11 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Moved in from the held-out set by the end-of-session-18 check (strict until analysed):
+    "healthy/n-rtx5090-v012-gpt-oss-20b-benchmark-resource-tracker-keyerror-at-exit":
+        "moved in from the held-out set by the end-of-session-18 check: not yet analysed",
+    "launchers/f-docker-build-v063dev-wheel-size-check-not-allowed":
+        "moved in from the held-out set by the end-of-session-18 check: not yet analysed",
     # Session 18's cold V1 wild sweep (dev-fix, s18). Why not fixed: the excerpt ends inside the
     # request handler's traceback (serving_chat.py `Error in preprocessing prompt inputs`), before
     # its exception; only the issue's title says it was the client's context-length refusal, which
