@@ -18,28 +18,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from logsleuth.pipeline import explain_text
-from logsleuth.signatures import default_signatures
+from v1log import python_traceback, signature_advice
 
 _PY = st.sampled_from(["3.9", "3.10", "3.11", "3.12"])
 _SITE = st.sampled_from(["/usr/local/lib/python{py}/dist-packages/",
                          "/home/u/.venv/lib/python{py}/site-packages/",
                          "/opt/conda/lib/python{py}/site-packages/"])
 _VERSION = st.tuples(st.integers(0, 3), st.integers(0, 30)).map(lambda v: f"{v[0]}.{v[1]}")
-
-
-def _advice(log: str) -> tuple[str, str]:
-    report = explain_text(log, signatures=default_signatures())
-    assert report.signature is not None, log
-    return report.signature.id, report.signature.fix
-
-
-def _traceback(frames: list[tuple[str, str, str]], error: str, prefix: str = "") -> str:
-    lines = ["Traceback (most recent call last):"]
-    for number, (path, function, code) in enumerate(frames, start=21):
-        lines += [f'  File "{path}", line {number}, in {function}', f"    {code}"]
-    lines += error.split("\n")
-    return "\n".join(prefix + line for line in lines) + "\n"
 
 
 # ---- OpenAI client: vLLM's extra parameters as keywords --------------------------------------
@@ -69,7 +54,7 @@ def test_openai_client_refusing_vllm_parameters_gets_extra_body(
     if framed:
         frames.append((site.format(py=py) + "openai/_utils/_utils.py", "wrapper",
                        "return func(*args, **kwargs)"))
-    signature, fix = _advice(_traceback(frames, error))
+    signature, fix = signature_advice(python_traceback(frames, error))
     assert signature == "openai-client-vllm-params-as-keywords"
     assert "extra_body" in fix
 
@@ -81,7 +66,7 @@ def test_openai_client_refusing_hugging_face_names_gets_openais_names(param: str
                                                                      name: str) -> None:
     error = f"TypeError: Completions.create() got an unexpected keyword argument '{param}'"
     frames = [("/work/client.py", "<module>", "client.chat.completions.create(model='m')")]
-    signature, fix = _advice(_traceback(frames, error))
+    signature, fix = signature_advice(python_traceback(frames, error))
     assert signature == "openai-client-vllm-params-as-keywords"
     assert f"`{param}`" in fix and f"`{name}`" in fix
 
@@ -96,7 +81,7 @@ def test_openai_client_refusing_hugging_face_names_gets_openais_names(param: str
 ])
 def test_other_unexpected_keywords_keep_their_advice(error: str, owner: str) -> None:
     frames = [("/work/job.py", "<module>", "run()")]
-    assert _advice(_traceback(frames, error))[0] == owner
+    assert signature_advice(python_traceback(frames, error))[0] == owner
 
 
 # ---- a program older than its subcommand ------------------------------------------------------
@@ -125,7 +110,7 @@ def test_an_unknown_subcommand_is_an_old_release(
     lines += [f"usage: {command} [-h] {{{','.join(choices)}}} ...",
               f"{label}: error: argument {argument}: invalid choice: '{wanted}' "
               f"(choose from {listed})"]
-    signature, fix = _advice("\n".join(lines) + "\n")
+    signature, fix = signature_advice("\n".join(lines) + "\n")
     assert signature == "cli-subcommand-unknown"
     assert "--help" in fix and "upgrade" in fix.lower()
 
@@ -135,7 +120,7 @@ def test_an_unknown_subcommand_is_an_old_release(
 def test_a_flag_value_refused_is_not_a_subcommand(flag: str) -> None:
     log = ("usage: vllm serve [model_tag] [options]\n"
            f"vllm serve: error: argument {flag}: invalid choice: 'x9' (choose from 'auto', 'y')\n")
-    assert _advice(log)[0] != "cli-subcommand-unknown"
+    assert signature_advice(log)[0] != "cli-subcommand-unknown"
 
 
 # ---- a compiled dependency's version window ---------------------------------------------------
@@ -162,7 +147,7 @@ def test_numba_refusing_a_dependency_gets_the_version_window_advice(
                "from vllm.v1.spec_decode.ngram_proposer import NgramProposer"),
               (root + "vllm/v1/spec_decode/ngram_proposer.py", "<module>", "from numba import jit"),
               (root + "numba/__init__.py", "<module>", "_ensure_critical_deps()")]
-    signature, fix = _advice(_traceback(frames, _numba_message(kind, need, got), prefix))
+    signature, fix = signature_advice(python_traceback(frames, _numba_message(kind, need, got), prefix))
     assert signature == "dependency-version-window-refused"
     assert "numpy<" in fix.lower() and "numba" in fix.lower()
 
@@ -175,13 +160,13 @@ def test_numba_refusing_a_dependency_gets_the_version_window_advice(
 ])
 def test_other_libraries_version_windows(error: str) -> None:
     frames = [("/work/prep.py", "<module>", "import pandas")]
-    assert _advice(_traceback(frames, error))[0] == "dependency-version-window-refused"
+    assert signature_advice(python_traceback(frames, error))[0] == "dependency-version-window-refused"
 
 
 def test_numba_missing_is_a_missing_package_not_a_window() -> None:
     frames = [("/srv/venv/lib/python3.11/site-packages/vllm/v1/spec_decode/ngram_proposer.py",
                "<module>", "from numba import jit")]
-    signature, _ = _advice(_traceback(frames, "ModuleNotFoundError: No module named 'numba'"))
+    signature, _ = signature_advice(python_traceback(frames, "ModuleNotFoundError: No module named 'numba'"))
     assert signature != "dependency-version-window-refused"
 
 
@@ -207,8 +192,8 @@ def test_a_trainers_vllm_device_beyond_the_machine_gets_placement_advice(
         frames = [("/work/train_grpo.py", "<module>", "trainer = GRPOTrainer("),
                   ("/opt/venv/lib/python3.11/site-packages/trl/trainer/grpo_trainer.py",
                    "__init__", "raise ValueError(")]
-        log = _traceback(frames, error, "[rank0]: " if shape == "rank0" else "")
-    signature, fix = _advice(log)
+        log = python_traceback(frames, error, "[rank0]: " if shape == "rank0" else "")
+    signature, fix = signature_advice(log)
     assert signature == "trainer-vllm-placement-exceeds-devices"
     assert "vllm_device" in fix and "vllm_gpu_memory_utilization" in fix
 
@@ -217,6 +202,6 @@ def test_verls_rollout_tensor_parallel_assert_gets_placement_advice() -> None:
     frames = [("/opt/verl/verl/workers/rollout/vllm_rollout/vllm_rollout_spmd.py", "__init__",
                "assert tensor_parallel_size <= torch.distributed.get_world_size(), (")]
     error = "AssertionError: tensor parallel size should be less than or equal to the world size"
-    signature, fix = _advice(_traceback(frames, error, "(WorkerDict pid=77) "))
+    signature, fix = signature_advice(python_traceback(frames, error, "(WorkerDict pid=77) "))
     assert signature == "trainer-vllm-placement-exceeds-devices"
     assert "tensor_model_parallel_size" in fix

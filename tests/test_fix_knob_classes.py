@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
 from logsleuth.signatures.load import Signature
+from v1log import python_traceback, signature_advice
 
 _PY = st.sampled_from(["3.9", "3.10", "3.11", "3.12"])
 _SITE = st.sampled_from(["/usr/local/lib/python{py}/dist-packages/",
@@ -37,20 +38,6 @@ _SITE = st.sampled_from(["/usr/local/lib/python{py}/dist-packages/",
 # engine's ERROR record, under the V0 multiprocessing engine's, or with torchrun's rank prefix
 _PREFIX = st.sampled_from(["", "ERROR 08-19 16:42:05 async_llm_engine.py:56] ",
                            "ERROR 04-23 02:03:54 [engine.py:160] ", "[rank0]: "])
-
-
-def _advice(log: str) -> tuple[str, str]:
-    report = explain_text(log, signatures=default_signatures())
-    assert report.signature is not None, log
-    return report.signature.id, report.signature.fix
-
-
-def _traceback(frames: list[tuple[str, str, str]], error: str, prefix: str = "") -> str:
-    lines = ["Traceback (most recent call last):"]
-    for number, (path, function, code) in enumerate(frames, start=21):
-        lines += [f'  File "{path}", line {number}, in {function}', f"    {code}"]
-    lines += error.split("\n")
-    return "\n".join(prefix + line for line in lines) + "\n"
 
 
 # ---- attention backends without chunked prefill / prefix caching -----------------------------
@@ -78,7 +65,7 @@ def test_backend_without_cached_context_names_chunked_prefill_and_prefix_caching
                "hidden_or_intermediate_states = model_executable("),
               (root + "attention/layer.py", "forward", "return self.impl.forward(query,"),
               (root + "attention/backends/" + module, function, "assert cond, msg")]
-    signature, fix = _advice(_traceback(frames, error, prefix))
+    signature, fix = signature_advice(python_traceback(frames, error, prefix))
     assert signature == "attention-backend-no-chunked-prefill-or-prefix-caching"
     assert "enable_chunked_prefill=False" in fix and "--no-enable-prefix-caching" in fix
 
@@ -93,7 +80,7 @@ def test_backend_without_cached_context_names_chunked_prefill_and_prefix_caching
 def test_other_refusals_are_not_the_cached_context_class(error: str) -> None:
     root = "/usr/local/lib/python3.10/dist-packages/vllm/"
     frames = [(root + "attention/backends/blocksparse_attn.py", "forward", "assert cond, msg")]
-    report = explain_text(_traceback(frames, error), signatures=default_signatures())
+    report = explain_text(python_traceback(frames, error), signatures=default_signatures())
     assert report.signature is None or \
         report.signature.id != "attention-backend-no-chunked-prefill-or-prefix-caching"
 
@@ -123,7 +110,7 @@ def _op_missing(op: str, caller: str, site: str, prefix: str) -> str:
                f"ops.{op}(w)"),
               (root + "_custom_ops.py", op, f"return torch.ops._C.{op}(w)"),
               (site + "torch/_ops.py", "__getattr__", "raise AttributeError(")]
-    return _traceback(frames, f"AttributeError: '_OpNamespace' '_C' object has no attribute '{op}'",
+    return python_traceback(frames, f"AttributeError: '_OpNamespace' '_C' object has no attribute '{op}'",
                       prefix)
 
 
@@ -133,7 +120,7 @@ def _op_missing(op: str, caller: str, site: str, prefix: str) -> str:
 def test_gpu_quantization_kernel_on_cpu_backend_says_serve_unquantized(
         op: str, caller: str, py: str, site: str, prefix: str, version: str) -> None:
     log = _config_line("cpu", version) + _op_missing(op, caller, site.format(py=py), prefix)
-    signature, fix = _advice(log)
+    signature, fix = signature_advice(log)
     assert signature == "cpu-backend-gpu-quantization-kernel-missing"
     assert "bfloat16" in fix and "FP8" in fix
 
@@ -144,14 +131,14 @@ def test_gpu_quantization_kernel_on_cpu_backend_says_serve_unquantized(
 def test_the_same_missing_kernel_on_a_gpu_is_a_build_problem(op: str, caller: str, py: str,
                                                              site: str) -> None:
     log = _config_line("cuda", "0.6.5") + _op_missing(op, caller, site.format(py=py), "")
-    signature, _ = _advice(log)
+    signature, _ = signature_advice(log)
     assert signature == "vllm-custom-op-not-registered"
 
 
 def test_a_cpu_kernel_missing_on_the_cpu_backend_is_not_the_quantization_class() -> None:
     log = _config_line("cpu", "0.6.5") + _op_missing(
         "rms_norm", "layernorm.py", "/usr/local/lib/python3.10/dist-packages/", "")
-    signature, _ = _advice(log)
+    signature, _ = signature_advice(log)
     assert signature != "cpu-backend-gpu-quantization-kernel-missing"
 
 
@@ -175,7 +162,7 @@ def test_positions_not_built_names_mrope_positions(runner: str, utils: str, py: 
               (root + runner, "build", "input_positions = flatten_2d_lists(input_positions)"),
               (root + utils, "flatten_2d_lists",
                "return [item for sublist in lists for item in sublist]")]
-    signature, fix = _advice(_traceback(frames, "TypeError: 'NoneType' object is not iterable",
+    signature, fix = signature_advice(python_traceback(frames, "TypeError: 'NoneType' object is not iterable",
                                         prefix))
     assert signature == "model-runner-positions-not-built"
     assert "input_positions" in fix and "mrope" in fix
@@ -185,7 +172,7 @@ def test_a_none_iterated_elsewhere_keeps_its_own_advice() -> None:
     root = "/usr/local/lib/python3.10/dist-packages/vllm/"
     frames = [(root + "model_executor/models/registry.py", "inspect_model_cls",
                "for arch in architectures:")]
-    signature, _ = _advice(_traceback(frames, "TypeError: 'NoneType' object is not iterable"))
+    signature, _ = signature_advice(python_traceback(frames, "TypeError: 'NoneType' object is not iterable"))
     assert signature != "model-runner-positions-not-built"
 
 
@@ -217,7 +204,7 @@ def test_watchdog_timeout_mid_serving_names_speculative_decoding(op: str, seq: i
                      f"Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, "
                      f"OpType={op}, NumelIn=387840, NumelOut=775680, Timeout(ms)={timeout}) ran "
                      f"for {timeout + 1} milliseconds before timing out.")
-    _, fix = _advice("\n".join(lines) + "\n")
+    _, fix = signature_advice("\n".join(lines) + "\n")
     assert "num_speculative_tokens" in fix
 
 

@@ -168,3 +168,23 @@ def _symptoms(engine: str, busy: bool, stamp: str, message: str) -> list[str]:
             "to an exception in a background process. See stack trace for root cause.",
             "(APIServer pid=4000) RuntimeError: Engine core initialization failed. See root cause "
             "above. Failed core proc(s): {}"]
+
+
+def python_traceback(frames: list[tuple[str, str, str]], error: str, prefix: str = "") -> str:
+    """A traceback as Python prints it: each (path, function, source line) a frame, then the
+    error's lines, every line behind `prefix` (a launcher's or a logger's)."""
+    lines = ["Traceback (most recent call last):"]
+    for number, (path, function, code) in enumerate(frames, start=21):
+        lines += [f'  File "{path}", line {number}, in {function}', f"    {code}"]
+    lines += error.split("\n")
+    return "\n".join(prefix + line for line in lines) + "\n"
+
+
+def signature_advice(log: str) -> tuple[str, str]:
+    """The id and fix of the signature that answers for `log` (one must)."""
+    from logsleuth.pipeline import explain_text
+    from logsleuth.signatures import default_signatures
+
+    report = explain_text(log, signatures=default_signatures())
+    assert report.signature is not None, log
+    return report.signature.id, report.signature.fix
