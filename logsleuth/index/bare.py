@@ -22,9 +22,9 @@ from collections import Counter
 from collections.abc import Iterable
 
 from logsleuth.index.data import MessageKind
-from logsleuth.knowledge import Causality
 from logsleuth.index.lookup import Fit, TemplateMatcher, TextMatch
 from logsleuth.index.origin import default_matcher
+from logsleuth.knowledge import Causality
 from logsleuth.model import ErrorEvent, EventKind, Level, LineKind, LogLine
 
 MIN_LINE_CHARS = 24
