@@ -25,6 +25,14 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Session 19's random development split (tenth), cold misses (strict; each leaves when fixed
+    # or gets a "Why not fixed" reason once analysed):
+    "launchers/n-modal-v08-startup-exceeds-runner-300s-init-timeout":
+        "session 19's random development split, cold miss: not yet analysed",
+    "runtime/c-v02-gptq-mixtral-cuda-graph-multinomial-nan":
+        "session 19's random development split, cold miss: not yet analysed",
+    "startup/n-ascend-310p3-v08-qwen3-atb-rope-bf16-unsupported-two-error-lines":
+        "session 19's random development split, cold miss: not yet analysed",
     # Moved in from the held-out set by the end-of-session-18 check (strict until analysed):
     "launchers/f-docker-build-v063dev-wheel-size-check-not-allowed":
         "moved in from the held-out set by the end-of-session-18 check: not yet analysed",
@@ -147,6 +155,11 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Session 19's random development split (tenth), cold misses of verdict or root (strict):
+    "launchers/m-committed-vllm-log-shell-command-not-found-oneline":
+        "session 19's random development split, cold miss: not yet analysed",
+    "startup/n-ascend-310p3-v08-qwen3-atb-rope-bf16-unsupported-two-error-lines":
+        "session 19's random development split, cold miss: not yet analysed",
     # Moved in from the held-out set by the end-of-session-18 check (strict until analysed):
     "healthy/n-rtx5090-v012-gpt-oss-20b-benchmark-resource-tracker-keyerror-at-exit":
         "moved in from the held-out set by the end-of-session-18 check: not yet analysed",
