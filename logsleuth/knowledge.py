@@ -120,6 +120,8 @@ class Causality:
     handled_effects: tuple[regex.Pattern[str], ...] = ()
     # an error sentence with no exception class or level, pasted alone (`pasted`)
     pasted: tuple[regex.Pattern[str], ...] = ()
+    # a record that heads a traceback and quotes its exception's str(e) (`quoting_titles`)
+    quoting_titles: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -209,6 +211,14 @@ class Causality:
             return None
         return next((s for s in self.raised_symptoms if s.raised_at is not None
                      and _search(s.raised_at, code) and _search(s.pattern, text)), None)
+
+    def quoted_message(self, title: str) -> str | None:
+        """The exception's message a traceback's heading record quotes (`quoting_titles`)."""
+        for pattern in self.quoting_titles:
+            found = _search(pattern, title)
+            if found:
+                return str(found.group("message")).strip() or None
+        return None
 
     def wrapped_cause(self, text: str) -> str | None:
         """The cause's message quoted inside a wrapper's text, if `text` is a wrapper."""
@@ -620,7 +630,9 @@ def load_causality(path: Path | None = None) -> Causality:
                      compile_(data["own_workers"], "own_workers") if "own_workers" in data
                      else None,
                      tuple(compile_(p, "handled") for p in handled.get("explains", [])),
-                     tuple(compile_(p, "pasted") for p in data.get("pasted", [])))
+                     tuple(compile_(p, "pasted") for p in data.get("pasted", [])),
+                     tuple(compile_(p, "quoting_titles")
+                           for p in data.get("quoting_titles", [])))
 
 
 @cache

@@ -25,6 +25,13 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Session 19's cold start-up sweep of even vLLM issues (sigs-a, s19a), cold misses (strict):
+    # (startup/s19a-v060-cpu-gemma2-torch-sdpa-logits-soft-cap left this list when a V0 worker's
+    # record that ends in the traceback header heads the frames after it, and a traceback cut
+    # before its exception line whose heading record quotes str(e) (causality.yaml
+    # `quoting_titles`) became that exception, of the class vLLM raises the message with; its fix
+    # when the Torch SDPA backend's refusal got its signature, torch-sdpa-logits-soft-cap-unsupported:
+    # tests/test_quoting_titles.py.)
     # Session 19's random development split (tenth), cold misses (strict; each leaves when fixed
     # or gets a "Why not fixed" reason once analysed):
     "launchers/n-modal-v08-startup-exceeds-runner-300s-init-timeout":
@@ -155,6 +162,13 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Session 19's cold start-up sweep of even vLLM issues (sigs-a, s19a), cold misses (strict):
+    # (startup/s19a-v060-cpu-gemma2-torch-sdpa-logits-soft-cap left this list when a V0 worker's
+    # record that ends in the traceback header heads the frames after it, and a traceback cut
+    # before its exception line whose heading record quotes str(e) (causality.yaml
+    # `quoting_titles`) became that exception, of the class vLLM raises the message with; its fix
+    # when the Torch SDPA backend's refusal got its signature, torch-sdpa-logits-soft-cap-unsupported:
+    # tests/test_quoting_titles.py.)
     # Session 19's random development split (tenth), cold misses of verdict or root (strict):
     "launchers/m-committed-vllm-log-shell-command-not-found-oneline":
         "session 19's random development split, cold miss: not yet analysed",
