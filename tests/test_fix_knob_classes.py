@@ -222,9 +222,20 @@ _FEATURES = {
     "lora": ("enable-lora", "enable_lora"),
     "async scheduling": ("async-scheduling", "async_scheduling"),
     "expert parallel": ("enable-expert-parallel", "enable_expert_parallel"),
+    # (session 19) the execution features and front-end options a fix may take away
+    "cuda graphs": ("enforce-eager", "enforce_eager", "cudagraph_mode", "cuda-graph-sizes",
+                    "cuda_graph_sizes", "graph_mode"),
+    "torch.compile": ("enforce-eager", "enforce_eager", "-O0", "compilation-config",
+                      "compilation_config", "PT_HPU_LAZY_MODE"),
+    "custom all-reduce": ("disable-custom-all-reduce", "disable_custom_all_reduce"),
+    "sliding window": ("disable-sliding-window", "disable_sliding_window"),
+    "cascade attention": ("disable-cascade-attn", "disable_cascade_attn"),
+    "frontend multiprocessing": ("disable-frontend-multiprocessing",
+                                 "disable_frontend_multiprocessing"),
+    "reasoning parser": ("reasoning-parser", "reasoning_parser"),
 }
-_TAKE_AWAY = re.compile(r"(?i)\b(?:no|without|turn(?:ing)? off|disable|disabling|drop)\s+"
-                        r"(?:the\s+)?(" + "|".join(map(re.escape, _FEATURES)) + r")")
+_TAKE_AWAY = re.compile(r"(?i)\b(?:no|without|turn(?:ing)? off|disable|disabling|drop|skip(?:ping)?)"
+                        r"\s+(?:the\s+|a\s+|an\s+)?(" + "|".join(map(re.escape, _FEATURES)) + r")")
 
 
 @pytest.mark.parametrize("signature", list(default_signatures()), ids=lambda s: s.id)
