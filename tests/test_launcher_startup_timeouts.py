@@ -69,3 +69,18 @@ def test_a_scheduler_time_limit_after_start_up_is_not_the_class(seconds: int) ->
            "DUE TO TIME LIMIT ***\n")
     report = explain_text(log, signatures=default_signatures())
     assert report.signature is None or report.signature.id != "launcher-startup-timeout-while-loading"
+
+
+@settings(max_examples=15, deadline=None)
+@given(done=st.integers(0, 29), console=st.sampled_from(["", "May 01  14:38:18.434 | "]))
+def test_a_start_up_cut_off_without_a_word_names_the_launchers_limits_too(done: int,
+                                                                          console: str) -> None:
+    # the launcher's own report is often not in the container's log: the log just stops while
+    # the checkpoint shards load
+    log = (console + "INFO 05-01 12:38:02 [core.py:58] Initializing a V1 LLM engine (v0.8.5) with "
+           "config: model='google/gemma-3-27b-it', dtype=torch.bfloat16\n" + console +
+           f"Loading safetensors checkpoint shards:  {done * 100 // 30:2d}% Completed | {done}/30 "
+           "[01:12<04:10,  9.87s/it]\n")
+    signature, fix = signature_advice(log)
+    assert signature == "startup-stalled-no-error"
+    assert "startup_timeout" in fix and "startupProbe" in fix
