@@ -47,15 +47,33 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "the quoted cause is cut at 'Attempted to ass'; only the issue title holds the rest",
     # Session 19's random development split (tenth), cold misses (strict; each leaves when fixed
     # or gets a "Why not fixed" reason once analysed):
-    "launchers/n-modal-v08-startup-exceeds-runner-300s-init-timeout":
-        "session 19's random development split, cold miss: not yet analysed",
-    "runtime/c-v02-gptq-mixtral-cuda-graph-multinomial-nan":
-        "session 19's random development split, cold miss: not yet analysed",
+    # (launchers/n-modal-v08-startup-exceeds-runner-300s-init-timeout left it when a platform
+    # that gives up on vLLM's start-up while it is still loading (Modal's runner limit, the
+    # kubelet's startup or liveness probe, SageMaker's ping health check, a Ray Serve or Docker
+    # health check) got its signature, launcher-startup-timeout-while-loading: the launcher's own
+    # knob (`startup_timeout`, a `startupProbe`'s `failureThreshold`, ...), then a faster start:
+    # tests/test_launcher_startup_timeouts.py.)
+    # (runtime/c-v02-gptq-mixtral-cuda-graph-multinomial-nan left it when the NaN-at-sampling
+    # signature (torch's multinomial refusal, and now its CUDA kernel's own device-side checks)
+    # and the NaN-output family began to name CUDA graphs as a cause to rule out with
+    # `--enforce-eager` (a quantized, MoE or attention kernel wrong only when replayed in a graph),
+    # and `cudagraph_mode` PIECEWISE on V1: tests/test_fix_knob_classes.py.)
+    # Analysed (dev-fix, s19): its class has its advice, ascend-atlas-inference-bfloat16-unsupported
+    # (an ATB operator refusing bf16 on an Atlas 300I / 310P in any record form: `--dtype float16`,
+    # the -310p build, eager mode; tests/test_ascend_bf16_refusal.py). Why not fixed here: ATB's
+    # own record form, `[time] [error] [pid] [file:line] text`, is not yet read as an error (the
+    # verdict miss), so no root reaches the signature; it leaves both lists when that form is read.
     "startup/n-ascend-310p3-v08-qwen3-atb-rope-bf16-unsupported-two-error-lines":
-        "session 19's random development split, cold miss: not yet analysed",
-    # Moved in from the held-out set by the end-of-session-18 check (strict until analysed):
+        "the advice exists (ascend-atlas-inference-bfloat16-unsupported); ATB's record form is not read",
+    # Moved in from the held-out set by the end-of-session-18 check. Analysed (dev-fix, s19): its
+    # class has its advice, docker-build-wheel-size-check-refused (vLLM's Dockerfile's size guard,
+    # both wordings of check-wheel-size.py and BuildKit's failed step: RUN_WHEEL_CHECK=false,
+    # VLLM_MAX_SIZE_MB, torch_cuda_arch_list; tests/test_docker_wheel_size_check.py). Why not
+    # fixed here: BuildKit's tty progress (`=> ERROR [build 15/15] RUN ...`, the step's output
+    # behind its elapsed time) is not yet read as an error (the verdict miss), so no root reaches
+    # the signature; it leaves both lists when that form is read.
     "launchers/f-docker-build-v063dev-wheel-size-check-not-allowed":
-        "moved in from the held-out set by the end-of-session-18 check: not yet analysed",
+        "the advice exists (docker-build-wheel-size-check-refused); BuildKit's tty form is not read",
     # Session 18's random development split (ninth), cold misses (strict; each leaves when fixed
     # or gets a "Why not fixed" reason once analysed):
     # (Four left it as classes, dev-fix, tests/test_fix_knob_classes.py: b-v05-phi3-small-chunked-
