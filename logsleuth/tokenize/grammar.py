@@ -734,6 +734,21 @@ class _ToRecords(Transformer[Token, object]):
             message = f"({message}" if message else ""
         return _Body(LineKind.FATAL, text, exception=label, message=message)
 
+    def runtime_abort(self, items: list[Token]) -> _Body:
+        # `LLVM ERROR: ...`, `thread 'main' panicked at ...`, `panic: ...`: the runtime's label
+        text = str(items[0]).strip()
+        if text.startswith("thread "):
+            return _Body(LineKind.FATAL, text, exception="panic", message=text)
+        if text.startswith("[libprotobuf"):
+            return _Body(LineKind.FATAL, text, exception="libprotobuf FATAL",
+                         message=text.partition("] ")[2])
+        if text.startswith("***"):  # glibc: `*** Error in `python3': double free or ...`
+            message = text.partition("': ")[2]
+            return _Body(LineKind.FATAL, text, exception=message.partition(": 0x")[0],
+                         message=message)
+        label, _, message = text.partition(": ")
+        return _Body(LineKind.FATAL, text, exception=label, message=message)
+
     def nccl(self, items: list[Token]) -> _Body:
         level = next(str(t) for t in items if t.type == "NCCL_LEVEL")
         message = next((str(t) for t in items if t.type == "NCCL_TEXT"), "")
