@@ -588,6 +588,8 @@ class Assembler:
                                    fault_dump=line.exception == "Fatal Python error",
                                    site=channel.site, depth=line.depth,
                                    group=_group_of(channel, line.depth))
+            if self._causality.whole_line(f"{line.exception}: {line.message}"):
+                self._flush(channel, out)  # a report whole on its line (causality `whole_lines`)
         elif kind is LineKind.FRAME_LIST:
             if trace is not None and trace.fault_dump:
                 trace.last_line = line.number

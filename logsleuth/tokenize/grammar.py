@@ -47,7 +47,7 @@ _HAS_WIDE_SPACE = re.compile("[" + "".join(map(chr, _WIDE_SPACES)) + "]").search
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
                  "pybasic", "cut_record", "loguru", "ci_command", "ray_serve",
-                 "kserve", "neuron", "bracket_fields", "level_word", "cann_code")
+                 "kserve", "neuron", "bracket_fields", "spdlog", "level_word", "cann_code")
 
 
 @cache
@@ -379,6 +379,17 @@ class _ToRecords(Transformer[Token, object]):
         site = next((f for f in rest if re.search(r"\.py:\d+$", f)), rest[-1])
         return _Header(_level_word(level), stamp[5:19].replace("T", " "), site)
 
+    def spdlog(self, items: list[Token]) -> _Header:
+        # `[2025-05-05 01:56:15.842742] [error] [1408] [operation_base.cpp:338] `: the level is
+        # the field that is a level word (spdlog's `err` is ERROR), the call site the field after
+        # it naming a source line, else the last field after it (`-` when there is none)
+        stamp, *fields = re.findall(r"\[([^\[\]]*)\]", str(items[0]))
+        words = [_level_word("ERROR" if f.upper() == "ERR" else f.upper()) for f in fields]
+        at = next(i for i, level in enumerate(words) if level is not None)
+        rest = fields[at + 1:]
+        site = next((f for f in rest if re.search(r"\.\w+:\d+$", f)), rest[-1] if rest else "-")
+        return _Header(words[at], stamp[5:19].replace("T", " "), site)
+
     def pybasic(self, items: list[Token]) -> _Header:
         # `ERROR:root:`
         level, site = str(items[0]).split(":")[:2]
@@ -571,6 +582,17 @@ class _ToRecords(Transformer[Token, object]):
                      exception="ImportError" if extension else "OSError", message=text)
     usage_error = _labelled("usage error")
     exit_report = _labelled("exited")
+
+    def shell_error(self, items: list[Token]) -> _Body:
+        # `bash: vllm: command not found`, `zsh: permission denied: ./serve.sh`: what the shell
+        # could not do, as bash's exit status says it (127 not found, 126 not executable)
+        text = str(items[0]).strip()
+        lowered = text.lower()
+        unrunnable = any(w in lowered for w in _UNRUNNABLE) and "not found" not in lowered
+        return _Body(LineKind.DIAGNOSTIC, text,
+                     exception="cannot execute" if unrunnable else "command not found",
+                     message=text)
+
     launcher_error = _labelled("launcher error")
     ray_worker_died = _labelled("worker died")
     gpu_xid = _labelled("NVRM Xid")
@@ -712,6 +734,21 @@ class _ToRecords(Transformer[Token, object]):
             message = f"({message}" if message else ""
         return _Body(LineKind.FATAL, text, exception=label, message=message)
 
+    def runtime_abort(self, items: list[Token]) -> _Body:
+        # `LLVM ERROR: ...`, `thread 'main' panicked at ...`, `panic: ...`: the runtime's label
+        text = str(items[0]).strip()
+        if text.startswith("thread "):
+            return _Body(LineKind.FATAL, text, exception="panic", message=text)
+        if text.startswith("[libprotobuf"):
+            return _Body(LineKind.FATAL, text, exception="libprotobuf FATAL",
+                         message=text.partition("] ")[2])
+        if text.startswith("***"):  # glibc: `*** Error in `python3': double free or ...`
+            message = text.partition("': ")[2]
+            return _Body(LineKind.FATAL, text, exception=message.partition(": 0x")[0],
+                         message=message)
+        label, _, message = text.partition(": ")
+        return _Body(LineKind.FATAL, text, exception=label, message=message)
+
     def nccl(self, items: list[Token]) -> _Body:
         level = next(str(t) for t in items if t.type == "NCCL_LEVEL")
         message = next((str(t) for t in items if t.type == "NCCL_TEXT"), "")
@@ -729,6 +766,10 @@ def _error_body(text: str) -> tuple[str, str]:
     fields = found.get("error", found) if isinstance(found, dict) else {}
     fields = fields if isinstance(fields, dict) else {}
     return str(fields.get("type") or "error"), str(fields.get("message") or "")
+
+
+# a shell's words for a command it found but could not run (bash's status 126)
+_UNRUNNABLE = ("permission denied", "cannot execute", "exec format error", "not an executable")
 
 
 def _level_word(word: str) -> Level | None:
@@ -777,6 +818,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "RAY_SERVE_HEADER": (2, "ray_serve"), "KSERVE_HEADER": (2, "kserve"),
     "NEURON_HEADER": (2, "neuron"), "BRACKET_FIELDS_HEADER": (2, "bracket_fields"),
     "BRACKET_FIELDS": (0, "relay"), "LEVEL_WORD_HEADER": (2, "level_word"),
+    "SPDLOG_HEADER": (2, "spdlog"),
     "CANN_CODE_HEADER": (2, "cann_code"),
 }
 
