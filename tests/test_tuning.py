@@ -58,22 +58,14 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # and the NaN-output family began to name CUDA graphs as a cause to rule out with
     # `--enforce-eager` (a quantized, MoE or attention kernel wrong only when replayed in a graph),
     # and `cudagraph_mode` PIECEWISE on V1: tests/test_fix_knob_classes.py.)
-    # Analysed (dev-fix, s19): its class has its advice, ascend-atlas-inference-bfloat16-unsupported
-    # (an ATB operator refusing bf16 on an Atlas 300I / 310P in any record form: `--dtype float16`,
-    # the -310p build, eager mode; tests/test_ascend_bf16_refusal.py). Why not fixed here: ATB's
-    # own record form, `[time] [error] [pid] [file:line] text`, is not yet read as an error (the
-    # verdict miss), so no root reaches the signature; it leaves both lists when that form is read.
-    "startup/n-ascend-310p3-v08-qwen3-atb-rope-bf16-unsupported-two-error-lines":
-        "the advice exists (ascend-atlas-inference-bfloat16-unsupported); ATB's record form is not read",
-    # Moved in from the held-out set by the end-of-session-18 check. Analysed (dev-fix, s19): its
-    # class has its advice, docker-build-wheel-size-check-refused (vLLM's Dockerfile's size guard,
-    # both wordings of check-wheel-size.py and BuildKit's failed step: RUN_WHEEL_CHECK=false,
-    # VLLM_MAX_SIZE_MB, torch_cuda_arch_list; tests/test_docker_wheel_size_check.py). Why not
-    # fixed here: BuildKit's tty progress (`=> ERROR [build 15/15] RUN ...`, the step's output
-    # behind its elapsed time) is not yet read as an error (the verdict miss), so no root reaches
-    # the signature; it leaves both lists when that form is read.
-    "launchers/f-docker-build-v063dev-wheel-size-check-not-allowed":
-        "the advice exists (docker-build-wheel-size-check-refused); BuildKit's tty form is not read",
+    # (startup/n-ascend-310p3-v08-qwen3-atb-rope-bf16-unsupported-two-error-lines left it when
+    # an ATB operator refusing bf16 on an Atlas 300I / 310P got its signature,
+    # ascend-atlas-inference-bfloat16-unsupported (dev-fix, tests/test_ascend_bf16_refusal.py) and
+    # spdlog's bracketed records became records with their level (dev-root, SPDLOG_HEADER).)
+    # (launchers/f-docker-build-v063dev-wheel-size-check-not-allowed, moved in by the end-of-session-18
+    # check, left it when vLLM's wheel-size guard got its signature, docker-build-wheel-size-check-
+    # refused (dev-fix, tests/test_docker_wheel_size_check.py) and BuildKit's failed-step reports
+    # became exit reports (dev-root, BUILD_STEP_FAILED).)
     # Session 18's random development split (ninth), cold misses (strict; each leaves when fixed
     # or gets a "Why not fixed" reason once analysed):
     # (Four left it as classes, dev-fix, tests/test_fix_knob_classes.py: b-v05-phi3-small-chunked-
