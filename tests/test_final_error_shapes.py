@@ -7,8 +7,10 @@ shapes of four classes: a tool's error sentence in its own words (`FATAL: `, `fa
 system's words (a process, a task, a script, a step; `exit status`, `exit code`, `return code`;
 subprocess's `Command ... returned non-zero exit status N.`), a shell's report of a command it
 could not find or run, and a runtime's or a native library's fatal line (Rust's and Go's
-panics, protobuf's CHECK, a CHECK macro, glibc's heap report, a BSD or MSVC assert, macOS's
-`Abort trap: 6`). Behind any wrapper the log may carry. The same healthy logs without that line,
+panics, protobuf's CHECK, glibc's heap report, a BSD or MSVC assert, macOS's
+`Abort trap: 6`), and a harness's or a CI system's word that the server never came up or the run
+failed (`Server failed to start within 600 seconds`, `Timed out waiting for the server to start`,
+`Status: FAILED`, `BUILD FAILED`, unittest's `FAILED (failures=1)`). Behind any wrapper the log may carry. The same healthy logs without that line,
 benign warnings and all, stay `no_failure`; so do lines that only look alike (an exit status 0,
 a stop asked for, a sentence about failures that did not happen).
 """
@@ -71,7 +73,6 @@ NATIVE = st.one_of(
         "thread 'main' panicked at src/main.rs:12:5:",
         "panic: runtime error: invalid memory address or nil pointer dereference",
         "[libprotobuf FATAL google/protobuf/message_lite.cc:123] CHECK failed: IsInitialized()",
-        "Check failed: status == CUBLAS_STATUS_SUCCESS (13 vs. 0)",
         "*** Error in `python3': double free or corruption (out): 0x00007f3a2c1e0ae0 ***",
         "Assertion failed: (n > 0), function run, file ops.cpp, line 42.",
         "Assertion failed: n > 0, file csrc\\ops.cpp, line 42",
@@ -82,7 +83,25 @@ NATIVE = st.one_of(
                                                          "Bus error", "Illegal instruction"]),
               st.sampled_from(["6", "11", "10", "4"])),
 )
-FINAL = st.one_of(EXITS, SENTENCES, SHELLS, NATIVE)
+HARNESS = st.one_of(
+    st.builds(lambda subject, phrase: f"{subject} {phrase}",
+              st.sampled_from(["vLLM server", "Server", "The server", "vllm-0", "Model server",
+                               "Endpoint 'qwen3'"]),
+              st.sampled_from(["failed to start.", "failed to start within 600 seconds",
+                               "did not become ready", "never came up", "is not ready after 600 "
+                               "seconds", "did not start in time", "failed to become healthy"])),
+    st.builds(lambda what: f"Timed out waiting for {what}",
+              st.sampled_from(["the server to start", "vLLM server", "the vllm server to become "
+                               "ready", "the endpoint", "health check"])),
+    st.builds(lambda word, value: f"{word}: {value}",
+              st.sampled_from(["Status", "Result", "State", "Outcome", "Conclusion"]),
+              st.sampled_from(["FAILED", "FAILURE", "Failed", "failed", "CRASHED"])),
+    st.sampled_from(["[FAILED] server start", "[FAIL] vllm serve Qwen/Qwen3-8B", "BUILD FAILED",
+                     "TESTS FAILED", "Job failed", "Deployment failed.", "Startup failed",
+                     "Build failed with an exception.", "FAILED (failures=1)",
+                     "FAILED (errors=2, skipped=1)", "Step 'serve' failed"]),
+)
+FINAL = st.one_of(EXITS, SENTENCES, SHELLS, NATIVE, HARNESS)
 WRAPPERS = ["", "2025-08-01T20:01:00.123456789Z ", "vllm-1  | ", "[pod/vllm-0/vllm] ",
             "Aug 01 20:01:00 gpu1 run.sh[8052]: "]
 BENIGN = [
@@ -129,7 +148,24 @@ def test_the_healthy_logs_with_their_warnings_are_no_failure(healthy: list[str])
     assert report.verdict is Verdict.NO_FAILURE
 
 
+@settings(max_examples=40, deadline=None)
+@given(HEALTHY, st.sampled_from(["Failed to start model server", "Server failed to start",
+                                 "Unable to load model Qwen/Qwen3-8B"]),
+       st.sampled_from(["integer division or modulo by zero", "address already in use",
+                        "ValueError: unknown model type"]))
+def test_a_harness_sentence_with_its_reason_is_the_root(healthy: list[str], sentence: str,
+                                                        reason: str) -> None:
+    """`Failed to start model server: <reason>`: the reason is on the line, so the line is
+    the cause, not a report of one printed elsewhere."""
+    lines = [*healthy, f"{sentence}: {reason}"]
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.FAILURE, lines
+    assert report.root_cause is not None and report.root_cause.line == len(lines)
+
+
 @pytest.mark.parametrize("final", [
+    "Status: running",
+    "Job succeeded",
     "vllm exited with code 0",
     "Process finished with exit code 0",
     "Exit status: 0",

@@ -477,9 +477,10 @@ class _ToRecords(Transformer[Token, object]):
         return _Body(LineKind.PLAIN, text, level=level)
 
     def level_line(self, items: list[Token]) -> _Body:
-        # `FATAL: ...`, `error: ...`, `Fatal error: ...`: the line says what it is at its start
+        # `FATAL: ...`, `error: ...`, `Fatal error: ...`, `Failed to start x: ...`: the line says
+        # what it is at its start
         text = str(items[0])
-        fatal = text[:1] in "Ff"
+        fatal = text[:5].lower() == "fatal"
         return _Body(LineKind.PLAIN, text, level=Level.CRITICAL if fatal else Level.ERROR)
 
     uvicorn = _leveled(LineKind.UVICORN)
