@@ -151,6 +151,8 @@ class _Outer:
     # pytest's margin (`E   `) or summary before an `assert`: the failed assertion's explanation,
     # the AssertionError's message (grammars/vllm.lark PYTEST_ASSERT)
     asserts: bool = False
+    # a bracketed level word (`[INFO] `): the writer's own level for the whole line
+    tagged: bool = False
 
 
 @quick_init
@@ -162,6 +164,7 @@ class _Head:
     relay_level: Level | None = None
     depth: int = 0
     asserts: bool = False  # behind pytest's margin or summary, before an `assert` (_Outer)
+    tagged: bool = False  # the relay level is a bracketed level word (_Outer.tagged)
 
 
 _NO_HEADER = _Header(None, None, None)
@@ -180,6 +183,11 @@ def _combine(head: _Head, body: _Body, number: int = 0) -> LogLine:
         body = _Body(LineKind.EXCEPTION, f"{_ASSERTION}: {body.text}", exception=_ASSERTION,
                      message=body.text)
     level = header.level or body.level
+    if head.tagged and header.level is None and body.kind is LineKind.PLAIN \
+            and head.relay_level is not None:
+        # `[INFO] Task failed.`: the writer's bracketed level word says what the line is; a
+        # level guessed from the words of a plain message (LEVEL_LINE's sentences) does not
+        level = head.relay_level
     if level is None and body.kind in _RELAYED_KINDS:
         # A relaying logger's level speaks for a plain message only: the exceptions, frames
         # and fatal lines it relays are what they are, at whatever level it relays them
@@ -247,7 +255,7 @@ class _ToRecords(Transformer[Token, object]):
         outer: str | None = None
         relay_level: Level | None = None
         depth = 0
-        asserts = False
+        asserts = tagged = False
         for item in items:
             if isinstance(item, Process):
                 process = item  # prefixes nest: the innermost names the process
@@ -258,7 +266,8 @@ class _ToRecords(Transformer[Token, object]):
                 relay_level = item.level or relay_level  # the innermost relay's
                 depth = item.depth or depth
                 asserts = item.asserts or asserts
-        return _Head(outer, process, header, relay_level, depth, asserts)
+                tagged = item.tagged if item.level else tagged
+        return _Head(outer, process, header, relay_level, depth, asserts, tagged)
 
     # outer wrappers
     def docker(self, items: list[Token]) -> _Outer:
@@ -282,7 +291,7 @@ class _ToRecords(Transformer[Token, object]):
         if items[0].type == "LOGFMT":  # `time="..." level=error msg="`: Go's loggers, lower case
             return _Outer(text, _level_word(text.partition(" level=")[2].partition(" ")[0].upper()))
         if items[0].type == "LEVEL_TAG":  # `[ERROR] `, a wrapper's capitalised `[Error] `
-            return _Outer(text, _level_word(text.strip("[] ").upper()))
+            return _Outer(text, _level_word(text.strip("[] ").upper()), tagged=True)
         level = next((_level_word(w) for w in re.split(r"[\s\[\]:-]+", text)
                       if _level_word(w) is not None), None)
         return _Outer(text, level)
