@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # recur.py classifies through causal.py, which imports this m
 MAX_FRAMES = 64  # the innermost frames are the ones that say where it failed
 MAX_MESSAGE_LINES = 12
 _HEADER_TAIL = 2  # lines after a `Traceback` header the log ends in that may be a cut frame
+_TRACEBACK_HEADER = "Traceback (most recent call last):"  # Python's, ending a record that heads one
 MAX_MESSAGE_CHARS = 4000
 # Error events kept per process and run: the earliest are the ones that can be a root cause; a
 # process that logs endless distinct errors would otherwise fill memory and the causal graph
@@ -515,8 +516,9 @@ class Assembler:
             channel.title = channel.title._replace(
                 text=f"{channel.title.text.rstrip()}\n{line.text.strip()}")
             return
+        heads = kind is LineKind.FRAME and trace is None and _heads_traceback(channel.title)
         if channel.title is not None and kind not in (LineKind.TRACEBACK_HEADER,
-                                                      LineKind.GROUP_HEADER):
+                                                      LineKind.GROUP_HEADER) and not heads:
             if not (trace is not None and trace.closing):
                 self._flush_title(channel, out)
 
@@ -547,6 +549,9 @@ class Assembler:
                 channel.trace.carrier, channel.trace.headless = carrier, False
             elif trace is None:
                 self._open(channel, line)  # a log cut in the middle of a traceback
+                if heads:  # the record above ends in this traceback's header (_heads_traceback)
+                    assert channel.trace is not None
+                    channel.trace.headless = False
             elif trace.closing and not trace.fault_dump:
                 self._flush(channel, out)  # a remote traceback quoted after its wrapper
                 self._open(channel, line)
@@ -583,6 +588,8 @@ class Assembler:
                                    fault_dump=line.exception == "Fatal Python error",
                                    site=channel.site, depth=line.depth,
                                    group=_group_of(channel, line.depth))
+            if self._causality.whole_line(f"{line.exception}: {line.message}"):
+                self._flush(channel, out)  # a report whole on its line (causality `whole_lines`)
         elif kind is LineKind.FRAME_LIST:
             if trace is not None and trace.fault_dump:
                 trace.last_line = line.number
@@ -845,6 +852,9 @@ class Assembler:
                 for index, trace in enumerate(waiting, start=1)]
 
     def _cut_trace(self, trace: _Trace) -> ErrorEvent:
+        quoted = self._causality.quoted_message(trace.title) if trace.title else None
+        if quoted is not None:
+            return self._quoted_trace(trace, quoted)
         where = ""
         if trace.frames:
             frame = trace.frames[-1]
@@ -856,6 +866,21 @@ class Assembler:
                           trace.cause[0] if trace.cause else None,
                           trace.cause[1] if trace.cause else None, raw=trace.raw,
                           site=trace.site, group_id=trace.group, headless=trace.headless)
+
+    def _quoted_trace(self, trace: _Trace, message: str) -> ErrorEvent:
+        """A traceback cut before its exception line whose heading record quotes the exception's
+        message (causality.yaml `quoting_titles`): that exception, of the class vLLM raises the
+        message with where its message index knows it, else the record it is."""
+        from logsleuth.index.bare import raised_class  # the index loads only when one is met
+
+        cls = raised_class(message)
+        kind = EventKind.EXCEPTION if cls is not None else EventKind.ERROR_RECORD
+        return ErrorEvent(self._new_id(), kind, cls or Level.ERROR.value,
+                          message[:MAX_MESSAGE_CHARS], trace.process, trace.first_line,
+                          trace.first_line, trace.last_line, tuple(trace.frames), trace.time,
+                          trace.title, trace.cause[0] if trace.cause else None,
+                          trace.cause[1] if trace.cause else None, raw=trace.raw,
+                          site=trace.site, group_id=trace.group)
 
     def _flush_title(self, channel: _Channel, out: list[Event]) -> None:
         """An ERROR record that no traceback followed is an event of its own."""
@@ -974,6 +999,15 @@ def _inside_shifted(line: LogLine, indent: int) -> bool:
 def _introduces_inner(trace: _Trace) -> bool:
     """The trace's message so far ends with "raised:": the next line names the inner error."""
     return bool(trace.message_lines) and trace.message_lines[-1].rstrip().endswith(" raised:")
+
+
+def _heads_traceback(title: _Title | None) -> bool:
+    """A waiting ERROR record ends in Python's traceback header, the frames that follow its: V0's
+    worker wrapper logs `Exception in worker X while processing method M: <str(e)>, <traceback>`
+    as one record whose first line ends in `Traceback (most recent call last):` (vllm issue 8660).
+    The traceback is the record's, not one cut above its header."""
+    return title is not None and not title.bootstrap \
+        and title.text.rstrip().endswith(_TRACEBACK_HEADER)
 
 
 def _announces_traceback(trace: _Trace) -> bool:

@@ -445,6 +445,11 @@ class CausalGraph:
             if shutdown_from is not None and event.line > shutdown_from:
                 shutdown_noise.append(event)  # errors of a shutdown the operator asked for
                 continue
+            if up is not None and event.first_line > up and know.tears_down(
+                    [f"{frame.file}:{frame.function}" for frame in event.frames]):
+                # a helper's teardown bookkeeping after the run was up (causality `teardown`)
+                shutdown_noise.append(event)
+                continue
             node = _classify(event, know)
             if node.role is EventRole.BENIGN:
                 shutdown_noise.append(event)

@@ -4,7 +4,7 @@ The file is cut into chunks of whole lines. The process that parses takes chunks
 front, this one from the back, each claiming the next one under a lock (`Claims`), until they
 meet: whichever is faster (this one only locates) reads more, so neither waits for the other.
 This one only locates lines (logsleuth/locate.py: RE2, no parsing) and writes them to a spool
-file, one pickled list per block, so it starts as a small interpreter instead of a copy of the
+file, one pickled list per block of stretches of consecutive lines (locate_stretches), so it starts as a small interpreter instead of a copy of the
 process that parses: a forked copy held every module and cache of its parent (50-60 MB).
 
     python -c 'from logsleuth.halfread import main; main()' REQUEST_JSON
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from logsleuth.locate import Anchors, anchor_texts, locate
+from logsleuth.locate import Anchors, anchor_texts, locate_stretches
 from logsleuth import read
 from logsleuth.read import GZIP_MAGIC, open_range
 
@@ -220,7 +220,8 @@ class FarReader:
             return None
 
     def spooled(self, chunk: FarChunk) -> Iterator[list[tuple[int, bytes]]]:
-        """One chunk's located lines back, one block's worth at a time."""
+        """One chunk's located lines back, one block's worth at a time (stretches of
+        consecutive lines: locate.locate_stretches)."""
         with open(self.spool, "rb") as spooled:
             spooled.seek(chunk.start)
             while spooled.tell() < chunk.end:
@@ -276,7 +277,7 @@ def read_from_back(request: dict[str, object]) -> dict[str, object]:
                               notice_counts=False)
             at, count, last = out.tell(), 0, b""
             for block in part.blocks():
-                found, count = locate(block, count, anchors)
+                found, count = locate_stretches(block, count, anchors)
                 if found:
                     pickle.dump(found, out, protocol=pickle.HIGHEST_PROTOCOL)
                 last = (last + block[-TAIL_BYTES:])[-TAIL_BYTES:]

@@ -120,6 +120,13 @@ class Causality:
     handled_effects: tuple[regex.Pattern[str], ...] = ()
     # an error sentence with no exception class or level, pasted alone (`pasted`)
     pasted: tuple[regex.Pattern[str], ...] = ()
+    # a record that heads a traceback and quotes its exception's str(e) (`quoting_titles`)
+    quoting_titles: tuple[regex.Pattern[str], ...] = ()
+    # a tool's error line that is whole on its line: nothing after it is its message
+    # (`whole_lines`, searched in "label: text")
+    whole_lines: tuple[regex.Pattern[str], ...] = ()
+    # the outermost frame of a helper process's own teardown bookkeeping (`teardown.outermost`)
+    teardown_outermost: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -209,6 +216,14 @@ class Causality:
             return None
         return next((s for s in self.raised_symptoms if s.raised_at is not None
                      and _search(s.raised_at, code) and _search(s.pattern, text)), None)
+
+    def quoted_message(self, title: str) -> str | None:
+        """The exception's message a traceback's heading record quotes (`quoting_titles`)."""
+        for pattern in self.quoting_titles:
+            found = _search(pattern, title)
+            if found:
+                return str(found.group("message")).strip() or None
+        return None
 
     def wrapped_cause(self, text: str) -> str | None:
         """The cause's message quoted inside a wrapper's text, if `text` is a wrapper."""
@@ -390,6 +405,18 @@ class Causality:
         """`HTTP <code>` when an access line answers a request with a server error."""
         found = _search(self.failed_answers, text) if self.failed_answers is not None else None
         return f"HTTP {found.group('code')}" if found else None
+
+    def tears_down(self, places: list[str]) -> bool:
+        """A traceback (its frames' "file:function", outermost first; an interpreter's `<string>`
+        of `python -c` left out) raised in a helper process's teardown bookkeeping, which prints
+        it and goes on (`teardown`)."""
+        places = [p for p in places if not p.startswith("<string>:")]
+        return bool(places) and any(_search(p, places[0]) for p in self.teardown_outermost)
+
+    def whole_line(self, text: str) -> bool:
+        """The error line `text` ("label: text") is a report whole on its line: the lines after
+        it are not its message (`whole_lines`)."""
+        return any(_search(p, text) for p in self.whole_lines)
 
     def restates(self, wrapper: str | None) -> bool:
         """The wrapper a line was printed behind says the line restates an error reported in
@@ -620,7 +647,12 @@ def load_causality(path: Path | None = None) -> Causality:
                      compile_(data["own_workers"], "own_workers") if "own_workers" in data
                      else None,
                      tuple(compile_(p, "handled") for p in handled.get("explains", [])),
-                     tuple(compile_(p, "pasted") for p in data.get("pasted", [])))
+                     tuple(compile_(p, "pasted") for p in data.get("pasted", [])),
+                     tuple(compile_(p, "quoting_titles")
+                           for p in data.get("quoting_titles", [])),
+                     tuple(compile_(p, "whole_lines") for p in data.get("whole_lines", [])),
+                     tuple(compile_(p, "teardown")
+                           for p in data.get("teardown", {}).get("outermost", [])))
 
 
 @cache

@@ -161,15 +161,30 @@ def _inside(position: int, starts: list[int], spans: list[tuple[int, int]]) -> b
 def locate(block: bytes, base: int, anchors: Anchors) -> tuple[list[tuple[int, bytes]], int]:
     """(the lines that can matter, with 1-based numbers, lines counted to the block's end) of
     a block after `base` lines."""
+    stretches, counted = locate_stretches(block, base, anchors)
+    found: list[tuple[int, bytes]] = []
+    for first, text in stretches:
+        lines = text.split(b"\n")
+        found += zip(range(first, first + len(lines)), lines)
+    return found, counted
+
+
+def locate_stretches(block: bytes, base: int, anchors: Anchors
+                     ) -> tuple[list[tuple[int, bytes]], int]:
+    """`locate`, each stretch of consecutive lines that can matter given as one: (the 1-based
+    number of its first line, its lines as the block holds them, `\n` between them). A logged
+    traceback's lines are most of an error-heavy log's located lines: kept whole, they are
+    neither split nor sent between processes one by one, and the tokenizer can recognise a
+    record's repeated lines in one comparison (scan.Tokenizer.parse_runs)."""
     found: list[tuple[int, bytes]] = []
     counted_to, line_no = 0, base
+    count = block.count
     for start, end in line_spans(block, anchors):
-        line_no += block.count(b"\n", counted_to, start)
-        lines = block[start:end].split(b"\n")
-        found += zip(range(line_no + 1, line_no + 1 + len(lines)), lines)
-        line_no += len(lines) - 1
+        line_no += count(b"\n", counted_to, start)
+        found.append((line_no + 1, block[start:end]))
+        line_no += count(b"\n", start, end)
         counted_to = end
-    return found, line_no + block.count(b"\n", counted_to)  # one counting pass per block
+    return found, line_no + count(b"\n", counted_to)  # one counting pass per block
 
 
 def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:

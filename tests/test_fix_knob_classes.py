@@ -1,4 +1,4 @@
-"""Four classes whose advice must name the knob to change, each generated over its members and
+"""Five classes whose advice must name the knob to change, each generated over its members and
 the shapes a log gives it (session 18's development split: the right class was found, or a
 neighbour's, but the advice did not say what to turn):
 
@@ -11,6 +11,9 @@ neighbour's, but the advice did not say what to turn):
   (`input_positions` / `mrope_input_positions`);
 - a collective or step that hangs mid-serving with no rank's error: speculative decoding's
   `num_speculative_tokens` and async scheduling are named by every hang signature;
+- NaN probabilities at sampling (torch's multinomial refusal or its CUDA kernel's device-side
+  check, in every era's sampler) and NaN in a JSON answer name CUDA graphs, ruled out with
+  `--enforce-eager` (session 19: a GPTQ kernel wrong only under CUDA graphs);
 - and, over every signature, a fix that says to take an optional feature away (prefix caching,
   chunked prefill, speculative decoding, LoRA, async scheduling, expert parallelism) names the
   flag or keyword that does it.
@@ -219,9 +222,20 @@ _FEATURES = {
     "lora": ("enable-lora", "enable_lora"),
     "async scheduling": ("async-scheduling", "async_scheduling"),
     "expert parallel": ("enable-expert-parallel", "enable_expert_parallel"),
+    # (session 19) the execution features and front-end options a fix may take away
+    "cuda graphs": ("enforce-eager", "enforce_eager", "cudagraph_mode", "cuda-graph-sizes",
+                    "cuda_graph_sizes", "graph_mode"),
+    "torch.compile": ("enforce-eager", "enforce_eager", "-O0", "compilation-config",
+                      "compilation_config", "PT_HPU_LAZY_MODE"),
+    "custom all-reduce": ("disable-custom-all-reduce", "disable_custom_all_reduce"),
+    "sliding window": ("disable-sliding-window", "disable_sliding_window"),
+    "cascade attention": ("disable-cascade-attn", "disable_cascade_attn"),
+    "frontend multiprocessing": ("disable-frontend-multiprocessing",
+                                 "disable_frontend_multiprocessing"),
+    "reasoning parser": ("reasoning-parser", "reasoning_parser"),
 }
-_TAKE_AWAY = re.compile(r"(?i)\b(?:no|without|turn(?:ing)? off|disable|disabling|drop)\s+"
-                        r"(?:the\s+)?(" + "|".join(map(re.escape, _FEATURES)) + r")")
+_TAKE_AWAY = re.compile(r"(?i)\b(?:no|without|turn(?:ing)? off|disable|disabling|drop|skip(?:ping)?)"
+                        r"\s+(?:the\s+|a\s+|an\s+)?(" + "|".join(map(re.escape, _FEATURES)) + r")")
 
 
 @pytest.mark.parametrize("signature", list(default_signatures()), ids=lambda s: s.id)
@@ -229,3 +243,68 @@ def test_a_feature_taken_away_is_named_by_its_knob(signature: Signature) -> None
     for found in _TAKE_AWAY.finditer(signature.fix):
         knobs = _FEATURES[found.group(1).lower()]
         assert any(knob in signature.fix for knob in knobs), (found.group(0), knobs)
+
+
+# ---- NaN probabilities at sampling: CUDA graphs are ruled out with --enforce-eager -----------
+
+# where the sampler's NaN surfaces, by era: (file under vllm/, function, source line)
+_SAMPLERS = [
+    ("model_executor/layers/sampler.py", "_random_sample",
+     "random_samples = torch.multinomial(probs,"),
+    ("model_executor/layers/sampler.py", "_multinomial",
+     "return torch.multinomial(probs, num_samples)"),
+    ("v1/sample/ops/topk_topp_sampler.py", "random_sample",
+     "return probs.div_(q).argmax(dim=-1).view(-1)"),
+]
+# torch's CUDA multinomial kernel checking the same probabilities on the device
+_KERNEL_CHECKS = [
+    "binarySearchForMultinomial: block: [0,0,0], thread: [{t},0,0] Assertion "
+    "`cumdist[size - 1] > static_cast<scalar_t>(0)` failed.",
+    "sampleMultinomialOnce: block: [{t},0,0], thread: [0,0,0] Assertion `!_isnan(val)` failed.",
+    "renormRowsL1: block: [0,0,0], thread: [{t},0,0] Assertion `!(val < zero)` failed.",
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(sampler=st.sampled_from(_SAMPLERS), py=_PY, site=_SITE, prefix=_PREFIX,
+       kernel=st.one_of(st.none(), st.sampled_from(_KERNEL_CHECKS)), thread=st.integers(0, 31),
+       line=st.integers(90, 140))
+def test_nan_probabilities_at_sampling_name_cuda_graphs_and_enforce_eager(
+        sampler: tuple[str, str, str], py: str, site: str, prefix: str, kernel: str | None,
+        thread: int, line: int) -> None:
+    root = site.format(py=py) + "vllm/"
+    file, function, code = sampler
+    frames = [(root + "worker/model_runner.py", "execute_model", "output = self.model.sample("),
+              (root + file, function, code)]
+    if kernel is None:
+        log = python_traceback(frames, "RuntimeError: probability tensor contains either `inf`, "
+                                       "`nan` or element < 0", prefix)
+    else:
+        check = f"../aten/src/ATen/native/cuda/MultinomialKernel.cu:{line}: " + kernel.format(t=thread)
+        log = check + "\n" + python_traceback(frames, "RuntimeError: CUDA error: device-side "
+                                                       "assert triggered", prefix)
+    signature, fix = signature_advice(log)
+    assert signature == "sampling-probabilities-nan-inf"
+    assert "--enforce-eager" in fix and "CUDA graph" in fix and "cudagraph_mode" in fix
+
+
+def test_nan_in_a_json_answer_names_cuda_graphs_too() -> None:
+    site = "/usr/local/lib/python3.12/dist-packages/"
+    frames = [(site + "vllm/entrypoints/openai/serving_chat.py", "chat_completion_stream_generator",
+               "data = chunk.model_dump_json(exclude_unset=True)"),
+              (site + "starlette/responses.py", "render", "return json.dumps(content, allow_nan=False)")]
+    signature, fix = signature_advice(python_traceback(
+        frames, "ValueError: Out of range float values are not JSON compliant: nan"))
+    assert signature == "model-output-nan-or-inf"
+    assert "--enforce-eager" in fix and "CUDA graph" in fix
+
+
+def test_another_device_side_assert_keeps_its_own_advice() -> None:
+    root = "/usr/local/lib/python3.10/dist-packages/"
+    log = ("../aten/src/ATen/native/cuda/Indexing.cu:1290: indexSelectLargeIndex: block: [5,0,0], "
+           "thread: [0,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n" + python_traceback(
+               [(root + "vllm/model_executor/layers/vocab_parallel_embedding.py", "forward",
+                 "output_parallel = F.embedding(masked_input, self.weight)")],
+               "RuntimeError: CUDA error: device-side assert triggered"))
+    signature, _ = signature_advice(log)
+    assert signature != "sampling-probabilities-nan-inf"

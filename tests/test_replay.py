@@ -1,10 +1,13 @@
 """Replaying repeated record lines (LineRun, Assembler.feed_run) changes nothing: the same
 events and the same JSON report as reading every line, on every corpus and tuning log, every
-benchmark mix and generated interleavings of repeated multi-line records."""
+benchmark mix and generated interleavings of repeated multi-line records. A record whose lines
+the tokenizer recognises whole (Tokenizer.parse_runs over stretches of lines) is grouped as the
+line-by-line loop groups it, near-identical records included."""
 
 from __future__ import annotations
 
 import io
+from unittest.mock import patch
 from pathlib import Path
 
 import pytest
@@ -19,6 +22,7 @@ from logsleuth.pipeline import assemble_folded, build_report
 from logsleuth.read import open_input
 from logsleuth.render.json import to_json
 from logsleuth.tokenize import TokenizeStats, tokenize, tokenize_runs
+from logsleuth.tokenize.scan import Tokenizer
 from mix_logs import MIXES, mix_log
 from scenario_logs import ILLEGAL_ACCESS, Server
 
@@ -323,3 +327,135 @@ def test_replaying_records_changes_no_scenario_report(ending: str) -> None:
     _assert_same(data)
     records, replayed = _records_replayed(data)
     assert replayed >= 50 and replayed >= records - 4
+
+
+# ---- records recognised whole (Tokenizer.parse_runs over stretches of lines) ----------------
+
+def _plain(item: object) -> object:
+    """An item of parse_runs as something `==` compares by content (a LineRun's lines are made
+    by a function)."""
+    if isinstance(item, LineRun):
+        return ("run", item.first, item.count, item.process, item.level, item.time, item.site,
+                item.key, item.lines())
+    if isinstance(item, RecordRun):
+        return ("record", item.first, _plain(item.run), item.last)
+    return item
+
+
+def _items(data: bytes, cuts: list[int], whole: bool) -> tuple[list[object], int, int]:
+    """(parse_runs' items, records recognised whole, lines parsed) of `data` cut into blocks
+    after the lines `cuts` says; `whole`: located as stretches (the lines of a record may be
+    recognised whole), else one line an entry (every line stepped through)."""
+    lines = data.split(b"\n")[:-1]
+    marks = sorted({0, len(lines), *(cut % (len(lines) + 1) for cut in cuts)})
+    tokenizer = Tokenizer()
+    items: list[object] = []
+    for low, high in zip(marks, marks[1:]):
+        block = b"".join(line + b"\n" for line in lines[low:high])
+        located = tokenizer.locate_stretches(block) if whole else tokenizer.locate(block)
+        items += [_plain(item) for item in tokenizer.parse_runs(located)]
+    return items, tokenizer.whole, tokenizer.stats.parsed
+
+
+def _assert_grouped_alike(data: bytes, cuts: list[int]) -> int:
+    items, whole, parsed = _items(data, cuts, True)
+    plain_items, none, plain_parsed = _items(data, cuts, False)
+    assert none == 0  # (one line an entry: nothing to recognise whole)
+    assert items == plain_items
+    assert parsed == plain_parsed
+    return whole
+
+
+@settings(max_examples=150, deadline=None)
+@given(_logs() | _digit_logs(), st.lists(st.integers(0, 400), max_size=3))
+def test_records_recognised_whole_are_grouped_as_line_by_line(data: bytes,
+                                                             cuts: list[int]) -> None:
+    _assert_grouped_alike(data, cuts)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_logs() | _digit_logs(), st.integers(2, 12))
+def test_records_recognised_whole_with_a_small_bodies_cache(data: bytes, bound: int) -> None:
+    """The bodies cache cleared again and again (a bound of a few bodies): a run kept from
+    before a clearing is not recognised whole, since the loop would read its lines anew."""
+    from logsleuth.tokenize import scan
+
+    with patch.object(scan, "_BODIES", bound):
+        _assert_grouped_alike(data, [])
+
+
+# one record (a title, a logged traceback, an exception with the request's numbers) and the
+# ways a later copy may differ from it by a little: each must be read as it is, never as the
+# record before it
+_NEAR_BODIES = [_BODIES[0], *(_BODIES[b] for b in (2, 3, 4, 5, 6, 7))]
+_CHANGES = ("none", "body", "dropped", "doubled", "time", "pid", "inside", "no_cr", "title",
+            "longer", "shorter_body", "cut_last")
+
+
+def _near_copy(second: int, change: str, where: int, value: int) -> list[str]:
+    head = f"(APIServer pid=11) ERROR 01-24 01:{second // 60:02d}:{second % 60:02d} " \
+        "[serving.py:296] "
+    bodies = list(_NEAR_BODIES)
+    where = 1 + where % (len(bodies) - 1)  # a line of its run
+    heads = [head] * (len(bodies) + 1)
+    if change == "body":
+        bodies[where] = bodies[where].replace("e", "a", 1)
+    elif change == "dropped":
+        del bodies[where]
+    elif change == "doubled":
+        bodies.insert(where, bodies[where])
+    elif change == "title":
+        bodies[0] += " again"
+    elif change == "longer":
+        bodies.insert(where, _BODIES[10])
+    elif change == "shorter_body":
+        bodies[where] = bodies[where][:-1]
+    elif change == "time":
+        heads[where] = head.replace("01-24", "01-25")
+    elif change == "pid":
+        heads[where] = head.replace("pid=11", "pid=12")
+    exception = f"ValueError: This model's maximum context length is 4096 tokens. However, " \
+        f"you requested {4097 + value} tokens."
+    printed = [heads[index] + body + "\r" for index, body in enumerate(bodies)]
+    printed.append(head + exception)
+    if change == "inside":
+        printed.insert(where, _OTHERS[0])
+    elif change == "no_cr":
+        printed[where] = printed[where][:-1]
+    elif change == "cut_last":
+        printed = printed[:where + 1]
+        printed[-1] = printed[-1].rstrip("\r")
+    return printed
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_CHANGES), st.integers(0, 20), st.integers(0, 999),
+                          st.lists(st.sampled_from(_OTHERS), max_size=2)),
+                min_size=2, max_size=12),
+       st.lists(st.integers(0, 400), max_size=3))
+def test_near_identical_records_are_not_taken_for_the_one_before(
+        copies: list[tuple[str, int, int, list[str]]], cuts: list[int]) -> None:
+    """Copies of one record, some changed by a line, a byte, a head or a line inside them:
+    items equal to the line-by-line loop's, and in each streak of unchanged copies every one
+    after its first two recognised whole (the first teaches the bodies, the second is grouped
+    and kept; the equality alone would also hold if none were)."""
+    lines: list[str] = []
+    for second, (change, where, value, others) in enumerate(copies):
+        lines += _near_copy(second, change, where, value) + others
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    whole = _assert_grouped_alike(data, cuts)
+    if not cuts:  # (a cut may part a record from its run)
+        streaks = "".join("u" if change == "none" else " " for change, _, _, _ in copies)
+        assert whole >= sum(max(0, len(streak) - 2) for streak in streaks.split())
+
+
+def test_the_errors_mix_records_are_recognised_whole(mix_dir: str) -> None:
+    """The errors mix's rejected requests: all records but the first are recognised whole,
+    and parse_runs gives what it gives stepping through every line."""
+    path, _ = mix_log("errors", 5_000, mix_dir)
+    data = path.read_bytes()
+    whole = _assert_grouped_alike(data, [])
+    records = sum(1 for item in _items(data, [], True)[0]
+                  if isinstance(item, tuple) and item[0] == "record")
+    assert records > 150
+    assert whole >= records - 2

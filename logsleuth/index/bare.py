@@ -61,6 +61,16 @@ def bare_errors(lines: Iterable[LogLine], first_id: int) -> list[ErrorEvent]:
     return found
 
 
+def raised_class(text: str) -> str | None:
+    """The class vLLM's source raises `text` with, when the whole of it is one message it raises
+    (as bare_errors reads a pasted line); None when it is not, or vLLM only logs it."""
+    match = _whole(default_matcher(), _uncoded(text.strip()))
+    if match is None:
+        return None
+    raised = Counter(site.cls for site in match.sites if site.kind is MessageKind.RAISE)
+    return raised.most_common(1)[0][0] if raised else None
+
+
 def stated_errors(lines: Iterable[LogLine], first_id: int, know: Causality) -> list[ErrorEvent]:
     """The lines (of a whole short input, every line parsed) whose own words state a failure
     (causality.yaml `pasted`), each as an error record: a sentence copied without its level."""

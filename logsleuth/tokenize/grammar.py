@@ -47,7 +47,7 @@ _HAS_WIDE_SPACE = re.compile("[" + "".join(map(chr, _WIDE_SPACES)) + "]").search
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
                  "pybasic", "cut_record", "loguru", "ci_command", "ray_serve",
-                 "kserve", "neuron", "bracket_fields", "level_word", "cann_code")
+                 "kserve", "neuron", "bracket_fields", "spdlog", "level_word", "cann_code")
 
 
 @cache
@@ -151,6 +151,8 @@ class _Outer:
     # pytest's margin (`E   `) or summary before an `assert`: the failed assertion's explanation,
     # the AssertionError's message (grammars/vllm.lark PYTEST_ASSERT)
     asserts: bool = False
+    # a bracketed level word (`[INFO] `): the writer's own level for the whole line
+    tagged: bool = False
 
 
 @quick_init
@@ -162,6 +164,7 @@ class _Head:
     relay_level: Level | None = None
     depth: int = 0
     asserts: bool = False  # behind pytest's margin or summary, before an `assert` (_Outer)
+    tagged: bool = False  # the relay level is a bracketed level word (_Outer.tagged)
 
 
 _NO_HEADER = _Header(None, None, None)
@@ -180,6 +183,11 @@ def _combine(head: _Head, body: _Body, number: int = 0) -> LogLine:
         body = _Body(LineKind.EXCEPTION, f"{_ASSERTION}: {body.text}", exception=_ASSERTION,
                      message=body.text)
     level = header.level or body.level
+    if head.tagged and header.level is None and body.kind is LineKind.PLAIN \
+            and head.relay_level is not None:
+        # `[INFO] Task failed.`: the writer's bracketed level word says what the line is; a
+        # level guessed from the words of a plain message (LEVEL_LINE's sentences) does not
+        level = head.relay_level
     if level is None and body.kind in _RELAYED_KINDS:
         # A relaying logger's level speaks for a plain message only: the exceptions, frames
         # and fatal lines it relays are what they are, at whatever level it relays them
@@ -247,7 +255,7 @@ class _ToRecords(Transformer[Token, object]):
         outer: str | None = None
         relay_level: Level | None = None
         depth = 0
-        asserts = False
+        asserts = tagged = False
         for item in items:
             if isinstance(item, Process):
                 process = item  # prefixes nest: the innermost names the process
@@ -258,7 +266,8 @@ class _ToRecords(Transformer[Token, object]):
                 relay_level = item.level or relay_level  # the innermost relay's
                 depth = item.depth or depth
                 asserts = item.asserts or asserts
-        return _Head(outer, process, header, relay_level, depth, asserts)
+                tagged = item.tagged if item.level else tagged
+        return _Head(outer, process, header, relay_level, depth, asserts, tagged)
 
     # outer wrappers
     def docker(self, items: list[Token]) -> _Outer:
@@ -282,7 +291,7 @@ class _ToRecords(Transformer[Token, object]):
         if items[0].type == "LOGFMT":  # `time="..." level=error msg="`: Go's loggers, lower case
             return _Outer(text, _level_word(text.partition(" level=")[2].partition(" ")[0].upper()))
         if items[0].type == "LEVEL_TAG":  # `[ERROR] `, a wrapper's capitalised `[Error] `
-            return _Outer(text, _level_word(text.strip("[] ").upper()))
+            return _Outer(text, _level_word(text.strip("[] ").upper()), tagged=True)
         level = next((_level_word(w) for w in re.split(r"[\s\[\]:-]+", text)
                       if _level_word(w) is not None), None)
         return _Outer(text, level)
@@ -379,6 +388,17 @@ class _ToRecords(Transformer[Token, object]):
         site = next((f for f in rest if re.search(r"\.py:\d+$", f)), rest[-1])
         return _Header(_level_word(level), stamp[5:19].replace("T", " "), site)
 
+    def spdlog(self, items: list[Token]) -> _Header:
+        # `[2025-05-05 01:56:15.842742] [error] [1408] [operation_base.cpp:338] `: the level is
+        # the field that is a level word (spdlog's `err` is ERROR), the call site the field after
+        # it naming a source line, else the last field after it (`-` when there is none)
+        stamp, *fields = re.findall(r"\[([^\[\]]*)\]", str(items[0]))
+        words = [_level_word("ERROR" if f.upper() == "ERR" else f.upper()) for f in fields]
+        at = next(i for i, level in enumerate(words) if level is not None)
+        rest = fields[at + 1:]
+        site = next((f for f in rest if re.search(r"\.\w+:\d+$", f)), rest[-1] if rest else "-")
+        return _Header(words[at], stamp[5:19].replace("T", " "), site)
+
     def pybasic(self, items: list[Token]) -> _Header:
         # `ERROR:root:`
         level, site = str(items[0]).split(":")[:2]
@@ -466,9 +486,10 @@ class _ToRecords(Transformer[Token, object]):
         return _Body(LineKind.PLAIN, text, level=level)
 
     def level_line(self, items: list[Token]) -> _Body:
-        # `FATAL: ...`, `error: ...`, `Fatal error: ...`: the line says what it is at its start
+        # `FATAL: ...`, `error: ...`, `Fatal error: ...`, `Failed to start x: ...`: the line says
+        # what it is at its start
         text = str(items[0])
-        fatal = text[:1] in "Ff"
+        fatal = text[:5].lower() == "fatal"
         return _Body(LineKind.PLAIN, text, level=Level.CRITICAL if fatal else Level.ERROR)
 
     uvicorn = _leveled(LineKind.UVICORN)
@@ -571,6 +592,17 @@ class _ToRecords(Transformer[Token, object]):
                      exception="ImportError" if extension else "OSError", message=text)
     usage_error = _labelled("usage error")
     exit_report = _labelled("exited")
+
+    def shell_error(self, items: list[Token]) -> _Body:
+        # `bash: vllm: command not found`, `zsh: permission denied: ./serve.sh`: what the shell
+        # could not do, as bash's exit status says it (127 not found, 126 not executable)
+        text = str(items[0]).strip()
+        lowered = text.lower()
+        unrunnable = any(w in lowered for w in _UNRUNNABLE) and "not found" not in lowered
+        return _Body(LineKind.DIAGNOSTIC, text,
+                     exception="cannot execute" if unrunnable else "command not found",
+                     message=text)
+
     launcher_error = _labelled("launcher error")
     ray_worker_died = _labelled("worker died")
     gpu_xid = _labelled("NVRM Xid")
@@ -712,6 +744,21 @@ class _ToRecords(Transformer[Token, object]):
             message = f"({message}" if message else ""
         return _Body(LineKind.FATAL, text, exception=label, message=message)
 
+    def runtime_abort(self, items: list[Token]) -> _Body:
+        # `LLVM ERROR: ...`, `thread 'main' panicked at ...`, `panic: ...`: the runtime's label
+        text = str(items[0]).strip()
+        if text.startswith("thread "):
+            return _Body(LineKind.FATAL, text, exception="panic", message=text)
+        if text.startswith("[libprotobuf"):
+            return _Body(LineKind.FATAL, text, exception="libprotobuf FATAL",
+                         message=text.partition("] ")[2])
+        if text.startswith("***"):  # glibc: `*** Error in `python3': double free or ...`
+            message = text.partition("': ")[2]
+            return _Body(LineKind.FATAL, text, exception=message.partition(": 0x")[0],
+                         message=message)
+        label, _, message = text.partition(": ")
+        return _Body(LineKind.FATAL, text, exception=label, message=message)
+
     def nccl(self, items: list[Token]) -> _Body:
         level = next(str(t) for t in items if t.type == "NCCL_LEVEL")
         message = next((str(t) for t in items if t.type == "NCCL_TEXT"), "")
@@ -729,6 +776,10 @@ def _error_body(text: str) -> tuple[str, str]:
     fields = found.get("error", found) if isinstance(found, dict) else {}
     fields = fields if isinstance(fields, dict) else {}
     return str(fields.get("type") or "error"), str(fields.get("message") or "")
+
+
+# a shell's words for a command it found but could not run (bash's status 126)
+_UNRUNNABLE = ("permission denied", "cannot execute", "exec format error", "not an executable")
 
 
 def _level_word(word: str) -> Level | None:
@@ -777,6 +828,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "RAY_SERVE_HEADER": (2, "ray_serve"), "KSERVE_HEADER": (2, "kserve"),
     "NEURON_HEADER": (2, "neuron"), "BRACKET_FIELDS_HEADER": (2, "bracket_fields"),
     "BRACKET_FIELDS": (0, "relay"), "LEVEL_WORD_HEADER": (2, "level_word"),
+    "SPDLOG_HEADER": (2, "spdlog"),
     "CANN_CODE_HEADER": (2, "cann_code"),
 }
 

@@ -14,7 +14,8 @@ from functools import cache, partial
 
 import re2
 
-from logsleuth.locate import Anchors, anchor_texts, line_spans, locate
+from logsleuth.locate import (Anchors, anchor_texts, line_spans, locate,
+                              locate_stretches)
 from logsleuth.model import Level, LineKind, LineRun, LogLine, RecordRun
 from logsleuth.tokenize.grammar import (BOX_BORDERS, Split, clean, continuation, continued,
                                         may_hold_colour)
@@ -72,6 +73,11 @@ class Tokenizer:
         self._head_bytes = b""
         self._head: Split | None = None
         self._bodies: dict[bytes, Split] = {}
+        self._generation = 0  # how many times the bodies cache was cleared
+        # a record's first line's body -> the run of repeated lines that followed it last (the
+        # bodies cache's generation then, their bodies and splits): parse_runs
+        self._records: dict[bytes, tuple[int, tuple[bytes, ...], tuple[Split, ...]]] = {}
+        self.whole = 0  # records whose run was recognised whole (tests count them)
         self._memo = LineMemo()  # lines that differ only in digits are read once per shape
         # and, by the raw line's shape, the memo's plan with what `_learn` decides: for a shape
         # that decodes, that clean() leaves as it is and that holds no `#0` (rsyslog's octal
@@ -101,7 +107,17 @@ class Tokenizer:
 
     def feed_runs(self, block: bytes) -> Iterator[LogLine | LineRun | RecordRun]:
         """`feed`, with the repeated lines of a multi-line record grouped into LineRuns."""
-        return self.parse_runs(self.locate(block))
+        return self.parse_runs(self.locate_stretches(block))
+
+    def locate_stretches(self, block: bytes) -> list[tuple[int, bytes]]:
+        """`locate`, each stretch of consecutive located lines as one (locate.locate_stretches)."""
+        found, self._base = locate_stretches(block, self._base, self._anchors)
+        self.stats.lines = self._base
+        if block:
+            self._tail = block
+            self.stats.last_line_text = ""
+            self.stats.tail_text = ""
+        return found
 
     def parse_runs(self, located: Iterable[tuple[int, bytes]], base: int = 0
                    ) -> Iterator[LogLine | LineRun | RecordRun]:
@@ -109,58 +125,93 @@ class Tokenizer:
         lines that repeat the head of the line before them and whose bodies are known (the
         lines `parse` would make from the bodies cache without reading them), and into one
         RecordRun an ERROR record's first line, such a run right after it and the exception
-        line right after that (a logged traceback: model.RecordRun)."""
+        line right after that (a logged traceback: model.RecordRun).
+
+        `located`: (number, text) of stretches of consecutive lines, `\n` between them
+        (locate.locate_stretches; one line each is one stretch each). A record whose first
+        line's body came before with a run after it (`_records`) is first asked whether its
+        next lines are that run again under its own head, in one comparison of bytes: they
+        are then the run the line-by-line loop would group (each line that head and a body
+        still known), without a step per line."""
         splits: list[Split] = []
         bodies: list[bytes] = []
         first = last = 0
         held: LogLine | None = None  # a record's first line, until what follows it is known
+        held_body = b""  # its body's bytes (after its own head)
         # the head the next lines may repeat, and the bodies cache's lookup, held here: a
         # logged traceback's lines are most of an error-heavy log's located lines, and each
         # costs little more than this loop (only `parse` learning a line changes the head)
         get = self._bodies.get
+        records = self._records
         head = self._head_bytes if self._head is not None else b""
         size = len(head)
-        for number, raw in located:
-            number += base
-            if held is not None and not splits and number != held.number + 1:
-                yield held
-                held = None
-            if head and raw.startswith(head):
-                body = raw[size:]
-                known = get(body)
-                if known is not None:
-                    if number == last + 1 and splits:
-                        splits.append(known)
-                        bodies.append(body)
+        for start, text in located:
+            lines = text.split(b"\n")
+            number = start + base - 1
+            skip = 0  # lines of a run recognised whole, still to pass over
+            for raw in lines:
+                number += 1
+                if skip:
+                    skip -= 1
+                    continue
+                if held is not None and not splits and number != held.number + 1:
+                    yield held
+                    held = None
+                if head and raw.startswith(head):
+                    body = raw[size:]
+                    known = get(body)
+                    if known is not None:
+                        if number == last + 1 and splits:
+                            splits.append(known)
+                            bodies.append(body)
+                            last = number
+                            continue
+                        if splits:
+                            yield from self._flush(held, first, splits, bodies)
+                            held = None
+                        splits, bodies, first = [known], [body], number
                         last = number
                         continue
-                    if splits:
-                        yield from self._flush(held, first, splits, bodies)
-                        held = None
-                    splits, bodies, first = [known], [body], number
-                    last = number
-                    continue
-                if held is not None and splits and number == last + 1:
-                    # the line after a record's repeated lines, with their head: its exception?
-                    line = self.parse(number, raw, learn=False)  # (the head stays)
-                    if line.kind is LineKind.EXCEPTION:
-                        yield RecordRun(held, self._line_run(first, splits, bodies), line)
-                    else:
-                        yield from self._flush(held, first, splits, bodies)
-                        yield line
+                    if held is not None and splits and number == last + 1:
+                        # the line after a record's repeated lines, with their head: its
+                        # exception?
+                        line = self.parse(number, raw, learn=False)  # (the head stays)
+                        if line.kind is LineKind.EXCEPTION:
+                            yield RecordRun(held, self._line_run(first, splits, bodies), line)
+                            if len(records) >= _RECORDS:
+                                records.clear()
+                            records[held_body] = (self._generation, tuple(bodies),
+                                                  tuple(splits))
+                        else:
+                            yield from self._flush(held, first, splits, bodies)
+                            yield line
+                        held, splits, bodies = None, [], []
+                        continue
+                if held is not None or splits:
+                    yield from self._flush(held, first, splits, bodies)
                     held, splits, bodies = None, [], []
-                    continue
-            if held is not None or splits:
-                yield from self._flush(held, first, splits, bodies)
-                held, splits, bodies = None, [], []
-            line = self.parse(number, raw)
-            head = self._head_bytes if self._head is not None else b""
-            size = len(head)
-            if line.kind is LineKind.PLAIN and line.level in _RECORD_LEVELS \
-                    and self._head is not None:
-                held = line  # its head is the one the next lines may repeat
-            else:
-                yield line
+                line = self.parse(number, raw)
+                head = self._head_bytes if self._head is not None else b""
+                size = len(head)
+                if line.kind is LineKind.PLAIN and line.level in _RECORD_LEVELS \
+                        and self._head is not None:
+                    held = line  # its head is the one the next lines may repeat
+                    held_body = raw[size:]
+                    run = records.get(held_body)
+                    if run is not None and run[0] == self._generation:
+                        # its run again right after it, each line under its head with a body
+                        # still known (the cache was not cleared since): the lines the loop
+                        # would group one by one
+                        after = number - start - base + 1
+                        count = len(run[1])
+                        if b"\n".join(lines[after:after + count]) \
+                                == head + (b"\n" + head).join(run[1]):
+                            splits, bodies = list(run[2]), list(run[1])
+                            first, last = number + 1, number + count
+                            skip = count
+                            self.whole += 1
+                else:
+                    yield line
         if held is not None or splits:
             yield from self._flush(held, first, splits, bodies)
 
@@ -266,6 +317,7 @@ class Tokenizer:
         if body:
             if len(self._bodies) >= _BODIES:
                 self._bodies.clear()  # a bound: frames and caret lines repeat, bodies come back
+                self._generation += 1
             self._bodies[raw[head_bytes:]] = split
 
     def skip(self, lines: int, tail: bytes) -> None:
@@ -291,6 +343,7 @@ def _unchanged(text: str) -> bool:
 _RECORD_LEVELS = (Level.ERROR, Level.CRITICAL)  # records that may print a traceback
 _BODY_BYTES = 1024  # longer bodies rarely repeat (grammar.CACHED_BODY_CHARS)
 _BODIES = 4096
+_RECORDS = 256  # records' first lines kept with their runs (a bound)
 
 
 def parse_every_line(data: bytes) -> list[LogLine]:

@@ -1,0 +1,183 @@
+"""A failing log is never `no_failure` because its one error had an unfamiliar shape (issue 10).
+
+A healthy V1 server's log (start-up, answers, polls: tests/scenario_logs.py), with benign
+warnings among its lines, then one last line that says the run failed, in one of many generated
+shapes of four classes: a tool's error sentence in its own words (`FATAL: `, `fatal error: `,
+`FAIL: `, `Failed: `, a check's refusal), a non-zero exit in any launcher's, harness's or CI
+system's words (a process, a task, a script, a step; `exit status`, `exit code`, `return code`;
+subprocess's `Command ... returned non-zero exit status N.`), a shell's report of a command it
+could not find or run, and a runtime's or a native library's fatal line (Rust's and Go's
+panics, protobuf's CHECK, glibc's heap report, a BSD or MSVC assert, macOS's
+`Abort trap: 6`), and a harness's or a CI system's word that the server never came up or the run
+failed (`Server failed to start within 600 seconds`, `Timed out waiting for the server to start`,
+`Status: FAILED`, `BUILD FAILED`, unittest's `FAILED (failures=1)`). Behind any wrapper the log may carry. The same healthy logs without that line,
+benign warnings and all, stay `no_failure`; so do lines that only look alike (an exit status 0,
+a stop asked for, a sentence about failures that did not happen).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logsleuth.model import Verdict
+from logsleuth.pipeline import explain_text
+from logsleuth.signatures import default_signatures
+from scenario_logs import Server
+
+SUBJECTS = ["vllm", "vllm-server", "Process", "Task", "The process", "Container vllm", "Job",
+            "script", "Step 'serve'", "Server", "Command", "worker-0", "python3"]
+VERBS = ["exited", "failed", "returned", "terminated", "exited unexpectedly", "crashed", "died",
+         "finished", "ended", "stopped"]
+CODE_WORDS = ["with code", "with exit code", "with exit status", "with status", "with return code",
+              "with a non-zero exit code", "with error code", "exit code", "with code exit status",
+              "with exit code:", "with status ="]
+CODES = ["1", "2", "127", "126", "255", "-11", "-6", "3"]
+MESSAGES = ["model not found", "CUDA_HOME is not set", "the wheel is larger than the limit",
+            "could not bind 0.0.0.0:8000", "unsupported architecture Qwen3MoeForCausalLM"]
+
+
+def _exit_sentence(subject: str, verb: str, words: str, code: str) -> str:
+    return f"{subject} {verb} {words} {code}".replace(": ", ":").replace(":", ": ").replace(
+        "= ", "=")
+
+
+EXITS = st.one_of(
+    st.builds(_exit_sentence, st.sampled_from(SUBJECTS), st.sampled_from(VERBS),
+              st.sampled_from(CODE_WORDS), st.sampled_from(CODES)),
+    st.builds(lambda w, c: f"{w} {c}", st.sampled_from(["Exit status:", "exit status", "Exit code:",
+                                                        "exit code:", "Return code:"]),
+              st.sampled_from(CODES)),
+    st.builds(lambda cmd, q, c: f"Command {q[0]}{cmd}{q[1]} returned non-zero exit status {c}.",
+              st.sampled_from(["['vllm', 'serve', 'Qwen/Qwen3-8B']", "python -m vllm.entrypoints."
+                               "openai.api_server", "bash serve.sh"]),
+              st.sampled_from([("'", "'"), ('"', '"')]), st.sampled_from(CODES[:5])),
+)
+SENTENCES = st.builds(lambda label, message: f"{label}: {message}",
+                      st.sampled_from(["FATAL", "Fatal error", "fatal error", "Fatal", "error",
+                                       "FAIL", "Failed", "Not allowed", "Refused", "Rejected"]),
+                      st.sampled_from(MESSAGES))
+SHELLS = st.builds(lambda shape, cmd: shape.format(cmd),
+                   st.sampled_from(["bash: {}: command not found", "{}: command not found",
+                                    "/bin/sh: 1: {}: not found", "zsh: command not found: {}",
+                                    "/entrypoint.sh: line 3: exec: {}: not found",
+                                    "nohup: failed to run command '{}': No such file or directory",
+                                    "exec /usr/local/bin/{}: exec format error",
+                                    "bash: /usr/local/bin/{}: Permission denied"]),
+                   st.sampled_from(["vllm", "python3", "torchrun"]))
+NATIVE = st.one_of(
+    st.sampled_from([
+        "thread '<unnamed>' panicked at 'called `Option::unwrap()` on a `None` value', "
+        "tokenizers/src/models/bpe/model.rs:212:49",
+        "thread 'main' panicked at src/main.rs:12:5:",
+        "panic: runtime error: invalid memory address or nil pointer dereference",
+        "[libprotobuf FATAL google/protobuf/message_lite.cc:123] CHECK failed: IsInitialized()",
+        "*** Error in `python3': double free or corruption (out): 0x00007f3a2c1e0ae0 ***",
+        "Assertion failed: (n > 0), function run, file ops.cpp, line 42.",
+        "Assertion failed: n > 0, file csrc\\ops.cpp, line 42",
+        "terminate called after throwing an instance of 'c10::Error'",
+        "Segmentation fault (core dumped)",
+    ]),
+    st.builds(lambda s, n: f"{s}: {n}", st.sampled_from(["Abort trap", "Segmentation fault",
+                                                         "Bus error", "Illegal instruction"]),
+              st.sampled_from(["6", "11", "10", "4"])),
+)
+HARNESS = st.one_of(
+    st.builds(lambda subject, phrase: f"{subject} {phrase}",
+              st.sampled_from(["vLLM server", "Server", "The server", "vllm-0", "Model server",
+                               "Endpoint 'qwen3'"]),
+              st.sampled_from(["failed to start.", "failed to start within 600 seconds",
+                               "did not become ready", "never came up", "is not ready after 600 "
+                               "seconds", "did not start in time", "failed to become healthy"])),
+    st.builds(lambda what: f"Timed out waiting for {what}",
+              st.sampled_from(["the server to start", "vLLM server", "the vllm server to become "
+                               "ready", "the endpoint", "health check"])),
+    st.builds(lambda word, value: f"{word}: {value}",
+              st.sampled_from(["Status", "Result", "State", "Outcome", "Conclusion"]),
+              st.sampled_from(["FAILED", "FAILURE", "Failed", "failed", "CRASHED"])),
+    st.sampled_from(["[FAILED] server start", "[FAIL] vllm serve Qwen/Qwen3-8B", "BUILD FAILED",
+                     "TESTS FAILED", "Job failed", "Deployment failed.", "Startup failed",
+                     "Build failed with an exception.", "FAILED (failures=1)",
+                     "FAILED (errors=2, skipped=1)", "Step 'serve' failed"]),
+)
+FINAL = st.one_of(EXITS, SENTENCES, SHELLS, NATIVE, HARNESS)
+WRAPPERS = ["", "2025-08-01T20:01:00.123456789Z ", "vllm-1  | ", "[pod/vllm-0/vllm] ",
+            "Aug 01 20:01:00 gpu1 run.sh[8052]: "]
+BENIGN = [
+    "(APIServer pid=2800) WARNING 08-01 20:00:03 [config.py:1200] Casting torch.bfloat16 to "
+    "torch.float16.",
+    "/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py:61: FutureWarning: The "
+    "pynvml package is deprecated. Please install nvidia-ml-py instead.",
+    "  import pynvml  # type: ignore[import]",
+    "(EngineCore_DP0 pid=2900) WARNING 08-01 20:00:09 [fused_moe.py:700] Using default MoE "
+    "config. Performance might be sub-optimal! Config file not found at /x/E=8,N=1024.json",
+    "[rank0]:[W801 20:01:00.464268835 ProcessGroupNCCL.cpp:1524] Warning: WARNING: "
+    "destroy_process_group() was not called before program exit, which can leak resources.",
+    "(APIServer pid=2800) WARNING 08-01 20:00:04 [api_server.py:900] Failed to fetch "
+    "generation config: it is not found; using the default sampling parameters.",
+]
+
+
+def _healthy(requests: int, polls: int, benign: list[int], order: int) -> list[str]:
+    server = Server()
+    lines = server.startup()
+    work = server.requests(requests) + server.polls(polls)
+    if order:
+        work = work[::-1]
+    return [*lines[:3], *(BENIGN[i] for i in benign), *lines[3:], *work]
+
+
+HEALTHY = st.builds(_healthy, st.integers(1, 6), st.integers(0, 3),
+                    st.lists(st.integers(0, len(BENIGN) - 1), max_size=4), st.integers(0, 1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(HEALTHY, FINAL, st.sampled_from(WRAPPERS))
+def test_a_last_line_that_says_the_run_failed_is_never_no_failure(healthy: list[str], final: str,
+                                                                  wrapper: str) -> None:
+    lines = [*healthy, wrapper + final]
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.verdict is not Verdict.NO_FAILURE, final
+
+
+@settings(max_examples=80, deadline=None)
+@given(HEALTHY)
+def test_the_healthy_logs_with_their_warnings_are_no_failure(healthy: list[str]) -> None:
+    report = explain_text("\n".join(healthy) + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.NO_FAILURE
+
+
+@settings(max_examples=40, deadline=None)
+@given(HEALTHY, st.sampled_from(["Failed to start model server", "Server failed to start",
+                                 "Unable to load model Qwen/Qwen3-8B"]),
+       st.sampled_from(["integer division or modulo by zero", "address already in use",
+                        "ValueError: unknown model type"]))
+def test_a_harness_sentence_with_its_reason_is_the_root(healthy: list[str], sentence: str,
+                                                        reason: str) -> None:
+    """`Failed to start model server: <reason>`: the reason is on the line, so the line is
+    the cause, not a report of one printed elsewhere."""
+    lines = [*healthy, f"{sentence}: {reason}"]
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.FAILURE, lines
+    assert report.root_cause is not None and report.root_cause.line == len(lines)
+
+
+@pytest.mark.parametrize("final", [
+    "Status: running",
+    "Job succeeded",
+    "vllm exited with code 0",
+    "Process finished with exit code 0",
+    "Exit status: 0",
+    "vllm-1 exited with code 130",  # Ctrl-C
+    "Container vllm exited with code 143",  # SIGTERM: the stop asked for
+    "Failed requests: 0",
+    "Successful requests: 100",
+    "0 failed, 12 passed in 3.2s",
+    "[1]+  Done                    vllm serve m",
+    "Allowed: wheel size 180.02 MB",
+])
+def test_lines_that_only_look_like_failures_are_not(final: str) -> None:
+    lines = [*_healthy(3, 1, [0, 1], 0), final]
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.NO_FAILURE, final
