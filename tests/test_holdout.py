@@ -103,12 +103,13 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # cases (220), scored cold with the same code: verdict 208, root 147/163, fix 58/91, case 173 (the 16
 # alone: verdict 15, root 9/10, fix 1/4, case 12); floors are that less 2. Then holdout-d added 18
 # s-* cases (238), scored cold with the same code: verdict 222, root 154/175, fix 60/94, case 183
-# (the 18 alone: verdict 14, root 7/12, fix 2/3, case 10); floors are that less 2.
+# (the 18 alone: verdict 14, root 7/12, fix 2/3, case 10); floors are that less 2. The session-19
+# code on the same 238: verdict 223, root 154/175, fix 60/94, case 184; floors are that less 2.
 FLOORS = {
-    "verdict": 220,
+    "verdict": 221,
     "root": 152,
     "fix": 58,
-    "case": 181,
+    "case": 182,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
 # failing case called no_failure. Counted, never listed. Measured 6 on 106 cases; 14 on 162 cases
@@ -139,8 +140,9 @@ FLOORS = {
 # added 23 q-* cases, one of them answered the wrong way (leaving it out would bias the measure), plus 1 (10 on the 234 after the
 # end-of-session-18 check's move); 8 on the 204 left by session 19's split (two of the 30 moved), plus 1; still 8 on 220 once holdout-e added 16 r-* cases (none of them
 # answered the wrong way), plus 1; 10 on 238 once holdout-d added 18 s-* cases, two of them (healthy
-# logs called failing) answered the wrong way (leaving them out would bias the measure), plus 1.
-MAX_WRONG_WAY = 11
+# logs called failing) answered the wrong way (leaving them out would bias the measure), plus 1;
+# 7 on the same 238 with the session-19 code, plus 1.
+MAX_WRONG_WAY = 8
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
