@@ -336,6 +336,11 @@ SHAPES = [
           "  Normal   Started    26m   kubelet   Started container vllm",
           "  Normal   Killing    25m   kubelet   Container vllm failed liveness probe, will be "
           "restarted"), "launcher error", "failed liveness probe"),
+    # (the startup probe's kill: vLLM's Kubernetes guide, a start-up longer than the probe allows)
+    Shape("kubelet-kills-on-failed-startup-probe", (
+          "  Normal   Started    26m   kubelet   Started container vllm",
+          "  Normal   Killing    16m   kubelet   Container vllm failed startup probe, will be "
+          "restarted"), "launcher error", "failed startup probe"),
     Shape("modal-runner-gave-up-on-start-up", (
           "May 01  14:38:19.519 | INFO 05-01 12:38:19 gpu_model_runner.py:872] Loading model "
           "weights took 5.3800 GB",
