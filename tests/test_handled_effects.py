@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from logsleuth.model import Report, Verdict
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
+from v1log import python_traceback
 
 SITE = "/usr/local/lib/python3.12/site-packages/vllm"
 PARSERS = [("tool_parsers", "llama_tool_parser", "extract_tool_calls",
@@ -105,10 +106,8 @@ def test_the_parser_s_error_alone_is_survived(parser: tuple[str, str, str, str],
     assert _explain(lines).verdict is Verdict.NO_FAILURE
 
 
-UNRELATED = ["Traceback (most recent call last):",
-             '  File "/home/user/bench.py", line 12, in <module>',
-             "    n = int(sys.argv[1])",
-             "ValueError: invalid literal for int() with base 10: 'x'"]
+UNRELATED = python_traceback([("/home/user/bench.py", "<module>", "n = int(sys.argv[1])")],
+                             "ValueError: invalid literal for int() with base 10: 'x'").splitlines()
 
 
 @settings(max_examples=30, deadline=None)

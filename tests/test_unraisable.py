@@ -21,6 +21,7 @@ from logsleuth.knowledge import default_causality
 from logsleuth.model import LinkReason, Verdict
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
+from v1log import python_traceback
 
 START = ["INFO 07-28 22:29:10 llm_engine.py:176] Initializing an LLM engine (v0.5.3) with config: "
          "model='facebook/opt-125m'",
@@ -129,10 +130,10 @@ def test_an_unraisable_exception_at_a_clean_exit_is_no_failure(
     assert report.root_cause is None
 
 
-FAILURE = ["Traceback (most recent call last):",
-           '  File "/opt/vllm/benchmarks/benchmark_throughput.py", line 88, in main',
-           "    llm.generate(prompts)",
-           "RuntimeError: CUDA error: an illegal memory access was encountered"]
+FAILURE = python_traceback([("/opt/vllm/benchmarks/benchmark_throughput.py", "main",
+                             "llm.generate(prompts)")],
+                           "RuntimeError: CUDA error: an illegal memory access was encountered"
+                           ).splitlines()
 
 
 @settings(max_examples=40, deadline=None)

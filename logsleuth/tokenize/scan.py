@@ -97,13 +97,8 @@ class Tokenizer:
 
     def locate(self, block: bytes) -> list[tuple[int, bytes]]:
         """The anchored lines of one block, with their 1-based numbers; counts every line."""
-        found, self._base = locate(block, self._base, self._anchors)
-        self.stats.lines = self._base
-        if block:
-            self._tail = block
-            self.stats.last_line_text = ""
-            self.stats.tail_text = ""
-        return found
+        found, base = locate(block, self._base, self._anchors)
+        return self._located(block, found, base)
 
     def feed_runs(self, block: bytes) -> Iterator[LogLine | LineRun | RecordRun]:
         """`feed`, with the repeated lines of a multi-line record grouped into LineRuns."""
@@ -111,8 +106,13 @@ class Tokenizer:
 
     def locate_stretches(self, block: bytes) -> list[tuple[int, bytes]]:
         """`locate`, each stretch of consecutive located lines as one (locate.locate_stretches)."""
-        found, self._base = locate_stretches(block, self._base, self._anchors)
-        self.stats.lines = self._base
+        found, base = locate_stretches(block, self._base, self._anchors)
+        return self._located(block, found, base)
+
+    def _located(self, block: bytes, found: list[tuple[int, bytes]], base: int
+                 ) -> list[tuple[int, bytes]]:
+        """Count a located block's lines and keep it as the input's tail."""
+        self._base = self.stats.lines = base
         if block:
             self._tail = block
             self.stats.last_line_text = ""
