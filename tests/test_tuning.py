@@ -25,6 +25,9 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Moved in from the held-out set when the lead saw their names at a merge (session 20, strict):
+    "launchers/u-ms-swift-410-infer-vllm-019-qwen3-5-hf-config-class-typeerror-oneline":
+        "moved in from the held-out set, names seen at a merge (session 20): not yet analysed",
     # Session 20's random development split (eleventh), cold misses (strict; each leaves when fixed
     # or gets a "Why not fixed" reason once analysed):
     "launchers/n-ascend-ci-doctest-import-vllm-ovis-aimv2-transformers-config-taken":
@@ -203,6 +206,9 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Moved in from the held-out set when the lead saw their names at a merge (session 20, strict):
+    "launchers/u-evalchemy-vllm-0101-max-gen-toks-above-context-empty-prompt-two-lines":
+        "moved in from the held-out set, names seen at a merge (session 20): not yet analysed",
     # Session 20's random development split (eleventh), cold misses of verdict or root (strict):
     "launchers/l-ci-instructlab-e2e-l40s-x4-vllm-failed-to-start-wrapper-symptom-two-lines":
         "session 20's random development split, cold miss: not yet analysed",
