@@ -1327,10 +1327,11 @@ def _stalled(last_line: str, line_count: int, know: Causality, *, started: bool,
              began: bool = True, reached: frozenset[Phase] | set[Phase] = frozenset()
              ) -> ErrorEvent | None:
     """A log that ends on an unfinished progress bar stopped (hung or killed) mid-way. So does a
-    log that ends on a finished one before start-up completed (`started`): the step after it
-    (the next download, the weights, the engine's profiling) never printed a line, which a
-    process that went on starting would have done (vllm#1282: a rejected quantization after the
-    tokenizer's downloads, its error not in the excerpt). And so does one that ends, before
+    log that ends on a finished one before start-up completed (`started`), where the log shows
+    the run from its start (`began`): the step after it (the next download, the weights, the
+    engine's profiling) never printed a line, which a process that went on starting would have
+    done (vllm#1282: a rejected quantization after the tokenizer's downloads, its error not in
+    the excerpt). And so does one that ends, before
     start-up completed, on a set-up step that waits on its peers (causality.yaml `waits`: NCCL's
     set-up output, a rendezvous): the step never finished. Only where the log shows the run from
     its start (`began`: an excerpt of a working run may end anywhere in NCCL's output) and the run
@@ -1356,7 +1357,10 @@ def _stalled(last_line: str, line_count: int, know: Causality, *, started: bool,
         return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, line.process, line_count,
                           line_count, line_count)
     finished = "100%" in line.text
-    if finished and started:
+    if finished and (started or not began):
+        # a finished step is where a reporter cuts an excerpt of a working run (a docs page's
+        # start-up shown up to its weights loading): a stall only where the log shows the run
+        # from its start, as for a wait above (an unfinished bar is one wherever it is)
         return None
     where = ("right after a progress bar finished, before start-up completed" if finished
              else "on an unfinished progress bar")
