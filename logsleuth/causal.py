@@ -34,6 +34,7 @@ from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRol
                              Inference, Level, LineKind, Link, LinkReason, Milestone,
                              MilestoneKind, Phase, Process, Role, Run, Verdict)
 from logsleuth.recordheads import fold_record_heads
+from logsleuth.refused import Refusals, refused_only
 from logsleuth.repeats import RepeatedWait, repeated_wait
 from logsleuth.restatements import fold_restatements
 from logsleuth.runs import (Outcome, RunKey, RunSlice, captured_spans, explained_index,
@@ -505,6 +506,9 @@ class CausalGraph:
             stalled = bar or (_hung(late_hangs[0], len(late_hangs)) if late_hangs else None)
             if stalled is None and began and not started and not work.serving and tail:
                 stalled = _waited(repeated_wait(tail, line_count))
+            if stalled is None and not survived and not shutdown_noise and tail:
+                # a paste of refused answers and nothing else (refused.py)
+                stalled = _refused(refused_only(tail, line_count, know))
             warning = _warned_of(stalled, warned, know) if stalled is not None else None
             if warning is not None and stalled is not None:
                 # a warning that says why the wait cannot end (causality.yaml `latent`) is the
@@ -527,9 +531,11 @@ class CausalGraph:
         failed = _unique_processes(n.event.process for n in nodes.values())
         if not nodes or graph is None:
             if self._stalled:
+                look_for = (_look_for_refusal() if self._stalled.exception == REFUSED
+                            else _look_for_stall())
                 return Inference(Verdict.ROOT_CAUSE_MISSING, None, (self._stalled,),
                                  tuple(self._survived), (self._stalled.message,), links,
-                                 (self._stalled.process,), _look_for_stall())
+                                 (self._stalled.process,), look_for)
             return Inference(Verdict.NO_FAILURE, None, (), tuple(self._survived), (), links, ())
         root = _pick_root(nodes, self._know, graph, self._named)
         if root is None:
@@ -1316,6 +1322,7 @@ def _missing_root_advice(nodes: dict[int, _Node]) -> tuple[tuple[str, ...], tupl
 # Phases an engine reaches only after start-up's profile run: it could take requests from there.
 _STARTED = frozenset({Phase.KV_CACHE, Phase.GRAPH_CAPTURE, Phase.SERVING})
 STALLED = "Stalled"  # the label of the symptom a log gives when it ends on an unfinished bar
+REFUSED = "Refused"  # the label of the symptom of a log of refused answers alone (refused.py)
 
 
 # The start-up phases in the order vLLM goes through them: a wait of one phase after a later one
@@ -1429,6 +1436,25 @@ def _waited(wait: RepeatedWait | None) -> ErrorEvent | None:
                "that never comes (a peer, a lock, a resource), without printing an error")
     return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, wait.line.process, wait.number,
                       wait.number, wait.number)
+
+
+def _refused(refusals: Refusals | None) -> ErrorEvent | None:
+    if refusals is None:
+        return None
+    line = refusals.line
+    message = (f"every request in the log was refused ({refusals.count} answer(s) like "
+               f"'{line.text.strip()[:120]}') and no line says why: the server's reason is in "
+               "the answer's body, or in its log around the request")
+    return ErrorEvent(0, EventKind.ERROR_RECORD, REFUSED, message, line.process, refusals.number,
+                      refusals.number, refusals.number)
+
+
+def _look_for_refusal() -> tuple[str, ...]:
+    return ("Print the body of one refused answer (curl -i, or the client's exception): it says "
+            "why the server refused the request.",
+            "Rerun the server with --enable-log-requests (VLLM_LOGGING_LEVEL=DEBUG) and compare "
+            "the request with what the server was started for (model name, tool calling, "
+            "context length).")
 
 
 def _look_for_stall() -> tuple[str, ...]:

@@ -205,8 +205,10 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
     # Session 20's random development split (eleventh), cold misses of verdict or root (strict):
-    "runtime/m-ascend-910b-qwen25-function-call-three-400-bad-request-lines":
-        "session 20's random development split, cold miss: not yet analysed",
+    # (runtime/m-ascend-910b-qwen25-function-call-three-400-bad-request-lines left this list when
+    # a paste of a server's refused answers and nothing else (4xx access lines, no line that says
+    # why) became a failure whose cause is not in the log, its symptom `Refused`
+    # (logsleuth/refused.py): tests/test_request_errors.py. Its fix stays in KNOWN_FIX_MISSES.)
     # (launchers/l-ci-instructlab-e2e-l40s-x4-vllm-failed-to-start-wrapper-symptom-two-lines left
     # this list when a harness's or a wrapper's word that the server never came up, with no reason
     # on its line (`vLLM failed to start.`, `Server did not become ready`), became a symptom of a
