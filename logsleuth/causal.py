@@ -34,6 +34,7 @@ from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRol
                              Inference, Level, LineKind, Link, LinkReason, Milestone,
                              MilestoneKind, Phase, Process, Role, Run, Verdict)
 from logsleuth.recordheads import fold_record_heads
+from logsleuth.refused import Refusals, refused_only
 from logsleuth.repeats import RepeatedWait, repeated_wait
 from logsleuth.restatements import fold_restatements
 from logsleuth.runs import (Outcome, RunKey, RunSlice, captured_spans, explained_index,
@@ -505,6 +506,9 @@ class CausalGraph:
             stalled = bar or (_hung(late_hangs[0], len(late_hangs)) if late_hangs else None)
             if stalled is None and began and not started and not work.serving and tail:
                 stalled = _waited(repeated_wait(tail, line_count))
+            if stalled is None and not survived and not shutdown_noise and tail:
+                # a paste of refused answers and nothing else (refused.py)
+                stalled = _refused(refused_only(tail, line_count, know))
             warning = _warned_of(stalled, warned, know) if stalled is not None else None
             if warning is not None and stalled is not None:
                 # a warning that says why the wait cannot end (causality.yaml `latent`) is the
@@ -527,9 +531,11 @@ class CausalGraph:
         failed = _unique_processes(n.event.process for n in nodes.values())
         if not nodes or graph is None:
             if self._stalled:
+                look_for = (_look_for_refusal() if self._stalled.exception == REFUSED
+                            else _look_for_stall())
                 return Inference(Verdict.ROOT_CAUSE_MISSING, None, (self._stalled,),
                                  tuple(self._survived), (self._stalled.message,), links,
-                                 (self._stalled.process,), _look_for_stall())
+                                 (self._stalled.process,), look_for)
             return Inference(Verdict.NO_FAILURE, None, (), tuple(self._survived), (), links, ())
         root = _pick_root(nodes, self._know, graph, self._named)
         if root is None:
@@ -1316,6 +1322,7 @@ def _missing_root_advice(nodes: dict[int, _Node]) -> tuple[tuple[str, ...], tupl
 # Phases an engine reaches only after start-up's profile run: it could take requests from there.
 _STARTED = frozenset({Phase.KV_CACHE, Phase.GRAPH_CAPTURE, Phase.SERVING})
 STALLED = "Stalled"  # the label of the symptom a log gives when it ends on an unfinished bar
+REFUSED = "Refused"  # the label of the symptom of a log of refused answers alone (refused.py)
 
 
 # The start-up phases in the order vLLM goes through them: a wait of one phase after a later one
@@ -1327,10 +1334,11 @@ def _stalled(last_line: str, line_count: int, know: Causality, *, started: bool,
              began: bool = True, reached: frozenset[Phase] | set[Phase] = frozenset()
              ) -> ErrorEvent | None:
     """A log that ends on an unfinished progress bar stopped (hung or killed) mid-way. So does a
-    log that ends on a finished one before start-up completed (`started`): the step after it
-    (the next download, the weights, the engine's profiling) never printed a line, which a
-    process that went on starting would have done (vllm#1282: a rejected quantization after the
-    tokenizer's downloads, its error not in the excerpt). And so does one that ends, before
+    log that ends on a finished one before start-up completed (`started`), where the log shows
+    the run from its start (`began`): the step after it (the next download, the weights, the
+    engine's profiling) never printed a line, which a process that went on starting would have
+    done (vllm#1282: a rejected quantization after the tokenizer's downloads, its error not in
+    the excerpt). And so does one that ends, before
     start-up completed, on a set-up step that waits on its peers (causality.yaml `waits`: NCCL's
     set-up output, a rendezvous): the step never finished. Only where the log shows the run from
     its start (`began`: an excerpt of a working run may end anywhere in NCCL's output) and the run
@@ -1356,7 +1364,10 @@ def _stalled(last_line: str, line_count: int, know: Causality, *, started: bool,
         return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, line.process, line_count,
                           line_count, line_count)
     finished = "100%" in line.text
-    if finished and started:
+    if finished and (started or not began):
+        # a finished step is where a reporter cuts an excerpt of a working run (a docs page's
+        # start-up shown up to its weights loading): a stall only where the log shows the run
+        # from its start, as for a wait above (an unfinished bar is one wherever it is)
         return None
     where = ("right after a progress bar finished, before start-up completed" if finished
              else "on an unfinished progress bar")
@@ -1425,6 +1436,25 @@ def _waited(wait: RepeatedWait | None) -> ErrorEvent | None:
                "that never comes (a peer, a lock, a resource), without printing an error")
     return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, wait.line.process, wait.number,
                       wait.number, wait.number)
+
+
+def _refused(refusals: Refusals | None) -> ErrorEvent | None:
+    if refusals is None:
+        return None
+    line = refusals.line
+    message = (f"every request in the log was refused ({refusals.count} answer(s) like "
+               f"'{line.text.strip()[:120]}') and no line says why: the server's reason is in "
+               "the answer's body, or in its log around the request")
+    return ErrorEvent(0, EventKind.ERROR_RECORD, REFUSED, message, line.process, refusals.number,
+                      refusals.number, refusals.number)
+
+
+def _look_for_refusal() -> tuple[str, ...]:
+    return ("Print the body of one refused answer (curl -i, or the client's exception): it says "
+            "why the server refused the request.",
+            "Rerun the server with --enable-log-requests (VLLM_LOGGING_LEVEL=DEBUG) and compare "
+            "the request with what the server was started for (model name, tool calling, "
+            "context length).")
 
 
 def _look_for_stall() -> tuple[str, ...]:

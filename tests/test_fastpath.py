@@ -72,6 +72,13 @@ _BODIES = st.one_of(
     st.builds(lambda a, b: a + b, st.sampled_from(
         ["", " ", "  ", "INFO:  ", "Process ", "Fatal Python error", "*** SIG", "Loading 50%|"]),
         _WORD),
+    # pydantic's validator line, pip's relayed resolver errors, argparse's after a label
+    st.builds(lambda s, lead, w: " " * s + lead + w, st.integers(0, 8), st.sampled_from(
+        ["Value error, ", "Assertion failed, ", "ERROR: No matching distribution found for ",
+         "ERROR: Could not find a version that satisfies the requirement ",
+         "vllm serve: error: argument --x: invalid choice: ",
+         "报错：vllm serve: error: unrecognized arguments: ", "$ x.py: error: argument -m: "]),
+        _WORD),
 )
 
 

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from logsleuth.model import Verdict
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
+from logsleuth.tokenize import anchor_patterns
 from scenario_logs import Server
 
 SUBJECTS = ["vllm", "vllm-server", "Process", "Task", "The process", "Container vllm", "Job",
@@ -83,7 +84,7 @@ NATIVE = st.one_of(
                                                          "Bus error", "Illegal instruction"]),
               st.sampled_from(["6", "11", "10", "4"])),
 )
-HARNESS = st.one_of(
+HARNESS_WORDS = st.one_of(  # that the server never came up, no reason on the line
     st.builds(lambda subject, phrase: f"{subject} {phrase}",
               st.sampled_from(["vLLM server", "Server", "The server", "vllm-0", "Model server",
                                "Endpoint 'qwen3'"]),
@@ -93,6 +94,9 @@ HARNESS = st.one_of(
     st.builds(lambda what: f"Timed out waiting for {what}",
               st.sampled_from(["the server to start", "vLLM server", "the vllm server to become "
                                "ready", "the endpoint", "health check"])),
+)
+HARNESS = st.one_of(
+    HARNESS_WORDS,
     st.builds(lambda word, value: f"{word}: {value}",
               st.sampled_from(["Status", "Result", "State", "Outcome", "Conclusion"]),
               st.sampled_from(["FAILED", "FAILURE", "Failed", "failed", "CRASHED"])),
@@ -181,3 +185,196 @@ def test_lines_that_only_look_like_failures_are_not(final: str) -> None:
     lines = [*_healthy(3, 1, [0, 1], 0), final]
     report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
     assert report.verdict is Verdict.NO_FAILURE, final
+
+
+# ---- Reports of a failure printed elsewhere: a harness's word, a client's 5xx -----------------
+# A harness's word that the server never came up, with no reason on its line, and an HTTP
+# client's exception for a 5xx answer that says no more than the status, only report a failure
+# whose cause is vLLM's own output (causality.yaml `symptoms`): alone, or after a healthy start
+# (a wrapper that hid vLLM's output, a client's side of a failed request), the cause is not in
+# the log; after vLLM's own error, that error is the root.
+
+HARNESS_NOTES = ["", "Using unknown model family: meta-llama specified by user.",
+                 "Retry with --enable-serving-output to learn more about the failure.",
+                 "See the server log for details."]
+STATUS_CLASSES = ["openai.InternalServerError", "InternalServerError", "openai.APIStatusError",
+                  "openai.ServiceUnavailableError", "openai.APIError"]
+CLIENT_5XX = st.one_of(
+    st.builds(lambda name, code, body: f"{name}: Error code: {code}{body}",
+              st.sampled_from(STATUS_CLASSES), st.sampled_from(["500", "502", "503", "504"]),
+              st.sampled_from(["", " - {'detail': 'Internal Server Error'}",
+                               ' - {"message": "Service Unavailable"}'])),
+    st.builds(lambda module, code, phrase: f"{module}HTTPError: {code} Server Error: {phrase} for "
+                                           "url: http://localhost:8000/v1/completions",
+              st.sampled_from(["requests.exceptions.", ""]), st.sampled_from(["500", "503"]),
+              st.sampled_from(["Internal Server Error", "Service Unavailable"])),
+    st.builds(lambda code, phrase: f"httpx.HTTPStatusError: Server error '{code} {phrase}' for url "
+                                   "'http://127.0.0.1:8000/v1/chat/completions'",
+              st.sampled_from(["500", "502"]), st.sampled_from(["Internal Server Error",
+                                                                "Bad Gateway"])),
+    st.builds(lambda code: f"aiohttp.client_exceptions.ClientResponseError: {code}, message="
+                           "'Internal Server Error', url=URL('http://localhost:8000/v1/completions')",
+              st.sampled_from(["500", "503"])),
+)
+CLIENT_FRAMES = [
+    '  File "/home/u/bench.py", line 38, in <module>',
+    "    out = client.chat.completions.create(",
+    '  File "/venv/lib/python3.10/site-packages/openai/_base_client.py", line 1023, in _request',
+    "    raise self._make_status_error_from_response(err.response) from None",
+]
+SERVER_ERROR = [
+    "ERROR 08-01 20:01:02 [serving_chat.py:200] Error in preprocessing prompt inputs",
+    "Traceback (most recent call last):",
+    '  File "/usr/local/lib/python3.12/dist-packages/vllm/multimodal/processing.py", line 91, in '
+    "apply",
+    "    raise ValueError(msg)",
+    "ValueError: Attempted to assign 2 = 2 multimodal tokens to 3 placeholders",
+]
+
+
+def _explain(lines: list[str]):  # noqa: ANN202 - a Report
+    return explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+
+
+@settings(max_examples=60, deadline=None)
+@given(HARNESS_WORDS, st.sampled_from(HARNESS_NOTES), st.sampled_from(WRAPPERS), st.booleans())
+def test_a_harness_word_that_the_server_never_came_up_reports_a_cause_elsewhere(
+        word: str, note: str, wrapper: str, healthy_before: bool) -> None:
+    lines = [*(_healthy(2, 0, [], 0)[:3] if healthy_before else []), wrapper + word,
+             *([wrapper + note] if note else [])]
+    report = _explain(lines)
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING, (lines, report.verdict)
+
+
+@settings(max_examples=40, deadline=None)
+@given(HARNESS_WORDS, st.sampled_from(WRAPPERS))
+def test_after_vllm_s_own_error_a_harness_word_is_its_symptom(word: str, wrapper: str) -> None:
+    lines = [*_healthy(1, 0, [], 0)[:3], *SERVER_ERROR, wrapper + word]
+    report = _explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.exception == "ValueError"
+
+
+@settings(max_examples=80, deadline=None)
+@given(CLIENT_5XX, st.integers(0, len(CLIENT_FRAMES)), st.sampled_from(WRAPPERS[:3]),
+       st.booleans())
+def test_a_clients_5xx_that_names_only_the_status_leaves_the_cause_on_the_server(
+        final: str, frames: int, wrapper: str, header: bool) -> None:
+    trace = ["Traceback (most recent call last):"] if header else []
+    lines = [wrapper + line for line in [*trace, *CLIENT_FRAMES[:frames], final]]
+    report = _explain(lines)
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING, (lines, report.verdict)
+
+
+@settings(max_examples=40, deadline=None)
+@given(CLIENT_5XX)
+def test_with_the_servers_error_in_the_log_a_clients_5xx_is_its_symptom(final: str) -> None:
+    lines = [*SERVER_ERROR, "INFO:     127.0.0.1:5000 - \"POST /v1/chat/completions HTTP/1.1\" "
+             "500 Internal Server Error", *CLIENT_FRAMES, final]
+    report = _explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.line == len(SERVER_ERROR)
+
+
+@pytest.mark.parametrize("final", [
+    # the body quotes the server's error: it is the cause as the client saw it
+    "openai.InternalServerError: Error code: 500 - {'object': 'error', 'message': 'CUDA out of "
+    "memory. Tried to allocate 2.00 GiB', 'type': 'InternalServerError', 'code': 500}",
+    "openai.InternalServerError: modal-http: internal server error: status Failure: "
+    "ValueError('BitAndBytes with enforce_eager = False is not supported yet.')",
+    # a 4xx is the client's own request refused, not this
+    "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': \"This model's "
+    "maximum context length is 4096 tokens.\", 'type': 'BadRequestError', 'code': 400}",
+])
+def test_a_clients_error_that_carries_a_reason_is_no_bare_status(final: str) -> None:
+    report = _explain([*CLIENT_FRAMES, final])
+    assert report.verdict is Verdict.FAILURE, final
+
+
+# ---- pydantic's line for a validator that raised; argparse's usage error after a label --------
+# vLLM's configs are pydantic dataclasses: a check that raises prints, under the ValidationError,
+# `  Value error, <message> [type=value_error, ...]` (`Assertion failed, ` for an assert). A paste
+# of that one line names the problem: it is the ValueError (grammars/vllm.lark PYDANTIC_ERROR).
+# argparse's `vllm serve: error: argument ...: invalid choice: ...` is the run's error whatever
+# text a reporter or a wrapper put before it on its line (USAGE_LEAD).
+
+CONFIG_MESSAGES = [
+    "Total number of attention heads (64) must be divisible by tensor parallel size (3).",
+    "The model's max seq len (131072) is larger than the maximum number of tokens that can be "
+    "stored in KV cache (45000). Try increasing `gpu_memory_utilization` or decreasing "
+    "`max_model_len` when initializing the engine.",
+    "Invalid repository ID or local directory specified: '/models/qwen3'.",
+    "max_num_batched_tokens (2048) is smaller than max_model_len (8192).",
+]
+PYDANTIC_TAILS = ["", " [type=value_error, input_value=ArgsKwargs((), {'model_config': "
+                  "ModelConfig(model='m')}), input_type=ArgsKwargs]"]
+LABELS = ["报错日志：", "Error log: ", "$ ", "错误信息: ", "> ", "I got this: "]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["Value error", "Assertion failed"]), st.sampled_from(CONFIG_MESSAGES),
+       st.sampled_from(PYDANTIC_TAILS), st.sampled_from(WRAPPERS), st.booleans())
+def test_pydantics_line_for_a_failed_check_is_that_error(label: str, message: str, tail: str,
+                                                         wrapper: str, after_start: bool) -> None:
+    lines = [*(_healthy(1, 0, [], 0)[:3] if after_start else []),
+             f"{wrapper}{label}, {message}{tail}"]
+    assert anchor_patterns()[0].search(lines[-1].encode())
+    report = _explain(lines)
+    assert report.verdict is Verdict.FAILURE, lines
+    root = report.root_cause
+    assert root is not None and root.line == len(lines)
+    assert root.exception == ("ValueError" if label == "Value error" else "AssertionError")
+    assert root.message == message
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(CONFIG_MESSAGES), st.sampled_from(PYDANTIC_TAILS), st.booleans())
+def test_under_its_validation_error_pydantics_line_goes_on_its_message(message: str, tail: str,
+                                                                       located: bool) -> None:
+    lines = ["Traceback (most recent call last):",
+             '  File "/venv/lib/python3.12/site-packages/pydantic/_internal/_dataclasses.py", '
+             "line 123, in __init__",
+             "    s.__pydantic_validator__.validate_python(ArgsKwargs(args, kwargs), "
+             "self_instance=s)",
+             "pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig",
+             *(["max_model_len"] if located else []),
+             f"  Value error, {message}{tail}",
+             "    For further information visit https://errors.pydantic.dev/2.11/v/value_error"]
+    report = _explain(lines)
+    root = report.root_cause
+    assert root is not None and root.exception.endswith("ValidationError"), lines
+    assert message in root.message and len(report.symptoms) == 0
+
+
+USAGE_ERRORS = [
+    "vllm serve: error: argument --tool-call-parser: invalid choice: 'glm45' (choose from "
+    "'deepseek_v3', 'glm4_moe', 'hermes')",
+    "api_server.py: error: unrecognized arguments: --enable-reasoning",
+    "vllm serve: error: the following arguments are required: model_tag",
+    "vllm: error: argument subparser: invalid choice: 'server' (choose from 'chat', 'complete', "
+    "'serve')",
+    "benchmark_serving.py: error: argument --dataset-name: expected one argument",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(USAGE_ERRORS), st.sampled_from(LABELS), st.sampled_from(WRAPPERS))
+def test_argparses_usage_error_after_a_label_is_the_runs_error(error: str, label: str,
+                                                               wrapper: str) -> None:
+    lines = [wrapper + label + error]
+    assert anchor_patterns()[0].search(lines[-1].encode())
+    report = _explain(lines)
+    assert report.verdict is Verdict.FAILURE, lines
+    root = report.root_cause
+    assert root is not None and root.exception == "usage error" and root.message == error
+
+
+@pytest.mark.parametrize("line", [
+    "Note: the server prints `error: ` lines when a request fails",
+    "See the guide: vllm serve: error: lines name the argument that was wrong",
+    "Value error count: 0",
+    "The config said: value error, then retried and loaded",
+])
+def test_text_that_only_mentions_such_errors_is_not_one(line: str) -> None:
+    lines = [*_healthy(2, 1, [], 0), line]
+    assert _explain(lines).verdict is Verdict.NO_FAILURE, line

@@ -797,3 +797,58 @@ def test_an_offline_prompt_over_its_limit_stays_a_failure(asked: int, head: str)
     report = explain(offline)
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None and report.root_cause.exception == "ValueError"
+
+
+# ---- a paste of refused answers and nothing else (logsleuth/refused.py) ------------------------
+# Every request the excerpt shows was refused (a 4xx) and no line says why: what the reporter
+# shows is the failure, its reason is in the answers' bodies or in the server's log around them,
+# not here. Anything else in the log (a start-up, an answer served, the request's error record)
+# makes the refusals answers of a working server, as before.
+
+refusals = st.builds(
+    lambda prefix, ip, port, method, path, answer: f'{prefix}INFO:     {ip}:{port} - "{method} '
+                                                   f'{path} HTTP/1.1" {answer}',
+    st.sampled_from(["", "(APIServer pid=2800) ", "vllm-1  | ", "2025-02-14T08:00:01.5Z "]),
+    st.sampled_from(["172.30.0.4", "127.0.0.1", "10.0.0.7"]), st.integers(1024, 65535),
+    st.sampled_from(["POST", "POST", "GET"]),
+    st.sampled_from(["/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/models"]),
+    st.sampled_from(["400 Bad Request", "404 Not Found", "422 Unprocessable Entity",
+                     "401 Unauthorized"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(refusals, min_size=1, max_size=8), st.lists(st.booleans(), max_size=8))
+def test_a_paste_of_refused_answers_alone_leaves_the_reason_out(answers: list[str],
+                                                               blanks: list[bool]) -> None:
+    lines = [line for answer, blank in zip(answers, [*blanks, *[False] * len(answers)])
+             for line in ([answer, ""] if blank else [answer])]
+    report = explain(lines)
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING, lines
+    assert report.symptoms and report.symptoms[0].exception == "Refused"
+    assert report.symptoms[0].line == 1
+
+
+SERVED = 'INFO:     127.0.0.1:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK'
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(refusals, min_size=1, max_size=5), st.sampled_from([
+    [SERVED], V0_START,
+    ["INFO 03-18 09:03:16 [chat_utils.py:346] Detected the chat template content format to be "
+     "'string'."]]), st.booleans())
+def test_refusals_beside_any_other_line_are_a_working_servers_answers(answers: list[str],
+                                                                      other: list[str],
+                                                                      before: bool) -> None:
+    lines = [*other, *answers] if before else [*answers, *other]
+    assert explain(lines).verdict is Verdict.NO_FAILURE, lines
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(refusals, min_size=1, max_size=5))
+def test_refusals_after_the_record_that_says_why_are_its_answers(answers: list[str]) -> None:
+    # the record is the request's error (survived, or the failure a log ending on it asks
+    # about: the rule above); its answers report nothing of their own
+    lines = [REQUEST_ERRORS[0][0].format(name="QwQ-32B"), *answers]
+    report = explain(lines)
+    assert report.verdict is not Verdict.ROOT_CAUSE_MISSING, lines
+    assert all(s.exception != "Refused" for s in report.symptoms)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from logsleuth.model import Verdict
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
+from logsleuth.tokenize import anchor_patterns
 
 SOME = settings(max_examples=30, deadline=None)
 FRAMES = [
@@ -68,3 +69,56 @@ def test_a_shifted_traceback_gives_its_exception_and_only_its_message(
     assert root.line == exception_at + 1
     assert len(root.frames) == frames
 
+
+
+# ---- pip's own errors relayed in the box -------------------------------------------------------
+# A child pip (the one that installs a build's dependencies) that cannot resolve a requirement
+# prints its resolver's `ERROR: ` records, which the parent relays indented in its box: they say
+# why the step failed, and `error: subprocess-exited-with-error` above them only reports it
+# (grammars/vllm.lark PIP_ERROR).
+
+STEPS = ["installing build dependencies", "install build dependencies",
+         "Getting requirements to build wheel"]
+REQUIREMENTS = ["torch==2.1.2", "torch==2.3.0", "setuptools>=77.0.3", "ninja", "cmake>=3.26.1"]
+RESOLVER = [
+    "ERROR: Could not find a version that satisfies the requirement {req} (from versions: 2.2.0, "
+    "2.2.1)",
+    "ERROR: Could not find a version that satisfies the requirement {req} (from versions: none)",
+    "ERROR: Cannot install {req} because these package versions have conflicting dependencies.",
+    "ERROR: Package 'vllm' requires a different Python: 3.12.1 not in '<3.12,>=3.8'",
+    "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device",
+]
+
+
+@SOME
+@given(st.sampled_from(STEPS), st.sampled_from(REQUIREMENTS), st.sampled_from(RESOLVER),
+       st.integers(0, 3), st.sampled_from([4, 6, 8]), st.booleans(), st.booleans())
+def test_a_child_pips_resolver_error_in_the_box_is_the_root(
+        step: str, requirement: str, error: str, collected: int, shift: int, restated: bool,
+        tail: bool) -> None:
+    pad = " " * shift
+    head = ["Collecting vllm", "  Using cached vllm-0.3.0.tar.gz (264 kB)",
+            "  Installing build dependencies ... error", "  error: subprocess-exited-with-error",
+            "  ", f"  × pip subprocess to {step} did not run successfully.", "  │ exit code: 1",
+            "  ╰─> [8 lines of output]"]
+    child = [f"{pad}Collecting {name}" for name in ["ninja", "packaging", "wheel"][:collected]]
+    cause = error.format(req=requirement)
+    lines = [*head, *child, pad + cause,
+             *([f"{pad}ERROR: No matching distribution found for {requirement}"] if restated
+               else []),
+             *(BOX_TAIL[:3] if tail else [])]
+    assert anchor_patterns()[0].search((pad + cause).encode())
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.FAILURE, lines
+    root = report.root_cause
+    assert root is not None and root.line == len(head) + len(child) + 1, lines
+    assert cause.removeprefix("ERROR: ") in root.message
+
+
+def test_a_child_pips_exception_record_heads_its_traceback() -> None:
+    # `ERROR: Exception:` introduces the traceback that says why: not a resolver's error
+    lines = [*BOX_HEAD[:5], "      ERROR: Exception:", "      Traceback (most recent call last):",
+             *(f'        File "{f}", line {n}, in {fn}' for f, n, fn, _ in FRAMES[:1]),
+             "      OSError: [Errno 28] No space left on device", BOX_TAIL[0]]
+    report = explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+    assert report.root_cause is not None and report.root_cause.exception == "OSError", lines

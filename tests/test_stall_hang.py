@@ -183,3 +183,57 @@ def test_health_polls_after_a_hang_line_do_not_end_the_wait(polls: int) -> None:
     report = _explain([*SERVING, hang, *([POLL] * polls)])
     assert report.verdict is Verdict.ROOT_CAUSE_MISSING
     assert report.symptoms[0].line == len(SERVING) + 1
+
+
+# ---- an excerpt that ends on a finished step ----------------------------------------------------
+# A finished progress bar before start-up completed is a stall only where the log shows the run
+# from its start: the step after it never printed a line (vllm#1282's tokenizer downloads, then
+# nothing). An excerpt cut at both ends (a docs page's start-up shown up to its weights loading:
+# Gaudi's bucket settings, the HPU bridge's banner, the shard bars at 100%) is a working run's; an
+# unfinished bar is a stall wherever it is (causal.py _stalled).
+
+MIDDLES = [
+    ["INFO 10-30 19:35:53 habana_model_runner.py:95] VLLM_DECODE_BS_BUCKET_MIN=32 (default:min)",
+     "INFO 10-30 19:35:53 habana_model_runner.py:691] Prompt bucket config (min, step, "
+     "max_warmup) bs:[1, 32, 64], seq:[128, 128, 1024]",
+     "============================= HABANA PT BRIDGE CONFIGURATION ===========================",
+     "PT_HPU_LAZY_MODE = 1",
+     "INFO 10-30 19:35:56 selector.py:85] Using HabanaAttention backend.",
+     "INFO 10-30 19:35:56 loader.py:284] Loading weights on hpu ..."],
+    ["(EngineCore_DP0 pid=3) INFO 02-05 10:11:31 [weight_utils.py:450] Using model weights "
+     "format ['*.safetensors']"],
+    ["INFO 07-22 07:59:52 selector.py:51] Using XFormers backend."],
+]
+
+
+def _bars(prefix: str, total: int, upto: int) -> list[str]:
+    return [f"{prefix}Loading safetensors checkpoint shards: {100 * done // total}% Completed | "
+            f"{done}/{total} [00:{done * 3:02d}<00:00, 3.1s/it]" for done in range(upto + 1)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(MIDDLES), st.sampled_from(["", "(EngineCore_DP0 pid=3) ",
+                                                  "2025-05-16T13:08:58.099318151Z "]),
+       st.integers(1, 8), st.booleans())
+def test_an_excerpt_cut_on_a_finished_step_is_a_working_run(middle: list[str], prefix: str,
+                                                             total: int, closed: bool) -> None:
+    bars = _bars(prefix, total, total)
+    lines = [*middle, *bars, *(bars[-1:] if closed else [])]
+    assert _explain(lines).verdict is Verdict.NO_FAILURE, lines
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(STARTS), st.sampled_from(MIDDLES), st.integers(1, 8))
+def test_from_the_runs_start_a_finished_step_with_nothing_after_is_a_stall(
+        start: list[str], middle: list[str], total: int) -> None:
+    report = _explain([*start, *middle, *_bars("", total, total)])
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(MIDDLES), st.integers(2, 8), st.data())
+def test_an_unfinished_bar_is_a_stall_wherever_the_excerpt_begins(middle: list[str], total: int,
+                                                                  data: st.DataObject) -> None:
+    upto = data.draw(st.integers(0, total - 1))
+    report = _explain([*middle, *_bars("", total, upto)])
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING

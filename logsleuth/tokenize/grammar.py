@@ -590,7 +590,32 @@ class _ToRecords(Transformer[Token, object]):
         extension = ".cpython-" in library or ".abi3.so" in library
         return _Body(LineKind.EXCEPTION_REPR, text,
                      exception="ImportError" if extension else "OSError", message=text)
-    usage_error = _labelled("usage error")
+    def usage_error(self, items: list[Token]) -> _Body:
+        # `vllm serve: error: argument ...`, after a label or a prompt (USAGE_LEAD) too: the
+        # text is argparse's, from the program's name
+        text = str(items[-1]).strip()
+        return _Body(LineKind.DIAGNOSTIC, text, exception="usage error", message=text)
+
+    def pydantic_error(self, items: list[Token]) -> _Body:
+        # `  Value error, <message> [type=value_error, input_value=..., input_type=...]`: the
+        # exception the validator raised (pydantic prints a ValueError's and an AssertionError's
+        # message this way), without pydantic's bracketed tail (the input's repr, often long).
+        # Indented, it is a line a ValidationError's message may go on with (assemble.py)
+        raw = str(items[0])
+        text = raw.strip()
+        label, _, message = text.partition(", ")
+        message = message.partition(" [type=")[0].strip()
+        name = "ValueError" if label == "Value error" else "AssertionError"
+        kind = LineKind.INDENTED if raw[:1].isspace() else LineKind.EXCEPTION_REPR
+        return _Body(kind, raw if kind is LineKind.INDENTED else text, exception=name,
+                     message=message)
+
+    def pip_error(self, items: list[Token]) -> _Body:
+        # `      ERROR: Could not find a version ...` in pip's box: the child pip's error, a line
+        # of its own (a DIAGNOSTIC ends the box's `subprocess-exited-with-error` message)
+        text = str(items[0]).strip()
+        return _Body(LineKind.DIAGNOSTIC, text, exception="ERROR",
+                     message=text.removeprefix("ERROR: "))
     exit_report = _labelled("exited")
 
     def shell_error(self, items: list[Token]) -> _Body:
