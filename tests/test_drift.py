@@ -200,9 +200,16 @@ def test_a_removed_engine_argument_names_the_release_and_the_caller(field: str, 
 def _gone_modules() -> list[str]:
     symbols = default_symbols()
     newest = len(symbols.releases) - 1
+    # the releases in which each module defines a name (symbols.defined_in is not empty), in
+    # one pass: asking defined_in of each module read every name each time (2 s at collection)
+    defining: dict[str, set[int]] = {}
+    for homes in symbols.names.values():
+        for home in homes:
+            if home.defines:
+                defining.setdefault(home.module, set()).update(home.releases)
     return sorted(m for m, releases in symbols.modules.items()
                   if releases[-1] < newest and len(releases) > 2 and "._" not in m
-                  and symbols.defined_in(m, releases[-1])
+                  and releases[-1] in defining.get(m, ())
                   and _shaped(f"ModuleNotFoundError: No module named '{m}'"))
 
 

@@ -99,6 +99,13 @@ def _anchored_one_by_one(block: bytes) -> list[int]:
     anchor = anchor_patterns()[0]
     lines = block.split(b"\n")
     anchored = [bool(line) and anchor.search(line) is not None for line in lines]
+    # the last line at or above each that names an exception (-1: none), each line asked once:
+    # asking every line of the run again at each of its lines was quadratic in a long run
+    named_at: list[int] = []
+    last = -1
+    for number, line in enumerate(lines):
+        last = number if _EXCEPTION_LINE.search(line) else last
+        named_at.append(last)
     numbers: list[int] = []
     number = run = 0
     while number < len(lines):
@@ -108,10 +115,10 @@ def _anchored_one_by_one(block: bytes) -> list[int]:
             continue
         numbers.append(number)
         below = number + 1
-        named = [e for e in range(run, number + 1) if _EXCEPTION_LINE.search(lines[e])]
-        left = 12 if lines[number].rstrip().endswith(b":") else 0 if not named \
-            or any(_prompt(lines[e]) for e in range(named[-1] + 1, number + 1)) \
-            else max(0, 12 - (number - named[-1]))
+        named = named_at[number] if named_at[number] >= run else None  # the run's last
+        left = 12 if lines[number].rstrip().endswith(b":") else 0 if named is None \
+            or any(_prompt(lines[e]) for e in range(named + 1, number + 1)) \
+            else max(0, 12 - (number - named))
         if left and below < len(lines) and not anchored[below]:
             while below < len(lines) and below - number <= left and lines[below].strip() \
                     and not _prompt(lines[below]):

@@ -27,7 +27,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from logsleuth.index.lookup import PLACEHOLDER, Fit
@@ -175,12 +175,16 @@ def test_the_renumbering_keeps_words_and_shapes() -> None:
 # `should b`, and the pooling family answers. Nothing tells a wrapped row from a new record then.
 TERMINAL_WRAPPED = {"reward-model-pooled-data-not-1d":
                     "a terminal-wrapped example given a relaying logger's prefix on each row"}
+# Without shrinking: shrinking changes no verdict, only which failing variation is shown (the
+# assertion names the example and what answered instead), and the strict known miss above, whose
+# failure is expected, spent 23 s of every run shrinking it.
+NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
 
 
 @pytest.mark.parametrize("signature_id", [
     pytest.param(sig, marks=pytest.mark.xfail(strict=True, reason=TERMINAL_WRAPPED[sig]))
     if sig in TERMINAL_WRAPPED else sig for sig in exact_ids()])
-@settings(max_examples=2)
+@settings(max_examples=2, phases=NO_SHRINK)
 @given(data=st.data())
 def test_an_exact_signature_survives_what_does_not_change_its_failure(
         signature_id: str, data: st.DataObject) -> None:
