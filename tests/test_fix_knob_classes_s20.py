@@ -194,16 +194,37 @@ def test_heads_not_divisible_by_tp_names_the_parallel_sizes_in_every_wrapping(
     assert "--tensor-parallel-size" in fix and "--pipeline-parallel-size" in fix
 
 
+# (a config check pydantic wraps, the signature that knows it): ValueError-only signatures too
+_PYDANTIC_WRAPPED = [
+    ("Total number of attention heads (64) must be divisible by tensor parallel size (3).",
+     "tp-size-not-dividing-heads"),
+    ("User-specified max_model_len (262144) is greater than the derived max_model_len "
+     "(max_position_embeddings=131072 or model_max_length=None in model's config.json). To allow "
+     "overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. VLLM_ALLOW_LONG_"
+     "MAX_MODEL_LEN must be used with extreme caution.", "max-model-len-exceeds-model-limit"),
+]
+
+
 @pytest.mark.parametrize("exception", ["Value error", "ValidationError", "ValueError"])
-def test_pydantic_s_value_error_label_alone_is_the_heads_check(exception: str) -> None:
+@pytest.mark.parametrize("words,wanted", _PYDANTIC_WRAPPED)
+def test_pydantic_s_value_error_label_alone_is_the_wrapped_check(exception: str, words: str,
+                                                                  wanted: str) -> None:
     """A paste that keeps only pydantic's `Value error, ...` line: whatever reads it as the error
-    (its label as the exception), the heads check answers."""
-    words = "Total number of attention heads (64) must be divisible by tensor parallel size (3)."
+    (its label as the exception), the check's signature answers."""
     root = explain_text(f"ValueError: {words}\n", signatures=default_signatures()).root_cause
     assert root is not None
     event = dataclasses.replace(root, exception=exception, message=words)
     best, _ = default_signatures().best([Target(event, 1.0, "root_cause")], {}, None)
-    assert best is not None and best.id == "tp-size-not-dividing-heads"
+    assert best is not None and best.id == wanted and best.score == 1.0
+
+
+def test_another_label_is_no_value_error() -> None:
+    words = "Total number of attention heads (64) must be divisible by tensor parallel size (3)."
+    root = explain_text(f"ValueError: {words}\n", signatures=default_signatures()).root_cause
+    assert root is not None
+    event = dataclasses.replace(root, exception="Type error", message=words)
+    best, _ = default_signatures().best([Target(event, 1.0, "root_cause")], {}, None)
+    assert best is None or best.score < 1.0
 
 
 def test_layers_not_divisible_by_pp_is_not_the_heads_check() -> None:
