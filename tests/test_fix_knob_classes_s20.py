@@ -19,6 +19,7 @@ advice):
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -333,16 +334,21 @@ def _access_symptom(line: str) -> Target:
     report = explain_text('INFO:     10.0.0.4:33706 - "POST /v1/chat/completions HTTP/1.1" 500 '
                           "Internal Server Error\n", signatures=default_signatures())
     event = report.symptoms[0]
-    code = line.split('" ', 1)[1].split()[0]
+    found = re.search(r'/v1/\S+(?: HTTP/[\d.]+"?)? (\d{3})\b', line)
+    assert found is not None
+    code = found.group(1)
     return Target(dataclasses.replace(event, exception=f"HTTP {code}", message=line),
                   SYMPTOM_WEIGHT, "symptom")
 
 
 @pytest.mark.parametrize("route", ["/v1/chat/completions", "/v1/completions", "/v1/responses"])
 @pytest.mark.parametrize("code", ["400 Bad Request", "404 Not Found", "422 Unprocessable Entity"])
+@pytest.mark.parametrize("shape", ['INFO:     172.30.0.4:34146 - "POST {route} HTTP/1.1" {code}',
+                                   "2025-02-20 10:01:02 POST {route} {code}"])
 def test_a_refused_request_in_the_access_log_is_the_refused_request_family(route: str,
-                                                                           code: str) -> None:
-    line = f'INFO:     172.30.0.4:34146 - "POST {route} HTTP/1.1" {code}'
+                                                                           code: str,
+                                                                           shape: str) -> None:
+    line = shape.format(route=route, code=code)
     best, _ = default_signatures().best([_access_symptom(line)], {}, None)
     assert best is not None and best.id == "openai-request-rejected"
     assert "--enable-auto-tool-choice" in best.fix and "`hermes`" in best.fix
