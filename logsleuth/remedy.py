@@ -9,12 +9,15 @@ sentences that only look like advice (a request for a bug report, a way to get m
 A message that states no remedy may still name what to change in the words of its cause ("your
 version of Transformers is out of date", "requires flashinfer>=0.2.3", "xformers 0.0.27 is not
 supported"): remedy.yaml's `implies` rules turn that wording into the action, filled in with the
-package, version and operator the message itself names (`advice_of`).
+package, version and operator the message itself names (`advice_of`). A `package` is written as
+its pip name: an import name whose distribution is called otherwise (`cv2`, `fastchat`, `yaml`)
+is mapped by remedy.yaml's `pip_names`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -48,6 +51,9 @@ class Implied:
 
     when: regex.Pattern[str]
     then: str
+    # import name -> pip name, for a `package` group that captured a module (remedy.yaml
+    # `pip_names`)
+    pip_names: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 
     def advice(self, message: str) -> str | None:
         found = self.when.search(message, timeout=0.05)
@@ -60,7 +66,9 @@ class Implied:
             if value is None:
                 return place.group(0)
             value = value.strip("`'\"")
-            return value.lower() if place.group(1) == "package" else value
+            if place.group(1) != "package":
+                return value
+            return self.pip_names.get(value, self.pip_names.get(value.lower(), value.lower()))
 
         return _PLACE.sub(fill, self.then)
 
@@ -173,7 +181,7 @@ def load_phrasing(path: Path | None = None) -> RemedyPhrasing:
     if not isinstance(data, dict):
         raise SignatureError("expected a mapping", location=str(path))
     unknown = set(data) - {"opens", "anywhere", "not_opening", "not_remedy", "not_hint",
-                           "implies", "crossing", "forwarding"}
+                           "implies", "pip_names", "crossing", "forwarding"}
     if unknown:
         raise SignatureError(f"unknown keys: {', '.join(sorted(unknown))}", location=str(path))
     anywhere = _words(data.get("anywhere"), "anywhere", path)
@@ -182,7 +190,8 @@ def load_phrasing(path: Path | None = None) -> RemedyPhrasing:
                           _words(data.get("not_opening"), "not_opening", path),
                           _words(data.get("not_remedy"), "not_remedy", path),
                           _words(data["not_hint"], "not_hint", path) if "not_hint" in data
-                          else None, _implies(data.get("implies", []), path),
+                          else None, _implies(data.get("implies", []), path,
+                                              _pip_names(data.get("pip_names", {}), path)),
                           _patterns(data["crossing"], "crossing", path) if "crossing" in data
                           else None, _names(data.get("forwarding", []), "forwarding", path))
 
@@ -205,7 +214,18 @@ def _names(items: object, key: str, path: Path) -> frozenset[str]:
     return frozenset(items)
 
 
-def _implies(items: object, path: Path) -> tuple[Implied, ...]:
+def _pip_names(items: object, path: Path) -> dict[str, str]:
+    """Import names and the pip names of the distributions that provide them."""
+    if not isinstance(items, dict) or not all(
+            isinstance(k, str) and k.isidentifier() and isinstance(v, str)
+            and regex.fullmatch(r"[A-Za-z0-9][\w.\-]*", v) for k, v in items.items()):
+        raise SignatureError("`pip_names` must map import names to pip names",
+                             location=str(path))
+    return {k: v.lower() for k, v in items.items()}
+
+
+def _implies(items: object, path: Path, pip_names: Mapping[str, str] | None = None
+             ) -> tuple[Implied, ...]:
     if not isinstance(items, list):
         raise SignatureError("`implies` must be a list of {when, then}", location=str(path))
     rules = []
@@ -223,7 +243,7 @@ def _implies(items: object, path: Path) -> tuple[Implied, ...]:
         if missing:
             raise SignatureError(f"`implies` entry {i + 1}: `then` names {', '.join(sorted(missing))}"
                                  f", which `when` does not capture", location=str(path))
-        rules.append(Implied(when, item["then"]))
+        rules.append(Implied(when, item["then"], pip_names or {}))
     return tuple(rules)
 
 

@@ -647,9 +647,18 @@ def _short(name: str) -> str:
     return name.rsplit(".", 1)[-1].strip()
 
 
+# Labels a library prints for an exception class instead of its name: pydantic renders the
+# ValueError a validator raised as `Value error, <message>` inside its ValidationError, and a
+# paste that keeps that line alone still holds the same error. A signature naming either class
+# knows it.
+_CLASS_LABELS = {"Value error": frozenset({"ValueError", "ValidationError"})}
+
+
 def _exception_factor(names: tuple[str, ...], event: ErrorEvent) -> float:
     wanted = {_short(n) for n in names} | set(names)
     if event.exception in wanted or _short(event.exception) in wanted:
+        return 1.0
+    if wanted & _CLASS_LABELS.get(event.exception, frozenset()):
         return 1.0
     # a wrapper such as `InductorError: OutOfMemoryError: ...` or `RayTaskError(TypeError)`
     inner = event.message.split(":", 1)[0].strip()
