@@ -14,6 +14,8 @@ from functools import cache
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from logsleuth.index.data import default_index
 from logsleuth.model import SignatureKind
@@ -22,6 +24,7 @@ from logsleuth.signatures import default_signatures
 from logsleuth.signatures.load import Signature
 from logsleuth.yamlload import load_yaml
 from tool_import import import_tool
+from v1log import python_traceback, signature_advice
 
 KINDS = {"vllm-flag", "vllm-env", "env", "flag", "package", "word"}
 
@@ -101,3 +104,28 @@ def test_a_fix_without_a_standard_knob_fails_the_check(knob: str) -> None:
     fix = signatures()[family].fix
     assert knob not in missing_knobs(name, fix)
     assert missing_knobs(name, fix.replace(knob, "the setting")) == [knob]
+
+
+# ---- a family's members whose knob is not in their message ---------------------------------
+
+# (module a program imports, the package that provides it): `pip install <module>` fails or
+# installs something else, so the missing-package family's fix must say the package's name
+_IMPORT_NAMES = [("cv2", "opencv-python-headless"), ("PIL", "pillow"), ("yaml", "pyyaml"),
+                 ("sklearn", "scikit-learn"), ("fastchat", "fschat"),
+                 ("flash_attn", "flash-attn")]
+
+
+@settings(max_examples=30, deadline=None)
+@given(member=st.sampled_from(_IMPORT_NAMES), sub=st.sampled_from(["", ".model", ".utils.io"]),
+       caller=st.sampled_from(["entrypoints/openai/api_server.py", "multimodal/image.py",
+                               "model_executor/models/llava.py"]),
+       how=st.sampled_from(["ModuleNotFoundError: No module named '{m}'",
+                            "ImportError: No module named '{m}'"]))
+def test_a_module_whose_package_has_another_name_gets_the_package_name(
+        member: tuple[str, str], sub: str, caller: str, how: str) -> None:
+    module, package = member
+    site = "/usr/local/lib/python3.10/dist-packages/vllm/"
+    log = python_traceback([(site + caller, "<module>", f"from {module}{sub} import thing")],
+                           how.format(m=module + sub))
+    signature, fix = signature_advice(log)
+    assert package in fix, (signature, fix[:200])
