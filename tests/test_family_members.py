@@ -8,7 +8,8 @@ The members are the classes session 20's leave-one-out found uncovered: an atten
 lacks a model's feature (logits soft-capping, ALiBi) or whose own argument check fails (FlashInfer's
 paged-KV checks), xgrammar's bitmask kernels by name, torch's shared-memory files, a device or
 kernel that cannot compute in bfloat16, an OpenAI client without the server's key, the Gaudi
-backend's own refusals, the KV cache specs' checks, and the sleep-mode allocator's CUDA errors."""
+backend's own refusals, the KV cache specs' checks, an error raised inside the chat template's
+rendering, and the sleep-mode allocator's CUDA errors."""
 
 from __future__ import annotations
 
@@ -71,6 +72,10 @@ MEMBERS = [
      [(VLLM + "v1/core/kv_cache_utils.py", "unify_hybrid_kv_cache_specs"),
       (VLLM + "v1/kv_cache_interface.py", "merge_window_sizes")],
      "kv-cache-manager-rejected", "--disable-hybrid-kv-cache-manager"),
+    ("TypeError: can only concatenate str (not \"dict\") to str",
+     [(VLLM + "entrypoints/chat_utils.py", "apply_hf_chat_template"),
+      (SITE + "jinja2/environment.py", "render"), ("<template>", "top-level template code")],
+     "library-jinja2-error", "--chat-template-content-format"),
     ("RuntimeError: CUDA Error: operation not supported at /workspace/csrc/cumem_allocator.cpp:62",
      [(VLLM + "device_allocator/cumem.py", "python_malloc_callback")],
      "sleep-mode-failed", "--enable-sleep-mode"),
