@@ -58,6 +58,13 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # list with their roots: read as the ValueError and the usage error they are (grammars/vllm.lark
     # PYDANTIC_ERROR, USAGE_LEAD), the TP-size and CLI-argument signatures answer them;
     # tests/test_final_error_shapes.py.)
+    # (runtime/c-v013-mpt30b-alibi-attn-bias-alignment-rich-traceback left this list when the
+    # attention-backend family began to read an attention kernel's refusal of a model feature,
+    # xformers' `attn_bias is not correctly aligned` for an ALiBi bias among them, and to name
+    # ALiBi in its fix; tests/test_family_members.py.)
+    # (startup/v01-openai-server-fastchat-model-adapter-missing left this list when the
+    # missing-package family began to name the packages whose import name differs from the name
+    # to install, FastChat's `fschat` among them; tests/test_family_knobs.py.)
     # Session 19's cold start-up sweep of even vLLM issues (sigs-a, s19a), cold misses (strict):
     # (startup/s19a-v060-cpu-gemma2-torch-sdpa-logits-soft-cap left this list when a V0 worker's
     # record that ends in the traceback header heads the frames after it, and a traceback cut

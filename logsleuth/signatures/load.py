@@ -26,8 +26,10 @@ from logsleuth.yamlload import KeyPath, load_yaml
 
 ENV_VAR = "LOGSLEUTH_SIGNATURES"  # extra signature directories, separated by os.pathsep
 # Files in the signatures directory that are not signatures: its data files (causality, facts,
-# the phrasing of a message's remedy, the line shapes of API drift).
-NOT_SIGNATURES = frozenset({"causality.yaml", "facts.yaml", "remedy.yaml", "drift.yaml"})
+# the phrasing of a message's remedy, the line shapes of API drift, the knobs each class of
+# families must name).
+NOT_SIGNATURES = frozenset({"causality.yaml", "facts.yaml", "remedy.yaml", "drift.yaml",
+                            "family-knobs.yaml"})
 
 
 class Severity(Enum):

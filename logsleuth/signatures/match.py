@@ -35,7 +35,10 @@ Ranking, among the signatures that reach THRESHOLD, first by tiers of evidence (
 signatures whose message part (a template or regex) matched and that the log does not contradict
 (a frame, process, phase or exception type that was seen and differs is a contradiction); exact
 signatures the log contradicts; families matched by the raising module alone (the fallback for
-vLLM's messages no signature knows by their words); families whose words matched but that the log
+vLLM's messages no signature knows by their words, with the families whose words are the
+interpreter's own, `match.origin: python`, and whose module part names the whole package: they
+know only that vLLM raised it; among these, a module pattern that names a subsystem before one
+that names the whole package, whatever the score); families whose words matched but that the log
 contradicts; module families the log contradicts; last, families known by the installed library
 that raised the error (`_Scored.by_library`). Within a tier: those not demoted (a signature
 that tells its failure apart by frames or phase, on a log that prints no frames or no phase, ranks
@@ -119,6 +122,7 @@ ALTERNATIVE_FLOOR = 0.3
 # class (MODULE_ONLY x EXCEPTION_MISSED) reaches it; a symptom's match (x0.5) does not.
 NEAR_TIER = 7
 NEAR_FLOOR = 0.45
+MODULE_TIER = 2  # families known by the module that raised the error, not by its words
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +147,10 @@ class _Scored:
     by_library: bool = False  # ... and that module is an installed library's, not vLLM's
     words: bool = True  # its message part matched the message's words, not the type alone
     narrow: bool = False  # matched by a raising module inside a subsystem, not the whole package
+    # a family whose words are the interpreter's (`match.origin: python`: `'NoneType' object is not
+    # callable`) and whose module part names the whole package: it says only that vLLM raised
+    # it, no more than a module family of the whole package
+    where_only: bool = False
 
     def order(self) -> tuple[float, ...]:
         """Sort key, best first (see the module docstring)."""
@@ -158,8 +166,11 @@ class _Scored:
                 # file`) before one that knows the type alone, then the narrowest class
                 return (0, FALLBACK_TIER, not self.words, 0, -self.specificity,
                         -self.match.score)
-            return (0, self.tier(), self.demoted, -self.strength, -self.match.score,
-                    -self.specificity)
+            tier = self.tier()
+            # among the matches known by where they were raised, the subsystem the frames name
+            # before the whole package, whatever the score: they weigh, they do not gate
+            return (0, tier, self.demoted, -self.strength,
+                    tier == MODULE_TIER and not self.narrow, -self.match.score, -self.specificity)
         return (1, 0, 0, 0, -self.match.score, -self.specificity)
 
     def near(self) -> bool:
@@ -188,8 +199,8 @@ class _Scored:
         or call path) say less than the module that raised the error; an exact message does not."""
         if self.by_library:  # where outside vLLM, not what: below every other kind of match
             return 6 if self.contradicted else 5
-        if self.by_module:
-            return 4 if self.contradicted else 2
+        if self.by_module or self.where_only:
+            return 4 if self.contradicted else MODULE_TIER
         if not self.contradicted:
             return 0
         return 1 if self.strength == SignatureKind.EXACT.strength else 3
@@ -427,7 +438,11 @@ class SignatureSet:
                        by_module=not signature.templates and not signature.patterns,
                        by_library=by_library, words=words,
                        narrow=module_hit is not None and not _package_wide(signature.modules,
-                                                                           module_hit))
+                                                                           module_hit),
+                       where_only=(signature.kind is SignatureKind.FAMILY
+                                   and signature.origin is MessageOrigin.PYTHON
+                                   and module_hit is not None
+                                   and _package_wide(signature.modules, module_hit)))
 
 
 _PLACE = re.compile(r"\{(\w+)\}")
