@@ -5,7 +5,7 @@ each generated over the shapes a log gives it:
   `!!!!!!! Segfault encountered !!!!!!!` and the native stack, one symbol a line or as
   `  File "<unknown>", line 0, in symbol`: a segmentation fault at the banner, its frames the
   stack (vllm#52386); frames in oneCCL name the XPU collective's crash and its fix (upgrade past
-  vllm#52389 for one device), another library's frames do not;
+  past 0.27.1 for one device), another library's frames do not;
 - V0's engine loop logs `ValueError('...')` (the exception's repr) and then its traceback: an
   excerpt cut inside that traceback still names its exception, at the record (vllm#18414), and
   the signature's frames it could not show do not count against it;
@@ -77,7 +77,7 @@ def test_oneccl_frames_name_the_xpu_collective_crash(prefix: str, framed: bool,
                                                      depth: int) -> None:
     signature, fix = signature_advice(_banner_log(prefix, _ONECCL_STACK, framed, depth))
     assert signature == "xpu-oneccl-native-crash"
-    assert "52389" in fix and "world_size" in fix and "CCL_" in fix
+    assert "52386" in fix and "world_size" in fix and "CCL_" in fix
 
 
 @pytest.mark.parametrize("stack", [_NCCL_STACK, _TORCH_STACK])
