@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from logsleuth.hint import WarningHints
 from logsleuth.knowledge import Causality, default_causality
-from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, Frame, Level, LineKind,
-                             LineRun, LogLine, Milestone, MilestoneKind, Phase, Process,
-                             RecordRun)
+from logsleuth.model import (SEGFAULT_BANNER, ChainReason, ErrorEvent, Event, EventKind, Frame,
+                             Level, LineKind, LineRun, LogLine, Milestone, MilestoneKind, Phase,
+                             Process, RecordRun)
 from logsleuth.quickinit import quick_init
 
 if TYPE_CHECKING:  # recur.py classifies through causal.py, which imports this module
@@ -52,6 +52,7 @@ _K = TypeVar("_K")
 _V = TypeVar("_V")
 
 CUT_TRACEBACK = "Traceback"  # the label of an event whose traceback ends before its exception
+NATIVE_FILE = "<native>"  # the file of a native crash handler's frame that names only its symbol
 
 
 @dataclass(slots=True)  # slots: a restart-heavy log keeps thousands of channels
@@ -68,6 +69,12 @@ class _Trace:
     cause: tuple[int, ChainReason] | None = None
     frames: list[Frame] = field(default_factory=list)
     fault_dump: bool = False  # faulthandler: frames are listed innermost first
+    # a native crash handler's stack (apache-tvm-ffi's, under its `Segfault encountered` banner):
+    # innermost first too, and a bare indented line is a frame (the symbol), not source code
+    native_stack: bool = False
+    # the (type, message) of the exception the record heading it printed as a repr (V0's
+    # `logger.exception(repr(e))`): what a traceback cut before its exception line ended in
+    printed: tuple[str, str] | None = None
     exception: str | None = None  # set once the `Type: message` line is read
     message_lines: list[str] = field(default_factory=list)
     line: int = 0
@@ -585,7 +592,9 @@ class Assembler:
             channel.trace = _Trace(line.number, line.number, line.process, line.site is None,
                                    line.time, kind=_EVENT_KINDS[kind], exception=line.exception,
                                    message_lines=[line.message or ""], line=line.number,
-                                   fault_dump=line.exception == "Fatal Python error",
+                                   fault_dump=line.exception == "Fatal Python error"
+                                   or line.message == SEGFAULT_BANNER,
+                                   native_stack=line.message == SEGFAULT_BANNER,
                                    site=channel.site, depth=line.depth,
                                    group=_group_of(channel, line.depth))
             if self._causality.whole_line(f"{line.exception}: {line.message}"):
@@ -675,6 +684,12 @@ class Assembler:
                 and not trace.indent and not _source_slot(trace, line):
             # a traceback whose exception line alone was pasted indented
             return self._exception_line(channel, _dedented(line), out)
+        if trace.native_stack and line.kind is LineKind.INDENTED:
+            # `  ccl_comm::post_coll(...)`: the crash handler's frame is the symbol alone
+            trace.frames.append(Frame(NATIVE_FILE, 0, _unbordered(line)[:200]))
+            del trace.frames[:-MAX_FRAMES]
+            trace.last_line = line.number
+            return
         if trace.fault_dump or not trace.closing:
             if line.kind is LineKind.INDENTED and trace.headless and not trace.indent \
                     and trace.frames and trace.frames[-1].code is None \
@@ -759,8 +774,9 @@ class Assembler:
     def _open(self, channel: _Channel, line: LogLine) -> None:
         title = None
         first = line.number
+        printed = None
         if channel.title is not None:
-            title, first = channel.title.text, channel.title.line
+            title, first, printed = channel.title.text, channel.title.line, channel.title.printed
             channel.title = None
         elif line.kind is LineKind.TRACEBACK_HEADER and line.exception:
             title = line.text.strip()  # a header that names what it wraps (Ray's, a wrapper's)
@@ -770,7 +786,8 @@ class Assembler:
                                site=channel.site,
                                indent=_indent(line.text) if line.kind is LineKind.TRACEBACK_HEADER
                                and not line.depth else 0, headless=line.kind is LineKind.FRAME,
-                               depth=line.depth, group=_group_of(channel, line.depth))
+                               depth=line.depth, group=_group_of(channel, line.depth),
+                               printed=printed)
         channel.chain_next = None
         channel.ignoring = None
 
@@ -852,6 +869,8 @@ class Assembler:
                 for index, trace in enumerate(waiting, start=1)]
 
     def _cut_trace(self, trace: _Trace) -> ErrorEvent:
+        if trace.printed is not None:
+            return self._printed_trace(trace, *trace.printed)
         quoted = self._causality.quoted_message(trace.title) if trace.title else None
         if quoted is not None:
             return self._quoted_trace(trace, quoted)
@@ -867,6 +886,17 @@ class Assembler:
                           trace.cause[1] if trace.cause else None, raw=trace.raw,
                           site=trace.site, group_id=trace.group, headless=trace.headless)
 
+    def _printed_trace(self, trace: _Trace, name: str, message: str) -> ErrorEvent:
+        """A traceback cut before its exception line under the record that printed the exception
+        as a repr (V0's engine loop: `ERROR ... [engine.py:160] ValueError('...')`, then the
+        traceback, vllm#18414): that exception, raised where its record is."""
+        return ErrorEvent(self._new_id(), EventKind.EXCEPTION, name, message[:MAX_MESSAGE_CHARS],
+                          trace.process, trace.first_line, trace.first_line, trace.last_line,
+                          tuple(trace.frames), trace.time, trace.title,
+                          trace.cause[0] if trace.cause else None,
+                          trace.cause[1] if trace.cause else None, raw=trace.raw,
+                          site=trace.site, group_id=trace.group, tailless=True)
+
     def _quoted_trace(self, trace: _Trace, message: str) -> ErrorEvent:
         """A traceback cut before its exception line whose heading record quotes the exception's
         message (causality.yaml `quoting_titles`): that exception, of the class vLLM raises the
@@ -880,7 +910,7 @@ class Assembler:
                           trace.first_line, trace.last_line, tuple(trace.frames), trace.time,
                           trace.title, trace.cause[0] if trace.cause else None,
                           trace.cause[1] if trace.cause else None, raw=trace.raw,
-                          site=trace.site, group_id=trace.group)
+                          site=trace.site, group_id=trace.group, tailless=True)
 
     def _flush_title(self, channel: _Channel, out: list[Event]) -> None:
         """An ERROR record that no traceback followed is an event of its own."""

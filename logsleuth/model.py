@@ -249,6 +249,9 @@ class Process(_KeptHash):
 
 
 MAIN = Process("main")
+# apache-tvm-ffi's SIGSEGV handler's words (its banner `!!!!!!! Segfault encountered !!!!!!!`):
+# the message of the segmentation fault it reports; its native stack follows (assemble.py)
+SEGFAULT_BANNER = "Segfault encountered"
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,6 +383,9 @@ class ErrorEvent:
     hint: Hint | None = None
     # a traceback cut above its `Traceback` header: it begins at a frame (recordheads.py)
     headless: bool = False
+    # a traceback cut before its exception line whose exception its heading record names
+    # (assemble.py: a repr, a quoted str(e)): its innermost frames were never printed
+    tailless: bool = False
 
     @property
     def text(self) -> str:

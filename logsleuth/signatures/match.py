@@ -366,6 +366,11 @@ class SignatureSet:
                 contradicted |= bool(modules)
         if signature.exceptions:
             factor = _exception_factor(signature.exceptions, target.event)
+            if factor == EXCEPTION_MISSED \
+                    and self._causality.wrapped_cause(target.event.message) is not None:
+                # a wrapper that quotes its cause's str(e) alone (causality.yaml `wrappers`,
+                # `Worker failed with error '...'`): the cause's class was not printed
+                factor = 0.9
             evidence.append(Evidence("exception", factor, f"{target.event.exception}"))
             score *= factor
             specificity += 10 * (factor == 1.0)
@@ -380,12 +385,16 @@ class SignatureSet:
                 specificity += 20
                 corroborated = True
             else:
-                factor = FRAMES_MISSED if where else FRAMES_UNKNOWN
+                # a traceback cut before its exception line shows only its outer frames: the
+                # inner ones a signature names were not printed, not seen to differ
+                seen = bool(where) and not target.event.tailless
+                factor = FRAMES_MISSED if seen else FRAMES_UNKNOWN
                 evidence.append(Evidence("frames", factor,
-                                         "no frame matched" if where else "no frames printed"))
+                                         "no frame matched" if seen else
+                                         "inner frames cut" if where else "no frames printed"))
                 score *= factor
-                contradicted |= bool(where)
-                unconfirmed |= not where
+                contradicted |= seen
+                unconfirmed |= not seen
         if signature.process is not None:
             role = self._causality.role_of(target.event.process.name)
             factor = 1.0 if role is signature.process else PROCESS_MISSED

@@ -16,7 +16,8 @@ from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import LarkError
 
 from logsleuth.literal import SCREEN_CHARS, Needles
-from logsleuth.model import MAIN, ChainReason, Frame, Level, LineKind, LogLine, Process
+from logsleuth.model import (MAIN, SEGFAULT_BANNER, ChainReason, Frame, Level, LineKind, LogLine,
+                             Process)
 from logsleuth.resources import data_dir
 from logsleuth.tokenize.fastpath import body_lexer
 from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
@@ -755,6 +756,11 @@ class _ToRecords(Transformer[Token, object]):
         if text.startswith("***"):
             return _Body(LineKind.FATAL, text, exception="stack smashing detected",
                          message=text)
+        if text.startswith("!") and "Segfault encountered" in text:
+            # apache-tvm-ffi's SIGSEGV handler (`!!!!!!! Segfault encountered !!!!!!!`); its
+            # native stack follows (assemble.py: a fault dump)
+            return _Body(LineKind.FATAL, text, exception="Segmentation fault",
+                         message=SEGFAULT_BANNER)
         if " segfault at " in f" {text}":  # the kernel's record of a process it ended (dmesg)
             return _Body(LineKind.FATAL, text, exception="Segmentation fault", message=text)
         for trap, signal in _KERNEL_TRAPS.items():  # `traps: python3[12] general protection ...`
