@@ -517,6 +517,16 @@ class Assembler:
             self._flush_title(channel, out)
             channel.ignoring = line.text.strip()
             return
+        if trace is None and _goes_on_printed(channel.title, line):
+            assert channel.title is not None and channel.title.printed is not None
+            # pydantic's indented line for the check that failed (`  Value error, ...`) under its
+            # ValidationError printed outside a traceback (a journald paste whose `pydantic_core.
+            # ValidationError: 1 validation error for ModelConfig` lost its frames): the message
+            # goes on, it is no error of its own
+            name, message = channel.title.printed
+            channel.title = channel.title._replace(
+                printed=(name, f"{message}\n{line.text.strip()}"))
+            return
         if trace is None and _continues_record(line) and _joinable(channel.title, line):
             assert channel.title is not None
             # the record's message goes on (_continued_key)
@@ -1080,6 +1090,15 @@ def _carries_output(trace: _Trace, line: LogLine) -> bool:
 def _headline(trace: _Trace) -> str:
     first = trace.message_lines[0].strip() if trace.message_lines else ""
     return f"{trace.exception}: {first}" if first else str(trace.exception)
+
+
+def _goes_on_printed(title: _Title | None, line: LogLine) -> bool:
+    """An indented line right under a ValidationError printed as a record's text: pydantic
+    prints each failed check of its message on a line of its own, two columns in."""
+    return title is not None and title.printed is not None \
+        and title.printed[0].rpartition(".")[2].strip().endswith("ValidationError") \
+        and line.kind is LineKind.INDENTED and not line.depth \
+        and line.number == title.line + title.printed[1].count("\n") + 1
 
 
 def _dedented(line: LogLine) -> LogLine:

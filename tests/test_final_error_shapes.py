@@ -199,23 +199,39 @@ HARNESS_NOTES = ["", "Using unknown model family: meta-llama specified by user."
                  "See the server log for details."]
 STATUS_CLASSES = ["openai.InternalServerError", "InternalServerError", "openai.APIStatusError",
                   "openai.ServiceUnavailableError", "openai.APIError"]
+# the URL a client called: an inference server's own route, on whatever host serves it
+SERVER_URLS = st.builds(lambda host, path: f"http://{host}{path}",
+                        st.sampled_from(["localhost:8000", "127.0.0.1:8000", "0.0.0.0:8080",
+                                         "vllm-svc.default.svc:8000", "10.0.0.5:30000"]),
+                        st.sampled_from(["/v1/completions", "/v1/chat/completions", "/generate",
+                                         "/invocations", "/v1/embeddings", "/health"]))
 CLIENT_5XX = st.one_of(
     st.builds(lambda name, code, body: f"{name}: Error code: {code}{body}",
               st.sampled_from(STATUS_CLASSES), st.sampled_from(["500", "502", "503", "504"]),
               st.sampled_from(["", " - {'detail': 'Internal Server Error'}",
                                ' - {"message": "Service Unavailable"}'])),
-    st.builds(lambda module, code, phrase: f"{module}HTTPError: {code} Server Error: {phrase} for "
-                                           "url: http://localhost:8000/v1/completions",
+    st.builds(lambda module, code, phrase, url: f"{module}HTTPError: {code} Server Error: {phrase} "
+                                                f"for url: {url}",
               st.sampled_from(["requests.exceptions.", ""]), st.sampled_from(["500", "503"]),
-              st.sampled_from(["Internal Server Error", "Service Unavailable"])),
-    st.builds(lambda code, phrase: f"httpx.HTTPStatusError: Server error '{code} {phrase}' for url "
-                                   "'http://127.0.0.1:8000/v1/chat/completions'",
+              st.sampled_from(["Internal Server Error", "Service Unavailable"]), SERVER_URLS),
+    st.builds(lambda code, phrase, url: f"httpx.HTTPStatusError: Server error '{code} {phrase}' "
+                                        f"for url '{url}'",
               st.sampled_from(["500", "502"]), st.sampled_from(["Internal Server Error",
-                                                                "Bad Gateway"])),
-    st.builds(lambda code: f"aiohttp.client_exceptions.ClientResponseError: {code}, message="
-                           "'Internal Server Error', url=URL('http://localhost:8000/v1/completions')",
-              st.sampled_from(["500", "503"])),
+                                                                "Bad Gateway"]), SERVER_URLS),
+    st.builds(lambda code, url: f"aiohttp.client_exceptions.ClientResponseError: {code}, message="
+                                f"'Internal Server Error', url=URL('{url}')",
+              st.sampled_from(["500", "503"]), SERVER_URLS),
 )
+# vLLM is a client too: the Hub, a mirror or a media URL answering 5xx to vLLM's own request
+VLLMS_OWN_CALL = st.builds(
+    lambda module, code, phrase, url: f"{module}HTTPError: {code} Server Error: {phrase} for url: "
+                                      f"{url}",
+    st.sampled_from(["requests.exceptions.", ""]), st.sampled_from(["500", "502", "503", "504"]),
+    st.sampled_from(["Service Temporarily Unavailable", "Internal Server Error", "Bad Gateway"]),
+    st.sampled_from(["https://huggingface.co/api/models/org/model-8b",
+                     "https://hf-mirror.com/org/model/resolve/main/config.json",
+                     "https://huggingface.co/org/model/resolve/main/tokenizer_config.json",
+                     "https://example.com/images/cat.jpg"]))
 CLIENT_FRAMES = [
     '  File "/home/u/bench.py", line 38, in <module>',
     "    out = client.chat.completions.create(",
@@ -274,6 +290,21 @@ def test_with_the_servers_error_in_the_log_a_clients_5xx_is_its_symptom(final: s
     report = _explain(lines)
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None and report.root_cause.line == len(SERVER_ERROR)
+
+
+@settings(max_examples=30, deadline=None)
+@given(VLLMS_OWN_CALL, st.sampled_from(WRAPPERS[:3]))
+def test_a_5xx_answer_to_vllms_own_request_is_the_cause(final: str, wrapper: str) -> None:
+    lines = [wrapper + line for line in [
+        "INFO 05-01 10:00:00 [api_server.py:1000] vLLM API server version 0.12.0",
+        "Traceback (most recent call last):",
+        '  File "/venv/lib/python3.12/site-packages/huggingface_hub/utils/_http.py", line 409, in '
+        "hf_raise_for_status",
+        "    response.raise_for_status()",
+        final]]
+    report = _explain(lines)
+    assert report.verdict is Verdict.FAILURE, (lines, report.verdict)
+    assert report.root_cause is not None and report.root_cause.line == len(lines)
 
 
 @pytest.mark.parametrize("final", [
@@ -344,6 +375,24 @@ def test_under_its_validation_error_pydantics_line_goes_on_its_message(message: 
     root = report.root_cause
     assert root is not None and root.exception.endswith("ValidationError"), lines
     assert message in root.message and len(report.symptoms) == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(CONFIG_MESSAGES), st.sampled_from(PYDANTIC_TAILS),
+       # a paste's stray space makes the name no exception line's: read as a printed error
+       st.sampled_from(["pydantic_core._pydantic_core. ValidationError",
+                        "pydantic_core. ValidationError"]),
+       st.sampled_from(WRAPPERS[:3]), st.booleans())
+def test_under_a_validation_error_printed_without_frames_pydantics_line_goes_on_its_message(
+        message: str, tail: str, head: str, wrapper: str, more: bool) -> None:
+    lines = [wrapper + line for line in [
+        f"{head}: 1 validation error for ModelConfig", f"  Value error, {message}{tail}",
+        *(["    For further information visit https://errors.pydantic.dev/2.12/v/value_error"]
+          if more else [])]]
+    report = _explain(lines)
+    root = report.root_cause
+    assert root is not None and root.exception.endswith("ValidationError"), (lines, root)
+    assert root.line == 1 and message in root.message, (lines, root)
 
 
 USAGE_ERRORS = [
