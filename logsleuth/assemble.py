@@ -738,6 +738,13 @@ class Assembler:
                 continues = False
             if trace.indent and not _inside_shifted(line, trace.indent):
                 continues = False  # pip's `ERROR: Failed building wheel` after its box
+            if line.kind is LineKind.UVICORN and not _carries_output(trace, line):
+                # a logger's record that prints its level once at its head (`ERROR: Engine core
+                # proc EngineCore_0 died unexpectedly, ...`, uvicorn's `ERROR:    Exception in
+                # ASGI application`): the next record, not the exception's message going on
+                # (Python prints a message's further lines raw); unless the message announces
+                # output it carries (a subprocess's stderr, pip's `ERROR: ...` among it)
+                continues = False
             if continues and len(trace.message_lines) < MAX_MESSAGE_LINES and line.text.strip():
                 trace.message_lines.append(line.text.strip())
                 trace.last_line = line.number

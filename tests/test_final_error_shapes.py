@@ -427,3 +427,54 @@ def test_argparses_usage_error_after_a_label_is_the_runs_error(error: str, label
 def test_text_that_only_mentions_such_errors_is_not_one(line: str) -> None:
     lines = [*_healthy(2, 1, [], 0), line]
     assert _explain(lines).verdict is Verdict.NO_FAILURE, line
+
+
+# A logger that prints its level once, at the head of its record (`%(levelname)s: %(message)s`,
+# uvicorn's `ERROR:    `), after an exception printed raw: its line is the next record, not the
+# exception's message going on (Python prints a message's further lines raw). An evaluation
+# harness's paste: `ValueError: ...` from vLLM's input parsing, then the client's
+# `ERROR: Engine core proc EngineCore_0 died unexpectedly, shutting down client.`; the error is
+# the run's cause, the record its symptom.
+
+RAW_ERRORS = [("ValueError", "please provide at least one prompt"),
+              ("ValueError", "The decoder prompt cannot be empty"),
+              ("TypeError", "Invalid type of HuggingFace config. Expected type: <class 'vllm."
+               "transformers_utils.configs.qwen3_5.Qwen3_5Config'>, but found type: <class "
+               "'transformers.models.qwen3_5.configuration_qwen3_5.Qwen3_5Config'>"),
+              ("RuntimeError", "CUDA error: an illegal memory access was encountered")]
+LEVEL_RECORDS = ["Engine core proc EngineCore_0 died unexpectedly, shutting down client.",
+                 "Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.",
+                 "Exception in ASGI application", "Application startup failed. Exiting."]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(RAW_ERRORS), st.sampled_from(LEVEL_RECORDS),
+       st.sampled_from(["ERROR: ", "ERROR:    ", "CRITICAL: "]), st.sampled_from(WRAPPERS[:3]),
+       st.booleans())
+def test_a_loggers_level_record_after_an_exception_is_the_next_record(
+        error: tuple[str, str], record: str, level: str, wrapper: str, framed: bool) -> None:
+    name, message = error
+    lines = [wrapper + line for line in [
+        *(["Traceback (most recent call last):",
+           '  File "/venv/lib/python3.12/site-packages/vllm/entrypoints/llm.py", line 380, in '
+           "generate", "    parsed_prompts = self._convert_v1_inputs("] if framed else []),
+        f"{name}: {message}", f"{level}{record}"]]
+    report = _explain(lines)
+    assert report.verdict is Verdict.FAILURE, (lines, report.verdict)
+    root = report.root_cause
+    assert root is not None and root.exception == name and root.message == message, (lines, root)
+    assert root.line == len(lines) - 1
+
+
+@pytest.mark.parametrize("lines", [
+    # an exception whose first line announces the output it carries: pip's `ERROR: ` lines in it
+    # are that output
+    ["subprocess.CalledProcessError: Command failed, its output:",
+     "ERROR: Could not find a version that satisfies the requirement vllm==9.9.9"],
+    # Python's raw further lines of a message stay the message
+    ["ValueError: please provide at least one prompt", "while parsing the batch of 0 prompts"],
+])
+def test_a_messages_own_further_lines_stay_on_it(lines: list[str]) -> None:
+    report = _explain(lines)
+    root = report.root_cause
+    assert root is not None and root.line == 1 and lines[1] in root.message, (lines, root)

@@ -26,8 +26,12 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Moved in from the held-out set when the lead saw their names at a merge (session 20, strict):
-    "launchers/u-ms-swift-410-infer-vllm-019-qwen3-5-hf-config-class-typeerror-oneline":
-        "moved in from the held-out set, names seen at a merge (session 20): not yet analysed",
+    # (launchers/u-ms-swift-410-infer-vllm-019-qwen3-5-hf-config-class-typeerror-oneline left this
+    # list when vLLM's type check of the model's HuggingFace config (`Invalid type of HuggingFace
+    # config. Expected type: <A>, but found type: <B>`) got its signature, hf-config-class-mismatch:
+    # a launcher that built the config with transformers' class (upgrade it, or install it from its
+    # main branch), a config.json saved by a newer transformers, or architectures and model_type of
+    # two models; tests/test_config_class_and_empty_prompt.py.)
     # Session 20's random development split (eleventh), cold misses (strict; each leaves when fixed
     # or gets a "Why not fixed" reason once analysed):
     # (launchers/n-ascend-ci-doctest-import-vllm-ovis-aimv2-transformers-config-taken left this list
@@ -45,14 +49,11 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # model-adapter-missing when a missing module's advice writes its pip name (remedy.yaml
     # `pip_names`: fastchat is fschat) and a missing submodule says to upgrade its package:
     # tests/test_fix_knob_classes_s20.py.)
-    "runtime/m-ascend-910b-qwen25-function-call-three-400-bad-request-lines":
-        "session 20's random development split. Why not fixed: the log is three access lines of "
-        "requests answered 400, which the pipeline reads as a live server's refusals "
-        "(causality.yaml milestones `rejected`), so the verdict is no_failure and no event exists "
-        "to match (detection, KNOWN_VERDICT_MISSES). The knowledge is ready: "
-        "openai-request-rejected matches a refused request's access line and names "
-        "--enable-auto-tool-choice with the family's --tool-call-parser (hermes for Qwen2.5), "
-        "tests/test_fix_knob_classes_s20.py",
+    # (runtime/m-ascend-910b-qwen25-function-call-three-400-bad-request-lines left this list at the
+    # lead's merge of session 20 (d739f8f6): once a paste of refused answers alone became a failure
+    # (logsleuth/refused.py), openai-request-rejected matched its access line and named
+    # --enable-auto-tool-choice with --tool-call-parser, as its "why not fixed" foresaw;
+    # tests/test_fix_knob_classes_s20.py.)
     # (startup/o-deepseek-v4-flash-tp3-attention-heads-not-divisible-pydantic-value-error-oneline
     # and startup/o-glm45-repo-v0100-tool-call-parser-glm45-invalid-choice-after-label left this
     # list with their roots: read as the ValueError and the usage error they are (grammars/vllm.lark
@@ -226,8 +227,13 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
     # Moved in from the held-out set when the lead saw their names at a merge (session 20, strict):
-    "launchers/u-evalchemy-vllm-0101-max-gen-toks-above-context-empty-prompt-two-lines":
-        "moved in from the held-out set, names seen at a merge (session 20): not yet analysed",
+    # (launchers/u-evalchemy-vllm-0101-max-gen-toks-above-context-empty-prompt-two-lines left this
+    # list when a logger's record that prints its level once at its head (`ERROR: ...`, uvicorn's
+    # `ERROR:    ...`) after an exception printed raw became the next record instead of that
+    # exception's message going on (assemble.py _other_line), so the client's `Engine core proc
+    # ... died unexpectedly` is the ValueError's symptom; tests/test_final_error_shapes.py. Its
+    # message, an empty batch of prompts, joined prompt-empty, whose fix names an evaluation
+    # harness's max_gen_toks; tests/test_config_class_and_empty_prompt.py.)
     # Session 20's random development split (eleventh), cold misses of verdict or root (strict):
     # (runtime/m-ascend-910b-qwen25-function-call-three-400-bad-request-lines left this list when
     # a paste of a server's refused answers and nothing else (4xx access lines, no line that says
