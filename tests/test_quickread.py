@@ -106,7 +106,7 @@ def test_quick_reading_is_used_and_tells_processes_and_sites_apart() -> None:
     """The same shape (digits masked) from another pid, another call site's line number or
     another time is read with its own, and the common lines are read quickly."""
     lines = []
-    for index in range(40):
+    for index in range(10, 90):
         pid = 7 if index % 3 else 8  # one digit apart: the same shape
         lines.append(f'(APIServer pid={pid}) INFO:     127.0.0.1:{40000 + index} - "POST '
                      f'/v1/chat/completions HTTP/1.1" {200 + 300 * (index % 5 == 4)} OK')
@@ -117,7 +117,7 @@ def test_quick_reading_is_used_and_tells_processes_and_sites_apart() -> None:
     for number, text in enumerate(lines, 1):
         raw = text.encode("utf-8")
         assert tokenizer.parse(number, raw) == _alone(raw, number), text
-    assert tokenizer.quick_read > len(lines) // 2
+    assert tokenizer.quick_read > len(lines) // 3
 
 
 def _flat(items: list[LogLine | LineRun | RecordRun]) -> list[LogLine]:
@@ -178,7 +178,7 @@ def test_a_body_a_digit_sighted_terminal_takes_is_read_as_lark_reads_it(template
     exception's repr: the quick reading learned from the first asks every body (as the memo
     does) and leaves the second to the parser."""
     tokenizer = Tokenizer(quick=True)
-    codes = [400, 401, 402, 403, 404, 502, 405, 503]
+    codes = [400, 401, 402, 403, 404, 502, 405, 503] * 4
     for number, code in enumerate(codes, 1):
         raw = template.format(i=number % 10, code=code).encode()
         assert tokenizer.parse(number, raw) == _alone(raw, number)

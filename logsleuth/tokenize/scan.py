@@ -87,9 +87,12 @@ class Tokenizer:
         self._shapes: ShapeCache[tuple[Plan, int, bool, bool]] = ShapeCache()
         # and, by the same shape, a request's answer or activity line (an access line, an
         # engine's metrics line) read without the memo's builders: `_Quick` (None: not asked)
-        self._quick: ShapeCache[tuple[_Quick, ...]] | None = \
+        # (by the bytes before the time: one lookup finds the reading of a line's process and
+        # call site, or that there is none, among the few kept)
+        self._quick: ShapeCache[tuple[int, dict[bytes, _Quick]]] | None = \
             ShapeCache(_QUICK) if (QUICK if quick is None else quick) else None
         self.quick_read = 0  # lines read that way (tests count them)
+        self._unlearnt: ShapeCache[int] = ShapeCache(_QUICK)  # memo reads since one was learnt
 
     def spans(self, block: bytes) -> list[tuple[int, int]]:
         """Where the lines of a block that can matter are (logsleuth/locate.py)."""
@@ -259,7 +262,9 @@ class Tokenizer:
         key = raw.translate(MASK)
         quick = self._quick
         if quick is not None and learn:
-            for known_shape in quick.get(key) or ():
+            readings = quick.get(key)
+            known_shape = readings[1].get(raw[:readings[0]]) if readings is not None else None
+            if known_shape is not None:
                 read = known_shape.read(raw, number)
                 if read is not None:
                     self.quick_read += 1
@@ -275,10 +280,10 @@ class Tokenizer:
             if made is not None:
                 if learn:
                     self._keep(raw, made[1], head_bytes, body)
-                    if quick is not None:
+                    if quick is not None and self._learn_now(key):
                         learned = _Quick.learn(raw, made[0], plan, cut)
-                        if learned is not None:  # (a few processes and call sites a shape)
-                            quick.put(key, (learned, *(quick.get(key) or ())[:_QUICK_EACH - 1]))
+                        if learned is not None:
+                            _keep_reading(quick, key, learned)
                 return made[0]
         try:
             decoded_text = raw.decode("utf-8")
@@ -306,6 +311,18 @@ class Tokenizer:
                 self._shapes.put(key, (made_plan, *self._learning(
                     raw, text, made_plan.end if made_plan.repeatable else -1, decoded), cut))
         return line
+
+    def _learn_now(self, key: bytes) -> bool:
+        """Whether to learn a quick reading from this line of the shape `key`, read by the memo:
+        every `_QUICK_AFTER`th such line, so that a shape whose lines come from ever new
+        processes (a restart-heavy log's start-up lines, a new pid every run) does not pay for
+        learning a reading on each of them that no later line uses."""
+        count = self._unlearnt.get(key) or 0
+        if count + 1 < _QUICK_AFTER:
+            self._unlearnt.put(key, count + 1)
+            return False
+        self._unlearnt.put(key, 0)
+        return True
 
     @staticmethod
     def _learning(raw: bytes, text: str, end: int, decoded: bool) -> tuple[int, bool]:
@@ -401,8 +418,8 @@ class _Quick:
     def read(self, raw: bytes, number: int) -> LogLine | None:
         """The LogLine of a line of this shape, or None when it must be read otherwise (another
         process or call site, a body a digit-sighted terminal could take)."""
-        prefix, time_at = self.prefix, self.time_at
-        if not raw.startswith(prefix) or self.mid and not raw.startswith(self.mid, time_at):
+        prefix, time_at = self.prefix, self.time_at  # (the bytes before `prefix` are its own)
+        if self.mid and not raw.startswith(self.mid, time_at):
             return None
         text = raw[self.start:len(raw) + self.stop].decode("ascii")
         if self.sighted and not unsighted_body(text):
@@ -412,10 +429,27 @@ class _Quick:
         return LogLine(number, self.kind, text, self.process, self.level, time, self.site)
 
 
+def _keep_reading(quick: ShapeCache[tuple[int, dict[bytes, _Quick]]], key: bytes,
+                  learned: _Quick) -> None:
+    """Keep a quick reading of the shape `key`, beside the last few of other processes and call
+    sites (a shape's readings all cut their bytes before the time at one place)."""
+    size = len(learned.prefix)
+    kept = quick.get(key)
+    if kept is None or kept[0] != size:
+        quick.put(key, (size, {learned.prefix: learned}))
+        return
+    readings = kept[1]
+    readings.pop(learned.prefix, None)
+    if len(readings) >= _QUICK_EACH:
+        del readings[next(iter(readings))]  # the oldest
+    readings[learned.prefix] = learned
+
+
 QUICK = True  # whether tokenizers read such lines by `_Quick` (tests compare both ways)
 _QUICK_KINDS = (LineKind.ACCESS, LineKind.PLAIN)
 _QUICK = 1024  # shapes read quickly (a bound)
 _QUICK_EACH = 4  # readings kept a shape: its lines from so many processes or call sites
+_QUICK_AFTER = 8  # a reading is learnt from every so many lines the memo read of a shape
 
 
 def _unchanged(text: str) -> bool:
