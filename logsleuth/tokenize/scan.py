@@ -18,7 +18,7 @@ from logsleuth.locate import (Anchors, anchor_texts, line_spans, locate,
                               locate_stretches)
 from logsleuth.model import Level, LineKind, LineRun, LogLine, RecordRun
 from logsleuth.tokenize.grammar import (BOX_BORDERS, Split, clean, continuation, continued,
-                                        may_hold_colour)
+                                        may_hold_colour, unsighted_body)
 from logsleuth.tokenize.linememo import LineMemo, Plan
 from logsleuth.tokenize.shape import MASK, ShapeCache
 
@@ -60,7 +60,7 @@ class Tokenizer:
     `tokenize()` drives it over a finished input; `--follow` feeds it as a file grows.
     """
 
-    def __init__(self, stats: TokenizeStats | None = None):
+    def __init__(self, stats: TokenizeStats | None = None, *, quick: bool | None = None):
         self.stats = stats if stats is not None else TokenizeStats()
         self._anchors = located_by()
         self._base = 0  # lines before the next block
@@ -85,6 +85,14 @@ class Tokenizer:
         # is the same on every line of the shape (test_tokenize checks the lines equal); and
         # whether cleaning takes the line's last `\r` (a record's line end) and nothing else
         self._shapes: ShapeCache[tuple[Plan, int, bool, bool]] = ShapeCache()
+        # and, by the same shape, a request's answer or activity line (an access line, an
+        # engine's metrics line) read without the memo's builders: `_Quick` (None: not asked)
+        # (by the bytes before the time: one lookup finds the reading of a line's process and
+        # call site, or that there is none, among the few kept)
+        self._quick: ShapeCache[tuple[int, dict[bytes, _Quick]]] | None = \
+            ShapeCache(_QUICK) if (QUICK if quick is None else quick) else None
+        self.quick_read = 0  # lines read that way (tests count them)
+        self._unlearnt: ShapeCache[int] = ShapeCache(_QUICK)  # memo reads since one was learnt
 
     def spans(self, block: bytes) -> list[tuple[int, int]]:
         """Where the lines of a block that can matter are (logsleuth/locate.py)."""
@@ -252,6 +260,18 @@ class Tokenizer:
             if known is not None and self._head is not None:
                 return continuation(self._head.head, known.body, number)
         key = raw.translate(MASK)
+        quick = self._quick
+        if quick is not None and learn:
+            readings = quick.get(key)
+            known_shape = readings[1].get(raw[:readings[0]]) if readings is not None else None
+            if known_shape is not None:
+                read = known_shape.read(raw, number)
+                if read is not None:
+                    self.quick_read += 1
+                    # its head is not kept for the lines after it (only a cache: a line that
+                    # repeats it is parsed instead of continued, to the same LogLine)
+                    self._head_bytes, self._head = b"", None
+                    return read
         kept = self._shapes.get(key)
         if kept is not None:
             plan, head_bytes, body, cut = kept
@@ -260,6 +280,10 @@ class Tokenizer:
             if made is not None:
                 if learn:
                     self._keep(raw, made[1], head_bytes, body)
+                    if quick is not None and self._learn_now(key):
+                        learned = _Quick.learn(raw, made[0], plan, cut)
+                        if learned is not None:
+                            _keep_reading(quick, key, learned)
                 return made[0]
         try:
             decoded_text = raw.decode("utf-8")
@@ -287,6 +311,18 @@ class Tokenizer:
                 self._shapes.put(key, (made_plan, *self._learning(
                     raw, text, made_plan.end if made_plan.repeatable else -1, decoded), cut))
         return line
+
+    def _learn_now(self, key: bytes) -> bool:
+        """Whether to learn a quick reading from this line of the shape `key`, read by the memo:
+        every `_QUICK_AFTER`th such line, so that a shape whose lines come from ever new
+        processes (a restart-heavy log's start-up lines, a new pid every run) does not pay for
+        learning a reading on each of them that no later line uses."""
+        count = self._unlearnt.get(key) or 0
+        if count + 1 < _QUICK_AFTER:
+            self._unlearnt.put(key, count + 1)
+            return False
+        self._unlearnt.put(key, 0)
+        return True
 
     @staticmethod
     def _learning(raw: bytes, text: str, end: int, decoded: bool) -> tuple[int, bool]:
@@ -333,6 +369,87 @@ class Tokenizer:
             self.stats.lines = self._base + 1
         self.stats.last_line_text = _last_line(self._tail)
         self.stats.tail_text = _tail_lines(self._tail)
+
+
+class _Quick:
+    """How a line of one shape (digits masked) that is a request's answer or an activity line
+    (an access line, an engine's metrics line: ACCESS or PLAIN, no error level, nothing but its
+    text in its body) is read without the memo's builders: its bytes before the text equal to a
+    line read by the memo's plan of the shape, but for the record's time, make the same
+    process, level and call site (the plan reads the head from the head's text alone,
+    `own_head`, at fixed places); the text and the time are the line's own at the plan's
+    places. Every body is still asked whether a digit-sighted terminal could take it (the
+    plan's `sighted`), as the memo asks. tests/test_quickread.py checks the lines equal to
+    the memo's and Lark's on generated lines of every shape."""
+
+    __slots__ = ("prefix", "time_at", "mid", "start", "stop", "sighted", "kind", "process",
+                 "level", "time", "site")
+
+    def __init__(self, prefix: bytes, time_at: int, mid: bytes, start: int, stop: int,
+                 sighted: bool, line: LogLine):
+        self.prefix, self.time_at, self.mid = prefix, time_at, mid
+        self.start, self.stop, self.sighted = start, stop, sighted
+        self.kind, self.process, self.level = line.kind, line.process, line.level
+        self.time, self.site = line.time, line.site
+
+    @classmethod
+    def learn(cls, raw: bytes, line: LogLine, plan: Plan, cut: bool) -> _Quick | None:
+        """The quick reading of `raw`'s shape, from `line` (the memo's reading of `raw`), or
+        None when the shape is not one it reads."""
+        if line.kind not in _QUICK_KINDS or line.level in _RECORD_LEVELS \
+                or line.level is Level.WARNING or not plan.own_head or not raw.isascii() \
+                or line.exception is not None or line.message is not None \
+                or line.frame is not None or line.chain is not None \
+                or line.outer is not None or line.depth:
+            return None
+        end = len(raw) - 1 if cut else len(raw)
+        start = plan.end  # ASCII: a character's place is its byte's
+        if raw[start:end] != line.text.encode("ascii"):
+            return None  # its text is not the body as the line holds it
+        time = line.time
+        if time is None:
+            return cls(raw[:start], start, b"", start, end - len(raw), plan.sighted, line)
+        at = raw.find(time.encode("ascii"))
+        if at < 0 or at + len(time) > start or raw.find(time.encode("ascii"), at + 1) >= 0:
+            return None  # the time is not one place of the head: the plan's place unknown
+        return cls(raw[:at], at + len(time), raw[at + len(time):start], start, end - len(raw),
+                   plan.sighted, line)
+
+    def read(self, raw: bytes, number: int) -> LogLine | None:
+        """The LogLine of a line of this shape, or None when it must be read otherwise (another
+        process or call site, a body a digit-sighted terminal could take)."""
+        prefix, time_at = self.prefix, self.time_at  # (the bytes before `prefix` are its own)
+        if self.mid and not raw.startswith(self.mid, time_at):
+            return None
+        text = raw[self.start:len(raw) + self.stop].decode("ascii")
+        if self.sighted and not unsighted_body(text):
+            return None
+        time = raw[len(prefix):time_at].decode("ascii") if self.mid or time_at > len(prefix) \
+            else self.time
+        return LogLine(number, self.kind, text, self.process, self.level, time, self.site)
+
+
+def _keep_reading(quick: ShapeCache[tuple[int, dict[bytes, _Quick]]], key: bytes,
+                  learned: _Quick) -> None:
+    """Keep a quick reading of the shape `key`, beside the last few of other processes and call
+    sites (a shape's readings all cut their bytes before the time at one place)."""
+    size = len(learned.prefix)
+    kept = quick.get(key)
+    if kept is None or kept[0] != size:
+        quick.put(key, (size, {learned.prefix: learned}))
+        return
+    readings = kept[1]
+    readings.pop(learned.prefix, None)
+    if len(readings) >= _QUICK_EACH:
+        del readings[next(iter(readings))]  # the oldest
+    readings[learned.prefix] = learned
+
+
+QUICK = True  # whether tokenizers read such lines by `_Quick` (tests compare both ways)
+_QUICK_KINDS = (LineKind.ACCESS, LineKind.PLAIN)
+_QUICK = 1024  # shapes read quickly (a bound)
+_QUICK_EACH = 4  # readings kept a shape: its lines from so many processes or call sites
+_QUICK_AFTER = 8  # a reading is learnt from every so many lines the memo read of a shape
 
 
 def _unchanged(text: str) -> bool:

@@ -17,6 +17,7 @@ import re
 from functools import lru_cache
 from re import _constants as sre
 from re import _parser as sre_parse
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 _DIGITS = frozenset(range(ord("0"), ord("9") + 1))
@@ -101,10 +102,9 @@ class ShapeCache(Generic[Decision]):
     def __init__(self, bound: int = 4096):
         self._bound = bound
         self._decisions: dict[bytes, Decision] = {}
-
-    def get(self, key: bytes) -> Decision | None:
-        """The decision kept for this shape, if any."""
-        return self._decisions.get(key)
+        # the decision kept for a shape, if any: the dict's own method (asked of nearly every
+        # line read; `put` clears this dict, never replaces it)
+        self.get: Callable[[bytes], Decision | None] = self._decisions.get
 
     def put(self, key: bytes, decision: Decision) -> None:
         """Keep a decision for a shape."""
