@@ -6,8 +6,8 @@ harness or an agent, ending on the error. Two shapes of that error were read as 
 - vLLM's OpenAI-style error body as the client printed it: JSON or the Python dict it parsed
   (`{'object': 'error', 'message': ..., 'type': 'BadRequestError', 'param': None, 'code': 400}`),
   flat (vLLM <= 0.9) or under `error` (later), alone or after the OpenAI client's `Error code:
-  400 - ` and whatever a logger or a harness put before that (grammars/vllm.lark
-  REQUEST_REFUSED, REFUSED_LEAD, REQUEST_FAILED). The root is that line, its exception the body's
+  400 - `, and behind whatever a logger or a harness put before either (grammars/vllm.lark
+  REQUEST_REFUSED, REQUEST_FAILED, ERROR_BODY_LEAD). The root is that line, its exception the body's
   type, its message the body's message;
 - a bare `Error` or `Exception` label (or uvicorn's `ERROR:` level) before a named exception's
   line: `Error: ValueError: x` is the ValueError (EXC_TYPE, EXC_LEAD, `leveled_exception`).
@@ -49,7 +49,9 @@ CODES = {"BadRequestError": 400, "NotFoundError": 404, "UnprocessableEntityError
 LEADS = ["", "Error Occurs: \"", "Unexpected error occurred: ", "request 12 failed: ",
          "2024-04-12 00:22:32,429 - utils.py[line:25] - ERROR: ",
          "01/15 16:19:36 - OpenCompass - ERROR - /x/models/openai_api.py - _generate - 650 - ",
-         "[eval] ", "推理报错："]
+         "[eval] ", "推理报错：",
+         "2025-08-28:13:54:34 WARNING  [models.api_models:438] API request failed with error "
+         "message: ", "Failed to parse JSON response: "]
 # the client's own lines before its error, as pasted
 BEFORE = [
     "Namespace(backend='openai-chat', base_url=None, host='localhost', port=8000, "
@@ -79,11 +81,11 @@ def client_errors(draw: st.DrawFn) -> tuple[str, str, str]:
     # a 4xx body names its refusal by its code; any other code needs its type to be an error
     with_type = True if code >= 500 else draw(st.booleans())
     body = _body(kind, message, nested, python, with_type)
-    if code >= 500:  # a 5xx as the body alone (`Error code: 5xx - ` is a phrase of its own)
-        return body, kind, message
     lead = draw(st.sampled_from(LEADS))
-    prefixed = draw(st.booleans()) or bool(lead)
-    line = f"{lead}Error code: {code} - {body}" if prefixed else body
+    # the client's `Error code: 4xx - ` before a refusal (`Error code: 5xx - ` is a phrase of its
+    # own: PHRASE_LABEL)
+    prefixed = code < 500 and draw(st.booleans())
+    line = f"{lead}Error code: {code} - {body}" if prefixed else f"{lead}{body}"
     if lead.endswith('"'):
         line += '"'
     return line, kind if with_type else "error", message
@@ -155,6 +157,11 @@ def test_a_label_before_a_named_exception_names_that_exception(
      '"finish_reason":"stop"}]}'],
     ["{'object': 'list', 'data': [{'id': 'Qwen/Qwen3-8B', 'object': 'model', 'owned_by': "
      "'vllm'}]}"],
+    ["INFO 06-01 11:35:01 [logger.py:39] Received request chatcmpl-1: prompt: 'What does "
+     "{\"object\": \"error\", \"code\": 400} mean?', params: SamplingParams(n=1)"],
+    ["result = {'error': None, 'status': 'ok', 'code': 200}",
+     "WARNING 06-01 11:35:01 [protocol.py:116] The following fields were present in the request "
+     "but ignored: {'error'}"],
 ])
 def test_healthy_look_alikes_stay_healthy(lines: list[str]) -> None:
     report = explain_text("\n".join(lines) + "\n", signatures=SIGNATURES)

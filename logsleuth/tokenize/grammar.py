@@ -633,9 +633,10 @@ class _ToRecords(Transformer[Token, object]):
         return _Body(LineKind.ACCESS, str(items[0]).strip())
 
     def request_failed(self, items: list[Token]) -> _Body:
-        # `{"object":"error","message":"...","type":"InternalServerError","code":500}`
-        text = str(items[0]).strip()
-        name, message = _error_body(text)
+        # `{"object":"error","message":"...","type":"InternalServerError","code":500}`, after
+        # whatever lead a client's logger put before it
+        text = "".join(str(t) for t in items).strip()
+        name, message = _error_body(str(items[-1]))
         return _Body(LineKind.EXCEPTION_REPR, text, exception=name, message=message)
 
     def stub_exception(self, items: list[object]) -> _Body:
