@@ -12,6 +12,9 @@ harness or an agent, ending on the error. Two shapes of that error were read as 
 - a bare `Error` or `Exception` label (or uvicorn's `ERROR:` level) before a named exception's
   line: `Error: ValueError: x` is the ValueError (EXC_TYPE, EXC_LEAD, `leveled_exception`).
 
+A benchmark's count of failed requests, when not zero, is the harness's report that the server
+failed them (a symptom: `root_cause_missing`; grammars/vllm.lark LEVEL_LINE, causality.yaml).
+
 Generated over bodies, codes, types, messages, leads, quoting and the client's lines around
 them; the exception named before `Error code:` stays that exception's line; and healthy short
 pastes with look-alike lines (zero failures, a 200, a warning that names an error class as
@@ -166,3 +169,26 @@ def test_a_label_before_a_named_exception_names_that_exception(
 def test_healthy_look_alikes_stay_healthy(lines: list[str]) -> None:
     report = explain_text("\n".join(lines) + "\n", signatures=SIGNATURES)
     assert report.verdict is Verdict.NO_FAILURE, lines
+
+
+BENCH_ROWS = ["============ Serving Benchmark Result ============",
+              "Benchmark duration (s):                  2.87",
+              "Total input tokens:                      12800",
+              "Request throughput (req/s):              0.35",
+              "Mean TTFT (ms):                          297.70"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 5000), st.integers(0, 5000), st.lists(st.sampled_from(BENCH_ROWS),
+                                                             max_size=4))
+def test_a_benchmark_that_counts_failed_requests_is_not_healthy(failed: int, served: int,
+                                                                rows: list[str]) -> None:
+    """`vllm bench serve`'s `Failed requests: 12`: the harness saw the server fail requests; why
+    is in the server's log (a symptom: `root_cause_missing`). `Failed requests: 0` is a result."""
+    lines = [f"Successful requests:{' ' * 21}{served}", f"Failed requests:{' ' * 25}{failed}",
+             *rows]
+    report = explain_text("\n".join(lines) + "\n", signatures=SIGNATURES)
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING, lines
+    healthy = [lines[0], f"Failed requests:{' ' * 25}0", *rows]
+    report = explain_text("\n".join(healthy) + "\n", signatures=SIGNATURES)
+    assert report.verdict is Verdict.NO_FAILURE, healthy
