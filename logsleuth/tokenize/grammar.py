@@ -7,6 +7,7 @@ or a Token. `clean()` does the pre-lexing (ANSI colours, terminal overwrites, pa
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass
@@ -494,6 +495,15 @@ class _ToRecords(Transformer[Token, object]):
         return _Body(LineKind.PLAIN, text, level=Level.CRITICAL if fatal else Level.ERROR)
 
     uvicorn = _leveled(LineKind.UVICORN)
+
+    def leveled_exception(self, items: list[object]) -> _Body:
+        # `ERROR:    ValueError: x`: the exception the level line names, weighed as a one-line
+        # exception (a repr) at the line's own level
+        level, lead, line = items
+        assert isinstance(line, _Body)
+        return _Body(LineKind.EXCEPTION_REPR, f"{level}{lead}{line.text}",
+                     exception=line.exception, message=line.message,
+                     level=Level(str(level).rstrip(":")))
     access = _leveled(LineKind.ACCESS)
 
     py_warning = _simple(LineKind.PY_WARNING)
@@ -638,9 +648,10 @@ class _ToRecords(Transformer[Token, object]):
 
     def request_refused(self, items: list[Token]) -> _Body:
         # an error body with a 4xx code: the server answered, it refused one request (an access
-        # line's answer), and the client printed why: the request's error, named by its type
-        text = str(items[0]).strip()
-        name, message = _error_body(text)
+        # line's answer), and the client printed why: the request's error, named by its type;
+        # a lead before the client's `Error code: 4xx - ` stays in the text
+        text = "".join(str(t) for t in items).strip()
+        name, message = _error_body(str(items[-1]))
         return _Body(LineKind.ACCESS, text, exception=name, message=message)
 
     def http_status(self, items: list[Token]) -> _Body:
@@ -648,9 +659,10 @@ class _ToRecords(Transformer[Token, object]):
         return _Body(LineKind.ACCESS, str(items[0]).strip())
 
     def request_failed(self, items: list[Token]) -> _Body:
-        # `{"object":"error","message":"...","type":"InternalServerError","code":500}`
-        text = str(items[0]).strip()
-        name, message = _error_body(text)
+        # `{"object":"error","message":"...","type":"InternalServerError","code":500}`, after
+        # whatever lead a client's logger put before it
+        text = "".join(str(t) for t in items).strip()
+        name, message = _error_body(str(items[-1]))
         return _Body(LineKind.EXCEPTION_REPR, text, exception=name, message=message)
 
     def stub_exception(self, items: list[object]) -> _Body:
@@ -799,14 +811,28 @@ class _ToRecords(Transformer[Token, object]):
 
 def _error_body(text: str) -> tuple[str, str]:
     """The type and message of an OpenAI-style error body (vLLM's `ErrorResponse`, flat before
-    0.10, under `error` since)."""
-    try:
-        found = json.loads(text)
-    except ValueError:
-        found = {}
+    0.10, under `error` since), as JSON or as the Python dict a client printed, with or without
+    the lead before it (`Error code: 400 - `) and a quote around it."""
+    body = text[text.find("{"):].rstrip().rstrip("\"'")
+    found: object = {}
+    for parse in (json.loads, ast.literal_eval):
+        try:
+            found = parse(body)
+            break
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
     fields = found.get("error", found) if isinstance(found, dict) else {}
-    fields = fields if isinstance(fields, dict) else {}
-    return str(fields.get("type") or "error"), str(fields.get("message") or "")
+    if isinstance(fields, dict) and (fields.get("type") or fields.get("message")):
+        return str(fields.get("type") or "error"), str(fields.get("message") or "")
+    # not a literal a parser reads (a message that ran past the end of a cut line): its fields
+    kind = _BODY_FIELD.search(body.replace("'type'", '"type"'))
+    message = _BODY_MESSAGE.search(body)
+    return (kind.group(1) if kind else "error",
+            message.group(2) if message else "")
+
+
+_BODY_FIELD = re.compile(r'"type": ?["\']([^"\'\n]+)["\']')
+_BODY_MESSAGE = re.compile(r'["\']message["\']: ?(["\'])(.*?)\1(?=, ["\']|\})')
 
 
 # a shell's words for a command it found but could not run (bash's status 126)
