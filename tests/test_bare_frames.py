@@ -96,4 +96,8 @@ def test_the_interpreters_typeerror_is_vllms_bug_only_where_vllm_raised_it(
         for n, (file, function) in enumerate(frames, start=40)) + f"TypeError: {message}\n"
     report = explain_text(log, signatures=default_signatures())
     chosen = report.signature.id if report.signature else None
-    assert (chosen == "vllm-internal-type-error") is by_vllm, (chosen, log)
+    # where vLLM raised it: the family of vLLM's own bugs, or the one of the subsystem its frames
+    # name (weight_utils.py is the loader's: frames weigh); never an exact signature for the same
+    # words from another call path (the runner's M-RoPE positions)
+    vllms = {"vllm-internal-type-error", "model-loader-rejected"}
+    assert (chosen in vllms) is by_vllm, (chosen, log)

@@ -30,7 +30,10 @@ DATE = st.builds("2024-{:02d}-{:02d} {:02d}:{:02d}:{:02d}".format, st.integers(1
                  st.integers(1, 28), st.integers(0, 23), st.integers(0, 59), st.integers(0, 59))
 PID = st.integers(1, 999999)
 LEVEL = st.sampled_from(["ERROR", "CRITICAL", "FATAL"])
-MESSAGE = st.sampled_from(["model server failed to start", "Failed to connect to worker "
+# (a bare "failed to start" with no reason only reports a failure: causality.yaml symptoms,
+# tests/test_final_error_shapes.py; with its reason after the colon it states the cause)
+MESSAGE = st.sampled_from(["model server failed to start: no CUDA GPUs are available",
+                           "Failed to connect to worker "
                            "http://10.0.0.3:8000", "engine initialisation failed: no device",
                            "could not load the model weights"])
 

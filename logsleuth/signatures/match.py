@@ -151,6 +151,9 @@ class _Scored:
     # callable`) and whose module part names the whole package: it says only that vLLM raised
     # it, no more than a module family of the whole package
     where_only: bool = False
+    # its matched words could come from anywhere (signatures/generic.py) and nothing else it
+    # names was seen: contradicted as well, it knows less than where the error was raised
+    generic: bool = False
 
     def order(self) -> tuple[float, ...]:
         """Sort key, best first (see the module docstring)."""
@@ -203,6 +206,8 @@ class _Scored:
             return 4 if self.contradicted else MODULE_TIER
         if not self.contradicted:
             return 0
+        if self.generic:
+            return 3  # an interpreter's words from another call path: below where it was raised
         return 1 if self.strength == SignatureKind.EXACT.strength else 3
 
 
@@ -259,6 +264,12 @@ class SignatureSet:
             if best is not None and best.match.score >= ALTERNATIVE_FLOOR:
                 scored.append(best)
         scored = _demote_unconfirmed(scored)
+        if any(s.where_only for s in scored):
+            # the words are the interpreter's (a `match.origin: python` family knows them): an
+            # exact signature for them that the log contradicts knows less than where they were
+            # raised (a loader's `'NoneType' object is not iterable` is no runner's M-RoPE bug)
+            scored = [replace(s, generic=True) if s.contradicted and not s.where_only
+                      and s.strength == SignatureKind.EXACT.strength else s for s in scored]
         scored.sort(key=_Scored.order)  # stable: a full tie keeps the database's order
         return scored
 
@@ -451,7 +462,8 @@ class SignatureSet:
                        where_only=(signature.kind is SignatureKind.FAMILY
                                    and signature.origin is MessageOrigin.PYTHON
                                    and module_hit is not None
-                                   and _package_wide(signature.modules, module_hit)))
+                                   and _package_wide(signature.modules, module_hit)),
+                       generic=generic is not None)
 
 
 _PLACE = re.compile(r"\{(\w+)\}")
