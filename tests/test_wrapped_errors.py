@@ -295,12 +295,16 @@ def test_an_errno_text_is_an_os_error(outer: str, rest: str) -> None:
 
 @SOME
 @given(st.sampled_from(["INFO", "WARNING"]), st.sampled_from(PHRASES), st.integers(400, 499))
-def test_a_quiet_phrase_or_a_refused_request_is_not_an_error(level: str, phrase: tuple[str, str],
-                                                             code: int) -> None:
+def test_a_quiet_phrase_is_not_an_error_and_a_refused_request_after_it_is_the_root(
+        level: str, phrase: tuple[str, str], code: int) -> None:
     label, message = phrase
-    assert explain([f"{level} 05-01 10:00:00 [x.py:1] retrying after {label}: {message}",
-                    f"Error code: {code} - {{'object': 'error', 'message': 'too long', "
-                    f"'type': 'BadRequestError', 'code': {code}}}"]).verdict is Verdict.NO_FAILURE
+    quiet = f"{level} 05-01 10:00:00 [x.py:1] retrying after {label}: {message}"
+    assert explain([quiet]).verdict is Verdict.NO_FAILURE
+    # a client's copy of the refusal's body, the paste ending on it: the request's error
+    # (tests/test_client_error_pastes.py), never the quiet phrase before it
+    report = explain([quiet, f"Error code: {code} - {{'object': 'error', 'message': 'too long', "
+                             f"'type': 'BadRequestError', 'code': {code}}}"])
+    assert report.root_cause is not None and report.root_cause.line == 2, report.root_cause
 
 
 def test_a_traceback_message_going_on_keeps_the_phrase_as_its_own() -> None:
