@@ -277,19 +277,12 @@ def _widened(pattern: str) -> str | None:
     kept: list[str] = []
     index, size = 0, len(pattern)
     while index < size:
-        char = pattern[index]
-        if char == "\\":
-            kept.append(pattern[index:index + 2])
-            index += 2
-        elif char == "[":
-            end = _class_end(pattern, index)
-            kept.append(pattern[index:end])
-            index = end
-        elif pattern.startswith(("(?=", "(?!", "(?<=", "(?<!"), index):
+        if pattern.startswith(("(?=", "(?!", "(?<=", "(?<!"), index):
             index = _group_end(pattern, index)
-        else:
-            kept.append(char)
-            index += 1
+            continue
+        end = _atom_end(pattern, index)
+        kept.append(pattern[index:end])
+        index = end
     wider = "".join(kept)
     if "{," in wider:  # `{,n}` repeats in Python and is text in RE2: it would not be wider
         return None
@@ -302,24 +295,27 @@ def _uncaptured(pattern: str) -> str:
     kept: list[str] = []
     index, size = 0, len(pattern)
     while index < size:
-        char = pattern[index]
-        if char == "\\":
-            kept.append(pattern[index:index + 2])
-            index += 2
-        elif char == "[":
-            end = _class_end(pattern, index)
-            kept.append(pattern[index:end])
-            index = end
-        elif pattern.startswith("(?P<", index):
+        if pattern.startswith("(?P<", index):
             kept.append("(?:")
             index = pattern.index(">", index) + 1
-        elif char == "(" and not pattern.startswith("(?", index):
+        elif pattern[index] == "(" and not pattern.startswith("(?", index):
             kept.append("(?:")
             index += 1
         else:
-            kept.append(char)
-            index += 1
+            end = _atom_end(pattern, index)
+            kept.append(pattern[index:end])
+            index = end
     return "".join(kept)
+
+
+def _atom_end(pattern: str, index: int) -> int:
+    """Where the atom at `index` ends: an escape's two characters, a character class whole (a
+    `(` inside either is no group), or one character."""
+    if pattern[index] == "\\":
+        return index + 2
+    if pattern[index] == "[":
+        return _class_end(pattern, index)
+    return index + 1
 
 
 def _class_end(pattern: str, start: int) -> int:
