@@ -359,3 +359,27 @@ def test_a_failed_answer_in_the_access_log_is_not_a_refused_request() -> None:
             "Server Error")
     best, _ = default_signatures().best([_access_symptom(line)], {}, None)
     assert best is None or best.id != "openai-request-rejected"
+
+
+# ---- a flag and its value handed to argparse as one argument ----------------------------------
+# `unrecognized arguments: --port 8000` for a flag the release has: a launcher (Python's
+# subprocess list, Kubernetes `args:`, a compose `command:` list) passed "--port 8000" as one item.
+# The advice says to give each its own item or join them with `=` (engine-config-invalid, step 10).
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["vllm serve", "vllm", "api_server.py", "python -m vllm.entrypoints.openai"
+                        ".api_server"]),
+       st.sampled_from([("--config", "config.yaml"), ("--port", "8000"), ("--host", "0.0.0.0"),
+                        ("--max-model-len", "4096"), ("--tensor-parallel-size", "2")]),
+       st.booleans())
+def test_a_known_flag_called_unrecognized_names_one_argument_per_item(
+        program: str, flag: tuple[str, str], with_value: bool) -> None:
+    name, value = flag
+    shown = f"{name} {value}" if with_value else name
+    report = explain_text(f"{program}: error: unrecognized arguments: {shown}\n",
+                          signatures=default_signatures())
+    assert report.signature is not None, shown
+    # with the value shown, the exact signature cli-flag-and-value-in-one-argument; the flag
+    # alone, the family's step 10: both say one item each, or joined with `=`
+    fix = report.signature.fix
+    assert "its own" in fix and "with `=`" in fix, (report.signature.id, shown)
