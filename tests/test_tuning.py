@@ -230,6 +230,9 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Moved in from the held-out set by the end-of-session-20 check (strict until analysed):
+    "healthy/t-v01011-wsl-hf-mirror-offline-dialogpt-serving-safetensors-probe-errors-401-404-then-sigkill":
+        "moved in from the held-out set by the end-of-session-20 check: not yet analysed",
     # Moved in from the held-out set when the lead saw their names at a merge (session 20, strict):
     # (launchers/u-evalchemy-vllm-0101-max-gen-toks-above-context-empty-prompt-two-lines left this
     # list when a logger's record that prints its level once at its head (`ERROR: ...`, uvicorn's
