@@ -25,6 +25,22 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Session 21's random development split (twelfth), cold misses (strict; each leaves when fixed
+    # or gets a "Why not fixed" reason once analysed):
+    "runtime/r-smolagents-client-qwen25-32b-vllm-serve-500-internal-server-error-symptom-two-lines":
+        "session 21's random development split, cold miss: not yet analysed",
+    "runtime/u-hass-integration-vllm-assist-tools-chat-400-bad-request-access-lines-only-symptom":
+        "session 21's random development split, cold miss: not yet analysed",
+    "launchers/g-ray-v050-local-instance-raylet-register-worker-ioerror":
+        "session 21's random development split, cold miss: not yet analysed",
+    "launchers/p-gke-llm-d-pd-disaggregation-nixl-side-channel-host-missing-keyerror-proxy-refused":
+        "session 21's random development split, cold miss: not yet analysed",
+    "launchers/q-skyrl-ray-actor-v0202-engine-core-init-failed-driver-tail-symptom":
+        "session 21's random development split, cold miss: not yet analysed",
+    "runtime/t-ascend-v0111rc3-qwen3-next-fia-tnd-layout-head-dim-256-aclnn-561002-single-worker":
+        "session 21's random development split, cold miss: not yet analysed",
+    "startup/m-v03-unsloth-merged-gemma-2b-lm-head-keyerror-ocr-typed":
+        "session 21's random development split, cold miss: not yet analysed",
     # (startup/f-v060-subprocess-single-string-flags-unrecognized-config-oneline, moved in from the
     # held-out set when a sweep took its thread, left this list when engine-config-invalid began to
     # say that a flag the release has, called unrecognized, was handed over with its value as one
@@ -230,6 +246,14 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Session 21's random development split (twelfth), cold misses of verdict or root (strict; each leaves when fixed
+    # or gets a "Why not fixed" reason once analysed):
+    "runtime/r-smolagents-client-qwen25-32b-vllm-serve-500-internal-server-error-symptom-two-lines":
+        "session 21's random development split, cold miss: not yet analysed",
+    "runtime/u-hass-integration-vllm-assist-tools-chat-400-bad-request-access-lines-only-symptom":
+        "session 21's random development split, cold miss: not yet analysed",
+    "startup/v041-ray-nccl-dev-shm-too-small-docker":
+        "session 21's random development split, cold miss: not yet analysed",
     # Moved in from the held-out set by the end-of-session-20 check (strict until analysed):
     "healthy/t-v01011-wsl-hf-mirror-offline-dialogpt-serving-safetensors-probe-errors-401-404-then-sigkill":
         "moved in from the held-out set by the end-of-session-20 check: not yet analysed",
