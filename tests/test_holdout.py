@@ -120,11 +120,14 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # floors unchanged. Session 21's split (twelfth) moved 30 to tuning: the 208 that stay score verdict
 # 196, root 136/159, fix 60/89, case 163 with the session-20 code. One case whose thread a moved case
 # shares moved with it (207): verdict 195, root 135/158, fix 59/88, case 162; floors that less 2.
+# Then holdout-d added 20 v-* cases (227), scored cold with the session-20 code: verdict 210, root
+# 145/169, fix 64/95, case 177 (the 20 alone: verdict 15, root 10/11, fix 5/7, case 15); floors are
+# that less 2.
 FLOORS = {
-    "verdict": 193,
-    "root": 133,
-    "fix": 57,
-    "case": 160,
+    "verdict": 208,
+    "root": 143,
+    "fix": 62,
+    "case": 175,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
 # failing case called no_failure. Counted, never listed. Measured 6 on 106 cases; 14 on 162 cases
@@ -161,8 +164,10 @@ FLOORS = {
 # once holdout-d's 20 t-* and holdout-e's 20 u-* cases came in (eight of them answered the wrong way,
 # six of the u-* failing logs called no_failure; leaving them out would bias the measure), plus 1;
 # 10 on the 239 with the session-20 code, plus 1 (9 on the 238 after the end-of-session-20
-# check's move); 8 on the 208 left by session 21's split (one of the 30 moved), plus 1.
-MAX_WRONG_WAY = 9
+# check's move); 8 on the 208 left by session 21's split (one of the 30 moved), plus 1; 12 on
+# 227 once holdout-d added 20 v-* cases, four of them answered the wrong way (leaving them out would
+# bias the measure), plus 1.
+MAX_WRONG_WAY = 13
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
