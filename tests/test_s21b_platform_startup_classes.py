@@ -8,7 +8,10 @@ that keeps other advice:
 3. a stand-alone `triton_kernels` that needs a newer Triton (`tl.constexpr_function`, vllm#29062),
    the error line before or after its traceback, or the later releases' skipped-import line;
 4. the V2 model runner's UVA check under WSL2 (vllm#47292);
-5. the SM100 CUTLASS MLA decode's unset `returned_lse` (vllm#25106).
+5. the SM100 CUTLASS MLA decode's unset `returned_lse` (vllm#25106);
+6. a torch kernel dispatch's `"op" not implemented for 'Half'` quoted alone, without its class
+   (vllm#18542: vLLM's CPU cache kernel under an IPEX that does not match torch): read as the error
+   it is, and answered by the CPU float16 signature, which names IPEX's version.
 """
 
 from __future__ import annotations
@@ -144,3 +147,32 @@ def test_the_sm100_cutlass_mla_unset_lse_is_known(era, minor: int,  # type: igno
     sig, fix = signature_advice(log)
     assert sig == "cutlass-mla-returned-lse-unbound"
     assert "25106" in fix and "FLASHINFER_MLA" in fix
+
+
+_OPS = st.sampled_from(["reshape_and_cache_cpu_impl", "addmm_impl_cpu_", "LayerNormKernelImpl",
+                        "paged_attention_v1_impl"])
+_DTYPES = st.sampled_from(["Half", "BFloat16"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(op=_OPS, dtype=_DTYPES, before=st.sampled_from(["", "INFO 05-22 10:01:02 [api_server.py:1044] "
+                                                       "vLLM API server version 0.8.5\n"]))
+def test_a_dispatch_message_quoted_alone_is_an_error(op: str, dtype: str, before: str) -> None:
+    line = f'"{op}" not implemented for \'{dtype}\''
+    report = explain_text(before + line + "\n", signatures=default_signatures())
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.message == line
+    if dtype == "Half" and op != "paged_attention_v1_impl":
+        assert report.signature is not None
+        assert report.signature.id == "cpu-float16-op-not-implemented", report.signature.id
+        assert "intel_extension_for_pytorch" in report.signature.fix
+
+
+@settings(max_examples=15, deadline=None)
+@given(op=_OPS, level=st.sampled_from(["INFO", "WARNING", "DEBUG"]))
+def test_a_dispatch_message_inside_other_words_or_a_quiet_record_is_not(op: str, level: str) -> None:
+    log = (f"{level} 05-22 10:01:02 [cpu_worker.py:88] probing kernels, \"{op}\" not implemented "
+           "for 'Half' is expected on this CPU, using bfloat16\n"
+           f"  the op \"{op}\" not implemented for 'Half' (quoted in a docstring)\n")
+    report = explain_text(log, signatures=default_signatures())
+    assert report.verdict is Verdict.NO_FAILURE
