@@ -706,6 +706,11 @@ class _ToRecords(Transformer[Token, object]):
         if label.startswith("[Errno"):
             return _Body(LineKind.EXCEPTION_REPR, text, exception="OSError",
                          message=f"{label} {message}")
+        if label.startswith('"'):
+            # a kernel dispatch's `"op" not implemented for 'Half'` without its class: torch
+            # raises it as a RuntimeError (its NotImplementedError subclass in later releases)
+            return _Body(LineKind.EXCEPTION_REPR, text, exception="RuntimeError",
+                         message=f"{label} {message}")
         return _Body(LineKind.EXCEPTION_REPR, text, exception=label, message=message)
 
     frame_list = _simple(LineKind.FRAME_LIST)
