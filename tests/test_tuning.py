@@ -263,8 +263,10 @@ KNOWN_VERDICT_MISSES = {
     # (`GET /v1/models` 200 between the refused chat requests) and nothing else became a failure
     # whose cause is not in the log, as refused answers alone were (logsleuth/refused.py):
     # tests/test_request_errors.py.)
-    "startup/v041-ray-nccl-dev-shm-too-small-docker":
-        "session 21's random development split, cold miss: not yet analysed",
+    # (startup/v041-ray-nccl-dev-shm-too-small-docker left this list when start lines printed
+    # again whole, time and all, two or more in the order they first came (the output pasted
+    # twice, the copy spliced onto the first's last line) stopped beginning a run: the copy is
+    # the same run, whose root is the first copy's (runs.py): tests/test_pasted_twice.py.)
     # Moved in from the held-out set by the end-of-session-20 check:
     # (healthy/t-v01011-wsl-hf-mirror-offline-dialogpt-serving-safetensors-probe-errors-401-404-
     # then-sigkill left this list when a SIGKILL whose report names no reason (a shell's job
