@@ -17,14 +17,19 @@ a stop asked for, a sentence about failures that did not happen).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from logsleuth.model import Verdict
+from logsleuth.assemble import assemble
+from logsleuth.knowledge import Causality, default_causality
+from logsleuth.model import ErrorEvent, Verdict
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
-from logsleuth.tokenize import anchor_patterns
+from logsleuth.tokenize import anchor_patterns, clean, parse_line
 from scenario_logs import Server
 
 SUBJECTS = ["vllm", "vllm-server", "Process", "Task", "The process", "Container vllm", "Job",
@@ -441,6 +446,33 @@ def test_under_a_validation_error_printed_without_frames_pydantics_line_goes_on_
     root = report.root_cause
     assert root is not None and root.exception.endswith("ValidationError"), (lines, root)
     assert root.line == 1 and message in root.message, (lines, root)
+
+
+# Which exceptions' messages go on over indented lines is data (causality.yaml
+# `indented_messages`), not code: without the entry pydantic's line is an error of its own, and a
+# pattern for another class makes that class's printed message go on the same way.
+def _printed_events(lines: list[str], know: Causality) -> list[ErrorEvent]:
+    parsed = (parse_line(clean(raw), number) for number, raw in enumerate(lines, 1))
+    return sorted((e for e in assemble(parsed, know) if isinstance(e, ErrorEvent)),
+                  key=lambda e: e.line)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(CONFIG_MESSAGES), st.sampled_from(["pydantic_core. ValidationError",
+                                                          "marshmallow. ValidationError"]))
+def test_which_messages_go_on_indented_is_causality_data(message: str, head: str) -> None:
+    lines = [f"{head}: 1 validation error for ModelConfig", f"  Value error, {message}"]
+    known = default_causality()
+    assert known.message_goes_on_indented(head.replace(" ", ""))
+    joined = _printed_events(lines, known)
+    assert [e.line for e in joined] == [1] and message in joined[0].message
+    apart = _printed_events(lines, replace(known, indented_messages=()))
+    assert [e.line for e in apart] == [1, 2]
+    other = [f"{head.replace('ValidationError', 'SchemaError')}: 1 schema error",
+             f"  Value error, {message}"]
+    assert [e.line for e in _printed_events(other, known)] == [1, 2]
+    taught = replace(known, indented_messages=(regex.compile(r"(?:^|\.)SchemaError$"),))
+    assert [e.line for e in _printed_events(other, taught)] == [1]
 
 
 USAGE_ERRORS = [
