@@ -317,6 +317,15 @@ class Assembler:
             self._inert[run.key] = inert
         return inert and self._inert_lines((first, last))
 
+    def _goes_on_printed(self, title: _Title | None, line: LogLine) -> bool:
+        """An indented line right under an exception printed as a record's text whose message
+        goes on that way (causality.yaml `indented_messages`: pydantic's ValidationError prints
+        each failed check on a line of its own, two columns in)."""
+        return title is not None and title.printed is not None \
+            and line.kind is LineKind.INDENTED and not line.depth \
+            and line.number == title.line + title.printed[1].count("\n") + 1 \
+            and self._causality.message_goes_on_indented(title.printed[0])
+
     def _inert_lines(self, lines: tuple[LogLine, ...]) -> bool:
         """`_inert`, and no warning that states a remedy among them: a replay would not see it
         (an error's hint)."""
@@ -517,7 +526,7 @@ class Assembler:
             self._flush_title(channel, out)
             channel.ignoring = line.text.strip()
             return
-        if trace is None and _goes_on_printed(channel.title, line):
+        if trace is None and self._goes_on_printed(channel.title, line):
             assert channel.title is not None and channel.title.printed is not None
             # pydantic's indented line for the check that failed (`  Value error, ...`) under its
             # ValidationError printed outside a traceback (a journald paste whose `pydantic_core.
@@ -1097,15 +1106,6 @@ def _carries_output(trace: _Trace, line: LogLine) -> bool:
 def _headline(trace: _Trace) -> str:
     first = trace.message_lines[0].strip() if trace.message_lines else ""
     return f"{trace.exception}: {first}" if first else str(trace.exception)
-
-
-def _goes_on_printed(title: _Title | None, line: LogLine) -> bool:
-    """An indented line right under a ValidationError printed as a record's text: pydantic
-    prints each failed check of its message on a line of its own, two columns in."""
-    return title is not None and title.printed is not None \
-        and title.printed[0].rpartition(".")[2].strip().endswith("ValidationError") \
-        and line.kind is LineKind.INDENTED and not line.depth \
-        and line.number == title.line + title.printed[1].count("\n") + 1
 
 
 def _dedented(line: LogLine) -> LogLine:

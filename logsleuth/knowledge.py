@@ -127,6 +127,8 @@ class Causality:
     whole_lines: tuple[regex.Pattern[str], ...] = ()
     # the outermost frame of a helper process's own teardown bookkeeping (`teardown.outermost`)
     teardown_outermost: tuple[regex.Pattern[str], ...] = ()
+    # exceptions whose message goes on over indented lines under it (`indented_messages`)
+    indented_messages: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -413,6 +415,11 @@ class Causality:
         places = [p for p in places if not p.startswith("<string>:")]
         return bool(places) and any(_search(p, places[0]) for p in self.teardown_outermost)
 
+    def message_goes_on_indented(self, exception: str) -> bool:
+        """The exception's message goes on over indented lines under it, one line each
+        (`indented_messages`: pydantic's ValidationError, one line per failed check)."""
+        return any(_search(p, exception.strip()) for p in self.indented_messages)
+
     def whole_line(self, text: str) -> bool:
         """The error line `text` ("label: text") is a report whole on its line: the lines after
         it are not its message (`whole_lines`)."""
@@ -652,7 +659,9 @@ def load_causality(path: Path | None = None) -> Causality:
                            for p in data.get("quoting_titles", [])),
                      tuple(compile_(p, "whole_lines") for p in data.get("whole_lines", [])),
                      tuple(compile_(p, "teardown")
-                           for p in data.get("teardown", {}).get("outermost", [])))
+                           for p in data.get("teardown", {}).get("outermost", [])),
+                     tuple(compile_(p, "indented_messages")
+                           for p in data.get("indented_messages", [])))
 
 
 @cache

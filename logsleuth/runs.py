@@ -10,6 +10,13 @@ A run begins where a start marker repeats from a process of the same name: a DP 
 core prints the engine banner once for itself, the API server once for the whole run, so a
 second banner from the same name is a second start.
 
+Start lines printed again whole (the same process, time and text, two or more in a row: a
+reporter who pasted the output twice, a collector that shipped the file twice) are the same start,
+not another: they begin no run, so the copy reads as one run with the output it repeats and the
+root is the first copy's. A restart prints its own time; a line without a time cannot be told
+from one and begins a run, unless the start lines right after it are such copies (the copy spliced
+onto the line before it).
+
 A test runner's report is not in time order: pytest prints a failed test's error, then the
 output it captured while the test ran. A start inside captured output (causality.yaml
 `milestones.captured`, up to the next `report` section) is that test's start, printed after
@@ -108,6 +115,7 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
     for event in ordered:
         if isinstance(event, Milestone) and event.kind is MilestoneKind.START:
             name_starts.setdefault(event.process.name, []).append((event.line, event.process.pid))
+    copies = _copied_starts(ordered)
     starts: list[int] = []
     markers: dict[tuple[int | None, str], int | None] = {}  # (marker, name) -> its printer's pid
     pids: dict[str, int] = {}  # singleton process name -> its pid in this run
@@ -131,7 +139,7 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
             current.add((name, pid))
         # (a start inside captured output is a test's, printed after its failure: no marker)
         is_start = isinstance(event, Milestone) and event.kind is MilestoneKind.START \
-            and not inside(captured, event.line)
+            and not inside(captured, event.line) and event.line not in copies
         key = (know.start_marker(event.text), name) if is_start else (None, name)
         if is_start and gone is None:
             # a run that printed nothing but its banners is not a run yet (a banner printed
@@ -172,6 +180,9 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
         if is_start:
             markers.setdefault(key, pid)
             pending.append(event.line)
+    # a start printed without a time of its own (spliced onto the line before it) whose run's
+    # first timed start is a copy begins the same copy
+    starts = [line for line in starts if _first_timed_start(ordered, line) not in copies]
     bounds = [ordered[0].line, *starts]
     last_line = max(max(_last_line_of(e), _last_copy_of(e)) for e in ordered)
     slices: list[RunSlice] = []
@@ -181,6 +192,43 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
         high = bisect_left(ordered, end + 1, key=_line_of)
         slices.append(RunSlice(start if index else 1, end, tuple(ordered[low:high])))
     return slices
+
+
+def _copied_starts(ordered: Sequence[Event]) -> set[int]:
+    """The lines of start markers that repeat earlier ones whole: the same process, time and
+    text (the log's output printed again, not a restart, which prints its own time), two or more
+    in the order the earlier ones came (a paste repeats a start-up's lines, two or more in every
+    era: the banner or the arguments, then the engine's `Initializing`; one line alike is too
+    little to tell)."""
+    first: dict[tuple[str, int | None, str, str], int] = {}  # a timed marker's first index
+    original: list[int | None] = []  # per start marker: the index it copies (None: no copy)
+    lines: list[int] = []
+    for event in ordered:
+        if isinstance(event, Milestone) and event.kind is MilestoneKind.START:
+            key = (event.process.name, event.process.pid, event.time or "", event.text)
+            index = len(lines)
+            original.append(first.get(key) if event.time else None)
+            if event.time:
+                first.setdefault(key, index)
+            lines.append(event.line)
+
+    def follows(index: int) -> bool:  # this copy and the next copy the same two markers
+        this, after = original[index], original[index + 1] if index + 1 < len(lines) else None
+        return this is not None and after is not None and after == this + 1
+
+    return {lines[index] for index in range(len(lines))
+            if original[index] is not None and (follows(index) or index and follows(index - 1))}
+
+
+def _first_timed_start(ordered: Sequence[Event], line: int) -> int | None:
+    """The line of the first start marker with a time at or after `line`, among the start
+    markers that follow it with no other event between."""
+    for event in ordered[bisect_left(ordered, line, key=_line_of):]:
+        if not (isinstance(event, Milestone) and event.kind is MilestoneKind.START):
+            return None
+        if event.time:
+            return event.line
+    return None
 
 
 def exits_program(event: Event, know: Causality) -> bool:

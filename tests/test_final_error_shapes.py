@@ -17,14 +17,19 @@ a stop asked for, a sentence about failures that did not happen).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from logsleuth.model import Verdict
+from logsleuth.assemble import assemble
+from logsleuth.knowledge import Causality, default_causality
+from logsleuth.model import ErrorEvent, Verdict
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
-from logsleuth.tokenize import anchor_patterns
+from logsleuth.tokenize import anchor_patterns, clean, parse_line
 from scenario_logs import Server
 
 SUBJECTS = ["vllm", "vllm-server", "Process", "Task", "The process", "Container vllm", "Job",
@@ -205,11 +210,21 @@ SERVER_URLS = st.builds(lambda host, path: f"http://{host}{path}",
                                          "vllm-svc.default.svc:8000", "10.0.0.5:30000"]),
                         st.sampled_from(["/v1/completions", "/v1/chat/completions", "/generate",
                                          "/invocations", "/v1/embeddings", "/health"]))
+# the body of a 5xx answer that names only its status: a proxy's or a framework's phrase (any case),
+# or vLLM's own error body around it
+STATUS_BODIES = st.builds(
+    lambda key, phrase, lower, wrapped, quote: (
+        "{" + ("'object': 'error', " if wrapped else "") + f"'{key}': '"
+        + (phrase.lower().capitalize() if lower else phrase) + "'"
+        + (", 'type': 'InternalServerError', 'param': None, 'code': 500" if wrapped else "")
+        + "}").replace("'", quote),
+    st.sampled_from(["detail", "message", "error"]),
+    st.sampled_from(["Internal Server Error", "Service Unavailable", "Bad Gateway",
+                     "Gateway Timeout"]), st.booleans(), st.booleans(), st.sampled_from(["'", '"']))
 CLIENT_5XX = st.one_of(
     st.builds(lambda name, code, body: f"{name}: Error code: {code}{body}",
               st.sampled_from(STATUS_CLASSES), st.sampled_from(["500", "502", "503", "504"]),
-              st.sampled_from(["", " - {'detail': 'Internal Server Error'}",
-                               ' - {"message": "Service Unavailable"}'])),
+              st.one_of(st.just(""), STATUS_BODIES.map(lambda body: f" - {body}"))),
     st.builds(lambda module, code, phrase, url: f"{module}HTTPError: {code} Server Error: {phrase} "
                                                 f"for url: {url}",
               st.sampled_from(["requests.exceptions.", ""]), st.sampled_from(["500", "503"]),
@@ -280,6 +295,44 @@ def test_a_clients_5xx_that_names_only_the_status_leaves_the_cause_on_the_server
     lines = [wrapper + line for line in [*trace, *CLIENT_FRAMES[:frames], final]]
     report = _explain(lines)
     assert report.verdict is Verdict.ROOT_CAUSE_MISSING, (lines, report.verdict)
+
+
+# The OpenAI client's text of such an answer without its class, as an agent framework, a harness
+# or a logger prints str(e): on its own line under the framework's own words, or after them on
+# the same line (`Error in generating model output:` / `Error code: 500 - {'message': 'Internal
+# server error'}`).
+FRAMEWORK_LEADS = ["Error in generating model output:", "Agent error:",
+                   "Step 3: the model call failed:"]
+LOGGED_LEADS = ["ERROR - request failed:",
+                "2025-03-01 12:00:00,123 - agent - ERROR - Error while calling the model:"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(["500", "502", "503", "504"]), STATUS_BODIES,
+       st.sampled_from(FRAMEWORK_LEADS), st.sampled_from(LOGGED_LEADS),
+       st.sampled_from(["line", "same", "logged", "none"]), st.sampled_from(WRAPPERS),
+       st.booleans())
+def test_the_openai_clients_5xx_text_without_its_class_leaves_the_cause_on_the_server(
+        code: str, body: str, lead: str, logged: str, where: str, wrapper: str,
+        twice: bool) -> None:
+    text = f"Error code: {code} - {body}"
+    lines = {"line": [lead, text], "same": [f"{lead} {text}"], "logged": [f"{logged} {text}"],
+             "none": [text]}[where]
+    lines = [wrapper + line for line in lines * (2 if twice else 1)]
+    report = _explain(lines)
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING, (lines, report.verdict)
+    assert report.symptoms and report.symptoms[0].exception.endswith(f"Error code: {code}")
+
+
+@pytest.mark.parametrize("body", [
+    "{'message': 'CUDA out of memory. Tried to allocate 2.00 GiB'}",
+    "{'object': 'error', 'message': 'Internal Server Error: list object has no attribute strip', "
+    "'type': 'InternalServerError', 'param': None, 'code': 500}",
+    "{'detail': 'Internal Server Error', 'traceback': 'ValueError: bad'}",
+])
+def test_the_clients_5xx_text_that_quotes_the_servers_error_is_that_error(body: str) -> None:
+    report = _explain(["Error in generating model output:", f"Error code: 500 - {body}"])
+    assert report.verdict is Verdict.FAILURE, body
 
 
 @settings(max_examples=40, deadline=None)
@@ -393,6 +446,33 @@ def test_under_a_validation_error_printed_without_frames_pydantics_line_goes_on_
     root = report.root_cause
     assert root is not None and root.exception.endswith("ValidationError"), (lines, root)
     assert root.line == 1 and message in root.message, (lines, root)
+
+
+# Which exceptions' messages go on over indented lines is data (causality.yaml
+# `indented_messages`), not code: without the entry pydantic's line is an error of its own, and a
+# pattern for another class makes that class's printed message go on the same way.
+def _printed_events(lines: list[str], know: Causality) -> list[ErrorEvent]:
+    parsed = (parse_line(clean(raw), number) for number, raw in enumerate(lines, 1))
+    return sorted((e for e in assemble(parsed, know) if isinstance(e, ErrorEvent)),
+                  key=lambda e: e.line)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(CONFIG_MESSAGES), st.sampled_from(["pydantic_core. ValidationError",
+                                                          "marshmallow. ValidationError"]))
+def test_which_messages_go_on_indented_is_causality_data(message: str, head: str) -> None:
+    lines = [f"{head}: 1 validation error for ModelConfig", f"  Value error, {message}"]
+    known = default_causality()
+    assert known.message_goes_on_indented(head.replace(" ", ""))
+    joined = _printed_events(lines, known)
+    assert [e.line for e in joined] == [1] and message in joined[0].message
+    apart = _printed_events(lines, replace(known, indented_messages=()))
+    assert [e.line for e in apart] == [1, 2]
+    other = [f"{head.replace('ValidationError', 'SchemaError')}: 1 schema error",
+             f"  Value error, {message}"]
+    assert [e.line for e in _printed_events(other, known)] == [1, 2]
+    taught = replace(known, indented_messages=(regex.compile(r"(?:^|\.)SchemaError$"),))
+    assert [e.line for e in _printed_events(other, taught)] == [1]
 
 
 USAGE_ERRORS = [

@@ -828,12 +828,41 @@ def test_a_paste_of_refused_answers_alone_leaves_the_reason_out(answers: list[st
     assert report.symptoms[0].line == 1
 
 
+# polls answered between the refused requests (a client checking the server is there, a browser)
+polls = st.builds(
+    lambda prefix, path: f'{prefix}INFO:     192.168.100.1:39972 - "GET {path} HTTP/1.1" 200 OK',
+    st.sampled_from(["", "(APIServer pid=1) ", "vllm-1  | "]),
+    st.sampled_from(["/v1/models", "/health", "/metrics", "/version"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(refusals, min_size=1, max_size=6), st.lists(polls, min_size=1, max_size=6),
+       st.randoms(use_true_random=False))
+def test_answered_polls_among_refused_requests_leave_the_reason_out_too(
+        answers: list[str], answered: list[str], order) -> None:  # noqa: ANN001 - a Random
+    lines = [*answers, *answered]
+    order.shuffle(lines)
+    report = explain(lines)
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING, lines
+    assert report.symptoms and report.symptoms[0].exception == "Refused"
+    first = next(n for n, line in enumerate(lines, 1) if line in answers)
+    assert report.symptoms[0].line == first
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(polls, min_size=1, max_size=6))
+def test_answered_polls_alone_are_a_working_server(answered: list[str]) -> None:
+    assert explain(answered).verdict is Verdict.NO_FAILURE, answered
+
+
 SERVED = 'INFO:     127.0.0.1:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK'
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(refusals, min_size=1, max_size=5), st.sampled_from([
     [SERVED], V0_START,
+    # a request served among answered polls: the server works, the refusals are answers
+    ['INFO:     192.168.100.1:39972 - "GET /v1/models HTTP/1.1" 200 OK', SERVED],
     ["INFO 03-18 09:03:16 [chat_utils.py:346] Detected the chat template content format to be "
      "'string'."]]), st.booleans())
 def test_refusals_beside_any_other_line_are_a_working_servers_answers(answers: list[str],

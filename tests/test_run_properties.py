@@ -147,8 +147,10 @@ def test_survived_errors_before_it_change_nothing(subject: tuple[Path, Answer, b
 START = "INFO 01-01 00:00:00 [utils.py:254] non-default args: {'model_tag': 'x'}"
 
 
+# (distinct logs: one log twice in a row, its start lines repeated time and all, is the same output
+# pasted twice, one run: runs.py, tests/test_pasted_twice.py)
 @SOME
-@given(st.lists(SUBJECT, min_size=2, max_size=4))
+@given(st.lists(SUBJECT, min_size=2, max_size=4, unique_by=lambda subject: subject[0]))
 def test_k_failing_logs_in_a_row_are_k_runs_each_with_its_root(
         picked: list[tuple[Path, Answer, bool]]) -> None:
     lines: list[str] = []
