@@ -4,7 +4,10 @@ that keeps its own advice):
 
 - a checkpoint tensor with no parameter in vLLM's model: the weight-name family names the output
   head of a model that ties it to its embeddings (`tie_word_embeddings`, vllm#6758) among its
-  layouts, for the keys no exact signature reads (a retyped or cut name);"""
+  layouts, for the keys no exact signature reads (a retyped or cut name);
+- a Ray worker that cannot register with the raylet: on one machine, where the Ray instance is
+  only the local one started for tensor parallelism, vLLM's multiprocessing executor
+  (`--distributed-executor-backend mp`) needs no Ray at all;"""
 
 from __future__ import annotations
 
@@ -71,3 +74,40 @@ def test_the_output_head_key_itself_keeps_its_exact_answer(
                "param = params_dict[name]")]
     signature, _ = signature_advice(python_traceback(frames, "KeyError: 'lm_head.weight'", prefix))
     assert signature in {"tied-lm-head-weight-in-checkpoint", "lm-head-weight-with-tied-embeddings"}
+
+
+# ---- a Ray worker that cannot register with its raylet ------------------------------------------
+
+@settings(max_examples=30, deadline=None)
+@given(stamp=st.sampled_from(["[2024-06-13 16:11:51,588 E 13261 13261] core_worker.cc:228: ",
+                              "[2025-06-01 10:00:40,000 E 81200 81200] core_worker.cc:496: ",
+                              "(raylet) [2025-02-11 08:01:02,003 E 912 912] core_worker.cc:513: "]),
+       shape=st.sampled_from(["Failed to register worker {wid} to Raylet. IOError: ",
+                              "Failed to register worker to Raylet: IOError: ",
+                              "Failed to register worker with raylet: IOError: "]),
+       reason=st.sampled_from(["No such file or directory",
+                               "Failed to read data from the socket: End of file",
+                               "Connection refused"]),
+       started=st.sampled_from([
+           "", "2024-06-13 16:11:50,396 INFO worker.py:1752 -- Started a local Ray instance.\n",
+           "2025-06-01 10:00:00,001\tINFO worker.py:1888 -- Started a local Ray instance. View "
+           "the dashboard at 127.0.0.1:8265\n"]))
+def test_a_worker_the_raylet_never_registered_names_the_multiprocessing_executor(
+        stamp: str, shape: str, reason: str, started: str) -> None:
+    wid = "01000000" + "f" * 48
+    log = (started + stamp + shape.format(wid=wid)
+           + f"[RayletClient] Unable to register worker with raylet. {reason}\n")
+    signature, fix = signature_advice(log)
+    assert signature == "ray-worker-register-raylet-failed"
+    assert "--distributed-executor-backend mp" in fix
+    assert 'distributed_executor_backend="mp"' in fix
+    assert "num_cpus" in fix  # the scheduler's CPU allowance stays its first remedy
+
+
+def test_the_gcs_out_of_reach_keeps_its_own_advice() -> None:
+    log = ("[2025-06-13 01:49:41,730 E 1 1] gcs_rpc_client.h:179: Failed to connect to GCS at "
+           "address 10.0.0.4:6379 within 5 seconds.\n"
+           "[2025-06-13 01:50:41,733 W 1 1] gcs_client.cc:178: Failed to connect to GCS within 60 "
+           "seconds. GCS may have been killed. The program will terminate.\n")
+    signature, _ = signature_advice(log)
+    assert signature != "ray-worker-register-raylet-failed"
