@@ -7,13 +7,19 @@ that keeps its own advice):
   layouts, for the keys no exact signature reads (a retyped or cut name);
 - a Ray worker that cannot register with the raylet: on one machine, where the Ray instance is
   only the local one started for tensor parallelism, vLLM's multiprocessing executor
-  (`--distributed-executor-backend mp`) needs no Ray at all;"""
+  (`--distributed-executor-backend mp`) needs no Ray at all;
+- a start-up or an engine death whose cause is not in the log: under Ray (an engine built inside
+  an actor, as RL trainers and Ray Serve do) the engine core's own traceback is in the Ray
+  worker's log files (`/tmp/ray/session_latest/logs/worker-*.err`), so every such family says
+  where to look there;"""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from logsleuth.model import SignatureKind
+from logsleuth.signatures import default_signatures
 from v1log import python_traceback, signature_advice
 
 _PY = st.sampled_from(["3.9", "3.10", "3.11", "3.12"])
@@ -111,3 +117,31 @@ def test_the_gcs_out_of_reach_keeps_its_own_advice() -> None:
            "seconds. GCS may have been killed. The program will terminate.\n")
     signature, _ = signature_advice(log)
     assert signature != "ray-worker-register-raylet-failed"
+
+
+# ---- a cause the driver never printed: the engine core ran under Ray ---------------------------
+
+@settings(max_examples=30, deadline=None)
+@given(procs=st.sampled_from(["{}", "{'EngineCore_DP0': 1}", "{'EngineCore_0': -9}"]),
+       where=st.sampled_from(["vllm/v1/engine/utils.py", "{site}vllm/v1/engine/utils.py"]),
+       prefix=st.sampled_from(["", "(LLMRayActor pid=4412) ", "(AsyncVLLMInferenceEngine pid=98) ",
+                               "(ServeReplica:default:VLLMDeployment pid=311) "]),
+       py=_PY, site=_SITE)
+def test_a_start_up_failure_reported_to_a_ray_driver_names_the_ray_worker_log(
+        procs: str, where: str, prefix: str, py: str, site: str) -> None:
+    path = where.format(site=site.format(py=py))
+    log = (f'{prefix}File "{path}", line 1178, in wait_for_engine_startup\n'
+           f"{prefix}    raise RuntimeError(\n"
+           f"{prefix}RuntimeError: Engine core initialization failed. See root cause above. "
+           f"Failed core proc(s): {procs}\n")
+    signature, fix = signature_advice(log)
+    assert signature.startswith("startup-cause-not-in-log")
+    assert "/tmp/ray/session_latest/logs/worker-*.err" in fix
+
+
+def test_every_family_of_a_cause_not_in_the_log_names_the_ray_worker_log() -> None:
+    families = [signature for signature in default_signatures()
+                if signature.kind is SignatureKind.FAMILY and "-cause-not-in-log" in signature.id]
+    assert len(families) >= 6
+    for signature in families:
+        assert "/tmp/ray/session_latest/logs/worker-*.err" in signature.fix, signature.id

@@ -38,8 +38,11 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # one-node default): tests/test_fix_knob_classes_s21.py.)
     "launchers/p-gke-llm-d-pd-disaggregation-nixl-side-channel-host-missing-keyerror-proxy-refused":
         "session 21's random development split, cold miss: not yet analysed",
-    "launchers/q-skyrl-ray-actor-v0202-engine-core-init-failed-driver-tail-symptom":
-        "session 21's random development split, cold miss: not yet analysed",
+    # (launchers/q-skyrl-ray-actor-v0202-engine-core-init-failed-driver-tail-symptom left this
+    # list when every family of a cause not in the log (startup-cause-not-in-log and its phase
+    # variants, engine-died-cause-not-in-log) began to say where that cause is when the engine
+    # ran under Ray: the Ray worker's log files, /tmp/ray/session_latest/logs/worker-*.err (Ray's
+    # logging docs): tests/test_fix_knob_classes_s21.py.)
     "runtime/t-ascend-v0111rc3-qwen3-next-fia-tnd-layout-head-dim-256-aclnn-561002-single-worker":
         "session 21's random development split, cold miss: not yet analysed",
     # (startup/m-v03-unsloth-merged-gemma-2b-lm-head-keyerror-ocr-typed left this list when the
