@@ -11,7 +11,10 @@ that keeps its own advice):
 - a start-up or an engine death whose cause is not in the log: under Ray (an engine built inside
   an actor, as RL trainers and Ray Serve do) the engine core's own traceback is in the Ray
   worker's log files (`/tmp/ray/session_latest/logs/worker-*.err`), so every such family says
-  where to look there;"""
+  where to look there;
+- CANN's fused-infer-attention kernel refusing the model's head size for its input layout
+  (`queryD(N), keyD(N) and valueD(N) must be ...`): the model's `head_dim` against what the
+  installed vllm-ascend and CANN take, upgraded together;"""
 
 from __future__ import annotations
 
@@ -145,3 +148,54 @@ def test_every_family_of_a_cause_not_in_the_log_names_the_ray_worker_log() -> No
     assert len(families) >= 6
     for signature in families:
         assert "/tmp/ray/session_latest/logs/worker-*.err" in signature.fix, signature.id
+
+
+# ---- an Ascend attention kernel that refuses the model's head size -----------------------------
+
+# under a logger's record, as vLLM's workers and engine core log an exception: there CANN's report
+# goes on the RuntimeError's message. Pasted bare, CANN's records are records of their own
+# (causality.yaml: `E89999: Inner Error!` restates the failure) and the operator family answers.
+_ASCEND_PREFIX = st.sampled_from(["(Worker_TP0 pid=4812) ERROR 11-06 11:21:05 "
+                                  "[multiproc_executor.py:699] ",
+                                  "(VllmWorker rank=2 pid=7731) ERROR 08-19 02:40:11 "
+                                  "[multiproc_executor.py:527] ",
+                                  "ERROR 05-02 13:00:09 [core.py:396] "])
+
+
+def _fia_failure(prefix: str, version: str, code: str, detail: str) -> str:
+    site = "/usr/local/python3.11.13/lib/python3.11/site-packages/"
+    frames = [("/vllm-workspace/vllm-ascend/vllm_ascend/attention/attention_v1.py", "forward",
+               "output, _ = torch_npu.npu_fused_infer_attention_score("),
+              (site + "torch/_ops.py", "__call__", "return self._op(*args, **kwargs)")]
+    error = (f"RuntimeError: npu_fused_infer_attention_score_symint:build/CMakeFiles/torch_npu.dir/"
+             f"compiler_depend.ts:208 NPU function error: call aclnnFusedInferAttentionScore"
+             f"{version} failed, error code is {code}\n"
+             "[ERROR] 2025-11-06-11:21:05 (PID:4812, Device:0, RankID:-1) ERR00100 PTA call acl "
+             "api failed.\n"
+             "E89999: Inner Error!\n"
+             f"E89999[PID: 4812] 2025-11-06-11:21:05.612.749 (E89999):  {detail}")
+    return python_traceback(frames, error, prefix)
+
+
+@settings(max_examples=30, deadline=None)
+@given(layout=st.sampled_from(["TND", "BSND", "BNSD"]), dim=st.sampled_from([80, 96, 256, 512]),
+       version=st.sampled_from(["V3", "V4", ""]), code=st.sampled_from(["561002", "561103"]),
+       prefix=_ASCEND_PREFIX)
+def test_a_head_size_the_fused_attention_kernel_refuses_names_the_model_head_dim(
+        layout: str, dim: int, version: str, code: str, prefix: str) -> None:
+    detail = (f"When layout is {layout}, queryD({dim}), keyD({dim}) and valueD({dim}) must be "
+              "same equal 192/128/64, or queryD and keyD equal 192 and valueD equal 128."
+              "[FUNC:CheckInputShapeWhenLayoutIsTND][FILE:prompt_flash_attention_tiling.cpp]"
+              "[LINE:3701]")
+    signature, fix = signature_advice(_fia_failure(prefix, version, code, detail))
+    assert signature == "ascend-fused-attention-head-dim-unsupported"
+    assert "`head_dim`" in fix and "Upgrade vllm-ascend" in fix and "CANN" in fix
+
+
+@settings(max_examples=10, deadline=None)
+@given(prefix=_ASCEND_PREFIX)
+def test_the_same_kernel_out_of_device_memory_keeps_the_operator_family(prefix: str) -> None:
+    detail = ("rtMalloc execute failed, reason=[device memory not enough]"
+              "[FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]")
+    signature, _ = signature_advice(_fia_failure(prefix, "V3", "507899", detail))
+    assert signature != "ascend-fused-attention-head-dim-unsupported"

@@ -43,8 +43,12 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # variants, engine-died-cause-not-in-log) began to say where that cause is when the engine
     # ran under Ray: the Ray worker's log files, /tmp/ray/session_latest/logs/worker-*.err (Ray's
     # logging docs): tests/test_fix_knob_classes_s21.py.)
-    "runtime/t-ascend-v0111rc3-qwen3-next-fia-tnd-layout-head-dim-256-aclnn-561002-single-worker":
-        "session 21's random development split, cold miss: not yet analysed",
+    # (runtime/t-ascend-v0111rc3-qwen3-next-fia-tnd-layout-head-dim-256-aclnn-561002-single-worker
+    # left this list when CANN's fused-infer-attention kernel refusing the model's head size for
+    # its input layout (`When layout is X, queryD(N), keyD(N) and valueD(N) must be ...` on
+    # torch_npu's RuntimeError) got its signature, ascend-fused-attention-head-dim-unsupported:
+    # the model's `head_dim`, vllm-ascend and CANN upgraded together to a release that lists the
+    # model: tests/test_fix_knob_classes_s21.py.)
     # (startup/m-v03-unsloth-merged-gemma-2b-lm-head-keyerror-ocr-typed left this list when the
     # weight-name family (weight-name-not-in-model, which answers a KeyError on a weight name no
     # exact signature reads: here a retyped `Im_head.weight`) began to name the output head of a
