@@ -14,7 +14,11 @@ that keeps its own advice):
   where to look there;
 - CANN's fused-infer-attention kernel refusing the model's head size for its input layout
   (`queryD(N), keyD(N) and valueD(N) must be ...`): the model's `head_dim` against what the
-  installed vllm-ascend and CANN take, upgraded together;"""
+  installed vllm-ascend and CANN take, upgraded together;
+- a bare KeyError on a request id where the log shows KV transfer between instances (the
+  connector vLLM created, its kv_transfer_config, a disaggregation proxy's prefill or decode
+  instance): the handover's addresses, `VLLM_NIXL_SIDE_CHANNEL_HOST` first (facts.yaml
+  `kv_transfer`)."""
 
 from __future__ import annotations
 
@@ -199,3 +203,57 @@ def test_the_same_kernel_out_of_device_memory_keeps_the_operator_family(prefix: 
               "[FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]")
     signature, _ = signature_advice(_fia_failure(prefix, "V3", "507899", detail))
     assert signature != "ascend-fused-attention-head-dim-unsupported"
+
+
+# ---- a request id one side of a prefill/decode deployment does not know ------------------------
+
+_TRANSFER_SHOWN = st.sampled_from([
+    "(EngineCore_DP0 pid=271) INFO 02-03 09:13:02 [factory.py:51] Creating v1 connector with "
+    "name: {connector} and engine_id: 3f7c1d2e-5b8a-4c61-9d0e-2a7b6c8e1f90\n",
+    "(APIServer pid=1) INFO 02-03 09:12:40 [utils.py:233] non-default args: {{'model_tag': "
+    "'org/m', 'kv_transfer_config': KVTransferConfig(kv_connector='{connector}', "
+    "kv_role='kv_both')}}\n",
+    "{{decoderURL: http://localhost:8200, error: dial tcp 127.0.0.1:8200: connect: connection "
+    "refused, level: error, logger: proxy server on port 8000, msg: failed to connect to vLLM "
+    "decoder}}\n",
+])
+_REQUEST_ID = st.sampled_from(["604f3f68-909c-43e0-bb3a-e96850fca226",
+                               "cmpl-9b2e4f6a1c3d4e5f8a7b6c5d4e3f2a1b-0c1d2e3f",
+                               "chatcmpl-0a1b2c3d4e5f60718293a4b5c6d7e8f9"])
+
+
+def _output_handler_failure(request_id: str, prefix: str) -> str:
+    site = "/usr/local/lib/python3.12/dist-packages/"
+    frames = [(site + "vllm/v1/engine/async_llm.py", "output_handler",
+               "outputs = await engine_core.get_output_async()"),
+              (site + "vllm/v1/engine/core_client.py", "get_output_async",
+               "raise self._format_exception(outputs) from None")]
+    return (prefix + "AsyncLLM output_handler failed.\n"
+            + python_traceback(frames, f"KeyError: '{request_id}'", prefix))
+
+
+@settings(max_examples=30, deadline=None)
+@given(shown=_TRANSFER_SHOWN, connector=st.sampled_from(["NixlConnector", "P2pNcclConnector",
+                                                         "MooncakeConnector", "MultiConnector"]),
+       request_id=_REQUEST_ID, after=st.booleans(),
+       prefix=st.sampled_from(["(APIServer pid=1) ERROR 02-03 09:20:11 [async_llm.py:480] ",
+                               "ERROR 02-03 09:20:11 [async_llm.py:480] "]))
+def test_a_request_id_unknown_with_kv_transfer_names_the_handover_addresses(
+        shown: str, connector: str, request_id: str, after: bool, prefix: str) -> None:
+    seen = shown.format(connector=connector)
+    failure = _output_handler_failure(request_id, prefix)
+    signature, fix = signature_advice(failure + seen if after else seen + failure)
+    assert signature == "disaggregated-request-id-unknown"
+    assert "VLLM_NIXL_SIDE_CHANNEL_HOST" in fix and "kv_transfer_params" in fix
+
+
+@settings(max_examples=15, deadline=None)
+@given(request_id=_REQUEST_ID,
+       before=st.sampled_from(["", "(EngineCore_DP0 pid=271) INFO 02-03 09:13:02 [factory.py:51] "
+                                   "Creating v1 connector with name: OffloadingConnector and "
+                                   "engine_id: 3f7c1d2e\n"]))
+def test_a_request_id_unknown_without_a_handover_is_not_blamed_on_one(
+        request_id: str, before: str) -> None:
+    log = before + _output_handler_failure(request_id, "ERROR 02-03 09:20:11 [async_llm.py:480] ")
+    signature, _ = signature_advice(log)
+    assert signature != "disaggregated-request-id-unknown"

@@ -36,8 +36,13 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # is only the local one started for tensor parallelism, Ray is not needed: vLLM's
     # multiprocessing executor, `--distributed-executor-backend mp` (vllm#5230 made it the
     # one-node default): tests/test_fix_knob_classes_s21.py.)
-    "launchers/p-gke-llm-d-pd-disaggregation-nixl-side-channel-host-missing-keyerror-proxy-refused":
-        "session 21's random development split, cold miss: not yet analysed",
+    # (launchers/p-gke-llm-d-pd-disaggregation-nixl-side-channel-host-missing-keyerror-proxy-refused
+    # left this list when a bare KeyError on a request id, where the log shows KV transfer between
+    # instances (facts.yaml `kv_transfer`: the connector vLLM created, its kv_transfer_config, or
+    # a disaggregation proxy naming its prefill or decode instance, anchored in
+    # grammars/anchors.lark), got its signature, disaggregated-request-id-unknown: the handover's
+    # addresses, VLLM_NIXL_SIDE_CHANNEL_HOST first, and kv_transfer_params through the proxy
+    # (vLLM's NIXL connector docs and env vars): tests/test_fix_knob_classes_s21.py.)
     # (launchers/q-skyrl-ray-actor-v0202-engine-core-init-failed-driver-tail-symptom left this
     # list when every family of a cause not in the log (startup-cause-not-in-log and its phase
     # variants, engine-died-cause-not-in-log) began to say where that cause is when the engine
