@@ -18,7 +18,10 @@ that keeps its own advice):
 - a bare KeyError on a request id where the log shows KV transfer between instances (the
   connector vLLM created, its kv_transfer_config, a disaggregation proxy's prefill or decode
   instance): the handover's addresses, `VLLM_NIXL_SIDE_CHANNEL_HOST` first (facts.yaml
-  `kv_transfer`)."""
+  `kv_transfer`);
+- a client's report of the server's 500: the reason is in the server's log, and for chat requests
+  the messages' shape against the chat template (`--chat-template-content-format string`, or the
+  client's text-only switch, smolagents' `flatten_messages_as_text`)."""
 
 from __future__ import annotations
 
@@ -257,3 +260,40 @@ def test_a_request_id_unknown_without_a_handover_is_not_blamed_on_one(
     log = before + _output_handler_failure(request_id, "ERROR 02-03 09:20:11 [async_llm.py:480] ")
     signature, _ = signature_advice(log)
     assert signature != "disaggregated-request-id-unknown"
+
+
+# ---- the server's 500, as its client reports it ------------------------------------------------
+
+_ERROR_OBJECT = ("{'object': 'error', 'message': 'Internal server error', 'type': "
+                 "'InternalServerError', 'param': None, 'code': 500}")
+
+
+@settings(max_examples=25, deadline=None)
+@given(shape=st.sampled_from(["openai", "framework", "bare"]),
+       body=st.sampled_from([_ERROR_OBJECT, "{'message': 'Internal server error'}"]),
+       py=_PY, site=_SITE)
+def test_a_servers_500_seen_by_its_client_names_the_server_log_and_the_message_shape(
+        shape: str, body: str, py: str, site: str) -> None:
+    line = f"Error code: 500 - {body}"
+    if shape == "openai":
+        root = site.format(py=py)
+        frames = [("/app/agent.py", "step", "resp = client.chat.completions.create(**kwargs)"),
+                  (root + "openai/_base_client.py", "_request",
+                   "raise self._make_status_error_from_response(err.response) from None")]
+        log = python_traceback(frames, f"openai.InternalServerError: {line}")
+    elif shape == "framework":  # an agent framework's own heading, then the client's words
+        log = f"Error in generating model output:\n{line}\n"
+    else:
+        log = line + "\n"
+    signature, fix = signature_advice(log)
+    assert signature == "openai-server-internal-error"
+    assert "server's log" in fix
+    assert "--chat-template-content-format" in fix and "flatten_messages_as_text" in fix
+
+
+def test_a_refused_request_keeps_the_refusal_advice() -> None:
+    log = ("openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': \"This "
+           "model's maximum context length is 4096 tokens.\", 'type': 'BadRequestError', "
+           "'param': None, 'code': 400}\n")
+    signature, _ = signature_advice(log)
+    assert signature != "openai-server-internal-error"
