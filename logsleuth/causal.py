@@ -1442,7 +1442,9 @@ def _refused(refusals: Refusals | None) -> ErrorEvent | None:
     if refusals is None:
         return None
     line = refusals.line
-    message = (f"every request in the log was refused ({refusals.count} answer(s) like "
+    polls = (f", except {refusals.polls} poll(s) of the server's state"
+             if refusals.polls else "")
+    message = (f"every request in the log was refused{polls} ({refusals.count} answer(s) like "
                f"'{line.text.strip()[:120]}') and no line says why: the server's reason is in "
                "the answer's body, or in its log around the request")
     return ErrorEvent(0, EventKind.ERROR_RECORD, REFUSED, message, line.process, refusals.number,
