@@ -828,10 +828,13 @@ def test_a_paste_of_refused_answers_alone_leaves_the_reason_out(answers: list[st
     assert report.symptoms[0].line == 1
 
 
-# polls answered between the refused requests (a client checking the server is there, a browser)
+# The client's polls of the server's state between the refusals (`GET /v1/models`, `/health`
+# answered 200: causality.yaml milestones `alive`) serve no request: every request that asked for
+# work was still refused, in whatever order the polls come.
 polls = st.builds(
-    lambda prefix, path: f'{prefix}INFO:     192.168.100.1:39972 - "GET {path} HTTP/1.1" 200 OK',
-    st.sampled_from(["", "(APIServer pid=1) ", "vllm-1  | "]),
+    lambda prefix, port, path: f'{prefix}INFO:     192.168.100.1:{port} - "GET {path} HTTP/1.1" '
+                               "200 OK",
+    st.sampled_from(["", "(APIServer pid=1) ", "vllm-1  | "]), st.integers(1024, 65535),
     st.sampled_from(["/v1/models", "/health", "/metrics", "/version"]))
 
 
@@ -853,6 +856,23 @@ def test_answered_polls_among_refused_requests_leave_the_reason_out_too(
 @given(st.lists(polls, min_size=1, max_size=6))
 def test_answered_polls_alone_are_a_working_server(answered: list[str]) -> None:
     assert explain(answered).verdict is Verdict.NO_FAILURE, answered
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(refusals, st.lists(polls, max_size=3)), min_size=1, max_size=5),
+       st.lists(polls, max_size=3))
+def test_refusals_between_answered_polls_still_leave_the_reason_out(
+        answers: list[tuple[str, list[str]]], first: list[str]) -> None:
+    lines = [*first]
+    for refusal, after in answers:
+        lines += [*after, refusal]  # the paste ends on a refusal
+    report = explain(lines)
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING, lines
+    assert report.symptoms and report.symptoms[0].exception == "Refused"
+    assert report.symptoms[0].line == len(first) + len(answers[0][1]) + 1
+    # the refusals' family, or the exact refusal a 401 names
+    assert report.signature is not None
+    assert report.signature.id in {"openai-request-rejected", "api-key-unauthorized"}
 
 
 SERVED = 'INFO:     127.0.0.1:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK'

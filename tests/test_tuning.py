@@ -27,24 +27,46 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 21's random development split (twelfth), cold misses (strict; each leaves when fixed
     # or gets a "Why not fixed" reason once analysed):
-    # Why not fixed: the paste is the agent framework's two lines for the server's 500 (its root
-    # left KNOWN_VERDICT_MISSES); what the thread confirmed, smolagents' flatten_messages_as_text,
-    # is one client's switch that nothing in the lines names (the server's traceback is not there).
-    "runtime/r-smolagents-client-qwen25-32b-vllm-serve-500-internal-server-error-symptom-two-lines":
-        "only the client's 500; the confirmed fix is one framework's switch the lines never name",
+    # (runtime/r-smolagents-client-qwen25-32b-vllm-serve-500-internal-server-error-symptom-two-lines
+    # left this list when a client's report of the server's 500 (`Error code: 500`) got its
+    # family, openai-server-internal-error: the reason is in the server's log; for chat requests
+    # the messages' shape against the chat template, `--chat-template-content-format string` or
+    # the client's text-only switch (smolagents' `flatten_messages_as_text`, its docs):
+    # tests/test_fix_knob_classes_s21.py. Its verdict stays in KNOWN_VERDICT_MISSES.)
     # (runtime/u-hass-integration-vllm-assist-tools-chat-400-bad-request-access-lines-only-symptom
-    # left this list with its verdict, below: the refusals' family, openai-request-rejected,
-    # names --enable-auto-tool-choice and --tool-call-parser.)
-    "launchers/g-ray-v050-local-instance-raylet-register-worker-ioerror":
-        "session 21's random development split, cold miss: not yet analysed",
-    "launchers/p-gke-llm-d-pd-disaggregation-nixl-side-channel-host-missing-keyerror-proxy-refused":
-        "session 21's random development split, cold miss: not yet analysed",
-    "launchers/q-skyrl-ray-actor-v0202-engine-core-init-failed-driver-tail-symptom":
-        "session 21's random development split, cold miss: not yet analysed",
-    "runtime/t-ascend-v0111rc3-qwen3-next-fia-tnd-layout-head-dim-256-aclnn-561002-single-worker":
-        "session 21's random development split, cold miss: not yet analysed",
-    "startup/m-v03-unsloth-merged-gemma-2b-lm-head-keyerror-ocr-typed":
-        "session 21's random development split, cold miss: not yet analysed",
+    # left this list, and KNOWN_VERDICT_MISSES, when a paste of refused answers stayed one with
+    # the client's answered polls of the server's state among them (`GET /v1/models` 200,
+    # causality.yaml milestones `alive`) in any order (logsleuth/refused.py):
+    # its root is missing and openai-request-rejected names --enable-auto-tool-choice with
+    # --tool-call-parser: tests/test_request_errors.py.)
+    # (launchers/g-ray-v050-local-instance-raylet-register-worker-ioerror left this list when
+    # ray-worker-register-raylet-failed began to say that on one machine, where the Ray instance
+    # is only the local one started for tensor parallelism, Ray is not needed: vLLM's
+    # multiprocessing executor, `--distributed-executor-backend mp` (vllm#5230 made it the
+    # one-node default): tests/test_fix_knob_classes_s21.py.)
+    # (launchers/p-gke-llm-d-pd-disaggregation-nixl-side-channel-host-missing-keyerror-proxy-refused
+    # left this list when a bare KeyError on a request id, where the log shows KV transfer between
+    # instances (facts.yaml `kv_transfer`: the connector vLLM created, its kv_transfer_config, or
+    # a disaggregation proxy naming its prefill or decode instance, anchored in
+    # grammars/anchors.lark), got its signature, disaggregated-request-id-unknown: the handover's
+    # addresses, VLLM_NIXL_SIDE_CHANNEL_HOST first, and kv_transfer_params through the proxy
+    # (vLLM's NIXL connector docs and env vars): tests/test_fix_knob_classes_s21.py.)
+    # (launchers/q-skyrl-ray-actor-v0202-engine-core-init-failed-driver-tail-symptom left this
+    # list when every family of a cause not in the log (startup-cause-not-in-log and its phase
+    # variants, engine-died-cause-not-in-log) began to say where that cause is when the engine
+    # ran under Ray: the Ray worker's log files, /tmp/ray/session_latest/logs/worker-*.err (Ray's
+    # logging docs): tests/test_fix_knob_classes_s21.py.)
+    # (runtime/t-ascend-v0111rc3-qwen3-next-fia-tnd-layout-head-dim-256-aclnn-561002-single-worker
+    # left this list when CANN's fused-infer-attention kernel refusing the model's head size for
+    # its input layout (`When layout is X, queryD(N), keyD(N) and valueD(N) must be ...` on
+    # torch_npu's RuntimeError) got its signature, ascend-fused-attention-head-dim-unsupported:
+    # the model's `head_dim`, vllm-ascend and CANN upgraded together to a release that lists the
+    # model: tests/test_fix_knob_classes_s21.py.)
+    # (startup/m-v03-unsloth-merged-gemma-2b-lm-head-keyerror-ocr-typed left this list when the
+    # weight-name family (weight-name-not-in-model, which answers a KeyError on a weight name no
+    # exact signature reads: here a retyped `Im_head.weight`) began to name the output head of a
+    # model that ties it to its embeddings (`tie_word_embeddings`, vllm#6758: upgrade, or drop the
+    # duplicated tensor) among its layouts: tests/test_fix_knob_classes_s21.py.)
     # (startup/f-v060-subprocess-single-string-flags-unrecognized-config-oneline, moved in from the
     # held-out set when a sweep took its thread, left this list when engine-config-invalid began to
     # say that a flag the release has, called unrecognized, was handed over with its value as one
