@@ -390,13 +390,21 @@ class Assembler:
         message with line breaks; any `[ERROR] `, `ERROR: ` or CANN-coded record), leaves the
         record's further lines bare and indented: they are its message, as vLLM's own records'
         are (whose header repeats on each line, one channel)."""
-        if not _continues_record(line):
+        if line.site is not None or line.level is not None or line.depth \
+                or not (line.kind is LineKind.INDENTED or _field_name(line)):
             return None
         previous = self._last_channel.get(line.process)
         if previous is None or previous == (line.process.name, line.process.pid, line.site):
             return None
         waiting = self._channels.get(previous)
-        if waiting is None or waiting.trace is not None or not _joinable(waiting.title, line):
+        if waiting is None:
+            return None
+        if waiting.trace is not None:
+            return previous if _goes_on_validation(waiting.trace, line) else None
+        if _goes_on_printed(waiting.title, line):
+            return previous  # the same, named after a lead (`Error in startup: ...Error: ...`)
+        if line.kind is not LineKind.INDENTED or not _continues_record(line) \
+                or not _joinable(waiting.title, line):
             return None
         return previous
 
@@ -1099,13 +1107,37 @@ def _headline(trace: _Trace) -> str:
     return f"{trace.exception}: {first}" if first else str(trace.exception)
 
 
+def _goes_on_validation(trace: _Trace, line: LogLine) -> bool:
+    """A bare indented line right under a ValidationError a record named (`ERROR ... [x.py:1]
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig`) from a
+    logger that writes its header once: pydantic prints each failed check of its message on a
+    line of its own, two columns in (`  Value error, <the check> [type=value_error, ...]`, then
+    `    For further information visit ...`), raw, a field's name unindented before a field's
+    check (a line the prefilter may skip: one line between). The message goes on (as it does in
+    a traceback printed raw, one channel), so the check reaches the signatures."""
+    return (line.kind is LineKind.INDENTED or _field_name(line)) \
+        and trace.closing and not trace.fault_dump and not trace.indent \
+        and (trace.exception or "").rpartition(".")[2].endswith("ValidationError") \
+        and trace.last_line < line.number <= trace.last_line + 2 \
+        and len(trace.message_lines) < MAX_MESSAGE_LINES
+
+
+def _field_name(line: LogLine) -> bool:
+    """A bare line that is one name (`max_model_len`, `speculative_config.method`): pydantic's
+    location of the check that failed, on its own line above the check."""
+    text = line.text
+    return line.kind is LineKind.PLAIN and 0 < len(text) <= 120 and not text[0].isspace() \
+        and len(text.split()) == 1 and line.exception is None
+
+
 def _goes_on_printed(title: _Title | None, line: LogLine) -> bool:
     """An indented line right under a ValidationError printed as a record's text: pydantic
-    prints each failed check of its message on a line of its own, two columns in."""
+    prints each failed check of its message on a line of its own, two columns in (a field's name
+    unindented before it: a line the prefilter may skip, one line between)."""
     return title is not None and title.printed is not None \
         and title.printed[0].rpartition(".")[2].strip().endswith("ValidationError") \
-        and line.kind is LineKind.INDENTED and not line.depth \
-        and line.number == title.line + title.printed[1].count("\n") + 1
+        and (line.kind is LineKind.INDENTED or _field_name(line)) and not line.depth \
+        and 0 < line.number - title.line - title.printed[1].count("\n") <= 2
 
 
 def _dedented(line: LogLine) -> LogLine:
