@@ -67,3 +67,59 @@ def test_a_validation_errors_checks_go_on_its_message_under_a_record_head_printe
     assert root is not None and root.exception.endswith("ValidationError"), (lines, root)
     assert root.line == before + 1 and message in root.message, (lines, root)
     assert not any(message in s.text for s in report.symptoms), (lines, report.symptoms)
+
+
+# ---- 2. a rank's lines relayed indented under a record of its parent -------------------------
+
+RANK_ERRORS = [
+    ("ValueError", "The checkpoint you are trying to load has model type `qwen3_moe` but "
+     "Transformers does not recognize this architecture."),
+    ("torch.OutOfMemoryError", "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total "
+     "capacity of 79.10 GiB of which 1.00 GiB is free."),
+    ("RuntimeError", "NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, unhandled "
+     "system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5"),
+]
+OWNERS = ["INFO 06-01 10:00:01 [multiproc_executor.py:120] Worker output follows",
+          "WARNING 06-01 10:00:01 [utils.py:100] Subprocess stderr:",
+          "WARNING 06-01 10:00:01 ray_utils.py:80] Relaying the output of rank workers"]
+RANK_PREFIXES = ["", "(pid=4242) ", "(VllmWorker rank=0 pid=4242) ",
+                 "(RayWorkerWrapper pid=4242, ip=10.0.0.2) "]
+INDENTS = ["  ", "    ", "\t", "        "]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(RANK_ERRORS), st.sampled_from(OWNERS), st.sampled_from(RANK_PREFIXES),
+       st.sampled_from(OUTER[:3]), st.sampled_from(INDENTS), st.integers(0, 7), st.booleans(),
+       st.integers(0, 3))
+def test_an_exception_a_rank_tag_carries_indented_is_read_whatever_record_owns_it(
+        error: tuple[str, str], owner: str, prefix: str, outer: str, indent: str, rank: int,
+        traceback: bool, before: int) -> None:
+    """`    [rank0]: ValueError: ...` behind a parent's prefix or none, under an INFO or WARNING
+    record the prefilter drops: the rank's exception, read on its own line."""
+    name, message = error
+    tag = f"{indent}[rank{rank}]: "
+    rank_lines = [*(["Traceback (most recent call last):",
+                     '  File "/usr/local/lib/python3.12/dist-packages/vllm/worker/worker.py", '
+                     "line 180, in load_model",
+                     "    self.model_runner.load_model()"] if traceback else []),
+                  f"{name}: {message}"]
+    lines = Server().startup()[:before]
+    lines += [f"{outer}{prefix}{owner}", *(f"{outer}{prefix}{tag}{text}" for text in rank_lines)]
+    report = _explain(lines)
+    assert report.verdict is not Verdict.NO_FAILURE, lines
+    root = report.root_cause
+    assert root is not None and root.exception == name and root.message == message, (lines, root)
+    assert root.line == len(lines), (lines, root)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(OWNERS), st.sampled_from(RANK_PREFIXES), st.sampled_from(INDENTS),
+       st.sampled_from(["Loading safetensors checkpoint shards: 100% 4/4",
+                        "Graph capturing finished in 12 secs", "NCCL version 2.21.5+cuda12.4",
+                        "Exception handling is enabled for this worker"]))
+def test_a_ranks_indented_healthy_output_stays_healthy(owner: str, prefix: str, indent: str,
+                                                       text: str) -> None:
+    server = Server()
+    lines = [*server.startup(), f"{prefix}{owner}", f"{prefix}{indent}[rank0]: {text}",
+             *server.requests(2)]
+    assert _explain(lines).verdict is Verdict.NO_FAILURE, lines
