@@ -2,7 +2,9 @@
 "POST /v1/chat/completions HTTP/1.1" 400 Bad Request`, again and again, and no other line.
 
 Such an excerpt is what a reporter shows when every request of theirs fails (vllm-ascend's
-function-calling requests answered 400 by a server started without tool calling). The server
+function-calling requests answered 400 by a server started without tool calling), polls the
+server answered between them or not (`"GET /v1/models HTTP/1.1" 200 OK`: the server is up, no
+request it was asked to run was run). The server
 refused them for a reason it does not print at INFO (the answer's body holds it), so the log
 shows the failure and not its cause. A log with anything else in it (start-up, other answers, the
 request's error record that says why) is read as every log is: a refusal among them is the
@@ -29,7 +31,8 @@ class Refusals:
 
 
 def refused_only(tail: str, line_count: int, know: Causality) -> Refusals | None:
-    """The refusals of a log that holds nothing else (blank lines aside), or None."""
+    """The refusals of a log that holds nothing else (blank lines and answers to polls aside: no
+    request served), or None."""
     from logsleuth.tokenize import parse_line  # only needed for logs without errors
     from logsleuth.tokenize.grammar import clean
 
@@ -37,14 +40,23 @@ def refused_only(tail: str, line_count: int, know: Causality) -> Refusals | None
     if not tail or len(texts) < line_count:
         return None  # the log is longer than its tail
     first: tuple[LogLine, int] | None = None
-    count = 0
+    count, polled, posted = 0, False, False
     for number, text in enumerate(texts, line_count - len(texts) + 1):
         if not text.strip():
             continue
         line = parse_line(clean(text))
-        if line.kind is not LineKind.ACCESS or line.exception is not None \
-                or know.milestone_of(line.text) is not MilestoneKind.REJECTED:
+        if line.kind is not LineKind.ACCESS or line.exception is not None:
             return None
-        first = first or (line, number)
-        count += 1
-    return None if first is None else Refusals(first[0], first[1], count)
+        milestone = know.milestone_of(line.text)
+        if milestone is MilestoneKind.REJECTED:
+            first = first or (line, number)
+            count += 1
+            posted = posted or '"POST ' in line.text
+        elif milestone is MilestoneKind.ALIVE:
+            polled = True
+        else:
+            return None  # a request served (or a server error): not refusals alone
+    if first is None or (polled and not posted):
+        return None  # (a poll of a path the server does not have, `GET /favicon.ico` 404, is no
+        # request refused among the answers of a server that is up)
+    return Refusals(first[0], first[1], count)

@@ -123,3 +123,41 @@ def test_a_ranks_indented_healthy_output_stays_healthy(owner: str, prefix: str, 
     lines = [*server.startup(), f"{prefix}{owner}", f"{prefix}{indent}[rank0]: {text}",
              *server.requests(2)]
     assert _explain(lines).verdict is Verdict.NO_FAILURE, lines
+
+
+# ---- 3. what a client or a tool says of an error, alone in a short paste ---------------------
+
+ROUTES = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/responses"]
+REFUSALS = ["400 Bad Request", "404 Not Found", "422 Unprocessable Entity"]
+POLLS = ['"GET /v1/models HTTP/1.1" 200 OK', '"GET /health HTTP/1.1" 200 OK',
+         '"GET /metrics HTTP/1.1" 200 OK']
+ACCESS_PREFIXES = ["", "(APIServer pid=1) ", "2026-01-10T10:00:00.123456789Z (APIServer pid=1) "]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(ROUTES), st.sampled_from(REFUSALS)), min_size=1,
+                max_size=4),
+       st.lists(st.sampled_from(POLLS), max_size=4), st.sampled_from(ACCESS_PREFIXES),
+       st.randoms(use_true_random=False))
+def test_a_paste_of_refused_requests_among_polls_is_a_failure_without_its_cause(
+        refused: list[tuple[str, str]], polls: list[str], prefix: str, order) -> None:  # noqa: ANN001
+    """Access lines only: every request the server was asked to run refused (4xx), whatever polls
+    it answered between them. The reason is in the answers' bodies: not in the log."""
+    answers = [f'"POST {route} HTTP/1.1" {status}' for route, status in refused] + polls
+    order.shuffle(answers)
+    lines = [f"{prefix}INFO:     10.0.0.{i}:4{i:04d} - {answer}" for i, answer in enumerate(answers)]
+    report = _explain(lines)
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING, lines
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(POLLS), min_size=1, max_size=4), st.sampled_from(ACCESS_PREFIXES),
+       st.sampled_from(['"GET /favicon.ico HTTP/1.1" 404 Not Found',
+                        '"POST /v1/chat/completions HTTP/1.1" 200 OK']), st.booleans())
+def test_answers_of_a_server_that_serves_or_only_lacks_a_path_stay_healthy(
+        polls: list[str], prefix: str, other: str, refused_too: bool) -> None:
+    answers = [*polls, other,
+               *(['"POST /v1/chat/completions HTTP/1.1" 400 Bad Request'] if refused_too
+                 and "200" in other else [])]
+    lines = [f"{prefix}INFO:     10.0.0.{i}:4{i:04d} - {answer}" for i, answer in enumerate(answers)]
+    assert _explain(lines).verdict is Verdict.NO_FAILURE, lines
