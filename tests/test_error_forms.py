@@ -161,3 +161,58 @@ def test_answers_of_a_server_that_serves_or_only_lacks_a_path_stay_healthy(
                  and "200" in other else [])]
     lines = [f"{prefix}INFO:     10.0.0.{i}:4{i:04d} - {answer}" for i, answer in enumerate(answers)]
     assert _explain(lines).verdict is Verdict.NO_FAILURE, lines
+
+
+STATUS_PHRASES = {"400": "Bad Request", "404": "Not Found", "422": "Unprocessable Entity",
+                  "500": "Internal Server Error", "502": "Bad Gateway",
+                  "503": "Service Unavailable"}
+CLIENT_STATUS_SHAPES = [
+    "HTTP {code}: {phrase}", "HTTP Error {code}: {phrase}", "HTTP {code} {phrase}",
+    "{code} {phrase}", "{code} {phrase}: http://localhost:8000/v1/chat/completions",
+    "Request failed with status code {code}", "Server responded with status {code}",
+    "status_code={code}", "Response status: {code}", "HTTP status code {code}", "<Response [{code}]>",
+    "curl: (22) The requested URL returned error: {code}", "Error code: {code}",
+]
+CLIENT_WRAPPERS = ["", "2025-06-01 10:00:01 ", "[client] ", "> ", "    "]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(CLIENT_STATUS_SHAPES), st.sampled_from(sorted(STATUS_PHRASES)),
+       st.sampled_from(CLIENT_WRAPPERS), st.sampled_from(["alone", "first", "last"]))
+def test_a_clients_word_of_an_http_error_status_is_a_failure_without_its_cause(
+        shape: str, code: str, wrapper: str, where: str) -> None:
+    """A short paste of only a client's report of a 4xx or 5xx, first or last among lines that
+    say nothing of their own: the request failed, why is in the server's log or the answer's
+    body (a symptom: root_cause_missing), never a healthy log."""
+    line = wrapper + shape.format(code=code, phrase=STATUS_PHRASES[code])
+    quiet = ["$ python client.py --model Qwen/Qwen3-8B", "sending 1 request(s)"]
+    lines = {"alone": [line], "first": [line, *quiet], "last": [*quiet, line]}[where]
+    report = _explain(lines)
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING, (lines, report.verdict, report.root_cause)
+    assert any(s.line == lines.index(line) + 1 for s in report.symptoms), (lines, report.symptoms)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(CLIENT_STATUS_SHAPES[:6]), st.sampled_from(["500", "503"]),
+       st.integers(0, 1))
+def test_a_clients_5xx_after_the_engines_error_is_its_symptom(shape: str, code: str,
+                                                              order: int) -> None:
+    server = Server()
+    error = ["RuntimeError: CUDA error: an illegal memory access was encountered"]
+    lines = [*server.startup(), *server.requests(2), *server.engine_error(error),
+             shape.format(code=code, phrase=STATUS_PHRASES[code])]
+    report = _explain(lines)
+    root = report.root_cause
+    assert report.verdict is Verdict.FAILURE and root is not None, lines
+    assert root.exception == "RuntimeError" and "illegal memory access" in root.message, root
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["Returned HTTP 200 OK", "200 OK", "status_code=200", "<Response [200]>",
+                        "HTTP/1.1 200 OK", "Listening on port 5000", "Downloaded 404 files",
+                        "processed 500 prompts in 12.3 s", "Response time: 0.503 s"]),
+       st.sampled_from(CLIENT_WRAPPERS))
+def test_a_clients_word_of_success_or_a_number_is_no_error(text: str, wrapper: str) -> None:
+    server = Server()
+    lines = [*server.startup(), wrapper + text, *server.requests(2)]
+    assert _explain(lines).verdict is Verdict.NO_FAILURE, lines
