@@ -216,3 +216,38 @@ def test_a_clients_word_of_success_or_a_number_is_no_error(text: str, wrapper: s
     server = Server()
     lines = [*server.startup(), wrapper + text, *server.requests(2)]
     assert _explain(lines).verdict is Verdict.NO_FAILURE, lines
+
+
+# ---- 4. an exception named in the middle of a line, after text nobody taught the grammar -------
+
+MID_LEADS = ["", "Error: ", "my_script.py: ", "Failed: ", "Exception in thread Thread-3: ",
+             "[worker-3] ", "2025-01-01 10:00:00.123 [main] ", "myapp.module:42 ", "I get this: ",
+             "报错：", "Root cause: ", "-> ", "Caught ", "error=", '{"detail": "', "'",
+             "Task exception was never retrieved: "]
+MID_ERRORS = [
+    ("torch._dynamo.exc.Unsupported", "call_function UserDefinedClassVariable(SomeModule) [] {}"),
+    ("triton.runtime.errors.OutOfResources", "out of resource: shared memory, Required: 131072, "
+     "Hardware limit: 101376."),
+    ("NotImplementedError", "FP8 is not supported on this GPU"),
+    ("openai.BadRequestError", "Error code: 400 - {'object': 'error', 'message': 'This model does "
+     "not support tools.', 'type': 'BadRequestError', 'param': None, 'code': 400}"),
+    ("ValueError", "Model architectures ['FooForCausalLM'] are not supported for now."),
+]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(MID_LEADS), st.sampled_from(MID_ERRORS), st.sampled_from(OUTER),
+       st.sampled_from(["alone", "first", "last", "in a log"]))
+def test_an_exception_named_after_unknown_text_is_evidence_wherever_the_line_stands(
+        lead: str, error: tuple[str, str], outer: str, where: str) -> None:
+    name, message = error
+    tail = '"}' if lead.endswith('"') else "'" if lead == "'" else ""
+    line = f"{outer}{lead}{name}: {message}{tail}"
+    server = Server()
+    lines = {"alone": [line], "first": [line, "$ echo done"], "last": ["$ python run.py", line],
+             "in a log": [*server.startup(), *server.requests(2), line]}[where]
+    report = _explain(lines)
+    assert report.verdict is not Verdict.NO_FAILURE, lines
+    involved = [e for e in (report.root_cause, *report.symptoms) if e is not None]
+    assert any(e.exception == name and e.line == lines.index(line) + 1 for e in involved), \
+        (lines, report.root_cause, report.symptoms)
