@@ -251,3 +251,24 @@ def test_an_exception_named_after_unknown_text_is_evidence_wherever_the_line_sta
     involved = [e for e in (report.root_cause, *report.symptoms) if e is not None]
     assert any(e.exception == name and e.line == lines.index(line) + 1 for e in involved), \
         (lines, report.root_cause, report.symptoms)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["500", "502", "503"]),
+       st.sampled_from(["", " - {'message': 'Internal server error'}",
+                        ' - {"detail": "Internal Server Error"}', " - {'error': 'Bad Gateway'}",
+                        " - {'message': 'Service Unavailable'}"]),
+       st.sampled_from(["Error in generating model output:", "LLM call failed, retrying (3/3)",
+                        "Calling the model (step 2)"]),
+       st.sampled_from(CLIENT_WRAPPERS[:4]), st.booleans())
+def test_the_openai_clients_bare_5xx_message_says_the_server_failed_not_why(
+        code: str, body: str, lead: str, wrapper: str, lead_first: bool) -> None:
+    """`Error code: 500 - {'message': 'Internal server error'}` as a harness prints `str(e)`:
+    the server failed the request; its reason is in the server's log (root_cause_missing). A
+    body that quotes the server's error is that error (tests/test_request_errors.py)."""
+    line = f"{wrapper}Error code: {code}{body}"
+    lines = [wrapper + lead, line] if lead_first else [line, wrapper + lead]
+    report = _explain(lines)
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING, (lines, report.root_cause)
+    assert any(s.line == lines.index(line) + 1 and code in s.exception for s in report.symptoms), \
+        report.symptoms
