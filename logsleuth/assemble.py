@@ -320,11 +320,25 @@ class Assembler:
     def _goes_on_printed(self, title: _Title | None, line: LogLine) -> bool:
         """An indented line right under an exception printed as a record's text whose message
         goes on that way (causality.yaml `indented_messages`: pydantic's ValidationError prints
-        each failed check on a line of its own, two columns in)."""
+        each failed check on a line of its own, two columns in; a field's name unindented before a
+        field's check: a line the prefilter may skip, one line between)."""
         return title is not None and title.printed is not None \
-            and line.kind is LineKind.INDENTED and not line.depth \
-            and line.number == title.line + title.printed[1].count("\n") + 1 \
+            and (line.kind is LineKind.INDENTED or _field_name(line)) and not line.depth \
+            and 0 < line.number - title.line - title.printed[1].count("\n") <= 2 \
             and self._causality.message_goes_on_indented(title.printed[0])
+
+    def _goes_on_validation(self, trace: _Trace, line: LogLine) -> bool:
+        """A bare indented line right under an exception a record named whose message goes on
+        that way (causality.yaml `indented_messages`: `ERROR ... [x.py:1] pydantic_core.
+        _pydantic_core.ValidationError: 1 validation error for ModelConfig`, then pydantic's
+        `  Value error, <the check> [type=value_error, ...]`) from a logger that writes its header
+        once. The message goes on (as it does in a traceback printed raw, one channel), so the
+        check reaches the signatures."""
+        return (line.kind is LineKind.INDENTED or _field_name(line)) \
+            and trace.closing and not trace.fault_dump and not trace.indent \
+            and trace.last_line < line.number <= trace.last_line + 2 \
+            and len(trace.message_lines) < MAX_MESSAGE_LINES \
+            and self._causality.message_goes_on_indented(trace.exception or "")
 
     def _inert_lines(self, lines: tuple[LogLine, ...]) -> bool:
         """`_inert`, and no warning that states a remedy among them: a replay would not see it
@@ -399,13 +413,21 @@ class Assembler:
         message with line breaks; any `[ERROR] `, `ERROR: ` or CANN-coded record), leaves the
         record's further lines bare and indented: they are its message, as vLLM's own records'
         are (whose header repeats on each line, one channel)."""
-        if not _continues_record(line):
+        if line.site is not None or line.level is not None or line.depth \
+                or not (line.kind is LineKind.INDENTED or _field_name(line)):
             return None
         previous = self._last_channel.get(line.process)
         if previous is None or previous == (line.process.name, line.process.pid, line.site):
             return None
         waiting = self._channels.get(previous)
-        if waiting is None or waiting.trace is not None or not _joinable(waiting.title, line):
+        if waiting is None:
+            return None
+        if waiting.trace is not None:
+            return previous if self._goes_on_validation(waiting.trace, line) else None
+        if self._goes_on_printed(waiting.title, line):
+            return previous  # the same, named after a lead (`Error in startup: ...Error: ...`)
+        if line.kind is not LineKind.INDENTED or not _continues_record(line) \
+                or not _joinable(waiting.title, line):
             return None
         return previous
 
@@ -1106,6 +1128,14 @@ def _carries_output(trace: _Trace, line: LogLine) -> bool:
 def _headline(trace: _Trace) -> str:
     first = trace.message_lines[0].strip() if trace.message_lines else ""
     return f"{trace.exception}: {first}" if first else str(trace.exception)
+
+
+def _field_name(line: LogLine) -> bool:
+    """A bare line that is one name (`max_model_len`, `speculative_config.method`): pydantic's
+    location of the check that failed, on its own line above the check."""
+    text = line.text
+    return line.kind is LineKind.PLAIN and 0 < len(text) <= 120 and not text[0].isspace() \
+        and len(text.split()) == 1 and line.exception is None
 
 
 def _dedented(line: LogLine) -> LogLine:

@@ -658,6 +658,14 @@ class _ToRecords(Transformer[Token, object]):
         # `HTTP/1.1 500 Internal Server Error` as curl prints the answer it got
         return _Body(LineKind.ACCESS, str(items[0]).strip())
 
+    def client_status(self, items: list[Token]) -> _Body:
+        # `HTTP 500: Internal Server Error`, `Request failed with status code 400`: a client's
+        # error for the status it names (the first three digits of 4xx or 5xx the shape holds)
+        text = str(items[0]).strip()
+        found = _STATUS_CODE.search(text)
+        code = found.group() if found is not None else "error"
+        return _Body(LineKind.EXCEPTION_REPR, text, exception=f"HTTP {code}", message=text)
+
     def request_failed(self, items: list[Token]) -> _Body:
         # `{"object":"error","message":"...","type":"InternalServerError","code":500}`, after
         # whatever lead a client's logger put before it
@@ -836,6 +844,7 @@ def _error_body(text: str) -> tuple[str, str]:
             message.group(2) if message else "")
 
 
+_STATUS_CODE = re.compile(r"(?<![\d.])[45]\d\d(?![\d.])")  # (CLIENT_STATUS holds one)
 _BODY_FIELD = re.compile(r'"type": ?["\']([^"\'\n]+)["\']')
 _BODY_MESSAGE = re.compile(r'["\']message["\']: ?(["\'])(.*?)\1(?=, ["\']|\})')
 
