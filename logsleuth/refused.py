@@ -53,6 +53,8 @@ def refused_only(tail: str, line_count: int, know: Causality) -> Refusals | None
             continue  # a poll answered: the server is there, it did no work
         if kind is not MilestoneKind.REJECTED:
             return None  # a request served (or an answer of no known kind)
+        if not know.asks_for_work(line.text):
+            continue  # a page the server lacks (`GET /favicon.ico` 404): no request refused
         first = first or (line, number)
         count += 1
     return None if first is None else Refusals(first[0], first[1], count)
