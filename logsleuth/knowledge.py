@@ -129,6 +129,8 @@ class Causality:
     teardown_outermost: tuple[regex.Pattern[str], ...] = ()
     # exceptions whose message goes on over indented lines under it (`indented_messages`)
     indented_messages: tuple[regex.Pattern[str], ...] = ()
+    # a kill that names no reason: after the run was up, while idle, a stop (`idle_kills`)
+    idle_kills: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -415,6 +417,11 @@ class Causality:
         places = [p for p in places if not p.startswith("<string>:")]
         return bool(places) and any(_search(p, places[0]) for p in self.teardown_outermost)
 
+    def kills_idle(self, text: str) -> bool:
+        """The error is a kill whose report names no reason (`idle_kills`): after the run was
+        up and while it was not serving, the run's end as its owner decided it."""
+        return any(_search(pattern, text) for pattern in self.idle_kills)
+
     def message_goes_on_indented(self, exception: str) -> bool:
         """The exception's message goes on over indented lines under it, one line each
         (`indented_messages`: pydantic's ValidationError, one line per failed check)."""
@@ -661,7 +668,8 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "teardown")
                            for p in data.get("teardown", {}).get("outermost", [])),
                      tuple(compile_(p, "indented_messages")
-                           for p in data.get("indented_messages", [])))
+                           for p in data.get("indented_messages", [])),
+                     tuple(compile_(p, "idle_kills") for p in data.get("idle_kills", [])))
 
 
 @cache
