@@ -434,6 +434,10 @@ class CausalGraph:
                   if m.kind in (MilestoneKind.READY, MilestoneKind.SERVING)), default=None)
         interrupted += [e.first_line for e in errors if up is not None and e.first_line > up
                         and know.ends_on_schedule(e.text)]
+        # so is a kill that names no reason while the run was up and idle (an operator's kill
+        # -9, a wrapper's timeout); one while it served is most often the OOM killer's
+        interrupted += [e.first_line for e in errors if up is not None and e.first_line > up
+                        and know.kills_idle(e.text) and not _serving_before(activity, e.first_line)]
         if interrupted:  # Ctrl-C, or the job's planned end: it and what follows are the stop
             first = min(interrupted) - 1
             shutdown_from = first if shutdown_from is None else min(shutdown_from, first)
@@ -1426,6 +1430,12 @@ def _hung(first: Milestone, count: int) -> ErrorEvent:
                "progress; a process hangs)")
     return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, first.process, first.line,
                       first.line, first.line)
+
+
+def _serving_before(activity: list[Milestone], line: int) -> bool:
+    """The last activity before `line` is output served (a request answered, tokens produced)."""
+    last = max((m for m in activity if m.line < line), key=lambda m: m.line, default=None)
+    return last is not None and last.kind is MilestoneKind.SERVING
 
 
 def _waited(wait: RepeatedWait | None) -> ErrorEvent | None:

@@ -131,6 +131,8 @@ class Causality:
     indented_messages: tuple[regex.Pattern[str], ...] = ()
     # an access line's request a client makes of the server's API (`work_requests`)
     work_requests: tuple[regex.Pattern[str], ...] = ()
+    # a kill that names no reason: after the run was up, while idle, a stop (`idle_kills`)
+    idle_kills: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -422,6 +424,11 @@ class Causality:
         page outside it (`GET /favicon.ico`)."""
         return any(_search(p, access) for p in self.work_requests)
 
+    def kills_idle(self, text: str) -> bool:
+        """The error is a kill whose report names no reason (`idle_kills`): after the run was
+        up and while it was not serving, the run's end as its owner decided it."""
+        return any(_search(pattern, text) for pattern in self.idle_kills)
+
     def message_goes_on_indented(self, exception: str) -> bool:
         """The exception's message goes on over indented lines under it, one line each
         (`indented_messages`: pydantic's ValidationError, one line per failed check)."""
@@ -669,7 +676,8 @@ def load_causality(path: Path | None = None) -> Causality:
                            for p in data.get("teardown", {}).get("outermost", [])),
                      tuple(compile_(p, "indented_messages")
                            for p in data.get("indented_messages", [])),
-                     tuple(compile_(p, "work_requests") for p in data.get("work_requests", [])))
+                     tuple(compile_(p, "work_requests") for p in data.get("work_requests", [])),
+                     tuple(compile_(p, "idle_kills") for p in data.get("idle_kills", [])))
 
 
 @cache

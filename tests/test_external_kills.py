@@ -1,13 +1,14 @@
-"""A SIGKILL whose report names no reason, after the run was up (causality.yaml
-`scheduler_stops`).
+"""A SIGKILL whose report names no reason, after the run was up and while it was idle
+(causality.yaml `idle_kills`).
 
 A shell's job report (`./serve.sh: line 193: 124064 Killed   vllm serve ...`, `[1]+  Killed`),
-systemd's `status=9/KILL`, an exit code 137, a bare `Killed`: after the server started and
-worked (answers served, polls answered, requests refused, errors it went on from), it is how an
-operator's `kill -9`, a wrapper's timeout or `docker stop` past its grace period end a working
-server, as an operator's SIGTERM is. Before start-up completed it stays the failure (a process
-killed while it loads: most often the host's OOM killer), and a report that names memory is
-the OOM killer's at any time. An error the server did not survive before the kill stays the root.
+systemd's `status=9/KILL`, an exit code 137, a bare `Killed`: after the server started, its last
+activity an answered poll, a refused request or nothing since it was ready (errors it went on
+from before), it is how an operator's `kill -9`, a wrapper's timeout or `docker stop` past its
+grace period end an idle server, as an operator's SIGTERM is. Right after output served it stays
+the failure (under load, most often the host's OOM killer), and so it does before start-up
+completed (a process killed while it loads); a report that names memory is the OOM killer's at
+any time. An error the server did not survive before the kill stays the root.
 """
 
 from __future__ import annotations
@@ -62,14 +63,27 @@ def _worked(server: Server, probe_errors: bool, work: str) -> list[str]:
 
 @settings(max_examples=80, deadline=None)
 @given(st.sampled_from(BARE_KILLS), st.sampled_from(COMMANDS), st.booleans(),
-       st.sampled_from(["served", "polled", "refused", "idle"]), st.sampled_from(AFTER),
-       st.sampled_from(WRAPPERS))
-def test_a_bare_sigkill_after_the_run_was_up_ends_a_working_run(
+       st.sampled_from(["served then polled", "polled", "refused", "idle"]),
+       st.sampled_from(AFTER), st.sampled_from(WRAPPERS))
+def test_a_bare_sigkill_of_an_idle_server_ends_a_working_run(
         kill, command: str, probe_errors: bool, work: str, after: str, wrapper: str) -> None:
-    lines = [*_worked(Server(), probe_errors, work), wrapper + kill(command),
+    server = Server()
+    lines = [*_worked(server, probe_errors, "served" if work.startswith("served") else work),
+             *(server.polls(2) if work.startswith("served") else []), wrapper + kill(command),
              *([after] if after else [])]
     report = _explain(lines)
     assert report.verdict is Verdict.NO_FAILURE, (lines[-2:], report.verdict)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(BARE_KILLS), st.sampled_from(COMMANDS), st.booleans(),
+       st.sampled_from(WRAPPERS))
+def test_a_bare_sigkill_right_after_output_served_is_the_failure(
+        kill, command: str, probe_errors: bool, wrapper: str) -> None:
+    lines = [*_worked(Server(), probe_errors, "served"), wrapper + kill(command)]
+    report = _explain(lines)
+    assert report.verdict is Verdict.FAILURE, (lines[-2:], report.verdict)
+    assert report.root_cause is not None and report.root_cause.line == len(lines)
 
 
 @settings(max_examples=30, deadline=None)

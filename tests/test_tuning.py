@@ -293,9 +293,10 @@ KNOWN_VERDICT_MISSES = {
     # (healthy/t-v01011-wsl-hf-mirror-offline-dialogpt-serving-safetensors-probe-errors-401-404-
     # then-sigkill left this list when a SIGKILL whose report names no reason (a shell's job
     # report `line N: PID Killed  cmd`, `[1]+  Killed`, zsh's, systemd's `status=9/KILL`, exit
-    # code 137, a bare `Killed`) after the run was up became the run's end as its owner decided it,
-    # like a scheduler's stop (causality.yaml `scheduler_stops`); before start-up completed, or
-    # naming memory, it stays the failure: tests/test_external_kills.py.)
+    # code 137, a bare `Killed`) after the run was up, its last activity no output served, became
+    # the run's end as its owner decided it, like a scheduler's stop (causality.yaml `idle_kills`);
+    # right after output served, before start-up completed, or naming memory, it stays the
+    # failure: tests/test_external_kills.py.)
     # Moved in from the held-out set when the lead saw their names at a merge (session 20, strict):
     # (launchers/u-evalchemy-vllm-0101-max-gen-toks-above-context-empty-prompt-two-lines left this
     # list when a logger's record that prints its level once at its head (`ERROR: ...`, uvicorn's
