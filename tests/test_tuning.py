@@ -33,14 +33,17 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "session 21's random development split, cold miss: not yet analysed",
     "launchers/g-ray-v050-local-instance-raylet-register-worker-ioerror":
         "session 21's random development split, cold miss: not yet analysed",
-    "launchers/p-gke-llm-d-pd-disaggregation-nixl-side-channel-host-missing-keyerror-proxy-refused":
-        "session 21's random development split, cold miss: not yet analysed",
     "launchers/q-skyrl-ray-actor-v0202-engine-core-init-failed-driver-tail-symptom":
         "session 21's random development split, cold miss: not yet analysed",
     "runtime/t-ascend-v0111rc3-qwen3-next-fia-tnd-layout-head-dim-256-aclnn-561002-single-worker":
         "session 21's random development split, cold miss: not yet analysed",
-    "startup/m-v03-unsloth-merged-gemma-2b-lm-head-keyerror-ocr-typed":
-        "session 21's random development split, cold miss: not yet analysed",
+    # (launchers/p-gke-llm-d-pd-disaggregation-nixl-side-channel-host-missing-keyerror-proxy-refused
+    # left this list when distributed-rendezvous-failed began to name the NIXL side channel a
+    # prefill/decode pair's handshake goes to, VLLM_NIXL_SIDE_CHANNEL_HOST/PORT (class
+    # disaggregated-handshake); startup/m-v03-unsloth-merged-gemma-2b-lm-head-keyerror-ocr-typed
+    # when weight-name-not-in-model began to name a missing lm_head of a checkpoint whose config
+    # says tie_word_embeddings false (class checkpoint-weight-names); signatures/family-knobs.yaml,
+    # tests/test_family_knobs.py.)
     # (startup/f-v060-subprocess-single-string-flags-unrecognized-config-oneline, moved in from the
     # held-out set when a sweep took its thread, left this list when engine-config-invalid began to
     # say that a flag the release has, called unrecognized, was handed over with its value as one
