@@ -28,22 +28,32 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 21's random development split (twelfth), cold misses (strict; each leaves when fixed
     # or gets a "Why not fixed" reason once analysed):
     "runtime/r-smolagents-client-qwen25-32b-vllm-serve-500-internal-server-error-symptom-two-lines":
-        "session 21's random development split, cold miss: not yet analysed",
+        "Why not fixed: the paste is the agent framework's two lines (a 500 with no body); the "
+        "server's error is not in it, so only the last-resort fallback answers, and the thread's "
+        "remedy is one client library's setting (smolagents' flatten_messages_as_text), which no "
+        "class of vLLM failures names; vLLM's own knob for list-of-parts content, "
+        "--chat-template-content-format string, is not among the case's keywords",
     "runtime/u-hass-integration-vllm-assist-tools-chat-400-bad-request-access-lines-only-symptom":
-        "session 21's random development split, cold miss: not yet analysed",
-    "launchers/g-ray-v050-local-instance-raylet-register-worker-ioerror":
-        "session 21's random development split, cold miss: not yet analysed",
-    "launchers/q-skyrl-ray-actor-v0202-engine-core-init-failed-driver-tail-symptom":
-        "session 21's random development split, cold miss: not yet analysed",
-    "runtime/t-ascend-v0111rc3-qwen3-next-fia-tnd-layout-head-dim-256-aclnn-561002-single-worker":
-        "session 21's random development split, cold miss: not yet analysed",
+        "Why not fixed: a verdict miss first: the access lines answer GET /v1/models 200 between "
+        "the 400s, and logsleuth/refused.py calls a paste of refusals a failure only when they are "
+        "the whole log, since a server that answers some requests and refuses others is what "
+        "healthy logs show every day; with the refusals alone, openai-request-rejected names "
+        "--enable-auto-tool-choice and --tool-call-parser",
     # (launchers/p-gke-llm-d-pd-disaggregation-nixl-side-channel-host-missing-keyerror-proxy-refused
     # left this list when distributed-rendezvous-failed began to name the NIXL side channel a
     # prefill/decode pair's handshake goes to, VLLM_NIXL_SIDE_CHANNEL_HOST/PORT (class
     # disaggregated-handshake); startup/m-v03-unsloth-merged-gemma-2b-lm-head-keyerror-ocr-typed
     # when weight-name-not-in-model began to name a missing lm_head of a checkpoint whose config
     # says tie_word_embeddings false (class checkpoint-weight-names); signatures/family-knobs.yaml,
-    # tests/test_family_knobs.py.)
+    # tests/test_family_knobs.py. runtime/t-ascend-v0111rc3-qwen3-next-fia-tnd-layout-head-dim-256-
+    # aclnn-561002-single-worker left it when ascend-cann-operator-error began to name an attention
+    # operator refusing the model's head_dim (class ascend-operator-shapes);
+    # launchers/g-ray-v050-local-instance-raylet-register-worker-ioerror when Ray's exact signatures
+    # began to name vLLM's own executor, --distributed-executor-backend mp, after their own remedy
+    # (class ray-executor-choice, exact members); launchers/q-skyrl-ray-actor-v0202-engine-core-
+    # init-failed-driver-tail-symptom when the cause-not-in-log families began to say that an
+    # engine inside a Ray actor prints its traceback to the actor's own log (`ray logs`,
+    # /tmp/ray/session_latest/logs/worker-*.err; class cause-not-in-log); same file and test.)
     # (startup/f-v060-subprocess-single-string-flags-unrecognized-config-oneline, moved in from the
     # held-out set when a sweep took its thread, left this list when engine-config-invalid began to
     # say that a flag the release has, called unrecognized, was handed over with its value as one
@@ -252,9 +262,17 @@ KNOWN_VERDICT_MISSES = {
     # Session 21's random development split (twelfth), cold misses of verdict or root (strict; each leaves when fixed
     # or gets a "Why not fixed" reason once analysed):
     "runtime/r-smolagents-client-qwen25-32b-vllm-serve-500-internal-server-error-symptom-two-lines":
-        "session 21's random development split, cold miss: not yet analysed",
+        "Why not fixed: the paste is the agent framework's two lines (a 500 with no body); the "
+        "server's error is not in it, so only the last-resort fallback answers, and the thread's "
+        "remedy is one client library's setting (smolagents' flatten_messages_as_text), which no "
+        "class of vLLM failures names; vLLM's own knob for list-of-parts content, "
+        "--chat-template-content-format string, is not among the case's keywords",
     "runtime/u-hass-integration-vllm-assist-tools-chat-400-bad-request-access-lines-only-symptom":
-        "session 21's random development split, cold miss: not yet analysed",
+        "Why not fixed: a verdict miss first: the access lines answer GET /v1/models 200 between "
+        "the 400s, and logsleuth/refused.py calls a paste of refusals a failure only when they are "
+        "the whole log, since a server that answers some requests and refuses others is what "
+        "healthy logs show every day; with the refusals alone, openai-request-rejected names "
+        "--enable-auto-tool-choice and --tool-call-parser",
     "startup/v041-ray-nccl-dev-shm-too-small-docker":
         "session 21's random development split, cold miss: not yet analysed",
     # Moved in from the held-out set by the end-of-session-20 check (strict until analysed):
