@@ -21,8 +21,8 @@ from tool_import import import_tool
 # count together: a probe moves from one to the other when an exact signature's example gains its
 # public source in `examples` (the lead's merge with sigs-b moved three). Session 21's measure
 # (match branch, family fixes widened to their classes' remedies) less two in every set:
-# cited+uncited 228 of 239, constructed 443 of 492, tuning 229 of 245, corpus 36 of 36.
-FLOORS = {("cited", "uncited"): 226, ("constructed",): 441, ("tuning",): 227, ("corpus",): 34}
+# cited+uncited 228 of 239, constructed 443 of 492, tuning 231 of 245, corpus 36 of 36.
+FLOORS = {("cited", "uncited"): 226, ("constructed",): 441, ("tuning",): 229, ("corpus",): 34}
 
 
 @cache
