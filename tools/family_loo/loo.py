@@ -72,6 +72,9 @@ class Outcome(Enum):
 # backticks, and the version words a fix turns on.
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:[-.][a-z0-9]+)*")
 ENV = re.compile(r"(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w.])")
+# Ray's own variables keep the case of the setting they override (`RAY_CGRAPH_get_timeout`,
+# `RAY_memory_usage_threshold`: Ray's docs on compiled graphs and OOM prevention)
+RAY_ENV = re.compile(r"(?<![\w.])RAY_[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+(?![\w.])")
 KEYWORD = re.compile(r"(?<![\w.-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\s?=")
 PIP = re.compile(r"pip3? install\s+((?:-[-\w]+\s+)*)([A-Za-z][\w.\[\]-]*)")
 UPGRADE = re.compile(r"pip3? install\s+(?:-[-\w]+\s+)*?(?:-U|--upgrade)\b")
@@ -89,6 +92,7 @@ def knobs(fix: str) -> tuple[str, ...]:
     found: list[str] = []
     found += FLAG.findall(fix)
     found += [name for name in ENV.findall(fix) if len(name) >= 5]
+    found += RAY_ENV.findall(fix)
     found += KEYWORD.findall(fix)
     found += [package for _, package in PIP.findall(fix)]
     found += [word for word in BACKTICKED.findall(fix)
