@@ -93,6 +93,51 @@ def test_a_rendered_message_matches_its_template(case: tuple[str, str]) -> None:
     assert {(s.module, s.function, s.cls, s.releases) for s in found.sites} == sites
 
 
+def _find_compiling_every_candidate(message: str) -> tuple[str, object, int] | None:
+    """TemplateMatcher.find without its screen by the template's words: every candidate's
+    pattern compiled and asked (the reference)."""
+    from logsleuth.index.lookup import (MAX_MESSAGE_CHARS, MIN_LITERAL_SHARE, Fit,
+                                        compile_template)
+    message = message[:MAX_MESSAGE_CHARS].strip()
+    if not message:
+        return None
+    alnum = sum(c.isalnum() for c in message)
+    best: tuple[str, object, int] | None = None
+    for text in sorted(MATCHER.candidates(message)):
+        literal = _literal_chars(text)
+        if literal < MIN_LITERAL_CHARS and literal < MIN_LITERAL_SHARE * alnum:
+            continue
+        pattern = compile_template(text)
+        fit = Fit.WHOLE if pattern.fullmatch(message) else Fit.PREFIX if pattern.match(message) \
+            else None
+        if fit is not None and (best is None or (fit, literal) > (best[1], best[2])):
+            best = (text, fit, literal)
+    return best
+
+
+@settings(max_examples=150, deadline=None)
+@given(rendered(), st.sampled_from(["", "whole", "cut", "word", "case", "space"]), st.data())
+def test_templates_screened_by_their_words_find_what_compiling_all_finds(
+        case: tuple[str, str], change: str, data: st.DataObject) -> None:
+    """A template none of whose matches the message can hold (a word of its fixed text absent)
+    is not compiled; what find answers is what asking every candidate's pattern answers, on
+    rendered messages, cut ones, ones with a word dropped, re-cased or spaced otherwise."""
+    _, message = case
+    words = message.split(" ")
+    if change == "cut":
+        message = message[:data.draw(st.integers(0, len(message)))]
+    elif change == "word" and len(words) > 1:
+        del words[data.draw(st.integers(0, len(words) - 1))]
+        message = " ".join(words)
+    elif change == "case":
+        message = message.swapcase()
+    elif change == "space":
+        message = "  \n".join(words)
+    found = MATCHER.find(message)
+    expected = _find_compiling_every_candidate(message)
+    assert (None if found is None else (found.text, found.fit, found.literal_chars)) == expected
+
+
 @settings(max_examples=150, deadline=None)
 @given(rendered())
 def test_an_event_gets_the_origin_of_its_template(case: tuple[str, str]) -> None:
