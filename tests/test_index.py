@@ -6,6 +6,7 @@ test exercises the class of messages vLLM prints, not one log.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -17,7 +18,8 @@ from hypothesis import strategies as st
 
 from logsleuth.index import annotate, default_index
 from logsleuth.index.advice import config_names, remedy_of
-from logsleuth.index.data import MessageKind, VllmIndex
+from logsleuth.index.data import (MessageKind, MessageTemplate, Templates, VllmIndex,
+                                  sites_of)
 from logsleuth.index.lint import IndexLinter
 from logsleuth.index.lookup import MIN_LITERAL_CHARS, PLACEHOLDER, TemplateMatcher, literal_of
 from logsleuth.index.origin import change_since, default_matcher, origin_of
@@ -367,3 +369,28 @@ def test_a_typed_template_still_matches_the_message_it_was_typed_by(case: tuple[
     typed = typed_template(text, message)
     assert PLACEHOLDER.sub("{}", typed) == PLACEHOLDER.sub("{}", text)  # only placeholders change
     assert compile_template(typed).match(message.strip())
+
+
+def test_a_rewording_is_found_from_the_index_records_as_from_its_sites() -> None:
+    """_reworded reads each site's fields from the index's records (not making a
+    MessageTemplate of every site): the same answer as over the sites themselves, for every
+    site of a fixed sample in the release after its last (where a rewording is looked for)."""
+    import dataclasses
+
+    from logsleuth.index.origin import _reworded
+    assert isinstance(INDEX.templates, Templates)  # the records' path
+    made = dataclasses.replace(INDEX, templates=_made_sites())
+    reworded = 0
+    for text in SAMPLE[:80]:
+        for site in sites_of(INDEX, text):
+            release = max(site.releases) + 1
+            if release < len(INDEX.releases):
+                found = _reworded(text, site, INDEX, release)
+                assert found == _reworded(text, site, made, release), (text, site)
+                reworded += found is not None
+    assert reworded >= 5  # the sample holds messages a later release reworded
+
+
+@functools.cache
+def _made_sites() -> tuple[MessageTemplate, ...]:
+    return tuple(INDEX.templates)
