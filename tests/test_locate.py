@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from lark import Lark
 
 from logsleuth.locate import (_EXCEPTION_LINE, _FROM_START, _anchored_spans, _not_message,
-                               line_spans,
-                               _last_line_matching, _last_match_line, _raw_search)
+                               _last_line_matching, _last_match_line, _raw_search, line_spans)
 from logsleuth.read import open_input
 from logsleuth.tokenize import anchor_patterns
 from logsleuth.tokenize.scan import located_by
