@@ -156,7 +156,10 @@ class Causality:
         field(init=False, repr=False, compare=False)
     _phase_split: tuple[tuple[int, ...], tuple[int, ...]] = \
         field(init=False, repr=False, compare=False)
-    _marks_memo: ShapeCache[tuple[int, int]] = field(init=False, repr=False, compare=False)
+    # per shape: the first digit-blind milestone and phase patterns it matches, and the others
+    # before them that a line of the shape may match
+    _marks_memo: ShapeCache[tuple[int, int, tuple[int, ...], tuple[int, ...]]] = \
+        field(init=False, repr=False, compare=False)
     # the marks of long lines, by a digest of their text, when no search ran out of time: a
     # restart-heavy log prints the same 3 KB engine config line at every start (2.3 ms each)
     _long_marks: ShapeCache[tuple[MilestoneKind | None, Phase | None]] = \
@@ -165,7 +168,8 @@ class Causality:
         field(init=False, repr=False, compare=False)
     # the patterns that classify an error by its text and tell digits apart: two texts of one
     # shape (`shape_key`) are classified alike when these answer alike (recur.py folds copies)
-    _reading: tuple[regex.Pattern[str], ...] = field(init=False, repr=False, compare=False)
+    _reading: tuple[tuple[regex.Pattern[str], tuple[str, ...]], ...] = \
+        field(init=False, repr=False, compare=False)  # (with the texts their matches contain)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_milestone_table", tuple(
@@ -184,13 +188,15 @@ class Causality:
         object.__setattr__(self, "_handled_memo", {})
         object.__setattr__(self, "_milestone_split", _split_blind(self.milestones))
         object.__setattr__(self, "_phase_split", _split_blind(self.phase_lines))
-        object.__setattr__(self, "_marks_memo", ShapeCache[tuple[int, int]]())
+        object.__setattr__(self, "_marks_memo",
+                           ShapeCache[tuple[int, int, tuple[int, ...], tuple[int, ...]]]())
         object.__setattr__(self, "_long_marks", ShapeCache[
             tuple[MilestoneKind | None, Phase | None]](256))
         object.__setattr__(self, "_request_memo", {})
         object.__setattr__(self, "_reading", tuple(
-            p for p in (*self.corrupting, *self.wrappers, *(s.pattern for s in self.symptoms),
-                        *self.harmless, *self.client_faults)
+            (p, required_literals(p.pattern))
+            for p in (*self.corrupting, *self.wrappers, *(s.pattern for s in self.symptoms),
+                      *self.harmless, *self.client_faults)
             if not digit_blind(p.pattern)))
 
     def role_of(self, process_name: str) -> Role:
@@ -261,11 +267,21 @@ class Causality:
         shape = shape_key(text)
         firsts = self._marks_memo.get(shape)
         if firsts is None:
-            firsts = (_first(self._milestone_table, self._milestone_split[0], text),
-                      _first(self._phase_table, self._phase_split[0], text))
+            first_milestone = _first(self._milestone_table, self._milestone_split[0], text)
+            first_phase = _first(self._phase_table, self._phase_split[0], text)
+            # and the other patterns before those that a text of this shape may match: a text
+            # that a pattern's matches contain, with no digit in it, is in a line when it is in
+            # the line's shape (masking changes digits only)
+            firsts = (first_milestone, first_phase,
+                      _shape_may_hold(self._milestone_table, self._milestone_split[1],
+                                      first_milestone, shape),
+                      _shape_may_hold(self._phase_table, self._phase_split[1], first_phase,
+                                      shape))
             self._marks_memo.put(shape, firsts)
-        milestone = _first(self._milestone_table, self._milestone_split[1], text, firsts[0])
-        phase = _first(self._phase_table, self._phase_split[1], text, firsts[1])
+        milestone = _first(self._milestone_table, firsts[2], text, firsts[0]) if firsts[2] \
+            else firsts[0]
+        phase = _first(self._phase_table, firsts[3], text, firsts[1]) if firsts[3] \
+            else firsts[1]
         return (self._milestone_table[milestone][0] if milestone < len(self._milestone_table)
                 else None,
                 self._phase_table[phase][0] if phase < len(self._phase_table) else None)
@@ -334,7 +350,9 @@ class Causality:
         """What the text-classifying patterns that tell digits apart say of `text`: two texts
         of one shape whose answers here are equal are classified alike (the others are
         digit-blind)."""
-        return tuple(bool(_search(pattern, text)) for pattern in self._reading)
+        # (_search, with each pattern's required texts found once)
+        return tuple([_may_hold(text, needles) and _budgeted(pattern, text) is not None
+                      for pattern, needles in self._reading])
 
     def _in_request(self, site: str | None, places: list[str]) -> bool:
         if any(_search(p, place) for p in (*self.engine_frames, *self.startup_frames)
@@ -543,6 +561,25 @@ def _first(table: tuple[tuple[_K, regex.Pattern[str], tuple[str, ...]], ...],
         if _may_hold(text, needles) and _budgeted(pattern, text):
             return index
     return end
+
+
+def _shape_may_hold(table: tuple[tuple[_K, regex.Pattern[str], tuple[str, ...]], ...],
+                    indices: tuple[int, ...], limit: int, shape: bytes) -> tuple[int, ...]:
+    """Those of `indices` before `limit` whose patterns a line of the shape `shape` (shape_key)
+    may match: all but those whose every required text is free of digits and not in the
+    shape (such a text is in a line exactly when it is in the line's shape)."""
+    return tuple(index for index in indices if index < limit and _may_hold_shape(
+        table[index][2], shape))
+
+
+def _may_hold_shape(needles: tuple[str, ...], shape: bytes) -> bool:
+    if not needles:
+        return True
+    for needle in needles:
+        if any(character.isdigit() for character in needle) \
+                or needle.encode("utf-8", "surrogatepass") in shape:
+            return True
+    return False
 
 
 def _search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:

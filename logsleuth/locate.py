@@ -127,24 +127,29 @@ def line_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
         # no activity at all (a crash loop's set-up lines, a DEBUG flood): one pass instead of
         # each kind's searches after every stretch and back from the end
         return spans
-    samplers = anchors.samplers
     found = set(spans)
-    for sampler in samplers:  # of each kind of activity: the first after each
-        found.update(_first_match_lines_after(block, spans, sampler))  # anchored stretch,
-        last = _last_match_line(block, sampler)  # and the block's last
+    for sampler in anchors.samplers:  # of each kind of activity: the first after each
+        search = _raw_search(sampler)  # anchored stretch,
+        firsts = _first_matches_after(block, spans, search)
+        found.update(_line_around(block, hit) for hit in firsts if hit >= 0)
+        last = _last_line_matching(block, search, 0, len(block))  # the block's last,
         if last is not None:
             found.add(last)
-    # and the last one just before each line that matters: whether a server was working
-    # between two errors decides whether the later one reports the earlier
-    previous = 0
-    searches = [_raw_search(sampler) for sampler in samplers]
-    for start, end in spans:
-        if start - previous > 1:
-            for search in searches:
-                line = _last_line_matching(block, search, max(previous, start - _NEAR), start)
-                if line is not None:
-                    found.add(line)
-        previous = end
+        # and the last one just before each line that matters: whether a server was working
+        # between two errors decides whether the later one reports the earlier. Between two
+        # stretches it lies at or after the first one (no match starts before that one in
+        # the gap, so the search from either place meets the same matches), and there is
+        # none where the gap holds none: the first's search is where the last's starts
+        previous = 0
+        for index, (start, end) in enumerate(spans):
+            if start - previous > 1:
+                low = max(previous, start - _NEAR)
+                first = firsts[index - 1] if index else low
+                if first >= 0:
+                    line = _last_line_matching(block, search, max(low, first), start)
+                    if line is not None:
+                        found.add(line)
+            previous = end
     if len(found) == len(spans):
         return spans
     # an activity line that is also anchored lies in a stretch already
@@ -356,22 +361,19 @@ def _raw_search(pattern: re2._Regexp) -> Callable[[bytes, int, int], tuple[int, 
     return search
 
 
-def _first_match_lines_after(block: bytes, spans: list[tuple[int, int]],
-                             pattern: re2._Regexp) -> list[tuple[int, int]]:
-    """The first line matching `pattern` in each gap after an anchored line: one bounded search
-    per gap, so every byte is searched at most once."""
-    search = _raw_search(pattern)
-    found: list[tuple[int, int]] = []
+def _first_matches_after(block: bytes, spans: list[tuple[int, int]],
+                         search: Callable[[bytes, int, int], tuple[int, int]]) -> list[int]:
+    """Where the first match of `search` starts in the gap after each anchored stretch (-1:
+    none; a gap of less than a line: none searched): one bounded search per gap, so every
+    byte is searched at most once."""
+    found: list[int] = []
     ends = [end for _, end in spans]
     starts = [start for start, _ in spans[1:]] + [len(block)]
     for gap_start, gap_end in zip(ends, starts):
         if gap_end - gap_start < 2:
-            continue  # the next anchored line follows at once
-        hit_start, _ = search(block, gap_start, gap_end)
-        if hit_start >= 0:
-            start = block.rfind(b"\n", 0, hit_start) + 1
-            end = block.find(b"\n", hit_start)
-            found.append((start, end if end >= 0 else len(block)))
+            found.append(-1)  # the next anchored line follows at once
+            continue
+        found.append(search(block, gap_start, gap_end)[0])
     return found
 
 

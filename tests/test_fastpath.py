@@ -18,7 +18,8 @@ from lark.exceptions import LarkError
 from corpus_judge import corpus_and_tuning_logs, iter_logs
 from logsleuth.tokenize import clean, parse_line, parse_line_whole
 from logsleuth.tokenize.fastpath import LONG_BODY_CHARS, body_lexer
-from logsleuth.tokenize.grammar import _TRANSFORMER, _lex_head, _record_parser
+from logsleuth.tokenize.grammar import (_TRANSFORMER, _lex_head, _record_parser,
+                                        unsighted_ascii_body, unsighted_body)
 from mix_logs import MIXES, mix_log
 
 
@@ -166,6 +167,8 @@ def _assert_screen_agrees(body: str) -> bool:
         assert not unsighted, body
     # the one-pass screen (fastpath._quick) answers as the questions it stands for
     assert unsighted == _slow_lexer().unsighted(body), body
+    if body.isascii():  # and asked of an ASCII body's bytes (a quick reading's), the same
+        assert unsighted_ascii_body(body.encode("ascii"), body) == unsighted_body(body), body
     return sighted
 
 

@@ -6,6 +6,7 @@ test exercises the class of messages vLLM prints, not one log.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -17,7 +18,8 @@ from hypothesis import strategies as st
 
 from logsleuth.index import annotate, default_index
 from logsleuth.index.advice import config_names, remedy_of
-from logsleuth.index.data import MessageKind, VllmIndex
+from logsleuth.index.data import (MessageKind, MessageTemplate, Templates, VllmIndex,
+                                  sites_of)
 from logsleuth.index.lint import IndexLinter
 from logsleuth.index.lookup import MIN_LITERAL_CHARS, PLACEHOLDER, TemplateMatcher, literal_of
 from logsleuth.index.origin import change_since, default_matcher, origin_of
@@ -91,6 +93,51 @@ def test_a_rendered_message_matches_its_template(case: tuple[str, str]) -> None:
         return
     sites = {(s.module, s.function, s.cls, s.releases) for s in INDEX.templates if s.text == text}
     assert {(s.module, s.function, s.cls, s.releases) for s in found.sites} == sites
+
+
+def _find_compiling_every_candidate(message: str) -> tuple[str, object, int] | None:
+    """TemplateMatcher.find without its screen by the template's words: every candidate's
+    pattern compiled and asked (the reference)."""
+    from logsleuth.index.lookup import (MAX_MESSAGE_CHARS, MIN_LITERAL_SHARE, Fit,
+                                        compile_template)
+    message = message[:MAX_MESSAGE_CHARS].strip()
+    if not message:
+        return None
+    alnum = sum(c.isalnum() for c in message)
+    best: tuple[str, object, int] | None = None
+    for text in sorted(MATCHER.candidates(message)):
+        literal = _literal_chars(text)
+        if literal < MIN_LITERAL_CHARS and literal < MIN_LITERAL_SHARE * alnum:
+            continue
+        pattern = compile_template(text)
+        fit = Fit.WHOLE if pattern.fullmatch(message) else Fit.PREFIX if pattern.match(message) \
+            else None
+        if fit is not None and (best is None or (fit, literal) > (best[1], best[2])):
+            best = (text, fit, literal)
+    return best
+
+
+@settings(max_examples=150, deadline=None)
+@given(rendered(), st.sampled_from(["", "whole", "cut", "word", "case", "space"]), st.data())
+def test_templates_screened_by_their_words_find_what_compiling_all_finds(
+        case: tuple[str, str], change: str, data: st.DataObject) -> None:
+    """A template none of whose matches the message can hold (a word of its fixed text absent)
+    is not compiled; what find answers is what asking every candidate's pattern answers, on
+    rendered messages, cut ones, ones with a word dropped, re-cased or spaced otherwise."""
+    _, message = case
+    words = message.split(" ")
+    if change == "cut":
+        message = message[:data.draw(st.integers(0, len(message)))]
+    elif change == "word" and len(words) > 1:
+        del words[data.draw(st.integers(0, len(words) - 1))]
+        message = " ".join(words)
+    elif change == "case":
+        message = message.swapcase()
+    elif change == "space":
+        message = "  \n".join(words)
+    found = MATCHER.find(message)
+    expected = _find_compiling_every_candidate(message)
+    assert (None if found is None else (found.text, found.fit, found.literal_chars)) == expected
 
 
 @settings(max_examples=150, deadline=None)
@@ -322,3 +369,28 @@ def test_a_typed_template_still_matches_the_message_it_was_typed_by(case: tuple[
     typed = typed_template(text, message)
     assert PLACEHOLDER.sub("{}", typed) == PLACEHOLDER.sub("{}", text)  # only placeholders change
     assert compile_template(typed).match(message.strip())
+
+
+def test_a_rewording_is_found_from_the_index_records_as_from_its_sites() -> None:
+    """_reworded reads each site's fields from the index's records (not making a
+    MessageTemplate of every site): the same answer as over the sites themselves, for every
+    site of a fixed sample in the release after its last (where a rewording is looked for)."""
+    import dataclasses
+
+    from logsleuth.index.origin import _reworded
+    assert isinstance(INDEX.templates, Templates)  # the records' path
+    made = dataclasses.replace(INDEX, templates=_made_sites())
+    reworded = 0
+    for text in SAMPLE[:80]:
+        for site in sites_of(INDEX, text):
+            release = max(site.releases) + 1
+            if release < len(INDEX.releases):
+                found = _reworded(text, site, INDEX, release)
+                assert found == _reworded(text, site, made, release), (text, site)
+                reworded += found is not None
+    assert reworded >= 5  # the sample holds messages a later release reworded
+
+
+@functools.cache
+def _made_sites() -> tuple[MessageTemplate, ...]:
+    return tuple(INDEX.templates)

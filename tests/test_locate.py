@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from lark import Lark
 
 from logsleuth.locate import (_EXCEPTION_LINE, _FROM_START, _anchored_spans, _not_message,
-                               _last_line_matching, _last_match_line, _raw_search)
+                               _last_line_matching, _last_match_line, _raw_search, line_spans)
 from logsleuth.read import open_input
 from logsleuth.tokenize import anchor_patterns
 from logsleuth.tokenize.scan import located_by
@@ -173,3 +173,56 @@ def test_stretches_on_every_corpus_and_mix_log(tmp_path: Path) -> None:
         for block in open_input(path).blocks():
             assert _lines_of(block, _anchored_spans(block, located_by())) \
                 == _anchored_one_by_one(block), path
+
+
+def _activity_one_by_one(block: bytes, spans: list[tuple[int, int]]) -> set[int]:
+    """The activity lines line_spans adds to the anchored stretches (the reference: each line
+    asked on its own): of each kind, the first line after each stretch and before the next
+    (or the block's end), the block's last, and the last line ending within the 4 KiB before
+    each stretch that is not right after the one before it (a line may start before them)."""
+    lines = block.split(b"\n")
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    stretch_lines = set(_lines_of(block, spans))
+    found: set[int] = set()
+    for pattern in anchor_patterns()[1:]:  # SERVING, ALIVE
+        hits = [pattern.search(line) is not None for line in lines]
+        # a line's match must also end before the gap does: the gap ends where the next
+        # stretch starts, after the line break, so a line's whole text lies in it
+        hit_lines = [n for n, hit in enumerate(hits) if hit]
+        if hit_lines:
+            found.add(hit_lines[-1])
+        previous = 0  # where the gap before each stretch starts (its first byte)
+        gaps = []
+        for index, (start, end) in enumerate(spans):
+            gaps.append((previous, start, index))
+            previous = end
+        gaps.append((previous, len(block) + 1, len(spans)))
+        for low, high, index in gaps:
+            if high - low < 2:
+                continue
+            inside = [n for n in hit_lines if low <= starts[n] and starts[n] + len(lines[n]) < high]
+            if index and inside:  # the first after the stretch before the gap
+                found.add(inside[0])
+            if index < len(spans):  # the last before the stretch after it, within 4 KiB
+                near = max(low, high - (1 << 12))
+                # a match may start anywhere in the window, so a line that starts before it
+                # counts when its match does not; asked of the bytes, as the search does
+                last = _reference(block, pattern, near, high)
+                if last is not None:
+                    found.add(block.count(b"\n", 0, last[0]))
+    return found - stretch_lines
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_STRETCH_LINES), min_size=1, max_size=80))
+def test_activity_lines_are_those_each_line_asked_finds(lines: list[bytes]) -> None:
+    """The activity lines located around the anchored stretches are the ones the samplers
+    find line by line (the last before a stretch is searched from the first after the one
+    before it: the same line)."""
+    block = b"\n".join(lines) + b"\n"
+    anchors = located_by()
+    stretches = _anchored_spans(block, anchors)
+    found = set(_lines_of(block, line_spans(block, anchors))) - set(_lines_of(block, stretches))
+    assert found == _activity_one_by_one(block, stretches)

@@ -110,6 +110,7 @@ class TemplateMatcher:
                 self._filed[key].append(text)
         self._patterns: dict[str, re.Pattern[str]] = {}
         self._literal: dict[str, int] = {}
+        self._words: dict[str, tuple[str, ...]] = {}  # a template's fixed words (literal_of)
 
     @property
     def texts(self) -> int:
@@ -139,6 +140,11 @@ class TemplateMatcher:
                 literal = self._literal[text] = sum(c.isalnum() for c in literal_of(text))
             if literal < MIN_LITERAL_CHARS and literal < MIN_LITERAL_SHARE * alnum:
                 continue
+            words = self._words.get(text)
+            if words is None:
+                words = self._words[text] = tuple(literal_of(text).split())
+            if not all(word in message for word in words):
+                continue  # its pattern needs each of its words as it is: not compiled for none
             pattern = self._patterns.get(text)
             if pattern is None:
                 pattern = self._patterns[text] = compile_template(text)

@@ -6,7 +6,8 @@ from functools import cache
 
 from rapidfuzz import fuzz, process
 
-from logsleuth.index.data import MessageTemplate, VllmIndex, default_index, module_functions
+from logsleuth.index.data import (MessageTemplate, VllmIndex, default_index, module_functions,
+                                  site_records)
 from logsleuth.index.lookup import TemplateMatcher, TextMatch, literal_of
 from logsleuth.index.versions import release_of, version_key
 from logsleuth.model import ErrorEvent, Origin, OriginSite
@@ -273,10 +274,12 @@ def _reworded(text: str, site: MessageTemplate, index: VllmIndex, release: int) 
     fixed = literal_of(text)
     same_function: dict[str, str] = {}
     elsewhere: dict[str, str] = {}
-    for other in index.templates:
-        if release in other.releases and other.cls == site.cls and other.text != text:
-            target = same_function if other.function == site.function else elsewhere
-            target[other.text] = literal_of(other.text)
+    # (each site's fields as the index holds them: making the MessageTemplate of every one of
+    # its ~23,000 sites cost more than the rest of a report's annotation)
+    for other, _, cls, _, function, releases in site_records(index):
+        if release in releases and cls == site.cls and other != text:
+            target = same_function if function == site.function else elsewhere
+            target[other] = literal_of(other)
     for choices, cutoff in ((same_function, REWORDED_SIMILARITY), (elsewhere, MOVED_SIMILARITY)):
         best = process.extractOne(fixed, choices, scorer=fuzz.ratio, score_cutoff=cutoff)
         if best is not None:

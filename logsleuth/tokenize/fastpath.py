@@ -177,6 +177,14 @@ class BodyLexer:
                 return self._all_sighted.match(text) is None
         return True
 
+    def unsighted_ascii(self, data: bytes, text: str) -> bool:
+        """`unsighted(text)` of an ASCII text given with its bytes `data` (its encoding): the
+        quick screen asked of them as they are (a quick reading's body, sliced from its line)."""
+        quick = self._quick
+        if quick is not None and quick(_FROM_START, data, 0, len(data))[0][0] < 0:
+            return True  # (a quick screen is made only where there are sighted terminals)
+        return self.unsighted(text)
+
     def _decide(self, text: str) -> Decision:
         found = (self._regex if len(text) < LONG_BODY_CHARS else self._narrow(text)).match(text)
         if found is None:

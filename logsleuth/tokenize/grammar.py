@@ -20,7 +20,7 @@ from logsleuth.literal import SCREEN_CHARS, Needles
 from logsleuth.model import (MAIN, SEGFAULT_BANNER, ChainReason, Frame, Level, LineKind, LogLine,
                              Process)
 from logsleuth.resources import data_dir
-from logsleuth.tokenize.fastpath import body_lexer
+from logsleuth.tokenize.fastpath import BodyLexer, body_lexer
 from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 from logsleuth.quickinit import quick_init
 
@@ -1080,6 +1080,17 @@ def unsighted_body(text: str) -> bool:
     """Whether no digit-sighted body terminal could take this body: a body of a shape whose
     reading `blind_body` found shape-wide is then read alike."""
     return not text or body_lexer(_record_parser(), _TRANSFORMER).unsighted(text)
+
+
+def unsighted_ascii_body(data: bytes, text: str) -> bool:
+    """`unsighted_body(text)` of an ASCII body given with its bytes (`text`'s encoding): a
+    quick reading's body (scan.py), asked of nearly every answer and activity line read."""
+    return not text or _body_lexer().unsighted_ascii(data, text)
+
+
+@cache
+def _body_lexer() -> BodyLexer:
+    return body_lexer(_record_parser(), _TRANSFORMER)
 
 
 def interned(name: str, pid: int | None, ip: str | None = None) -> Process:

@@ -18,7 +18,7 @@ from logsleuth.locate import (Anchors, anchor_texts, line_spans, locate,
                               locate_stretches)
 from logsleuth.model import Level, LineKind, LineRun, LogLine, RecordRun
 from logsleuth.tokenize.grammar import (BOX_BORDERS, Split, clean, continuation, continued,
-                                        may_hold_colour, unsighted_body)
+                                        may_hold_colour, unsighted_ascii_body)
 from logsleuth.tokenize.linememo import LineMemo, Plan
 from logsleuth.tokenize.shape import MASK, ShapeCache
 
@@ -421,8 +421,9 @@ class _Quick:
         prefix, time_at = self.prefix, self.time_at  # (the bytes before `prefix` are its own)
         if self.mid and not raw.startswith(self.mid, time_at):
             return None
-        text = raw[self.start:len(raw) + self.stop].decode("ascii")
-        if self.sighted and not unsighted_body(text):
+        body = raw[self.start:len(raw) + self.stop]
+        text = body.decode("ascii")
+        if self.sighted and not unsighted_ascii_body(body, text):
             return None
         time = raw[len(prefix):time_at].decode("ascii") if self.mid or time_at > len(prefix) \
             else self.time
