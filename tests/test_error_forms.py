@@ -223,7 +223,7 @@ def test_a_clients_word_of_success_or_a_number_is_no_error(text: str, wrapper: s
 MID_LEADS = ["", "Error: ", "my_script.py: ", "Failed: ", "Exception in thread Thread-3: ",
              "[worker-3] ", "2025-01-01 10:00:00.123 [main] ", "myapp.module:42 ", "I get this: ",
              "报错：", "Root cause: ", "-> ", "Caught ", "error=", '{"detail": "', "'",
-             "Task exception was never retrieved: "]
+             "Task exception was never retrieved: ", "    worker_main.py  ", "\tcaller: "]
 MID_ERRORS = [
     ("torch._dynamo.exc.Unsupported", "call_function UserDefinedClassVariable(SomeModule) [] {}"),
     ("triton.runtime.errors.OutOfResources", "out of resource: shared memory, Required: 131072, "
@@ -272,3 +272,63 @@ def test_the_openai_clients_bare_5xx_message_says_the_server_failed_not_why(
     assert report.verdict is Verdict.ROOT_CAUSE_MISSING, (lines, report.root_cause)
     assert any(s.line == lines.index(line) + 1 and code in s.exception for s in report.symptoms), \
         report.symptoms
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(MID_ERRORS), st.sampled_from(["logger.warning(\"{name}: %s\", x)",
+                                                     "# {name}: raised by the kernel",
+                                                     "msg = '{name}: ' + str(e)"]),
+       st.sampled_from(["", "    "]))
+def test_a_source_line_quoting_an_exception_inside_a_traceback_is_no_error_of_its_own(
+        error: tuple[str, str], source: str, shift: str) -> None:
+    name, _ = error
+    lines = [shift + text for text in [
+        "Traceback (most recent call last):",
+        '  File "/app/serve.py", line 10, in main',
+        "    " + source.format(name=name),
+        '  File "/app/engine.py", line 20, in step',
+        '    raise RuntimeError("the step failed")',
+        "RuntimeError: the step failed"]]
+    report = _explain(lines)
+    root = report.root_cause
+    assert root is not None and root.exception == "RuntimeError" and root.line == len(lines), \
+        (lines, root)
+    assert not report.symptoms, report.symptoms
+
+
+DETAIL_LEADS = ["", "Failed to get response: ", "Response: ", "[client] ", "error -> ", "> "]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(DETAIL_LEADS), st.sampled_from(['"', "'"]),
+       st.sampled_from(["Not Found", "Method Not Allowed", "Internal Server Error"]),
+       st.sampled_from(["alone", "first", "last"]))
+def test_fastapis_body_with_only_a_status_phrase_is_a_failure_without_its_cause(
+        lead: str, quote: str, phrase: str, where: str) -> None:
+    line = f"{lead}{{{quote}detail{quote}: {quote}{phrase}{quote}}}"
+    quiet = ["$ python client.py", "sending request 1"]
+    lines = {"alone": [line], "first": [line, *quiet], "last": [*quiet, line]}[where]
+    report = _explain(lines)
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING, (lines, report.root_cause)
+    assert any(s.line == lines.index(line) + 1 for s in report.symptoms), report.symptoms
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(DETAIL_LEADS),
+       st.sampled_from([('{"detail":[{"type":"missing","loc":["body","model"],"msg":"Field '
+                         'required","input":{}}]}', "RequestValidationError", "Field required"),
+                        ('{"detail": "LoRA adapter sql-lora is not supported for this model"}',
+                         "HTTPException", "LoRA adapter sql-lora is not supported"),
+                        ('{"detail": "ValueError: The model does not support LoRA"}',
+                         "ValueError", "The model does not support LoRA")]),
+       st.sampled_from(["alone", "first", "last"]))
+def test_fastapis_body_that_says_why_is_the_error(lead: str, body: tuple[str, str, str],
+                                                  where: str) -> None:
+    text, name, words = body
+    line = lead + text
+    quiet = ["$ python client.py", "sending request 1"]
+    lines = {"alone": [line], "first": [line, *quiet], "last": [*quiet, line]}[where]
+    report = _explain(lines)
+    root = report.root_cause
+    assert report.verdict is Verdict.FAILURE and root is not None, (lines, report.verdict)
+    assert root.exception == name and words in root.message, (lines, root)

@@ -50,7 +50,7 @@ SINGLE_TOKEN_BODIES = {
     "PY_WARNING": "py_warning", "PYTEST_CRASH": "pytest_crash", "PROGRESS": "progress", "REQUEST_LOGGED": "request_logged",
     "BLANK": "blank", "JSON_RECORD": "json_record", "LEVEL_LINE": "level_line",
     "INDENTED": "indented", "PLAIN": "plain", "HTTP_STATUS": "http_status",
-    "CLIENT_STATUS": "client_status",
+    "CLIENT_STATUS": "client_status", "DETAIL_BODY": "detail_body",
     "PYDANTIC_ERROR": "pydantic_error", "PIP_ERROR": "pip_error",
 }
 

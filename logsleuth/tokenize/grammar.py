@@ -666,6 +666,28 @@ class _ToRecords(Transformer[Token, object]):
         code = found.group() if found is not None else "error"
         return _Body(LineKind.EXCEPTION_REPR, text, exception=f"HTTP {code}", message=text)
 
+    def detail_body(self, items: list[Token]) -> _Body:
+        # `{"detail": "Not Found"}`: FastAPI's HTTPException's answer, its detail the message;
+        # a list of failed checks (`[{"loc": [...], "msg": "Field required", ...}]`) is its
+        # RequestValidationError's, the checks' messages its own
+        text = str(items[0]).strip()
+        body = text[text.find("{"):].rstrip("\"'")
+        found: object = None
+        for parse in (json.loads, ast.literal_eval):
+            try:
+                found = parse(body)
+                break
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                continue
+        detail = found.get("detail") if isinstance(found, dict) else None
+        if isinstance(detail, list):
+            checks = [f"{'.'.join(map(str, d.get('loc', ())))}: {d.get('msg', '')}"
+                      for d in detail if isinstance(d, dict)]
+            return _Body(LineKind.EXCEPTION_REPR, text, exception="RequestValidationError",
+                         message="; ".join(checks) or body)
+        return _Body(LineKind.EXCEPTION_REPR, text, exception="HTTPException",
+                     message=str(detail) if detail is not None else body)
+
     def request_failed(self, items: list[Token]) -> _Body:
         # `{"object":"error","message":"...","type":"InternalServerError","code":500}`, after
         # whatever lead a client's logger put before it
