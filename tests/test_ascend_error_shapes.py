@@ -27,6 +27,8 @@ from logsleuth.model import Level, LineKind
 from logsleuth.pipeline import explain_text
 from logsleuth.tokenize import anchor_patterns, clean, parse_line, parse_line_whole
 
+from v1log import signature_advice
+
 SOME = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FEW = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -178,3 +180,72 @@ def test_the_cann_chain_roots_at_torch_npus_exception_in_the_worker(
     assert root.exception == "RuntimeError" and root.line == error_line, (root, report.reasons)
     assert root.process.name == f"Worker_TP{rank}"
     assert report.signature is not None and report.signature.id == family, report.signature
+
+
+def _worker_failure(frames: list[tuple[str, str, str]], error: str, after: list[str]) -> str:
+    record = "(Worker_TP0 pid=3333) ERROR 09-01 10:00:00 [multiproc_executor.py:596] "
+    core = "(EngineCore_DP0 pid=11) ERROR 09-01 10:00:01 [core.py:708] "
+    lines = ["Traceback (most recent call last):"]
+    for path, function, code in frames:
+        lines += [f'  File "{path}", line 321, in {function}', f"    {code}"]
+    body = [record + b for b in ["WorkerProc hit an exception.", *lines, error, *after]]
+    return "\n".join([*START, *body, *(core + w for w in WRAPPERS)]) + "\n"
+
+
+# where vllm-ascend's worker runs out of NPU memory: profiling, graph capture, serving
+PHASES = [(VA + "worker/model_runner_v1.py", "profile_run", "self._dummy_run(self.max_num_tokens)"),
+          (VA + "worker/model_runner_v1.py", "capture_model", "self._capture_aclgraphs()"),
+          (VA + "worker/model_runner_v1.py", "execute_model", "hidden_states = self.model(x)")]
+
+
+@FEW
+@given(st.sampled_from(PHASES), st.integers(0, 15), st.sampled_from(["2.00 GiB", "512.00 MiB"]))
+def test_npu_out_of_memory_in_any_phase_names_the_npu_allocator_knobs(
+        phase: tuple[str, str, str], npu: int, size: str) -> None:
+    log = _worker_failure([phase], f"RuntimeError: NPU out of memory. Tried to allocate {size} (NPU "
+                          f"{npu}; 60.96 GiB total capacity; 58.20 GiB already allocated)", [])
+    signature, fix = signature_advice(log)
+    assert signature == "accelerator-oom-npu-xpu"
+    assert "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True" in fix and "--gpu-memory-utilization" in fix
+
+
+@FEW
+@given(OP, st.sampled_from([161002, 561001, 561002, 561003]), PID)
+def test_an_aclnn_operator_refusing_its_inputs_reads_the_return_code(op: str, code: int, pid: int) -> None:
+    log = _worker_failure(FRAMES, f"RuntimeError: call {op} failed, error code is {code}",
+                          [f"[ERROR] 2025-09-01-10:00:00 (PID:{pid}, Device:0, RankID:-1) ERR01100 "
+                           "OPS call acl api failed"])
+    signature, fix = signature_advice(log)
+    assert signature == "ascend-cann-operator-error"
+    assert str(code) in fix and "head_dim" in fix and "--enforce-eager" in fix
+
+
+@FEW
+@given(PID, STAMP, st.sampled_from(["", "[rank0]: ", "(Worker_TP2 pid=9) "]))
+def test_cann_records_read_alone_name_their_family(pid: int, stamp: str, prefix: str) -> None:
+    memory = (f"[PID: {pid}] {stamp} Memory_Allocation_Failure(EL0004): Failed to allocate memory.\n"
+              "        Possible Cause: Available memory is insufficient.\n"
+              "        TraceBack (most recent call last):\n"
+              "        alloc device memory failed, runtime result = 207001[FUNC:ReportCallError]"
+              "[FILE:log_inner.cpp][LINE:161]\n")
+    signature, fix = signature_advice("".join(prefix + line + "\n" for line in memory.splitlines()))
+    assert signature == "ascend-driver-memory-allocation-failed" and "HCCL_BUFFSIZE" in fix
+    unknown = f"[ERROR] 2025-09-01-10:00:00 (PID:{pid}, Device:-1, RankID:-1) ERR99999 UNKNOWN " \
+              "applicaiton exception\n"
+    signature, fix = signature_advice(prefix + unknown)
+    assert signature == "ascend-cann-operator-error" and "ASCEND_LAUNCH_BLOCKING=1" in fix
+
+
+@FEW
+@given(st.integers(1, 20), st.integers(0, 7))
+def test_hccl_communicator_set_up_failing_names_hccls_knobs(code: int, rank: int) -> None:
+    log = _worker_failure(
+        [(VA + "worker/worker_v1.py", "init_device", "init_distributed_environment()")],
+        "RuntimeError: createHCCLComm:torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:2100 HCCL "
+        "function error: HcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, "
+        f"&(comm->hcclComm_)), error code is {code}",
+        [f"[ERROR] 2025-09-01-10:00:00 (PID:33, Device:{rank}, RankID:{rank}) ERR02200 DIST call "
+         "hccl api failed."])
+    signature, fix = signature_advice(log)
+    assert signature == "hccl-communication-failed"
+    assert "HCCL_CONNECT_TIMEOUT" in fix and "ASCEND_RT_VISIBLE_DEVICES" in fix
