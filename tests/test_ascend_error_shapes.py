@@ -249,3 +249,17 @@ def test_hccl_communicator_set_up_failing_names_hccls_knobs(code: int, rank: int
     signature, fix = signature_advice(log)
     assert signature == "hccl-communication-failed"
     assert "HCCL_CONNECT_TIMEOUT" in fix and "ASCEND_RT_VISIBLE_DEVICES" in fix
+
+
+@FEW
+@given(st.sampled_from([("utils.py", "enable_custom_op"), ("ops/rotary_embedding.py", "<module>"),
+                        ("device_allocator/camem.py", "<module>")]),
+       st.sampled_from(["ModuleNotFoundError", "ImportError"]))
+def test_vllm_ascends_compiled_kernels_never_built_names_the_build(
+        where: tuple[str, str], exception: str) -> None:
+    path, function = where
+    log = _worker_failure([(VA + path, function, "import vllm_ascend.vllm_ascend_C")],
+                          f"{exception}: No module named 'vllm_ascend.vllm_ascend_C'", [])
+    signature, fix = signature_advice(log)
+    assert signature == "platform-plugin-custom-op-not-loaded"
+    assert "COMPILE_CUSTOM_KERNELS=1" in fix and "set_env.sh" in fix
