@@ -263,3 +263,27 @@ def test_vllm_ascends_compiled_kernels_never_built_names_the_build(
     signature, fix = signature_advice(log)
     assert signature == "platform-plugin-custom-op-not-loaded"
     assert "COMPILE_CUSTOM_KERNELS=1" in fix and "set_env.sh" in fix
+
+
+@FEW
+@given(st.integers(0, 15), st.integers(1, 9999), st.sampled_from(["ALLREDUCE", "ALLGATHER", "_ALLGATHER_BASE"]),
+       st.booleans(), st.sampled_from([("HCCL", "compiler_depend.ts"), ("NCCL", "ProcessGroupNCCL.cpp")]))
+def test_a_collective_watchdog_timeout_is_the_root_and_its_library_is_named(
+        rank: int, seq: int, op: str, coloured: bool, library: tuple[str, str]) -> None:
+    name, source = library
+    worker = f"(Worker_TP{rank} pid=2222) "
+    if coloured:
+        worker = f"\x1b[1;36m{worker[:-1]}\x1b[0;0m "
+    lines = [*START,
+             f"{worker}[rank{rank}]:[E {source}:1500] [Rank {rank}] Watchdog caught collective "
+             f"operation timeout: Work{name}(SeqNum={seq}, OpType={op}, NumelIn=8, NumelOut=8, "
+             "Timeout(ms)=1800000) ran for 1800046 milliseconds before timing out.",
+             f"{worker}terminate called after throwing an instance of 'c10::DistBackendError'",
+             "(EngineCore_DP0 pid=11) ERROR 09-01 10:30:01 [multiproc_executor.py:146] Worker proc "
+             f"VllmWorker-{rank} died unexpectedly, shutting down executor."]
+    report = explain_text("\n".join(lines) + "\n")
+    root = report.root_cause
+    assert root is not None and root.line == len(START) + 1, report.reasons
+    assert root.process.name == f"Worker_TP{rank}"
+    expected = "hccl-collective-execution-timeout" if name == "HCCL" else "nccl-watchdog-timeout"
+    assert report.signature is not None and report.signature.id == expected
