@@ -231,6 +231,7 @@ _SHELL_SIGNALS = {"killed": "Killed", "sigkill": "Killed",
 # Ray's Python logger has a SUCCESS level of its own, loguru SUCCESS and TRACE
 _PY_LEVELS = {"SUCC": Level.INFO, "SUCCESS": Level.INFO, "TRACE": Level.DEBUG,
               "WARN": Level.WARNING, "FATAL": Level.CRITICAL}
+_CANN_CODE = re.compile(r"E[A-Z0-9]\d{4}")  # an Ascend CANN error code in its header
 _LEVEL_IN_HEADER = re.compile(r"TRACE|DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL")
 _JSON_LEVEL = re.compile(r'"(?:level|severity|levelname|lvl)": ?"(\w+)"', re.IGNORECASE)
 _CI_LEVELS = {"error": Level.ERROR, "warning": Level.WARNING, "debug": Level.DEBUG}
@@ -423,8 +424,10 @@ class _ToRecords(Transformer[Token, object]):
         return _Header(_GLOG_LEVELS.get(text.strip(" -|[")[:1]), None, "-")
 
     def cann_code(self, items: list[Token]) -> _Header:
-        # `EZ9999: `: an error record, its code for its site (native code's: causality `native`)
-        return _Header(Level.ERROR, None, str(items[0]).rstrip(": "))
+        # `EZ9999: `, `EZ9999[PID: 4] 2025-... AclNN_Inner_Error(EZ9999): `, `[PID: 4] ...
+        # Memory_Allocation_Failure(EL0004): `: an error record, its code (the last one the header
+        # names) for its site (native code's: causality `native`)
+        return _Header(Level.ERROR, None, _CANN_CODE.findall(str(items[0]))[-1])
 
     def ci_command(self, items: list[Token]) -> _Header:
         # `##[error]`: GitHub Actions' annotation; a group marker is an ordinary line
