@@ -130,7 +130,8 @@ FAILURE = st.sampled_from([
     ("RuntimeError: call aclnnFusedInferAttentionScoreV3 failed, error code is 561002",
      ["[ERROR] 2025-09-01-10:00:00 (PID:{pid}, Device:0, RankID:-1) ERR01100 OPS call acl api failed",
       "E89999[PID: {pid}] 2025-09-01-10:00:00.000.000 (E89999):  When layout is TND, queryD(256) "
-      "must be 192/128/64"], "ascend-cann-operator-error"),
+      "must be 192/128/64"],
+     "ascend-fused-attention-head-dim-unsupported"),  # that rule's own exact signature
     ("RuntimeError: The Inner error is reported as above. The process exits for this inner error, "
      "and the current working operator name is aclnnMatmul.",
      ["[ERROR] 2025-09-01-10:00:00 (PID:{pid}, Device:0, RankID:-1) ERR00100 PTA call acl api failed.",

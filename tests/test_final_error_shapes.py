@@ -321,7 +321,10 @@ def test_the_openai_clients_5xx_text_without_its_class_leaves_the_cause_on_the_s
     lines = [wrapper + line for line in lines * (2 if twice else 1)]
     report = _explain(lines)
     assert report.verdict is Verdict.ROOT_CAUSE_MISSING, (lines, report.verdict)
-    assert report.symptoms and report.symptoms[0].exception.endswith(f"Error code: {code}")
+    # the line is the symptom: read as the client's `Error code: N`, or, where the body is
+    # FastAPI's `{'detail': ...}` alone, as that answer (grammars/vllm.lark DETAIL_BODY)
+    assert report.symptoms and (report.symptoms[0].exception.endswith(f"Error code: {code}")
+                                or report.symptoms[0].exception == "HTTPException")
 
 
 @pytest.mark.parametrize("body", [

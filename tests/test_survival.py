@@ -162,11 +162,14 @@ def test_tcp_store_get_error_is_a_symptom_of_the_rank_that_died() -> None:
 # ---- runs -----------------------------------------------------------------------------------------
 
 def _crash_loop(runs: int) -> tuple[list[str], list[int]]:
-    """A container restarted after every start-up failure: same names, pid 1 reused."""
+    """A container restarted after every start-up failure: same names, pid 1 reused, each start
+    half a minute after the one before (a run printed again whole, times and all, is one output pasted
+    twice, not a restart: tests/test_pasted_twice.py)."""
     lines: list[str] = []
     starts: list[int] = []
-    for _ in range(runs):
+    for run in range(runs):
         s = Server(1, 170)
+        s.second = 30 * run
         starts.append(len(lines) + 1)
         lines += s.startup()[:3] + s.free_memory_startup_failure()
     return lines, starts
@@ -186,6 +189,7 @@ def test_crash_loop_is_one_failure_in_every_run() -> None:
 def test_healthy_last_run_after_failed_ones_says_so() -> None:
     lines, _ = _crash_loop(3)
     last = Server(1, 170)
+    last.second = 30 * 3  # restarted after the third failure
     last_at = len(lines) + 1
     lines += last.startup() + last.requests(20)
     report = explain(lines)
