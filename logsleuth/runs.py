@@ -87,7 +87,10 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
     that reached the top of a vLLM program, argparse refusing vLLM's or a script's arguments)
     is another invocation, and begins a run, though the program that exited printed no start of
     its own (argparse refuses before vLLM prints anything), unless a process of the run so far
-    goes on talking after it (a second deployment beside the one that exited).
+    goes on talking after it (a second deployment beside the one that exited). So is a start
+    after a stop an operator asked for (`milestones.shutdown_requested`: SIGTERM, uvicorn's
+    shutdown), whatever process names the new invocation prints under (a V1 server stopped,
+    then a V0 or offline run appended to the same file).
     """
     ordered = sorted(events, key=_line_of)
     if not ordered:
@@ -175,7 +178,7 @@ def split_runs(events: Sequence[Event], know: Causality) -> list[RunSlice]:
             markers, pids, pending = {}, ({name: pid} if pid is not None else {}), []
             current = {(name, pid)} if pid is not None else set()
             exited = False
-        if not inside(captured, event.line) and exits_program(event, know):
+        if not inside(captured, event.line) and (exits_program(event, know) or stop_asked(event)):
             exited = True
         if is_start:
             markers.setdefault(key, pid)
@@ -229,6 +232,11 @@ def _first_timed_start(ordered: Sequence[Event], line: int) -> int | None:
         if event.time:
             return event.line
     return None
+
+
+def stop_asked(event: Event) -> bool:
+    """The event is an operator's request to stop (SIGTERM, Ctrl-C, uvicorn's shutdown)."""
+    return isinstance(event, Milestone) and event.kind is MilestoneKind.SHUTDOWN_REQUESTED
 
 
 def exits_program(event: Event, know: Causality) -> bool:

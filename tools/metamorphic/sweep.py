@@ -72,11 +72,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default="", help="comma-separated transforms")
     parser.add_argument("--cases", default="", help="a substring a case id must hold")
+    parser.add_argument("--set", choices=("corpus", "tuning", "both"), default="both",
+                        help="which labelled cases are subjects")
     parser.add_argument("--breaks", type=Path, help="write every break here, one JSON a line")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     names = tuple(args.only.split(",")) if args.only else tuple(TRANSFORMS)
-    cases = [c for c in load_cases(CORPUS) + load_cases(TUNING_DIR) if args.cases in c.id]
+    sets = {"corpus": [CORPUS], "tuning": [TUNING_DIR], "both": [CORPUS, TUNING_DIR]}[args.set]
+    cases = [c for root in sets for c in load_cases(root) if args.cases in c.id]
     kept: Counter[str] = Counter()
     lost: dict[str, Counter[str]] = defaultdict(Counter)
     breaks = []
