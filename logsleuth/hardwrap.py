@@ -23,9 +23,6 @@ from logsleuth.wholelines import BLOCK_SIZE
 _MIN_WIDTH = 80  # narrower terminals are rare, and short lines of one length are common
 _MIN_CUT_LINES = 3  # distinct rows that show the cut
 _SHAPE_CHARS = 12  # enough to tell a record's head from a row cut mid-text
-# a row that begins with its line's very first characters is a line of its own: a wrapper's
-# prefix before every row (`vllm-1  | `, `0: `, a year), not a cut mid-text
-_SAME_START = 4
 _JOINED_BYTES = 1 << 20  # a runaway chain of rows (never a real line) keeps only its start
 
 
@@ -60,8 +57,7 @@ def _continues(first: bytes, row: bytes) -> bool:
     """Whether `row` goes on a line that began with `first` (it does not begin as `first` did)."""
     border = _border(first)
     return (bool(row.strip()) and _shape(row) != _shape(first)
-            and not (border and _border(row) == border)
-            and row[:_SAME_START] != first[:_SAME_START])
+            and not (border and _border(row) == border))
 
 
 def wrap_width(head: bytes) -> int | None:

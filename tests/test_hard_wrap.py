@@ -81,23 +81,3 @@ def test_the_sweep_holds_the_widths_it_names() -> None:
     # a cut inside the root's exception name is a different word: not a copy to hold it to
     line = "x" * 115 + "RuntimeError: boom"
     assert hard_wrap(120)([line] * 4, random.Random(0), Anchor(1, 1)) is None
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.sampled_from(["vllm-1  | ", "[pod/vllm-0/vllm] ", "2025-03-14T09:26:53.000000123Z ",
-                        "Mar 14 09:26:53 gpu-node-1 vllm[8052]: "]),
-       st.integers(90, 200), st.lists(st.text("abcdefgh ", min_size=5, max_size=30),
-                                      min_size=3, max_size=8, unique=True))
-def test_rows_that_each_begin_with_a_wrappers_prefix_are_lines(
-        prefix: str, width: int, texts: list[str]) -> None:
-    """A launcher's prefix before every row (compose, kubectl, docker, journald) says each row is
-    a line it wrote, whatever the row's own text begins with: as wide as the longest line or not,
-    no row is joined to the one before."""
-    lines: list[str] = []
-    for n, text in enumerate(texts):
-        head = f"{prefix}INFO 03-14 09:26:{n:02d} [loggers.py:123] {text} "
-        lines.append((head + "x" * width)[:max(width, len(head))])
-        lines.append(f"{prefix}(APIServer pid=7) WARNING 03-14 09:26:{n:02d} [a.py:1] {text}")
-    longest = max(len(line) for line in lines)
-    assume(sum(len(line) == longest for line in lines) >= 3)
-    assert wrap_width(("\n".join(lines) + "\n").encode()) is None
