@@ -21,7 +21,6 @@ from typing import BinaryIO, TextIO, cast
 
 from logsleuth.crilines import CriPieces, is_cri
 from logsleuth.errors import InputError
-from logsleuth.hardwrap import HardWrapped, wrap_width
 from logsleuth.jsonlines import JsonMessages, message_key
 # re-exported: the reader of a file's far end reads its chunks in this module's block size
 from logsleuth.wholelines import BLOCK_SIZE as BLOCK_SIZE
@@ -273,13 +272,6 @@ def _unwrap(log: LogInput) -> LogInput:
         log._stream = _CrLines(head)  # type: ignore[assignment]
         log.notices.append("the log ends its lines with a carriage return alone (`\\r`, an old "
                            "Mac editor's or a copy's line ends); each was read as a line break")
-        return log
-    width = wrap_width(head.peek(_NEWEST_FIRST_HEAD_BYTES))
-    if width is not None:
-        log._stream = HardWrapped(head, width)  # type: ignore[assignment]
-        log.notices.append(f"the log's lines were cut at {width} characters (a terminal's copy); "
-                           "each cut line was joined into the line it began on, and line numbers "
-                           "are the file's own")
         return log
     log._stream = head  # type: ignore[assignment]
     return log
