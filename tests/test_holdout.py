@@ -124,12 +124,13 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # 145/169, fix 64/95, case 177 (the 20 alone: verdict 15, root 10/11, fix 5/7, case 15); floors are
 # that less 2. Then holdout-e added 24 w-* cases (251), scored cold with the same code: verdict
 # 229, root 158/189, fix 65/97, case 192 (the 24 alone: verdict 19, root 13/20, fix 1/2, case 15);
-# floors are that less 2.
+# floors are that less 2. The session-21 code on the same 251: verdict 230, root 159/189, fix 66/97,
+# case 195; floors are that less 2.
 FLOORS = {
-    "verdict": 227,
-    "root": 156,
-    "fix": 63,
-    "case": 190,
+    "verdict": 228,
+    "root": 157,
+    "fix": 64,
+    "case": 193,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
 # failing case called no_failure. Counted, never listed. Measured 6 on 106 cases; 14 on 162 cases
@@ -169,8 +170,9 @@ FLOORS = {
 # check's move); 8 on the 208 left by session 21's split (one of the 30 moved), plus 1; 12 on
 # 227 once holdout-d added 20 v-* cases, four of them answered the wrong way (leaving them out would
 # bias the measure), plus 1; 14 on 251 once holdout-e added 24 w-* cases, two of them (healthy
-# logs called failing) answered the wrong way, plus 1.
-MAX_WRONG_WAY = 15
+# logs called failing) answered the wrong way, plus 1; 13 on the same 251 with the session-21
+# code, plus 1.
+MAX_WRONG_WAY = 14
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;

@@ -59,10 +59,6 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
     ("interleave-healthy",
      "runtime/u-hass-integration-vllm-assist-tools-chat-400-bad-request-access-lines-only-symptom"):
         "refusals are read only as the whole log; another server's served requests interleaved",
-    ("shutdown-tail", "startup/d-v09-llama4-maverick-fp8-tp8-illegal-memory-access"):
-        "a log collected terminal-wrapped (152 columns): its cut root message is read whole "
-        "(logsleuth/hardwrap.py); the appended tail's lines are longer than the width (no copy "
-        "of that terminal holds such a line), so no width is read and the message stays cut",
 }
 SOME = settings(max_examples=40, deadline=None)
 
