@@ -31,16 +31,7 @@ from logsleuth.signatures import default_signatures
 from logsleuth.signatures.match import SYMPTOM_WEIGHT, Target
 from v1log import python_traceback, signature_advice
 
-_PY = st.sampled_from(["3.9", "3.10", "3.11", "3.12"])
-_SITE = st.sampled_from(["/usr/local/lib/python{py}/dist-packages/",
-                         "/home/u/.venv/lib/python{py}/site-packages/",
-                         "/opt/conda/lib/python{py}/site-packages/"])
-# how a traceback reaches the log: bare, under an engine core's or a worker's ERROR record, or
-# behind torchrun's rank prefix
-_PREFIX = st.sampled_from(["", "ERROR 07-28 10:42:05 [core.py:387] ",
-                           "(VllmWorker rank=0 pid=812) ERROR 07-28 10:42:05 "
-                           "[multiproc_executor.py:470] ",
-                           "[rank0]: "])
+from v1log import PYTHONS as _PY, SITE_PACKAGES as _SITE, TRACEBACK_PREFIXES as _PREFIX
 
 
 # ---- a model_type vLLM registers that transformers now ships ----------------------------------

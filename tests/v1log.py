@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hypothesis import strategies as st
+
 from logsleuth.model import Phase
 
 SITE = "/usr/local/lib/python3.12/dist-packages/vllm/"
@@ -188,3 +190,16 @@ def signature_advice(log: str) -> tuple[str, str]:
     report = explain_text(log, signatures=default_signatures())
     assert report.signature is not None, log
     return report.signature.id, report.signature.fix
+
+
+# Strategies for generated tracebacks (hypothesis): the Python version, where site-packages is
+# (format with py=...), and how a traceback reaches the log: bare, under an engine core's or a
+# worker's ERROR record, or behind torchrun's rank prefix.
+PYTHONS = st.sampled_from(["3.9", "3.10", "3.11", "3.12"])
+SITE_PACKAGES = st.sampled_from(["/usr/local/lib/python{py}/dist-packages/",
+                                 "/home/u/.venv/lib/python{py}/site-packages/",
+                                 "/opt/conda/lib/python{py}/site-packages/"])
+TRACEBACK_PREFIXES = st.sampled_from(["", "ERROR 07-28 10:42:05 [core.py:387] ",
+                                      "(VllmWorker rank=0 pid=812) ERROR 07-28 10:42:05 "
+                                      "[multiproc_executor.py:470] ",
+                                      "[rank0]: "])

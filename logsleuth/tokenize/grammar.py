@@ -674,14 +674,8 @@ class _ToRecords(Transformer[Token, object]):
         # a list of failed checks (`[{"loc": [...], "msg": "Field required", ...}]`) is its
         # RequestValidationError's, the checks' messages its own
         text = str(items[0]).strip()
-        body = text[text.find("{"):].rstrip("\"'")
-        found: object = None
-        for parse in (json.loads, ast.literal_eval):
-            try:
-                found = parse(body)
-                break
-            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-                continue
+        body = _braced(text)
+        found = _literal(body)
         detail = found.get("detail") if isinstance(found, dict) else None
         if isinstance(detail, list):
             checks = [f"{'.'.join(map(str, d.get('loc', ())))}: {d.get('msg', '')}"
@@ -847,18 +841,28 @@ class _ToRecords(Transformer[Token, object]):
                      exception=f"NCCL {level}", message=message)
 
 
+def _braced(text: str) -> str:
+    """The text from its first `{` on, a quote around it dropped."""
+    return text[text.find("{"):].rstrip().rstrip("\"'")
+
+
+def _literal(body: str) -> object:
+    """The body read as JSON or as the Python literal a client printed, or None when it is
+    neither."""
+    for parse in (json.loads, ast.literal_eval):
+        try:
+            return parse(body)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    return None
+
+
 def _error_body(text: str) -> tuple[str, str]:
     """The type and message of an OpenAI-style error body (vLLM's `ErrorResponse`, flat before
     0.10, under `error` since), as JSON or as the Python dict a client printed, with or without
     the lead before it (`Error code: 400 - `) and a quote around it."""
-    body = text[text.find("{"):].rstrip().rstrip("\"'")
-    found: object = {}
-    for parse in (json.loads, ast.literal_eval):
-        try:
-            found = parse(body)
-            break
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
+    body = _braced(text)
+    found = _literal(body)
     fields = found.get("error", found) if isinstance(found, dict) else {}
     if isinstance(fields, dict) and (fields.get("type") or fields.get("message")):
         return str(fields.get("type") or "error"), str(fields.get("message") or "")
