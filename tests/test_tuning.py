@@ -25,6 +25,11 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Moved in from the held-out set by the end-of-session-21 check (strict until analysed):
+    "launchers/j-fastapi-backend-venv-spawns-api-server-without-vllm-installed-one-line":
+        "moved in from the held-out set by the end-of-session-21 check: not yet analysed",
+    "launchers/j-k8s-ascend-pd-decode-pod-vllm-ascend-patched-coordinator-unexpected-kwarg":
+        "moved in from the held-out set by the end-of-session-21 check: not yet analysed",
     # Session 21's cold sweep of even-numbered vLLM threads (sigs-a, s21a-*):
     "startup/s21a-deepep-v2-enforce-eager-trtllm-bf16-topk-mismatch":
         "Why not fixed: no error is read from the paste (see KNOWN_VERDICT_MISSES), so no signature "
