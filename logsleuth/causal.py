@@ -535,7 +535,7 @@ class CausalGraph:
         failed = _unique_processes(n.event.process for n in nodes.values())
         if not nodes or graph is None:
             if self._stalled:
-                look_for = (_look_for_refusal() if self._stalled.exception == REFUSED
+                look_for = (self._know.refused_advice if self._stalled.exception == REFUSED
                             else _look_for_stall())
                 return Inference(Verdict.ROOT_CAUSE_MISSING, None, (self._stalled,),
                                  tuple(self._survived), (self._stalled.message,), links,
@@ -1457,14 +1457,6 @@ def _refused(refusals: Refusals | None) -> ErrorEvent | None:
                "in the answer's body, or in its log around the request")
     return ErrorEvent(0, EventKind.ERROR_RECORD, REFUSED, message, line.process, refusals.number,
                       refusals.number, refusals.number)
-
-
-def _look_for_refusal() -> tuple[str, ...]:
-    return ("Print the body of one refused answer (curl -i, or the client's exception): it says "
-            "why the server refused the request.",
-            "Rerun the server with --enable-log-requests (VLLM_LOGGING_LEVEL=DEBUG) and compare "
-            "the request with what the server was started for (model name, tool calling, "
-            "context length).")
 
 
 def _look_for_stall() -> tuple[str, ...]:

@@ -133,6 +133,9 @@ class Causality:
     work_requests: tuple[regex.Pattern[str], ...] = ()
     # a kill that names no reason: after the run was up, while idle, a stop (`idle_kills`)
     idle_kills: tuple[regex.Pattern[str], ...] = ()
+    # where to look when every request in the log was refused and no line says why
+    # (`refused_advice`, refused.py)
+    refused_advice: tuple[str, ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -714,7 +717,8 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "indented_messages")
                            for p in data.get("indented_messages", [])),
                      tuple(compile_(p, "work_requests") for p in data.get("work_requests", [])),
-                     tuple(compile_(p, "idle_kills") for p in data.get("idle_kills", [])))
+                     tuple(compile_(p, "idle_kills") for p in data.get("idle_kills", [])),
+                     tuple(str(line) for line in data.get("refused_advice", [])))
 
 
 @cache
