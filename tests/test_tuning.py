@@ -31,6 +31,13 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "session 22's thirteenth random split, cold miss: not yet analysed",
     "startup/u-ascend-v085rc1-image-quantization-ascend-invalid-choice-argparse-two-lines":
         "session 22's thirteenth random split, cold miss: not yet analysed",
+    # Session 22's cold sweep of even-numbered vLLM threads (sigs-a, s22a-*), strict until analysed:
+    "startup/s22a-v022-voxtral-transformers-510-feature-extractor-fetch-audio":
+        "session 22's s22a sweep, cold miss: not yet analysed",
+    "startup/s22a-v011-task-embedding-encoder-model-needs-pooling-runner-assertion":
+        "session 22's s22a sweep, cold miss: not yet analysed",
+    "startup/s22a-v06-vllm-serve-model-flag-argparse-model-tag-required":
+        "session 22's s22a sweep, cold miss: not yet analysed",
     # Moved in from the held-out set by the end-of-session-21 check (strict until analysed):
     "launchers/j-fastapi-backend-venv-spawns-api-server-without-vllm-installed-one-line":
         "moved in from the held-out set by the end-of-session-21 check: not yet analysed",
