@@ -31,6 +31,17 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "session 22's thirteenth random split, cold miss: not yet analysed",
     "startup/u-ascend-v085rc1-image-quantization-ascend-invalid-choice-argparse-two-lines":
         "session 22's thirteenth random split, cold miss: not yet analysed",
+    # Session 22's cold sweep of even-numbered vLLM threads (sigs-a, s22a-*): its three cold fix
+    # misses left this list. (startup/s22a-v022-voxtral-transformers-510-feature-extractor-fetch-
+    # audio when transformers 5.10's fetch_audio / fetch_images called on a processor part that
+    # lacks them became an exact class, processor-part-lacks-transformers-fetch-method, naming the
+    # transformers<5.10 pin and vllm#44554; startup/s22a-v011-task-embedding-encoder-model-needs-
+    # pooling-runner-assertion when cli-task-flag-removed took the deprecated --task path's
+    # "should be a generative or pooling model" assertion, bare or under pydantic, naming --runner
+    # pooling and vllm#29312; startup/s22a-v06-vllm-serve-model-flag-argparse-model-tag-required
+    # when serve-model-positional-required took every era's words for a `vllm serve` without a
+    # positional model, argparse's "required: model_tag" and 0.8.5-0.9's ValueError:
+    # tests/test_s22a_classes.py.)
     # Moved in from the held-out set by the end-of-session-21 check (strict until analysed):
     "launchers/j-fastapi-backend-venv-spawns-api-server-without-vllm-installed-one-line":
         "moved in from the held-out set by the end-of-session-21 check: not yet analysed",
