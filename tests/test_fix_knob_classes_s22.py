@@ -14,7 +14,10 @@ that kind of failure). Each is generated over its members, phases and eras
   platform was rejected (vLLM's troubleshooting page, vllm#14200), NVML's Python binding
   `nvidia-ml-py` rather than a stray `pynvml`;
 - an engine step or RPC past its limit: V1's `VLLM_EXECUTE_MODEL_TIMEOUT_SECONDS`, V0's
-  `VLLM_ENGINE_ITERATION_TIMEOUT_S`, and `py-spy dump` to see where a worker waits."""
+  `VLLM_ENGINE_ITERATION_TIMEOUT_S`, and `py-spy dump` to see where a worker waits;
+- an attention kernel refused on ROCm: CK's flash-attention has CDNA kernels only, so on RDNA
+  (`gfx1100`) Triton's or the naive path (`VLLM_USE_TRITON_FLASH_ATTN=0` through 0.11, vllm#3040;
+  images built with `BUILD_FA=0`, vLLM's ROCm installation page), `TRITON_ATTN` on 0.13+."""
 
 from __future__ import annotations
 
@@ -132,4 +135,25 @@ def test_no_platform_detected_names_the_debug_log_and_nvml(error: str, era: int,
 def test_a_step_past_its_limit_names_both_engines_limits_and_py_spy(method: str, era: int) -> None:
     _, fix = _answer(f"TimeoutError: RPC call to {method} timed out.", Phase.SERVING, era)
     for knob in ("VLLM_EXECUTE_MODEL_TIMEOUT_SECONDS", "VLLM_ENGINE_ITERATION_TIMEOUT_S", "py-spy"):
+        assert knob in fix, knob
+
+
+# ---- an attention kernel refused on ROCm --------------------------------------------------------
+
+@settings(max_examples=30, deadline=None)
+@given(backend=st.sampled_from(["FLASH_ATTN", "ROCM_AITER_FA", "FlashAttention", "TRITON_ATTN"]),
+       arch=st.sampled_from(["gfx1100", "gfx1101", "gfx1201", "gfx90a"]),
+       shape=st.sampled_from(["ValueError: {b} is not supported on this GPU ({a}).",
+                              "NotImplementedError: {b} does not support sliding window on {a}",
+                              "AssertionError: {b} does not support head size 80 on {a}"]),
+       module=st.sampled_from(["rocm_attn", "rocm_aiter_fa", "triton_attn"]),
+       era=st.integers(0, 1), phase=st.sampled_from([Phase.PROFILE, Phase.GRAPH_CAPTURE]))
+def test_an_attention_kernel_refused_on_rocm_names_rdna_remedies(
+        backend: str, arch: str, shape: str, module: str, era: int, phase: Phase) -> None:
+    inner = ((f"v1/attention/backends/{module}.py", "forward"),)
+    log = worker_failure(shape.format(b=backend, a=arch), phase=phase, era=ERAS[era], inner=inner)
+    signature, fix = signature_advice(log)
+    assert signature.startswith("attention-"), signature
+    for knob in ("VLLM_USE_TRITON_FLASH_ATTN", "BUILD_FA", "gfx1100", "TRITON_ATTN",
+                 "--attention-backend"):
         assert knob in fix, knob
