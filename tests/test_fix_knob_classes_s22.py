@@ -17,7 +17,9 @@ that kind of failure). Each is generated over its members, phases and eras
   `VLLM_ENGINE_ITERATION_TIMEOUT_S`, and `py-spy dump` to see where a worker waits;
 - an attention kernel refused on ROCm: CK's flash-attention has CDNA kernels only, so on RDNA
   (`gfx1100`) Triton's or the naive path (`VLLM_USE_TRITON_FLASH_ATTN=0` through 0.11, vllm#3040;
-  images built with `BUILD_FA=0`, vLLM's ROCm installation page), `TRITON_ATTN` on 0.13+."""
+  images built with `BUILD_FA=0`, vLLM's ROCm installation page), `TRITON_ATTN` on 0.13+;
+- a CPU kernel refusing a dtype: x86 CPU builds that run Intel Extension for PyTorch need the
+  IPEX release of torch's minor version (`intel_extension_for_pytorch`, vLLM's CPU install page)."""
 
 from __future__ import annotations
 
@@ -157,3 +159,20 @@ def test_an_attention_kernel_refused_on_rocm_names_rdna_remedies(
     for knob in ("VLLM_USE_TRITON_FLASH_ATTN", "BUILD_FA", "gfx1100", "TRITON_ATTN",
                  "--attention-backend"):
         assert knob in fix, knob
+
+
+# ---- the CPU backend's kernels and their IPEX ---------------------------------------------------
+
+@settings(max_examples=20, deadline=None)
+@given(op=st.sampled_from(["reshape_and_cache_cpu_impl", "baddbmm_with_gemm", "paged_attention_v1",
+                           "rms_norm_impl"]),
+       dtype=st.sampled_from(["Half", "BFloat16"]), era=st.integers(0, len(ERAS) - 1),
+       phase=st.sampled_from([Phase.PROFILE, Phase.SERVING]))
+def test_a_cpu_kernel_refusing_a_dtype_names_the_ipex_torch_pair(op: str, dtype: str, era: int,
+                                                                 phase: Phase) -> None:
+    inner = (("attention/backends/torch_sdpa.py", "forward"), ("_ipex_ops.py", "reshape_and_cache"))
+    log = worker_failure(f'RuntimeError: "{op}" not implemented for \'{dtype}\'', phase=phase,
+                         era=ERAS[era], inner=inner)
+    signature, fix = signature_advice(log)
+    assert signature.startswith("cpu-"), signature
+    assert "intel_extension_for_pytorch" in fix and "--dtype" in fix
