@@ -134,6 +134,30 @@ def test_a_family_names_both_names_with_their_releases(number: int, family: str)
     assert not problems, f"{family}: {problems}"
 
 
+def _everywhere() -> list[tuple[int, str]]:
+    """(pair, family) for every family whose fix names either name of an `everywhere` pair."""
+    found = []
+    for number, pair in enumerate(eras()):
+        if not pair.get("everywhere"):
+            continue
+        names = [re.compile(re.escape(pair[side]) + r"(?![\w-])") for side in ("old", "new")]
+        for signature in signatures().values():
+            if signature.kind is SignatureKind.FAMILY and any(n.search(signature.fix)
+                                                              for n in names):
+                found.append((number, signature.id))
+    return found
+
+
+def test_every_family_naming_a_current_pair_names_both_with_their_releases() -> None:
+    """A pair whose old name logs of current releases still show: any family that names one
+    name names the other, each with its releases, wherever in its fix."""
+    pairs = _everywhere()
+    assert len(pairs) >= 60
+    problems = {f"{eras()[n]['new']}:{family}": era_problems(eras()[n], signatures()[family].fix)
+                for n, family in pairs}
+    assert not {k: v for k, v in problems.items() if v}
+
+
 def test_a_fix_without_a_release_fails_the_check() -> None:
     """The check can fail: the same fix with the old name's release taken out is caught."""
     pair = next(p for p in eras() if p["old"] == "VLLM_ATTENTION_BACKEND")
