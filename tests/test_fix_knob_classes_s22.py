@@ -98,7 +98,8 @@ _GATED = [
     "access it. Please log in.",
     "OSError: You are trying to access a gated repo.\nMake sure to have access to it at "
     "https://huggingface.co/{repo}.\n401 Client Error. (Request ID: Root=1-6{rid})",
-    "huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error. (Request ID: Root=1{rid})\n\n"
+    "huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error. "
+    "(Request ID: Root=1{rid})\n\n"
     "Repository Not Found for url: https://huggingface.co/api/models/{repo}/revision/main.\n"
     "Please make sure you specified the correct `repo_id` and `repo_type`.\n"
     "If you are trying to access a private or gated repo, make sure you are authenticated."]

@@ -34,7 +34,7 @@ WINDOW = 90  # characters after a name within which its releases must be written
 
 @cache
 def eras() -> tuple[dict[str, Any], ...]:
-    data, _ = load_yaml(data_dir("signatures") / "family-knobs.yaml")
+    data: Any = load_yaml(data_dir("signatures") / "family-knobs.yaml")[0]
     return tuple(data["eras"])
 
 
@@ -174,7 +174,8 @@ def test_a_fix_without_a_release_fails_the_check() -> None:
 
 # (old flag with a value, new flag with a value): flags whose release refuses the other name
 _FLAGS = [("--cuda-graph-sizes 1 2 4", "--cudagraph-capture-sizes 1 2 4"),
-          ("--guided-decoding-backend xgrammar", '--structured-outputs-config {"backend":"xgrammar"}'),
+          ("--guided-decoding-backend xgrammar",
+           '--structured-outputs-config {"backend":"xgrammar"}'),
           ("--task embed", "--runner pooling"),
           ("--speculative-model /models/draft", '--speculative-config {"model":"/models/draft"}'),
           ("--disable-log-requests", "--enable-log-requests"),
