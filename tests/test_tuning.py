@@ -32,13 +32,22 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     "startup/u-ascend-v085rc1-image-quantization-ascend-invalid-choice-argparse-two-lines":
         "session 22's thirteenth random split, cold miss: not yet analysed",
     # Session 22's cold sweep of even-numbered vLLM threads about runtime failures (sigs-b,
-    # s22b-*; strict until analysed):
+    # s22b-*). (runtime/s22b-v06-multi-step-n2-sampler-shape-mismatch-future-repr left this list
+    # when a request with n > 1 on V0 multi-step scheduling or speculative decoding got its exact
+    # signature, multi-step-parallel-sampling-unsupported: torch's index_put "value tensor of shape
+    # [N] ... indexing result of shape [1, 1]" from the sampler's one-token slot per sequence group,
+    # which names --num-scheduler-steps and n=1: tests/test_s22b_runtime_classes.py.)
     "runtime/s22b-v04-offline-n32-swap-preemption-assert-traceback-cut":
-        "session 22's sigs-b sweep, cold miss: not yet analysed",
+        "Why not fixed: the paste stops at the scheduler's self._schedule() frame, before any "
+        "exception line; those frames (LLM.generate -> LLMEngine.step -> Scheduler.schedule) lie "
+        "on the path of every V0 scheduling failure, so nothing in the log can name the swap-in "
+        "assertion vllm#4451 removed without guessing; the verdict (root_cause_missing) is right",
     "runtime/s22b-v05-rpc-server-mlp-speculator-prompt-logprobs-traceback-cut":
-        "session 22's sigs-b sweep, cold miss: not yet analysed",
-    "runtime/s22b-v06-multi-step-n2-sampler-shape-mismatch-future-repr":
-        "session 22's sigs-b sweep, cold miss: not yet analysed",
+        "Why not fixed: the paste stops in the V0 engine loop's frames (the RPC server's generate "
+        "-> run_engine_loop -> engine_step), before the AssertionError; nothing in it says "
+        "speculative decoding or prompt_logprobs, and those frames are common to every V0 "
+        "engine-loop failure, so only a guess could name vllm#8047; the verdict "
+        "(root_cause_missing) is right",
     # Moved in from the held-out set by the end-of-session-21 check (strict until analysed):
     "launchers/j-fastapi-backend-venv-spawns-api-server-without-vllm-installed-one-line":
         "moved in from the held-out set by the end-of-session-21 check: not yet analysed",

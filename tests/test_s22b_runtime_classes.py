@@ -1,0 +1,69 @@
+"""Runtime classes from the s22b cold sweep (tests/fixtures/tuning/README.md), generated over the
+forms a log gives them, each with a near miss that keeps other advice:
+
+1. a request with `n` > 1 on V0 multi-step scheduling or speculative decoding (vllm#7968, #4934):
+   torch's index_put "shape mismatch: value tensor of shape [N] cannot be broadcast to indexing
+   result of shape [1, 1]" from the sampler's one-token slot per sequence group, read from an
+   MQLLMEngine ERROR record and its traceback, from a torchrun rank prefix, or as the repr in
+   asyncio's "Future exception was never retrieved" record when the RPC server is torn down.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from v1log import python_traceback, signature_advice
+
+_SITE = st.sampled_from(["/usr/local/lib/python3.{m}/dist-packages/vllm/",
+                         "/opt/conda/lib/python3.{m}/site-packages/vllm/"])
+_MINOR = st.sampled_from([9, 10, 11, 12])
+
+
+def _mismatch(samples: int) -> str:
+    return (f"shape mismatch: value tensor of shape [{samples}] cannot be broadcast to indexing "
+            "result of shape [1, 1]")
+
+
+@settings(max_examples=30, deadline=None)
+@given(samples=st.integers(min_value=2, max_value=64), site=_SITE, minor=_MINOR,
+       form=st.sampled_from(["record", "rank", "future", "bare"]),
+       path=st.sampled_from(["worker/multi_step_model_runner.py", "spec_decode/spec_decode_worker.py"]))
+def test_parallel_sampling_on_a_multi_token_path_is_known(samples: int, site: str, minor: int,
+                                                          form: str, path: str) -> None:
+    root = site.format(m=minor)
+    error = f"RuntimeError: {_mismatch(samples)}"
+    frames = [(f"{root}{path}", "execute_model", "output = self._base_model_runner.execute_model("),
+              (f"{root}model_executor/layers/sampler.py", "_sample_with_torch",
+               "sampled_token_ids_tensor[long_sample_indices] = \\")]
+    if form == "future":
+        log = ("INFO 09-03 08:11:52 server.py:228] vLLM ZMQ RPC Server was interrupted.\n"
+               "Future exception was never retrieved\n"
+               f"future: <Future finished exception=RuntimeError('{_mismatch(samples)}')>\n")
+    elif form == "record":
+        prefix = "ERROR 09-12 14:05:40 engine.py:157] "
+        log = (f"{prefix}RuntimeError('{_mismatch(samples)}')\n"
+               + python_traceback(frames, error, prefix))
+    elif form == "rank":
+        log = python_traceback(frames, error, "[rank0]: ")
+    else:
+        log = python_traceback(frames, error)
+    sig, fix = signature_advice(log)
+    assert sig == "multi-step-parallel-sampling-unsupported"
+    assert "--num-scheduler-steps" in fix and "n=1" in fix
+
+
+@settings(max_examples=20, deadline=None)
+@given(rows=st.integers(min_value=2, max_value=4096), width=st.sampled_from([1024, 3584, 4096]),
+       site=_SITE, minor=_MINOR)
+def test_a_wider_index_put_mismatch_is_another_failure(rows: int, width: int, site: str,
+                                                       minor: int) -> None:
+    """An embedding merge or a KV copy puts a 2-D tensor into rows of another count: not the
+    sampler's one-token slot, whatever else answers it."""
+    root = site.format(m=minor)
+    error = (f"RuntimeError: shape mismatch: value tensor of shape [{rows}, {width}] cannot be "
+             f"broadcast to indexing result of shape [{rows + 1}, {width}]")
+    log = python_traceback([(f"{root}model_executor/models/qwen2_audio.py", "forward",
+                             "inputs_embeds[mask, :] = masked_audio_features")], error)
+    sig, _ = signature_advice(log)
+    assert sig != "multi-step-parallel-sampling-unsupported"
