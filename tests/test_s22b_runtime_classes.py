@@ -5,7 +5,11 @@ forms a log gives them, each with a near miss that keeps other advice:
    torch's index_put "shape mismatch: value tensor of shape [N] cannot be broadcast to indexing
    result of shape [1, 1]" from the sampler's one-token slot per sequence group, read from an
    MQLLMEngine ERROR record and its traceback, from a torchrun rank prefix, or as the repr in
-   asyncio's "Future exception was never retrieved" record when the RPC server is torn down.
+   asyncio's "Future exception was never retrieved" record when the RPC server is torn down;
+2. the other requests V0 multi-step decoding cannot serve (vllm#8016, #8182): logits processors
+   (guided decoding, logit_bias) as the runner's assertion or add_request's later ValueError, beam
+   search, and a request aborted mid-step ("expected running sequences"), each under the engine's
+   ERROR records or bare; the CPU runner's refusal of multi-step stays its own signature.
 """
 
 from __future__ import annotations
@@ -67,3 +71,41 @@ def test_a_wider_index_put_mismatch_is_another_failure(rows: int, width: int, si
                              "inputs_embeds[mask, :] = masked_audio_features")], error)
     sig, _ = signature_advice(log)
     assert sig != "multi-step-parallel-sampling-unsupported"
+
+
+_MULTI_STEP_REFUSALS = [
+    ("AssertionError", "Logits Processors are not supported in multi-step decoding",
+     "worker/multi_step_model_runner.py", "_pythonize_sampler_output"),
+    ("ValueError", "Logits processors are not supported in multi-step decoding",
+     "engine/llm_engine.py", "add_request"),
+    ("AssertionError", "Beam search not supported in multi-step decoding.",
+     "engine/output_processor/multi_step.py", "process_outputs"),
+    ("AssertionError", "Beam search not supported in block decoding.",
+     "engine/output_processor/multi_step.py", "process_outputs"),
+    ("AssertionError", "expected running sequences",
+     "engine/output_processor/multi_step.py", "process_outputs"),
+]
+
+
+@settings(max_examples=30, deadline=None)
+@given(refusal=st.sampled_from(_MULTI_STEP_REFUSALS), site=_SITE, minor=_MINOR,
+       prefix=st.sampled_from(["", "ERROR 10-04 16:22:51 engine.py:157] ",
+                               "ERROR 08-30 22:11:29 async_llm_engine.py:65] "]))
+def test_what_v0_multi_step_decoding_cannot_serve_is_known(
+        refusal: tuple[str, str, str, str], site: str, minor: int, prefix: str) -> None:
+    kind, message, path, function = refusal
+    root = site.format(m=minor)
+    log = python_traceback([(f"{root}engine/llm_engine.py", "step", "outputs = self._process()"),
+                            (f"{root}{path}", function, "assert ...")],
+                           f"{kind}: {message}", prefix)
+    sig, fix = signature_advice(log)
+    assert sig == "multi-step-request-feature-unsupported"
+    assert "--num-scheduler-steps" in fix and "guided" in fix
+
+
+def test_a_runner_without_multi_step_keeps_its_own_advice() -> None:
+    log = python_traceback([("/usr/local/lib/python3.12/dist-packages/vllm/worker/cpu_model_runner.py",
+                             "execute_model", "raise ValueError(")],
+                           "ValueError: CPU worker does not support multi-step execution.")
+    sig, _ = signature_advice(log)
+    assert sig == "multi-step-unsupported-by-runner"
