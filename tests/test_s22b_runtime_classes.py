@@ -9,7 +9,10 @@ forms a log gives them, each with a near miss that keeps other advice:
 2. the other requests V0 multi-step decoding cannot serve (vllm#8016, #8182): logits processors
    (guided decoding, logit_bias) as the runner's assertion or add_request's later ValueError, beam
    search, and a request aborted mid-step ("expected running sequences"), each under the engine's
-   ERROR records or bare; the CPU runner's refusal of multi-step stays its own signature.
+   ERROR records or bare; the CPU runner's refusal of multi-step stays its own signature;
+3. the V1 fast detokenizer's "Invalid prefix encountered" from tokenizers' DecodeStream
+   (vllm#17448), in the old bare wording and tokenizers 0.22's longer one, under the API server's
+   output-handler records or in an offline traceback; "Already borrowed" keeps its own advice.
 """
 
 from __future__ import annotations
@@ -109,3 +112,33 @@ def test_a_runner_without_multi_step_keeps_its_own_advice() -> None:
                            "ValueError: CPU worker does not support multi-step execution.")
     sig, _ = signature_advice(log)
     assert sig == "multi-step-unsupported-by-runner"
+
+
+@settings(max_examples=25, deadline=None)
+@given(site=_SITE, minor=_MINOR, token=st.integers(min_value=0, max_value=262143),
+       long_form=st.booleans(),
+       prefix=st.sampled_from(["", "ERROR 05-21 09:14:03 [async_llm.py:399] ",
+                               "(APIServer pid=4121) ERROR 09-03 11:02:44 [async_llm.py:480] "]))
+def test_a_detokenizer_decode_stream_invalid_prefix_is_known(site: str, minor: int, token: int,
+                                                             long_form: bool, prefix: str) -> None:
+    root = site.format(m=minor)
+    message = "Invalid prefix encountered"
+    if long_form:
+        message += (f" while decoding stream. Token ID: {token}, Expected prefix: ' ', "
+                    "Actual string: 'x'")
+    frames = [(f"{root}v1/engine/output_processor.py", "process_outputs",
+               "stop_string = req_state.detokenizer.update("),
+              (f"{root}v1/engine/detokenizer.py", "_protected_step",
+               "token = self.stream.step(self.tokenizer, next_token_id)")]
+    sig, fix = signature_advice(python_traceback(frames, f"Exception: {message}", prefix))
+    assert sig == "detokenizer-decode-stream-invalid-prefix"
+    assert "0.9.1" in fix and "tokenizers" in fix
+
+
+def test_a_borrowed_tokenizer_is_another_failure() -> None:
+    log = python_traceback([("/usr/local/lib/python3.12/dist-packages/transformers/"
+                             "tokenization_utils_fast.py", "set_truncation_and_padding",
+                             "self._tokenizer.enable_truncation(**target)")],
+                           "RuntimeError: Already borrowed")
+    sig, _ = signature_advice(log)
+    assert sig != "detokenizer-decode-stream-invalid-prefix"
