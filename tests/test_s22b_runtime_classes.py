@@ -12,7 +12,11 @@ forms a log gives them, each with a near miss that keeps other advice:
    ERROR records or bare; the CPU runner's refusal of multi-step stays its own signature;
 3. the V1 fast detokenizer's "Invalid prefix encountered" from tokenizers' DecodeStream
    (vllm#17448), in the old bare wording and tokenizers 0.22's longer one, under the API server's
-   output-handler records or in an offline traceback; "Already borrowed" keeps its own advice.
+   output-handler records or in an offline traceback; "Already borrowed" keeps its own advice;
+4. V0's worker warning "Failed to pickle inputs of failed execution: CUDA error: ..." (vllm
+   PR#9532's paste): logged only while a model step's exception is handled, it is the step's
+   failure whatever its level (causality.yaml `failing_warnings`); a pickling error of its own
+   (an object pickle cannot take) is not read as one.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from logsleuth.model import Verdict
+from logsleuth.pipeline import explain_text
+from logsleuth.signatures import default_signatures
 from v1log import python_traceback, signature_advice
 
 _SITE = st.sampled_from(["/usr/local/lib/python3.{m}/dist-packages/vllm/",
@@ -142,3 +149,57 @@ def test_a_borrowed_tokenizer_is_another_failure() -> None:
                            "RuntimeError: Already borrowed")
     sig, _ = signature_advice(log)
     assert sig != "detokenizer-decode-stream-invalid-prefix"
+
+
+_DEVICE_ERRORS = ["CUDA error: an illegal memory access was encountered",
+                  "CUDA error: device-side assert triggered",
+                  "CUDA error: unspecified launch failure",
+                  "HIP error: an illegal memory access was encountered"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(error=st.sampled_from(_DEVICE_ERRORS), pid=st.integers(min_value=100, max_value=99999),
+       prefix=st.sampled_from(["(VllmWorkerProcess pid={pid}) ", "", "[rank1]: "]),
+       dumped=st.booleans(), after=st.sampled_from(["", "INFO:     Shutting down\n"]))
+def test_a_failed_steps_pickling_warning_is_the_failure(error: str, pid: int, prefix: str,
+                                                        dumped: bool, after: str) -> None:
+    head = prefix.format(pid=pid)
+    lines = []
+    if dumped:
+        lines.append(f"{head}INFO 10-17 12:17:31 model_runner_base.py:120] Writing input of "
+                     "failed execution to /tmp/err_execute_model_input_20241017-121731.pkl...")
+    lines.append(f"{head}WARNING 10-17 12:17:31 model_runner_base.py:143] Failed to pickle "
+                 f"inputs of failed execution: {error}")
+    report = explain_text("\n".join(lines) + "\n" + after, signatures=default_signatures())
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None
+    assert report.root_cause.line == len(lines)
+    assert error.split(": ", 1)[1] in report.root_cause.message
+
+
+def test_a_pickling_error_of_its_own_is_no_failure() -> None:
+    log = ("(VllmWorkerProcess pid=14578) WARNING 10-17 12:17:31 model_runner_base.py:143] "
+           "Failed to pickle inputs of failed execution: Can't pickle local object "
+           "'make_sampler.<locals>.fn'\n")
+    report = explain_text(log, signatures=default_signatures())
+    assert report.verdict is Verdict.NO_FAILURE
+
+
+@settings(max_examples=15, deadline=None)
+@given(error=st.sampled_from(_DEVICE_ERRORS), pid=st.integers(min_value=100, max_value=99999))
+def test_the_steps_own_traceback_after_the_warning_says_more(error: str, pid: int) -> None:
+    """The same process's traceback of the failed step after the warning is that failure: cut
+    before its exception line, the cause is missing (not the warning's quote)."""
+    head = f"(VllmWorkerProcess pid={pid}) "
+    log = (f"{head}WARNING 10-17 12:17:31 model_runner_base.py:143] Failed to pickle inputs of "
+           f"failed execution: {error}\n"
+           f"{head}ERROR 10-17 12:17:31 multiproc_worker_utils.py:231] Exception in worker "
+           "VllmWorkerProcess while processing method start_worker_execution_loop.\n"
+           f"{head}ERROR 10-17 12:17:31 multiproc_worker_utils.py:231] Traceback (most recent "
+           "call last):\n"
+           f'{head}ERROR 10-17 12:17:31 multiproc_worker_utils.py:231]   File "/usr/local/lib/'
+           'python3.10/dist-packages/vllm/worker/model_runner_base.py", line 116, in _wrapper\n'
+           f"{head}ERROR 10-17 12:17:31 multiproc_worker_utils.py:231]     return func(*args, "
+           "**kwargs)\n")
+    report = explain_text(log, signatures=default_signatures())
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING
