@@ -808,10 +808,17 @@ class Assembler:
             return
         is_error_record = line.level in _ERROR_LEVELS and line.kind in (LineKind.PLAIN,
                                                                          LineKind.UVICORN)
+        # a warning vLLM logs only while it handles a model step's exception, quoting an error
+        # (causality.yaml `failing_warnings`): the step failed; read as an error record
+        failing = line.level in _QUIET_LEVELS \
+            and line.kind in (LineKind.PLAIN, LineKind.EXCEPTION_REPR) \
+            and self._causality.failing_warning(line.text)
+        if failing:
+            is_error_record = True
         if line.kind is LineKind.UVICORN and line.text.startswith(("ERROR", "CRITICAL")):
             is_error_record = True
         printed = None
-        if line.kind is LineKind.EXCEPTION_REPR and line.level not in _QUIET_LEVELS:
+        if line.kind is LineKind.EXCEPTION_REPR and (line.level not in _QUIET_LEVELS or failing):
             is_error_record, printed = True, (line.exception or "", line.message or "")
         if is_error_record and line.text.strip():
             self._flush_title(channel, out)
@@ -973,7 +980,9 @@ class Assembler:
             label, text = printed
         text = text[:MAX_MESSAGE_CHARS]  # a 64 KiB record line is matched by its start
         event = ErrorEvent(self._new_id(), EventKind.ERROR_RECORD, label, text,
-                           channel.process, number, number, number, time=time, site=channel.site)
+                           channel.process, number, number, number, time=time, site=channel.site,
+                           # a record below ERROR is a title only as a failing warning (`_step`)
+                           failing_warning=level in _QUIET_LEVELS)
         channel.last_event = event.id
         out.append(event)
 

@@ -423,6 +423,7 @@ class CausalGraph:
         errors = _merge_crashes(_fold_recovered_asserts(
             _fold_native_echoes(sorted(errors, key=lambda e: (e.line, e.id)))))
         errors = fold_record_heads(fold_restatements(_fold_mechanisms(errors, know), know))
+        errors = _said_more(errors)
         warned = [e for e in errors if e.latent and not e.unraisable]
         errors, crashed = _unraisable_causes(errors, events, know)
         errors, explained = _latent_causes(errors, know)
@@ -702,6 +703,21 @@ def _handled_effects(nodes: dict[int, _Node], know: Causality) -> list[tuple[int
                 and know.follows_handled(node.event.text):
             pairs.append((handled.event.id, node.event.id))
     return pairs
+
+
+def _said_more(errors: list[ErrorEvent]) -> list[ErrorEvent]:
+    """A failing warning (causality.yaml `failing_warnings`: logged while a model step's
+    exception is handled, quoting an error) is the failure only when no later error of its
+    process says more: the step's own traceback after it, even one cut before its exception
+    line, is that failure (and where it is cut, the cause is missing, not the warning's)."""
+    kept = []
+    for event in errors:
+        if event.failing_warning and any(
+                other.process == event.process and other.first_line > event.last_line
+                and not other.failing_warning for other in errors):
+            continue
+        kept.append(event)
+    return kept
 
 
 def _latent_causes(errors: list[ErrorEvent], know: Causality

@@ -136,6 +136,9 @@ class Causality:
     # where to look when every request in the log was refused and no line says why
     # (`refused_advice`, refused.py)
     refused_advice: tuple[str, ...] = ()
+    # warnings logged only while an exception of a model step is being handled, quoting an error:
+    # read as that error's record (`failing_warnings`)
+    failing_warnings: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -392,6 +395,11 @@ class Causality:
         """A request's error whose text says the client's request does not fit the deployment's
         limits (`requests.clients`): vLLM refuses that request, by design."""
         return any(_search(pattern, text) for pattern in self.client_faults)
+
+    def failing_warning(self, text: str) -> bool:
+        """The warning is logged only while a model step's exception is handled and quotes an
+        error (`failing_warnings`): the step failed, whatever the record's level."""
+        return any(_search(pattern, text) for pattern in self.failing_warnings)
 
     def refusal_warning(self, text: str) -> bool:
         """The warning says the engine dropped a request it could not run (`refusals`)."""
@@ -718,7 +726,9 @@ def load_causality(path: Path | None = None) -> Causality:
                            for p in data.get("indented_messages", [])),
                      tuple(compile_(p, "work_requests") for p in data.get("work_requests", [])),
                      tuple(compile_(p, "idle_kills") for p in data.get("idle_kills", [])),
-                     tuple(str(line) for line in data.get("refused_advice", [])))
+                     tuple(str(line) for line in data.get("refused_advice", [])),
+                     tuple(compile_(p, "failing_warnings")
+                           for p in data.get("failing_warnings", [])))
 
 
 @cache

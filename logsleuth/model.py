@@ -376,6 +376,10 @@ class ErrorEvent:
     # reported by a warning the process went on from (causality.yaml `latent`): an error only
     # when a later error follows from it
     latent: bool = False
+    # a warning logged only while a model step's exception is handled, quoting an error
+    # (causality.yaml `failing_warnings`): the failure when no later error of its process says
+    # more (a traceback of the same step, even one cut before its exception line)
+    failing_warning: bool = False
     # an exception Python reported as unraisable (`Exception ignored in:`, its `title`): latent
     # too, the cause only of a native death of its process right after it (`unraisable`)
     unraisable: bool = False
