@@ -37,6 +37,7 @@ _MIN_EVIDENCE = 3  # different rows cut mid-token that say a width
 # a row that begins with its line's first characters (not a word alone) is a line of its own: a
 # wrapper's prefix before every row (`vllm-1  | `, `0: `, a year), not a cut mid-text
 _SAME_START = 3
+_HEAD_ROWS = 4  # a record's head never takes more rows than this
 _JOINED_BYTES = 1 << 20  # a runaway chain of rows (never a real line) keeps only its start
 _DIGITS = str.maketrans("0123456789", "0000000000")
 
@@ -63,9 +64,10 @@ def _shapes() -> tuple[object, frozenset[object]]:
         LineKind.EXTENSION_MODULES, LineKind.BLANK, LineKind.INDENTED})
 
 
-def _goes_on(first: str, row: str, after: str) -> tuple[bool, bool]:
+def _goes_on(first: str, row: str, after: str, so_far: str | None = None) -> tuple[bool, bool]:
     """Whether `after` goes on the line whose rows are `first` ... `row` (`row` as wide as the
-    wrap), and whether it does mid-token with no shape at all (evidence of a width).
+    wrap; `so_far` the rows joined, when more than `first`, empty past `_HEAD_ROWS`), and whether
+    it does mid-token with no shape at all (evidence of a width).
 
     It does not when it is blank, begins as the line's first row did (a launcher's prefix before
     every row), repeats a border the first row began with (a box, a quote), or has the shape of
@@ -78,6 +80,7 @@ def _goes_on(first: str, row: str, after: str) -> tuple[bool, bool]:
 
     if not after.strip() or _same_start(first, after):
         return False, False
+    head = first if so_far is None else so_far
     border = first[:1]
     if border and not border.isalnum() and not border.isspace() and after[:1] == border:
         return False, False
@@ -91,17 +94,20 @@ def _goes_on(first: str, row: str, after: str) -> tuple[bool, bool]:
     mid_token = _in_token(row[-1:]) and _in_token(after[:1]) and not spaced
     outer = _wrapper(line.outer)
     if line.site is not None and line.time is None and not outer \
-            and line.process is MAIN and not line.depth:
+            and (line.process is MAIN or text.lstrip()[:1].isdigit()) and not line.depth:
         # a call site with no time or wrapper before it is the rest of a head the row cut
         # (`... [multiproc_` + `executor.py:654] WorkerProc hit an exception.`)
         return True, mid_token
-    if line.time is not None or outer or line.process is not MAIN \
+    # a process prefix read off a row that begins with a digit is a cut one's rest (`1072) is
+    # larger ...`), not a prefix
+    process = line.process is not MAIN and not text.lstrip()[:1].isdigit()
+    if line.time is not None or outer or process \
             or line.depth or line.site is not None \
             or (line.level is not None and line.text.strip() != text.strip()):
         # a record's head (a level read off the line, not one its words imply): the line's
         # own, unless the row cut the line's head (`(EngineCore_DP0 pid=5) ERROR ` +
         # `08-01 20:00:09 [core.py:710] ...`, `... [core.py` + `:710] ...`)
-        return _cut_in_head(first, row, after), False
+        return _cut_in_head(head, after), False
     plain, own = _shapes()
     if line.kind is plain:
         return True, mid_token
@@ -109,20 +115,33 @@ def _goes_on(first: str, row: str, after: str) -> tuple[bool, bool]:
     # own unless the row cut a token it goes on (`.../site-` + `packages/...", line 3, in f`,
     # `Runtime` + `Error: ...`) or the line's head, and never a traceback's, chain's or
     # process's header
-    return (mid_token and line.kind not in own) or _cut_in_head(first, row, after), False
+    return (mid_token and line.kind not in own) or _cut_in_head(head, after) \
+        or _message_cut(head), False
 
 
-def _cut_in_head(first: str, row: str, after: str) -> bool:
-    """The row cut the line's record head, or right after it: read with `after`, the line's head
-    reaches the cut (a head is shorter than a row: only a line's first row can end in it)."""
+def _message_cut(so_far: str) -> bool:
+    """The rows end at an error's `Type: ` before its message: the message follows, whatever
+    shape it has (`RuntimeError: ` + `HIP error: invalid device ordinal`)."""
     from logsleuth.tokenize import clean, parse_line
 
-    if row is not first and row != first:
+    if not so_far.rstrip().endswith(":"):
         return False
-    joined = clean(first + after)
-    body = parse_line(joined).text
-    head = joined.rfind(body) if body else len(joined)
-    return head >= len(clean(first).rstrip())
+    line = parse_line(clean(so_far))
+    return line.exception is not None and not (line.message or "").strip()
+
+
+def _cut_in_head(so_far: str, after: str) -> bool:
+    """The rows cut the line's record head, or right after it: read with `after`, the line's
+    head reaches the cut."""
+    from logsleuth.tokenize import clean, parse_line
+
+    if not so_far:
+        return False  # a line of many rows: its head was read long before
+    joined = clean(so_far + after)
+    body = parse_line(joined).text.strip()
+    # where the body begins (a frame's text is the grammar's, from its `File` on)
+    head = joined.find(body[:16]) if body else len(joined)
+    return head >= len(clean(so_far).rstrip())
 
 
 def _wrapper(outer: str | None) -> bool:
@@ -156,12 +175,19 @@ def wrap_width(head: bytes) -> int | None:
     wide = cut = 0
     evidence: set[str] = set()
     first: str | None = None  # the first row of the line the row before went on
+    so_far = ""  # that line's rows up to the row before
     for text, after in zip(texts, texts[1:]):
         if len(text) != width:
             first = None
             continue
         wide += 1
-        goes_on, mid_token = _goes_on(first or text, text, after)
+        if first is None:
+            so_far = text
+        elif so_far and len(so_far) < _HEAD_ROWS * width:
+            so_far += text
+        else:
+            so_far = ""
+        goes_on, mid_token = _goes_on(first or text, text, after, so_far)
         if goes_on:
             cut += 1
             if mid_token:
@@ -248,7 +274,9 @@ class HardWrapped(io.RawIOBase):
             if self._open:
                 last = self._open[-1].rstrip(b"\r").decode("utf-8", "replace")
                 after = row.decode("utf-8", "replace")
-                if _goes_on(self._first, last, after)[0]:
+                so_far = b"".join(self._open).decode("utf-8", "replace") \
+                    if len(self._open) <= _HEAD_ROWS else ""
+                if _goes_on(self._first, last, after, so_far)[0]:
                     self._join(row)
                     if not self._wide(row):
                         out.append(self._close())

@@ -218,3 +218,40 @@ def test_rows_a_launcher_prefixed_after_the_wrap_are_lines(prefix: str, width: i
     assume(moved is not None)
     assert moved is not None
     _never_rejoined("\n".join(prefix + row for row in moved.lines) + "\n")
+
+
+SEAMS = {
+    "in the call site": lambda line: line.index(".py:") + 2,
+    "right after the head": lambda line: line.index("] ") + 2,
+    "inside the type": lambda line: line.index("Error: ") - 3,
+    "after the type": lambda line: line.index("Error: ") + len("Error: "),
+    "inside the message": lambda line: line.index("Error: ") + len("Error: ") + 6,
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(sorted(SEAMS)), st.sampled_from(["none", "compose", "docker"]),
+       st.sampled_from([["RuntimeError: CUDA error: an illegal memory access was encountered"],
+                        OUT_OF_VOCAB]),
+       st.randoms(use_true_random=False))
+def test_a_wrap_at_any_seam_of_the_root_line_reads_as_the_line(
+        seam: str, prefix: str, error: list[str], rng: random.Random) -> None:
+    """The width falls at each seam of the root's `Type: message` record line (in its head's
+    call site, right after its head, inside or right after the type, in the message): the root
+    is the line's type and message, at its first row."""
+    server = Server(api=rng.randrange(100, 90000), engine=rng.randrange(100, 90000))
+    lines = server.startup() + server.engine_error(error) + server.engine_dead()
+    lines = [PREFIXES[prefix](n) + line for n, line in enumerate(lines)]
+    original = _report(lines)
+    root = original["root_cause"]
+    assert root is not None
+    width = SEAMS[seam](lines[root["line"] - 1])
+    assume(width >= 60 and all(len(line) != width for line in lines))
+    moved = wrapped(lines, width)
+    assert moved is not None
+    got = _report(moved.lines)
+    assert any("hard-wrapped" in notice for notice in got["notices"])
+    want, have = answer_of(original), answer_of(got)
+    assert (have.verdict, have.exception, have.message) == (want.verdict, want.exception,
+                                                            want.message)
+    assert have.line == moved.where[want.line - 1][0]  # type: ignore[index]
