@@ -113,10 +113,14 @@ def _goes_on(first: str, row: str, after: str, so_far: str | None = None) -> tup
         return True, mid_token
     # another kind (a frame's shape the grammar reads in a cut path, an error line): the line's
     # own unless the row cut a token it goes on (`.../site-` + `packages/...", line 3, in f`,
-    # `Runtime` + `Error: ...`) or the line's head, and never a traceback's, chain's or
-    # process's header
-    return (mid_token and line.kind not in own) or _cut_in_head(head, after) \
-        or _message_cut(head), False
+    # `Runtime` + `Error: ...`), the line and the row are not indented (`Worker failed ` +
+    # `with error 'torch.AcceleratorError: ...`) or the row cut the line's head, and never a
+    # traceback's, chain's or process's header
+    # a line that ends a raw traceback (its exception after a code line) never follows a row of a
+    # line that was not indented, and a frame or code line of one begins with spaces
+    unindented = not first[:1].isspace() and not after[:1].isspace()
+    return ((mid_token or unindented) and line.kind not in own) \
+        or _cut_in_head(head, after) or _message_cut(head), False
 
 
 def _message_cut(so_far: str) -> bool:

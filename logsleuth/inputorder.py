@@ -13,6 +13,7 @@ the first row it began on, and a span ends at the last row of its last line.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar, cast
 
@@ -26,6 +27,10 @@ T = TypeVar("T")
 _LINE_FIELDS = frozenset({"line", "requested_line", "effective_line", "event_line"})
 _SPANS = (("first_line", "last_line"), ("start_line", "end_line"))
 _SPAN_FIELDS = frozenset(name for span in _SPANS for name in span)
+# the report's sentences that name log lines (causal.py's reasons and where to look, phase.py's
+# evidence: its `detail` beside its `line`), and how
+_SENTENCES = frozenset({"reasons", "look_for"})
+_SAID_LINE = re.compile(r"\b([Ll]ine) (\d+)\b(?=[.;:),]| \()")
 
 
 def in_input_order(value: T, lines: int) -> T:
@@ -38,17 +43,22 @@ def in_input_order(value: T, lines: int) -> T:
 def in_file_rows(value: T, rows: Rows) -> T:
     """`value` (a report, or any record in it) with its log line numbers counted as the file's
     rows, for a log whose hard-wrapped rows were read joined (`rows`, hardwrap.py): a line at
-    its first row, a span from the first row of its first line to the last row of its last."""
+    its first row, a span from the first row of its first line to the last row of its last. The
+    line numbers the report's own sentences give (its reasons, where to look, a phase's
+    evidence: `... printed it at line 21.`) are the file's rows too."""
     return cast(T, _mapped(value, rows.first,
-                           lambda first, last: (rows.first(first), rows.last(last))))
+                           lambda first, last: (rows.first(first), rows.last(last)),
+                           lambda text: _SAID_LINE.sub(
+                               lambda m: f"{m.group(1)} {rows.first(int(m.group(2)))}", text)))
 
 
 def _mapped(value: object, line: Callable[[int], int],
-            span: Callable[[int, int], tuple[int, int]]) -> object:
+            span: Callable[[int, int], tuple[int, int]],
+            said: Callable[[str], str] | None = None) -> object:
     if isinstance(value, tuple):
-        return tuple(_mapped(item, line, span) for item in value)
+        return tuple(_mapped(item, line, span, said) for item in value)
     if isinstance(value, dict):
-        return {key: _mapped(item, line, span) for key, item in value.items()}
+        return {key: _mapped(item, line, span, said) for key, item in value.items()}
     if not dataclasses.is_dataclass(value) or isinstance(value, (type, Frame)):
         return value
     changes: dict[str, object] = {}
@@ -58,8 +68,12 @@ def _mapped(value: object, line: Callable[[int], int],
             continue
         if field.name in _LINE_FIELDS and isinstance(item, int):
             changes[field.name] = line(item)
+        elif said is not None and (field.name in _SENTENCES or field.name == "detail"
+                                   and hasattr(value, "line")):
+            changes[field.name] = said(item) if isinstance(item, str) \
+                else tuple(said(text) for text in item)
         else:
-            mapped = _mapped(item, line, span)
+            mapped = _mapped(item, line, span, said)
             if mapped is not item:
                 changes[field.name] = mapped
     for first, last in _SPANS:

@@ -102,6 +102,10 @@ def test_a_log_wrapped_at_any_width_reads_as_the_log(kind: str, served: int, pre
     if want.line:
         first, last = moved.where[want.line - 1]  # type: ignore[misc]
         assert have.line == first  # the first row of the wrapped line
+        # the report's sentences name the file's rows too
+        said = f"printed it at line {want.line}"
+        if any(said in reason for reason in original["reasons"]):
+            assert any(f"printed it at line {first}" in reason for reason in got["reasons"])
         if not any("hard-wrapped" in notice for notice in got["notices"]):
             return  # too few rows say where it was cut: read row by row (the rows it has)
         span = got["root_cause"]
