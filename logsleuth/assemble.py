@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from logsleuth.hint import WarningHints
 from logsleuth.knowledge import Causality, default_causality
-from logsleuth.model import (SEGFAULT_BANNER, ChainReason, ErrorEvent, Event, EventKind, Frame,
+from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, Frame,
                              Level, LineKind, LineRun, LogLine, Milestone, MilestoneKind, Phase,
                              Process, RecordRun)
 from logsleuth.quickinit import quick_init
@@ -69,7 +69,7 @@ class _Trace:
     cause: tuple[int, ChainReason] | None = None
     frames: list[Frame] = field(default_factory=list)
     fault_dump: bool = False  # faulthandler: frames are listed innermost first
-    # a native crash handler's stack (apache-tvm-ffi's, under its `Segfault encountered` banner):
+    # a native crash handler's stack (under its banner: causality.yaml `native_stacks`):
     # innermost first too, and a bare indented line is a frame (the symbol), not source code
     native_stack: bool = False
     # the (type, message) of the exception the record heading it printed as a repr (V0's
@@ -630,12 +630,12 @@ class Assembler:
             if line.level in _QUIET_LEVELS:
                 return self._other_line(channel, line, out)  # `Killed` as an INFO record's text
             self._flush(channel, out)
+            native = self._causality.native_stack_follows(f"{line.exception}: {line.message}")
             channel.trace = _Trace(line.number, line.number, line.process, line.site is None,
                                    line.time, kind=_EVENT_KINDS[kind], exception=line.exception,
                                    message_lines=[line.message or ""], line=line.number,
-                                   fault_dump=line.exception == "Fatal Python error"
-                                   or line.message == SEGFAULT_BANNER,
-                                   native_stack=line.message == SEGFAULT_BANNER,
+                                   fault_dump=line.exception == "Fatal Python error" or native,
+                                   native_stack=native,
                                    site=channel.site, depth=line.depth,
                                    group=_group_of(channel, line.depth))
             if self._causality.whole_line(f"{line.exception}: {line.message}"):

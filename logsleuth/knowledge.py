@@ -129,6 +129,9 @@ class Causality:
     teardown_outermost: tuple[regex.Pattern[str], ...] = ()
     # exceptions whose message goes on over indented lines under it (`indented_messages`)
     indented_messages: tuple[regex.Pattern[str], ...] = ()
+    # a native crash handler's report whose stack follows it, innermost first (`native_stacks`,
+    # searched in "label: message")
+    native_stacks: tuple[regex.Pattern[str], ...] = ()
     # an access line's request a client makes of the server's API (`work_requests`)
     work_requests: tuple[regex.Pattern[str], ...] = ()
     # a kill that names no reason: after the run was up, while idle, a stop (`idle_kills`)
@@ -463,6 +466,11 @@ class Causality:
         (`indented_messages`: pydantic's ValidationError, one line per failed check)."""
         return any(_search(p, exception.strip()) for p in self.indented_messages)
 
+    def native_stack_follows(self, text: str) -> bool:
+        """The fatal line `text` ("label: message") is a native crash handler's banner whose
+        stack follows it, innermost first, a bare indented line a symbol (`native_stacks`)."""
+        return any(_search(p, text) for p in self.native_stacks)
+
     def whole_line(self, text: str) -> bool:
         """The error line `text` ("label: text") is a report whole on its line: the lines after
         it are not its message (`whole_lines`)."""
@@ -724,6 +732,7 @@ def load_causality(path: Path | None = None) -> Causality:
                            for p in data.get("teardown", {}).get("outermost", [])),
                      tuple(compile_(p, "indented_messages")
                            for p in data.get("indented_messages", [])),
+                     tuple(compile_(p, "native_stacks") for p in data.get("native_stacks", [])),
                      tuple(compile_(p, "work_requests") for p in data.get("work_requests", [])),
                      tuple(compile_(p, "idle_kills") for p in data.get("idle_kills", [])),
                      tuple(str(line) for line in data.get("refused_advice", [])),

@@ -249,9 +249,6 @@ class Process(_KeptHash):
 
 
 MAIN = Process("main")
-# apache-tvm-ffi's SIGSEGV handler's words (its banner `!!!!!!! Segfault encountered !!!!!!!`):
-# the message of the segmentation fault it reports; its native stack follows (assemble.py)
-SEGFAULT_BANNER = "Segfault encountered"
 
 
 @dataclass(frozen=True, slots=True)

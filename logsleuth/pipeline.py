@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from logsleuth.activity import ActivityFold
@@ -15,7 +15,7 @@ from logsleuth.halfread import FarReader
 from logsleuth.hint import with_warning_hint
 from logsleuth.index import annotate
 from logsleuth.index.bare import bare_errors, stated_errors
-from logsleuth.inputorder import in_input_order
+from logsleuth.inputorder import in_file_rows, in_input_order
 from logsleuth.knowledge import default_causality
 from logsleuth.model import (ErrorEvent, Event, Inference, LineRun, LogLine, RecordRun, Report,
                              Verdict)
@@ -57,11 +57,17 @@ def explain_events(source: Source | LogInput, *, signatures: SignatureSet | None
     before it loads the pipeline)."""
     log = source if isinstance(source, LogInput) else open_input(source, name=name)
     read = read_events(log, progress, reader, fold_runs=fold_runs)
+    renumbered = log.last_line_first or bool(log.rows)
     report = build_report(log.name, read.events, read.stats, read.facts, signatures,
-                          read.notices, head=read.head, warning_hint=not log.last_line_first,
+                          read.notices, head=read.head, warning_hint=not renumbered,
                           folded=read.folded)
-    if log.last_line_first:  # the hint's line in the fix is the input's too
-        report = with_warning_hint(in_input_order(report, report.lines_read))
+    if log.last_line_first:
+        report = in_input_order(report, report.lines_read)
+    if log.rows:  # rows a hard wrap cut were read joined: the file's rows
+        report = replace(in_file_rows(report, log.rows),
+                         lines_read=log.rows.count(report.lines_read))
+    if renumbered:  # the hint's line in the fix is the input's too
+        report = with_warning_hint(report)
     return report, read
 
 
@@ -227,6 +233,8 @@ def parse(source: Source | str | Path) -> Iterator[Event]:
     the assembler completes a traceback only when the line after it arrives."""
     log = source if isinstance(source, LogInput) else open_input(source)
     events = list(assemble(tokenize(log.blocks())))
+    if log.rows:  # rows a hard wrap cut were read joined: the file's rows
+        events = [in_file_rows(event, log.rows) for event in events]
     return iter(sorted(events, key=_starting_line))
 
 

@@ -21,6 +21,8 @@ from typing import BinaryIO, TextIO, cast
 
 from logsleuth.crilines import CriPieces, is_cri
 from logsleuth.errors import InputError
+from logsleuth.hardwrap import HEAD_BYTES as WRAP_HEAD_BYTES
+from logsleuth.hardwrap import HardWrapped, Rows, wrap_width
 from logsleuth.jsonlines import JsonMessages, message_key
 # re-exported: the reader of a file's far end reads its chunks in this module's block size
 from logsleuth.wholelines import BLOCK_SIZE as BLOCK_SIZE
@@ -53,6 +55,8 @@ class LogInput:
     # a range of a file read in chunks leaves its counts to the reader of the whole file, which
     # sums them over the chunks into one notice each (reading_notices)
     notice_counts: bool = True
+    # where the lines read lie in the file, when rows a hard wrap cut were joined (hardwrap.py)
+    rows: Rows | None = None
 
     def blocks(self) -> Iterator[bytes]:
         """Yield byte blocks that each end just after a `\\n` (the last one may not).
@@ -272,6 +276,14 @@ def _unwrap(log: LogInput) -> LogInput:
         log._stream = _CrLines(head)  # type: ignore[assignment]
         log.notices.append("the log ends its lines with a carriage return alone (`\\r`, an old "
                            "Mac editor's or a copy's line ends); each was read as a line break")
+        return log
+    width = wrap_width(head.peek(WRAP_HEAD_BYTES))
+    if width is not None:
+        wrapped = HardWrapped(head, width)
+        log._stream, log.rows = wrapped, wrapped.rows  # type: ignore[assignment]
+        log.notices.append(f"the log's lines were hard-wrapped at {width} characters (a "
+                           "terminal's copy, a form's paste); the rows of each cut line were "
+                           "read as one line, and line numbers are the file's own rows")
         return log
     log._stream = head  # type: ignore[assignment]
     return log

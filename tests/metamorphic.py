@@ -57,6 +57,7 @@ _START = datetime(2025, 3, 14, 9, 26, 53, tzinfo=timezone.utc)
 # not a word of the message (NCCL's `NCCL WARN Cuda failure` is not coloured)
 LEVEL_WORD = re.compile(r"\b(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=:| \d)")
 PROCESS_PREFIX = re.compile(r"^\(((?:[^()\n]*? )?pid=\d+)\)")
+EXCEPTION_NAME = re.compile(r"\b[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b")
 _START_MARKER = default_causality().start_marker
 MAIN_NAMES = re.compile(r"APIServer|EngineCore|LLMEngine|MQLLMEngine|api_server", re.I)
 
@@ -232,6 +233,36 @@ def tail_cut(lines: list[str], rng: random.Random, anchor: Anchor) -> Moved | No
     return Moved(lines[:cut], [(n, n) for n in range(1, cut + 1)] + [None] * (len(lines) - cut))
 
 
+def hard_wrap(width: int) -> Transform:
+    """A terminal's copy of a log it showed `width` columns wide: each longer line comes as
+    pieces of `width` characters (tmux/screen copy mode, `fold -w`, a web form's hard wrap). Only
+    where it cuts no line inside the root's `Type: message` head before the message starts (a
+    type cut in two is a different word to any reader) and the log has at least 3 different
+    lines to wrap: a lone row as wide as any other line may be a line that long, and nothing says
+    where a terminal cut."""
+    def apply(lines: list[str], rng: random.Random, anchor: Anchor) -> Moved | None:
+        if len({line for line in lines if len(line) > width}) < 3:
+            return None
+        for n in range(anchor.first, anchor.last + 1):
+            for name in EXCEPTION_NAME.finditer(lines[n - 1] if n <= len(lines) else ""):
+                if any(name.start() < cut < name.end() for cut in range(width, name.end(), width)):
+                    return None
+        return wrapped(lines, width)
+    return apply
+
+
+def wrapped(lines: list[str], width: int) -> Moved | None:
+    """`lines` cut into rows of `width` characters, each line's rows where it was (None: no line
+    is longer than `width`)."""
+    out: list[str] = []
+    where: list[tuple[int, int] | None] = []
+    for line in lines:
+        first = len(out) + 1
+        out.extend([line[i:i + width] for i in range(0, len(line), width)] or [""])
+        where.append((first, len(out)))
+    return Moved(out, where) if len(out) > len(lines) else None
+
+
 def shutdown_tail(lines: list[str], rng: random.Random, anchor: Anchor) -> Moved | None:
     """What a server prints after its failure as it goes down: uvicorn's shutdown lines and
     Python's resource tracker warning at exit. Only for a failure (a healthy log that ends in a
@@ -283,6 +314,9 @@ TRANSFORMS: dict[str, Transform] = {
     "interleave-failing": interleave_failing,
     "head-cut": head_cut,
     "tail-cut": tail_cut,
+    "hard-wrap-80": hard_wrap(80),
+    "hard-wrap-120": hard_wrap(120),
+    "hard-wrap-200": hard_wrap(200),
     "shutdown-tail": shutdown_tail,
     "healthy-run-before": healthy_run_before,
 }

@@ -9,6 +9,8 @@ record of that era; the row says so.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -353,6 +355,65 @@ def test_fatal_rejects(text: str) -> None:
     with pytest.raises(LarkError):
         tree_of(text, "fatal")
     assert parsed(text).kind is not LineKind.FATAL
+
+
+# A native crash handler's banner (grammars/vllm.lark CRASH_BANNER: apache-tvm-ffi's SIGSEGV
+# handler) is a segmentation fault whose message is the banner's words, and the stack it prints
+# after it is read as the crash's (causality.yaml `native_stacks`); any number of `!`, a space or
+# none before the words, trailing blanks.
+@settings(max_examples=30, deadline=None)
+@given(st.integers(3, 12), st.integers(3, 12), st.sampled_from(["", " "]),
+       st.sampled_from(["", " ", "  \t"]))
+def test_a_crash_handlers_banner_is_a_segmentation_fault(left: int, right: int, space: str,
+                                                         tail: str) -> None:
+    from logsleuth.knowledge import default_causality
+
+    text = f"{'!' * left}{space}Segfault encountered{space}{'!' * right}{tail}"
+    record = parsed(text)
+    assert record.kind is LineKind.FATAL
+    assert (record.exception, record.message) == ("Segmentation fault", "Segfault encountered")
+    assert default_causality().native_stack_follows(f"{record.exception}: {record.message}")
+
+
+@pytest.mark.parametrize("text", ["!! Segfault encountered !!", "Segfault encountered",
+                                  "!!!!!!! Segfault encountered !!!!!!! in thread 3"])
+def test_a_banner_without_its_frame_of_bangs_is_no_crash_banner(text: str) -> None:
+    record = parsed(text)
+    assert record.exception != "Segmentation fault" or record.message != "Segfault encountered"
+
+
+# pydantic's line for a failed check (grammars/vllm.lark PYDANTIC_VALUE_ERROR and
+# PYDANTIC_ASSERTION): its label says which exception the validator raised; indented it goes on a
+# ValidationError's message, alone it is the error; pydantic's bracketed tail is not the message.
+@pytest.mark.parametrize(("label", "name"), [("Value error", "ValueError"),
+                                             ("Assertion failed", "AssertionError")])
+@pytest.mark.parametrize("indent", ["", "  ", "    "])
+@pytest.mark.parametrize("tail", ["", " [type=value_error, input_value=ArgsKwargs((), {}), "
+                                      "input_type=ArgsKwargs]"])
+def test_a_validators_line_is_the_exception_its_label_names(label: str, name: str, indent: str,
+                                                            tail: str) -> None:
+    message = "max_num_batched_tokens (2048) is smaller than max_model_len (8192)."
+    record = parsed(f"{indent}{label}, {message}{tail}")
+    assert (record.exception, record.message) == (name, message)
+    assert record.kind is (LineKind.INDENTED if indent else LineKind.EXCEPTION_REPR)
+
+
+def test_the_banner_and_the_validator_labels_live_in_the_grammar() -> None:
+    """Line shapes live in grammars/*.lark and failure knowledge in YAML: the grammar's
+    transformer and the assembler name neither the crash banner nor pydantic's labels."""
+    import ast
+
+    import logsleuth
+
+    root = Path(logsleuth.__file__).parent
+    for module in [*sorted((root / "tokenize").glob("*.py")), root / "assemble.py",
+                   root / "model.py"]:
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+        strings = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
+                   and isinstance(node.value, str) and id(node) not in docstrings]
+        for literal in ("Segfault encountered", "Value error", "Assertion failed"):
+            assert not [text for text in strings if literal in text], (module.name, literal)
 
 
 @pytest.mark.parametrize("text", ["Aborted", "Bus error", "Aborted (core dumped)"])

@@ -59,6 +59,16 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
     ("interleave-healthy",
      "runtime/u-hass-integration-vllm-assist-tools-chat-400-bad-request-access-lines-only-symptom"):
         "refusals are read only as the whole log; another server's served requests interleaved",
+    # (Session 22, the hard-wrap rejoin, logsleuth/hardwrap.py.) Three access lines that differ
+    # only in their ports, each cut one character before its end: rows alike but for digits are
+    # no evidence of a width (a stats line repeated is not), so the rows are read as they are.
+    ("hard-wrap-80", "runtime/m-ascend-910b-qwen25-function-call-three-400-bad-request-lines"):
+        "rows alike but for their digits are no evidence of a width",
+    # A log collected terminal-wrapped is read joined; the transform appends unwrapped lines
+    # longer than its width, so no width is read and its root message stays cut, as before the
+    # rejoin: the reference moved, not the transformed answer.
+    ("shutdown-tail", "startup/d-v09-llama4-maverick-fp8-tp8-illegal-memory-access"):
+        "a log collected wrapped, with unwrapped lines longer than its width appended",
 }
 SOME = settings(max_examples=40, deadline=None)
 

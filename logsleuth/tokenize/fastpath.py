@@ -51,7 +51,8 @@ SINGLE_TOKEN_BODIES = {
     "BLANK": "blank", "JSON_RECORD": "json_record", "LEVEL_LINE": "level_line",
     "INDENTED": "indented", "PLAIN": "plain", "HTTP_STATUS": "http_status",
     "CLIENT_STATUS": "client_status", "DETAIL_BODY": "detail_body",
-    "PYDANTIC_ERROR": "pydantic_error", "PIP_ERROR": "pip_error",
+    "PYDANTIC_VALUE_ERROR": "pydantic_value_error",
+    "PYDANTIC_ASSERTION": "pydantic_assertion", "PIP_ERROR": "pip_error",
 }
 
 

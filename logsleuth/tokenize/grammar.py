@@ -17,8 +17,7 @@ from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import LarkError
 
 from logsleuth.literal import SCREEN_CHARS, Needles
-from logsleuth.model import (MAIN, SEGFAULT_BANNER, ChainReason, Frame, Level, LineKind, LogLine,
-                             Process)
+from logsleuth.model import MAIN, ChainReason, Frame, Level, LineKind, LogLine, Process
 from logsleuth.resources import data_dir
 from logsleuth.tokenize.fastpath import BodyLexer, body_lexer
 from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
@@ -610,19 +609,14 @@ class _ToRecords(Transformer[Token, object]):
         text = str(items[-1]).strip()
         return _Body(LineKind.DIAGNOSTIC, text, exception="usage error", message=text)
 
-    def pydantic_error(self, items: list[Token]) -> _Body:
+    def pydantic_value_error(self, items: list[Token]) -> _Body:
         # `  Value error, <message> [type=value_error, input_value=..., input_type=...]`: the
-        # exception the validator raised (pydantic prints a ValueError's and an AssertionError's
-        # message this way), without pydantic's bracketed tail (the input's repr, often long).
-        # Indented, it is a line a ValidationError's message may go on with (assemble.py)
-        raw = str(items[0])
-        text = raw.strip()
-        label, _, message = text.partition(", ")
-        message = message.partition(" [type=")[0].strip()
-        name = "ValueError" if label == "Value error" else "AssertionError"
-        kind = LineKind.INDENTED if raw[:1].isspace() else LineKind.EXCEPTION_REPR
-        return _Body(kind, raw if kind is LineKind.INDENTED else text, exception=name,
-                     message=message)
+        # ValueError a validator raised, as pydantic prints it (grammars/vllm.lark)
+        return _validator_error(str(items[0]), "ValueError")
+
+    def pydantic_assertion(self, items: list[Token]) -> _Body:
+        # `  Assertion failed, <message> [type=assertion_error, ...]`: a validator's assert
+        return _validator_error(str(items[0]), "AssertionError")
 
     def pip_error(self, items: list[Token]) -> _Body:
         # `      ERROR: Could not find a version ...` in pip's box: the child pip's error, a line
@@ -800,11 +794,6 @@ class _ToRecords(Transformer[Token, object]):
         if text.startswith("***"):
             return _Body(LineKind.FATAL, text, exception="stack smashing detected",
                          message=text)
-        if text.startswith("!") and "Segfault encountered" in text:
-            # apache-tvm-ffi's SIGSEGV handler (`!!!!!!! Segfault encountered !!!!!!!`); its
-            # native stack follows (assemble.py: a fault dump)
-            return _Body(LineKind.FATAL, text, exception="Segmentation fault",
-                         message=SEGFAULT_BANNER)
         if " segfault at " in f" {text}":  # the kernel's record of a process it ended (dmesg)
             return _Body(LineKind.FATAL, text, exception="Segmentation fault", message=text)
         for trap, signal in _KERNEL_TRAPS.items():  # `traps: python3[12] general protection ...`
@@ -818,6 +807,14 @@ class _ToRecords(Transformer[Token, object]):
             label, _, message = text.partition(" (")
             message = f"({message}" if message else ""
         return _Body(LineKind.FATAL, text, exception=label, message=message)
+
+    def crash_banner(self, items: list[Token]) -> _Body:
+        # a native crash handler's banner (apache-tvm-ffi's SIGSEGV handler's): a segmentation
+        # fault whose message is the banner's words; its native stack follows (assemble.py,
+        # causality.yaml `native_stacks`)
+        text = str(items[0]).strip()
+        return _Body(LineKind.FATAL, text, exception="Segmentation fault",
+                     message=text.strip("! \t"))
 
     def runtime_abort(self, items: list[Token]) -> _Body:
         # `LLVM ERROR: ...`, `thread 'main' panicked at ...`, `panic: ...`: the runtime's label
@@ -839,6 +836,18 @@ class _ToRecords(Transformer[Token, object]):
         message = next((str(t) for t in items if t.type == "NCCL_TEXT"), "")
         return _Body(LineKind.NCCL, f"NCCL {level} {message}".rstrip(),
                      exception=f"NCCL {level}", message=message)
+
+
+def _validator_error(raw: str, name: str) -> _Body:
+    """pydantic's line for a check a validator failed (`  <label>, <message> [type=...]`): the
+    exception `name` the validator raised, without pydantic's bracketed tail (the input's repr,
+    often long). Indented, it is a line a ValidationError's message may go on with
+    (assemble.py)."""
+    text = raw.strip()
+    message = text.partition(", ")[2].partition(" [type=")[0].strip()
+    kind = LineKind.INDENTED if raw[:1].isspace() else LineKind.EXCEPTION_REPR
+    return _Body(kind, raw if kind is LineKind.INDENTED else text, exception=name,
+                 message=message)
 
 
 def _braced(text: str) -> str:

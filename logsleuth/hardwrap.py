@@ -1,0 +1,315 @@
+"""A log pasted through something that hard-wrapped its lines (issue 10: error evidence in every
+form).
+
+A terminal's copy of its screen or scrollback (tmux's and screen's copy mode, a console's text
+selection), `fold -w`, or a web form that breaks lines at its width turns each row of a long line
+into a line of its own, exactly that many characters wide. Read one row a line, an exception's
+message is cut where the row ended, its type may be cut in two, and a frame's path is two lines
+neither of which is a frame.
+
+The width is inferred only from strict evidence in the head of the log (`wrap_width`): no line
+is longer than it, and at least `_MIN_EVIDENCE` rows with different texts (each with the line
+after it, digits masked: a stats line repeated is one) are exactly that wide, cut mid-token (the
+row ends inside a word, number or path and the next line goes on with one), and followed by a
+line without the shape of a line of its own, as the grammar reads it (no record header, process
+prefix, wrapper, frame or traceback shape: `_goes_on`); and most rows that wide are followed that
+way. A log whose longest lines are
+padded table rows, repeated stats lines, or rows that end where a word ends has none of that
+evidence.
+
+Each cut line's rows are joined into one line (`HardWrapped`), so every later stage reads the
+log as it was printed; `Rows` keeps where each line read lies in the file, and the report's line
+numbers are mapped back to the file's own rows (inputorder.py: a line at the first row it
+began on, a span to the last row of its last line).
+"""
+
+from __future__ import annotations
+
+import io
+from bisect import bisect_left
+from functools import cache
+
+from logsleuth.wholelines import BLOCK_SIZE
+
+HEAD_BYTES = 64 << 10  # the head the width is inferred from
+_MIN_WIDTH = 60  # narrower panes are rare, and short lines of one length are common
+_MIN_EVIDENCE = 3  # different rows cut mid-token that say a width
+# a row that begins with its line's first characters (not a word alone) is a line of its own: a
+# wrapper's prefix before every row (`vllm-1  | `, `0: `, a year), not a cut mid-text
+_SAME_START = 3
+_HEAD_ROWS = 4  # a record's head never takes more rows than this
+_JOINED_BYTES = 1 << 20  # a runaway chain of rows (never a real line) keeps only its start
+_DIGITS = str.maketrans("0123456789", "0000000000")
+
+
+def _width(row: bytes) -> int:
+    """A row's width in characters (its `\\r` end not counted)."""
+    row = row.rstrip(b"\r")
+    return len(row) if row.isascii() else len(row.decode("utf-8", "replace"))
+
+
+def _in_token(char: str) -> bool:
+    """A character a word, a number or a path is made of."""
+    return char.isalnum() or char in "_./-"
+
+
+@cache
+def _shapes() -> tuple[object, frozenset[object]]:
+    """The plain kind, and the kinds of a line of its own (lazily: the grammar loads once)."""
+    from logsleuth.model import LineKind
+
+    return LineKind.PLAIN, frozenset({
+        LineKind.TRACEBACK_HEADER, LineKind.GROUP_HEADER, LineKind.GROUP_BOX, LineKind.CHAIN,
+        LineKind.PROCESS_HEADER, LineKind.FAULT_THREAD, LineKind.FRAME_LIST,
+        LineKind.EXTENSION_MODULES, LineKind.BLANK, LineKind.INDENTED})
+
+
+def _goes_on(first: str, row: str, after: str, so_far: str | None = None) -> tuple[bool, bool]:
+    """Whether `after` goes on the line whose rows are `first` ... `row` (`row` as wide as the
+    wrap; `so_far` the rows joined, when more than `first`, empty past `_HEAD_ROWS`), and whether
+    it does mid-token with no shape at all (evidence of a width).
+
+    It does not when it is blank, begins as the line's first row did (a launcher's prefix before
+    every row), repeats a border the first row began with (a box, a quote), or has the shape of
+    a line of its own to the grammar: a record header, a process prefix or a wrapper (unless the
+    row cut the line's head), a traceback's, chain's or process's header, an indented line. A
+    call site alone is the rest of a cut head. Another shape (an error line, a frame the grammar
+    reads in a cut path) goes on only when the row cut a token (`Runtime` + `Error: ...`)."""
+    from logsleuth.model import MAIN
+    from logsleuth.tokenize import clean, parse_line
+
+    if not after.strip() or _same_start(first, after):
+        return False, False
+    head = first if so_far is None else so_far
+    border = first[:1]
+    if border and not border.isalnum() and not border.isspace() and after[:1] == border:
+        return False, False
+    if row[-1:] == "^" and after[:1] == "^":
+        return True, False  # a caret line under a long source line, cut
+    # a cut before a space leaves the space at the start of the next row: one space is not an
+    # indentation (a line of its own indents by two or more)
+    spaced = after[:1] == " " and after[1:2] not in ("", " ", "\t") and not row[-1:].isspace()
+    text = clean(after[1:] if spaced else after)
+    line = parse_line(text)
+    mid_token = _in_token(row[-1:]) and _in_token(after[:1]) and not spaced
+    outer = _wrapper(line.outer)
+    if line.site is not None and line.time is None and not outer \
+            and (line.process is MAIN or text.lstrip()[:1].isdigit()) and not line.depth:
+        # a call site with no time or wrapper before it is the rest of a head the row cut
+        # (`... [multiproc_` + `executor.py:654] WorkerProc hit an exception.`)
+        return True, mid_token
+    # a process prefix read off a row that begins with a digit is a cut one's rest (`1072) is
+    # larger ...`), not a prefix
+    process = line.process is not MAIN and not text.lstrip()[:1].isdigit()
+    if line.time is not None or outer or process \
+            or line.depth or line.site is not None \
+            or (line.level is not None and line.text.strip() != text.strip()):
+        # a record's head (a level read off the line, not one its words imply): the line's
+        # own, unless the row cut the line's head (`(EngineCore_DP0 pid=5) ERROR ` +
+        # `08-01 20:00:09 [core.py:710] ...`, `... [core.py` + `:710] ...`)
+        return _cut_in_head(head, after), False
+    plain, own = _shapes()
+    if line.kind is plain:
+        return True, mid_token
+    # another kind (a frame's shape the grammar reads in a cut path, an error line): the line's
+    # own unless the row cut a token it goes on (`.../site-` + `packages/...", line 3, in f`,
+    # `Runtime` + `Error: ...`), the line and the row are not indented (`Worker failed ` +
+    # `with error 'torch.AcceleratorError: ...`) or the row cut the line's head, and never a
+    # traceback's, chain's or process's header
+    # a line that ends a raw traceback (its exception after a code line) never follows a row of a
+    # line that was not indented, and a frame or code line of one begins with spaces
+    unindented = not first[:1].isspace() and not after[:1].isspace()
+    return ((mid_token or unindented) and line.kind not in own) \
+        or _cut_in_head(head, after) or _message_cut(head), False
+
+
+def _message_cut(so_far: str) -> bool:
+    """The rows end at an error's `Type: ` before its message: the message follows, whatever
+    shape it has (`RuntimeError: ` + `HIP error: invalid device ordinal`)."""
+    from logsleuth.tokenize import clean, parse_line
+
+    if not so_far.rstrip().endswith(":"):
+        return False
+    line = parse_line(clean(so_far))
+    return line.exception is not None and not (line.message or "").strip()
+
+
+def _cut_in_head(so_far: str, after: str) -> bool:
+    """The rows cut the line's record head, or right after it: read with `after`, the line's
+    head reaches the cut."""
+    from logsleuth.tokenize import clean, parse_line
+
+    if not so_far:
+        return False  # a line of many rows: its head was read long before
+    joined = clean(so_far + after)
+    body = parse_line(joined).text.strip()
+    # where the body begins (a frame's text is the grammar's, from its `File` on)
+    head = joined.find(body[:16]) if body else len(joined)
+    return head >= len(clean(so_far).rstrip())
+
+
+def _wrapper(outer: str | None) -> bool:
+    """A wrapper the grammar read off a line's start is one (a time, a tag, a launcher's label),
+    not a number the line's text began with (`3.6 GiB). ...`, read as a version's wrapper)."""
+    return outer is not None and any(c.isalpha() or c in "[]|:" for c in outer)
+
+
+def _same_start(first: str, after: str) -> bool:
+    """`after` begins as the line's first row did with more than a word: a wrapper's prefix
+    before every row (`vllm-1  | `, `[pod/x] `, a year), not a cut mid-text (`vllm` + `/v1/`)."""
+    common = 0
+    for a, b in zip(first[:_SAME_START * 4], after):
+        if a != b:
+            break
+        common += 1
+    return common >= _SAME_START and not first[:common].isalnum()
+
+
+def wrap_width(head: bytes) -> int | None:
+    """The width the log's lines were hard-wrapped at, or None when the head shows no wrap
+    (see above). `head` is the input's first bytes; a last line it cuts is not read."""
+    rows = head.split(b"\n")
+    rows.pop()  # after the last newline: empty, or a row the head cut
+    texts = [row.rstrip(b"\r").decode("utf-8", "replace") for row in rows]
+    if len(texts) < 2:
+        return None
+    width = max(len(text) for text in texts)
+    if width < _MIN_WIDTH:
+        return None
+    wide = cut = 0
+    evidence: set[str] = set()
+    first: str | None = None  # the first row of the line the row before went on
+    so_far = ""  # that line's rows up to the row before
+    for text, after in zip(texts, texts[1:]):
+        if len(text) != width:
+            first = None
+            continue
+        wide += 1
+        if first is None:
+            so_far = text
+        elif so_far and len(so_far) < _HEAD_ROWS * width:
+            so_far += text
+        else:
+            so_far = ""
+        goes_on, mid_token = _goes_on(first or text, text, after, so_far)
+        if goes_on:
+            cut += 1
+            if mid_token:
+                evidence.add(f"{text}\n{after}".translate(_DIGITS))
+            first = first or text
+        else:
+            first = None
+    return width if len(evidence) >= _MIN_EVIDENCE and 2 * cut >= wide else None
+
+
+class Rows:
+    """Where the lines read lie in the file: the lines whose rows were joined, each with how
+    many rows it took after its first. Filled as the log is read."""
+
+    def __init__(self) -> None:
+        self._lines: list[int] = []  # joined lines, ascending
+        self._before: list[int] = [0]  # rows joined into the lines before each (and all)
+
+    def add(self, line: int, extra: int) -> None:
+        self._lines.append(line)
+        self._before.append(self._before[-1] + extra)
+
+    def first(self, line: int) -> int:
+        """The file's row that line `line` (as read) begins on."""
+        return line + self._before[bisect_left(self._lines, line)]
+
+    def last(self, line: int) -> int:
+        """The file's row that line `line` (as read) ends on."""
+        at = bisect_left(self._lines, line)
+        return line + self._before[at + 1 if at < len(self._lines)
+                                   and self._lines[at] == line else at]
+
+    def count(self, lines: int) -> int:
+        """The file's rows, for `lines` lines read."""
+        return lines + self._before[-1]
+
+    def __bool__(self) -> bool:
+        return bool(self._lines)
+
+
+class HardWrapped(io.RawIOBase):
+    """The lines of a log hard-wrapped at `width` characters, each cut line's rows joined into
+    one line (see above); `rows` says where each line lies in the file. A row as wide as the
+    wrap waits for the next line, so what is handed on is final."""
+
+    def __init__(self, stream: io.RawIOBase, width: int):
+        self._stream = stream
+        self._width = width
+        self.rows = Rows()
+        self._rest = b""  # after the last newline read
+        self._open: list[bytes] = []  # the rows of the line being joined
+        self._first = ""  # its first row, decoded
+        self._kept = 0  # bytes kept of it
+        self._lines = 0  # lines handed on
+        self._end = False
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        while not self._end:
+            chunk = self._stream.read(size if size > 0 else BLOCK_SIZE) or b""
+            data = self._rest + chunk
+            if chunk:
+                end = data.rfind(b"\n") + 1
+                self._rest = data[end:]
+                rows = data[:end].split(b"\n")[:-1]
+            else:
+                self._end, self._rest = True, b""
+                rows = data.split(b"\n") if data else []
+            out = self._take(rows)
+            if self._end and self._open:
+                out.append(self._close())
+            if out:
+                return b"".join(line + b"\n" for line in out)
+        return b""
+
+    def _wide(self, row: bytes) -> bool:
+        return len(row) >= self._width and _width(row) == self._width
+
+    def _take(self, rows: list[bytes]) -> list[bytes]:
+        out: list[bytes] = []
+        for row in rows:
+            if self._open:
+                last = self._open[-1].rstrip(b"\r").decode("utf-8", "replace")
+                after = row.decode("utf-8", "replace")
+                so_far = b"".join(self._open).decode("utf-8", "replace") \
+                    if len(self._open) <= _HEAD_ROWS else ""
+                if _goes_on(self._first, last, after, so_far)[0]:
+                    self._join(row)
+                    if not self._wide(row):
+                        out.append(self._close())
+                    continue  # a row as wide as the wrap: the line may go on
+                out.append(self._close())
+            if self._wide(row):
+                self._open = [row]
+                self._first = row.rstrip(b"\r").decode("utf-8", "replace")
+                self._kept = len(row)
+            else:
+                self._lines += 1
+                out.append(row)
+        return out
+
+    def _join(self, row: bytes) -> None:
+        self._open[-1] = self._open[-1].rstrip(b"\r")
+        if self._kept < _JOINED_BYTES:
+            self._kept += len(row)
+        else:
+            row = b""  # the rows of a runaway chain count, their text is not kept
+        self._open.append(row)
+
+    def _close(self) -> bytes:
+        self._lines += 1
+        if len(self._open) > 1:
+            self.rows.add(self._lines, len(self._open) - 1)
+        joined, self._open = b"".join(self._open), []
+        return joined
+
+    def close(self) -> None:
+        self._stream.close()
+        super().close()
