@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import regex
 
@@ -29,6 +29,7 @@ UNTIMED_CHARS = 1024  # lines up to this long are searched without the budget
 KEPT_LONG_CHARS = 8 << 10
 _K = TypeVar("_K")
 _V = TypeVar("_V")
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +170,12 @@ class Causality:
         field(init=False, repr=False, compare=False)
     _request_memo: dict[tuple[str | None, tuple[str, ...]], bool] = \
         field(init=False, repr=False, compare=False)
+    # what a question about a short text answered, by the question and the text: a
+    # restart-heavy log prints the same start-up warnings, start lines and process names in
+    # every run, and each was searched again (the answer of a text up to UNTIMED_CHARS long,
+    # searched without the budget, is the same every time)
+    _text_memo: dict[tuple[int, str], object] = field(init=False, repr=False, compare=False)
+    _starts: tuple[regex.Pattern[str], ...] = field(init=False, repr=False, compare=False)
     # the patterns that classify an error by its text and tell digits apart: two texts of one
     # shape (`shape_key`) are classified alike when these answer alike (recur.py folds copies)
     _reading: tuple[tuple[regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -196,13 +203,31 @@ class Causality:
         object.__setattr__(self, "_long_marks", ShapeCache[
             tuple[MilestoneKind | None, Phase | None]](256))
         object.__setattr__(self, "_request_memo", {})
+        object.__setattr__(self, "_text_memo", {})
+        object.__setattr__(self, "_starts", tuple(
+            pattern for kind, pattern in self.milestones if kind is MilestoneKind.START))
         object.__setattr__(self, "_reading", tuple(
             (p, required_literals(p.pattern))
             for p in (*self.corrupting, *self.wrappers, *(s.pattern for s in self.symptoms),
                       *self.harmless, *self.client_faults)
             if not digit_blind(p.pattern)))
 
+    def _kept(self, question: int, text: str, answer: Callable[[str], _T]) -> _T:
+        """`answer(text)`, kept in `_text_memo` for a text searched without the budget."""
+        if len(text) > UNTIMED_CHARS:
+            return answer(text)
+        key = (question, text)
+        memo = self._text_memo
+        known = memo.get(key, _UNKNOWN)
+        if known is _UNKNOWN:
+            known = answer(text)
+            _remember(memo, key, known)
+        return cast(_T, known)
+
     def role_of(self, process_name: str) -> Role:
+        return self._kept(_ROLE, process_name, self._role_of)
+
+    def _role_of(self, process_name: str) -> Role:
         for role, pattern in self.roles:
             if _search(pattern, process_name):
                 return role
@@ -302,12 +327,18 @@ class Causality:
 
     def start_marker(self, text: str) -> int | None:
         """Which start pattern a start line matched (a run holds each marker once a process)."""
-        starts = [pattern for kind, pattern in self.milestones if kind is MilestoneKind.START]
-        return next((index for index, pattern in enumerate(starts) if _search(pattern, text)),
-                    None)
+        return self._kept(_START, text, self._start_marker)
+
+    def _start_marker(self, text: str) -> int | None:
+        return next((index for index, pattern in enumerate(self._starts)
+                     if _search(pattern, text)), None)
 
     def is_singleton(self, process_name: str) -> bool:
         """A process that exists once in a run: another pid of it is another run."""
+        return self.singletons is not None and self._kept(_SINGLETON, process_name,
+                                                          self._is_singleton)
+
+    def _is_singleton(self, process_name: str) -> bool:
         return self.singletons is not None and bool(_search(self.singletons, process_name))
 
     def is_mechanism(self, cause: str, effect: str) -> bool:
@@ -386,6 +417,9 @@ class Causality:
 
     def latent_warning(self, text: str) -> bool:
         """The warning reports an exception that may be the cause of a later error."""
+        return self._kept(_LATENT, text, self._latent_warning)
+
+    def _latent_warning(self, text: str) -> bool:
         return any(_search(latent.warning, text) for latent in self.latent)
 
     def client_fault(self, text: str) -> bool:
@@ -395,6 +429,9 @@ class Causality:
 
     def refusal_warning(self, text: str) -> bool:
         """The warning says the engine dropped a request it could not run (`refusals`)."""
+        return self._kept(_REFUSAL, text, self._refusal_warning)
+
+    def _refusal_warning(self, text: str) -> bool:
         return any(_search(pattern, text) for pattern in self.refusals)
 
     def states_failure(self, text: str) -> bool:
@@ -536,6 +573,8 @@ class Causality:
 
 
 _MEMO = 4096  # decisions kept per kind: the shapes that recur return
+_UNKNOWN = object()  # a text not asked yet (None is an answer)
+_ROLE, _START, _SINGLETON, _LATENT, _REFUSAL = range(5)  # the questions `_kept` keeps
 
 
 def _remember(memo: dict[_K, _V], key: _K, value: _V) -> None:

@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from logsleuth.knowledge import default_causality, load_causality
+from logsleuth.knowledge import Causality, default_causality, load_causality
 from logsleuth.literal import required_literals
+from logsleuth.model import MilestoneKind, Role
 from logsleuth.signatures import default_signatures, template
 from logsleuth.signatures.template import PLACEHOLDERS, Template, mask
 from logsleuth.tokenize.shape import digit_blind, shape_key
@@ -204,3 +205,36 @@ def test_long_line_marks_not_kept_after_a_timeout(monkeypatch: pytest.MonkeyPatc
                         lambda self, asked: counted(self, asked, timing_out=False))
     assert know.marks_of(text) == know.marks_of(text) == first
     assert len(calls) == 3  # decided once more, then kept
+
+
+
+def _fresh_answers(know: Causality, text: str) -> dict[str, object]:
+    """What each kept question answers of `text`, searched pattern by pattern."""
+    starts = [p for kind, p in know.milestones if kind is MilestoneKind.START]
+    return {
+        "start_marker": next((i for i, p in enumerate(starts) if p.search(text)), None),
+        "latent_warning": any(latent.warning.search(text) for latent in know.latent),
+        "refusal_warning": any(p.search(text) for p in know.refusals),
+        "role_of": next((role for role, p in know.roles if p.search(text)), Role.OTHER),
+        "is_singleton": know.singletons is not None and know.singletons.search(text) is not None,
+    }
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_text_answers_kept(data: st.DataObject) -> None:
+    """The questions asked of a short text again and again (a restart-heavy log's start lines,
+    warnings and process names, in every run) answer as a fresh search does, asked again, and
+    one text asked each question in turn gets each question's own answer (the memo is keyed by
+    both). Texts are built from the literal text of every pattern those questions search."""
+    know = default_causality()
+    patterns = [*(p for kind, p in know.milestones if kind is MilestoneKind.START),
+                *(latent.warning for latent in know.latent), *know.refusals,
+                *(p for _, p in know.roles), *([know.singletons] if know.singletons else [])]
+    pattern = data.draw(st.sampled_from(patterns))
+    seed = " ".join(required_literals(pattern.pattern)) or pattern.pattern[:20]
+    text = data.draw(st.sampled_from([seed, f"(APIServer pid=7) {seed} 12", seed.upper()]))
+    expected = _fresh_answers(load_causality(), text)
+    for _ in range(2):
+        for name, answer in expected.items():
+            assert getattr(know, name)(text) == answer, name
