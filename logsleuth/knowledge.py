@@ -174,7 +174,8 @@ class Causality:
     # restart-heavy log prints the same start-up warnings, start lines and process names in
     # every run, and each was searched again (the answer of a text up to UNTIMED_CHARS long,
     # searched without the budget, is the same every time)
-    _text_memo: dict[tuple[int, str], object] = field(init=False, repr=False, compare=False)
+    _text_memo: dict[tuple[int, str | bytes], object] = \
+        field(init=False, repr=False, compare=False)
     _starts: tuple[regex.Pattern[str], ...] = field(init=False, repr=False, compare=False)
     # the patterns that classify an error by its text and tell digits apart: two texts of one
     # shape (`shape_key`) are classified alike when these answer alike (recur.py folds copies)
@@ -213,15 +214,27 @@ class Causality:
             if not digit_blind(p.pattern)))
 
     def _kept(self, question: int, text: str, answer: Callable[[str], _T]) -> _T:
-        """`answer(text)`, kept in `_text_memo` for a text searched without the budget."""
-        if len(text) > UNTIMED_CHARS:
-            return answer(text)
-        key = (question, text)
+        """`answer(text)`, kept in `_text_memo`: by the text when it is searched without the
+        budget; a longer one (the engine's ~3 KB config line, a start line printed at every
+        start) by a digest of it, and only when no search ran out of time meanwhile."""
         memo = self._text_memo
+        if len(text) <= UNTIMED_CHARS:
+            key: tuple[int, str | bytes] = (question, text)
+            known = memo.get(key, _UNKNOWN)
+            if known is _UNKNOWN:
+                known = answer(text)
+                _remember(memo, key, known)
+            return cast(_T, known)
+        if len(text) > KEPT_LONG_CHARS:
+            return answer(text)
+        key = (question, hashlib.blake2b(text.encode("utf-8", "surrogatepass"),
+                                         digest_size=16).digest())
         known = memo.get(key, _UNKNOWN)
         if known is _UNKNOWN:
+            cut = _TIMEOUTS[0]
             known = answer(text)
-            _remember(memo, key, known)
+            if _TIMEOUTS[0] == cut:  # a search that ran out of time might not next time
+                _remember(memo, key, known)
         return cast(_T, known)
 
     def role_of(self, process_name: str) -> Role:
@@ -520,6 +533,9 @@ class Causality:
 
     def is_engine_once(self, text: str) -> bool:
         """A line an engine prints once for itself (`engine_once`: its KV cache sized)."""
+        return self._kept(_ENGINE_ONCE, text, self._is_engine_once)
+
+    def _is_engine_once(self, text: str) -> bool:
         return any(_search(pattern, text) for pattern in self.engine_once)
 
     def is_child(self, process_name: str) -> bool:
@@ -574,7 +590,7 @@ class Causality:
 
 _MEMO = 4096  # decisions kept per kind: the shapes that recur return
 _UNKNOWN = object()  # a text not asked yet (None is an answer)
-_ROLE, _START, _SINGLETON, _LATENT, _REFUSAL = range(5)  # the questions `_kept` keeps
+_ROLE, _START, _SINGLETON, _LATENT, _REFUSAL, _ENGINE_ONCE = range(6)  # `_kept`'s questions
 
 
 def _remember(memo: dict[_K, _V], key: _K, value: _V) -> None:
