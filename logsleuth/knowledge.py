@@ -177,6 +177,7 @@ class Causality:
     _text_memo: dict[tuple[int, str | bytes], object] = \
         field(init=False, repr=False, compare=False)
     _starts: tuple[regex.Pattern[str], ...] = field(init=False, repr=False, compare=False)
+    _needs: tuple[tuple[tuple[str, ...], ...], ...] = field(init=False, repr=False, compare=False)
     # the patterns that classify an error by its text and tell digits apart: two texts of one
     # shape (`shape_key`) are classified alike when these answer alike (recur.py folds copies)
     _reading: tuple[tuple[regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -207,16 +208,26 @@ class Causality:
         object.__setattr__(self, "_text_memo", {})
         object.__setattr__(self, "_starts", tuple(
             pattern for kind, pattern in self.milestones if kind is MilestoneKind.START))
+        # per question `_kept` keeps (in their order), the texts each of its patterns needs
+        object.__setattr__(self, "_needs", tuple(
+            tuple(required_literals(p.pattern) for p in patterns) for patterns in (
+                [p for _, p in self.roles], self._starts,
+                [self.singletons] if self.singletons is not None else [],
+                [latent.warning for latent in self.latent], self.refusals, self.engine_once)))
         object.__setattr__(self, "_reading", tuple(
             (p, required_literals(p.pattern))
             for p in (*self.corrupting, *self.wrappers, *(s.pattern for s in self.symptoms),
                       *self.harmless, *self.client_faults)
             if not digit_blind(p.pattern)))
 
-    def _kept(self, question: int, text: str, answer: Callable[[str], _T]) -> _T:
+    def _kept(self, question: int, text: str, answer: Callable[[str], _T], none: _T) -> _T:
         """`answer(text)`, kept in `_text_memo`: by the text when it is searched without the
         budget; a longer one (the engine's ~3 KB config line, a start line printed at every
-        start) by a digest of it, and only when no search ran out of time meanwhile."""
+        start) by a digest of it, and only when no search ran out of time meanwhile. A text
+        that holds none of the texts the question's patterns need gets `none`, what every
+        search answers then (`_search`), and is not kept: a DEBUG flood's lines never recur."""
+        if not any(_may_hold(text, needles) for needles in self._needs[question]):
+            return none
         memo = self._text_memo
         if len(text) <= UNTIMED_CHARS:
             key: tuple[int, str | bytes] = (question, text)
@@ -238,7 +249,7 @@ class Causality:
         return cast(_T, known)
 
     def role_of(self, process_name: str) -> Role:
-        return self._kept(_ROLE, process_name, self._role_of)
+        return self._kept(_ROLE, process_name, self._role_of, Role.OTHER)
 
     def _role_of(self, process_name: str) -> Role:
         for role, pattern in self.roles:
@@ -340,7 +351,7 @@ class Causality:
 
     def start_marker(self, text: str) -> int | None:
         """Which start pattern a start line matched (a run holds each marker once a process)."""
-        return self._kept(_START, text, self._start_marker)
+        return self._kept(_START, text, self._start_marker, None)
 
     def _start_marker(self, text: str) -> int | None:
         return next((index for index, pattern in enumerate(self._starts)
@@ -349,7 +360,7 @@ class Causality:
     def is_singleton(self, process_name: str) -> bool:
         """A process that exists once in a run: another pid of it is another run."""
         return self.singletons is not None and self._kept(_SINGLETON, process_name,
-                                                          self._is_singleton)
+                                                          self._is_singleton, False)
 
     def _is_singleton(self, process_name: str) -> bool:
         return self.singletons is not None and bool(_search(self.singletons, process_name))
@@ -430,7 +441,7 @@ class Causality:
 
     def latent_warning(self, text: str) -> bool:
         """The warning reports an exception that may be the cause of a later error."""
-        return self._kept(_LATENT, text, self._latent_warning)
+        return self._kept(_LATENT, text, self._latent_warning, False)
 
     def _latent_warning(self, text: str) -> bool:
         return any(_search(latent.warning, text) for latent in self.latent)
@@ -442,7 +453,7 @@ class Causality:
 
     def refusal_warning(self, text: str) -> bool:
         """The warning says the engine dropped a request it could not run (`refusals`)."""
-        return self._kept(_REFUSAL, text, self._refusal_warning)
+        return self._kept(_REFUSAL, text, self._refusal_warning, False)
 
     def _refusal_warning(self, text: str) -> bool:
         return any(_search(pattern, text) for pattern in self.refusals)
@@ -533,7 +544,7 @@ class Causality:
 
     def is_engine_once(self, text: str) -> bool:
         """A line an engine prints once for itself (`engine_once`: its KV cache sized)."""
-        return self._kept(_ENGINE_ONCE, text, self._is_engine_once)
+        return self._kept(_ENGINE_ONCE, text, self._is_engine_once, False)
 
     def _is_engine_once(self, text: str) -> bool:
         return any(_search(pattern, text) for pattern in self.engine_once)
