@@ -226,18 +226,20 @@ class Causality:
         start) by a digest of it, and only when no search ran out of time meanwhile. A text
         that holds none of the texts the question's patterns need gets `none`, what every
         search answers then (`_search`), and is not kept: a DEBUG flood's lines never recur."""
-        if not any(_may_hold(text, needles) for needles in self._needs[question]):
-            return none
         memo = self._text_memo
         if len(text) <= UNTIMED_CHARS:
             key: tuple[int, str | bytes] = (question, text)
             known = memo.get(key, _UNKNOWN)
             if known is _UNKNOWN:
+                if not any(_may_hold(text, needles) for needles in self._needs[question]):
+                    return none
                 known = answer(text)
                 _remember(memo, key, known)
             return cast(_T, known)
         if len(text) > KEPT_LONG_CHARS:
             return answer(text)
+        if not any(_may_hold(text, needles) for needles in self._needs[question]):
+            return none
         key = (question, hashlib.blake2b(text.encode("utf-8", "surrogatepass"),
                                          digest_size=16).digest())
         known = memo.get(key, _UNKNOWN)
