@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import regex
 
@@ -29,6 +29,7 @@ UNTIMED_CHARS = 1024  # lines up to this long are searched without the budget
 KEPT_LONG_CHARS = 8 << 10
 _K = TypeVar("_K")
 _V = TypeVar("_V")
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +176,14 @@ class Causality:
         field(init=False, repr=False, compare=False)
     _request_memo: dict[tuple[str | None, tuple[str, ...]], bool] = \
         field(init=False, repr=False, compare=False)
+    # what a question about a short text answered, by the question and the text: a
+    # restart-heavy log prints the same start-up warnings, start lines and process names in
+    # every run, and each was searched again (the answer of a text up to UNTIMED_CHARS long,
+    # searched without the budget, is the same every time)
+    _text_memo: dict[tuple[int, str | bytes], object] = \
+        field(init=False, repr=False, compare=False)
+    _starts: tuple[regex.Pattern[str], ...] = field(init=False, repr=False, compare=False)
+    _needs: tuple[tuple[tuple[str, ...], ...], ...] = field(init=False, repr=False, compare=False)
     # the patterns that classify an error by its text and tell digits apart: two texts of one
     # shape (`shape_key`) are classified alike when these answer alike (recur.py folds copies)
     _reading: tuple[tuple[regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -202,13 +211,55 @@ class Causality:
         object.__setattr__(self, "_long_marks", ShapeCache[
             tuple[MilestoneKind | None, Phase | None]](256))
         object.__setattr__(self, "_request_memo", {})
+        object.__setattr__(self, "_text_memo", {})
+        object.__setattr__(self, "_starts", tuple(
+            pattern for kind, pattern in self.milestones if kind is MilestoneKind.START))
+        # per question `_kept` keeps (in their order), the texts each of its patterns needs
+        object.__setattr__(self, "_needs", tuple(
+            tuple(required_literals(p.pattern) for p in patterns) for patterns in (
+                [p for _, p in self.roles], self._starts,
+                [self.singletons] if self.singletons is not None else [],
+                [latent.warning for latent in self.latent], self.refusals, self.engine_once)))
         object.__setattr__(self, "_reading", tuple(
             (p, required_literals(p.pattern))
             for p in (*self.corrupting, *self.wrappers, *(s.pattern for s in self.symptoms),
                       *self.harmless, *self.client_faults)
             if not digit_blind(p.pattern)))
 
+    def _kept(self, question: int, text: str, answer: Callable[[str], _T], none: _T) -> _T:
+        """`answer(text)`, kept in `_text_memo`: by the text when it is searched without the
+        budget; a longer one (the engine's ~3 KB config line, a start line printed at every
+        start) by a digest of it, and only when no search ran out of time meanwhile. A text
+        that holds none of the texts the question's patterns need gets `none`, what every
+        search answers then (`_search`), and is not kept: a DEBUG flood's lines never recur."""
+        memo = self._text_memo
+        if len(text) <= UNTIMED_CHARS:
+            key: tuple[int, str | bytes] = (question, text)
+            known = memo.get(key, _UNKNOWN)
+            if known is _UNKNOWN:
+                if not any(_may_hold(text, needles) for needles in self._needs[question]):
+                    return none
+                known = answer(text)
+                _remember(memo, key, known)
+            return cast(_T, known)
+        if len(text) > KEPT_LONG_CHARS:
+            return answer(text)
+        if not any(_may_hold(text, needles) for needles in self._needs[question]):
+            return none
+        key = (question, hashlib.blake2b(text.encode("utf-8", "surrogatepass"),
+                                         digest_size=16).digest())
+        known = memo.get(key, _UNKNOWN)
+        if known is _UNKNOWN:
+            cut = _TIMEOUTS[0]
+            known = answer(text)
+            if _TIMEOUTS[0] == cut:  # a search that ran out of time might not next time
+                _remember(memo, key, known)
+        return cast(_T, known)
+
     def role_of(self, process_name: str) -> Role:
+        return self._kept(_ROLE, process_name, self._role_of, Role.OTHER)
+
+    def _role_of(self, process_name: str) -> Role:
         for role, pattern in self.roles:
             if _search(pattern, process_name):
                 return role
@@ -308,12 +359,18 @@ class Causality:
 
     def start_marker(self, text: str) -> int | None:
         """Which start pattern a start line matched (a run holds each marker once a process)."""
-        starts = [pattern for kind, pattern in self.milestones if kind is MilestoneKind.START]
-        return next((index for index, pattern in enumerate(starts) if _search(pattern, text)),
-                    None)
+        return self._kept(_START, text, self._start_marker, None)
+
+    def _start_marker(self, text: str) -> int | None:
+        return next((index for index, pattern in enumerate(self._starts)
+                     if _search(pattern, text)), None)
 
     def is_singleton(self, process_name: str) -> bool:
         """A process that exists once in a run: another pid of it is another run."""
+        return self.singletons is not None and self._kept(_SINGLETON, process_name,
+                                                          self._is_singleton, False)
+
+    def _is_singleton(self, process_name: str) -> bool:
         return self.singletons is not None and bool(_search(self.singletons, process_name))
 
     def is_mechanism(self, cause: str, effect: str) -> bool:
@@ -392,6 +449,9 @@ class Causality:
 
     def latent_warning(self, text: str) -> bool:
         """The warning reports an exception that may be the cause of a later error."""
+        return self._kept(_LATENT, text, self._latent_warning, False)
+
+    def _latent_warning(self, text: str) -> bool:
         return any(_search(latent.warning, text) for latent in self.latent)
 
     def client_fault(self, text: str) -> bool:
@@ -406,6 +466,9 @@ class Causality:
 
     def refusal_warning(self, text: str) -> bool:
         """The warning says the engine dropped a request it could not run (`refusals`)."""
+        return self._kept(_REFUSAL, text, self._refusal_warning, False)
+
+    def _refusal_warning(self, text: str) -> bool:
         return any(_search(pattern, text) for pattern in self.refusals)
 
     def states_failure(self, text: str) -> bool:
@@ -499,6 +562,9 @@ class Causality:
 
     def is_engine_once(self, text: str) -> bool:
         """A line an engine prints once for itself (`engine_once`: its KV cache sized)."""
+        return self._kept(_ENGINE_ONCE, text, self._is_engine_once, False)
+
+    def _is_engine_once(self, text: str) -> bool:
         return any(_search(pattern, text) for pattern in self.engine_once)
 
     def is_child(self, process_name: str) -> bool:
@@ -552,6 +618,8 @@ class Causality:
 
 
 _MEMO = 4096  # decisions kept per kind: the shapes that recur return
+_UNKNOWN = object()  # a text not asked yet (None is an answer)
+_ROLE, _START, _SINGLETON, _LATENT, _REFUSAL, _ENGINE_ONCE = range(6)  # `_kept`'s questions
 
 
 def _remember(memo: dict[_K, _V], key: _K, value: _V) -> None:

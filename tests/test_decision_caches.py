@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from logsleuth.knowledge import default_causality, load_causality
+from logsleuth.knowledge import Causality, default_causality, load_causality
 from logsleuth.literal import required_literals
+from logsleuth.model import MilestoneKind, Role
 from logsleuth.signatures import default_signatures, template
 from logsleuth.signatures.template import PLACEHOLDERS, Template, mask
 from logsleuth.tokenize.shape import digit_blind, shape_key
@@ -203,4 +204,66 @@ def test_long_line_marks_not_kept_after_a_timeout(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(knowledge.Causality, "milestone_of",
                         lambda self, asked: counted(self, asked, timing_out=False))
     assert know.marks_of(text) == know.marks_of(text) == first
+    assert len(calls) == 3  # decided once more, then kept
+
+
+
+def _fresh_answers(know: Causality, text: str) -> dict[str, object]:
+    """What each kept question answers of `text`, searched pattern by pattern."""
+    starts = [p for kind, p in know.milestones if kind is MilestoneKind.START]
+    return {
+        "start_marker": next((i for i, p in enumerate(starts) if p.search(text)), None),
+        "latent_warning": any(latent.warning.search(text) for latent in know.latent),
+        "refusal_warning": any(p.search(text) for p in know.refusals),
+        "role_of": next((role for role, p in know.roles if p.search(text)), Role.OTHER),
+        "is_singleton": know.singletons is not None and know.singletons.search(text) is not None,
+        "is_engine_once": any(p.search(text) for p in know.engine_once),
+    }
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_text_answers_kept(data: st.DataObject) -> None:
+    """The questions asked of a short text again and again (a restart-heavy log's start lines,
+    warnings and process names, in every run) answer as a fresh search does, asked again, and
+    one text asked each question in turn gets each question's own answer (the memo is keyed by
+    both). Texts are built from the literal text of every pattern those questions search."""
+    know = default_causality()
+    patterns = [*(p for kind, p in know.milestones if kind is MilestoneKind.START),
+                *(latent.warning for latent in know.latent), *know.refusals,
+                *(p for _, p in know.roles), *([know.singletons] if know.singletons else []),
+                *know.engine_once]
+    pattern = data.draw(st.sampled_from(patterns))
+    seed = " ".join(required_literals(pattern.pattern)) or pattern.pattern[:20]
+    filler = " ".join(f"key{index}={index}" for index in range(400))  # a ~3 KB config line
+    text = data.draw(st.sampled_from([seed, f"(APIServer pid=7) {seed} 12", seed.upper(),
+                                      f"{seed} {filler}", f"{filler} {seed}"]))
+    expected = _fresh_answers(load_causality(), text)
+    for _ in range(2):
+        for name, answer in expected.items():
+            assert getattr(know, name)(text) == answer, name
+
+
+def test_long_text_answer_not_kept_after_a_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long text's answer decided while a search ran out of time is decided again; else
+    decided once (the engine's config line, a start line, is asked at every start)."""
+    import logsleuth.knowledge as knowledge
+
+    know = load_causality()
+    text = "Initializing a V1 LLM engine with config: " + "x=1, " * 600
+    calls: list[str] = []
+    real = knowledge.Causality._start_marker
+
+    def counted(self: knowledge.Causality, asked: str, timing_out: bool = True) -> int | None:
+        calls.append(asked)
+        if timing_out:
+            knowledge._TIMEOUTS[0] += 1  # as a search that ran out of time counts itself
+        return real(self, asked)
+
+    monkeypatch.setattr(knowledge.Causality, "_start_marker", counted)
+    first, second = know.start_marker(text), know.start_marker(text)
+    assert first == second is not None and len(calls) == 2  # decided again
+    monkeypatch.setattr(knowledge.Causality, "_start_marker",
+                        lambda self, asked: counted(self, asked, timing_out=False))
+    assert know.start_marker(text) == know.start_marker(text) == first
     assert len(calls) == 3  # decided once more, then kept

@@ -177,6 +177,7 @@ def _slow_lexer() -> Any:
     """The body lexer without its one-pass screen: `unsighted` asks each question apart."""
     lexer = copy.copy(body_lexer(_record_parser(), _TRANSFORMER))
     lexer._quick = None
+    lexer._answers = {}  # its own answers kept (a copy would share the shipped lexer's)
     return lexer
 
 
@@ -221,6 +222,28 @@ _SIGHTED_PARTS = st.sampled_from([
 @example("see Error code: 503 - x")
 def test_relaxed_screen_never_rules_out_a_sighted_body_on_generated_bodies(body: str) -> None:
     _assert_screen_agrees(body)
+
+
+class _Forgetful(dict[str, bool]):
+    """A lexer's kept answers that keep nothing: every body is asked afresh."""
+
+    def __setitem__(self, key: str, value: bool) -> None:
+        pass
+
+
+@given(st.lists(st.lists(_SIGHTED_PARTS, max_size=8).map("".join), min_size=1, max_size=6))
+@example(["\u2584 version 0.16.0", "a NCCL error: x", "\u2584 version 0.16.0"])
+@example(["a NCCL error", "a NCCL error: x"])  # one answered yes, one no: kept apart
+@example(["\xe9 exited with code 137", "\xe9"])
+def test_answers_kept_by_text_are_the_answers_asked(bodies: list[str]) -> None:
+    """`unsighted` keeps what `re` answered about a body the quick screen does not answer (a
+    banner's or a progress bar's, printed again at every start) by its text: asked again, in
+    any order among others, each body gets what a lexer that keeps nothing answers."""
+    lexer = body_lexer(_record_parser(), _TRANSFORMER)
+    fresh = copy.copy(lexer)
+    fresh._answers = _Forgetful()
+    for body in [*bodies, *reversed(bodies), *bodies]:
+        assert lexer.unsighted(body) == fresh.unsighted(body), body
 
 
 def test_quick_screen_is_one_pass_of_the_three_questions() -> None:

@@ -120,6 +120,7 @@ class BodyLexer:
             if self._sighted_text is not None else None
         self._all_sighted_text = "|".join(a for a, _ in sighted) or "(?!)"
         self._shapes: ShapeCache[Decision] = ShapeCache()
+        self._answers: dict[str, bool] = {}  # `unsighted` of texts asked of `re`, by text
 
     @cached_property
     def _sighted(self) -> re.Pattern[str] | None:
@@ -170,6 +171,21 @@ class BodyLexer:
         if quick is not None and text.isascii() \
                 and quick(_FROM_START, text.encode("ascii"), 0, len(text))[0][0] < 0:
             return True
+        # asked of `re` (a body that is not ASCII, or holds a screened terminal's text: 50-80 us
+        # each): kept by the text, as a restart-heavy log prints the same banner and progress
+        # bars at every start
+        if len(text) > _ASKED_CHARS:
+            return self._asked(text)
+        asked = self._answers
+        known = asked.get(text)
+        if known is None:
+            if len(asked) >= _ANSWERS:
+                asked.clear()  # a bound: texts that recur come back
+            known = asked[text] = self._asked(text)
+        return known
+
+    def _asked(self, text: str) -> bool:
+        """`unsighted` of a text the quick screen does not answer, asked of `re`."""
         sighted = self._sighted
         if sighted is not None and sighted.match(text) is not None:
             return False
@@ -369,6 +385,8 @@ _FROM_START = re2._Anchor.ANCHOR_START
 Decision = tuple[Any, ...]
 _LARK: Decision = ("lark",)
 SHAPED_BODY_CHARS = 1024  # longer bodies (prompts) rarely share a shape
+_ASKED_CHARS = 1024  # longer bodies are not kept by their text (prompts rarely repeat)
+_ANSWERS = 1024  # texts kept with their answer (a bound)
 
 
 def _lexer_order(terminal: TerminalDef) -> tuple[int, int, int, str]:
