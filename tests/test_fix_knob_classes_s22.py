@@ -1,0 +1,160 @@
+"""Classes whose advice must name the remedy that holds for the whole class, from session 22's
+known fix misses (each generated over its members, eras and launchers, with a near miss that
+keeps its own advice):
+
+- vLLM not installed in the environment that runs it: the interpreter a launcher or an
+  application uses (`<venv>/bin/python -m vllm.entrypoints...`, runpy's one-line "Error while
+  finding module specification ... (ModuleNotFoundError: No module named 'vllm')"), a script's
+  `import vllm`, or a shell that finds no `vllm` program: install vLLM into that environment
+  (the application's own dependencies) or launch with the Python that has it (vllm#9624);
+- a quantization method a platform plugin registers refused by vLLM's command line or config
+  (`--quantization ascend`: "invalid choice: 'ascend'", "Unknown quantization method: ascend"):
+  the plugin's release that registers it (upgrade vllm-ascend, v0.9.0rc1 on; vllm-ascend's
+  release notes), the plugin installed and active (`VLLM_PLUGINS`), or from v0.17.0rc1 no flag."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from v1log import python_traceback, signature_advice
+
+# ---- vLLM not installed where it runs -------------------------------------------------------------
+
+_INTERPRETERS = st.sampled_from([
+    "/home/azureuser/app/backend/.venv/bin/python", "/usr/bin/python3",
+    "/opt/conda/envs/serve/bin/python", "/root/miniconda3/envs/app/bin/python3.11",
+    "C:\\Users\\me\\proj\\.venv\\Scripts\\python.exe", "python3"])
+_ENTRYPOINTS = st.sampled_from([
+    "vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server",
+    "vllm.entrypoints.cli.main", "vllm.scripts"])
+_STAMPS = st.sampled_from(["", "[14:41:59] ", "2025-08-03 10:11:12,345 - backend - ERROR - ",
+                           "stderr: "])
+
+
+@settings(max_examples=30, deadline=None)
+@given(python=_INTERPRETERS, entry=_ENTRYPOINTS, stamp=_STAMPS)
+def test_runpy_finding_no_vllm_names_installing_it_where_it_runs(
+        python: str, entry: str, stamp: str) -> None:
+    log = (f"{stamp}{python}: Error while finding module specification for '{entry}' "
+           "(ModuleNotFoundError: No module named 'vllm')\n")
+    signature, fix = signature_advice(log)
+    assert signature == "vllm-not-installed-in-environment"
+    assert "install vllm" in fix.lower() and "dependencies" in fix
+
+
+@settings(max_examples=20, deadline=None)
+@given(script=st.sampled_from(["/home/u/app/run.py", "serve.py", "/workspace/eval/gen.py"]),
+       line=st.sampled_from(["from vllm import LLM, SamplingParams", "import vllm",
+                             "from vllm.entrypoints.openai.api_server import run_server"]),
+       error=st.sampled_from(["ModuleNotFoundError: No module named 'vllm'",
+                              "ImportError: No module named vllm"]))
+def test_a_script_importing_no_vllm_names_installing_it(script: str, line: str, error: str) -> None:
+    signature, fix = signature_advice(python_traceback([(script, "<module>", line)], error))
+    assert signature == "vllm-not-installed-in-environment"
+    assert "install vllm" in fix.lower()
+
+
+@settings(max_examples=20, deadline=None)
+@given(line=st.sampled_from([
+    "bash: vllm: command not found", "./serve.sh: line 4: vllm: command not found",
+    "/bin/sh: 1: vllm: not found", "sh: 1: exec: vllm: not found", "zsh: command not found: vllm",
+    "fish: Unknown command: vllm",
+    "Error: failed to create containerd task: failed to create shim task: OCI runtime create "
+    "failed: runc create failed: unable to start container process: exec: \"vllm\": executable "
+    "file not found in $PATH: unknown"]),
+       echo=st.sampled_from(["", "+ vllm serve Qwen/Qwen2.5-7B-Instruct --port 8000\n"]))
+def test_a_shell_finding_no_vllm_program_names_installing_it(line: str, echo: str) -> None:
+    signature, fix = signature_advice(echo + line + "\n")
+    assert signature == "vllm-not-installed-in-environment"
+    assert "install vllm" in fix.lower()
+
+
+@settings(max_examples=10, deadline=None)
+@given(module=st.sampled_from(["vllm.entrypoints", "vllm.engine.arg_utils", "vllm._C",
+                               "vllm_ascend", "vllm_flash_attn"]))
+def test_a_missing_part_or_sibling_of_an_installed_vllm_is_another_failure(module: str) -> None:
+    log = ("/home/u/env/bin/python: Error while finding module specification for "
+           f"'vllm.entrypoints.openai_server' (ModuleNotFoundError: No module named '{module}')\n")
+    signature, _ = signature_advice(log)
+    assert signature != "vllm-not-installed-in-environment"
+
+
+def test_a_ray_worker_without_vllm_keeps_the_ray_advice() -> None:
+    site = "/opt/ray-env/lib/python3.12/site-packages/ray/_private/serialization.py"
+    frames = [(site, "deserialize_objects", "obj = self._deserialize_object(data, metadata)"),
+              (site, "_deserialize_pickle5_data", "obj = pickle.loads(in_band)")]
+    log = python_traceback(frames, "ModuleNotFoundError: No module named 'vllm'",
+                           "(TemporaryActor pid=1495807) ")
+    signature, _ = signature_advice(log)
+    assert signature == "ray-worker-environment-lacks-package"
+
+
+# ---- a quantization method only a platform plugin registers -------------------------------------
+
+# vLLM's built-in methods as --quantization lists them, in releases of three eras (its
+# quantization package's QUANTIZATION_METHODS / QuantizationMethods)
+_BUILT_IN = st.sampled_from([
+    "'aqlm', 'awq', 'deepspeedfp', 'tpu_int8', 'fp8', 'fbgemm_fp8', 'modelopt', 'marlin', "
+    "'gguf', 'gptq_marlin_24', 'gptq_marlin', 'awq_marlin', 'gptq', 'compressed-tensors', "
+    "'bitsandbytes', 'qqq', 'hqq', 'experts_int8', 'neuron_quant', 'ipex', None",
+    "'aqlm', 'awq', 'deepspeedfp', 'tpu_int8', 'fp8', 'ptpc_fp8', 'fbgemm_fp8', 'modelopt', "
+    "'nvfp4', 'marlin', 'gguf', 'gptq_marlin_24', 'gptq_marlin', 'awq_marlin', 'gptq', "
+    "'compressed-tensors', 'bitsandbytes', 'qqq', 'hqq', 'experts_int8', 'neuron_quant', 'ipex', "
+    "'quark', 'moe_wna16', None",
+    "'awq', 'deepspeedfp', 'tpu_int8', 'fp8', 'ptpc_fp8', 'fbgemm_fp8', 'modelopt', "
+    "'modelopt_fp4', 'bitblas', 'gguf', 'gptq_marlin_24', 'gptq_marlin', 'gptq_bitblas', "
+    "'awq_marlin', 'gptq', 'compressed-tensors', 'bitsandbytes', 'hqq', 'experts_int8', 'ipex', "
+    "'quark', 'moe_wna16', 'torchao', 'auto-round', 'rtn', 'inc', 'mxfp4', None"])
+_PLUGIN_LINES = st.sampled_from([
+    "",
+    "INFO 05-20 08:12:40 [__init__.py:30] Available plugins for group vllm.platform_plugins:\n"
+    "INFO 05-20 08:12:40 [__init__.py:32] name=ascend, value=vllm_ascend:register\n"
+    "INFO 05-20 08:12:40 [__init__.py:198] Platform plugin ascend is activated\n",
+    "INFO 09-09 13:13:55 __init__.py:44] plugin ascend loaded.\n"
+    "INFO 09-09 13:13:55 __init__.py:198] Platform plugin ascend is activated\n"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(built_in=_BUILT_IN, plugin=_PLUGIN_LINES,
+       usage=st.sampled_from([("usage: vllm serve [model_tag] [options]", "vllm serve"),
+                              ("usage: vllm serve <model_tag> [options]", "vllm serve"),
+                              ("usage: api_server.py [-h] [--host HOST] [--port PORT]",
+                               "api_server.py")]))
+def test_a_plugin_quantization_choice_refused_names_the_plugin_release(
+        built_in: str, plugin: str, usage: tuple[str, str]) -> None:
+    log = (plugin + usage[0] + "\n" + f"{usage[1]}: error: argument --quantization/-q: invalid "
+           f"choice: 'ascend' (choose from {built_in})\n")
+    signature, fix = signature_advice(log)
+    assert signature == "platform-plugin-quantization-choice-missing"
+    assert "upgrade vllm-ascend" in fix and "v0.9.0rc1" in fix
+    assert "VLLM_PLUGINS" in fix and "v0.17.0rc1" in fix
+
+
+@settings(max_examples=10, deadline=None)
+@given(py=st.sampled_from(["3.9", "3.10", "3.11"]),
+       error=st.sampled_from([
+           "ValueError: Unknown quantization method: ascend. Must be one of ['aqlm', 'awq', "
+           "'fp8', 'gptq', 'compressed-tensors', 'bitsandbytes'].",
+           "pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig\n"
+           "  Value error, Unknown quantization method: ascend. Must be one of ['awq', 'fp8', "
+           "'gptq']. [type=value_error, input_value=ArgsKwargs((), {}), input_type=ArgsKwargs]"]))
+def test_the_python_path_of_the_same_method_names_the_plugin_release(py: str, error: str) -> None:
+    site = f"/usr/local/python{py}/lib/python{py}/site-packages/vllm/"
+    frames = [("/home/u/run_w8a8.py", "<module>", 'llm = LLM(model=path, quantization="ascend")'),
+              (site + "engine/arg_utils.py", "create_engine_config",
+               "model_config = self.create_model_config()"),
+              (site + "config.py", "_verify_quantization", "raise ValueError(")]
+    signature, fix = signature_advice(python_traceback(frames, error))
+    assert signature == "platform-plugin-quantization-choice-missing"
+    assert "upgrade vllm-ascend" in fix
+
+
+@settings(max_examples=10, deadline=None)
+@given(value=st.sampled_from(["fp16", "int8", "ascend_w8a8", "w8a8", "AWQ"]), built_in=_BUILT_IN)
+def test_another_refused_quantization_value_keeps_the_family(value: str, built_in: str) -> None:
+    log = ("usage: vllm serve [model_tag] [options]\n"
+           f"vllm serve: error: argument --quantization/-q: invalid choice: '{value}' "
+           f"(choose from {built_in})\n")
+    signature, _ = signature_advice(log)
+    assert signature == "cli-argument-value-rejected"
