@@ -10,14 +10,18 @@ keeps its own advice):
 - a quantization method a platform plugin registers refused by vLLM's command line or config
   (`--quantization ascend`: "invalid choice: 'ascend'", "Unknown quantization method: ascend"):
   the plugin's release that registers it (upgrade vllm-ascend, v0.9.0rc1 on; vllm-ascend's
-  release notes), the plugin installed and active (`VLLM_PLUGINS`), or from v0.17.0rc1 no flag."""
+  release notes), the plugin installed and active (`VLLM_PLUGINS`), or from v0.17.0rc1 no flag;
+- a platform plugin's patch or subclass calling vLLM with another release's arguments (a
+  TypeError of a call's arguments with the plugin's frames in the traceback): a matched pair from
+  the plugin's compatibility matrix, or for a source build the exact vLLM commit the plugin's
+  branch is verified against (vllm-ascend's versioning policy and installation docs)."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from v1log import python_traceback, signature_advice
+from v1log import PYTHONS as _PY, SITE_PACKAGES as _SITE, python_traceback, signature_advice
 
 # ---- vLLM not installed where it runs -------------------------------------------------------------
 
@@ -158,3 +162,54 @@ def test_another_refused_quantization_value_keeps_the_family(value: str, built_i
            f"(choose from {built_in})\n")
     signature, _ = signature_advice(log)
     assert signature == "cli-argument-value-rejected"
+
+
+# ---- a platform plugin and vLLM that are not a matched pair --------------------------------------
+
+_PLUGIN_ROOTS = st.sampled_from([
+    "/usr/local/python3.11.13/lib/python3.11/site-packages/", "/vllm-workspace/vllm-ascend/",
+    "/usr/local/lib/python3.10/dist-packages/", "/workspace/vllm-gaudi/"])
+_PLUGIN_FILES = st.sampled_from([
+    ("vllm_ascend/patch/platform/patch_kv_cache_coordinator.py", "get_kv_cache_coordinator"),
+    ("vllm_ascend/patch/worker/patch_distributed.py", "init_model_parallel_group"),
+    ("vllm_ascend/worker/model_runner_v1.py", "initialize_kv_cache"),
+    ("vllm_gaudi/v1/worker/hpu_model_runner.py", "load_model"),
+    ("vllm_spyre/v1/worker/spyre_worker.py", "compile_or_warm_up_model"),
+    ("tpu_inference/runner/tpu_runner.py", "capture_model")])
+_CROSSINGS = st.sampled_from([
+    "{fn}() got an unexpected keyword argument 'max_num_batched_tokens'",
+    "{fn}() got an unexpected keyword argument 'enable_caching'",
+    "{fn}() missing 1 required positional argument: 'kv_cache_config'",
+    "{fn}() takes 3 positional arguments but 4 were given"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(plugin_root=_PLUGIN_ROOTS, plugin=_PLUGIN_FILES, crossing=_CROSSINGS, site=_SITE, py=_PY,
+       prefix=st.sampled_from(["", "(EngineCore pid=403) ERROR 07-30 17:17:29 [core.py:1231] ",
+                               "ERROR 03-28 09:41:15 [core.py:291] "]))
+def test_a_plugin_calling_vllm_with_another_releases_arguments_names_the_matched_pair(
+        plugin_root: str, plugin: tuple[str, str], crossing: str, site: str, py: str,
+        prefix: str) -> None:
+    root = site.format(py=py)
+    path, function = plugin
+    frames = [(root + "vllm/v1/engine/core.py", "__init__", "self.scheduler = Scheduler("),
+              (root + "vllm/v1/core/kv_cache_manager.py", "__init__",
+               "self.coordinator = get_kv_cache_coordinator("),
+              (plugin_root + path, function, f"return _orig_{function}(**orig_kwargs)")]
+    log = python_traceback(frames, "TypeError: " + crossing.format(fn=function), prefix)
+    signature, fix = signature_advice(log)
+    assert signature == "platform-plugin-vllm-call-mismatch"
+    assert "vllm-main-verified.commit" in fix and "compatibility matrix" in fix
+    assert "inspect.signature" in fix
+
+
+@settings(max_examples=10, deadline=None)
+@given(crossing=_CROSSINGS, site=_SITE, py=_PY)
+def test_the_same_call_error_without_a_plugin_frame_is_another_failure(
+        crossing: str, site: str, py: str) -> None:
+    root = site.format(py=py)
+    frames = [("/home/u/bench.py", "<module>", "llm = LLM(model=path, enable_caching=True)"),
+              (root + "vllm/entrypoints/llm.py", "__init__", "engine_args = EngineArgs(")]
+    signature, _ = signature_advice(
+        python_traceback(frames, "TypeError: " + crossing.format(fn="EngineArgs.__init__")))
+    assert signature != "platform-plugin-vllm-call-mismatch"

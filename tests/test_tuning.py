@@ -45,7 +45,14 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # interpreter (the launching application's own dependencies) or launch with the Python that
     # has it (vllm#9624): tests/test_fix_knob_classes_s22.py.)
     "launchers/j-k8s-ascend-pd-decode-pod-vllm-ascend-patched-coordinator-unexpected-kwarg":
-        "moved in from the held-out set by the end-of-session-21 check: not yet analysed",
+        "Why not fixed: its class now has a signature, platform-plugin-vllm-call-mismatch (a platform "
+        "plugin's patch calling vLLM with another release's arguments: a matched pair from the "
+        "plugin's compatibility matrix, or for a source build the exact vLLM commit the plugin's "
+        "branch is verified against, `.github/vllm-main-verified.commit`), but the label's keywords "
+        "are the keyword the pinned vLLM takes instead (`max_in_flight_tokens`) and the release the "
+        "plugin's branch was written for (v0.25.1): neither is in the log (its vLLM is a tagless "
+        "source build, 0.1.dev1+g<commit>), and the index of vLLM releases holds no function "
+        "signatures that could name either",
     # Session 21's cold sweep of even-numbered vLLM threads (sigs-a, s21a-*):
     "startup/s21a-deepep-v2-enforce-eager-trtllm-bf16-topk-mismatch":
         "Why not fixed: no error is read from the paste (see KNOWN_VERDICT_MISSES), so no signature "
