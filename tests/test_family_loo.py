@@ -22,7 +22,10 @@ from tool_import import import_tool
 # public source in `examples` (the lead's merge with sigs-b moved three). Session 21's measure
 # (match branch, family fixes widened to their classes' remedies) less two in every set:
 # cited+uncited 228 of 239, constructed 443 of 492, tuning 231 of 245, corpus 36 of 36.
-FLOORS = {("cited", "uncited"): 226, ("constructed",): 441, ("tuning",): 229, ("corpus",): 34}
+# Session 22 (dev-fix: the shell's launch errors get their family, argparse's refusal of a
+# plugin's quantization method names the plugin's release) less two: cited+uncited 234 of 245,
+# constructed 460 of 510, tuning 242 of 263, corpus 36 of 36.
+FLOORS = {("cited", "uncited"): 232, ("constructed",): 458, ("tuning",): 240, ("corpus",): 34}
 
 
 @cache

@@ -14,13 +14,22 @@ keeps its own advice):
 - a platform plugin's patch or subclass calling vLLM with another release's arguments (a
   TypeError of a call's arguments with the plugin's frames in the traceback): a matched pair from
   the plugin's compatibility matrix, or for a source build the exact vLLM commit the plugin's
-  branch is verified against (vllm-ascend's versioning policy and installation docs)."""
+  branch is verified against (vllm-ascend's versioning policy and installation docs);
+- a launch the shell or the container runtime could not start (command not found, Permission
+  denied, bad interpreter, exec format error): the launcher-command-not-runnable family names the
+  remedy of each shape (the environment's PATH or full path, `chmod +x`, a recreated virtualenv,
+  the image for the machine's architecture), for every program an exact signature does not know;
+- with every exact signature withheld, argparse's refusal of a plugin's quantization method still
+  names the plugin's release (cli-argument-value-rejected)."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from logsleuth.model import SignatureKind
+from logsleuth.pipeline import explain_text
+from logsleuth.signatures import SignatureSet, default_signatures
 from v1log import PYTHONS as _PY, SITE_PACKAGES as _SITE, python_traceback, signature_advice
 
 # ---- vLLM not installed where it runs -------------------------------------------------------------
@@ -213,3 +222,53 @@ def test_the_same_call_error_without_a_plugin_frame_is_another_failure(
     signature, _ = signature_advice(
         python_traceback(frames, "TypeError: " + crossing.format(fn="EngineArgs.__init__")))
     assert signature != "platform-plugin-vllm-call-mismatch"
+
+
+# ---- a launch the shell or the container runtime could not start -------------------------------
+
+_PROGRAMS = st.sampled_from(["huggingface-cli", "nvidia-smi", "ray", "python3.11", "lmcache_server"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(program=_PROGRAMS, shape=st.sampled_from([
+    ("bash: {p}: command not found", "not found"), ("/bin/sh: 1: {p}: not found", "not found"),
+    ("./start.sh: line 7: {p}: command not found", "not found"),
+    ("bash: ./serve.sh: Permission denied", "chmod +x"),
+    ("/bin/sh: 1: ./start.sh: Permission denied", "chmod +x"),
+    ("bash: /opt/venv/bin/{p}: /opt/venv/bin/python3: bad interpreter: No such file or directory",
+     "--force-reinstall"),
+    ("/usr/bin/env: 'python3': No such file or directory", "#!"),
+    ("exec /usr/local/bin/{p}: exec format error", "--platform")]),
+       echo=st.sampled_from(["", "+ ./start.sh --port 8000\n"]))
+def test_a_launch_the_shell_could_not_start_names_the_remedy_of_its_shape(
+        program: str, shape: tuple[str, str], echo: str) -> None:
+    line, remedy = shape
+    signature, fix = signature_advice(echo + line.format(p=program) + "\n")
+    assert signature == "launcher-command-not-runnable"
+    assert remedy in fix and "PATH" in fix
+
+
+@settings(max_examples=10, deadline=None)
+@given(path=st.sampled_from(["/tmp/tmpa1b2c3.json", "/root/.triton/cache/x/kernel.json",
+                             "/models/llama/config.json"]))
+def test_a_programs_own_missing_file_is_not_a_launch_that_failed(path: str) -> None:
+    frames = [("/usr/local/lib/python3.10/dist-packages/triton/runtime/cache.py", "put",
+               "os.replace(temp_path, filepath)")]
+    report = explain_text(python_traceback(
+        frames, f"FileNotFoundError: [Errno 2] No such file or directory: '{path}'"),
+        signatures=default_signatures())
+    assert report.signature is None or report.signature.id != "launcher-command-not-runnable"
+
+
+# ---- families alone: a plugin's quantization method refused -------------------------------------
+
+@settings(max_examples=10, deadline=None)
+@given(built_in=_BUILT_IN, plugin=_PLUGIN_LINES)
+def test_without_exact_signatures_a_plugin_choice_refused_still_names_the_plugin_release(
+        built_in: str, plugin: str) -> None:
+    families = SignatureSet([s for s in default_signatures() if s.kind is SignatureKind.FAMILY])
+    log = (plugin + "usage: vllm serve [model_tag] [options]\nvllm serve: error: argument "
+           f"--quantization/-q: invalid choice: 'ascend' (choose from {built_in})\n")
+    report = explain_text(log, signatures=families)
+    assert report.signature is not None and report.signature.id == "cli-argument-value-rejected"
+    assert "upgrade vllm-ascend" in report.signature.fix and "VLLM_PLUGINS" in report.signature.fix
