@@ -20,7 +20,9 @@ keeps its own advice):
   remedy of each shape (the environment's PATH or full path, `chmod +x`, a recreated virtualenv,
   the image for the machine's architecture), for every program an exact signature does not know;
 - with every exact signature withheld, argparse's refusal of a plugin's quantization method still
-  names the plugin's release (cli-argument-value-rejected)."""
+  names the plugin's release (cli-argument-value-rejected), and the server's LoRA settings
+  refusing an adapter (the registry without `--enable-lora`, a malformed `--lora-modules`, every
+  slot pinned) get the LoRA family's remedies (lora-limits)."""
 
 from __future__ import annotations
 
@@ -272,3 +274,39 @@ def test_without_exact_signatures_a_plugin_choice_refused_still_names_the_plugin
     report = explain_text(log, signatures=families)
     assert report.signature is not None and report.signature.id == "cli-argument-value-rejected"
     assert "upgrade vllm-ascend" in report.signature.fix and "VLLM_PLUGINS" in report.signature.fix
+
+
+# ---- families alone: the server's LoRA settings refuse an adapter ------------------------------
+
+def _families() -> SignatureSet:
+    return SignatureSet([s for s in default_signatures() if s.kind is SignatureKind.FAMILY])
+
+
+@settings(max_examples=20, deadline=None)
+@given(case=st.sampled_from([
+    ("RuntimeError: The OpenAIModelRegistry has no LoRA support.", "--enable-lora"),
+    ("RuntimeError: All items are pinned, cannot remove oldest from the cache.", "--max-cpu-loras"),
+    ("RuntimeError: All items are pinned, cannot remove oldest from the cache.", "remove_lora")]),
+       prefix=st.sampled_from(["", "(EngineCore_DP0 pid=4100) ERROR 02-05 10:11:31 [core.py:708] ",
+                               "(APIServer pid=4000) ERROR 02-05 10:12:00 [serving_chat.py:257] "]),
+       site=_SITE, py=_PY)
+def test_without_exact_signatures_lora_settings_name_their_knobs(
+        case: tuple[str, str], prefix: str, site: str, py: str) -> None:
+    error, knob = case
+    root = site.format(py=py)
+    frames = [(root + "vllm/lora/worker_manager.py", "add_adapter",
+               "self._adapter_manager.activate_adapter(lora_request.lora_int_id)"),
+              (root + "vllm/utils/cache.py", "popitem", "return popitem(*args, **kwargs)")]
+    report = explain_text(python_traceback(frames, error, prefix), signatures=_families())
+    assert report.signature is not None and report.signature.id == "lora-limits"
+    assert knob in report.signature.fix
+
+
+@settings(max_examples=10, deadline=None)
+@given(value=st.sampled_from(["sql-adapter", "sql=/a/sql,chat=/a/chat", "'{name: sql}'"]))
+def test_without_exact_signatures_a_malformed_lora_modules_names_its_format(value: str) -> None:
+    log = (f"usage: vllm serve <model_tag> [options]\n"
+           f"vllm serve: error: Invalid JSON format for --lora-modules: {value}\n")
+    report = explain_text(log, signatures=_families())
+    assert report.signature is not None and report.signature.id == "lora-limits"
+    assert "name=path" in report.signature.fix and "base_model_name" in report.signature.fix
