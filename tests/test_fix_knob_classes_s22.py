@@ -22,7 +22,10 @@ keeps its own advice):
 - with every exact signature withheld, argparse's refusal of a plugin's quantization method still
   names the plugin's release (cli-argument-value-rejected), and the server's LoRA settings
   refusing an adapter (the registry without `--enable-lora`, a malformed `--lora-modules`, every
-  slot pinned) get the LoRA family's remedies (lora-limits)."""
+  slot pinned) get the LoRA family's remedies (lora-limits);
+- a framework refusing the installed vLLM by its own version check, in any framework's words
+  ("only supports vllm >= X", "vllm version X not supported", "requires vllm>=X"): the pair the
+  framework pins (its extra), or the framework upgraded (framework-refuses-vllm-version)."""
 
 from __future__ import annotations
 
@@ -310,3 +313,39 @@ def test_without_exact_signatures_a_malformed_lora_modules_names_its_format(valu
     report = explain_text(log, signatures=_families())
     assert report.signature is not None and report.signature.id == "lora-limits"
     assert "name=path" in report.signature.fix and "base_model_name" in report.signature.fix
+
+
+# ---- a framework refusing the installed vLLM ----------------------------------------------------
+
+@settings(max_examples=30, deadline=None)
+@given(framework=st.sampled_from(["openrlhf", "verl", "skyrl_train", "nemo_rl", "areal"]),
+       words=st.sampled_from([
+           "AssertionError: {F} only supports vllm >= 0.8.5, got 0.7.3",
+           "ValueError: vllm version 0.6.1 not supported. Currently supported versions are 0.8.2",
+           "ImportError: {F} requires vllm>=0.10.2, but 0.9.2 is installed",
+           "RuntimeError: Unsupported vLLM version 0.5.4 for {F}"]),
+       site=_SITE, py=_PY, withheld=st.booleans())
+def test_a_framework_refusing_the_installed_vllm_names_the_pair_it_pins(
+        framework: str, words: str, site: str, py: str, withheld: bool) -> None:
+    root = site.format(py=py)
+    frames = [("/workspace/train.py", "<module>", "engines = create_vllm_engines(cfg)"),
+              (root + f"{framework}/rollout/vllm_engine.py", "create_vllm_engines",
+               "assert_vllm_version(vllm.__version__)")]
+    database = _families() if withheld else default_signatures()
+    report = explain_text(python_traceback(frames, words.format(F=framework)),
+                          signatures=database)
+    assert report.signature is not None
+    assert report.signature.id in {"framework-refuses-vllm-version",
+                                   "framework-vllm-version-check-failed"}
+    assert "upgrade" in report.signature.fix.lower()
+    assert "DISABLE_VERSION_CHECK" in report.signature.fix
+
+
+@settings(max_examples=10, deadline=None)
+@given(package=st.sampled_from(["transformers", "torch", "flashinfer-python"]))
+def test_vllm_refusing_its_own_dependency_is_not_a_framework_refusing_vllm(package: str) -> None:
+    log = python_traceback(
+        [("/usr/local/lib/python3.12/dist-packages/vllm/platforms/cuda.py", "<module>",
+          "check_version()")], f"ImportError: vLLM requires {package}>=4.56.0, found 4.51.3")
+    report = explain_text(log, signatures=_families())
+    assert report.signature is None or report.signature.id != "framework-refuses-vllm-version"
