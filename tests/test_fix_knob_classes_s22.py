@@ -25,7 +25,11 @@ keeps its own advice):
   slot pinned) get the LoRA family's remedies (lora-limits);
 - a framework refusing the installed vLLM by its own version check, in any framework's words
   ("only supports vllm >= X", "vllm version X not supported", "requires vllm>=X"): the pair the
-  framework pins (its extra), or the framework upgraded (framework-refuses-vllm-version)."""
+  framework pins (its extra), or the framework upgraded (framework-refuses-vllm-version);
+- a quantization method, algorithm or scheme this vLLM does not know, in the words of each code
+  path that looks one up (vLLM's message index: "Unknown quantization method/scheme/strategy",
+  "Unknown ModelOpt quant algo", "unknown quantization name"): upgrade vLLM, or the name the
+  checkpoint was made with (quantization-scheme-unknown)."""
 
 from __future__ import annotations
 
@@ -349,3 +353,39 @@ def test_vllm_refusing_its_own_dependency_is_not_a_framework_refusing_vllm(packa
           "check_version()")], f"ImportError: vLLM requires {package}>=4.56.0, found 4.51.3")
     report = explain_text(log, signatures=_families())
     assert report.signature is None or report.signature.id != "framework-refuses-vllm-version"
+
+
+# ---- a quantization name this vLLM does not know -------------------------------------------------
+
+@settings(max_examples=30, deadline=None)
+@given(words=st.sampled_from([
+    "Unknown quantization method: {n}. Must be one of ['awq', 'fp8', 'gptq'].",
+    "Unknown quantization: {n}. Must be one of ['awq', 'fp8'].", "Unknown quantization scheme {n}",
+    "Unknown quantization strategy {n}", "Unknown ModelOpt quant algo: {n}",
+    "unknown quantization name {n}; expected one of ['fp8', 'nvfp4']"]),
+       name=st.sampled_from(["W4A8_MXFP4_FP8", "mxfp6", "nvfp4_block", "int3"]),
+       prefix=st.sampled_from(["", "(EngineCore_DP0 pid=812) ERROR 11-02 09:14:21 [core.py:843] "]),
+       site=_SITE, py=_PY)
+def test_without_exact_signatures_an_unknown_quantization_name_names_upgrading(
+        words: str, name: str, prefix: str, site: str, py: str) -> None:
+    root = site.format(py=py)
+    frames = [(root + "vllm/engine/arg_utils.py", "create_engine_config",
+               "model_config = self.create_model_config()"),
+              (root + "vllm/config/model.py", "_verify_quantization",
+               "quant_cfg = self._parse_quant_hf_config(hf_config)")]
+    report = explain_text(python_traceback(frames, "ValueError: " + words.format(n=name), prefix),
+                          signatures=_families())
+    assert report.signature is not None and report.signature.id == "quantization-scheme-unknown"
+    assert "pip install -U vllm" in report.signature.fix
+    assert "--quantization" in report.signature.fix
+
+
+@settings(max_examples=10, deadline=None)
+@given(error=st.sampled_from(["ValueError: Unknown quantization format: mixed-precision-v2",
+                              "ValueError: Unknown unquantized MoE backend: triton_v2",
+                              "ValueError: Unknown TurboQuant cache dtype: q3. Valid presets: q4"]))
+def test_other_unknown_names_are_not_an_unknown_quantization_scheme(error: str) -> None:
+    frames = [("/usr/local/lib/python3.12/dist-packages/compressed_tensors/config/base.py",
+               "__init__", "raise ValueError(msg)")]
+    report = explain_text(python_traceback(frames, error), signatures=default_signatures())
+    assert report.signature is None or report.signature.id != "quantization-scheme-unknown"
