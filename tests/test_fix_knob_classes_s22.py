@@ -29,7 +29,11 @@ keeps its own advice):
 - a quantization method, algorithm or scheme this vLLM does not know, in the words of each code
   path that looks one up (vLLM's message index: "Unknown quantization method/scheme/strategy",
   "Unknown ModelOpt quant algo", "unknown quantization name"): upgrade vLLM, or the name the
-  checkpoint was made with (quantization-scheme-unknown)."""
+  checkpoint was made with (quantization-scheme-unknown);
+- the container engine refusing to give a container its accelerator (no GPU device driver, an
+  unregistered runtime, a device node the host lacks): the vendor's container toolkit or runtime
+  registered with the daemon, or the device nodes each platform needs
+  (container-accelerator-not-provided)."""
 
 from __future__ import annotations
 
@@ -389,3 +393,34 @@ def test_other_unknown_names_are_not_an_unknown_quantization_scheme(error: str) 
                "__init__", "raise ValueError(msg)")]
     report = explain_text(python_traceback(frames, error), signatures=default_signatures())
     assert report.signature is None or report.signature.id != "quantization-scheme-unknown"
+
+
+# ---- the container engine refusing the accelerator ----------------------------------------------
+
+@settings(max_examples=20, deadline=None)
+@given(refusal=st.sampled_from([
+    'could not select device driver "" with capabilities: [[gpu]].',
+    "Unknown runtime specified habana.", "unknown or invalid runtime name: nvidia",
+    'error gathering device information while adding custom device "/dev/davinci3": no such '
+    "file or directory",
+    "failed to create task for container: failed to create shim task: OCI runtime create failed: "
+    "runc create failed: unable to start container process: error during container init: error "
+    "running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as "
+    "'legacy' nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown"]),
+       withheld=st.booleans(), see=st.sampled_from(["", "See 'docker run --help'.\n"]))
+def test_a_container_refused_its_accelerator_names_the_runtime_to_register(
+        refusal: str, withheld: bool, see: str) -> None:
+    log = f"docker: Error response from daemon: {refusal}\n{see}"
+    report = explain_text(log, signatures=_families() if withheld else default_signatures())
+    assert report.signature is not None
+    assert report.signature.id in {"container-accelerator-not-provided",
+                                   "container-runtime-not-registered"}
+    assert "nvidia-container-toolkit" in report.signature.fix
+    assert "daemon.json" in report.signature.fix
+
+
+def test_a_port_taken_on_the_host_is_not_a_missing_accelerator() -> None:
+    log = ("docker: Error response from daemon: driver failed programming external connectivity "
+           "on endpoint vllm: Bind for 0.0.0.0:8000 failed: port is already allocated.\n")
+    report = explain_text(log, signatures=default_signatures())
+    assert report.signature is None or report.signature.id != "container-accelerator-not-provided"
