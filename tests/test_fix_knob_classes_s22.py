@@ -33,7 +33,10 @@ keeps its own advice):
 - the container engine refusing to give a container its accelerator (no GPU device driver, an
   unregistered runtime, a device node the host lacks): the vendor's container toolkit or runtime
   registered with the daemon, or the device nodes each platform needs
-  (container-accelerator-not-provided)."""
+  (container-accelerator-not-provided);
+- a version string packaging cannot parse (`Invalid version: 'dev'`, a tagless source build of
+  vLLM read by a plugin): a clone with its tags or a release, and vllm-ascend's `VLLM_VERSION`
+  (package-version-string-unparsable)."""
 
 from __future__ import annotations
 
@@ -424,3 +427,24 @@ def test_a_port_taken_on_the_host_is_not_a_missing_accelerator() -> None:
            "on endpoint vllm: Bind for 0.0.0.0:8000 failed: port is already allocated.\n")
     report = explain_text(log, signatures=default_signatures())
     assert report.signature is None or report.signature.id != "container-accelerator-not-provided"
+
+
+# ---- a version string that does not parse -------------------------------------------------------
+
+@settings(max_examples=20, deadline=None)
+@given(value=st.sampled_from(["dev", "", "unknown", "0.1.dev1+g54503ecec.d20260730 (local)",
+                              "main"]),
+       caller=st.sampled_from(["vllm_ascend/utils.py", "vllm_gaudi/utils.py",
+                               "verl/utils/import_utils.py"]),
+       site=_SITE, py=_PY, withheld=st.booleans())
+def test_an_unparsable_version_names_a_tagged_build_and_vllm_version(
+        value: str, caller: str, site: str, py: str, withheld: bool) -> None:
+    root = site.format(py=py)
+    frames = [(root + caller, "vllm_version_is", "return Version(vllm.__version__) == Version(v)"),
+              (root + "packaging/version.py", "__init__",
+               'raise InvalidVersion(f"Invalid version: {version!r}")')]
+    log = python_traceback(frames, f"packaging.version.InvalidVersion: Invalid version: '{value}'")
+    report = explain_text(log, signatures=_families() if withheld else default_signatures())
+    assert report.signature is not None
+    assert report.signature.id == "package-version-string-unparsable"
+    assert "VLLM_VERSION" in report.signature.fix and "git fetch --tags" in report.signature.fix
