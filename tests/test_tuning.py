@@ -64,11 +64,30 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "speculative decoding or prompt_logprobs, and those frames are common to every V0 "
         "engine-loop failure, so only a guess could name vllm#8047; the verdict "
         "(root_cause_missing) is right",
+    # (startup/u-ascend-v085rc1-image-quantization-ascend-invalid-choice-argparse-two-lines left
+    # this list when a quantization method only a platform plugin registers, refused by vLLM's
+    # command line or config (`invalid choice: 'ascend'`, `Unknown quantization method: ascend`),
+    # got its signature, platform-plugin-quantization-choice-missing: upgrade vllm-ascend to a
+    # release that adds the method to `vllm serve` (v0.9.0rc1 on), the plugin installed and
+    # active (`VLLM_PLUGINS`), or no flag from v0.17.0rc1 (vllm-ascend's release notes):
+    # tests/test_launch_and_plugin_classes.py.)
     # Moved in from the held-out set by the end-of-session-21 check (strict until analysed):
-    "launchers/j-fastapi-backend-venv-spawns-api-server-without-vllm-installed-one-line":
-        "moved in from the held-out set by the end-of-session-21 check: not yet analysed",
+    # (launchers/j-fastapi-backend-venv-spawns-api-server-without-vllm-installed-one-line left
+    # this list when vLLM missing from the environment that runs it (runpy's one-line "Error
+    # while finding module specification ... (ModuleNotFoundError: No module named 'vllm')", a
+    # script's import, a shell's `vllm: command not found`) got its signature,
+    # vllm-not-installed-in-environment, instead of the Ray worker's: install vLLM into that
+    # interpreter (the launching application's own dependencies) or launch with the Python that
+    # has it (vllm#9624): tests/test_launch_and_plugin_classes.py.)
     "launchers/j-k8s-ascend-pd-decode-pod-vllm-ascend-patched-coordinator-unexpected-kwarg":
-        "moved in from the held-out set by the end-of-session-21 check: not yet analysed",
+        "Why not fixed: its class now has a signature, platform-plugin-vllm-call-mismatch (a platform "
+        "plugin's patch calling vLLM with another release's arguments: a matched pair from the "
+        "plugin's compatibility matrix, or for a source build the exact vLLM commit the plugin's "
+        "branch is verified against, `.github/vllm-main-verified.commit`), but the label's keywords "
+        "are the keyword the pinned vLLM takes instead (`max_in_flight_tokens`) and the release the "
+        "plugin's branch was written for (v0.25.1): neither is in the log (its vLLM is a tagless "
+        "source build, 0.1.dev1+g<commit>), and the index of vLLM releases holds no function "
+        "signatures that could name either",
     # Session 21's cold sweep of even-numbered vLLM threads (sigs-a, s21a-*):
     "startup/s21a-deepep-v2-enforce-eager-trtllm-bf16-topk-mismatch":
         "Why not fixed: no error is read from the paste (see KNOWN_VERDICT_MISSES), so no signature "
