@@ -37,6 +37,14 @@ LABEL = re.compile(r"(?:\[[^\]\n]{1,24}\] )?[A-Za-z][\w\-]*(?: [A-Za-z][\w\-]*){
 # Markdown's inline code around the whole line (`` `Ray does not allocate any GPUs ...` ``, vllm
 # issue 2406): how a message is pasted into an issue or a chat; the text inside is the message.
 INLINE_CODE = re.compile(r"(`+)\s*([^`].*?)\s*\1")
+# A client's print of the error answer it got: the HTTP status first (`print(r.status_code,
+# body["message"], body["param"])`: `400 <message> None`; `Error 400: ...`, `[400] ...`, `HTTP
+# 422 - ...`, after a label: `Error code: 400 - ...`), then vLLM's message, then the answer's
+# other fields (`param`/`code` as `None`, `null`, the code, the error type). The status is the
+# client's; the message is the error vLLM raised and answered with.
+STATUS_LEAD = re.compile(r"\[?(?:(?:HTTP|Error|error|Status|status|Code|code) )?[45]\d\d\]?"
+                         r"(?: ?[:\-|,])? (?=\S)")
+FIELDS_TAIL = re.compile(r"(?:[ ,|]+(?:None|null|[45]\d\d|[A-Za-z]*Error|[a-z][a-z_]*_error))+\s*$")
 
 
 def bare_errors(lines: Iterable[LogLine], first_id: int) -> list[ErrorEvent]:
@@ -94,9 +102,22 @@ def _uncoded(text: str) -> str:
 
 def _whole(matcher: TemplateMatcher, text: str) -> TextMatch | None:
     """The template the whole line, or the whole of it after a program's own label, renders."""
-    label = LABEL.match(text)
-    for message in (text, text[label.end():] if label else None):
+    for message in _messages(text):
         match = matcher.find(message) if message else None
         if match is not None and match.fit is Fit.WHOLE:
             return match
     return None
+
+
+def _messages(text: str) -> list[str]:
+    """The line, the line after a program's own label, and either after a client's HTTP
+    status (without the answer's fields printed after the message): where vLLM's message may
+    be."""
+    label = LABEL.match(text)
+    found = [text, text[label.end():]] if label else [text]
+    for message in list(found):
+        status = STATUS_LEAD.match(message)
+        if status is not None:
+            rest = message[status.end():]
+            found += [rest, FIELDS_TAIL.sub("", rest)]
+    return found
