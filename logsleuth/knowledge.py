@@ -47,6 +47,9 @@ class Latent:
 
     warning: regex.Pattern[str]
     explains: tuple[regex.Pattern[str], ...]
+    # the warning says no engine can start after it (`dooms_startup`): a start-up step after
+    # it, with no error and no completed start-up, makes it the failure
+    dooms_startup: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,6 +416,11 @@ class Causality:
                    any(_search(pattern, text) for pattern in latent.explains)
                    for latent in self.latent)
 
+    def dooms_startup(self, warning: str) -> bool:
+        """Knowledge says no engine can start after the `warning` (`latent.dooms_startup`)."""
+        return any(latent.dooms_startup and _search(latent.warning, warning)
+                   for latent in self.latent)
+
     def diagnostic(self, frames: tuple[Frame, ...]) -> bool:
         """The traceback runs through a script run to describe the environment for a report
         (`diagnostics.frames`): its error is that script's own."""
@@ -683,7 +691,8 @@ def load_causality(path: Path | None = None) -> Causality:
                      if "unstarted_bars" in data else None,
                      tuple(compile_(p, "harmless") for p in data.get("harmless", [])),
                      tuple(Latent(compile_(item["warning"], "latent"),
-                                  tuple(compile_(p, "latent") for p in item.get("explains", [])))
+                                  tuple(compile_(p, "latent") for p in item.get("explains", [])),
+                                  bool(item.get("dooms_startup", False)))
                            for item in data.get("latent", [])),
                      compile_(data["failed_answers"], "failed_answers")
                      if "failed_answers" in data else None,
