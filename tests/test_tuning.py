@@ -295,7 +295,17 @@ KNOWN_VERDICT_MISSES = {
     # Session 22's random development split (thirteenth), cold misses of verdict or root (strict;
     # each leaves when fixed or gets a "Why not fixed" reason once analysed):
     "healthy/w-v011-mineru-offline-run-finished-then-engine-core-died-unexpectedly-at-exit-two-lines":
-        "session 22's thirteenth random split, cold miss: not yet analysed",
+        "Why not fixed: the log is the embedding program's own record (loguru, `local output dir "
+        "...`) and an unprefixed `Engine core proc EngineCore_DP0 died unexpectedly, shutting down "
+        "client.`, nothing else. An offline client (LLM, SyncMPClient) prints that line alike when "
+        "the interpreter's exit tears its engine core down after the work finished and when the "
+        "engine core is killed mid-run: 0.10.1-0.11's monitor thread shuts the client down and the "
+        "caller's blocked get_output waits on forever, so nothing follows either way "
+        "(vllm/v1/engine/core_client.py monitor_engine_cores, BackgroundResources). Only the "
+        "report's title and one program's wording of its output step say the work was done; vLLM "
+        "printed no sign of it (no finished `Processed prompts` bar, no engine core `Shutdown "
+        "initiated`, causality.yaml shutdown_requested). Reading the line as exit noise without "
+        "such evidence would turn every pasted engine-core death of an offline run healthy",
     # (runtime/u-v092-seed-x-ppo-7b-chat-api-400-no-chat-template-client-oneline left: see
     # KNOWN_FIX_MISSES.)
     # (startup/m-lmcache-experiment-committed-log-no-platform-detected-unspecified-two-lines left
