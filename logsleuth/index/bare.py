@@ -44,6 +44,11 @@ INLINE_CODE = re.compile(r"(`+)\s*([^`].*?)\s*\1")
 # client's; the message is the error vLLM raised and answered with.
 STATUS_LEAD = re.compile(r"\[?(?:(?:HTTP|Error|error|Status|status|Code|code) )?[45]\d\d\]?"
                          r"(?: ?[:\-|,])? (?=\S)")
+# In a client's status line: the status code, then its reason phrase (RFC 9110's words) and the
+# separators before the message
+STATUS_CODE = re.compile(r"(?<![\d.])[45]\d\d(?![\d.])")
+REASON_LEAD = re.compile(r"^\]?(?:\s*(?:[A-Z][a-z]+|I'm)(?: [A-Z][a-z]+){0,3}(?=\s*[:\-|,]))?"
+                         r"\s*[:\-|,]?\s*")
 FIELDS_TAIL = re.compile(r"(?:[ ,|]+(?:None|null|[45]\d\d|[A-Za-z]*Error|[a-z][a-z_]*_error))+\s*$")
 
 
@@ -77,6 +82,20 @@ def raised_class(text: str) -> str | None:
         return None
     raised = Counter(site.cls for site in match.sites if site.kind is MessageKind.RAISE)
     return raised.most_common(1)[0][0] if raised else None
+
+
+def answered_class(text: str) -> str | None:
+    """The class vLLM raised the message of a client's status line with (grammars/vllm.lark
+    CLIENT_STATUS: `HTTP 400: <message>`, `status 400: <message>`, `400 Bad Request: <message>`),
+    when what follows the status (its reason phrase and separators aside, the answer's other
+    fields after it) is the whole of a message vLLM raises; None when it is not."""
+    status = STATUS_CODE.search(text)
+    if status is None:
+        return None
+    rest = REASON_LEAD.sub("", text[status.end():], count=1)
+    if len(rest) < MIN_LINE_CHARS:
+        return None
+    return raised_class(rest) or raised_class(FIELDS_TAIL.sub("", rest))
 
 
 def stated_errors(lines: Iterable[LogLine], first_id: int, know: Causality) -> list[ErrorEvent]:
