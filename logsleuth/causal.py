@@ -455,6 +455,9 @@ class CausalGraph:
                 # a helper's teardown bookkeeping after the run was up (causality `teardown`)
                 shutdown_noise.append(event)
                 continue
+            if _offline_exit(event, errors, [*activity, *starts], know):
+                shutdown_noise.append(event)  # an offline program's exit (`offline_exits`)
+                continue
             node = _classify(event, know)
             if node.role is EventRole.BENIGN:
                 shutdown_noise.append(event)
@@ -1450,6 +1453,20 @@ def _stall_of(tail: str, line_count: int, know: Causality, deployments: Deployme
                     return stall
         seen.add(group)
     return None
+
+
+def _offline_exit(event: ErrorEvent, errors: list[ErrorEvent], activity: list[Milestone],
+                  know: Causality) -> bool:
+    """An offline client's report that its engine died (causality.yaml `offline_exits`: its
+    process unnamed, the program's own), right after the run's last batch finished (its last
+    activity before it is output) and with nothing after it (no activity, no error but an
+    exit's unraisable noise): the program's exit tore the engine down."""
+    if event.process.pid is not None or know.role_of(event.process.name) is not Role.MAIN \
+            or not know.exits_offline(event.text) \
+            or not _serving_before(activity, event.first_line):
+        return False
+    return not any(m.line > event.last_line for m in activity) \
+        and not any(e.first_line > event.last_line and not e.unraisable for e in errors)
 
 
 def _hung(first: Milestone, count: int) -> ErrorEvent:

@@ -136,6 +136,9 @@ class Causality:
     work_requests: tuple[regex.Pattern[str], ...] = ()
     # a kill that names no reason: after the run was up, while idle, a stop (`idle_kills`)
     idle_kills: tuple[regex.Pattern[str], ...] = ()
+    # an offline client's report that its engine died, after its batch finished: the exit
+    # (`offline_exits`)
+    offline_exits: tuple[regex.Pattern[str], ...] = ()
     # where to look when every request in the log was refused and no line says why
     # (`refused_advice`, refused.py)
     refused_advice: tuple[str, ...] = ()
@@ -453,6 +456,11 @@ class Causality:
         page outside it (`GET /favicon.ico`)."""
         return any(_search(p, access) for p in self.work_requests)
 
+    def exits_offline(self, text: str) -> bool:
+        """The error is an offline client's report that its engine died, which its program's
+        exit prints after a finished batch (`offline_exits`)."""
+        return any(_search(pattern, text) for pattern in self.offline_exits)
+
     def kills_idle(self, text: str) -> bool:
         """The error is a kill whose report names no reason (`idle_kills`): after the run was
         up and while it was not serving, the run's end as its owner decided it."""
@@ -727,6 +735,7 @@ def load_causality(path: Path | None = None) -> Causality:
                            for p in data.get("indented_messages", [])),
                      tuple(compile_(p, "work_requests") for p in data.get("work_requests", [])),
                      tuple(compile_(p, "idle_kills") for p in data.get("idle_kills", [])),
+                     tuple(compile_(p, "offline_exits") for p in data.get("offline_exits", [])),
                      tuple(str(line) for line in data.get("refused_advice", [])))
 
 

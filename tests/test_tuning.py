@@ -305,7 +305,9 @@ KNOWN_VERDICT_MISSES = {
         "report's title and one program's wording of its output step say the work was done; vLLM "
         "printed no sign of it (no finished `Processed prompts` bar, no engine core `Shutdown "
         "initiated`, causality.yaml shutdown_requested). Reading the line as exit noise without "
-        "such evidence would turn every pasted engine-core death of an offline run healthy",
+        "such evidence would turn every pasted engine-core death of an offline run healthy; "
+        "with it (the generate bar at 100% as the run's last activity), the same line is read as "
+        "the exit (causality.yaml offline_exits, tests/test_offline_exit.py)",
     # (runtime/u-v092-seed-x-ppo-7b-chat-api-400-no-chat-template-client-oneline left: see
     # KNOWN_FIX_MISSES.)
     # (startup/m-lmcache-experiment-committed-log-no-platform-detected-unspecified-two-lines left
