@@ -976,10 +976,14 @@ class Assembler:
         if bootstrap:
             return  # a bootstrap header whose traceback never came
         label = level.value if level is not None else "ERROR"
+        kind = EventKind.ERROR_RECORD
         if printed is not None:  # the exception's repr: its type, weighed as a record still
             label, text = printed
+            raised = _answered(label, text)
+            if raised is not None:
+                label, kind = raised, EventKind.EXCEPTION
         text = text[:MAX_MESSAGE_CHARS]  # a 64 KiB record line is matched by its start
-        event = ErrorEvent(self._new_id(), EventKind.ERROR_RECORD, label, text,
+        event = ErrorEvent(self._new_id(), kind, label, text,
                            channel.process, number, number, number, time=time, site=channel.site,
                            # a record below ERROR is a title only as a failing warning (`_step`)
                            failing_warning=level in _QUIET_LEVELS)
@@ -1311,6 +1315,19 @@ def _restore(state: _State, channel: _Channel, first: int, time: str | None,
         channel.title = _Title(text, first + number, level, time if when == _RUN_TIME else when,
                                printed, bootstrap)
     channel.ignoring = state.ignoring
+
+
+def _answered(label: str, text: str) -> str | None:
+    """The class vLLM raised the message of a client's status line with (`HTTP 400: <message>`,
+    labelled `HTTP <code>` by grammar.py's client_status), when the rest of the line is the
+    whole of a message vLLM raises: the answer's body said why, so the line is that error, not
+    a report of one (causality.yaml `symptoms`: a status with no reason)."""
+    code = label.removeprefix("HTTP ")
+    if code == label or not code.isdigit():
+        return None
+    from logsleuth.index.bare import answered_class  # the index loads only when one is met
+
+    return answered_class(text)
 
 
 def _uvicorn_text(line: LogLine) -> str:

@@ -456,6 +456,9 @@ class CausalGraph:
                 # a helper's teardown bookkeeping after the run was up (causality `teardown`)
                 shutdown_noise.append(event)
                 continue
+            if _offline_exit(event, errors, [*activity, *starts], know):
+                shutdown_noise.append(event)  # an offline program's exit (`offline_exits`)
+                continue
             node = _classify(event, know)
             if node.role is EventRole.BENIGN:
                 shutdown_noise.append(event)
@@ -515,6 +518,11 @@ class CausalGraph:
                 # a paste of refused answers and nothing else (refused.py)
                 stalled = _refused(refused_only(tail, line_count, know))
             warning = _warned_of(stalled, warned, know) if stalled is not None else None
+            if stalled is None and not survived and not shutdown_noise:
+                # a warning that no engine can start after it, then a start-up step and nothing
+                # more: that step's error never reached the log (causality.yaml `latent`,
+                # `dooms_startup`)
+                warning, stalled = _doomed_startup(warned, activity, starts, know)
             if warning is not None and stalled is not None:
                 # a warning that says why the wait cannot end (causality.yaml `latent`) is the
                 # cause of the stall it explains: the failure, with the stall its symptom
@@ -673,6 +681,28 @@ def _warned_of(stalled: ErrorEvent, warned: list[ErrorEvent],
     before = [w for w in warned if w.last_line <= stalled.first_line
               and know.explains(w.title or "", stalled.text)]
     return before[-1] if before else None
+
+
+def _doomed_startup(warned: list[ErrorEvent], activity: list[Milestone],
+                    starts: list[Milestone], know: Causality
+                    ) -> tuple[ErrorEvent | None, ErrorEvent | None]:
+    """The last warning that says no engine can start after it (causality.yaml `latent`,
+    `dooms_startup`: no platform detected) that the run's start-up goes on from (a start line,
+    an init phase line) with nothing else after it (no later step, no output, no answer), and
+    the first such step, as the stall the warning explains; (None, None) when there is none."""
+    for warning in reversed([w for w in warned if know.dooms_startup(w.title or "")]):
+        after = sorted((m for m in [*activity, *starts] if m.line > warning.last_line),
+                       key=lambda m: m.line)
+        if any(m.kind is not MilestoneKind.START and m.phase is not Phase.INIT for m in after):
+            return None, None  # the run went on past building its engine: it had a device
+        if after:
+            step = after[0]
+            message = (f"vLLM went on to start an engine after it ('{step.text.strip()[:120]}'), "
+                       "which cannot run without a platform, and the log ends before any "
+                       "start-up step completed: the error it met is not in the log")
+            return warning, ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, step.process,
+                                       step.line, step.line, step.line)
+    return None, None
 
 
 def _explained_stall(warning: ErrorEvent, stalled: ErrorEvent, know: Causality
@@ -1439,6 +1469,20 @@ def _stall_of(tail: str, line_count: int, know: Causality, deployments: Deployme
                     return stall
         seen.add(group)
     return None
+
+
+def _offline_exit(event: ErrorEvent, errors: list[ErrorEvent], activity: list[Milestone],
+                  know: Causality) -> bool:
+    """An offline client's report that its engine died (causality.yaml `offline_exits`: its
+    process unnamed, the program's own), right after the run's last batch finished (its last
+    activity before it is output) and with nothing after it (no activity, no error but an
+    exit's unraisable noise): the program's exit tore the engine down."""
+    if event.process.pid is not None or know.role_of(event.process.name) is not Role.MAIN \
+            or not know.exits_offline(event.text) \
+            or not _serving_before(activity, event.first_line):
+        return False
+    return not any(m.line > event.last_line for m in activity) \
+        and not any(e.first_line > event.last_line and not e.unraisable for e in errors)
 
 
 def _hung(first: Milestone, count: int) -> ErrorEvent:

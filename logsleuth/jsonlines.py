@@ -11,7 +11,10 @@ like gzip or a CSV export, not a line shape: each object becomes the text of its
 on the object's own line, so line numbers stay those of the file, behind the record's own level
 when the object names it (in every other format the level a logger gave its record is part of
 the record's text: issue 10, an ERROR record is an error whatever its format). A line that is
-not such an object (a line pasted around the export) is handed on as it is.
+not such an object (a line pasted around the export) is handed on as it is. A launcher's wrapper
+before each object (docker's or kubectl's `--timestamps`, compose's `svc-1  | `, `srun -l`'s task,
+journald's unit: a container whose program logs JSON, read through its launcher) stays before the
+object's text, where the grammar reads it as it reads it before any line.
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ LEVEL_KEYS = ("levelname", "level")
 LEVELS = {word.lower(): word for word in
           ("TRACE", "DEBUG", "INFO", "NOTICE", "WARN", "WARNING", "ERROR", "CRITICAL", "FATAL")}
 _SAMPLE_LINES = 5  # this many first lines (fewer in a short log) must be such objects
+# A wrapper is short and quotes nothing (a line that quotes or braces before its object is a
+# message that holds JSON, not an event)
+_LEAD_CHARS = 120
 
 
 def message_key(head: bytes, *, cut: bool) -> str | None:
@@ -50,21 +56,25 @@ def message_key(head: bytes, *, cut: bool) -> str | None:
 
 
 def _key_of(line: str) -> str | None:
-    event = _event(line)
+    event = _event(line)[1]
     if event is None or not any(key in event for key in EVENT_KEYS):
         return None
     return next((key for key in MESSAGE_KEYS if isinstance(event.get(key), str)), None)
 
 
-def _event(line: str) -> dict[str, object] | None:
+def _event(line: str) -> tuple[str, dict[str, object] | None]:
+    """The wrapper before the line's object (empty when none) and the object, if the line is
+    one object after at most a wrapper."""
     text = line.strip()
-    if not (text.startswith("{") and text.endswith("}")):
-        return None
+    start = text.find("{")
+    if start < 0 or not text.endswith("}") or start > _LEAD_CHARS \
+            or any(mark in text[:start] for mark in "\"'}"):
+        return "", None
     try:
-        event = json.loads(text)
+        event = json.loads(text[start:])
     except ValueError:  # not JSON after all (a Python dict printed with quotes of its own)
-        return None
-    return event if isinstance(event, dict) else None
+        return "", None
+    return (text[:start], event) if isinstance(event, dict) else ("", None)
 
 
 class JsonMessages(WholeLines):
@@ -80,12 +90,12 @@ class JsonMessages(WholeLines):
         ended = text.endswith("\n")
         out = []
         for line in text.split("\n")[:-1] if ended else text.split("\n"):
-            event = _event(line)
+            lead, event = _event(line)
             message = event.get(self._key) if event is not None else None
             if isinstance(message, str):
                 text = message.removesuffix("\n").removesuffix("\r").replace("\n", " ")
                 level = _level(event) if event is not None else None
-                out.append(f"{level} {text}" if level else text)
+                out.append(lead + (f"{level} {text}" if level else text))
             else:
                 out.append(line)
         return ("\n".join(out) + ("\n" if ended else "")).encode("utf-8", "surrogateescape")

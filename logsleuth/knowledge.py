@@ -48,6 +48,9 @@ class Latent:
 
     warning: regex.Pattern[str]
     explains: tuple[regex.Pattern[str], ...]
+    # the warning says no engine can start after it (`dooms_startup`): a start-up step after
+    # it, with no error and no completed start-up, makes it the failure
+    dooms_startup: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +140,9 @@ class Causality:
     work_requests: tuple[regex.Pattern[str], ...] = ()
     # a kill that names no reason: after the run was up, while idle, a stop (`idle_kills`)
     idle_kills: tuple[regex.Pattern[str], ...] = ()
+    # an offline client's report that its engine died, after its batch finished: the exit
+    # (`offline_exits`)
+    offline_exits: tuple[regex.Pattern[str], ...] = ()
     # where to look when every request in the log was refused and no line says why
     # (`refused_advice`, refused.py)
     refused_advice: tuple[str, ...] = ()
@@ -487,6 +493,11 @@ class Causality:
                    any(_search(pattern, text) for pattern in latent.explains)
                    for latent in self.latent)
 
+    def dooms_startup(self, warning: str) -> bool:
+        """Knowledge says no engine can start after the `warning` (`latent.dooms_startup`)."""
+        return any(latent.dooms_startup and _search(latent.warning, warning)
+                   for latent in self.latent)
+
     def diagnostic(self, frames: tuple[Frame, ...]) -> bool:
         """The traceback runs through a script run to describe the environment for a report
         (`diagnostics.frames`): its error is that script's own."""
@@ -518,6 +529,11 @@ class Causality:
         """The access line's request is a client's of the server's API (`work_requests`), not a
         page outside it (`GET /favicon.ico`)."""
         return any(_search(p, access) for p in self.work_requests)
+
+    def exits_offline(self, text: str) -> bool:
+        """The error is an offline client's report that its engine died, which its program's
+        exit prints after a finished batch (`offline_exits`)."""
+        return any(_search(pattern, text) for pattern in self.offline_exits)
 
     def kills_idle(self, text: str) -> bool:
         """The error is a kill whose report names no reason (`idle_kills`): after the run was
@@ -767,7 +783,8 @@ def load_causality(path: Path | None = None) -> Causality:
                      if "unstarted_bars" in data else None,
                      tuple(compile_(p, "harmless") for p in data.get("harmless", [])),
                      tuple(Latent(compile_(item["warning"], "latent"),
-                                  tuple(compile_(p, "latent") for p in item.get("explains", [])))
+                                  tuple(compile_(p, "latent") for p in item.get("explains", [])),
+                                  bool(item.get("dooms_startup", False)))
                            for item in data.get("latent", [])),
                      compile_(data["failed_answers"], "failed_answers")
                      if "failed_answers" in data else None,
@@ -803,6 +820,7 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "native_stacks") for p in data.get("native_stacks", [])),
                      tuple(compile_(p, "work_requests") for p in data.get("work_requests", [])),
                      tuple(compile_(p, "idle_kills") for p in data.get("idle_kills", [])),
+                     tuple(compile_(p, "offline_exits") for p in data.get("offline_exits", [])),
                      tuple(str(line) for line in data.get("refused_advice", [])),
                      tuple(compile_(p, "failing_warnings")
                            for p in data.get("failing_warnings", [])))

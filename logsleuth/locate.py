@@ -299,14 +299,16 @@ def _message_below(block: bytes, end: int, size: int, lines: int) -> int:
 # next record; a record's own continuation repeats its header, ERROR, which is anchored), a
 # shell's prompt (`$ ls`, `root@abc:/workspace# `, `(venv) user@host:~/x$ `), an interpreter's
 # (`>>> `) or PowerShell's (`PS D:\\x>`), a tool's lower-case label (pip's `note: `,
-# `[notice] `), the shell's report of a killed job (`Killed`), and a wrapper with nothing behind
+# `[notice] `), the shell's report of a killed job (`Killed`, behind its wrapper as a record is:
+# `2025-01-02T03:04:05.1Z Killed`, `vllm-1  | Killed`), and a wrapper with nothing behind
 # it (a blank line, timestamped or prefixed: docker's timestamp, compose's `vllm-1  | `, a
 # process prefix `(VllmWorker pid=1) `, `[rank0]: `, journald's `unit[pid]: `): not the message
 _not_message = re2.compile(
     rb"(?m)[^\n]{0,100}?(?:^|[\s\]|(:])(?:DEBUG|INFO|WARNING|WARN|NOTICE)(?:[\s:]|$)"
     rb"|(?:\([\w.-]+\) )?(?:[\w.-]+@[\w.-]+(?::\S*)?)?[$#%] |(?:\([\w.-]+\) )?PS [^\n>]*>"
     rb"|>>> |\[[a-z]+\] |[a-z]+: "
-    rb"|(?:zsh: |\[\d+\] *[+\-]? +(?:\d+ +)?)?(?:Killed|Segmentation fault|Aborted|Bus error"
+    rb"|(?:[^\n]{0,100}?[\s\]|>:])?(?:zsh: |\[\d+\] *[+\-]? +(?:\d+ +)?)?"
+    rb"(?:Killed|Segmentation fault|Aborted|Bus error"
     rb"|Illegal instruction|Floating point exception)(?: +\(core dumped\))?\s*$"
     rb"|\[?\d{4}-\d\d-\d\dT[\d:.]+Z?\]?\s*$"
     rb"|[\w.-]+ +\| *$|\([^)\n]{1,80}\) *$|[^\n]{0,80}\]: *$",

@@ -119,6 +119,8 @@ class MilestoneKind(Enum):
     # the engine's stats say requests are held and nothing was processed: a hang when repeated
     STUCK = "stuck"
     PHASE = "phase"  # the engine entered a lifecycle phase (Milestone.phase says which)
+    # an offline run's batch under way (its bars before they finish): work begun, not output
+    BATCH = "batch"
     # a test runner's report (pytest's): output it captured while the test above ran, printed
     # after that test's failure, begins; and the report's own sections resume (runs.py)
     CAPTURED = "captured"

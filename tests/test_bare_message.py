@@ -11,6 +11,8 @@ import random
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from logsleuth.index.data import MessageKind, default_index
 from logsleuth.index.lookup import Fit
@@ -139,3 +141,65 @@ def test_a_logged_message_in_inline_code_is_still_no_failure(message: str, level
 def test_unbalanced_backticks_are_no_inline_code() -> None:
     message, _ = pasted_messages(MessageKind.RAISE, 1)[0]
     assert explain_text(f"``{message}`\n").verdict == "no_failure"
+
+
+# A client's print of the error answer it got: the status, vLLM's message, the answer's other
+# fields (tuning: u-v092-seed-x-ppo-7b-chat-api-400-no-chat-template-client-oneline, `400
+# <message> None`). Generated over leads, codes, separators and printed fields. Plain leads are
+# looked up as a bare paste (index/bare.py); a lead the grammar reads as a client's status line
+# (CLIENT_STATUS: `HTTP 400: ...`, `status 400: ...`, `400 Bad Request: ...`) is an event of its
+# own, that error when the rest is vLLM's raised message (assemble.py `_answered`), and stays a
+# client's report of a refused request otherwise. (The OpenAI client's `Error code: 400 - ...` is
+# its exception's text, and `400: ...` srun's task prefix.)
+PLAIN_LEADS = ["{code} ", "{code} - ", "[{code}] ", "Error {code}: ", "error {code} ",
+               "Request failed: {code} "]
+STATUS_LINE_LEADS = ["HTTP {code}: ", "HTTP Error {code}: ", "status {code}: ",
+                     "Response status: {code} - ", "{code} Bad Request: ",
+                     "{code} Unprocessable Entity - "]
+FIELDS = st.lists(st.sampled_from(["None", "null", "400", "BadRequestError",
+                                   "invalid_request_error"]), max_size=3)
+CODES = st.sampled_from(["400", "404", "422", "500", "503"])
+SOME = settings(max_examples=40, deadline=None)
+
+
+@SOME
+@given(lead=st.sampled_from(PLAIN_LEADS + STATUS_LINE_LEADS), code=CODES, fields=FIELDS,
+       around=st.integers(0, 3), pick=st.integers(0, 2))
+def test_a_raised_message_a_client_printed_with_its_status_is_found(
+        lead: str, code: str, fields: list[str], around: int, pick: int) -> None:
+    message, cls = pasted_messages(MessageKind.RAISE, 3)[pick]
+    line = lead.format(code=code) + " ".join([message, *fields])
+    report = explain_text("\n".join([*HEALTHY_LINES[:around], line]) + "\n")
+    assert report.verdict == "failure"
+    assert report.root_cause is not None
+    assert (report.root_cause.exception, report.root_cause.line) == (cls, around + 1)
+
+
+@SOME
+@given(lead=st.sampled_from(PLAIN_LEADS), code=CODES, fields=FIELDS, pick=st.integers(0, 2))
+def test_a_logged_message_a_client_printed_with_a_status_is_still_no_failure(
+        lead: str, code: str, fields: list[str], pick: int) -> None:
+    message, _ = pasted_messages(MessageKind.LOG, 3)[pick]
+    line = lead.format(code=code) + " ".join([message, *fields])
+    assert explain_text(line + "\n").verdict == "no_failure"
+
+
+@SOME
+@given(lead=st.sampled_from(STATUS_LINE_LEADS), code=CODES, pick=st.integers(0, 2))
+def test_a_status_line_without_a_raised_message_stays_a_report(lead: str, code: str,
+                                                               pick: int) -> None:
+    # a logged message or the status's phrase alone says no reason: the client's report that
+    # the server refused or failed the request, whose cause is not in the paste
+    message, _ = pasted_messages(MessageKind.LOG, 3)[pick]
+    for line in (lead.format(code=code) + message, lead.format(code=code).rstrip(" :-")):
+        assert explain_text(line + "\n").verdict == "root_cause_missing", line
+
+
+@SOME
+@given(code=CODES, fields=st.lists(st.sampled_from(["None", "null", "400"]), min_size=1,
+                                   max_size=2), pick=st.integers(0, 2))
+def test_printed_fields_after_a_message_without_a_status_are_no_message(
+        code: str, fields: list[str], pick: int) -> None:
+    # only a client's status says the words after the message are the answer's fields
+    message, _ = pasted_messages(MessageKind.RAISE, 3)[pick]
+    assert explain_text(" ".join([message, *fields]) + "\n").verdict == "no_failure"

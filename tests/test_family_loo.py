@@ -31,7 +31,9 @@ from tool_import import import_tool
 # other LoRA settings, a framework's refusal of the installed vLLM and an unknown quantization
 # name, a container refused its accelerator, an unparsable version get their families) less
 # two: cited+uncited 234 of 245, constructed 468 of 510, tuning 242 of 263, corpus 36 of 36.
-FLOORS = {("cited", "uncited"): 232, ("constructed",): 466, ("tuning",): 240, ("corpus",): 34}
+# The lead's merge of both (with sigs-a's and sigs-b's new tuning cases and signatures) less two:
+# cited+uncited 237 of 248, constructed 474 of 519, tuning 251 of 276, corpus 36 of 36.
+FLOORS = {("cited", "uncited"): 235, ("constructed",): 472, ("tuning",): 249, ("corpus",): 34}
 
 
 @cache

@@ -451,6 +451,41 @@ def test_a_healthy_json_lines_log_is_no_failure(served: int, key: str) -> None:
     assert result.verdict is Verdict.NO_FAILURE, result.reasons
 
 
+# a launcher's wrapper before each object: a container whose program logs JSON, read through
+# `docker logs --timestamps`, compose, `kubectl logs --prefix`, `srun -l`, journald
+json_wrappers = st.sampled_from(["2024-01-02T03:04:05.123456789Z ", "vllm-1  | ",
+                                 "[pod/vllm-0/vllm] ", "  0: ",
+                                 "Jan 02 03:04:05 gpu-node-3 dockerd[812]: "])
+
+
+@SOME
+@given(json_wrappers, st.sampled_from(["log", "MESSAGE", "textPayload", "message"]),
+       st.lists(st.sampled_from(["stdout", "stderr"]), min_size=len(FAILING),
+                max_size=len(FAILING)))
+def test_a_json_lines_log_behind_a_launchers_wrapper_gives_the_answer_of_its_text(
+        wrapper: str, key: str, streams: list[str]) -> None:
+    plain = explain([wrapper + line for line in FAILING])
+    wrapped = "".join(wrapper + line + "\n"
+                      for line in _json_lines(FAILING, key, streams).splitlines())
+    result = explain_text(wrapped, signatures=default_signatures())
+    assert result.root_cause is not None and plain.root_cause is not None
+    assert (result.root_cause.exception, result.root_cause.line) \
+        == (plain.root_cause.exception, plain.root_cause.line)
+    assert any("JSON lines" in notice for notice in result.notices)
+
+
+@SOME
+@given(json_wrappers, st.integers(0, 20))
+def test_a_healthy_json_lines_log_behind_a_wrapper_is_no_failure(wrapper: str,
+                                                                  served: int) -> None:
+    server, lines, _ = _server_start()
+    lines += server.requests(served)
+    wrapped = "".join(wrapper + line + "\n" for line in
+                      _json_lines(lines, "message", ["stdout"] * len(lines)).splitlines())
+    result = explain_text(wrapped, signatures=default_signatures())
+    assert result.verdict is Verdict.NO_FAILURE, result.reasons
+
+
 def test_error_bodies_a_client_printed_are_no_json_lines_log() -> None:
     # OpenAI-style error bodies have a `message`, but no time or stream: they are the log's text
     body = ('{"object":"error","message":"CUDA error: an illegal memory access was encountered",'
@@ -458,6 +493,10 @@ def test_error_bodies_a_client_printed_are_no_json_lines_log() -> None:
     result = explain_text(body + "\n" + body + "\n", signatures=default_signatures())
     assert not any("JSON lines" in notice for notice in result.notices)
     assert result.verdict is not Verdict.NO_FAILURE
+    # nor behind the words a client put before them
+    lead = 'Request failed: "Error code: 500 - '
+    result = explain_text(f"{lead}{body}\n{lead}{body}\n", signatures=default_signatures())
+    assert not any("JSON lines" in notice for notice in result.notices)
 
 
 # ---- pytest's report of a failed test (a CI job's log; vllm issues 19736, 6408) ----------------

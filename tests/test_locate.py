@@ -141,6 +141,7 @@ _STRETCH_LINES = [*_LINES,
                   b'  File "/x/serving.py", line 12, in f',
                   b"    raise ValueError(msg)",
                   b"ValueError: too long", b"Killed", b"goes on below", b"$ ls",
+                  b"2025-01-02T03:04:05.123456789Z Killed", b"vllm-1  | Killed",
                   b"Process EngineCore_DP0:",
                   b"   ^^^^^", b"NCCL WARN x", b"\r", b"  indented",
                   # bytes that are not UTF-8 (a damaged log), in an anchored line and in another
@@ -226,3 +227,34 @@ def test_activity_lines_are_those_each_line_asked_finds(lines: list[bytes]) -> N
     stretches = _anchored_spans(block, anchors)
     found = set(_lines_of(block, line_spans(block, anchors))) - set(_lines_of(block, stretches))
     assert found == _activity_one_by_one(block, stretches)
+
+
+# The shell's report that it killed the job, after the workers' exceptions and before the
+# reporter's own words, behind any launcher's wrapper (tests/fixtures/tuning, y-v1-tp8-workers-
+# signal-systemexit-then-killed read through docker --timestamps): the report ends the exception's
+# message below, as it does unwrapped, and the prose after it is no message of it.
+_WRAPPERS = st.sampled_from(["", "2025-01-02T03:04:05.123456789Z ", "vllm-1  | ",
+                             "[pod/vllm-0/vllm] ", "  0: ", "Jan 02 03:04:05 node-3 vllm[812]: "])
+_KILLS = st.sampled_from(["Killed", "Segmentation fault (core dumped)", "Aborted (core dumped)",
+                          "[1]+  Killed"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(_WRAPPERS, _KILLS, st.sampled_from(["when i run 32B on 8 GPUs i got this error, any idea",
+                                           "what should I do now", "the same happens with TP=4"]))
+def test_a_kill_report_behind_a_wrapper_ends_the_message_above_it(wrapper: str, kill: str,
+                                                                  prose: str) -> None:
+    from logsleuth.pipeline import explain_text
+
+    lines = ["(VllmWorker rank=0 pid=754) Traceback (most recent call last):",
+             '(VllmWorker rank=0 pid=754)   File "/x/vllm/executor/multiproc_executor.py", '
+             "line 436, in signal_handler",
+             "(VllmWorker rank=0 pid=754)     raise SystemExit()",
+             "(VllmWorker rank=0 pid=754) SystemExit: ", kill, prose]
+    plain = explain_text("\n".join(lines) + "\n")
+    wrapped = explain_text("".join(wrapper + line + "\n" for line in lines))
+    assert plain.root_cause is not None and wrapped.root_cause is not None
+    assert (wrapped.root_cause.exception, wrapped.root_cause.line,
+            wrapped.root_cause.message) == (plain.root_cause.exception, plain.root_cause.line,
+                                            plain.root_cause.message)
+    assert prose not in wrapped.root_cause.message

@@ -37,6 +37,19 @@ LABEL = re.compile(r"(?:\[[^\]\n]{1,24}\] )?[A-Za-z][\w\-]*(?: [A-Za-z][\w\-]*){
 # Markdown's inline code around the whole line (`` `Ray does not allocate any GPUs ...` ``, vllm
 # issue 2406): how a message is pasted into an issue or a chat; the text inside is the message.
 INLINE_CODE = re.compile(r"(`+)\s*([^`].*?)\s*\1")
+# A client's print of the error answer it got: the HTTP status first (`print(r.status_code,
+# body["message"], body["param"])`: `400 <message> None`; `Error 400: ...`, `[400] ...`, `HTTP
+# 422 - ...`, after a label: `Error code: 400 - ...`), then vLLM's message, then the answer's
+# other fields (`param`/`code` as `None`, `null`, the code, the error type). The status is the
+# client's; the message is the error vLLM raised and answered with.
+STATUS_LEAD = re.compile(r"\[?(?:(?:HTTP|Error|error|Status|status|Code|code) )?[45]\d\d\]?"
+                         r"(?: ?[:\-|,])? (?=\S)")
+# In a client's status line: the status code, then its reason phrase (RFC 9110's words) and the
+# separators before the message
+STATUS_CODE = re.compile(r"(?<![\d.])[45]\d\d(?![\d.])")
+REASON_LEAD = re.compile(r"^\]?(?:\s*(?:[A-Z][a-z]+|I'm)(?: [A-Z][a-z]+){0,3}(?=\s*[:\-|,]))?"
+                         r"\s*[:\-|,]?\s*")
+FIELDS_TAIL = re.compile(r"(?:[ ,|]+(?:None|null|[45]\d\d|[A-Za-z]*Error|[a-z][a-z_]*_error))+\s*$")
 
 
 def bare_errors(lines: Iterable[LogLine], first_id: int) -> list[ErrorEvent]:
@@ -71,6 +84,20 @@ def raised_class(text: str) -> str | None:
     return raised.most_common(1)[0][0] if raised else None
 
 
+def answered_class(text: str) -> str | None:
+    """The class vLLM raised the message of a client's status line with (grammars/vllm.lark
+    CLIENT_STATUS: `HTTP 400: <message>`, `status 400: <message>`, `400 Bad Request: <message>`),
+    when what follows the status (its reason phrase and separators aside, the answer's other
+    fields after it) is the whole of a message vLLM raises; None when it is not."""
+    status = STATUS_CODE.search(text)
+    if status is None:
+        return None
+    rest = REASON_LEAD.sub("", text[status.end():], count=1)
+    if len(rest) < MIN_LINE_CHARS:
+        return None
+    return raised_class(rest) or raised_class(FIELDS_TAIL.sub("", rest))
+
+
 def stated_errors(lines: Iterable[LogLine], first_id: int, know: Causality) -> list[ErrorEvent]:
     """The lines (of a whole short input, every line parsed) whose own words state a failure
     (causality.yaml `pasted`), each as an error record: a sentence copied without its level."""
@@ -94,9 +121,22 @@ def _uncoded(text: str) -> str:
 
 def _whole(matcher: TemplateMatcher, text: str) -> TextMatch | None:
     """The template the whole line, or the whole of it after a program's own label, renders."""
-    label = LABEL.match(text)
-    for message in (text, text[label.end():] if label else None):
+    for message in _messages(text):
         match = matcher.find(message) if message else None
         if match is not None and match.fit is Fit.WHOLE:
             return match
     return None
+
+
+def _messages(text: str) -> list[str]:
+    """The line, the line after a program's own label, and either after a client's HTTP
+    status (without the answer's fields printed after the message): where vLLM's message may
+    be."""
+    label = LABEL.match(text)
+    found = [text, text[label.end():]] if label else [text]
+    for message in list(found):
+        status = STATUS_LEAD.match(message)
+        if status is not None:
+            rest = message[status.end():]
+            found += [rest, FIELDS_TAIL.sub("", rest)]
+    return found
