@@ -52,8 +52,14 @@ def test_an_error_raised_in_a_module_gets_its_subsystems_family(
     phase = data.draw(st.sampled_from(PHASES), label="phase")
     log = worker_failure(error, phase=phase, era=era, inner=_frame(module, function))
     report = explain_text(log, signatures=default_signatures())
-    assert report.signature is not None and report.signature.id == family, report.signature
-    assert report.signature.kind is SignatureKind.FAMILY
+    assert report.signature is not None, log
+    if report.signature.kind is SignatureKind.EXACT:
+        # words an exact class knows beat the library that raised them (a platform plugin calling
+        # vLLM with another release's arguments is platform-plugin-vllm-call-mismatch); the
+        # library's family stays the runner-up
+        assert family in [m.id for m in report.alternatives], report.signature
+        return
+    assert report.signature.id == family, report.signature
 
 
 def test_without_frames_the_index_names_the_module() -> None:
@@ -165,8 +171,14 @@ def test_an_error_a_library_raised_gets_that_librarys_family(
     log = worker_failure(error, phase=data.draw(st.sampled_from(PHASES), label="phase"),
                          era=data.draw(st.sampled_from(ERAS), label="era"), inner=tuple(inner))
     report = explain_text(log, signatures=default_signatures())
-    assert report.signature is not None and report.signature.id == family, report.signature
-    assert report.signature.kind is SignatureKind.FAMILY
+    assert report.signature is not None, log
+    if report.signature.kind is SignatureKind.EXACT:
+        # words an exact class knows beat the library that raised them (a platform plugin calling
+        # vLLM with another release's arguments is platform-plugin-vllm-call-mismatch); the
+        # library's family stays the runner-up
+        assert family in [m.id for m in report.alternatives], report.signature
+        return
+    assert report.signature.id == family, report.signature
 
 
 @pytest.mark.parametrize("family,module,function", LIBRARIES[:4], ids=[r[0] for r in LIBRARIES[:4]])
