@@ -290,10 +290,8 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # vllm/platforms/interface.py as the Platform base class answering (no platform detected, e.g.
     # NVML not loadable in a pod, or a plugin platform from another release), which had lost to a
     # multi-step signature whose only evidence was the bare exception.
-    # Session 16's cold V0 sweep (s16a). Why not fixed: read as no failure (KNOWN_VERDICT_MISSES
-    # gives the reason), so no signature is reported for its fix.
-    "launchers/s16a-v01-ray-raylet-rsyslog-workers-killed-memory-pressure-wrapped":
-        "no failure found in a redacted, hard-wrapped raylet report (see the verdict miss)",
+    # (launchers/s16a-v01-ray-raylet-rsyslog-workers-killed-memory-pressure-wrapped left this
+    # list with KNOWN_VERDICT_MISSES: see there.)
     # Session 16's random development split, cold misses (strict; each leaves when fixed or gets a
     # "Why not fixed" reason once analysed). (runtime/k-ascend-v0110-1p1d-mooncake-connect-target-
     # 103900-five-lines left this list and KNOWN_VERDICT_MISSES when glog's header with the year,
@@ -539,14 +537,13 @@ KNOWN_VERDICT_MISSES = {
     # (`levelname`, `level`) before its message (jsonlines.py) and Ray Serve's replicas that wait
     # to be scheduled became a wait whose line says why (causality.yaml `hang` and `latent`, the
     # warning on the wait's own line): tests/test_unschedulable_waits.py.)
-    # Session 16's cold V0 sweep (s16a). Why not fixed: the reporter replaced the raylet record's
-    # date and level (`[DATE]`) and the terminal hard-wrapped its message mid-phrase (`2 Workers
-    # (tasks /` | ` actors) killed due to memory pressure (OOM)`), so no line holds a level or the
-    # whole report. The shape itself is read when dated (grammars/vllm.lark RAY_CORE_HEADER takes
-    # the daemon's `(raylet) ` tag; tests/test_grammar.py), and family ray-worker-oom-killed
-    # names it then; a redaction placeholder is no shape a log prints.
-    "launchers/s16a-v01-ray-raylet-rsyslog-workers-killed-memory-pressure-wrapped":
-        "a raylet report whose date and level the reporter redacted, hard-wrapped mid-phrase",
+    # (launchers/s16a-v01-ray-raylet-rsyslog-workers-killed-memory-pressure-wrapped, session 16's
+    # cold V0 sweep, left this list and KNOWN_FIX_MISSES when a hard-wrapped row the reporter
+    # edited after the wrap (its date redacted to `[DATE]`, so narrower than the wrap) was joined
+    # with the wrap-wide row that goes on it after the space a cut before a space leaves
+    # (hardwrap.py `_edited`), and Ray's C++ core record with its bracket redacted became a
+    # header by the C++ call site after it (grammars/vllm.lark RAY_CORE_HEADER): family
+    # ray-worker-oom-killed names it; tests/test_edited_wraps.py.)
     # Moved in from the held-out set by the end-of-session-15 check.
     # Why not fixed: the whole log is one ERROR record (vllm-ascend's camem allocator failing to
     # import its compiled ops); that serving went on unaffected is known only from the thread.
