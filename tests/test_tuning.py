@@ -651,7 +651,14 @@ KNOWN_VERDICT_MISSES = {
     # the error was survived. Calling it fatal would need to know that sleep mode left the engine
     # without its weights after the failed wake-up, which no line says (the later 200 contradicts
     # it), or a rule that a failed control call is a failure whatever follows, which would turn
-    # every survived LoRA load or profiler call into one.
+    # every survived LoRA load or profiler call into one. (Re-checked in session 22: the rule that
+    # answers after an engine's stats went stuck save no engine error, causal.py `_stopped`, does
+    # not apply: no stats say stuck and nothing hangs after the failed /wake_up. One line does say
+    # the wake-up never took effect: the next /sleep's WARNING `Executor is already sleeping.`
+    # (vllm/v1/executor/abstract.py), 74 lines later. Reading it as the failed call's state
+    # persisting needs a mechanism logsleuth lacks: that WARNING is not anchored, never reaches
+    # inference, and nothing pairs a later warning with an earlier error to undo its survival;
+    # one tuning log shows the pair.)
     "runtime/d-v0220-sleep-mode-wake-up-cumem-oom-500":
         "a failed /wake_up the server went on after (a chat completion answered 200 later)",
     # Why not fixed: this label puts the root at the RuntimeError `PassManager::run failed` that
