@@ -112,6 +112,9 @@ class _Work:
     deployments: Deployments = ONE
     group_serving: dict[int, list[int]] = field(default_factory=dict)
     group_ready: dict[int, list[int]] = field(default_factory=dict)
+    # a run that ended halted after its engine's stats went stuck (`_stopped`): by the process
+    # that printed the stats, the line from which its answers show no engine output
+    stopped: dict[Process, int] = field(default_factory=dict)
 
     @classmethod
     def of(cls, milestones: list[Milestone], api_servers: list[Process],
@@ -208,11 +211,16 @@ class _Work:
                 if not node.corrupting:
                     steps.append(self.group_ready.get(group, []))
             elif owner is None:
-                others.append(self.serving)
+                stopped = min(self.stopped.values(), default=None)
+                others.append(self.serving if stopped is None
+                              else self.serving[:bisect_left(self.serving, stopped)])
                 if not node.corrupting:
                     steps.append(self.ready)
             else:
-                others.append(self.own_serving.get(owner, []))
+                served = self.own_serving.get(owner, [])
+                stopped = self.stopped.get(owner)
+                others.append(served if stopped is None
+                              else served[:bisect_left(served, stopped)])
                 if not node.corrupting:
                     steps.append(self.own_steps.get(owner, []))
         if _may_be_request_error(node) and node.role is EventRole.CAUSE \
@@ -299,6 +307,39 @@ def _late_hangs(hangs: list[Milestone], activity: list[Milestone],
         if hang.line > before:
             late.append(hang)
     return sorted(late, key=lambda h: h.line)
+
+
+def _stopped(activity: list[Milestone], stuck: list[Milestone], hangs: list[Milestone],
+             know: Causality) -> dict[Process, int]:
+    """By the process that printed the engine's stats, when they end stuck (requests held,
+    nothing processed) and the run ended halted after that (a hang line, or STUCK_REPEATS stuck
+    intervals in a row): the line after its last stats with output read (only the first
+    activity line of a kind after each stretch of anchored lines, and the last before one, is
+    read: locate.py; none read, no line). Its answers after that line (a stream's `200` is logged as it starts, a
+    poll needs no engine) show no engine output, so they save no engine's or worker's error
+    before them (causality.yaml `engine_stats`)."""
+    if know.engine_stats is None or not stuck:
+        return {}
+    stats: dict[Process, list[tuple[int, bool]]] = {}
+    for milestone in activity:
+        if milestone.kind is MilestoneKind.SERVING and know.engine_stats.search(milestone.text):
+            stats.setdefault(milestone.process, []).append((milestone.line, False))
+    for milestone in stuck:
+        stats.setdefault(milestone.process, []).append((milestone.line, True))
+    hang_lines = sorted(h.line for h in hangs)
+    stopped: dict[Process, int] = {}
+    for process, lines in stats.items():
+        lines.sort()
+        index = len(lines)
+        while index and lines[index - 1][1]:
+            index -= 1  # back over the stuck intervals the stats end on
+        if index in (0, len(lines)):
+            continue  # the stats end on output, or none with output was read before
+        halted = len(lines) - index >= STUCK_REPEATS \
+            or bisect_right(hang_lines, lines[index][0]) < len(hang_lines)
+        if halted:
+            stopped[process] = lines[index - 1][0] + 1
+    return stopped
 
 
 def _bare(event: ErrorEvent) -> bool:
@@ -476,6 +517,8 @@ class CausalGraph:
                    if p.pid is not None and know.role_of(p.name) is Role.API_SERVER}
         deployments = deployments_of(events, know)
         work = _Work.of(activity, list(servers), know, starts, deployments)
+        if not deployments.several:
+            work.stopped = _stopped(activity, stuck, hangs, know)
         graph: nx.DiGraph[int] | None = None
         survived: list[ErrorEvent] = []
         if nodes:  # networkx (~0.2 s to import: all its algorithms) only for errors to link

@@ -245,6 +245,7 @@ class HardWrapped(io.RawIOBase):
         self._open: list[bytes] = []  # the rows of the line being joined
         self._first = ""  # its first row, decoded
         self._kept = 0  # bytes kept of it
+        self._short: bytes | None = None  # a row narrower than the wrap, before the next
         self._lines = 0  # lines handed on
         self._end = False
 
@@ -263,6 +264,10 @@ class HardWrapped(io.RawIOBase):
                 self._end, self._rest = True, b""
                 rows = data.split(b"\n") if data else []
             out = self._take(rows)
+            if self._end and self._short is not None:
+                self._lines += 1
+                out.append(self._short)
+                self._short = None
             if self._end and self._open:
                 out.append(self._close())
             if out:
@@ -275,6 +280,16 @@ class HardWrapped(io.RawIOBase):
     def _take(self, rows: list[bytes]) -> list[bytes]:
         out: list[bytes] = []
         for row in rows:
+            if self._short is not None:
+                short, self._short = self._short, None
+                if self._edited(short, row):
+                    self._open = [short]
+                    self._first = short.rstrip(b"\r").decode("utf-8", "replace")
+                    self._kept = len(short)
+                    self._join(row)
+                    continue  # as wide as the wrap: the line may go on
+                self._lines += 1
+                out.append(short)
             if self._open:
                 last = self._open[-1].rstrip(b"\r").decode("utf-8", "replace")
                 after = row.decode("utf-8", "replace")
@@ -291,9 +306,20 @@ class HardWrapped(io.RawIOBase):
                 self._first = row.rstrip(b"\r").decode("utf-8", "replace")
                 self._kept = len(row)
             else:
-                self._lines += 1
-                out.append(row)
+                self._short = row  # a row the reporter edited, if the next says so
         return out
+
+    def _edited(self, short: bytes, row: bytes) -> bool:
+        """`short`, narrower than the wrap, is the first row of a line the reporter edited
+        after the wrap (a date or a name redacted: `[DATE]`), which `row` goes on: `row` is as
+        wide as the wrap and begins with the one space a cut before a space leaves, then text
+        of no shape of its own; `short` is most of the wrap's width and ends mid-text."""
+        if not self._wide(row) or row[:1] != b" " or row[1:2].isspace() or not row[1:2]:
+            return False
+        first = short.rstrip(b"\r").decode("utf-8", "replace")
+        if 2 * _width(short) < self._width or not first.strip() or first[-1:].isspace():
+            return False
+        return _goes_on(first, first, row.decode("utf-8", "replace"))[0]
 
     def _join(self, row: bytes) -> None:
         self._open[-1] = self._open[-1].rstrip(b"\r")

@@ -149,6 +149,9 @@ class Causality:
     # warnings logged only while an exception of a model step is being handled, quoting an error:
     # read as that error's record (`failing_warnings`)
     failing_warnings: tuple[regex.Pattern[str], ...] = ()
+    # the engine's own account of an interval's output among `serving` lines (`engine_stats`):
+    # the evidence of output an HTTP answer (a stream's `200`, logged as it starts) is not
+    engine_stats: regex.Pattern[str] | None = None
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -823,7 +826,9 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "offline_exits") for p in data.get("offline_exits", [])),
                      tuple(str(line) for line in data.get("refused_advice", [])),
                      tuple(compile_(p, "failing_warnings")
-                           for p in data.get("failing_warnings", [])))
+                           for p in data.get("failing_warnings", [])),
+                     compile_(data["engine_stats"], "engine_stats") if "engine_stats" in data
+                     else None)
 
 
 @cache

@@ -288,10 +288,8 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # vllm/platforms/interface.py as the Platform base class answering (no platform detected, e.g.
     # NVML not loadable in a pod, or a plugin platform from another release), which had lost to a
     # multi-step signature whose only evidence was the bare exception.
-    # Session 16's cold V0 sweep (s16a). Why not fixed: read as no failure (KNOWN_VERDICT_MISSES
-    # gives the reason), so no signature is reported for its fix.
-    "launchers/s16a-v01-ray-raylet-rsyslog-workers-killed-memory-pressure-wrapped":
-        "no failure found in a redacted, hard-wrapped raylet report (see the verdict miss)",
+    # (launchers/s16a-v01-ray-raylet-rsyslog-workers-killed-memory-pressure-wrapped left this
+    # list with KNOWN_VERDICT_MISSES: see there.)
     # Session 16's random development split, cold misses (strict; each leaves when fixed or gets a
     # "Why not fixed" reason once analysed). (runtime/k-ascend-v0110-1p1d-mooncake-connect-target-
     # 103900-five-lines left this list and KNOWN_VERDICT_MISSES when glog's header with the year,
@@ -342,9 +340,12 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
-    # Moved in from the held-out set in session 22 because a grep printed its name (strict until analysed):
-    "runtime/s-b200-v0220-kimi-k25-tp8-worker-cublas-execution-failed-engine-waits-5min-then-dead":
-        "moved in from the held-out set (its name was printed): not yet analysed",
+    # (runtime/s-b200-v0220-kimi-k25-tp8-worker-cublas-execution-failed-engine-waits-5min-then-dead,
+    # moved in from the held-out set in session 22, left this list when a worker's failed step
+    # stopped being saved by the API server's later answers once the engine's own stats went
+    # stuck and the run ended halted: the answers after its last stats with output are streams
+    # begun on a stopped engine (causality.yaml `engine_stats`, causal.py `_stopped`;
+    # tests/test_stopped_engine.py.)
     # Session 22's random development split (thirteenth), cold misses of verdict or root (strict;
     # each leaves when fixed or gets a "Why not fixed" reason once analysed):
     "healthy/w-v011-mineru-offline-run-finished-then-engine-core-died-unexpectedly-at-exit-two-lines":
@@ -534,14 +535,13 @@ KNOWN_VERDICT_MISSES = {
     # (`levelname`, `level`) before its message (jsonlines.py) and Ray Serve's replicas that wait
     # to be scheduled became a wait whose line says why (causality.yaml `hang` and `latent`, the
     # warning on the wait's own line): tests/test_unschedulable_waits.py.)
-    # Session 16's cold V0 sweep (s16a). Why not fixed: the reporter replaced the raylet record's
-    # date and level (`[DATE]`) and the terminal hard-wrapped its message mid-phrase (`2 Workers
-    # (tasks /` | ` actors) killed due to memory pressure (OOM)`), so no line holds a level or the
-    # whole report. The shape itself is read when dated (grammars/vllm.lark RAY_CORE_HEADER takes
-    # the daemon's `(raylet) ` tag; tests/test_grammar.py), and family ray-worker-oom-killed
-    # names it then; a redaction placeholder is no shape a log prints.
-    "launchers/s16a-v01-ray-raylet-rsyslog-workers-killed-memory-pressure-wrapped":
-        "a raylet report whose date and level the reporter redacted, hard-wrapped mid-phrase",
+    # (launchers/s16a-v01-ray-raylet-rsyslog-workers-killed-memory-pressure-wrapped, session 16's
+    # cold V0 sweep, left this list and KNOWN_FIX_MISSES when a hard-wrapped row the reporter
+    # edited after the wrap (its date redacted to `[DATE]`, so narrower than the wrap) was joined
+    # with the wrap-wide row that goes on it after the space a cut before a space leaves
+    # (hardwrap.py `_edited`), and Ray's C++ core record with its bracket redacted became a
+    # header by the C++ call site after it (grammars/vllm.lark RAY_CORE_HEADER): family
+    # ray-worker-oom-killed names it; tests/test_edited_wraps.py.)
     # Moved in from the held-out set by the end-of-session-15 check.
     # Why not fixed: the whole log is one ERROR record (vllm-ascend's camem allocator failing to
     # import its compiled ops); that serving went on unaffected is known only from the thread.
@@ -649,7 +649,14 @@ KNOWN_VERDICT_MISSES = {
     # the error was survived. Calling it fatal would need to know that sleep mode left the engine
     # without its weights after the failed wake-up, which no line says (the later 200 contradicts
     # it), or a rule that a failed control call is a failure whatever follows, which would turn
-    # every survived LoRA load or profiler call into one.
+    # every survived LoRA load or profiler call into one. (Re-checked in session 22: the rule that
+    # answers after an engine's stats went stuck save no engine error, causal.py `_stopped`, does
+    # not apply: no stats say stuck and nothing hangs after the failed /wake_up. One line does say
+    # the wake-up never took effect: the next /sleep's WARNING `Executor is already sleeping.`
+    # (vllm/v1/executor/abstract.py), 74 lines later. Reading it as the failed call's state
+    # persisting needs a mechanism logsleuth lacks: that WARNING is not anchored, never reaches
+    # inference, and nothing pairs a later warning with an earlier error to undo its survival;
+    # one tuning log shows the pair.)
     "runtime/d-v0220-sleep-mode-wake-up-cumem-oom-500":
         "a failed /wake_up the server went on after (a chat completion answered 200 later)",
     # Why not fixed: this label puts the root at the RuntimeError `PassManager::run failed` that

@@ -331,10 +331,14 @@ class _ToRecords(Transformer[Token, object]):
         return _Header(Level(level), f"{date} {clock}", site.strip().strip("[]"))
 
     def ray_core(self, items: list[Token]) -> _Header:
-        # `[2024-02-27 16:09:19,106 E 19394 19394] logging.cc:361: `
-        fields = str(items[0]).lstrip("[").split()
+        # `[2024-02-27 16:09:19,106 E 19394 19394] logging.cc:361: `; its bracket redacted
+        # (`[DATE] (raylet) node_manager.cc:3007: `): level and time unknown
+        bracket, site = str(items[0])[1:].split("] ", 1)
+        site = site.strip().rstrip(":")
+        fields = bracket.split()
+        if len(fields) != 5 or fields[2] not in _GLOG_LEVELS:
+            return _Header(None, None, site)
         date, clock, letter = fields[0], fields[1].split(",")[0], fields[2]
-        site = str(items[0]).split("] ", 1)[1].strip().rstrip(":")
         return _Header(_GLOG_LEVELS[letter], f"{date[5:]} {clock}", site)
 
     def glog_short(self, items: list[Token]) -> _Header:
