@@ -102,3 +102,31 @@ def test_a_sentence_quoting_the_words_is_no_interpreter_line(word: str) -> None:
                       "printed when vLLM is missing\n")
     root = report.root_cause
     assert root is None or root.exception != "ModuleNotFoundError" or word == "python3 says"
+
+
+@settings(max_examples=30, deadline=None)
+@given(python=_INTERPRETERS, prefix=_PREFIXES,
+       module=st.sampled_from(["vllm_ascend", "sglang", "lmdeploy", "my_server"]),
+       quoted=st.booleans(), submodule=st.booleans())
+def test_another_packages_module_gets_install_advice_quoted_or_bare(
+        python: str, prefix: str, module: str, quoted: bool, submodule: bool) -> None:
+    # the interpreter prints the module bare, the import system quoted: one advice for both
+    name = f"{module}.launch.server" if submodule else module
+    if quoted:
+        log = (f"{prefix}{python}: Error while finding module specification for '{name}.x' "
+               f"(ModuleNotFoundError: No module named '{name}')\n")
+    else:
+        log = f"{prefix}{python}: No module named {name}\n"
+    report = _explain(log)
+    assert report.signature is not None
+    assert f"`{module}`" in report.signature.fix and "is not importable" in report.signature.fix
+
+
+@settings(max_examples=15, deadline=None)
+@given(python=_INTERPRETERS, quoted=st.booleans())
+def test_a_vllm_module_gone_from_later_releases_is_drift_quoted_or_bare(python: str,
+                                                                         quoted: bool) -> None:
+    # `vllm.scripts` is in vLLM's older releases only (the message index): API drift either way
+    said = "'vllm.scripts'" if quoted else "vllm.scripts"
+    report = _explain(f"{python}: No module named {said}\n")
+    assert report.signature is not None and "API drift" in report.signature.fix
