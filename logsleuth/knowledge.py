@@ -152,6 +152,9 @@ class Causality:
     # the engine's own account of an interval's output among `serving` lines (`engine_stats`):
     # the evidence of output an HTTP answer (a stream's `200`, logged as it starts) is not
     engine_stats: regex.Pattern[str] | None = None
+    # Python's own wording of an error, which a vLLM template may copy: no evidence vLLM printed
+    # it without a traceback through the site (`python_messages`, index/origin.py)
+    python_messages: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -484,6 +487,11 @@ class Causality:
         """The untyped, unlevelled line says in its own words that a binary does not fit where
         it runs (`pasted`): an error when pasted alone."""
         return any(_search(pattern, text) for pattern in self.pasted)
+
+    def pythons_own(self, message: str) -> bool:
+        """The message is worded as Python itself words an error (`python_messages`): whoever
+        printed it, a vLLM template that reads the same does not say vLLM did."""
+        return any(_search(pattern, message) for pattern in self.python_messages)
 
     def follows_handled(self, text: str) -> bool:
         """Knowledge says the error `text` is what a client makes of an answer a parser's
@@ -828,7 +836,9 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "failing_warnings")
                            for p in data.get("failing_warnings", [])),
                      compile_(data["engine_stats"], "engine_stats") if "engine_stats" in data
-                     else None)
+                     else None,
+                     tuple(compile_(p, "python_messages")
+                           for p in data.get("python_messages", [])))
 
 
 @cache

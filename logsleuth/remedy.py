@@ -85,6 +85,16 @@ class RemedyPhrasing:
     implies: tuple[Implied, ...] = ()  # the action a cause's wording implies
     crossing: regex.Pattern[str] | None = None  # a call that did not fit, between two packages
     forwarding: frozenset[str] = frozenset()  # functions that only pass a call on
+    # Python's words for a call's arguments that did not fit (`call_arguments`): parameters
+    call_arguments: regex.Pattern[str] | None = None
+
+    def without_call_arguments(self, message: str) -> str:
+        """The message with the spans that name a call's arguments blanked (`call_arguments`):
+        `f() got an unexpected keyword argument 'max_num_batched_tokens'` names a parameter of
+        `f`, not the setting spelled the same."""
+        if self.call_arguments is None:
+            return message
+        return self.call_arguments.sub(lambda m: " " * len(m.group()), message)
 
     def implied_by(self, message: str) -> str | None:
         """The actions the message's wording implies (remedy.yaml `implies`), or None."""
@@ -181,7 +191,7 @@ def load_phrasing(path: Path | None = None) -> RemedyPhrasing:
     if not isinstance(data, dict):
         raise SignatureError("expected a mapping", location=str(path))
     unknown = set(data) - {"opens", "anywhere", "not_opening", "not_remedy", "not_hint",
-                           "implies", "pip_names", "crossing", "forwarding"}
+                           "implies", "pip_names", "crossing", "forwarding", "call_arguments"}
     if unknown:
         raise SignatureError(f"unknown keys: {', '.join(sorted(unknown))}", location=str(path))
     anywhere = _words(data.get("anywhere"), "anywhere", path)
@@ -193,7 +203,9 @@ def load_phrasing(path: Path | None = None) -> RemedyPhrasing:
                           else None, _implies(data.get("implies", []), path,
                                               _pip_names(data.get("pip_names", {}), path)),
                           _patterns(data["crossing"], "crossing", path) if "crossing" in data
-                          else None, _names(data.get("forwarding", []), "forwarding", path))
+                          else None, _names(data.get("forwarding", []), "forwarding", path),
+                          _patterns(data["call_arguments"], "call_arguments", path)
+                          if "call_arguments" in data else None)
 
 
 def _patterns(items: object, key: str, path: Path) -> regex.Pattern[str]:

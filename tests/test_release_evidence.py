@@ -63,8 +63,9 @@ def _event(message: str, exception: str = "ValueError",
 
 
 def _evidence(index: VllmIndex, message: str, version: str | None,
-              exception: str = "ValueError") -> ReleaseEvidence | None:
-    event = _event(message, exception)
+              exception: str = "ValueError", frames: tuple[Frame, ...] = ()) \
+        -> ReleaseEvidence | None:
+    event = _event(message, exception, frames)
     origin = origin_of(event, TemplateMatcher(index), version)
     assert origin is not None  # no origin would make every "nothing" below vacuous
     return upgrade_for(event, origin, index, version)
@@ -138,14 +139,32 @@ def test_the_same_removal_without_its_twin_does_give_one(twin: tuple) -> None:
     (("The legacy batching path for multi-modal inputs is deprecated and will go", "log",
       "WARNING", "vllm.engine", "check", [[0, 1]]),
      "The legacy batching path for multi-modal inputs is deprecated and will go"),
-    # a message of a few fixed words is too generic to date
+    # a message of a few fixed words is too generic to date (Python's own words, which have an
+    # origin only through the site's frame: causality.yaml `python_messages`)
     (("No module named {any}", "raise", "ModuleNotFoundError", "vllm.engine", "check", [[0, 1]]),
      "No module named {any}"),
 ])
 def test_no_upgrade_from_weak_evidence(site: tuple, message: str) -> None:
     index = _index(site)
     exception = site[2] if site[1] == "raise" else "ValueError"
-    assert _evidence(index, _render(message), "0.2.0", exception) is None
+    # raised there: a traceback through the site's own function
+    frames = (Frame(f"/x/site-packages/{site[3].replace('.', '/')}.py", 3, site[4]),)
+    assert _evidence(index, _render(message), "0.2.0", exception, frames) is None
+
+
+def test_pythons_own_words_have_no_origin_without_the_sites_frame() -> None:
+    # `python3: No module named vllm` is the interpreter's: a vLLM template in the same words
+    # is where vLLM prints it only when a traceback passes through that function
+    index = _index(("No module named {any}", "raise", "ModuleNotFoundError", "vllm.engine",
+                    "check", [[0, 3]]))
+    matcher = TemplateMatcher(index)
+    for message in ("No module named vllm", "No module named 'vllm.entrypoints'"):
+        assert origin_of(_event(message, "ModuleNotFoundError"), matcher, "0.2.0") is None
+        through = (Frame("/x/site-packages/vllm/engine.py", 3, "check"),)
+        assert origin_of(_event(message, "ModuleNotFoundError", through), matcher,
+                         "0.2.0") is not None
+    # vLLM's own words keep their origin without frames
+    assert origin_of(_event(_render(LIVING)), matcher, "0.2.0") is not None
 
 
 def test_a_traceback_through_another_function_is_not_the_site() -> None:

@@ -14,7 +14,7 @@ import re
 from logsleuth.index.data import VllmIndex
 from logsleuth.index.origin import release_position
 from logsleuth.model import ConfigName, ErrorEvent, MessageAdvice, Origin
-from logsleuth.remedy import advice_of, remedy_of
+from logsleuth.remedy import advice_of, default_phrasing, remedy_of
 
 __all__ = ["remedy_of", "config_names", "advice_for", "settings_named"]
 
@@ -30,6 +30,7 @@ def config_names(text: str, index: VllmIndex, release: int) -> tuple[ConfigName,
     variables = {e.name: e for e in index.environment if release in e.releases}
     names: list[ConfigName] = []
     seen: set[str] = set()
+    text = default_phrasing().without_call_arguments(text)  # parameters are not settings
     for token in [*_FLAG.findall(text), *_SNAKE.findall(text), *_ENV.findall(text)]:
         if token in seen:
             continue
@@ -64,6 +65,8 @@ def settings_named(text: str, index: VllmIndex) -> tuple[ConfigName, ...]:
     flags = {a.flag: a for a in index.arguments}  # every release's spelling
     variables = {e.name for e in index.environment}
     names: dict[str, ConfigName] = {}
+    # a call's parameters quoted in Python's words for a call that did not fit are not settings
+    text = default_phrasing().without_call_arguments(text)
     for token in [*_FLAG.findall(text), *_SNAKE.findall(text), *_ENV.findall(text)]:
         argument = flags.get(token) or arguments.get(token)
         if argument is not None and not argument.flag.startswith("---"):

@@ -10,6 +10,7 @@ from logsleuth.index.data import (MessageTemplate, VllmIndex, default_index, mod
                                   site_records)
 from logsleuth.index.lookup import TemplateMatcher, TextMatch, literal_of
 from logsleuth.index.versions import release_of, version_key
+from logsleuth.knowledge import default_causality
 from logsleuth.model import ErrorEvent, Origin, OriginSite
 
 MAX_SITES = 3  # a message printed in more places than this is named by its three best sites
@@ -32,6 +33,11 @@ def origin_of(event: ErrorEvent, matcher: TemplateMatcher, version: str | None =
     index = matcher.index
     short = event.exception.rsplit(".", 1)[-1]
     in_frames = frame_sites(event)
+    if default_causality().pythons_own(event.message) and not any(
+            (s.module, s.function.rsplit(".", 1)[-1]) in in_frames for s in found.sites):
+        # Python's own words (the interpreter's `python3: No module named vllm`, any import's):
+        # a vLLM template that copies them is not who printed them, without its frames
+        return None
     # the site the traceback passes through, then the class the log names, then the newest
     ranked = sorted(found.sites, key=lambda s: (
         (s.module, s.function.rsplit(".", 1)[-1]) not in in_frames, s.cls != short,

@@ -640,6 +640,22 @@ class _ToRecords(Transformer[Token, object]):
                      exception="cannot execute" if unrunnable else "command not found",
                      message=text)
 
+    def python_error(self, items: list[Token]) -> _Body:
+        # `/usr/bin/python3: No module named vllm`, `python3: Error while finding module
+        # specification for 'vllm.x' (ModuleNotFoundError: No module named 'vllm')`: the
+        # interpreter could not find the module `-m` named; the exception is the one in brackets
+        # (the one Python met on the way), else the ImportError runpy reports (a missing module:
+        # ModuleNotFoundError). The text keeps the interpreter, which says where it ran.
+        text = str(items[0]).strip()
+        said = text.partition(": ")[2]
+        found = _MODULE_SPEC.fullmatch(said)
+        if found is not None:
+            return _Body(LineKind.EXCEPTION_REPR, text, exception=found["name"],
+                         message=found["message"])
+        missing = said.startswith("No module named ") and "; " not in said
+        return _Body(LineKind.EXCEPTION_REPR, text,
+                     exception="ModuleNotFoundError" if missing else "ImportError", message=said)
+
     launcher_error = _labelled("launcher error")
     ray_worker_died = _labelled("worker died")
     gpu_xid = _labelled("NVRM Xid")
@@ -892,6 +908,9 @@ _BODY_MESSAGE = re.compile(r'["\']message["\']: ?(["\'])(.*?)\1(?=, ["\']|\})')
 
 
 # a shell's words for a command it found but could not run (bash's status 126)
+# runpy's `Error while finding module specification for 'x' (<Name>: <message>)`
+_MODULE_SPEC = re.compile(r"Error while finding module specification for \S+ "
+                          r"\((?P<name>[A-Za-z_][\w.]*): (?P<message>.*)\)\s*")
 _UNRUNNABLE = ("permission denied", "cannot execute", "exec format error", "not an executable")
 
 
