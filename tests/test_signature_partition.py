@@ -83,7 +83,6 @@ build/glibcxx-version-not-found ROCm/legacy-rocm-build#3914
 build/glibcxx-version-not-found kvcache-ai/ktransformers#439
 build/glibcxx-version-not-found llm-d/llm-d-kv-cache#445
 build/inductor-scheduler-assertion-torch-version pytorch#168303
-build/inductor-scheduler-assertion-torch-version vllm#26735
 build/missing-python-headers gpustack/gpustack#1242
 build/missing-python-headers vllm#3909
 build/nvjitlink-undefined-symbol pytorch/pytorch#111469
@@ -100,7 +99,6 @@ build/triton-version-mismatch-with-torch triton-lang/triton#3977
 build/vllm-c-extension-import-error vllm#20361
 build/vllm-c-extension-import-error vllm#2747
 build/vllm-c-extension-import-error vllm#5501
-build/vllm-flash-attn-not-built vllm#18565
 causality PR#29036
 causality PR#9532
 causality vllm#10931
@@ -194,8 +192,6 @@ model/architecture-not-supported vllm#9713
 model/chat-template-content-format-mismatch OpenGVLab/InternVL#726
 model/chat-template-content-format-mismatch huggingface/text-generation-inference#1545
 model/checkpoint-file-corrupt vllm-project/vllm-ascend#955
-model/gated-repo-unauthorized tenstorrent/tt-inference-server#37
-model/gated-repo-unauthorized vllm#8331
 model/gptq-moe-gate-g-idx-keyerror vllm#17327
 model/gptq-moe-gate-g-idx-keyerror vllm#25029
 model/gptq-moe-gate-g-idx-keyerror vllm#28663
@@ -212,14 +208,9 @@ platform/xpu-level-zero-error vllm#41663
 plugin/ascend-moe-expert-parallel-shape-mismatch vllm-project/vllm-ascend#1813
 plugin/framework-built-for-other-vllm huggingface/trl#3304
 plugin/framework-built-for-other-vllm unslothai/unsloth#2426
-plugin/plugin-patched-function-signature-mismatch vllm-project/vllm-ascend#2146
 quantization/bitsandbytes-model-unsupported vllm#10263
 quantization/fp8-cutlass-gemm-shape-not-multiple-of-16 vllm#17595
 quantization/marlin-24-prob-m-not-divisible vllm-project/llm-compressor#54
-quantization/moe-backend-rejects-deployment vllm#33417
-quantization/quantization-method-unknown NVIDIA/Model-Optimizer#261
-quantization/quantization-method-unknown vllm#1769
-quantization/quantization-method-unknown vllm#1919
 quantization/quantization-unsupported-compute-capability vllm#4327
 ray/ray-actor-died gpustack/gpustack#2415
 ray/ray-actor-died ray-project/ray#18586
@@ -233,7 +224,6 @@ request/prompt-exceeds-max-model-len vllm#18681
 runtime/engine-dead-async-loop vllm#6361
 runtime/enginecore-killed-externally vllm#17965
 runtime/structured-output-grammar-crash vllm#16911
-runtime/structured-output-grammar-crash vllm#17623
 runtime/structured-output-grammar-crash vllm#23215
 runtime/worker-proc-died-unexpectedly OpenPipe/ART#201
 runtime/worker-proc-died-unexpectedly intel/llm-scaler#154
