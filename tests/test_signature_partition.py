@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent / "signatures"
 
 URL = re.compile(r"github\.com/([\w.-]+)/([\w.-]+)/(issues|pull|pulls|discussions)/(\d+)")
 # `PR #N`, `PRs #A/#B and #C`, `PR N`: a pull request, the source change, allowed.
-PR_RUN = re.compile(r"\b(?:vllm\s+)?(?:PRs?|pull requests?)\s+#?\d+(?:\s*(?:/|,|and|or)\s*#?\d+)*",
+PR_RUN = re.compile(r"\b(?:vllm\s+)?(?:PRs?|pull requests?)\s*#?\d+(?:\s*(?:/|,|and|or)\s*#?\d+)*",
                     re.I)
 SHORT = re.compile(r"(?<![\w/#-])([A-Za-z][\w./-]*)?#(\d{2,})\b")
 VLLM_ISSUE = re.compile(r"\bvllm\s+issues?\s+#?(\d+)\b", re.I)
@@ -71,10 +71,8 @@ attention/attention-backend-unknown-name vllm-project/vllm-ascend#4197
 attention/attention-head-size-unsupported vllm#1455
 attention/attention-head-size-unsupported vllm#22193
 attention/attention-head-size-unsupported vllm#3359
-attention/flash-attn-fp8-kv-unsupported vllm#12543
 attention/flex-attention-triton-lowering-turing pytorch/pytorch#164813
 attention/flex-attention-triton-lowering-turing vllm#19215
-build/docker-build-wheel-size-check-refused vllm#18309
 build/flash-attn-undefined-symbol Dao-AILab/flash-attention#854
 build/flash-attn-undefined-symbol vllm#8841
 build/flashinfer-import-abi-mismatch flashinfer-ai/flashinfer#382
@@ -99,8 +97,6 @@ build/triton-version-mismatch-with-torch triton-lang/triton#3977
 build/vllm-c-extension-import-error vllm#20361
 build/vllm-c-extension-import-error vllm#2747
 build/vllm-c-extension-import-error vllm#5501
-causality PR#29036
-causality PR#9532
 causality vllm#10931
 causality vllm#16009
 causality vllm#16053
@@ -136,7 +132,6 @@ cuda/no-kernel-image-for-gpu vllm#16901
 cuda/no-kernel-image-for-gpu vllm#18995
 cuda/nvml-device-name-decode-error gpuopenanalytics/pynvml#53
 cuda/nvml-device-name-decode-error ray-project/ray#45748
-cuda/segfault-in-attention-kernel vllm#6783
 distributed/custom-allreduce-failure vllm#5613
 distributed/gloo-connect-full-mesh-failed gpustack/gpustack#2125
 distributed/gloo-connect-full-mesh-failed sgl-project/sglang#3226
@@ -167,7 +162,6 @@ distributed/shm-broadcast-timeout vllm#35465
 distributed/shm-broadcast-timeout vllm#44063
 distributed/shm-broadcast-timeout vllm#46611
 distributed/shm-broadcast-timeout vllm#5901
-distributed/startup-hang-distributed-setup vllm#8087
 engine/multiprocessing-main-guard-missing ndif-team/nnsight#643
 hub/huggingface-hub-api-removed YanjieZe/3D-Diffusion-Policy#91
 hub/huggingface-hub-api-removed kijai/ComfyUI-FluxTrainer#178
@@ -182,7 +176,6 @@ kv-transfer/kv-connector-not-registered LMCache/LMCache#638
 memory/accelerator-oom-npu-xpu vllm-project/vllm-ascend#1812
 memory/cpu-swap-space-too-large Ksuriuri/index-tts-vllm#99
 memory/cuda-oom-loading-weights vllm#16749
-memory/cuda-oom-sampler-warmup vllm#17939
 memory/free-memory-below-gpu-memory-utilization vllm#25837
 memory/kv-cache-too-small-for-max-model-len OpenRLHF/OpenRLHF#336
 memory/sleep-mode-expandable-segments pytorch/pytorch#147851
@@ -197,7 +190,6 @@ model/gptq-moe-gate-g-idx-keyerror vllm#25029
 model/gptq-moe-gate-g-idx-keyerror vllm#28663
 model/moe-model-no-moe-layer-found vllm#22001
 model/transformers-backend-incompatible unslothai/unsloth#2070
-model/trust-remote-code-required vllm#9531
 model/weights-not-found vllm#3329
 platform/bfloat16-unsupported-compute-capability Agent-RL/ReCall#52
 platform/bfloat16-unsupported-compute-capability vllm#1157
@@ -208,7 +200,6 @@ platform/xpu-level-zero-error vllm#41663
 plugin/ascend-moe-expert-parallel-shape-mismatch vllm-project/vllm-ascend#1813
 plugin/framework-built-for-other-vllm huggingface/trl#3304
 plugin/framework-built-for-other-vllm unslothai/unsloth#2426
-quantization/bitsandbytes-model-unsupported vllm#10263
 quantization/fp8-cutlass-gemm-shape-not-multiple-of-16 vllm#17595
 quantization/marlin-24-prob-m-not-divisible vllm-project/llm-compressor#54
 quantization/quantization-unsupported-compute-capability vllm#4327
@@ -252,7 +243,7 @@ def test_allowlist_only_holds_live_offenders() -> None:
     ("see https://github.com/vllm-project/vllm/issues/8330", set()),
     ("fixed by https://github.com/vllm-project/vllm/pull/8331", set()),
     ("as in vllm#1235 and #4567, not #4568", {"vllm#1235", "vllm#4567"}),
-    ("fixed by PR #29981 and #54929 (PRs #22017/#23995)", set()),
+    ("fixed by PR #29981 and #54929 (PRs #22017/#23995), PR#9533", set()),
     ("the shape even vLLM issue 7071 reported", {"vllm#7071"}),
     ("https://github.com/NVIDIA/Model-Optimizer/issues/260", {"NVIDIA/Model-Optimizer#260"}),
     ("https://github.com/vllm-project/vllm-ascend/pull/2511 (vllm-ascend PR 2511)", set()),
