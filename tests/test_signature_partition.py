@@ -66,8 +66,6 @@ def offenders() -> set[str]:
 # Frozen: citations written before the partition rule (odd vLLM issues, other repositories'
 # trackers). This set may only shrink: replace a citation by an allowed source, then delete its line.
 ALLOWED: frozenset[str] = frozenset("""
-attention/attention-backend-sparse-mla-unsupported flashinfer-ai/flashinfer#2166
-attention/attention-backend-unknown-name vllm-project/vllm-ascend#4197
 attention/attention-head-size-unsupported vllm#1455
 attention/attention-head-size-unsupported vllm#22193
 attention/attention-head-size-unsupported vllm#3359
@@ -94,9 +92,6 @@ build/triton-ptxas-arch-unsupported triton-lang/triton#8539
 build/triton-version-mismatch-with-torch nlzy/vllm-gfx906#1
 build/triton-version-mismatch-with-torch pytorch/pytorch#123042
 build/triton-version-mismatch-with-torch triton-lang/triton#3977
-build/vllm-c-extension-import-error vllm#20361
-build/vllm-c-extension-import-error vllm#2747
-build/vllm-c-extension-import-error vllm#5501
 causality vllm#10931
 causality vllm#16009
 causality vllm#16053
@@ -111,7 +106,6 @@ config/lora-rank-too-large vllm#2847
 config/max-model-len-exceeds-model-limit vllm#10293
 config/max-model-len-exceeds-model-limit vllm#16757
 config/max-model-len-exceeds-model-limit vllm#8793
-config/max-num-batched-tokens-below-max-model-len vllm#18681
 cuda/cuda-caching-allocator-nvml-assert pytorch/pytorch#112377
 cuda/cuda-deferred-device-count-assert xorbitsai/inference#1232
 cuda/cuda-driver-too-old modelscope/FunASR#2973
@@ -162,7 +156,6 @@ distributed/shm-broadcast-timeout vllm#35465
 distributed/shm-broadcast-timeout vllm#44063
 distributed/shm-broadcast-timeout vllm#46611
 distributed/shm-broadcast-timeout vllm#5901
-engine/multiprocessing-main-guard-missing ndif-team/nnsight#643
 hub/huggingface-hub-api-removed YanjieZe/3D-Diffusion-Policy#91
 hub/huggingface-hub-api-removed kijai/ComfyUI-FluxTrainer#178
 hub/huggingface-hub-api-removed navervision/lincir#22
@@ -172,16 +165,8 @@ install/opencv-gui-build-system-library-missing pytorch/ignite#1615
 install/openssl-fips-selftest-abort opencv/opencv-python#1184
 install/protobuf-version-mismatch EleutherAI/lm-evaluation-harness#421
 install/protobuf-version-mismatch mit-han-lab/llm-awq#253
-kv-transfer/kv-connector-not-registered LMCache/LMCache#638
 memory/accelerator-oom-npu-xpu vllm-project/vllm-ascend#1812
 memory/cpu-swap-space-too-large Ksuriuri/index-tts-vllm#99
-memory/cuda-oom-loading-weights vllm#16749
-memory/free-memory-below-gpu-memory-utilization vllm#25837
-memory/kv-cache-too-small-for-max-model-len OpenRLHF/OpenRLHF#336
-memory/sleep-mode-expandable-segments pytorch/pytorch#147851
-model/architecture-not-supported vllm#24967
-model/architecture-not-supported vllm#3723
-model/architecture-not-supported vllm#9713
 model/chat-template-content-format-mismatch OpenGVLab/InternVL#726
 model/chat-template-content-format-mismatch huggingface/text-generation-inference#1545
 model/checkpoint-file-corrupt vllm-project/vllm-ascend#955
@@ -193,26 +178,19 @@ model/transformers-backend-incompatible unslothai/unsloth#2070
 model/weights-not-found vllm#3329
 platform/bfloat16-unsupported-compute-capability Agent-RL/ReCall#52
 platform/bfloat16-unsupported-compute-capability vllm#1157
-platform/no-gpu-visible vllm#10717
-platform/no-gpu-visible vllm#12847
-platform/no-gpu-visible vllm#14413
 platform/xpu-level-zero-error vllm#41663
 plugin/ascend-moe-expert-parallel-shape-mismatch vllm-project/vllm-ascend#1813
 plugin/framework-built-for-other-vllm huggingface/trl#3304
 plugin/framework-built-for-other-vllm unslothai/unsloth#2426
 quantization/fp8-cutlass-gemm-shape-not-multiple-of-16 vllm#17595
 quantization/marlin-24-prob-m-not-divisible vllm-project/llm-compressor#54
-quantization/quantization-unsupported-compute-capability vllm#4327
 ray/ray-actor-died gpustack/gpustack#2415
 ray/ray-actor-died ray-project/ray#18586
 ray/ray-actor-died vllm#15687
-ray/ray-no-gpu-on-driver-node vllm#14109
 ray/ray-placement-group-timeout ray-project/kuberay#3414
 ray/ray-placement-group-timeout vllm#13909
 ray/ray-worker-oom-killed vllm#1765
 ray/ray-worker-oom-killed vllm#2669
-request/prompt-exceeds-max-model-len vllm#18681
-runtime/engine-dead-async-loop vllm#6361
 runtime/enginecore-killed-externally vllm#17965
 runtime/structured-output-grammar-crash vllm#16911
 runtime/structured-output-grammar-crash vllm#23215
