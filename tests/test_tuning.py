@@ -33,8 +33,6 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # 400: ...`, `[400] ...`), became that message pasted alone: the error vLLM raised, of its
     # class (index/bare.py); chat-template-missing then names --chat-template:
     # tests/test_bare_message.py.)
-    "startup/u-ascend-v085rc1-image-quantization-ascend-invalid-choice-argparse-two-lines":
-        "session 22's thirteenth random split, cold miss: not yet analysed",
     # Session 22's cold sweep of even-numbered vLLM threads (sigs-a, s22a-*): its three cold fix
     # misses left this list. (startup/s22a-v022-voxtral-transformers-510-feature-extractor-fetch-
     # audio when transformers 5.10's fetch_audio / fetch_images called on a processor part that
