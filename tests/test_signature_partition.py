@@ -120,15 +120,11 @@ cuda/cuda-system-not-initialized-fabric-manager pytorch/pytorch#35710
 cuda/flashinfer-segfault vllm#6237
 cuda/invalid-device-ordinal ROCm/ROCm#5567
 cuda/invalid-device-ordinal vllm#22677
-cuda/libcuda-driver-library-missing Lilypad-Tech/lilypad#548
-cuda/libcuda-driver-library-missing ggml-org/llama.cpp#7822
 cuda/no-kernel-image-for-gpu vllm#16901
 cuda/no-kernel-image-for-gpu vllm#18995
 cuda/nvml-device-name-decode-error gpuopenanalytics/pynvml#53
 cuda/nvml-device-name-decode-error ray-project/ray#45748
 distributed/custom-allreduce-failure vllm#5613
-distributed/gloo-connect-full-mesh-failed gpustack/gpustack#2125
-distributed/gloo-connect-full-mesh-failed sgl-project/sglang#3226
 distributed/nccl-collective-timeout vllm#44063
 distributed/nccl-p2p-iommu-hang NVIDIA/nccl#2079
 distributed/nccl-p2p-iommu-hang ROCm/vllm#390
@@ -139,8 +135,6 @@ distributed/nccl-unhandled-system-error-shm vllm#19613
 distributed/nccl-unhandled-system-error-shm xorbitsai/inference#2836
 distributed/nccl-watchdog-timeout vllm#3071
 distributed/nccl-watchdog-timeout vllm#44063
-distributed/not-enough-gpus-for-parallelism VITA-MLLM/VITA#42
-distributed/not-enough-gpus-for-parallelism vllm#7107
 distributed/parallel-state-already-initialized vllm#2007
 distributed/port-in-use NovaSky-AI/SkyRL#284
 distributed/port-in-use vllm#11617
@@ -162,10 +156,8 @@ hub/huggingface-hub-api-removed navervision/lincir#22
 hub/model-file-not-json-config vllm#7993
 install/opencv-gui-build-system-library-missing LMCache/LMCache#2452
 install/opencv-gui-build-system-library-missing pytorch/ignite#1615
-install/openssl-fips-selftest-abort opencv/opencv-python#1184
 install/protobuf-version-mismatch EleutherAI/lm-evaluation-harness#421
 install/protobuf-version-mismatch mit-han-lab/llm-awq#253
-memory/accelerator-oom-npu-xpu vllm-project/vllm-ascend#1812
 memory/cpu-swap-space-too-large Ksuriuri/index-tts-vllm#99
 model/chat-template-content-format-mismatch OpenGVLab/InternVL#726
 model/chat-template-content-format-mismatch huggingface/text-generation-inference#1545
@@ -187,11 +179,8 @@ quantization/marlin-24-prob-m-not-divisible vllm-project/llm-compressor#54
 ray/ray-actor-died gpustack/gpustack#2415
 ray/ray-actor-died ray-project/ray#18586
 ray/ray-actor-died vllm#15687
-ray/ray-placement-group-timeout ray-project/kuberay#3414
-ray/ray-placement-group-timeout vllm#13909
 ray/ray-worker-oom-killed vllm#1765
 ray/ray-worker-oom-killed vllm#2669
-runtime/enginecore-killed-externally vllm#17965
 runtime/structured-output-grammar-crash vllm#16911
 runtime/structured-output-grammar-crash vllm#23215
 runtime/worker-proc-died-unexpectedly OpenPipe/ART#201
