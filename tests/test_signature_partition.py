@@ -107,9 +107,6 @@ config/max-model-len-exceeds-model-limit vllm#10293
 config/max-model-len-exceeds-model-limit vllm#16757
 config/max-model-len-exceeds-model-limit vllm#8793
 cuda/cuda-caching-allocator-nvml-assert pytorch/pytorch#112377
-cuda/cuda-deferred-device-count-assert xorbitsai/inference#1232
-cuda/cuda-driver-too-old modelscope/FunASR#2973
-cuda/cuda-driver-too-old vllm#11623
 cuda/cuda-fork-reinit vllm#15681
 cuda/cuda-fork-reinit vllm#7077
 cuda/cuda-fork-reinit vllm#7151
@@ -150,18 +147,9 @@ distributed/shm-broadcast-timeout vllm#35465
 distributed/shm-broadcast-timeout vllm#44063
 distributed/shm-broadcast-timeout vllm#46611
 distributed/shm-broadcast-timeout vllm#5901
-hub/huggingface-hub-api-removed YanjieZe/3D-Diffusion-Policy#91
-hub/huggingface-hub-api-removed kijai/ComfyUI-FluxTrainer#178
-hub/huggingface-hub-api-removed navervision/lincir#22
 hub/model-file-not-json-config vllm#7993
-install/opencv-gui-build-system-library-missing LMCache/LMCache#2452
-install/opencv-gui-build-system-library-missing pytorch/ignite#1615
 install/protobuf-version-mismatch EleutherAI/lm-evaluation-harness#421
 install/protobuf-version-mismatch mit-han-lab/llm-awq#253
-memory/cpu-swap-space-too-large Ksuriuri/index-tts-vllm#99
-model/chat-template-content-format-mismatch OpenGVLab/InternVL#726
-model/chat-template-content-format-mismatch huggingface/text-generation-inference#1545
-model/checkpoint-file-corrupt vllm-project/vllm-ascend#955
 model/gptq-moe-gate-g-idx-keyerror vllm#17327
 model/gptq-moe-gate-g-idx-keyerror vllm#25029
 model/gptq-moe-gate-g-idx-keyerror vllm#28663
@@ -170,7 +158,6 @@ model/transformers-backend-incompatible unslothai/unsloth#2070
 model/weights-not-found vllm#3329
 platform/bfloat16-unsupported-compute-capability Agent-RL/ReCall#52
 platform/bfloat16-unsupported-compute-capability vllm#1157
-platform/xpu-level-zero-error vllm#41663
 plugin/ascend-moe-expert-parallel-shape-mismatch vllm-project/vllm-ascend#1813
 plugin/framework-built-for-other-vllm huggingface/trl#3304
 plugin/framework-built-for-other-vllm unslothai/unsloth#2426
@@ -179,8 +166,6 @@ quantization/marlin-24-prob-m-not-divisible vllm-project/llm-compressor#54
 ray/ray-actor-died gpustack/gpustack#2415
 ray/ray-actor-died ray-project/ray#18586
 ray/ray-actor-died vllm#15687
-ray/ray-worker-oom-killed vllm#1765
-ray/ray-worker-oom-killed vllm#2669
 runtime/structured-output-grammar-crash vllm#16911
 runtime/structured-output-grammar-crash vllm#23215
 runtime/worker-proc-died-unexpectedly OpenPipe/ART#201
@@ -189,8 +174,6 @@ runtime/worker-proc-died-unexpectedly vllm#20657
 runtime/worker-proc-died-unexpectedly vllm#6145
 spec-decode/spec-decode-cudagraph-sizes-unresolvable vllm#28207
 spec-decode/spec-decode-pipeline-parallel-drafter-missing vllm#44697
-tokenizer/transformers-v5-tokenizer-attribute-removed QwenLM/Qwen3-VL#2058
-tokenizer/transformers-v5-tokenizer-attribute-removed rllm-org/rllm#388
 """.split("\n")) - {""}
 
 
