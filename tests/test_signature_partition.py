@@ -114,7 +114,6 @@ cuda/cuda-illegal-memory-access vllm#13939
 cuda/cuda-illegal-memory-access vllm#17663
 cuda/cuda-system-not-initialized-fabric-manager aws-samples/aws-deep-learning-ami-ubuntu-dcv-desktop#33
 cuda/cuda-system-not-initialized-fabric-manager pytorch/pytorch#35710
-cuda/flashinfer-segfault vllm#6237
 cuda/invalid-device-ordinal ROCm/ROCm#5567
 cuda/invalid-device-ordinal vllm#22677
 cuda/no-kernel-image-for-gpu vllm#16901
@@ -147,17 +146,12 @@ distributed/shm-broadcast-timeout vllm#35465
 distributed/shm-broadcast-timeout vllm#44063
 distributed/shm-broadcast-timeout vllm#46611
 distributed/shm-broadcast-timeout vllm#5901
-hub/model-file-not-json-config vllm#7993
 install/protobuf-version-mismatch EleutherAI/lm-evaluation-harness#421
 install/protobuf-version-mismatch mit-han-lab/llm-awq#253
 model/gptq-moe-gate-g-idx-keyerror vllm#17327
 model/gptq-moe-gate-g-idx-keyerror vllm#25029
 model/gptq-moe-gate-g-idx-keyerror vllm#28663
-model/moe-model-no-moe-layer-found vllm#22001
 model/transformers-backend-incompatible unslothai/unsloth#2070
-model/weights-not-found vllm#3329
-platform/bfloat16-unsupported-compute-capability Agent-RL/ReCall#52
-platform/bfloat16-unsupported-compute-capability vllm#1157
 plugin/ascend-moe-expert-parallel-shape-mismatch vllm-project/vllm-ascend#1813
 plugin/framework-built-for-other-vllm huggingface/trl#3304
 plugin/framework-built-for-other-vllm unslothai/unsloth#2426
