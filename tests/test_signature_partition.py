@@ -82,8 +82,6 @@ build/inductor-scheduler-assertion-torch-version pytorch#168303
 build/missing-python-headers gpustack/gpustack#1242
 build/missing-python-headers vllm#3909
 build/nvjitlink-undefined-symbol pytorch/pytorch#111469
-build/outlines-jsonschema-too-old outlines-dev/outlines#1055
-build/source-build-unknown-runtime-environment vllm#10459
 build/triton-cache-tmp-file-race triton-lang/triton#2688
 build/triton-kernel-image-invalid pytorch/pytorch#119054
 build/triton-kernel-image-invalid vllm#5713
@@ -131,7 +129,6 @@ distributed/nccl-unhandled-system-error-shm vllm#19613
 distributed/nccl-unhandled-system-error-shm xorbitsai/inference#2836
 distributed/nccl-watchdog-timeout vllm#3071
 distributed/nccl-watchdog-timeout vllm#44063
-distributed/parallel-state-already-initialized vllm#2007
 distributed/port-in-use NovaSky-AI/SkyRL#284
 distributed/port-in-use vllm#11617
 distributed/port-in-use vllm#15987
