@@ -25,6 +25,7 @@ from logsleuth.inputorder import in_input_order
 from logsleuth.model import ErrorEvent, Report, Verdict
 from logsleuth.pipeline import explain, parse
 from logsleuth.read import open_input
+from logsleuth.render.markdown import source_lines
 from logsleuth.signatures import default_signatures
 
 FAILURES = ["illegal access", "free memory", "out of vocabulary"]
@@ -91,17 +92,25 @@ def test_every_command_names_the_same_root_at_the_same_rows(
     report = explain(str(path), signatures=signatures)
     assert original.root_cause is not None and report.root_cause is not None
     assert report.lines_read == len(lines)
-    # the root is the printed log's, at the rows the file holds it in
-    root = original.root_cause
-    ends = sorted({*where[root.first_line - 1], *where[root.last_line - 1]})
-    assert report.root_cause.exception == root.exception
-    assert report.root_cause.line in where[root.line - 1]
-    assert (report.root_cause.first_line, report.root_cause.last_line) == (ends[0], ends[-1])
-    # the line numbers its sentences give are the file's too (inputorder.py)
-    assert report.reasons == tuple(
-        re.sub(r"\b([Ll]ine) (\d+)\b(?=[.;:),]| \()",
-               lambda m: f"{m.group(1)} {where[int(m.group(2)) - 1][0]}", reason)
-        for reason in original.reasons)
+    assert report.root_cause.exception == original.root_cause.exception
+    if layout != "wrapped":  # (how well a wrapped log reads as printed: test_hard_wrap.py)
+        # the root is the printed log's, at the lines the file holds it in, and the line
+        # numbers its sentences give are the file's too (inputorder.py)
+        root = original.root_cause
+        ends = sorted({*where[root.first_line - 1], *where[root.last_line - 1]})
+        assert report.root_cause.line == where[root.line - 1][0]
+        assert (report.root_cause.first_line, report.root_cause.last_line) == (ends[0], ends[-1])
+        assert report.reasons == tuple(
+            re.sub(r"\b([Ll]ine) (\d+)\b(?=[.;:),]| \()",
+                   lambda m: f"{m.group(1)} {where[int(m.group(2)) - 1][0]}", reason)
+            for reason in original.reasons)
+    # markdown's excerpt of the root reads the file's lines at the report's numbers: each line
+    # as printed, at the row it begins on (or the file's row, where the rejoin left it alone)
+    printed_at = {rows[0]: text for rows, text in zip(where, printed)}
+    excerpt = source_lines(report)
+    assert excerpt is not None
+    shown = {n: text for n, text in excerpt.items() if n != report.root_cause.line}
+    assert shown and all(text in (printed_at.get(n), lines[n - 1]) for n, text in shown.items())
     # graph and timeline (and explain's HTML pictures, pipeline.pictured) draw the same lines
     analysis = analyse(str(path))
     assert analysis.inference.root_cause is not None
