@@ -7,11 +7,14 @@ cut) and downloaded newest line first (a log console's download).
 
 from __future__ import annotations
 
+import io
 import random
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -152,3 +155,41 @@ def test_a_newest_first_reports_sentences_give_the_files_lines(lines: int,
                                  "copy is the cause.")
     assert turned.reasons[1] == report.reasons[1]  # a source file's line: kept
     assert turned.look_for == (f"search above line {lines + 1 - said}.",)
+
+
+class _Trickle(io.RawIOBase):
+    """A pipe that hands on a few hundred bytes a read (`kubectl logs -f | logsleuth ...`)."""
+
+    def __init__(self, data: bytes, rng: random.Random):
+        self._data, self._rng = data, rng
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        piece = self._data[:self._rng.randint(50, 800)]
+        self._data = self._data[len(piece):]
+        return piece
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(FAILURES), st.integers(0, 20), st.sampled_from(LAYOUTS),
+       st.integers(60, 160), st.randoms(use_true_random=False))
+def test_follow_decides_the_layout_from_the_head_as_it_arrives(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, served: int, layout: str,
+        width: int, rng: random.Random) -> None:
+    """A piped log arriving a little at a time: once its head says a wrap width (or newest
+    first), `--follow` reads it as `explain` does the whole file."""
+    lines, _ = _laid_out(_log(kind, served, rng), layout, width)
+    data = ("\n".join(lines) + "\n").encode()
+    path = tmp_path / "log"
+    path.write_bytes(data)
+    assume(_check_layout(path, layout))
+    report = explain(str(path), signatures=default_signatures())
+    assert report.root_cause is not None
+    monkeypatch.setattr(sys, "stdin", type("Stdin", (), {"buffer": _Trickle(data, rng)})())
+    followed = follow("-", signatures=default_signatures())
+    assert followed.root_cause is not None
+    assert _span(followed.root_cause) == _span(report.root_cause)
+    assert followed.lines_read == report.lines_read
