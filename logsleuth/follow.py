@@ -5,38 +5,59 @@ lines the events so far are inferred; a failure is reported at once when somethi
 reports it (a symptom such as `Engine core initialization failed` or `EngineDeadError`), or when
 the log has been quiet for `settle` seconds after it (a crash that prints nothing after its
 traceback). A truncated or replaced file is read again from its start.
+
+The log's lines are those `explain` reads, numbered as the file's (pipeline.in_file). How the
+input is laid out is decided from its head as it arrives, the evidence there is so far: rows a
+hard wrap cut (hardwrap.py) are joined once the head read says a width, the log then read again
+from its start joined (the head is all that was read), and the report's lines are the file's
+rows. A head whose times only go back in time is a console's download of a finished log (a
+writer appends, so a log being written is never newest first): it is read to its end and
+explained whole, as `explain` would.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import select
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from logsleuth.activity import ActivityFold
 from logsleuth.assemble import Assembler
 from logsleuth.errors import InputError
 from logsleuth.facts import FactCollector
+from logsleuth.hardwrap import HEAD_BYTES as WRAP_HEAD_BYTES
+from logsleuth.hardwrap import HardWrapped, wrap_width
+from logsleuth.hardwrap import notice as wrap_notice
+from logsleuth.inputorder import FileLines
 from logsleuth.model import ErrorEvent, Event, Report, Verdict
 from logsleuth.knowledge import default_causality
-from logsleuth.pipeline import build_report, feed_folded, folded_events
+from logsleuth.pipeline import build_report, explain_events, feed_folded, folded_events, in_file
 from logsleuth.recur import Recurrences
 from logsleuth.wholelines import BLOCK_SIZE
 from logsleuth.signatures import SignatureSet
 from logsleuth.tokenize import Tokenizer, TokenizeStats
+from logsleuth.tokenize.sniff import newest_first
 
 DEFAULT_SETTLE = 10.0
 DEFAULT_POLL = 0.25
 
 
-class _Follower:
-    """The pipeline's state over one growing file."""
+_NEWEST_FIRST_HEAD_BYTES = 16 << 10  # as read.py looks for a console's download
 
-    def __init__(self) -> None:
+
+class _Follower:
+    """The pipeline's state over one growing file; `width`: its rows were hard-wrapped at it."""
+
+    def __init__(self, width: int | None = None) -> None:
+        self.width = width
+        self.joined = None if width is None \
+            else HardWrapped(cast(io.RawIOBase, io.BytesIO()), width)
+        self.lines = FileLines(rows=None if self.joined is None else self.joined.rows)
         self.stats = TokenizeStats()
         self.tokenizer = Tokenizer(self.stats)
         self.assembler = Assembler(recurrences=Recurrences(default_causality()))
@@ -47,6 +68,16 @@ class _Follower:
         self.pending = b""
 
     def feed(self, chunk: bytes) -> None:
+        self._read(chunk if self.joined is None else self.joined.feed(chunk))
+
+    def finish(self) -> None:
+        """The input ended: its last line, still open or without its newline, is read."""
+        if self.joined is not None:
+            self._read(self.joined.finish())  # a line whose rows might have gone on
+        if self.pending:
+            self._read(b"\n")
+
+    def _read(self, chunk: bytes) -> None:
         data = self.pending + chunk
         cut = data.rfind(b"\n") + 1
         self.pending = data[cut:]
@@ -79,10 +110,21 @@ def follow(path: str | os.PathLike[str], *, timeout: float | None = None,
     state = _Follower()
     notices: list[str] = []
     last_data = clock()
+    head: bytes | None = b""  # what was read, while it may still say how the log is laid out
     try:
         while True:
             chunk = source.read()
             now = clock()
+            if chunk and head is not None:
+                head += chunk
+                if newest_first(head[:_NEWEST_FIRST_HEAD_BYTES]):
+                    return _whole(name, head, source, sleep, signatures)
+                width = wrap_width(head[:WRAP_HEAD_BYTES]) if state.width is None else None
+                if width is not None:  # read again from its start, the cut rows joined
+                    state = _Follower(width)
+                    chunk = head
+                if len(head) >= WRAP_HEAD_BYTES:
+                    head = None
             if chunk:
                 state.feed(chunk)
                 last_data = now
@@ -92,7 +134,7 @@ def follow(path: str | os.PathLike[str], *, timeout: float | None = None,
             if source.replaced():
                 notices.append(f"the file was truncated or replaced at line "
                                f"{state.stats.lines:,}; it was read again from its start")
-                state = _Follower()
+                state, head = _Follower(), b""
                 continue
             report = _report_if_known(name, state, signatures, notices, now - last_data, settle)
             if report is not None:
@@ -203,12 +245,29 @@ def _replaced(path: Path, handle: BinaryIO) -> bool:
     return stat.st_ino != os.fstat(handle.fileno()).st_ino or stat.st_size < handle.tell()
 
 
+def _whole(name: str, head: bytes, source: _Source, sleep: Callable[[float], None],
+           signatures: SignatureSet | None) -> Report:
+    """A newest-first download: every byte to its end (a file's end as it is now, a pipe's
+    close), explained whole as `explain` reads it."""
+    data = bytearray(head)
+    while True:
+        chunk = source.read()
+        if chunk:
+            data += chunk
+        elif chunk is None or isinstance(source, _FileSource):
+            break
+        else:
+            source.wait(sleep)
+    return explain_events(cast(BinaryIO, io.BytesIO(bytes(data))), name=name,
+                          signatures=signatures)[0]
+
+
 def _report_if_known(name: str, state: _Follower, signatures: SignatureSet | None,
                      notices: list[str], quiet_for: float, settle: float) -> Report | None:
     events = state.current()
     if not any(isinstance(e, ErrorEvent) for e in events):
         return None
-    report = build_report(name, events, state.stats, state.facts, signatures, tuple(notices))
+    report = _report(name, events, state, signatures, notices)
     if report.verdict is Verdict.NO_FAILURE:
         return None
     if report.symptoms or quiet_for >= settle:
@@ -218,7 +277,15 @@ def _report_if_known(name: str, state: _Follower, signatures: SignatureSet | Non
 
 def _final(name: str, state: _Follower, signatures: SignatureSet | None,
            notices: list[str]) -> Report:
-    if state.pending:
-        state.feed(b"\n")  # the last line, still without its newline
-    return build_report(name, state.current(), state.stats, state.facts, signatures,
-                        tuple(notices))
+    state.finish()
+    return _report(name, state.current(), state, signatures, notices)
+
+
+def _report(name: str, events: list[Event], state: _Follower, signatures: SignatureSet | None,
+            notices: list[str]) -> Report:
+    """The report of the events so far, its lines the file's (as `explain` maps them)."""
+    notes = tuple(notices)
+    if state.width is not None:
+        notes += (wrap_notice(state.width),)
+    return in_file(build_report(name, events, state.stats, state.facts, signatures, notes,
+                                warning_hint=not state.lines), state.lines)

@@ -202,6 +202,13 @@ def wrap_width(head: bytes) -> int | None:
     return width if len(evidence) >= _MIN_EVIDENCE and 2 * cut >= wide else None
 
 
+def notice(width: int) -> str:
+    """What the report says of a log read joined."""
+    return (f"the log's lines were hard-wrapped at {width} characters (a terminal's copy, a "
+            "form's paste); the rows of each cut line were read as one line, and line numbers "
+            "are the file's own rows")
+
+
 class Rows:
     """Where the lines read lie in the file: the lines whose rows were joined, each with how
     many rows it took after its first. Filled as the log is read."""
@@ -255,24 +262,30 @@ class HardWrapped(io.RawIOBase):
     def read(self, size: int = -1) -> bytes:
         while not self._end:
             chunk = self._stream.read(size if size > 0 else BLOCK_SIZE) or b""
-            data = self._rest + chunk
-            if chunk:
-                end = data.rfind(b"\n") + 1
-                self._rest = data[end:]
-                rows = data[:end].split(b"\n")[:-1]
-            else:
-                self._end, self._rest = True, b""
-                rows = data.split(b"\n") if data else []
-            out = self._take(rows)
-            if self._end and self._short is not None:
-                self._lines += 1
-                out.append(self._short)
-                self._short = None
-            if self._end and self._open:
-                out.append(self._close())
+            out = self.feed(chunk) if chunk else self.finish()
             if out:
-                return b"".join(line + b"\n" for line in out)
+                return out
         return b""
+
+    def feed(self, chunk: bytes) -> bytes:
+        """The lines `chunk` (the next bytes of the rows) completes, each cut line's rows joined
+        (a growing log is fed as it grows: follow.py)."""
+        data = self._rest + chunk
+        end = data.rfind(b"\n") + 1
+        self._rest = data[end:]
+        return b"".join(line + b"\n" for line in self._take(data[:end].split(b"\n")[:-1]))
+
+    def finish(self) -> bytes:
+        """The lines left at the end of the rows: a line still open, the last row."""
+        data, self._end, self._rest = self._rest, True, b""
+        out = self._take(data.split(b"\n") if data else [])
+        if self._short is not None:  # a short row still waiting for a wide one: the last
+            self._lines += 1
+            out.append(self._short)
+            self._short = None
+        if self._open:
+            out.append(self._close())
+        return b"".join(line + b"\n" for line in out)
 
     def _wide(self, row: bytes) -> bool:
         return len(row) >= self._width and _width(row) == self._width

@@ -35,9 +35,12 @@ _SAID_LINE = re.compile(r"\b([Ll]ine) (\d+)\b(?=[.;:),]| \()")
 
 def in_input_order(value: T, lines: int) -> T:
     """`value` (a report, or any record in it) with its log line numbers counted as in an input of
-    `lines` lines read from the last line up. A frame's line is its source file's: kept."""
+    `lines` lines read from the last line up. A frame's line is its source file's: kept. The
+    line numbers the report's own sentences give (its reasons, where to look, a phase's
+    evidence) are the input's too."""
     return cast(T, _mapped(value, lambda k: lines + 1 - k,
-                           lambda first, last: (lines + 1 - last, lines + 1 - first)))
+                           lambda first, last: (lines + 1 - last, lines + 1 - first),
+                           _said(lambda k: lines + 1 - k)))
 
 
 def in_file_rows(value: T, rows: Rows) -> T:
@@ -48,8 +51,12 @@ def in_file_rows(value: T, rows: Rows) -> T:
     evidence: `... printed it at line 21.`) are the file's rows too."""
     return cast(T, _mapped(value, rows.first,
                            lambda first, last: (rows.first(first), rows.last(last)),
-                           lambda text: _SAID_LINE.sub(
-                               lambda m: f"{m.group(1)} {rows.first(int(m.group(2)))}", text)))
+                           _said(rows.first)))
+
+
+def _said(line: Callable[[int], int]) -> Callable[[str], str]:
+    """A sentence with each line number it gives (`at line 21.`) mapped by `line`."""
+    return lambda text: _SAID_LINE.sub(lambda m: f"{m.group(1)} {line(int(m.group(2)))}", text)
 
 
 def _mapped(value: object, line: Callable[[int], int],
@@ -81,3 +88,31 @@ def _mapped(value: object, line: Callable[[int], int],
         if isinstance(ends[0], int) and isinstance(ends[1], int):
             changes[first], changes[last] = span(ends[0], ends[1])
     return dataclasses.replace(value, **changes) if changes else value
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FileLines:
+    """How the lines a log was read as lie in its file: read from the last line up
+    (`last_line_first`), or with the rows a hard wrap cut joined (`rows`, filled as the log is
+    read). Every command maps what it shows through this one object (`of`), so `explain`, its
+    pictures, `graph`, `timeline` and `--follow` give the same lines of the same file."""
+
+    last_line_first: bool = False
+    rows: Rows | None = None
+
+    def __bool__(self) -> bool:
+        """Whether the lines read are numbered otherwise than the file's (so far)."""
+        return self.last_line_first or bool(self.rows)
+
+    def of(self, value: T, lines: int) -> T:
+        """`value` (a report, an event, an inference) with the line numbers of the `lines`
+        lines read counted as the file's."""
+        if self.last_line_first:
+            value = in_input_order(value, lines)
+        if self.rows:
+            value = in_file_rows(value, self.rows)
+        return value
+
+    def count(self, lines: int) -> int:
+        """The file's lines, for `lines` lines read."""
+        return self.rows.count(lines) if self.rows else lines

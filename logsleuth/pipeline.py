@@ -15,10 +15,10 @@ from logsleuth.halfread import FarReader
 from logsleuth.hint import with_warning_hint
 from logsleuth.index import annotate
 from logsleuth.index.bare import bare_errors, stated_errors
-from logsleuth.inputorder import in_file_rows, in_input_order
+from logsleuth.inputorder import FileLines
 from logsleuth.knowledge import default_causality
-from logsleuth.model import (ErrorEvent, Event, Inference, LineRun, LogLine, RecordRun, Report,
-                             Verdict)
+from logsleuth.model import (ErrorEvent, Event, FactOrigin, Inference, LineRun, LogLine,
+                             RecordRun, Report, Verdict)
 from logsleuth.phase import failure_phase
 from logsleuth.recur import Recurrences
 from logsleuth.runfold import FoldedRuns, RunFold
@@ -57,18 +57,31 @@ def explain_events(source: Source | LogInput, *, signatures: SignatureSet | None
     before it loads the pipeline)."""
     log = source if isinstance(source, LogInput) else open_input(source, name=name)
     read = read_events(log, progress, reader, fold_runs=fold_runs)
-    renumbered = log.last_line_first or bool(log.rows)
     report = build_report(log.name, read.events, read.stats, read.facts, signatures,
-                          read.notices, head=read.head, warning_hint=not renumbered,
+                          read.notices, head=read.head, warning_hint=not read.lines,
                           folded=read.folded)
-    if log.last_line_first:
-        report = in_input_order(report, report.lines_read)
-    if log.rows:  # rows a hard wrap cut were read joined: the file's rows
-        report = replace(in_file_rows(report, log.rows),
-                         lines_read=log.rows.count(report.lines_read))
-    if renumbered:  # the hint's line in the fix is the input's too
-        report = with_warning_hint(report)
-    return report, read
+    return in_file(report, read.lines), read
+
+
+def in_file(report: Report, lines: FileLines) -> Report:
+    """A report built over the lines as read (build_report with `warning_hint` off when
+    `lines` renumbers) with its line numbers the file's own (inputorder.py)."""
+    if not lines:
+        return report
+    report = replace(lines.of(report, report.lines_read),
+                     lines_read=lines.count(report.lines_read))
+    return with_warning_hint(report)  # the hint's line in the fix is the input's too
+
+
+def pictured(read: EventsRead) -> tuple[list[Event], Inference, dict[str, FactOrigin]]:
+    """The events read, what the causal stage concludes from them and where each fact was read,
+    with the file's line numbers: what `graph`, `timeline` and explain's HTML pictures draw
+    (inferred as `explain` infers, over the lines as read, then mapped as its report is)."""
+    inference = CausalGraph.build(read.events, last_line=read.stats.last_line_text,
+                                  line_count=read.stats.lines, tail=read.stats.tail_text).infer()
+    lines = read.stats.lines
+    return ([read.lines.of(event, lines) for event in read.events],
+            read.lines.of(inference, lines), read.lines.of(read.facts.origins(), lines))
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +94,9 @@ class EventsRead:
     notices: tuple[str, ...]
     head: bytes = b""  # the input's first bytes, to tell a log from anything else
     folded: FoldedRuns | None = None  # the runs before `events`, folded as they ended
+    # how the lines read lie in the file (newest first, rows joined): every event's line
+    # numbers are the lines as read; `lines.of` gives the file's
+    lines: FileLines = FileLines()
 
 
 def read_events(log: LogInput, progress: Callable[[int], None] | None = None,
@@ -107,7 +123,7 @@ def read_events(log: LogInput, progress: Callable[[int], None] | None = None,
             head += start.read(HEAD_BYTES)
     folded = runs.finish() if runs is not None else None
     return EventsRead(events, stats, facts, (*log.notices, *assembler.notices()), bytes(head),
-                      folded)
+                      folded, FileLines(log.last_line_first, log.rows))
 
 
 def assemble_folded(lines: Iterable[LogLine | LineRun | RecordRun],
@@ -232,9 +248,10 @@ def parse(source: Source | str | Path) -> Iterator[Event]:
     starts at). Events are few (a handful per thousand lines), so they are gathered first:
     the assembler completes a traceback only when the line after it arrives."""
     log = source if isinstance(source, LogInput) else open_input(source)
-    events = list(assemble(tokenize(log.blocks())))
-    if log.rows:  # rows a hard wrap cut were read joined: the file's rows
-        events = [in_file_rows(event, log.rows) for event in events]
+    stats = TokenizeStats()
+    events = list(assemble(tokenize(log.blocks(), stats)))
+    lines = FileLines(log.last_line_first, log.rows)  # the file's line numbers
+    events = [lines.of(event, stats.lines) for event in events]
     return iter(sorted(events, key=_starting_line))
 
 

@@ -23,6 +23,7 @@ from logsleuth.crilines import CriPieces, is_cri
 from logsleuth.errors import InputError
 from logsleuth.hardwrap import HEAD_BYTES as WRAP_HEAD_BYTES
 from logsleuth.hardwrap import HardWrapped, Rows, wrap_width
+from logsleuth.hardwrap import notice as wrap_notice
 from logsleuth.jsonlines import JsonMessages, message_key
 # re-exported: the reader of a file's far end reads its chunks in this module's block size
 from logsleuth.wholelines import BLOCK_SIZE as BLOCK_SIZE
@@ -281,9 +282,7 @@ def _unwrap(log: LogInput) -> LogInput:
     if width is not None:
         wrapped = HardWrapped(head, width)
         log._stream, log.rows = wrapped, wrapped.rows  # type: ignore[assignment]
-        log.notices.append(f"the log's lines were hard-wrapped at {width} characters (a "
-                           "terminal's copy, a form's paste); the rows of each cut line were "
-                           "read as one line, and line numbers are the file's own rows")
+        log.notices.append(wrap_notice(width))
         return log
     log._stream = head  # type: ignore[assignment]
     return log

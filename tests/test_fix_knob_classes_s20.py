@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from logsleuth.model import EventKind
 from logsleuth.pipeline import explain_text
 from logsleuth.remedy import default_phrasing
 from logsleuth.signatures import default_signatures
@@ -217,6 +219,46 @@ def test_another_label_is_no_value_error() -> None:
     event = dataclasses.replace(root, exception="Type error", message=words)
     best, _ = default_signatures().best([Target(event, 1.0, "root_cause")], {}, None)
     assert best is None or best.score < 1.0
+
+
+def _pydantic_labels() -> list[str]:
+    """The labels pydantic prints for a validator's exception, as the grammar's terminals read
+    them (grammars/vllm.lark PYDANTIC_*: `/\\s*Value error, \\S.*/`)."""
+    grammar = (Path(__file__).parent.parent / "grammars" / "vllm.lark").read_text("utf-8")
+    labels = re.findall(r"^PYDANTIC_\w+(?:\.\d+)?: /\\s\*([^,/]+), ", grammar, re.M)
+    assert len(labels) >= 2
+    return labels
+
+
+@pytest.mark.parametrize("label", _pydantic_labels())
+@given(other=st.sampled_from(["TypeError", "KeyError", "RuntimeError", "OSError"]))
+@settings(max_examples=10, deadline=None)
+def test_a_label_is_the_class_the_grammar_reads_and_its_validation_error(label: str,
+                                                                         other: str) -> None:
+    """An event that carries a pydantic label as its exception (a reader that kept the label)
+    is the class the grammar reads off the label's line and the ValidationError that holds such
+    lines (causality.yaml indented_messages); no other class, and no label the grammar does not
+    know."""
+    from logsleuth.knowledge import default_causality
+    from logsleuth.signatures.match import EXCEPTION_MISSED, _exception_factor
+
+    causality = default_causality()
+    named = parsed_exception(f"{label}, a check failed")
+    root = explain_text("ValueError: a check failed\n").root_cause
+    assert root is not None and named is not None
+    event = dataclasses.replace(root, exception=label, kind=EventKind.EXCEPTION)
+    for names in [(named,), ("pydantic_core._pydantic_core.ValidationError",),
+                  ("ValidationError", other)]:
+        assert _exception_factor(names, event, causality) == 1.0, names
+    assert _exception_factor((other,), event, causality) == EXCEPTION_MISSED
+    unknown = dataclasses.replace(event, exception=label.split()[0] + " mistake")
+    assert _exception_factor((named, "ValidationError"), unknown, causality) == EXCEPTION_MISSED
+
+
+def parsed_exception(text: str) -> str | None:
+    from logsleuth.tokenize.grammar import parse_line
+
+    return parse_line(text).exception
 
 
 def test_layers_not_divisible_by_pp_is_not_the_heads_check() -> None:

@@ -400,14 +400,15 @@ def test_a_validators_line_is_the_exception_its_label_names(label: str, name: st
 
 def test_the_banner_and_the_validator_labels_live_in_the_grammar() -> None:
     """Line shapes live in grammars/*.lark and failure knowledge in YAML: the grammar's
-    transformer and the assembler name neither the crash banner nor pydantic's labels."""
+    transformer, the assembler and the signature matcher name neither the crash banner nor
+    pydantic's labels (the matcher asks the grammar what a label stands for)."""
     import ast
 
     import logsleuth
 
     root = Path(logsleuth.__file__).parent
     for module in [*sorted((root / "tokenize").glob("*.py")), root / "assemble.py",
-                   root / "model.py"]:
+                   root / "model.py", *sorted((root / "signatures").glob("*.py"))]:
         tree = ast.parse(module.read_text(encoding="utf-8"))
         docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
         strings = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)

@@ -280,14 +280,13 @@ def render_report(report: Report, fmt: str, *, verbose: bool = False, width: int
 
 def _pictures(read: Any) -> tuple[str, str]:
     """The causal graph and the timeline of what the pipeline read, as SVG."""
-    from logsleuth.causal import CausalGraph
+    from logsleuth.pipeline import pictured
     from logsleuth.render.graph import build_picture, to_svg
     from logsleuth.render.timeline import build_timeline, timeline_svg
 
-    inference = CausalGraph.build(read.events, last_line=read.stats.last_line_text,
-                                  line_count=read.stats.lines, tail=read.stats.tail_text).infer()
-    timeline = build_timeline(read.events, inference, read.facts.origins(), read.facts.result())
-    return to_svg(build_picture(read.events, inference)), timeline_svg(timeline)
+    events, inference, origins = pictured(read)  # the file's line numbers, as the report's
+    timeline = build_timeline(events, inference, origins, read.facts.result())
+    return to_svg(build_picture(events, inference)), timeline_svg(timeline)
 
 
 def made_by(signatures: Any) -> str:

@@ -25,9 +25,9 @@ class Analysis:
 
 
 def analyse(path: str) -> Analysis:
-    """Read, tokenize, assemble and infer, keeping the events and facts the pictures need."""
-    from logsleuth.causal import CausalGraph
-    from logsleuth.pipeline import read_events
+    """Read, tokenize, assemble and infer, keeping the events and facts the pictures need, with
+    the file's line numbers (read as `explain` reads: pipeline.read_events, pictured)."""
+    from logsleuth.pipeline import pictured, read_events
     from logsleuth.read import open_input
 
     log = open_input(path)
@@ -35,9 +35,8 @@ def analyse(path: str) -> Analysis:
         read = read_events(log, fold_runs=False)  # every run's events are drawn
     finally:
         log.close()
-    graph = CausalGraph.build(read.events, last_line=read.stats.last_line_text,
-                              line_count=read.stats.lines, tail=read.stats.tail_text)
-    return Analysis(read.events, graph.infer(), read.facts.result(), read.facts.origins())
+    events, inference, origins = pictured(read)
+    return Analysis(events, inference, read.facts.result(), origins)
 
 
 def _analyse_or_exit(path: str) -> Analysis:

@@ -211,7 +211,10 @@ def source_lines(report: Report) -> dict[int, str] | None:
 
 def read_lines(path: str, wanted: set[int]) -> dict[int, str]:
     """Lines `wanted` (1-based, counting `\\n` as the report does) of a log file, plain or gzip,
-    with colour codes removed."""
+    with colour codes removed. The numbers are the file's, as the report's are (inputorder.py):
+    a line whose rows a hard wrap cut is read whole, at the row it begins on (its
+    other rows are not lines of their own); a newest-first download's line k of N read is
+    the file's line N + 1 - k."""
     from logsleuth.read import open_input
     from logsleuth.tokenize import clean
 
@@ -219,21 +222,29 @@ def read_lines(path: str, wanted: set[int]) -> dict[int, str]:
     if not wanted:
         return found
     last = max(wanted)
-    number = 0
     log = open_input(path)
+    read: list[bytes] = []  # a newest-first download's lines: numbered once all are read
     try:
+        number = 0
         for block in log.blocks():
             pieces = block.split(b"\n")
             if block.endswith(b"\n"):
                 pieces.pop()
             for raw in pieces:
                 number += 1
-                if number in wanted:
-                    found[number] = clean(raw.decode("utf-8", "replace"))
-            if number >= last:
-                break
+                if log.last_line_first:
+                    read.append(raw)
+                    continue
+                row = log.rows.first(number) if log.rows is not None else number
+                if row in wanted:
+                    found[row] = clean(raw.decode("utf-8", "replace"))
+                if row >= last:
+                    return found
     finally:
         log.close()
+    for at, raw in enumerate(read):
+        if len(read) - at in wanted:
+            found[len(read) - at] = clean(raw.decode("utf-8", "replace"))
     return found
 
 

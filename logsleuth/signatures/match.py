@@ -77,8 +77,8 @@ from dataclasses import dataclass, replace
 import regex
 
 from logsleuth.knowledge import Causality, default_causality
-from logsleuth.model import (MATCH_THRESHOLD, ErrorEvent, EventKind, Evidence, Match, PhaseEvidence,
-                             SignatureKind)
+from logsleuth.model import (MATCH_THRESHOLD, ErrorEvent, EventKind, Evidence, LineKind, Match,
+                             PhaseEvidence, SignatureKind)
 from logsleuth.signatures.generic import generic_reason, vllm_spread
 from logsleuth.signatures.load import MessageOrigin, Signature
 from logsleuth.signatures.needle import lowered_if_ascii
@@ -376,7 +376,7 @@ class SignatureSet:
                 score *= factor
                 contradicted |= bool(modules)
         if signature.exceptions:
-            factor = _exception_factor(signature.exceptions, target.event)
+            factor = _exception_factor(signature.exceptions, target.event, self._causality)
             if factor == EXCEPTION_MISSED \
                     and self._causality.wrapped_cause(target.event.message) is not None:
                 # a wrapper that quotes its cause's str(e) alone (causality.yaml `wrappers`,
@@ -683,18 +683,11 @@ def _short(name: str) -> str:
     return name.rsplit(".", 1)[-1].strip()
 
 
-# Labels a library prints for an exception class instead of its name: pydantic renders the
-# ValueError a validator raised as `Value error, <message>` inside its ValidationError, and a
-# paste that keeps that line alone still holds the same error. A signature naming either class
-# knows it.
-_CLASS_LABELS = {"Value error": frozenset({"ValueError", "ValidationError"})}
-
-
-def _exception_factor(names: tuple[str, ...], event: ErrorEvent) -> float:
+def _exception_factor(names: tuple[str, ...], event: ErrorEvent, causality: Causality) -> float:
     wanted = {_short(n) for n in names} | set(names)
     if event.exception in wanted or _short(event.exception) in wanted:
         return 1.0
-    if wanted & _CLASS_LABELS.get(event.exception, frozenset()):
+    if _label_known(event.exception, names, wanted, causality):
         return 1.0
     # a wrapper such as `InductorError: OutOfMemoryError: ...` or `RayTaskError(TypeError)`
     inner = event.message.split(":", 1)[0].strip()
@@ -703,6 +696,35 @@ def _exception_factor(names: tuple[str, ...], event: ErrorEvent) -> float:
     if event.kind is EventKind.ERROR_RECORD:
         return 0.9  # an ERROR record or a cut traceback: its exception type is not known
     return EXCEPTION_MISSED
+
+
+def _label_known(label: str, names: tuple[str, ...], wanted: set[str],
+                 causality: Causality) -> bool:
+    """A label a library prints for an exception class instead of its name is that class's, and
+    the exception whose message it is a line of: pydantic renders the ValueError a validator
+    raised as `Value error, <message>` inside its ValidationError, and a paste that keeps that
+    line alone still holds the same error. The class is the one the grammar reads off the
+    label's line (grammars/vllm.lark PYDANTIC_VALUE_ERROR, PYDANTIC_ASSERTION), the exception
+    that holds such lines one causality.yaml names (`indented_messages`)."""
+    labelled = _labelled(label)
+    if labelled is None:
+        return False
+    return labelled in wanted or any(causality.message_goes_on_indented(n) for n in names)
+
+
+@functools.cache
+def _labelled(label: str) -> str | None:
+    """The exception class `label` (`Value error`) stands for, as the grammar reads a line that
+    begins with it, or None: a class's own name, a label the grammar does not know."""
+    if " " not in label.strip():
+        return None
+    from logsleuth.tokenize.grammar import parse_line
+
+    line = parse_line(f"{label.strip()}, {_LABEL_PROBE}")
+    return line.exception if line.kind is LineKind.EXCEPTION_REPR else None
+
+
+_LABEL_PROBE = "x"  # any message after a label: the grammar reads the label, not the words
 
 
 def _module_hit(patterns: tuple[regex.Pattern[str], ...], modules: tuple[str, ...]
