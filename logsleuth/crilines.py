@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import re
 
-from logsleuth.wholelines import BLOCK_SIZE
+from logsleuth.wholelines import JoinedRows
 
 _CRI_LINE = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) "
                        rb"(stdout|stderr) ([FP]) ")
@@ -26,40 +26,28 @@ def is_cri(head: bytes) -> bool:
     return _ANY_CRI_LINE.search(head) is not None
 
 
-class CriPieces(io.RawIOBase):
+class CriPieces(JoinedRows):
     """The lines of a CRI log with each `P` chain joined into its first line (see above). Lines
     after an unfinished chain wait until it ends, so what is handed on is final."""
 
     def __init__(self, stream: io.RawIOBase):
-        self._stream = stream
-        self._rest = b""  # after the last newline read
+        super().__init__(stream)
         self._held: list[bytes] = []  # lines not handed on yet (from the first open chain on)
         self._open: dict[bytes, int] = {}  # stream -> index in _held of its chain's line
-        self._end = False
 
-    def readable(self) -> bool:
-        return True
+    def feed(self, chunk: bytes) -> bytes:
+        data = self._rest + chunk
+        end = data.rfind(b"\n") + 1
+        self._rest = data[end:]
+        if not self._held and b" P " not in data[:end]:
+            return data[:end]  # the usual block: no piece in it, none open
+        self._take(data[:end].split(b"\n")[:-1])
+        return self._release()
 
-    def read(self, size: int = -1) -> bytes:
-        while not self._end:
-            chunk = self._stream.read(size if size > 0 else BLOCK_SIZE) or b""
-            data = self._rest + chunk
-            if chunk:
-                end = data.rfind(b"\n") + 1
-                self._rest = data[end:]
-                if not self._held and b" P " not in data[:end]:
-                    if end:
-                        return data[:end]  # the usual block: no piece in it, none open
-                    continue
-                lines = data[:end].split(b"\n")[:-1]
-            else:
-                self._end, self._rest = True, b""
-                lines = data.split(b"\n") if data else []
-            self._take(lines)
-            out = self._release()
-            if out:
-                return out
-        return b""
+    def finish(self) -> bytes:
+        data, self._end, self._rest = self._rest, True, b""
+        self._take(data.split(b"\n") if data else [])
+        return self._release()
 
     def _take(self, lines: list[bytes]) -> None:
         held, chains = self._held, self._open
@@ -90,7 +78,3 @@ class CriPieces(io.RawIOBase):
         del self._held[:upto]
         self._open = {stream: at - upto for stream, at in self._open.items()}
         return out
-
-    def close(self) -> None:
-        self._stream.close()
-        super().close()

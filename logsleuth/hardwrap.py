@@ -29,7 +29,7 @@ import io
 from bisect import bisect_left
 from functools import cache
 
-from logsleuth.wholelines import BLOCK_SIZE
+from logsleuth.wholelines import JoinedRows
 
 HEAD_BYTES = 64 << 10  # the head the width is inferred from
 _MIN_WIDTH = 60  # narrower panes are rare, and short lines of one length are common
@@ -239,33 +239,20 @@ class Rows:
         return bool(self._lines)
 
 
-class HardWrapped(io.RawIOBase):
+class HardWrapped(JoinedRows):
     """The lines of a log hard-wrapped at `width` characters, each cut line's rows joined into
     one line (see above); `rows` says where each line lies in the file. A row as wide as the
     wrap waits for the next line, so what is handed on is final."""
 
     def __init__(self, stream: io.RawIOBase, width: int):
-        self._stream = stream
+        super().__init__(stream)
         self._width = width
         self.rows = Rows()
-        self._rest = b""  # after the last newline read
         self._open: list[bytes] = []  # the rows of the line being joined
         self._first = ""  # its first row, decoded
         self._kept = 0  # bytes kept of it
         self._short: bytes | None = None  # a row narrower than the wrap, before the next
         self._lines = 0  # lines handed on
-        self._end = False
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, size: int = -1) -> bytes:
-        while not self._end:
-            chunk = self._stream.read(size if size > 0 else BLOCK_SIZE) or b""
-            out = self.feed(chunk) if chunk else self.finish()
-            if out:
-                return out
-        return b""
 
     def feed(self, chunk: bytes) -> bytes:
         """The lines `chunk` (the next bytes of the rows) completes, each cut line's rows joined
@@ -348,7 +335,3 @@ class HardWrapped(io.RawIOBase):
             self.rows.add(self._lines, len(self._open) - 1)
         joined, self._open = b"".join(self._open), []
         return joined
-
-    def close(self) -> None:
-        self._stream.close()
-        super().close()
