@@ -340,6 +340,13 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Moved in from the held-out set by the end-of-session-22 check (strict until analysed):
+    "healthy/bb-verl-agent-loop-v1-qwen3vl-2b-vllm-http-servers-handled-parse-errors-two-steps-ansi":
+        "moved in from the held-out set by the end-of-session-22 check: not yet analysed",
+    "healthy/bb-verl-grpo-v08x-v1-falls-back-to-v0-xformers-qwen25-3b-tp-workers-33-steps-ansi":
+        "moved in from the held-out set by the end-of-session-22 check: not yet analysed",
+    "healthy/bb-verl-reinforce-pp-v06x-vllm-rollout-start-raylet-disk-95-percent-e-lines-wandb-git-error":
+        "moved in from the held-out set by the end-of-session-22 check: not yet analysed",
     # (runtime/s-b200-v0220-kimi-k25-tp8-worker-cublas-execution-failed-engine-waits-5min-then-dead,
     # moved in from the held-out set in session 22, left this list when a worker's failed step
     # stopped being saved by the API server's later answers once the engine's own stats went
