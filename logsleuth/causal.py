@@ -488,6 +488,7 @@ class CausalGraph:
 
         nodes: dict[int, _Node] = {}
         shutdown_noise: list[ErrorEvent] = []  # and records that say they are harmless
+        steps = [*activity, *starts]  # once, not per error: an error-heavy log has thousands
         for event in errors:
             if shutdown_from is not None and event.line > shutdown_from:
                 shutdown_noise.append(event)  # errors of a shutdown the operator asked for
@@ -497,7 +498,7 @@ class CausalGraph:
                 # a helper's teardown bookkeeping after the run was up (causality `teardown`)
                 shutdown_noise.append(event)
                 continue
-            if _offline_exit(event, errors, [*activity, *starts], know):
+            if _offline_exit(event, errors, steps, know):
                 shutdown_noise.append(event)  # an offline program's exit (`offline_exits`)
                 continue
             node = _classify(event, know)
@@ -783,14 +784,14 @@ def _said_more(errors: list[ErrorEvent]) -> list[ErrorEvent]:
     exception is handled, quoting an error) is the failure only when no later error of its
     process says more: the step's own traceback after it, even one cut before its exception
     line, is that failure (and where it is cut, the cause is missing, not the warning's)."""
-    kept = []
+    if not any(event.failing_warning for event in errors):
+        return errors
+    last: dict[Process, int] = {}  # by process, where its last error that is no warning begins
     for event in errors:
-        if event.failing_warning and any(
-                other.process == event.process and other.first_line > event.last_line
-                and not other.failing_warning for other in errors):
-            continue
-        kept.append(event)
-    return kept
+        if not event.failing_warning:
+            last[event.process] = max(last.get(event.process, 0), event.first_line)
+    return [event for event in errors
+            if not event.failing_warning or last.get(event.process, 0) <= event.last_line]
 
 
 def _latent_causes(errors: list[ErrorEvent], know: Causality
