@@ -31,6 +31,16 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "session 23's fourteenth split, cold fix miss: not yet analysed",
     "startup/g-v0260-dgx-spark-gb10-kat-coder-visual-weights-not-initialized-language-model-only":
         "session 23's fourteenth split, cold fix miss: not yet analysed",
+    # Session 23's cold sweep of even-numbered vLLM threads about runtime failures (sigs-b,
+    # s23b-*), cold fix misses (strict; each leaves when fixed or gets a "Why not fixed" reason):
+    "runtime/s23b-v011-flash-attn-mla-full-cudagraph-prefix-caching-ima-wrapper-lines":
+        "session 23's s23b sweep, cold fix miss: not yet analysed",
+    "runtime/s23b-v053-streaming-beam-search-best-of-asgi-traceback-cut":
+        "session 23's s23b sweep, cold fix miss: not yet analysed",
+    "runtime/s23b-v1-output-handler-detokenizer-overflow-traceback-cut":
+        "session 23's s23b sweep, cold fix miss: not yet analysed",
+    "runtime/s23b-v1-p2p-nccl-connector-short-prompt-chunked-prefill-assert":
+        "session 23's s23b sweep, cold fix miss: not yet analysed",
     # Session 22's random development split (thirteenth), cold misses (strict; each leaves when
     # fixed or gets a "Why not fixed" reason once analysed):
     # (runtime/u-v092-seed-x-ppo-7b-chat-api-400-no-chat-template-client-oneline left this list,
@@ -350,6 +360,9 @@ KNOWN_VERDICT_MISSES = {
     # each leaves when fixed or gets a "Why not fixed" reason once analysed):
     "runtime/w-ascend-v090-v1-qwen25-7b-benchmark-29th-request-gather-v3-index-out-of-range-507035-wrapped-lines":
         "session 23's fourteenth split, cold root miss: not yet analysed",
+    # Session 23's s23b sweep (sigs-b), cold verdict/root misses (strict until analysed):
+    "runtime/s23b-v011-flash-attn-mla-full-cudagraph-prefix-caching-ima-wrapper-lines":
+        "session 23's s23b sweep, cold verdict miss (no_failure): not yet analysed",
     # Moved in from the held-out set by the end-of-session-22 check (strict until analysed):
     "healthy/bb-verl-agent-loop-v1-qwen3vl-2b-vllm-http-servers-handled-parse-errors-two-steps-ansi":
         "moved in from the held-out set by the end-of-session-22 check: not yet analysed",
