@@ -39,8 +39,10 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "session 23's s23b sweep, cold fix miss: not yet analysed",
     "runtime/s23b-v1-output-handler-detokenizer-overflow-traceback-cut":
         "session 23's s23b sweep, cold fix miss: not yet analysed",
-    "runtime/s23b-v1-p2p-nccl-connector-short-prompt-chunked-prefill-assert":
-        "session 23's s23b sweep, cold fix miss: not yet analysed",
+    # (runtime/s23b-v1-p2p-nccl-connector-short-prompt-chunked-prefill-assert left this list when
+    # the P2pNcclConnector's producer-side chunked-prefill assertions became an exact class,
+    # p2p-nccl-connector-unchunked-request-assert, naming PR #33117's skip and
+    # --no-enable-chunked-prefill: tests/test_s23b_runtime_classes.py.)
     # Session 22's random development split (thirteenth), cold misses (strict; each leaves when
     # fixed or gets a "Why not fixed" reason once analysed):
     # (runtime/u-v092-seed-x-ppo-7b-chat-api-400-no-chat-template-client-oneline left this list,

@@ -1,0 +1,64 @@
+"""Runtime classes from the s23b cold sweep (tests/fixtures/tuning/README.md), generated over the
+forms a log gives them, each with a near miss that keeps other advice:
+
+1. the P2pNcclConnector's producer-side chunked-prefill bookkeeping (vllm#33092, PR #33117): its
+   `build_connector_meta` asserts that a scheduled cached request was chunked (`assert req_id in
+   self.chunked_prefill`) or that a later chunk allocated blocks (`assert new_block_ids is not
+   None`), bare asserts read by their failing source line, under the engine core's fatal-error
+   records, behind a `(EngineCore_DP0 pid=N)` prefix, or bare; another connector's bookkeeping
+   assertion, or another assertion of this one, is not this class.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from v1log import python_traceback, signature_advice
+
+_SITE = st.sampled_from(["/usr/local/lib/python3.{m}/dist-packages/vllm/",
+                         "/opt/conda/lib/python3.{m}/site-packages/vllm/", "vllm/"])
+_MINOR = st.sampled_from([10, 11, 12, 13])
+_P2P = "distributed/kv_transfer/kv_connector/v1/p2p/p2p_nccl_connector.py"
+_CORE_PREFIXES = st.sampled_from([
+    "", "ERROR 01-26 09:12:44 [core.py:710] ",
+    "(EngineCore_DP0 pid={pid}) ERROR 01-26 09:12:44 [core.py:866] ",
+    "(EngineCore_DP1 pid={pid}) "])
+
+
+def _connector_failure(root: str, connector: str, condition: str, prefix: str) -> str:
+    frames = [(f"{root}v1/engine/core.py", "step", "scheduler_output = self.scheduler.schedule()"),
+              (f"{root}v1/core/sched/scheduler.py", "schedule",
+               "meta: KVConnectorMetadata = self.connector.build_connector_meta("),
+              (f"{root}{connector}", "build_connector_meta", condition)]
+    return python_traceback(frames, "AssertionError", prefix)
+
+
+@settings(max_examples=30, deadline=None)
+@given(site=_SITE, minor=_MINOR, prefix=_CORE_PREFIXES, pid=st.integers(100, 99999),
+       condition=st.sampled_from(["assert req_id in self.chunked_prefill",
+                                  "assert new_block_ids is not None"]))
+def test_the_p2p_nccl_producer_chunked_prefill_assertion_is_known(
+        site: str, minor: int, prefix: str, pid: int, condition: str) -> None:
+    log = _connector_failure(site.format(m=minor), _P2P, condition, prefix.format(pid=pid))
+    sig, fix = signature_advice(log)
+    assert sig == "p2p-nccl-connector-unchunked-request-assert"
+    assert "--no-enable-chunked-prefill" in fix and "33117" in fix
+
+
+@settings(max_examples=20, deadline=None)
+@given(site=_SITE, minor=_MINOR, prefix=_CORE_PREFIXES, pid=st.integers(100, 99999),
+       near=st.sampled_from([
+           # another connector's metadata builder asserting its own bookkeeping
+           ("distributed/kv_transfer/kv_connector/v1/example_connector.py",
+            "assert len(token_ids) >= num_tokens_to_check"),
+           ("distributed/kv_transfer/kv_connector/v1/nixl_connector.py",
+            "assert req_id not in self._reqs_need_send"),
+           # another assertion of the P2P connector
+           (_P2P, "assert len(block_ids) > 0")]))
+def test_other_connector_assertions_are_not_this_class(
+        site: str, minor: int, prefix: str, pid: int, near: tuple[str, str]) -> None:
+    connector, condition = near
+    log = _connector_failure(site.format(m=minor), connector, condition, prefix.format(pid=pid))
+    sig, _ = signature_advice(log)
+    assert sig != "p2p-nccl-connector-unchunked-request-assert"
