@@ -6,7 +6,9 @@ forms a log gives them, each with a near miss that keeps other advice:
    self.chunked_prefill`) or that a later chunk allocated blocks (`assert new_block_ids is not
    None`), bare asserts read by their failing source line, under the engine core's fatal-error
    records, behind a `(EngineCore_DP0 pid=N)` prefix, or bare; another connector's bookkeeping
-   assertion, or another assertion of this one, is not this class.
+   assertion, or another assertion of this one, is not this class;
+2. flash-attention's CHECK_CUDA line with its source place before the colon (vllm PR#27128's
+   paste), read as a fatal CUDA error bare or behind a prefix (below).
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from logsleuth.model import Verdict
+from logsleuth.pipeline import explain_text
+from logsleuth.signatures import default_signatures
 from v1log import python_traceback, signature_advice
 
 _SITE = st.sampled_from(["/usr/local/lib/python3.{m}/dist-packages/vllm/",
@@ -62,3 +67,46 @@ def test_other_connector_assertions_are_not_this_class(
     log = _connector_failure(site.format(m=minor), connector, condition, prefix.format(pid=pid))
     sig, _ = signature_advice(log)
     assert sig != "p2p-nccl-connector-unchunked-request-assert"
+
+
+# 2. flash-attention's CHECK_CUDA line, `CUDA error (<file>:<N>): <cudaGetErrorString>`, printed to
+#    stderr before the process exits (vllm PR#27128's paste): the source place sits between the label
+#    and its colon. Read as the fatal CUDA error it is, bare, behind a rank's or a worker's prefix,
+#    and behind another program's logger that relays it at INFO (`INFO:/path/x.py:`), with the
+#    error string as the message the CUDA signatures know; a parenthesis that is no source place
+#    (`(core dumped)`, `(see above)`) keeps its old reading.
+_CHECK_FILES = st.sampled_from([
+    "../../.deps/vllm-flash-attn-src/hopper/flash_fwd_combine_launch_template.h",
+    "csrc/flash_attn/src/flash_fwd_launch_template.h", "hopper/flash_bwd_launch_template.h"])
+_CHECK_ERRORS = st.sampled_from([
+    ("an illegal memory access was encountered", "cuda-illegal-memory-access"),
+    ("an illegal memory access was encountered", "cuda-illegal-memory-access"),
+    ("misaligned address", None), ("invalid argument", None)])
+_CHECK_PREFIXES = st.sampled_from(["", "[rank0]: ", "(VllmWorker TP1 pid={pid}) ",
+                                   "INFO:/scripts/serve/utils.py:", "2025-10-17 08:12:01 | "])
+
+
+@settings(max_examples=40, deadline=None)
+@given(path=_CHECK_FILES, line=st.integers(1, 2000), error=_CHECK_ERRORS, prefix=_CHECK_PREFIXES,
+       pid=st.integers(100, 99999), repeats=st.integers(1, 4))
+def test_a_check_macro_cuda_error_with_its_source_place_is_fatal(
+        path: str, line: int, error: tuple[str, str | None], prefix: str, pid: int,
+        repeats: int) -> None:
+    text, signature = error
+    log = (prefix.format(pid=pid) + f"CUDA error ({path}:{line}): {text}\n") * repeats
+    report = explain_text(log, signatures=default_signatures())
+    assert report.verdict is Verdict.FAILURE, log
+    assert report.root_cause is not None and report.root_cause.line == 1
+    assert report.root_cause.exception == "CUDA error"
+    assert report.root_cause.message == text
+    if signature is not None:
+        assert report.signature is not None and report.signature.id == signature
+
+
+@settings(max_examples=15, deadline=None)
+@given(words=st.sampled_from(["(see above)", "(core dumped)", "(x86_64)"]),
+       prefix=st.sampled_from(["", "INFO:/scripts/serve/utils.py:"]))
+def test_a_parenthesis_that_is_no_source_place_is_not_a_check_line(words: str, prefix: str) -> None:
+    log = f"{prefix}CUDA error {words}: nothing failed here, the build notes say so\n"
+    report = explain_text(log, signatures=default_signatures())
+    assert report.verdict is Verdict.NO_FAILURE

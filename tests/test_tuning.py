@@ -33,8 +33,11 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "session 23's fourteenth split, cold fix miss: not yet analysed",
     # Session 23's cold sweep of even-numbered vLLM threads about runtime failures (sigs-b,
     # s23b-*), cold fix misses (strict; each leaves when fixed or gets a "Why not fixed" reason):
-    "runtime/s23b-v011-flash-attn-mla-full-cudagraph-prefix-caching-ima-wrapper-lines":
-        "session 23's s23b sweep, cold fix miss: not yet analysed",
+    # (runtime/s23b-v011-flash-attn-mla-full-cudagraph-prefix-caching-ima-wrapper-lines left this
+    # list and KNOWN_VERDICT_MISSES when flash-attention's CHECK_CUDA line, `CUDA error (<file>:<N>):
+    # <error>` with its source place before the colon, became a grammar shape (a fatal line bare, an
+    # error phrase behind another logger's prefix); cuda-illegal-memory-access names piecewise CUDA
+    # graphs (`cudagraph_mode`) and PR #27128: tests/test_s23b_runtime_classes.py.)
     "runtime/s23b-v053-streaming-beam-search-best-of-asgi-traceback-cut":
         "session 23's s23b sweep, cold fix miss: not yet analysed",
     "runtime/s23b-v1-output-handler-detokenizer-overflow-traceback-cut":
@@ -362,9 +365,6 @@ KNOWN_VERDICT_MISSES = {
     # each leaves when fixed or gets a "Why not fixed" reason once analysed):
     "runtime/w-ascend-v090-v1-qwen25-7b-benchmark-29th-request-gather-v3-index-out-of-range-507035-wrapped-lines":
         "session 23's fourteenth split, cold root miss: not yet analysed",
-    # Session 23's s23b sweep (sigs-b), cold verdict/root misses (strict until analysed):
-    "runtime/s23b-v011-flash-attn-mla-full-cudagraph-prefix-caching-ima-wrapper-lines":
-        "session 23's s23b sweep, cold verdict miss (no_failure): not yet analysed",
     # Moved in from the held-out set by the end-of-session-22 check (strict until analysed):
     "healthy/bb-verl-agent-loop-v1-qwen3vl-2b-vllm-http-servers-handled-parse-errors-two-steps-ansi":
         "moved in from the held-out set by the end-of-session-22 check: not yet analysed",
