@@ -8,7 +8,8 @@ forms a log gives them, each with a near miss that keeps other advice:
    records, behind a `(EngineCore_DP0 pid=N)` prefix, or bare; another connector's bookkeeping
    assertion, or another assertion of this one, is not this class;
 2. flash-attention's CHECK_CUDA line with its source place before the colon (vllm PR#27128's
-   paste), read as a fatal CUDA error bare or behind a prefix (below).
+   paste), read as a fatal CUDA error bare or behind a prefix (below);
+3. the V1 detokenizer's invalid token id (vllm#24211), whose advice names PR #24351 and #26445.
 """
 
 from __future__ import annotations
@@ -110,3 +111,37 @@ def test_a_parenthesis_that_is_no_source_place_is_not_a_check_line(words: str, p
     log = f"{prefix}CUDA error {words}: nothing failed here, the build notes say so\n"
     report = explain_text(log, signatures=default_signatures())
     assert report.verdict is Verdict.NO_FAILURE
+
+
+# 3. the V1 detokenizer's invalid token id (vllm#24211): the full error, under the API server's
+#    output-handler records or bare, gets detokenize-out-of-vocab-token, which names the PRs that
+#    made the detokenizer log and skip the id (#24351 for OverflowError, #26445 for tokenizers
+#    0.22.1's TypeError); the "Invalid prefix" of the same step keeps its own advice.
+_INVALID_ID = st.sampled_from([
+    "OverflowError: out of range integral type conversion attempted",
+    "TypeError: argument 'id': StreamInput must be either an integer or a list of integers"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(site=_SITE, minor=_MINOR, error=_INVALID_ID,
+       prefix=st.sampled_from(["", "ERROR 08-20 23:41:35 [async_llm.py:408] ",
+                               "(APIServer pid=7) ERROR 10-09 02:11:54 [async_llm.py:480] "]))
+def test_an_invalid_token_id_in_the_v1_detokenizer_names_its_fixes(
+        site: str, minor: int, error: str, prefix: str) -> None:
+    root = site.format(m=minor)
+    frames = [(f"{root}v1/engine/async_llm.py", "output_handler",
+               "processed_outputs = output_processor.process_outputs("),
+              (f"{root}v1/engine/output_processor.py", "process_outputs",
+               "stop_string = req_state.detokenizer.update("),
+              (f"{root}v1/engine/detokenizer.py", "decode_next",
+               "token = self.stream.step(self.tokenizer, next_token_id)")]
+    sig, fix = signature_advice(python_traceback(frames, error, prefix))
+    assert sig == "detokenize-out-of-vocab-token"
+    assert "#24351" in fix and "#26445" in fix
+
+
+def test_an_invalid_prefix_in_the_same_step_keeps_its_own_advice() -> None:
+    frames = [("/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/detokenizer.py",
+               "_protected_step", "token = self.stream.step(self.tokenizer, next_token_id)")]
+    sig, _ = signature_advice(python_traceback(frames, "Exception: Invalid prefix encountered"))
+    assert sig == "detokenizer-decode-stream-invalid-prefix"
