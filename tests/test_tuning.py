@@ -31,6 +31,35 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "session 23's fourteenth split, cold fix miss: not yet analysed",
     "startup/g-v0260-dgx-spark-gb10-kat-coder-visual-weights-not-initialized-language-model-only":
         "session 23's fourteenth split, cold fix miss: not yet analysed",
+    # Session 23's cold sweep of even-numbered vLLM threads about runtime failures (sigs-b,
+    # s23b-*), cold fix misses (strict; each leaves when fixed or gets a "Why not fixed" reason):
+    # (runtime/s23b-v011-flash-attn-mla-full-cudagraph-prefix-caching-ima-wrapper-lines left this
+    # list and KNOWN_VERDICT_MISSES when flash-attention's CHECK_CUDA line, `CUDA error
+    # (<file>:<N>): <error>` with its source place before the colon, became a grammar shape (a
+    # fatal line bare, an error phrase behind another logger's prefix); cuda-illegal-memory-access
+    # names piecewise CUDA graphs (`cudagraph_mode`) and PR #27128:
+    # tests/test_s23b_runtime_classes.py.)
+    "runtime/s23b-v053-streaming-beam-search-best-of-asgi-traceback-cut":
+        "Why not fixed: the paste stops in starlette's response frames (responses.py __call__ "
+        "-> wrap -> listen_for_disconnect), common to every streamed answer that fails, before the "
+        "exception line; the only sign of beam search is the request record before it "
+        "(SamplingParams(..., best_of=5, ..., use_beam_search=True)), and logsleuth reads no "
+        "request's sampling parameters as facts, so only a guess could say 'beam search cannot "
+        "be streamed'; the verdict (root_cause_missing) is right",
+    "runtime/s23b-v1-output-handler-detokenizer-overflow-traceback-cut":
+        "Why not fixed: the paste stops at `vllm/v1/engine/detokenizer.py ... in update` under "
+        "AsyncLLM's output handler, before the exception line and before that frame's source "
+        "line; a family by module (vllm.v1.engine.detokenizer) does match the cut traceback, but "
+        "a module alone weighs 0.75 times the unknown class's 0.9 and the symptom weight (0.51), "
+        "below engine-died-cause-not-in-log (0.75), whose regex matches the record's header, and "
+        "match.py reads a cut traceback's message only from its last frame's source line (absent "
+        "here): naming the detokenizer needs the innermost vLLM frame of a cut traceback to weigh "
+        "as message evidence, a ranking change for every cut paste; detokenize-out-of-vocab-token "
+        "(now naming PR #24351 and #26445) answers the same failure when the error line is there",
+    # (runtime/s23b-v1-p2p-nccl-connector-short-prompt-chunked-prefill-assert left this list when
+    # the P2pNcclConnector's producer-side chunked-prefill assertions became an exact class,
+    # p2p-nccl-connector-unchunked-request-assert, naming PR #33117's skip and
+    # --no-enable-chunked-prefill: tests/test_s23b_runtime_classes.py.)
     # Session 22's random development split (thirteenth), cold misses (strict; each leaves when
     # fixed or gets a "Why not fixed" reason once analysed):
     # (runtime/u-v092-seed-x-ppo-7b-chat-api-400-no-chat-template-client-oneline left this list,

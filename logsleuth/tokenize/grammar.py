@@ -210,6 +210,7 @@ _GLOG_LEVELS = {"D": Level.DEBUG, "I": Level.INFO, "W": Level.WARNING, "E": Leve
                 "F": Level.CRITICAL, "C": Level.CRITICAL}  # C: tornado's `[C 2024-...]`
 # Short labels for fatal lines: `*** SIGSEGV received ...` is `SIGSEGV`, C++'s
 # `terminate called after throwing an instance of 'c10::Error'` is `terminate`.
+_SOURCE_PLACE = re.compile(r"^ \([^()\s]+:\d+\)(?=:)")
 _FATAL_LABELS = {"*** SIG": "SIG", "terminate called": "terminate", "what()": "terminate",
                  "Unhandled exception": "terminate"}
 # A shell's words for the signal that ended a child (bash's and zsh's job reports, fish's signal
@@ -741,7 +742,9 @@ class _ToRecords(Transformer[Token, object]):
         # `NCCL error in: x.cpp:12, unhandled cuda error`, `[Errno 98] error while ...`: the phrase
         # names the error; an errno's text is what OSError prints, so it is that exception
         label = str(items[-2])
-        message = str(items[-1]).removeprefix(" in").removeprefix(":").removeprefix(" ")
+        # a CHECK macro's source place between the label and its colon (`CUDA error (x.h:60): ...`)
+        message = _SOURCE_PLACE.sub("", str(items[-1]), count=1)
+        message = message.removeprefix(" in").removeprefix(":").removeprefix(" ")
         message = message.removeprefix("- ")
         text = "".join(str(t) for t in items)
         if label.startswith("[Errno"):
