@@ -8,7 +8,11 @@ launcher gives it, with near misses that keep their own answers:
   later re-raise it as "OSError: No username set in the environment"); torch 2.11's inductor asks
   for the user name when it is imported, so vLLM 0.20+ images stop at start-up, in the
   model-inspection subprocess or at `import vllm` (vllm issue 44548):
-  container-uid-without-passwd-entry."""
+  container-uid-without-passwd-entry;
+- argparse stopping the start-up over what a launcher put on the command line: a sampling
+  setting (--temperature) a wrapper's template adds, which `vllm serve` has never had, and a
+  container command repeating the image's `vllm serve` entrypoint (vllm#22072's class):
+  engine-config-invalid's family knowledge (points 11 and 12)."""
 
 from __future__ import annotations
 
@@ -91,3 +95,63 @@ def test_other_start_up_key_and_os_errors_keep_their_own_answers(prefix: str, er
                "config_class = CONFIG_MAPPING[config_dict[\"model_type\"]]")]
     signature, _ = signature_advice(python_traceback(frames, error, prefix))
     assert signature != "container-uid-without-passwd-entry"
+
+
+# Start-up stopped by vLLM's argument parser because of what a launcher put on the command line
+# (engine-config-invalid's family knowledge, points 11 and 12): a sampling setting a wrapper's
+# template adds (the server has no such flags), and a container command that repeats the image's
+# `vllm serve` entrypoint. Generated over the usage line each era prints, the launcher's prefixes
+# and the program name argparse reports.
+_USAGE_LINES = st.sampled_from([
+    ["usage: vllm [-h] [-v]",
+     "            {chat,complete,serve,launch,bench,collect-env,run-batch} ..."],
+    ["usage: vllm [-h] [-v] {chat,complete,serve,bench,collect-env,run-batch} ..."],
+    ["usage: vllm <command> [options]"],
+])
+_CONTAINER_PREFIXES = st.sampled_from(["", "vllm-1  | ", "2026-07-09T17:02:11.123456789Z ",
+                                       "[pod/vllm-tinyllama-7d9c/vllm] "])
+
+
+def _argparse_log(usage: list[str], program: str, rest: str, prefix: str) -> str:
+    lines = usage + [f"{program}: error: unrecognized arguments: {rest}"]
+    return "".join(prefix + line + "\n" for line in lines)
+
+
+@settings(max_examples=30, deadline=None)
+@given(usage=_USAGE_LINES, prefix=_CONTAINER_PREFIXES, flag=st.sampled_from([
+    ("--temperature 0.8", "--temperature"), ("--temp 0.7", "--temp"),
+    ("--top-p 0.95", "--top-p"), ("--temperature 0.2 --top-k 40", "--temperature")]))
+def test_a_sampling_flag_a_launcher_adds_gets_the_per_request_fix(
+        usage: list[str], prefix: str, flag: tuple[str, str]) -> None:
+    rest, name = flag
+    signature, fix = signature_advice(_argparse_log(usage, "vllm", rest, prefix))
+    assert signature == "engine-config-invalid"
+    assert name in fix and "--override-generation-config" in fix and "template" in fix
+
+
+@settings(max_examples=30, deadline=None)
+@given(usage=_USAGE_LINES, prefix=_CONTAINER_PREFIXES,
+       program=st.sampled_from(["vllm", "api_server.py"]),
+       model=st.sampled_from(["/models/GLM-4.7-Flash-AWQ-4bit", "Qwen/Qwen3-8B",
+                              "HuggingFaceTB/SmolLM3-3B"]))
+def test_a_command_repeating_the_images_serve_entrypoint_gets_the_entrypoint_fix(
+        usage: list[str], prefix: str, program: str, model: str) -> None:
+    # `docker run vllm/vllm-openai vllm serve <model>`, or a compose `command:`
+    # starting with `serve` on the older api_server entrypoint: the entrypoint takes the first
+    # word as the model and argparse reports "serve <model>" as left over
+    if program == "api_server.py":
+        usage = ["usage: api_server.py [-h] [--host HOST] [--port PORT] [--model MODEL]",
+                 "                     [--tokenizer TOKENIZER] [--dtype {auto,half,float16,bfloat16}]"]
+    signature, fix = signature_advice(_argparse_log(usage, program, f"serve {model}", prefix))
+    assert signature == "engine-config-invalid"
+    assert "entrypoint" in fix and "vllm serve" in fix
+
+
+@settings(max_examples=20, deadline=None)
+@given(usage=_USAGE_LINES, prefix=_CONTAINER_PREFIXES)
+def test_a_known_flag_glued_to_its_value_keeps_its_own_answer(
+        usage: list[str], prefix: str) -> None:
+    # the compose `command:` list item "--dtype auto" (vllm#22072): another signature answers
+    signature, _ = signature_advice(_argparse_log(
+        usage, "vllm", "--dtype auto --max-model-len 8192", prefix))
+    assert signature == "cli-flag-and-value-in-one-argument"
