@@ -983,10 +983,15 @@ class Assembler:
             if raised is not None:
                 label, kind = raised, EventKind.EXCEPTION
         text = text[:MAX_MESSAGE_CHARS]  # a 64 KiB record line is matched by its start
+        # a condition a monitor logs at ERROR (causality.yaml `latent`, `any_level`): the cause
+        # of a later error that follows from it, if one does, as a warning of it is
+        latent = printed is None and level not in _QUIET_LEVELS \
+            and self._causality.latent_record(text)
         event = ErrorEvent(self._new_id(), kind, label, text,
                            channel.process, number, number, number, time=time, site=channel.site,
                            # a record below ERROR is a title only as a failing warning (`_step`)
-                           failing_warning=level in _QUIET_LEVELS)
+                           failing_warning=level in _QUIET_LEVELS,
+                           title=text if latent else None, latent=latent)
         channel.last_event = event.id
         out.append(event)
 

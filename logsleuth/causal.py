@@ -637,25 +637,39 @@ def _survivors(nodes: dict[int, _Node], graph: nx.DiGraph[int], work: _Work,
     for node in reversed(ordered):
         if node.handled and node.event.id not in survived and settled(node):
             survived.add(node.event.id)
-    lived: set[tuple[Process, str]] = set()  # errors their process went on working after
+    # the first error of each recurrence key that its process went on working after
+    lived: dict[tuple[Process | str, str], int] = {}
     for node in ordered:
-        keys = _recurrence_keys(node)
-        if node.event.id not in survived and _may_recur(node) and lived.intersection(keys) \
-                and settled(node):
-            survived.add(node.event.id)
         if work.worked_after(node, end):
-            lived.update(keys)
+            for key in _recurrence_keys(node, lived=True):
+                lived.setdefault(key, node.event.line)
+    for node in reversed(ordered):  # latest first: what follows a copy is decided before it
+        if node.event.id not in survived and _may_recur(node) and settled(node) \
+                and any(lived.get(key, end) < node.event.line for key in _recurrence_keys(node)):
+            survived.add(node.event.id)
     latest_first()
     return sorted((nodes[i].event for i in survived), key=lambda e: (e.line, e.id))
 
 
 def _may_recur(node: _Node) -> bool:
-    """A request handler's error, which its process may log once per request and survive."""
+    """A request handler's error, which its process may log once per request and survive; or
+    an exception of a program's own process that is none of vLLM's (`_task_error`)."""
     if node.pointer is not None:
         return False  # a report that a failure happened elsewhere
     # (and an exception printed alone, which code caught and printed: each process that
     # imports the same library prints it again)
-    return _may_be_request_error(node) or _bare(node.event)
+    return _may_be_request_error(node) or _bare(node.event) or _task_error(node)
+
+
+def _task_error(node: _Node) -> bool:
+    """An exception (or a traceback cut before it) of a process that is none of vLLM's roles: a
+    program's own actors around its engines (an RL trainer's agent loop, its reward workers, Ray
+    Serve's replicas) run one task per item and catch and log what one item raised (a model's
+    answer the loop could not parse) while the run goes on. Not a sticky device error, nor an
+    uncaught exit or a native death."""
+    return node.process_role is Role.OTHER and not node.corrupting and not node.exit \
+        and not node.dies and node.event.kind in (EventKind.EXCEPTION, EventKind.ERROR_RECORD) \
+        and (node.event.kind is EventKind.EXCEPTION or node.event.exception == CUT_TRACEBACK)
 
 
 def _may_be_request_error(node: _Node) -> bool:
@@ -669,14 +683,30 @@ def _may_be_request_error(node: _Node) -> bool:
         node.process_role is Role.MAIN and node.event.kind is EventKind.ERROR_RECORD)
 
 
-def _recurrence_keys(node: _Node) -> list[tuple[Process, str]]:
+def _recurrence_keys(node: _Node, *, lived: bool = False) -> list[tuple[Process | str, str]]:
     """What makes two errors of one process the same recurring error: the same masked failure,
-    or the same logger call site."""
+    or the same logger call site. For a task's error (`_task_error`) also, in any process of the
+    same name (Ray's actors of one class, each a replica running the same code), the same
+    exception class with a message that opens with the same words (`_HEAD_WORDS`, masked: a
+    message that goes on to quote the input it failed on, a model's answer), and a traceback cut
+    before its exception line is a copy of an exception raised in the function its innermost
+    frame names. `lived`: the keys an error its process went on from gives its later copies."""
     event = node.event
-    keys = [(event.process, "\0".join(node.fingerprint))]
+    keys: list[tuple[Process | str, str]] = [(event.process, "\0".join(node.fingerprint))]
     if event.site:
         keys.append((event.process, event.site))
+    if _task_error(node):
+        name = event.process.name
+        cut = event.exception == CUT_TRACEBACK
+        if not cut:
+            head = " ".join(node.fingerprint[1].split()[:_HEAD_WORDS])
+            keys.append((name, f"{node.fingerprint[0]}\0{head}"))
+        if event.frames and (cut or lived):
+            keys.append((name, f"{event.frames[-1].file}:{event.frames[-1].function}"))
     return keys
+
+
+_HEAD_WORDS = 5  # the words a task's recurring message opens with (`_recurrence_keys`)
 
 
 _CRASH_WINDOW = 60  # lines: one crash prints its signal banner and its Python stack together

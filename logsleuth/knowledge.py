@@ -51,6 +51,9 @@ class Latent:
     # the warning says no engine can start after it (`dooms_startup`): a start-up step after
     # it, with no error and no completed start-up, makes it the failure
     dooms_startup: bool = False
+    # the record says so whatever level its logger gave it (`any_level`: a monitor that logs a
+    # condition at ERROR, Ray's raylet of its disk): an error record of its words is latent too
+    any_level: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,6 +469,11 @@ class Causality:
     def _latent_warning(self, text: str) -> bool:
         return any(_search(latent.warning, text) for latent in self.latent)
 
+    def latent_record(self, text: str) -> bool:
+        """The error record states a condition that may be the cause of a later error, at
+        whatever level it was logged (`latent.any_level`)."""
+        return any(latent.any_level and _search(latent.warning, text) for latent in self.latent)
+
     def client_fault(self, text: str) -> bool:
         """A request's error whose text says the client's request does not fit the deployment's
         limits (`requests.clients`): vLLM refuses that request, by design."""
@@ -577,7 +585,8 @@ class Causality:
         return any(_search(p, diagnostic) for p in self.exit_programs)
 
     def declares_harmless(self, text: str) -> bool:
-        """The record's text says, without a condition, that it does not stop the program."""
+        """The record's text says, without a condition, that it does not stop the program, or
+        it is a library's probe for metadata that it goes on without (`probes`)."""
         return any(_search(pattern, text) for pattern in self.harmless)
 
     def exits(self, places: list[str]) -> bool:
@@ -792,10 +801,12 @@ def load_causality(path: Path | None = None) -> Causality:
                      scheduler_stops, request_savers, request_answer, waits,
                      compile_(data["unstarted_bars"], "unstarted_bars")
                      if "unstarted_bars" in data else None,
-                     tuple(compile_(p, "harmless") for p in data.get("harmless", [])),
+                     tuple([*(compile_(p, "harmless") for p in data.get("harmless", [])),
+                            *(compile_(p, "probes") for p in data.get("probes", []))]),
                      tuple(Latent(compile_(item["warning"], "latent"),
                                   tuple(compile_(p, "latent") for p in item.get("explains", [])),
-                                  bool(item.get("dooms_startup", False)))
+                                  bool(item.get("dooms_startup", False)),
+                                  bool(item.get("any_level", False)))
                            for item in data.get("latent", [])),
                      compile_(data["failed_answers"], "failed_answers")
                      if "failed_answers" in data else None,

@@ -63,6 +63,9 @@ LINES = [
      {"attention_backend": "FLASH_ATTN"}),  # corpus healthy-dgx-spark
     ("(Worker_TP2 pid=104688) INFO 03-08 20:37:42 [rocm.py:377] Using Triton Attention backend.",
      {"attention_backend": "Triton Attention"}),  # corpus healthy-minimax (ROCm)
+    # another library's backend is not the attention backend (an RL trainer's wandb beside vLLM)
+    ("(main_task pid=457932) wandb: Using wandb-core as the SDK backend.  Please refer to "
+     "https://wandb.me/wandb-core for more information.", {}),
     # a MoE backend line is not the attention backend
     ("(Worker_TP0 pid=104686) INFO 03-08 20:37:42 [fp8.py:338] Using TRITON Fp8 MoE backend out of "
      "potential backends: ['AITER', 'FLASHINFER_TRTLLM', 'TRITON'].", {}),

@@ -85,6 +85,8 @@ def clean(raw: str) -> str:
         raw = raw[:-1].rstrip() if raw[-1:] in BOX_BORDERS and len(raw) > 1 else raw
     if raw[-1:] == ">" or raw[-2:] == "> ":
         raw = _CLOSING_TAGS.sub("", raw)  # GitHub's HTML closing a pasted line (HTML_TAG opens)
+    if raw.endswith("across cluster]"):
+        raw = _RAY_DEDUP.sub("", raw)  # Ray's count of the copies it did not print again
     if "\r" in raw:
         segments = raw.split("\r")
         shown = [s for s in segments if s.strip()]
@@ -98,6 +100,11 @@ def clean(raw: str) -> str:
 
 # `</code></pre>` after the text of a line pasted inside GitHub's HTML
 _CLOSING_TAGS = re.compile(r"(?<=\S)(?:</(?:pre|code|samp|details|summary|p|div|b|strong|em)>)+\s*$")
+# Ray's log deduplication: the driver prints a line its workers logged alike once, with how many
+# copies it held back (`... [repeated 15x across cluster]`, Ray's docs, Configuring Logging: Log
+# deduplication). The count is Ray's, not the line's: the message, frame or record is the same one
+# printed bare elsewhere.
+_RAY_DEDUP = re.compile(r"\s*\[repeated \d+x across cluster\]$")
 _INDENT_CHARS = 64  # indentation deeper than this holds no tab worth reading
 
 
@@ -407,9 +414,11 @@ class _ToRecords(Transformer[Token, object]):
         return _Header(words[at], stamp[5:19].replace("T", " "), site)
 
     def pybasic(self, items: list[Token]) -> _Header:
-        # `ERROR:root:`
-        level, site = str(items[0]).split(":")[:2]
-        return _Header(_level_word(level), None, site)
+        # `ERROR:root:`, or `ERROR:2026-03-26 21:59:41,526:` (its time, and no logger named)
+        level, rest = str(items[0]).split(":", 1)
+        if rest[:4].isdigit():
+            return _Header(_level_word(level), rest[5:19], "-")
+        return _Header(_level_word(level), None, rest.split(":", 1)[0])
 
     def loguru(self, items: list[Token]) -> _Header:
         # `2024-01-02 03:04:05.123 | INFO     | module:func:12 - ` or `... | ERROR | worker | `
