@@ -6,8 +6,8 @@ wordings and the ways a log shows it, with a near miss that keeps its own answer
   on, as the engine says it (0.17+'s "Enabled custom fusions: ... allreduce_rms", the pass config
   of an engine config or a command line, 0.10-0.12's `enable_fi_allreduce_fusion`, the FlashInfer
   workspace the pass allocates): cuda-fault-with-fused-allreduce-rmsnorm, whose fix turns the pass
-  off (vllm issues 34948, 45604); the same fault with the pass off, or with nothing said about it,
-  keeps the general advice;
+  off (vllm issues 34948, 45604); the same fault with the pass off, with nothing said about it,
+  or after the pass turned itself off (its FlashInfer workspace failed), keeps the general advice;
 - the loader's completeness check listing a multimodal model's encoder weights (`visual.*`,
   `vision_tower.*`, `multi_modal_projector.*`, `audio_tower.*`, under any wrapper prefix), a
   text-only checkpoint of a vision or audio architecture: multimodal-encoder-weights-missing-
@@ -86,6 +86,22 @@ def test_the_same_fault_without_the_pass_keeps_the_general_advice(
     log = (off + "\n" if off else "") + worker_failure(fault, phase=phase, era=era)  # type: ignore[arg-type]
     signature, _ = signature_advice(log)
     assert signature != "cuda-fault-with-fused-allreduce-rmsnorm"
+
+
+@settings(max_examples=20, deadline=None)
+@given(on=_PASS_ON, phase=_FAULT_PHASES, era=_V1_ERAS, skipped=st.sampled_from([
+    "(Worker_TP0 pid=207850) WARNING 02-05 10:11:20 [flashinfer_all_reduce.py:175] Failed to "
+    "initialize FlashInfer Allreduce norm fusion workspace with backend=mnnvl",
+    "(Worker_TP0 pid=207850) WARNING 02-05 10:11:20 [allreduce_rms_fusion.py:1042] Failed to "
+    "initialize Flashinfer allreduce workspace. Flashinfer allreduce-norm fusion will be disabled.",
+    "(Worker_TP0 pid=207850) WARNING 02-05 10:11:20 [allreduce_rms_fusion.py:1126] AllReduce "
+    "fusion pass is disabled."]))
+def test_an_illegal_access_after_the_pass_turned_itself_off_keeps_the_general_advice(
+        on: str, phase: Phase, era: object, skipped: str) -> None:
+    error = "torch.AcceleratorError: CUDA error: an illegal memory access was encountered"
+    log = on + "\n" + skipped + "\n" + worker_failure(error, phase=phase, era=era)  # type: ignore[arg-type]
+    signature, _ = signature_advice(log)
+    assert signature == "cuda-illegal-memory-access"
 
 
 @settings(max_examples=15, deadline=None)
