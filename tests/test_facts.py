@@ -356,6 +356,9 @@ def test_versions_order_as_pep_440() -> None:
     ("fp8*", {}, 0.9),  # unknown: the log did not print it
     ("?auto", {"kv_cache_dtype": "fp8"}, 0.95),  # a soft one only lowers the score
     ("?auto", {}, 1.0),
+    ("+on", {"kv_cache_dtype": "on"}, 1.0),  # a fact that must be seen: it was
+    ("+on", {}, 0.0),  # not printed: the failure is not known to be this one
+    ("+on", {"kv_cache_dtype": "off"}, 0.0),
 ])
 def test_judge_fact(expression: str, facts: dict[str, object], factor: float) -> None:
     assert judge_fact("kv_cache_dtype", expression, facts).factor == factor

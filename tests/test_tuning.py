@@ -27,10 +27,20 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 23's random development split (fourteenth), cold misses (strict; each leaves when
     # fixed or gets a "Why not fixed" reason once analysed):
-    "startup/g-gh200-dev-tp4-fuse-allreduce-rms-cublas-illegal-access-graph-profile":
-        "session 23's fourteenth split, cold fix miss: not yet analysed",
-    "startup/g-v0260-dgx-spark-gb10-kat-coder-visual-weights-not-initialized-language-model-only":
-        "session 23's fourteenth split, cold fix miss: not yet analysed",
+    # (startup/g-gh200-dev-tp4-fuse-allreduce-rms-cublas-illegal-access-graph-profile left this
+    # list when a CUDA fault (an illegal memory access, the cuBLAS GEMM failing after one, `invalid
+    # argument`, an unspecified launch failure) in a run whose fused all-reduce + RMSNorm pass the
+    # log shows on (facts.yaml `allreduce_rms_fusion`: "Enabled custom fusions: ... allreduce_rms",
+    # `fuse_allreduce_rms` / 0.10-0.12's `enable_fi_allreduce_fusion` true in a pass config, the
+    # FlashInfer fusion workspace; a `+` fact condition must be seen) got its exact signature,
+    # cuda-fault-with-fused-allreduce-rmsnorm, which turns the pass off and names
+    # VLLM_FLASHINFER_ALLREDUCE_BACKEND (vllm#34948, #45604); startup/g-v0260-dgx-spark-gb10-kat-
+    # coder-visual-weights-not-initialized-language-model-only when the loader's completeness
+    # check listing a multimodal model's encoder weights (`visual.`, `vision_tower.`,
+    # `multi_modal_projector.`, `audio_tower.` under any prefix) became a text-only checkpoint of
+    # a multimodal architecture, multimodal-encoder-weights-missing-from-checkpoint, naming
+    # --language-model-only and every modality's limit at 0 (vllm PR 26000):
+    # tests/test_s23_fix_classes.py.)
     # Session 23's cold sweep of even-numbered vLLM threads about runtime failures (sigs-b,
     # s23b-*), cold fix misses (strict; each leaves when fixed or gets a "Why not fixed" reason):
     # (runtime/s23b-v011-flash-attn-mla-full-cudagraph-prefix-caching-ima-wrapper-lines left this

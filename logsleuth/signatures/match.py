@@ -12,8 +12,9 @@ same message from another call path, process or phase still matches, a little lo
 | process    | 1.0                | 0.85                                        |
 | phase      | 1.0                | 0.85, or 0.95 when the phase is not known   |
 | module     | 1.0                | 0.85, or 0.9 when no vLLM module is known   |
-| facts      | 1.0 (0.9 unknown)  | no match: the fix does not apply there;     |
-|            |                    | a soft `?expr` condition weighs 0.95        |
+| facts      | 1.0 (0.9 unknown;  | no match: the fix does not apply there;     |
+|            | no match when a    | a soft `?expr` condition weighs 0.95        |
+|            | `+expr` is unknown)|                                             |
 
 An exact signature whose matched text is generic (signatures/generic.py: it could come from any
 call path) and that names frames, a module, a phase or a deployment fact of which none is seen
@@ -550,11 +551,17 @@ def judge_fact(name: str, expression: str, facts: Mapping[str, object]) -> FactV
 
     `'fp8*'` is a glob (case-insensitive); `'>=0.11,<0.17'` compares versions or numbers, every
     comma-separated clause must hold; `'a|b'` holds when any alternative holds. A leading `?`
-    makes the condition soft: it ranks and shows as evidence but never rules a match out.
+    makes the condition soft: it ranks and shows as evidence but never rules a match out. A
+    leading `+` makes the fact the failure's evidence, not only the fix's scope: the log must
+    print it, so a log that does not rules the match out (a setting that turns a kernel on,
+    without which the same CUDA fault is another failure).
     """
     soft = expression.startswith("?")
-    text = expression[1:].strip() if soft else expression.strip()
+    seen = expression.startswith("+")
+    text = expression[1:].strip() if soft or seen else expression.strip()
     if name not in facts:
+        if seen:
+            return FactVerdict(0.0, f"{name} unknown (must be seen)", False)
         return FactVerdict(1.0 if soft else FACT_UNKNOWN, f"{name} unknown", False)
     value = facts[name]
     if fact_holds(value, text):
