@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import pickle
-import sys
-import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
 from functools import cache
@@ -15,6 +11,7 @@ from typing import TypeVar, cast
 
 import regex
 
+from logsleuth.compiledcopy import kept
 from logsleuth.errors import SignatureError
 from logsleuth.literal import SCREEN_CHARS, Needles, Screen, required_literals
 from logsleuth.model import Frame, MilestoneKind, Phase, Role
@@ -848,56 +845,12 @@ def load_causality(path: Path | None = None) -> Causality:
 @cache
 def default_causality() -> Causality:
     """The shipped causality knowledge, loaded once: from its compiled copy when one was kept
-    for these bytes of causality.yaml and this code (`_kept_copy`), else compiled and kept."""
-    path = data_dir("signatures") / "causality.yaml"
-    try:
-        kept = _kept_copy(path.read_bytes())
-    except OSError:
-        kept = None  # load_causality says what is wrong with the file
-    if kept is not None:
-        try:
-            with open(kept, "rb") as handle:
-                values = pickle.load(handle)
-            return Causality(**values)
-        except (OSError, pickle.PickleError, EOFError, AttributeError, ValueError, TypeError,
-                ImportError, IndexError, KeyError):
-            pass  # no copy yet, or one this code cannot read: compile
-    causality = load_causality(path)
-    if kept is not None:
-        values = {item.name: getattr(causality, item.name) for item in fields(causality)
-                  if item.init}
-        try:
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("wb", dir=kept.parent, delete=False) as out:
-                pickle.dump(values, out, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(out.name, kept)
-        except (OSError, pickle.PickleError, TypeError, AttributeError):
-            pass  # a cache that cannot be written is no cache (a read-only home, say)
-    return causality
-
-
-_FORMAT = 1  # bump when what the compiled copy holds changes in a way the key below misses
-
-
-def _kept_copy(raw: bytes) -> Path | None:
-    """Where the compiled copy of causality.yaml's bytes `raw` is kept (None: caching is off,
-    `LOGSLEUTH_NO_CACHE`). Compiling its ~200 patterns with `regex` (a parser in Python) was
-    ~75 ms of every run's start; `regex` pickles a pattern with its compiled program, so the
-    copy loads in ~4 ms and the derived tables (`__post_init__`) are built as before. The name
-    changes with the file's bytes, this code, the model's enums, Python and `regex`."""
-    from logsleuth import __version__
-    from logsleuth.resources import cache_dir
-
-    where = cache_dir()
-    if where is None:
-        return None
-    digest = hashlib.sha256(f"{_FORMAT}:{__version__}:{sys.version}:{regex.__version__}:"
-                            .encode())
-    digest.update(raw)
-    for code in (Path(__file__), Path(__file__).with_name("model.py")):
-        try:
-            stat = code.stat()
-        except OSError:
-            return None
-        digest.update(f"\0{code.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
-    return where / f"causality-{digest.hexdigest()[:32]}.pickle"
+    for these bytes of causality.yaml and this code (compiledcopy.py), else compiled and kept.
+    The copy holds the fields read from the file; the tables derived from them are built as
+    always (`__post_init__`)."""
+    here = Path(__file__)
+    return kept("causality", data_dir("signatures") / "causality.yaml",
+                (here, here.with_name("model.py")), load_causality, Causality,
+                lambda causality: {item.name: getattr(causality, item.name)
+                                   for item in fields(causality) if item.init},
+                lambda values: Causality(**values))

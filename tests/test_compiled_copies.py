@@ -1,6 +1,6 @@
-"""The causality knowledge read from its compiled copy (knowledge.default_causality) is the one
-compiled from causality.yaml: same fields, patterns that match alike, the copy written once and
-read after, a damaged copy ignored, a new copy for other bytes."""
+"""The data files read from their compiled copies (compiledcopy.py: causality.yaml, facts.yaml,
+remedy.yaml) are the ones compiled from the YAML: same fields, patterns that match alike, the
+copy written once and read after, a damaged copy ignored, a new copy for other bytes."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import regex
 
-from logsleuth import knowledge
+from logsleuth import compiledcopy, facts, knowledge, remedy
 from logsleuth.resources import data_dir
 
 _CAUSALITY = data_dir("signatures") / "causality.yaml"
@@ -102,10 +102,15 @@ def test_other_bytes_other_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("LOGSLEUTH_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("LOGSLEUTH_NO_CACHE", raising=False)
     raw = _CAUSALITY.read_bytes()
-    assert knowledge._kept_copy(raw) == knowledge._kept_copy(raw)
-    assert knowledge._kept_copy(raw) != knowledge._kept_copy(raw + b"\n")
+    code = [Path(knowledge.__file__)]
+    assert compiledcopy.where("causality", raw, code) == compiledcopy.where("causality", raw, code)
+    assert compiledcopy.where("causality", raw, code) \
+        != compiledcopy.where("causality", raw + b"\n", code)
+    assert compiledcopy.where("causality", raw, code) != compiledcopy.where("facts", raw, code)
+    assert compiledcopy.where("causality", raw, code) \
+        != compiledcopy.where("causality", raw, [*code, Path(facts.__file__)])
     monkeypatch.setenv("LOGSLEUTH_NO_CACHE", "1")
-    assert knowledge._kept_copy(raw) is None
+    assert compiledcopy.where("causality", raw, code) is None
     knowledge.default_causality.cache_clear()
     try:
         assert knowledge.default_causality().refused_advice \
@@ -113,3 +118,33 @@ def test_other_bytes_other_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         assert not list(tmp_path.glob("causality-*.pickle"))  # nothing written with caching off
     finally:
         knowledge.default_causality.cache_clear()
+
+
+_TABLES = [(facts.fact_table, lambda: facts._load_table(data_dir("signatures") / "facts.yaml"),
+            "facts"),
+           (remedy.default_phrasing, remedy.load_phrasing, "remedy")]
+
+
+@pytest.mark.parametrize(("default", "fresh", "name"), _TABLES)
+def test_tables_from_copies(default, fresh, name: str, tmp_path: Path,  # type: ignore[no-untyped-def]
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """facts.yaml and remedy.yaml: the copy is written, read, and equal to a fresh load; a
+    damaged one is built again."""
+    monkeypatch.setenv("LOGSLEUTH_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("LOGSLEUTH_NO_CACHE", raising=False)
+    expected = _plain(fresh())
+    try:
+        for damage in (None, None, b"garbage", pickle.dumps((1, 2))):
+            for copy in tmp_path.glob(f"{name}-*.pickle"):
+                copy.write_bytes(damage) if damage is not None else None
+            default.cache_clear()
+            assert _plain(default()) == expected
+            assert len(list(tmp_path.glob(f"{name}-*.pickle"))) == 1
+        copy = next(tmp_path.glob(f"{name}-*.pickle"))
+        kept = pickle.loads(copy.read_bytes())
+        for one, two in zip(_patterns(kept), _patterns(fresh()), strict=True):
+            for text in _texts()[:300]:
+                first, second = one.search(text), two.search(text)
+                assert (first and first.span()) == (second and second.span())
+    finally:
+        default.cache_clear()
