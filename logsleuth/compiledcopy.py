@@ -65,7 +65,9 @@ def kept(name: str, source: Path, code: Iterable[Path], build: Callable[[Path], 
 
 def where(name: str, raw: bytes, code: Iterable[Path]) -> Path | None:
     """Where the copy of `name` made from the bytes `raw` by `code` is kept (None: caching is
-    off, or a code file cannot be read)."""
+    off, or a code file cannot be read). `code` names every module whose code decides what the
+    copy holds: the one that builds it, those whose classes it holds, and those that derive
+    values kept in it (a pattern's required text, literal.py)."""
     from logsleuth import __version__
 
     folder = cache_dir()
@@ -74,7 +76,8 @@ def where(name: str, raw: bytes, code: Iterable[Path]) -> Path | None:
     digest = hashlib.sha256(f"{FORMAT}:{name}:{__version__}:{sys.version}:{regex.__version__}:"
                             .encode())
     digest.update(raw)
-    for path in (Path(__file__), *code):
+    here = Path(__file__)  # and how YAML is read, for every data file
+    for path in (here, here.with_name("yamlload.py"), *code):
         try:
             stat = path.stat()
         except OSError:

@@ -104,8 +104,9 @@ def fact_table() -> FactTable:
     """facts.yaml, loaded once: from its compiled copy when one was kept for these bytes and
     this code (compiledcopy.py), else read and kept."""
     here = Path(__file__)
-    return kept("facts", data_dir("signatures") / "facts.yaml",
-                (here, here.with_name("model.py")), _load_table, FactTable)
+    return kept("facts", data_dir("signatures") / "facts.yaml",  # a pattern's needle: literal.py
+                (here, here.with_name("model.py"), here.with_name("literal.py")), _load_table,
+                FactTable)
 
 
 def _load_table(path: Path) -> FactTable:

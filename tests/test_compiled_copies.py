@@ -8,6 +8,7 @@ import dataclasses
 import pickle
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import regex
@@ -126,7 +127,7 @@ _TABLES = [(facts.fact_table, lambda: facts._load_table(data_dir("signatures") /
 
 
 @pytest.mark.parametrize(("default", "fresh", "name"), _TABLES)
-def test_tables_from_copies(default, fresh, name: str, tmp_path: Path,  # type: ignore[no-untyped-def]
+def test_tables_from_copies(default: Any, fresh: Any, name: str, tmp_path: Path,
                             monkeypatch: pytest.MonkeyPatch) -> None:
     """facts.yaml and remedy.yaml: the copy is written, read, and equal to a fresh load; a
     damaged one is built again."""
