@@ -15,10 +15,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
+from pathlib import Path
 from typing import Any, TypeVar
 
 import regex
 
+from logsleuth.compiledcopy import kept
 from logsleuth.knowledge import KEPT_LONG_CHARS, UNTIMED_CHARS
 from logsleuth.literal import (SCREEN_CHARS, Needles, Screen, required_literal,
                                required_literals)
@@ -99,8 +101,16 @@ class FactTable:
 
 @cache
 def fact_table() -> FactTable:
-    """facts.yaml, loaded once."""
-    data, _ = load_yaml(data_dir("signatures") / "facts.yaml")
+    """facts.yaml, loaded once: from its compiled copy when one was kept for these bytes and
+    this code (compiledcopy.py), else read and kept."""
+    here = Path(__file__)
+    return kept("facts", data_dir("signatures") / "facts.yaml",  # a pattern's needle: literal.py
+                (here, here.with_name("model.py"), here.with_name("literal.py")), _load_table,
+                FactTable)
+
+
+def _load_table(path: Path) -> FactTable:
+    data, _ = load_yaml(path)
     table: dict[str, Any] = data if isinstance(data, dict) else {}
     records = tuple(Record(r["marker"], Side(r["side"]), RecordFormat(r["format"]))
                     for r in table.get("records", ()))

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cache
 from pathlib import Path
 from typing import TypeVar, cast
 
 import regex
 
+from logsleuth.compiledcopy import kept
 from logsleuth.errors import SignatureError
 from logsleuth.literal import SCREEN_CHARS, Needles, Screen, required_literals
 from logsleuth.model import Frame, MilestoneKind, Phase, Role
@@ -854,5 +855,13 @@ def load_causality(path: Path | None = None) -> Causality:
 
 @cache
 def default_causality() -> Causality:
-    """The shipped causality knowledge, loaded once."""
-    return load_causality()
+    """The shipped causality knowledge, loaded once: from its compiled copy when one was kept
+    for these bytes of causality.yaml and this code (compiledcopy.py), else compiled and kept.
+    The copy holds the fields read from the file; the tables derived from them are built as
+    always (`__post_init__`)."""
+    here = Path(__file__)
+    return kept("causality", data_dir("signatures") / "causality.yaml",
+                (here, here.with_name("model.py")), load_causality, Causality,
+                lambda causality: {item.name: getattr(causality, item.name)
+                                   for item in fields(causality) if item.init},
+                lambda values: Causality(**values))

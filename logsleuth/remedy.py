@@ -24,6 +24,7 @@ from pathlib import Path
 import re2
 import regex
 
+from logsleuth.compiledcopy import kept
 from logsleuth.errors import SignatureError
 from logsleuth.locate import compile_bytes
 from logsleuth.resources import data_dir
@@ -292,7 +293,10 @@ def warning_anchor(path: Path | None = None) -> str:
 
 @cache
 def default_phrasing() -> RemedyPhrasing:
-    return load_phrasing()
+    """The shipped phrasing, loaded once: from its compiled copy when one was kept for these
+    bytes of remedy.yaml and this code (compiledcopy.py), else compiled and kept."""
+    return kept("remedy", data_dir("signatures") / "remedy.yaml", (Path(__file__),),
+                load_phrasing, RemedyPhrasing)
 
 
 def remedy_of(message: str) -> str | None:

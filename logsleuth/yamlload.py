@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import re
-
+from functools import cache
 from pathlib import Path
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from logsleuth.errors import SignatureError
 
-# libyaml's parser when present: ten times faster than the pure-Python one, same node tree.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    import yaml
+
+
+@cache
+def _loader() -> Any:
+    """libyaml's parser when present: ten times faster than the pure-Python one, same node
+    tree. (The YAML library is imported here, when a file is read: a run whose data files'
+    compiled copies are kept, compiledcopy.py, reads none.)"""
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 MAX_FILE_BYTES = 512 * 1024  # a signature is a page of text; anything far larger is a mistake
 
@@ -52,8 +61,10 @@ def load_yaml(path: Path) -> tuple[object, dict[KeyPath, int]]:
 
 def load_yaml_text(text: str, where: str) -> tuple[object, dict[KeyPath, int]]:
     """As load_yaml, for text already read; `where` names it in errors."""
+    import yaml
+
     try:
-        node = yaml.compose(text, Loader=_LOADER)
+        node = yaml.compose(text, Loader=_loader())
     except yaml.YAMLError as exc:
         line = _error_line(exc, text)
         raise SignatureError(f"invalid YAML: {_problem(exc)}", location=f"{where}:{line}",
@@ -85,6 +96,8 @@ def load_yaml_text(text: str, where: str) -> tuple[object, dict[KeyPath, int]]:
 
 def _problem(exc: yaml.YAMLError) -> str:
     """The one-line reason of a PyYAML error, without its multi-line context dump."""
+    import yaml
+
     if isinstance(exc, yaml.MarkedYAMLError):
         context = exc.context
         if context and exc.context_mark is not None and exc.problem_mark is not None \
@@ -116,6 +129,8 @@ def _unquoted_comparison(text: str, line: int) -> str | None:
 
 def _error_line(exc: yaml.YAMLError, text: str) -> int:
     """The 1-based line of a PyYAML error: its mark, or its character position."""
+    import yaml
+
     if isinstance(exc, yaml.MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         return mark.line + 1 if mark is not None else 1
@@ -127,6 +142,8 @@ def _error_line(exc: yaml.YAMLError, text: str) -> int:
 
 def _walk(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int], seen: set[int],
           where: str) -> None:
+    import yaml
+
     if id(node) in seen:
         raise SignatureError("YAML aliases (*name) are not allowed in data files",
                              location=f"{where}:{node.start_mark.line + 1}")

@@ -60,65 +60,36 @@ class BodyLexer:
     """The first token of a body, as Lark's contextual lexer would take it."""
 
     def __init__(self, parser: Lark, transformer: object):
-        start = parser.parse_interactive("", start="body")
-        accepted = start.accepts() - {"$END"}  # type: ignore[no-untyped-call]
-        terminals = [parser.get_terminal(name) for name in accepted]
-        terminals.sort(key=_lexer_order)
-        self._alternatives = [f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals]
+        self._setup(lexer_texts(parser), transformer)
+
+    @classmethod
+    def from_texts(cls, texts: dict[str, Any], transformer: object) -> BodyLexer:
+        """The lexer made from what lexer_texts(parser) gave (kept: no Lark needed)."""
+        lexer = cls.__new__(cls)
+        lexer._setup(texts, transformer)
+        return lexer
+
+    def _setup(self, texts: dict[str, Any], transformer: object) -> None:
+        accepted = set(texts["accepted"])
+        self._alternatives: list[str] = list(texts["alternatives"])
         self._regex = re.compile("|".join(self._alternatives))
-        # what every match of a terminal with an alternative that starts by skipping any text
-        # (`.*?\d+%` of a progress bar, `.*\bfailed liveness probe`) contains, to leave it out
-        # of a long body's alternation when the body lacks it: such a terminal reads the whole
-        # body before it fails (2 ms for a logged prompt). (The others fail at the body's first
-        # characters; testing their texts would cost more than it spares.)
-        self._needles = [required_literals(t.pattern.to_regexp(), 1)
-                         if skips_any_text(t.pattern.to_regexp()) else ()
-                         for t in terminals]
+        self._needles = [tuple(needles) for needles in texts["needles"]]
         self._long = Needles(needle for needles in self._needles for needle in needles)
         self._narrowed: dict[tuple[bool, ...], re.Pattern[str]] = {}
         self._build: dict[str, Callable[[list[Token]], object]] = {
             name: getattr(transformer, method) for name, method in SINGLE_TOKEN_BODIES.items()
             if name in accepted}
-        # the terminals the parser accepts after the first of a two-terminal body, in lexer order
-        self._second: dict[str, re.Pattern[str]] = {}
-        for first in {first for first, _ in TWO_TOKEN_BODIES} & accepted:
-            state = parser.parse_interactive("", start="body")
-            state.feed_token(Token(first, ""))
-            after = state.accepts() - {"$END"}  # type: ignore[no-untyped-call]
-            follow = [parser.get_terminal(name) for name in after]
-            follow.sort(key=_lexer_order)
-            self._second[first] = re.compile("|".join(
-                f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in follow))
+        self._second: dict[str, re.Pattern[str]] = {
+            first: re.compile(text) for first, text in texts["second"].items()}
         self._pair: dict[tuple[str, str], Callable[[list[Token]], object]] = {
             pair: getattr(transformer, method) for pair, method in TWO_TOKEN_BODIES.items()}
-        self._separator = re.compile(parser.get_terminal("_EXC_SEP").pattern.to_regexp())
-        self._message = re.compile(parser.get_terminal("EXC_MESSAGE").pattern.to_regexp())
+        self._separator = re.compile(texts["separator"])
+        self._message = re.compile(texts["message"])
         self._exc_line: Callable[[list[Token]], object] = getattr(transformer, "exc_line")
-        # Decisions are kept per digit-masked body when every pattern after the first token is
-        # blind to digits; the first token's terminals that are not (`"code": 4\d\d`, `collect2`)
-        # are asked on each body: a kept decision holds only where they all fail.
-        sighted = [(a, t) for a, t in zip(self._alternatives, terminals)
-                   if not digit_blind(a)]
-        after = [self._separator, self._message, *self._second.values()]
-        # a sighted terminal that needs a text to match (PHRASE_LEAD's look-ahead for `NCCL
-        # error`...) is asked only of bodies holding one: its lazy 240-character scan was most
-        # of the cost of asking (the others fail at a body's first characters)
-        screened = [(a, looked_ahead_literals(t.pattern.to_regexp(), 4)
-                     if _SCANS_AHEAD.match(t.pattern.to_regexp()) else ()) for a, t in sighted]
-        self._sighted_text: str | None = \
-            "|".join(a for a, needles in screened if not needles) or "(?!)" \
-            if all(digit_blind(p.pattern) for p in after) else None
-        # the screened ones' texts; a body holding one is asked of them all
-        self._needed = tuple(dict.fromkeys(n for _, needles in screened for n in needles))
-        # `re` tries the sighted alternatives one by one at a body's start (2-4 us a body);
-        # RE2 runs them as one DFA, without their look-arounds (a wider pattern, so a body it
-        # cannot match at its start none of them can), and with the other questions `unsighted`
-        # asks of an ASCII body (does it hold a character that keeps RE2 from standing for `re`,
-        # or a screened one's text) in the same pass: a body none of them holds is unsighted
-        # (asked apart they cost 5-10 us a body: an access line's, a metrics line's)
-        self._quick = _quick(self._sighted_text, self._needed) \
-            if self._sighted_text is not None else None
-        self._all_sighted_text = "|".join(a for a, _ in sighted) or "(?!)"
+        self._sighted_text: str | None = texts["sighted_text"]
+        self._needed: tuple[str, ...] = tuple(texts["needed"])
+        self._quick = _compiled_quick(texts["quick"]) if texts["quick"] is not None else None
+        self._all_sighted_text: str = texts["all_sighted_text"]
         self._shapes: ShapeCache[Decision] = ShapeCache()
         self._answers: dict[str, bool] = {}  # `unsighted` of texts asked of `re`, by text
 
@@ -262,6 +233,60 @@ class BodyLexer:
         return ("exc", type_end, type_end + separator.end())
 
 
+def lexer_texts(parser: Lark) -> dict[str, Any]:
+    """What a BodyLexer is made of, read off the grammar's terminals (texts only, so that it can
+    be kept between runs: grammar.py keeps it by the grammar's bytes): the terminals Lark's
+    contextual lexer accepts at a body's start, in its order, and their texts."""
+    start = parser.parse_interactive("", start="body")
+    accepted = start.accepts() - {"$END"}  # type: ignore[no-untyped-call]
+    terminals = [parser.get_terminal(name) for name in accepted]
+    terminals.sort(key=_lexer_order)
+    alternatives = [f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals]
+    # what every match of a terminal with an alternative that starts by skipping any text
+    # (`.*?\d+%` of a progress bar, `.*\bfailed liveness probe`) contains, to leave it out
+    # of a long body's alternation when the body lacks it: such a terminal reads the whole
+    # body before it fails (2 ms for a logged prompt). (The others fail at the body's first
+    # characters; testing their texts would cost more than it spares.)
+    needles = [list(required_literals(t.pattern.to_regexp(), 1))
+               if skips_any_text(t.pattern.to_regexp()) else [] for t in terminals]
+    # the terminals the parser accepts after the first of a two-terminal body, in lexer order
+    second: dict[str, str] = {}
+    for first in sorted({first for first, _ in TWO_TOKEN_BODIES} & accepted):
+        state = parser.parse_interactive("", start="body")
+        state.feed_token(Token(first, ""))
+        after = state.accepts() - {"$END"}  # type: ignore[no-untyped-call]
+        follow = [parser.get_terminal(name) for name in after]
+        follow.sort(key=_lexer_order)
+        second[first] = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in follow)
+    separator = parser.get_terminal("_EXC_SEP").pattern.to_regexp()
+    message = parser.get_terminal("EXC_MESSAGE").pattern.to_regexp()
+    # Decisions are kept per digit-masked body when every pattern after the first token is
+    # blind to digits; the first token's terminals that are not (`"code": 4\d\d`, `collect2`)
+    # are asked on each body: a kept decision holds only where they all fail.
+    sighted = [(a, t) for a, t in zip(alternatives, terminals) if not digit_blind(a)]
+    # a sighted terminal that needs a text to match (PHRASE_LEAD's look-ahead for `NCCL
+    # error`...) is asked only of bodies holding one: its lazy 240-character scan was most
+    # of the cost of asking (the others fail at a body's first characters)
+    screened = [(a, looked_ahead_literals(t.pattern.to_regexp(), 4)
+                 if _SCANS_AHEAD.match(t.pattern.to_regexp()) else ()) for a, t in sighted]
+    sighted_text = "|".join(a for a, found in screened if not found) or "(?!)" \
+        if all(digit_blind(p) for p in (separator, message, *second.values())) else None
+    # the screened ones' texts; a body holding one is asked of them all
+    needed = list(dict.fromkeys(n for _, found in screened for n in found))
+    # `re` tries the sighted alternatives one by one at a body's start (2-4 us a body);
+    # RE2 runs them as one DFA, without their look-arounds (a wider pattern, so a body it
+    # cannot match at its start none of them can), and with the other questions `unsighted`
+    # asks of an ASCII body (does it hold a character that keeps RE2 from standing for `re`,
+    # or a screened one's text) in the same pass: a body none of them holds is unsighted
+    # (asked apart they cost 5-10 us a body: an access line's, a metrics line's)
+    return {"accepted": sorted(accepted), "alternatives": alternatives, "needles": needles,
+            "second": second, "separator": separator, "message": message,
+            "sighted_text": sighted_text, "needed": needed,
+            "quick": _quick_text(sighted_text, tuple(needed)) if sighted_text is not None
+            else None,
+            "all_sighted_text": "|".join(a for a, _ in sighted) or "(?!)"}
+
+
 # A pattern that starts by reading up to many characters of any kind (`\S[^\n]{0,240}?`), also
 # as the first alternative of a group (`(?:\S[^\n]{0,240}?[:\]]|")`): failing, it reads them
 # all, so it is screened by the texts it needs before it is asked
@@ -269,9 +294,15 @@ _SCANS_AHEAD = re.compile(r"(?:\(\?:)?(?:\\S|\\s\*)?(?:\.|\[\^[^\]]*\])(?:[*+]|\
 
 
 def _quick(pattern: str, needles: tuple[str, ...]) -> Callable[..., list[tuple[int, int]]] | None:
-    """One RE2 pattern (None: RE2 cannot take it) that matches at the start of a text when
-    `pattern` without its look-aheads and look-behinds (each only narrows what matches) does
-    there, or when the text holds anywhere one of `needles` or a line break, a vertical tab or
+    """_compiled_quick of _quick_text."""
+    text = _quick_text(pattern, needles)
+    return _compiled_quick(text) if text is not None else None
+
+
+def _quick_text(pattern: str, needles: tuple[str, ...]) -> str | None:
+    """The text of one RE2 pattern (None: RE2 cannot take it) that matches at the start of a
+    text when `pattern` without its look-aheads and look-behinds (each only narrows what
+    matches) does there, or when the text holds anywhere one of `needles` or a line break, a vertical tab or
     a separator \\x1c-\\x1f (which Python's `\\s` takes and RE2's does not): on an ASCII text
     it does not match, `pattern` cannot match at the start. Compiled without captures (the
     pattern's groups would make RE2 report each): its groups are made non-capturing in the
@@ -285,12 +316,16 @@ def _quick(pattern: str, needles: tuple[str, ...]) -> Callable[..., list[tuple[i
     anywhere = ["[\\n\\x0b\\x1c-\\x1f]",
                 *("".join(c if c.isalnum() else f"\\x{{{ord(c):x}}}" for c in needle)
                   for needle in needles)]
+    return f"(?:{wider})|(?s:.)*?(?:{'|'.join(anywhere)})"
+
+
+def _compiled_quick(text: str) -> Callable[..., list[tuple[int, int]]] | None:
+    """The RE2 pattern `text` (_quick_text) compiled without captures (None: RE2 refuses it)."""
     options = re2.Options()
     options.log_errors = False
     options.never_capture = True
     try:
-        compiled = re2.compile(f"(?:{wider})|(?s:.)*?(?:{'|'.join(anywhere)})".encode("utf-8"),
-                               options)
+        compiled = re2.compile(text.encode("utf-8"), options)
     except re2.error:
         return None
     match: Callable[..., list[tuple[int, int]]] = compiled._regexp.Match

@@ -8,18 +8,24 @@ or a Token. `clean()` does the pre-lexing (ANSI colours, terminal overwrites, pa
 from __future__ import annotations
 
 import ast
+import hashlib
+import importlib.util
 import json
+import os
 import re
+import tempfile
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
 
 from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import LarkError
 
 from logsleuth.literal import SCREEN_CHARS, Needles
 from logsleuth.model import MAIN, ChainReason, Frame, Level, LineKind, LogLine, Process
-from logsleuth.resources import data_dir
-from logsleuth.tokenize.fastpath import BodyLexer, body_lexer
+from logsleuth.resources import cache_dir, data_dir
+from logsleuth.tokenize.fastpath import BodyLexer, lexer_texts
 from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 from logsleuth.quickinit import quick_init
 
@@ -982,10 +988,82 @@ def _head_lexer(phase: int) -> re.Pattern[str]:
     """The head terminals the grammar accepts from `phase` on, in the lexer's order: like Lark's
     contextual lexer, an outer wrapper is not tried after a prefix (where a header of the same
     text may stand, `(EngineCore pid=1) 2026-08-01 21:21:48,181 - INFO - `)."""
-    parser = _record_parser()
+    return re.compile(_lexer_texts()["head"][phase])
+
+
+def _head_text(parser: Lark, phase: int) -> str:
     terminals = sorted((parser.get_terminal(name) for name, (rule_phase, _) in _HEAD_RULES.items()
                         if rule_phase >= phase), key=lambda t: -t.priority)
-    return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals))
+    return "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals)
+
+
+_HEAD_PHASES = 3  # `head: outer* prefix* header?`
+
+
+@cache
+def _lexer_texts() -> dict[str, Any]:
+    """The texts the head and body lexers are compiled from, read off the grammar's terminals
+    (Lark is the definition): kept between runs for these grammar bytes, this Lark and this
+    code (`_kept_texts`), so that a run whose bodies all take the fast path never loads Lark's
+    tables, and none derives the texts again (parsing every terminal for what it tells apart
+    and needs: ~50 ms of every start)."""
+    path = data_dir("grammars") / "vllm.lark"
+    try:
+        kept = _kept_texts(path.read_bytes())
+    except OSError:
+        kept = None
+    if kept is not None:
+        try:
+            with open(kept, encoding="utf-8") as handle:
+                texts = json.load(handle)
+            if isinstance(texts, dict) and texts.get("format") == _TEXTS_FORMAT:
+                return texts
+        except (OSError, ValueError):
+            pass  # no copy yet, or a damaged one: derive the texts
+    parser = _record_parser()
+    texts = {"format": _TEXTS_FORMAT, "body": lexer_texts(parser),
+             "head": [_head_text(parser, phase) for phase in range(_HEAD_PHASES)]}
+    # whether every head terminal is digit-blind (later phases hold fewer terminals)
+    texts["head_blind"] = digit_blind(texts["head"][0])
+    if kept is not None:
+        try:
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=kept.parent,
+                                             delete=False) as out:
+                json.dump(texts, out)
+            os.replace(out.name, kept)
+        except OSError:
+            pass  # a cache that cannot be written is no cache (a read-only home, say)
+    return texts
+
+
+_TEXTS_FORMAT = 1  # bump when what the kept texts hold changes in a way the key below misses
+
+
+def _kept_texts(grammar: bytes) -> Path | None:
+    """Where the lexers' texts made from these grammar bytes by the installed Lark and this
+    code are kept (None: caching is off, `LOGSLEUTH_NO_CACHE`)."""
+    where = cache_dir()
+    spec = importlib.util.find_spec("lark")
+    if where is None or spec is None or spec.origin is None:
+        return None
+    digest = hashlib.sha256(f"{_TEXTS_FORMAT}\0".encode())
+    digest.update(grammar)
+    here = Path(__file__)
+    for code in (Path(spec.origin), here, here.with_name("fastpath.py"),
+                 here.with_name("shape.py"), here.parent.parent / "literal.py"):
+        try:
+            stat = os.stat(code)
+        except OSError:
+            return None
+        digest.update(f"\0{code}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return where / f"lexers-{digest.hexdigest()[:32]}.json"
+
+
+@cache
+def _body_lexer() -> BodyLexer:
+    """The body lexer (fastpath.py), made from the kept texts."""
+    return BodyLexer.from_texts(_lexer_texts()["body"], _TRANSFORMER)
 
 
 # No wrapper, prefix or record header is this long; each head token is lexed within this many
@@ -1064,7 +1142,7 @@ def _parse_any_body(text: str) -> _Body:
         return _BLANK
     # one terminal from start to end (a plain message, a frame, a caret line) or an exception
     # line: no LALR parse
-    body = body_lexer(_record_parser(), _TRANSFORMER).body(text)
+    body = _body_lexer().body(text)
     if body is None:
         body = _record_parser().parse(text, start="body")
     return body if isinstance(body, _Body) else _BLANK
@@ -1100,7 +1178,7 @@ _HEAD_SHAPES: ShapeCache[tuple[tuple[str, int], ...]] = ShapeCache()
 def _head_blind() -> bool:
     """Whether the head terminals never tell one digit from another (shape.py): then a line's
     head lexes the same as any line of its shape, and is lexed once per shape."""
-    return digit_blind(_head_lexer(0).pattern)  # every head terminal (later phases: fewer)
+    return bool(_lexer_texts()["head_blind"])
 
 
 def _lex_head_shaped(text: str) -> tuple[int, tuple[tuple[str, str], ...]]:
@@ -1146,24 +1224,19 @@ def head_blind() -> bool:
 def blind_body(text: str) -> bool:
     """Whether parse_split reads this body the same way as every body of its shape (the fast
     path's decision kept per shape, no digit-sighted terminal able to take it)."""
-    return not text or body_lexer(_record_parser(), _TRANSFORMER).blind(text)
+    return not text or _body_lexer().blind(text)
 
 
 def unsighted_body(text: str) -> bool:
     """Whether no digit-sighted body terminal could take this body: a body of a shape whose
     reading `blind_body` found shape-wide is then read alike."""
-    return not text or body_lexer(_record_parser(), _TRANSFORMER).unsighted(text)
+    return not text or _body_lexer().unsighted(text)
 
 
 def unsighted_ascii_body(data: bytes, text: str) -> bool:
     """`unsighted_body(text)` of an ASCII body given with its bytes (`text`'s encoding): a
     quick reading's body (scan.py), asked of nearly every answer and activity line read."""
     return not text or _body_lexer().unsighted_ascii(data, text)
-
-
-@cache
-def _body_lexer() -> BodyLexer:
-    return body_lexer(_record_parser(), _TRANSFORMER)
 
 
 def interned(name: str, pid: int | None, ip: str | None = None) -> Process:
