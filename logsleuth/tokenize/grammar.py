@@ -48,7 +48,11 @@ _HAS_WIDE_SPACE = re.compile("[" + "".join(map(chr, _WIDE_SPACES)) + "]").search
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
                  "pybasic", "cut_record", "loguru", "ci_command", "ray_serve",
-                 "kserve", "neuron", "bracket_fields", "spdlog", "level_word", "cann_code")
+                 "kserve", "neuron", "bracket_fields", "spdlog", "level_word", "cann_code",
+                 "client_answer", "client_status_code")
+# Start symbols of the parts of a line that another stage takes off a line's text by the
+# grammar's own terminals (terminal_regex): a client's print of an error answer (index/bare.py)
+PART_SYMBOLS = ("client_answer", "client_status_code")
 
 
 @cache
@@ -679,7 +683,7 @@ class _ToRecords(Transformer[Token, object]):
         # `HTTP 500: Internal Server Error`, `Request failed with status code 400`: a client's
         # error for the status it names (the first three digits of 4xx or 5xx the shape holds)
         text = str(items[0]).strip()
-        found = _STATUS_CODE.search(text)
+        found = terminal_regex("CLIENT_STATUS_CODE").search(text)
         code = found.group() if found is not None else "error"
         return _Body(LineKind.EXCEPTION_REPR, text, exception=f"HTTP {code}", message=text)
 
@@ -902,7 +906,6 @@ def _error_body(text: str) -> tuple[str, str]:
             message.group(2) if message else "")
 
 
-_STATUS_CODE = re.compile(r"(?<![\d.])[45]\d\d(?![\d.])")  # (CLIENT_STATUS holds one)
 _BODY_FIELD = re.compile(r'"type": ?["\']([^"\'\n]+)["\']')
 _BODY_MESSAGE = re.compile(r'["\']message["\']: ?(["\'])(.*?)\1(?=, ["\']|\})')
 
@@ -928,8 +931,15 @@ _TRANSFORMER = _ToRecords()
 def _record_parser() -> Lark:
     """The line grammar with the transformer applied during the parse (no tree is built)."""
     return Lark.open(str(data_dir("grammars") / "vllm.lark"), parser="lalr", lexer="contextual",
-                     start=["line", "head", "body"], maybe_placeholders=False,
+                     start=["line", "head", "body", *PART_SYMBOLS], maybe_placeholders=False,
                      transformer=_TRANSFORMER, cache=True)
+
+
+@cache
+def terminal_regex(name: str) -> re.Pattern[str]:
+    """One terminal of grammars/vllm.lark, compiled: for a stage that reads a part of a line
+    the grammar names (a start symbol of PART_SYMBOLS holds it) out of a line's text."""
+    return re.compile(_record_parser().get_terminal(name).pattern.to_regexp())
 
 
 # The rule `head: outer* prefix* header?` is regular and each of its parts is one terminal, so
