@@ -250,3 +250,35 @@ def test_a_clients_printed_answer_cut_short_is_not_that_error(
     report = explain_text(f"{outer}{prefix}{answer}\n")
     assert report.verdict != "failure", (outer, prefix, answer)
     assert report.root_cause is None or report.root_cause.exception != cls
+
+
+# A message pasted alone with what may stand around it (grammars/vllm.lark `pasted_line`: a
+# program's own label, markdown's inline code), wherever the line stands: read the same.
+LABELS = ["", "Misc error: ", "[rank 0] Request failed: ", "Got an error: "]
+QUOTES = ["", "`", "``", "` "]
+
+
+@SOME
+@given(outer=st.sampled_from(OUTER_WRAPPERS), prefix=st.sampled_from(PROCESS_PREFIXES),
+       colour=st.sampled_from(COLOURS), label=st.sampled_from(LABELS),
+       quote=st.sampled_from(QUOTES), pick=st.integers(0, 2))
+def test_a_pasted_message_is_read_the_same_behind_any_wrapper(
+        outer: str, prefix: str, colour: tuple[str, str], label: str, quote: str,
+        pick: int) -> None:
+    message, cls = pasted_messages(MessageKind.RAISE, 3)[pick]
+    line = f"{outer}{prefix}{colour[0]}{quote}{label}{message}{quote[::-1]}{colour[1]}"
+    report = explain_text(f"{HEALTHY_LINES[1]}\n{line}\n")
+    assert report.root_cause is not None, line
+    assert (report.root_cause.exception, report.root_cause.line) == (cls, 2)
+
+
+@SOME
+@given(outer=st.sampled_from(OUTER_WRAPPERS), prefix=st.sampled_from(PROCESS_PREFIXES),
+       label=st.sampled_from(LABELS), quote=st.sampled_from(QUOTES), cut=st.floats(0.2, 0.8),
+       pick=st.integers(0, 2))
+def test_a_pasted_message_cut_short_is_not_that_error(outer: str, prefix: str, label: str,
+                                                      quote: str, cut: float, pick: int) -> None:
+    message, cls = pasted_messages(MessageKind.RAISE, 3)[pick]
+    line = f"{outer}{prefix}{quote}{label}{message[:int(len(message) * cut)]}{quote[::-1]}"
+    report = explain_text(line + "\n")
+    assert report.root_cause is None or report.root_cause.exception != cls, line

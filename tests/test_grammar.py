@@ -1069,6 +1069,51 @@ def test_client_answer_parts_are_not(terminal: str, text: str) -> None:
     assert found is None, (terminal, text)
 
 
+# ---- pasted_line: what stands around vLLM's message in a line pasted alone (index/bare.py) --------
+
+@pytest.mark.parametrize(("text", "terminal", "rest"), [
+    ("AttributeError: 'NoneType' object has no attribute 'x'", "NAMED_LEAD",
+     "'NoneType' object has no attribute 'x'"),
+    ("torch.cuda: out of memory", "NAMED_LEAD", "out of memory"),
+    ("Misc error: the model is too big", "PROGRAM_LABEL", "the model is too big"),
+    ("[rank 0] Request failed: the model is too big", "PROGRAM_LABEL", "the model is too big"),
+    ("Got an error: x", "PROGRAM_LABEL", "x"),
+])
+def test_pasted_line_leads(text: str, terminal: str, rest: str) -> None:
+    from logsleuth.tokenize import terminal_regex
+
+    assert accepts(text, "pasted_line")
+    found = terminal_regex(terminal).match(text)
+    assert found is not None and text[found.end():] == rest
+
+
+@pytest.mark.parametrize(("text", "inside"), [
+    ("`Ray does not allocate any GPUs`", "Ray does not allocate any GPUs"),
+    ("`` the model is too big ``", "the model is too big"),
+    ("```x `y` z```", "x `y` z"),
+])
+def test_pasted_line_inline_code(text: str, inside: str) -> None:
+    from logsleuth.tokenize import terminal_regex
+
+    assert accepts(text, "pasted_line")
+    found = terminal_regex("INLINE_CODE").fullmatch(text)
+    assert found is not None and found.group("code_text") == inside
+
+
+@pytest.mark.parametrize(("terminal", "text"), [
+    ("NAMED_LEAD", "the model: x"), ("NAMED_LEAD", "3x: y"), ("NAMED_LEAD", "Error:x"),
+    ("PROGRAM_LABEL", "Error: x"), ("PROGRAM_LABEL", "one two three four five: x"),
+    ("PROGRAM_LABEL", "Misc error:  x"), ("PROGRAM_LABEL", "torch.cuda error: x"),
+    ("INLINE_CODE", "``x`"), ("INLINE_CODE", "`x` and more"), ("INLINE_CODE", "``"),
+])
+def test_pasted_line_parts_are_not(terminal: str, text: str) -> None:
+    from logsleuth.tokenize import terminal_regex
+
+    pattern = terminal_regex(terminal)
+    found = pattern.fullmatch(text) if terminal == "INLINE_CODE" else pattern.match(text)
+    assert found is None, (terminal, text)
+
+
 # ---- what a line is NOT ---------------------------------------------------------------------------
 
 def test_error_record_text_is_not_an_exception_line() -> None:

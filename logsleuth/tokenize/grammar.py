@@ -49,10 +49,11 @@ START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_c
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
                  "pybasic", "cut_record", "loguru", "ci_command", "ray_serve",
                  "kserve", "neuron", "bracket_fields", "spdlog", "level_word", "cann_code",
-                 "client_answer", "client_status_code")
+                 "client_answer", "client_status_code", "pasted_line")
 # Start symbols of the parts of a line that another stage takes off a line's text by the
-# grammar's own terminals (terminal_regex): a client's print of an error answer (index/bare.py)
-PART_SYMBOLS = ("client_answer", "client_status_code")
+# grammar's own terminals (terminal_regex): a client's print of an error answer, a line pasted
+# on its own (index/bare.py)
+PART_SYMBOLS = ("client_answer", "client_status_code", "pasted_line")
 
 
 @cache
