@@ -49,11 +49,14 @@ START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_c
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
                  "pybasic", "cut_record", "loguru", "ci_command", "ray_serve",
                  "kserve", "neuron", "bracket_fields", "spdlog", "level_word", "cann_code",
-                 "client_answer", "client_status_code", "pasted_line")
+                 "client_answer", "client_status_code", "pasted_line", "ray_repeated",
+                 "annotated_source")
 # Start symbols of the parts of a line that another stage takes off a line's text by the
 # grammar's own terminals (terminal_regex): a client's print of an error answer, a line pasted
-# on its own (index/bare.py)
-PART_SYMBOLS = ("client_answer", "client_status_code", "pasted_line")
+# on its own (index/bare.py), Ray's repeat count (signatures/match.py), a source line that is an
+# annotated assignment (assemble.py)
+PART_SYMBOLS = ("client_answer", "client_status_code", "pasted_line", "ray_repeated",
+                "annotated_source")
 
 
 @cache

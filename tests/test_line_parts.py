@@ -1,0 +1,143 @@
+"""Parts of a line that a stage past the tokenizer reads by the grammar's own terminals
+(grammars/vllm.lark, the start symbols of tokenize.grammar.PART_SYMBOLS, compiled by
+`terminal_regex`): Ray's repeat count (signatures/match.py) and the annotated assignment that a
+frame's source line can be (assemble.py); the client's answer and the pasted line are
+tests/test_bare_message.py's. Each is read the same wherever its line stands: behind a
+collector's or launcher's wrapper, a process prefix, colour, and a line cut short.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import logsleuth
+from logsleuth.model import Report, Verdict
+from logsleuth.pipeline import explain_text
+from logsleuth.tokenize import anchor_patterns, line_parser
+from logsleuth.tokenize.grammar import PART_SYMBOLS
+
+SOME = settings(max_examples=40, deadline=None)
+OUTER_WRAPPERS = ["", "2025-06-01T10:00:01.123456789Z stderr F ", "2025-06-01T10:00:01.123456Z ",
+                  "[pod/vllm-0/vllm] ", "vllm-1  | ", "2025-06-01 10:00:01 ",
+                  "Jun 01 10:00:01 gpu-3 python[4242]: "]
+COLOURS = [("", ""), ("\x1b[36m", "\x1b[0m")]
+
+
+def explain(lines: list[str]) -> Report:
+    return explain_text("\n".join(lines) + "\n")
+
+
+def _terminal_names() -> set[tuple[str, str]]:
+    """(module, terminal) for every `terminal_regex("NAME")` call in the package."""
+    root = Path(logsleuth.__file__).parent
+    found = set()
+    for module in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "terminal_regex" \
+                    and node.args and isinstance(node.args[0], ast.Constant):
+                found.add((module.name, str(node.args[0].value)))
+    return found
+
+
+def test_every_terminal_a_stage_reads_is_a_part_of_the_grammar() -> None:
+    """Each terminal a module compiles from the grammar is one a part's start symbol holds, and
+    no part is a piece of `line`: the grammar's reading of a line does not change by them."""
+    parser = line_parser()
+    names = _terminal_names()
+    assert {name for _, name in names} >= {"CLIENT_ANSWER_LEAD", "RAY_REPEATED",
+                                           "SOURCE_ANNOTATION", "INLINE_CODE"}
+    in_parts = {symbol.name for rule in parser.rules if rule.origin.name in PART_SYMBOLS
+                for symbol in rule.expansion}
+    in_line = {symbol.name for rule in parser.rules if rule.origin.name not in PART_SYMBOLS
+               for symbol in rule.expansion}
+    for module, name in names:
+        assert name in in_parts, (module, name)
+    assert not in_line & set(PART_SYMBOLS)
+
+
+# ---- Ray's repeat count --------------------------------------------------------------------------
+
+RAY_PREFIXES = ["(RayWorkerWrapper pid=581, ip=10.0.0.1) ",
+                "\x1b[36m(RayWorkerWrapper pid=581, ip=10.0.0.1)\x1b[0m "]
+# a weight the checkpoint has that the model does not (signatures: weight-name-not-in-model);
+# the family's pattern ends with the quoted name, so Ray's count after it hides it
+KEYS = st.builds(lambda part, layer, proj: f"'{part}.{layer}.{proj}'",
+                 st.sampled_from(["layers", "model.layers", "language_model.model.layers"]),
+                 st.integers(0, 95),
+                 st.sampled_from(["mlp.experts.w2_weight", "self_attn.q_proj.weight",
+                                  "mlp.gate_up_proj.weight_scale"]))
+
+
+@SOME
+@given(outer=st.sampled_from(OUTER_WRAPPERS), prefix=st.sampled_from(RAY_PREFIXES), key=KEYS,
+       count=st.integers(1, 64), spaces=st.sampled_from([" ", "  ", " \t"]))
+def test_rays_repeat_count_leaves_the_message_as_it_was(outer: str, prefix: str, key: str,
+                                                        count: int, spaces: str) -> None:
+    line = f"{outer}{prefix}KeyError: {key}"
+    counted = f"{line}{spaces}[repeated {count}x across cluster]"
+    assert anchor_patterns()[0].search(counted.encode())
+    alone, repeated = explain([line]), explain([counted])
+    assert alone.signature is not None and repeated.signature is not None
+    assert repeated.signature.id == alone.signature.id == "weight-name-not-in-model"
+    assert (repeated.root_cause and repeated.root_cause.exception) == "KeyError"
+
+
+@SOME
+@given(key=KEYS, cut=st.integers(1, 20))
+def test_a_repeat_count_cut_short_is_no_count(key: str, cut: int) -> None:
+    # a line cut inside Ray's count keeps what is left of it in the message: only the whole
+    # count is Ray's (the suffix ends the line)
+    from logsleuth.tokenize import terminal_regex
+
+    counted = f"KeyError: {key} [repeated 7x across cluster]"
+    assert terminal_regex("RAY_REPEATED").search(counted[:-cut]) is None
+
+
+# ---- an annotated assignment where a frame's source line goes ----------------------------------
+
+ANNOTATED = ["ValueError: int = 3", "KeyError: dict[str, int] = {}", "RuntimeError: torch.Tensor = x",
+             "OSError: Optional[str] = None"]
+EXCEPTIONS = [("ValueError", "max_model_len must be positive"),
+              ("RuntimeError", "CUDA error: an illegal memory access was encountered")]
+
+
+@SOME
+@given(outer=st.sampled_from(OUTER_WRAPPERS),
+       prefix=st.sampled_from(["", "(EngineCore_DP0 pid=4242) "]), colour=st.sampled_from(COLOURS),
+       source=st.sampled_from(ANNOTATED), exception=st.sampled_from(EXCEPTIONS))
+def test_an_annotated_source_line_stays_code_wherever_the_traceback_stands(
+        outer: str, prefix: str, colour: tuple[str, str], source: str,
+        exception: tuple[str, str]) -> None:
+    head = f"{outer}{colour[0]}{prefix}{colour[1]}"
+    lines = [f"{head}Traceback (most recent call last):",
+             f'{head}  File "/app/vllm/engine.py", line 12, in run',
+             f"{head}    {source}",
+             f"{head}{exception[0]}: {exception[1]}"]
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE, lines
+    assert report.root_cause is not None
+    assert (report.root_cause.exception, report.root_cause.line) == (exception[0], 4), lines
+    assert not report.symptoms, lines
+
+
+@pytest.mark.parametrize(("message", "annotation"), [
+    ("int = 3", True), ("dict[str, int] = {}", True), ("torch.Tensor = x", True),
+    ("bad value = 3", False), ("int == 3", False), ("int=3", False), ("max_model_len", False)])
+def test_source_annotation(message: str, annotation: bool) -> None:
+    from logsleuth.tokenize import terminal_regex
+
+    assert (terminal_regex("SOURCE_ANNOTATION").match(message) is not None) is annotation
+
+
+@pytest.mark.parametrize(("text", "start"), [
+    (" [repeated 7x across cluster]", "ray_repeated"), ("\t[repeated 12x across cluster] ", "ray_repeated"),
+    ("int = 3", "annotated_source"), ("Optional[str] = None", "annotated_source")])
+def test_parts_through_their_start_symbols(text: str, start: str) -> None:
+    from logsleuth.tokenize import tree_of
+
+    assert tree_of(text, start).data == start
