@@ -1,8 +1,9 @@
-"""Parts of a line that a stage past the tokenizer reads by the grammar's own terminals
-(grammars/vllm.lark, the start symbols of tokenize.grammar.PART_SYMBOLS, compiled by
-`terminal_regex`): Ray's repeat count (signatures/match.py) and the annotated assignment that a
-frame's source line can be (assemble.py); the client's answer and the pasted line are
-tests/test_bare_message.py's. Each is read the same wherever its line stands: behind a
+"""Parts of a line that a stage other than the tokenizer reads by the grammar's own terminals
+(grammars/vllm.lark, compiled by `terminal_regex`; the parts only they read are start symbols of
+tokenize.grammar.PART_SYMBOLS): Ray's repeat count (signatures/match.py), the annotated
+assignment that a frame's source line can be (assemble.py), containerd's line prefix whose
+partial lines the reader joins (crilines.py, CRI_TIME); the client's answer and the pasted line
+are tests/test_bare_message.py's. Each is read the same wherever its line stands: behind a
 collector's or launcher's wrapper, a process prefix, colour, and a line cut short.
 """
 
@@ -12,7 +13,7 @@ import ast
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import logsleuth
@@ -45,18 +46,19 @@ def _terminal_names() -> set[tuple[str, str]]:
 
 
 def test_every_terminal_a_stage_reads_is_a_part_of_the_grammar() -> None:
-    """Each terminal a module compiles from the grammar is one a part's start symbol holds, and
-    no part is a piece of `line`: the grammar's reading of a line does not change by them."""
+    """Each terminal a module compiles from the grammar is one of its rules' (a part's start
+    symbol, or `line`'s own), and no part is a piece of `line`: the grammar's reading of a line
+    does not change by them."""
     parser = line_parser()
     names = _terminal_names()
     assert {name for _, name in names} >= {"CLIENT_ANSWER_LEAD", "RAY_REPEATED",
-                                           "SOURCE_ANNOTATION", "INLINE_CODE"}
+                                           "SOURCE_ANNOTATION", "INLINE_CODE", "CRI_TIME"}
     in_parts = {symbol.name for rule in parser.rules if rule.origin.name in PART_SYMBOLS
                 for symbol in rule.expansion}
     in_line = {symbol.name for rule in parser.rules if rule.origin.name not in PART_SYMBOLS
                for symbol in rule.expansion}
     for module, name in names:
-        assert name in in_parts, (module, name)
+        assert name in in_parts | in_line, (module, name)
     assert not in_line & set(PART_SYMBOLS)
 
 
@@ -141,3 +143,43 @@ def test_parts_through_their_start_symbols(text: str, start: str) -> None:
     from logsleuth.tokenize import tree_of
 
     assert tree_of(text, start).data == start
+
+
+# ---- containerd's partial lines ------------------------------------------------------------------
+
+CRI_TIMES = ["2024-07-22T10:38:57.2Z", "2024-07-22T10:38:57Z", "2024-07-22T10:38:57.123456789Z",
+             "2024-07-22T10:38:57.123456+02:00", "2024-07-22T10:38:57-05:00"]
+CRI_LINES = [
+    ("(EngineCore_DP0 pid=4242) ERROR 07-22 10:38:57 [core.py:1] ValueError: max_model_len "
+     "(32768) is larger than the model's max_position_embeddings (8192)", "ValueError"),
+    ("\x1b[36m(APIServer pid=77)\x1b[0m RuntimeError: CUDA error: an illegal memory access was "
+     "encountered", "RuntimeError"),
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+     "capacity of 79.10 GiB", "torch.OutOfMemoryError")]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(time=st.sampled_from(CRI_TIMES), stream=st.sampled_from(["stdout", "stderr"]),
+       line=st.sampled_from(CRI_LINES), cuts=st.lists(st.integers(1, 120), max_size=3, unique=True),
+       ended=st.booleans())
+def test_a_cri_line_cut_into_pieces_is_read_as_the_whole_line(
+        time: str, stream: str, line: tuple[str, str], cuts: list[int], ended: bool) -> None:
+    """An error line containerd wrote in `P` pieces, at any time form, with or without the `F`
+    piece that ends it (a log cut short: what came is read): the same error at the same line as
+    the line written whole."""
+    text, exception = line
+    bounds = [0, *sorted(cuts), len(text)]
+    pieces = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    written = [f"{time} {stream} {'P' if i < len(pieces) - 1 else 'F'} {piece}"
+               for i, piece in enumerate(pieces)]
+    if not ended and len(written) > 1:
+        # cut before its end, past the exception's name and a word of its message
+        assume(f"{exception.rsplit('.', 1)[-1]}: " in "".join(pieces[:-1])[:-5])
+        written = written[:-1]
+    before = f"{time} stdout F INFO 07-22 10:38:50 [api_server.py:1] vLLM API server version 0.9.1"
+    whole = explain([before, f"{time} {stream} F {text}"])
+    report = explain([before, *written])
+    assert whole.root_cause is not None and report.root_cause is not None, written
+    assert (report.root_cause.exception, report.root_cause.line) == (exception, 2), written
+    if ended:
+        assert report.root_cause.message == whole.root_cause.message
