@@ -1,9 +1,10 @@
-"""Parts of a line that a stage other than the tokenizer reads by the grammar's own terminals
-(grammars/vllm.lark, compiled by `terminal_regex`; the parts only they read are start symbols of
+"""Parts of a line read by the grammar's own terminals outside its parse (grammars/vllm.lark,
+compiled by `terminal_regex`; the parts only they read are start symbols of
 tokenize.grammar.PART_SYMBOLS): Ray's repeat count (signatures/match.py), the annotated
 assignment that a frame's source line can be (assemble.py), containerd's line prefix whose
-partial lines the reader joins (crilines.py, CRI_TIME); the client's answer and the pasted line
-are tests/test_bare_message.py's. Each is read the same wherever its line stands: behind a
+partial lines the reader joins (crilines.py, CRI_TIME), the colour codes and closing HTML that
+clean() takes off before the parse; the client's answer and the pasted line are
+tests/test_bare_message.py's. Each is read the same wherever its line stands: behind a
 collector's or launcher's wrapper, a process prefix, colour, and a line cut short.
 """
 
@@ -183,3 +184,44 @@ def test_a_cri_line_cut_into_pieces_is_read_as_the_whole_line(
     assert (report.root_cause.exception, report.root_cause.line) == (exception, 2), written
     if ended:
         assert report.root_cause.message == whole.root_cause.message
+
+
+# ---- colour codes and closing HTML, taken off before a line is parsed ----------------------------
+
+COLOUR_FORMS = ["\x1b[{}m", "^[[{}m", "ESC[{}m", "#033[{}m"]
+RECORDS = ["ERROR 07-22 10:38:57 [core.py:1] ValueError: max_model_len (32768) is too large",
+           "RuntimeError: CUDA error: an illegal memory access was encountered",
+           "INFO 07-22 10:38:57 [loader.py:9] Loading weights took 12.3 seconds",
+           "  File \"/app/vllm/engine.py\", line 12, in run"]
+
+
+def _reading(raw: str) -> tuple[object, ...]:
+    from logsleuth.tokenize import clean, parse_line
+
+    line = parse_line(clean(raw))
+    return (line.kind, line.process, line.level, line.exception, line.message, line.text.strip())
+
+
+@SOME
+@given(outer=st.sampled_from(OUTER_WRAPPERS), record=st.sampled_from(RECORDS),
+       form=st.sampled_from(COLOUR_FORMS), codes=st.sampled_from(["36", "0;36", "1;31", "0"]),
+       where=st.sets(st.sampled_from(["start", "prefix", "end"]), min_size=1),
+       tags=st.sampled_from(["", "</code></pre>", "</pre>", "</code></pre> "]))
+def test_colour_and_closing_html_leave_the_line_as_it_reads_plain(
+        outer: str, record: str, form: str, codes: str, where: set[str], tags: str) -> None:
+    colour, reset = form.format(codes), form.format("0")
+    prefix = "(EngineCore_DP0 pid=4242)"
+    plain = f"{outer}{prefix} {record}"
+    coloured = (f"{outer}{colour if 'start' in where else ''}"
+                f"{colour + prefix + reset if 'prefix' in where else prefix} {record}"
+                f"{reset if 'end' in where else ''}{tags}")
+    assert _reading(coloured) == _reading(plain), coloured
+
+
+@pytest.mark.parametrize("text", [
+    # a colour code's bare form inside a message is the message's (`[36m` of a list, a regex)
+    "ValueError: expected [1m] got [2m]", "ValueError: pattern [0-9]m matched",
+    # HTML inside the words is the message's
+    "ValueError: bad tag </code> in template"])
+def test_bare_codes_and_tags_inside_a_message_stay(text: str) -> None:
+    assert _reading(text)[4] == text.partition(": ")[2]

@@ -23,16 +23,9 @@ from logsleuth.tokenize.fastpath import BodyLexer, body_lexer
 from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 from logsleuth.quickinit import quick_init
 
-# Pre-lexing (research notes section 6.1): colour codes and their pasted caret form go before
-# any parsing; they are byte noise, not line structure.
+# Pre-lexing (research notes section 6.1): colour codes and their pasted forms go before any
+# parsing (grammars/vllm.lark `pre_lexing`); they are byte noise, not line structure.
 BOX_BORDERS = "│┃║"  # a terminal UI's pane borders around each copied line
-# rsyslog writes control characters as `#` and three octal digits: ESC is `#033`. A copy from a
-# browser or a terminal may drop the ESC byte and keep the rest of a colour code: `[36m(RayWorker
-# Wrapper pid=4009) ...` (vllm issue 5484). Bare, a colour code is taken only where colour is put
-# (at the start or end of a line, around a process prefix), never inside a message.
-_SGR = r"\[(?:\d{1,3};)*\d{1,3}m"
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m|ESC\[[0-9;]*m|#033\[[0-9;]*m"
-                   rf"|^{_SGR}|{_SGR}(?=\([^()\n]*pid=\d)|(?<=\d\)){_SGR}|{_SGR}$")
 
 # Unicode's space separators (Zs) other than the ASCII space. A log copied from a web view (a CI
 # runner's log page, a log viewer) may carry a no-break space where the page laid out a margin:
@@ -50,13 +43,13 @@ START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_c
                  "pybasic", "cut_record", "loguru", "ci_command", "ray_serve",
                  "kserve", "neuron", "bracket_fields", "spdlog", "level_word", "cann_code",
                  "client_answer", "client_status_code", "pasted_line", "ray_repeated",
-                 "annotated_source")
+                 "annotated_source", "pre_lexing")
 # Start symbols of the parts of a line that another stage takes off a line's text by the
 # grammar's own terminals (terminal_regex): a client's print of an error answer, a line pasted
 # on its own (index/bare.py), Ray's repeat count (signatures/match.py), a source line that is an
-# annotated assignment (assemble.py)
+# annotated assignment (assemble.py), the colour codes and closing HTML clean() takes off
 PART_SYMBOLS = ("client_answer", "client_status_code", "pasted_line", "ray_repeated",
-                "annotated_source")
+                "annotated_source", "pre_lexing")
 
 
 @cache
@@ -85,14 +78,14 @@ def clean(raw: str) -> str:
     elif raw.endswith("#015"):
         raw = raw[:-4]  # the same `\r` as rsyslog and CloudWatch write it (`#033` is ESC)
     if may_hold_colour(raw):
-        raw = _ANSI.sub("", raw)
+        raw = terminal_regex("COLOUR_CODE").sub("", raw)
     if raw[:1] == "\t" or raw[:1] == " " and "\t" in raw[:_INDENT_CHARS]:
         raw = _expand_indent(raw)
     if raw[:1] in BOX_BORDERS:
         raw = raw.rstrip()
         raw = raw[:-1].rstrip() if raw[-1:] in BOX_BORDERS and len(raw) > 1 else raw
     if raw[-1:] == ">" or raw[-2:] == "> ":
-        raw = _CLOSING_TAGS.sub("", raw)  # GitHub's HTML closing a pasted line (HTML_TAG opens)
+        raw = terminal_regex("CLOSING_TAGS").sub("", raw)  # GitHub's HTML closing a pasted line
     if "\r" in raw:
         segments = raw.split("\r")
         shown = [s for s in segments if s.strip()]
@@ -104,8 +97,6 @@ def clean(raw: str) -> str:
     return raw
 
 
-# `</code></pre>` after the text of a line pasted inside GitHub's HTML
-_CLOSING_TAGS = re.compile(r"(?<=\S)(?:</(?:pre|code|samp|details|summary|p|div|b|strong|em)>)+\s*$")
 _INDENT_CHARS = 64  # indentation deeper than this holds no tab worth reading
 
 
