@@ -14,7 +14,6 @@ one open traceback per channel, at most MAX_FRAMES frames and MAX_MESSAGE_LINES 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -1170,11 +1169,15 @@ def _source_slot(trace: _Trace, line: LogLine) -> bool:
     (`ValueError: bad value`) is no code."""
     message = (line.message or "").strip()
     return bool(trace.frames) and trace.frames[-1].code is None \
-        and (not any(c.isspace() for c in message) or _ANNOTATION.match(message) is not None)
+        and (not any(c.isspace() for c in message) or _annotation(message))
 
 
-# the rest of an annotated assignment after its target's colon: `ValueError: int = 3`
-_ANNOTATION = re.compile(r"[\w.]+(?:\[[^\]]*\])? = ")
+def _annotation(message: str) -> bool:
+    """The rest of an annotated assignment after its target's colon (`ValueError: int = 3`:
+    grammars/vllm.lark SOURCE_ANNOTATION)."""
+    from logsleuth.tokenize.grammar import terminal_regex  # assemble is imported without Lark
+
+    return terminal_regex("SOURCE_ANNOTATION").match(message) is not None
 
 
 def _exception_at(line: LogLine, indent: int) -> LogLine | None:

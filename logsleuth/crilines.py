@@ -12,18 +12,27 @@ from __future__ import annotations
 
 import io
 import re
+from functools import cache
 
 from logsleuth.wholelines import JoinedRows
 
-_CRI_LINE = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) "
-                       rb"(stdout|stderr) ([FP]) ")
-_ANY_CRI_LINE = re.compile(rb"^" + _CRI_LINE.pattern, re.M)
 _JOINED_BYTES = 1 << 20  # a runaway chain of pieces (never a real line) keeps only its start
+
+
+@cache
+def _cri_line(multiline: bool = False) -> re.Pattern[bytes]:
+    """containerd's line prefix, `<time> <stream> <F|P> ` (grammars/vllm.lark CRI_TIME), for
+    bytes; `multiline`: at the start of any line of a block. Compiled from the grammar when
+    first asked: the reader sniffs the head's times with the grammar before it asks."""
+    from logsleuth.tokenize.grammar import terminal_regex
+
+    prefix = terminal_regex("CRI_TIME").pattern.encode()
+    return re.compile(b"^" + prefix, re.M) if multiline else re.compile(prefix)
 
 
 def is_cri(head: bytes) -> bool:
     """Whether the head of a log holds containerd's lines."""
-    return _ANY_CRI_LINE.search(head) is not None
+    return _cri_line(multiline=True).search(head) is not None
 
 
 class CriPieces(JoinedRows):
@@ -52,21 +61,23 @@ class CriPieces(JoinedRows):
     def _take(self, lines: list[bytes]) -> None:
         held, chains = self._held, self._open
         for line in lines:
-            match = _CRI_LINE.match(line) if (chains or b" P " in line) else None
+            match = _cri_line().match(line) if (chains or b" P " in line) else None
             if match is None:
                 held.append(line)
                 continue
-            stream, piece = match.group(1), line[match.end():]
+            # the prefix ends `<stream> <F|P> `: its last two words
+            stream, kind = match.group().rsplit(b" ", 3)[1:3]
+            piece = line[match.end():]
             at = chains.get(stream)
             if at is None:
-                if match.group(2) == b"P":
+                if kind == b"P":
                     chains[stream] = len(held)
                 held.append(line)
                 continue
             if len(held[at]) < _JOINED_BYTES:
                 held[at] += piece
             held.append(b"")
-            if match.group(2) == b"F":
+            if kind == b"F":
                 del chains[stream]
 
     def _release(self) -> bytes:

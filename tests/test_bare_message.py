@@ -18,6 +18,7 @@ from logsleuth.index.data import MessageKind, default_index
 from logsleuth.index.lookup import Fit
 from logsleuth.index.origin import default_matcher
 from logsleuth.pipeline import PASTE_LINES, explain_text
+from logsleuth.tokenize import anchor_patterns
 
 SAMPLE = {"int": "7", "float": "0.5", "num": "3", "size": "2.00 GiB", "path": "/models/m",
           "hex": "0x1f", "word": "alpha", "quoted": "'beta'", "any": "gamma delta"}
@@ -203,3 +204,81 @@ def test_printed_fields_after_a_message_without_a_status_are_no_message(
     # only a client's status says the words after the message are the answer's fields
     message, _ = pasted_messages(MessageKind.RAISE, 3)[pick]
     assert explain_text(" ".join([message, *fields]) + "\n").verdict == "no_failure"
+
+
+# Where a client's printed answer stands in a log (grammars/vllm.lark `client_answer`, read off
+# the line's body by the grammar's own terminals): behind a collector's or launcher's wrapper
+# (CRI, docker's and a viewer's times, kubectl's and compose's prefixes, journald), a process
+# prefix, with or without colour. The grammar takes each off before the client's parts are read:
+# the same error at the same line.
+OUTER_WRAPPERS = ["", "2025-06-01T10:00:01.123456789Z stderr F ", "2025-06-01T10:00:01.123456Z ",
+                  "[pod/vllm-0/vllm] ", "vllm-1  | ", "2025-06-01 10:00:01 ",
+                  "Jun 01 10:00:01 gpu-3 python[4242]: "]
+PROCESS_PREFIXES = ["", "(APIServer pid=4242) ", "\x1b[36m(APIServer pid=4242)\x1b[0m "]
+COLOURS = [("", ""), ("\x1b[1;31m", "\x1b[0m")]
+
+
+@SOME
+@given(outer=st.sampled_from(OUTER_WRAPPERS), prefix=st.sampled_from(PROCESS_PREFIXES),
+       colour=st.sampled_from(COLOURS), lead=st.sampled_from(PLAIN_LEADS + STATUS_LINE_LEADS),
+       code=CODES, fields=FIELDS, pick=st.integers(0, 2))
+def test_a_clients_printed_answer_is_read_the_same_behind_any_wrapper(
+        outer: str, prefix: str, colour: tuple[str, str], lead: str, code: str,
+        fields: list[str], pick: int) -> None:
+    message, cls = pasted_messages(MessageKind.RAISE, 3)[pick]
+    answer = lead.format(code=code) + " ".join([message, *fields])
+    line = f"{outer}{prefix}{colour[0]}{answer}{colour[1]}"
+    if lead in STATUS_LINE_LEADS:
+        # a status line is read wherever it stands, in a log of any length: anchored (a plain
+        # lead is looked up only among a short paste's lines, every one of them parsed)
+        assert anchor_patterns()[0].search(line.encode()), line
+    report = explain_text(line + "\n")
+    assert report.root_cause is not None, (outer, prefix, answer)
+    assert (report.root_cause.exception, report.root_cause.line) == (cls, 1)
+
+
+@SOME
+@given(outer=st.sampled_from(OUTER_WRAPPERS), prefix=st.sampled_from(PROCESS_PREFIXES),
+       lead=st.sampled_from(PLAIN_LEADS + STATUS_LINE_LEADS), code=CODES,
+       cut=st.floats(0.2, 0.8), pick=st.integers(0, 2))
+def test_a_clients_printed_answer_cut_short_is_not_that_error(
+        outer: str, prefix: str, lead: str, code: str, cut: float, pick: int) -> None:
+    # a line cut inside vLLM's message (a terminal's width, a log service's line limit) no
+    # longer holds the whole message: not that error, whatever wraps it
+    message, cls = pasted_messages(MessageKind.RAISE, 3)[pick]
+    answer = lead.format(code=code) + message[:int(len(message) * cut)]
+    report = explain_text(f"{outer}{prefix}{answer}\n")
+    assert report.verdict != "failure", (outer, prefix, answer)
+    assert report.root_cause is None or report.root_cause.exception != cls
+
+
+# A message pasted alone with what may stand around it (grammars/vllm.lark `pasted_line`: a
+# program's own label, markdown's inline code), wherever the line stands: read the same.
+LABELS = ["", "Misc error: ", "[rank 0] Request failed: ", "Got an error: "]
+QUOTES = ["", "`", "``", "` "]
+
+
+@SOME
+@given(outer=st.sampled_from(OUTER_WRAPPERS), prefix=st.sampled_from(PROCESS_PREFIXES),
+       colour=st.sampled_from(COLOURS), label=st.sampled_from(LABELS),
+       quote=st.sampled_from(QUOTES), pick=st.integers(0, 2))
+def test_a_pasted_message_is_read_the_same_behind_any_wrapper(
+        outer: str, prefix: str, colour: tuple[str, str], label: str, quote: str,
+        pick: int) -> None:
+    message, cls = pasted_messages(MessageKind.RAISE, 3)[pick]
+    line = f"{outer}{prefix}{colour[0]}{quote}{label}{message}{quote[::-1]}{colour[1]}"
+    report = explain_text(f"{HEALTHY_LINES[1]}\n{line}\n")
+    assert report.root_cause is not None, line
+    assert (report.root_cause.exception, report.root_cause.line) == (cls, 2)
+
+
+@SOME
+@given(outer=st.sampled_from(OUTER_WRAPPERS), prefix=st.sampled_from(PROCESS_PREFIXES),
+       label=st.sampled_from(LABELS), quote=st.sampled_from(QUOTES), cut=st.floats(0.2, 0.8),
+       pick=st.integers(0, 2))
+def test_a_pasted_message_cut_short_is_not_that_error(outer: str, prefix: str, label: str,
+                                                      quote: str, cut: float, pick: int) -> None:
+    message, cls = pasted_messages(MessageKind.RAISE, 3)[pick]
+    line = f"{outer}{prefix}{quote}{label}{message[:int(len(message) * cut)]}{quote[::-1]}"
+    report = explain_text(line + "\n")
+    assert report.root_cause is None or report.root_cause.exception != cls, line

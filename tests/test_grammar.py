@@ -1010,6 +1010,110 @@ def test_clean_handles_carriage_returns(raw: str, cleaned: str) -> None:
     assert clean(raw) == cleaned
 
 
+# ---- client_answer: the parts of a client's print of an error answer (index/bare.py) ----------------
+
+# (part, text, the terminal that takes it whole); each part is read off a line's text by
+# index/bare.py with the grammar's own terminal (tokenize.terminal_regex)
+CLIENT_ANSWER_VALID = [
+    ("400 ", "CLIENT_ANSWER_LEAD"), ("[422] ", "CLIENT_ANSWER_LEAD"),
+    ("Error 500: ", "CLIENT_ANSWER_LEAD"), ("error 404 - ", "CLIENT_ANSWER_LEAD"),
+    ("HTTP 422 | ", "CLIENT_ANSWER_LEAD"), ("status 503, ", "CLIENT_ANSWER_LEAD"),
+    ("400 Bad Request: ", "CLIENT_STATUS_REASON"),
+    ("422 Unprocessable Entity - ", "CLIENT_STATUS_REASON"),
+    ("503 Service Unavailable | ", "CLIENT_STATUS_REASON"), ("404]: ", "CLIENT_STATUS_REASON"),
+]
+ANSWER_FIELDS = [" None", " None None", ", null, 400", " | BadRequestError | invalid_request_error"]
+ANSWER_MESSAGE = "The model does not support this thing"
+
+
+@pytest.mark.parametrize(("lead", "terminal"), CLIENT_ANSWER_VALID)
+@pytest.mark.parametrize("fields", ["", *ANSWER_FIELDS])
+def test_client_answer_leads(lead: str, terminal: str, fields: str) -> None:
+    from logsleuth.tokenize import terminal_regex
+
+    text = lead + ANSWER_MESSAGE + fields
+    assert accepts(text, "client_answer")
+    found = terminal_regex(terminal).match(text)
+    assert found is not None and found.end() == len(lead), (lead, terminal)
+    if fields:
+        assert terminal_regex("CLIENT_ANSWER_FIELDS").search(text).group() == fields
+
+
+@pytest.mark.parametrize("fields", ANSWER_FIELDS)
+def test_client_answer_fields(fields: str) -> None:
+    assert accepts(fields, "client_answer")
+
+
+@pytest.mark.parametrize("code", ["400", "404", "422", "500", "503"])
+def test_client_status_code(code: str) -> None:
+    from logsleuth.tokenize import terminal_regex
+
+    assert accepts(code, "client_status_code")
+    assert terminal_regex("CLIENT_STATUS_CODE").search(f"HTTP {code}: Bad").group() == code
+
+
+@pytest.mark.parametrize(("terminal", "text"), [
+    # a status needs a message after it, and is no part of a larger number or a version
+    ("CLIENT_ANSWER_LEAD", "400"), ("CLIENT_ANSWER_LEAD", "4000 tokens"),
+    ("CLIENT_ANSWER_LEAD", "200 OK"), ("CLIENT_ANSWER_LEAD", "Loaded 400 files"),
+    ("CLIENT_STATUS_REASON", "processed 4000 prompts"), ("CLIENT_STATUS_REASON", "v0.4.500"),
+    ("CLIENT_STATUS_REASON", "status 200"), ("CLIENT_STATUS_CODE", "took 1.404 s"),
+    # fields are what ends the line, after a separator
+    ("CLIENT_ANSWER_FIELDS", "None of the GPUs"), ("CLIENT_ANSWER_FIELDS", "Nonesuch"),
+])
+def test_client_answer_parts_are_not(terminal: str, text: str) -> None:
+    from logsleuth.tokenize import terminal_regex
+
+    pattern = terminal_regex(terminal)
+    found = pattern.match(text) if terminal == "CLIENT_ANSWER_LEAD" else pattern.search(text)
+    assert found is None, (terminal, text)
+
+
+# ---- pasted_line: what stands around vLLM's message in a line pasted alone (index/bare.py) --------
+
+@pytest.mark.parametrize(("text", "terminal", "rest"), [
+    ("AttributeError: 'NoneType' object has no attribute 'x'", "NAMED_LEAD",
+     "'NoneType' object has no attribute 'x'"),
+    ("torch.cuda: out of memory", "NAMED_LEAD", "out of memory"),
+    ("Misc error: the model is too big", "PROGRAM_LABEL", "the model is too big"),
+    ("[rank 0] Request failed: the model is too big", "PROGRAM_LABEL", "the model is too big"),
+    ("Got an error: x", "PROGRAM_LABEL", "x"),
+])
+def test_pasted_line_leads(text: str, terminal: str, rest: str) -> None:
+    from logsleuth.tokenize import terminal_regex
+
+    assert accepts(text, "pasted_line")
+    found = terminal_regex(terminal).match(text)
+    assert found is not None and text[found.end():] == rest
+
+
+@pytest.mark.parametrize(("text", "inside"), [
+    ("`Ray does not allocate any GPUs`", "Ray does not allocate any GPUs"),
+    ("`` the model is too big ``", "the model is too big"),
+    ("```x `y` z```", "x `y` z"),
+])
+def test_pasted_line_inline_code(text: str, inside: str) -> None:
+    from logsleuth.tokenize import terminal_regex
+
+    assert accepts(text, "pasted_line")
+    found = terminal_regex("INLINE_CODE").fullmatch(text)
+    assert found is not None and found.group("code_text") == inside
+
+
+@pytest.mark.parametrize(("terminal", "text"), [
+    ("NAMED_LEAD", "the model: x"), ("NAMED_LEAD", "3x: y"), ("NAMED_LEAD", "Error:x"),
+    ("PROGRAM_LABEL", "Error: x"), ("PROGRAM_LABEL", "one two three four five: x"),
+    ("PROGRAM_LABEL", "Misc error:  x"), ("PROGRAM_LABEL", "torch.cuda error: x"),
+    ("INLINE_CODE", "``x`"), ("INLINE_CODE", "`x` and more"), ("INLINE_CODE", "``"),
+])
+def test_pasted_line_parts_are_not(terminal: str, text: str) -> None:
+    from logsleuth.tokenize import terminal_regex
+
+    pattern = terminal_regex(terminal)
+    found = pattern.fullmatch(text) if terminal == "INLINE_CODE" else pattern.match(text)
+    assert found is None, (terminal, text)
+
+
 # ---- what a line is NOT ---------------------------------------------------------------------------
 
 def test_error_record_text_is_not_an_exception_line() -> None:

@@ -17,7 +17,6 @@ does not fit where it runs (causality.yaml `pasted`) is then an error record.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 
@@ -26,30 +25,13 @@ from logsleuth.index.lookup import Fit, TemplateMatcher, TextMatch
 from logsleuth.index.origin import default_matcher
 from logsleuth.knowledge import Causality
 from logsleuth.model import ErrorEvent, EventKind, Level, LineKind, LogLine
+from logsleuth.tokenize.grammar import terminal_regex
 
 MIN_LINE_CHARS = 24
-# A line that opens with a name and a colon already says what printed it (`AttributeError: ...`,
-# `torch.cuda: ...`): the assembler has judged it, handled or not; only untyped text is bare.
-NAMED = re.compile(r"[A-Za-z_][\w.]*:\s")
-# A label of a few words a program put before the message it caught (`print(f"Misc error: {e}")`,
-# `[rank 0] Request failed: ...`): not a Python name, so the message after it is looked up too.
-LABEL = re.compile(r"(?:\[[^\]\n]{1,24}\] )?[A-Za-z][\w\-]*(?: [A-Za-z][\w\-]*){1,3}: (?=\S)")
-# Markdown's inline code around the whole line (`` `Ray does not allocate any GPUs ...` ``, vllm
-# issue 2406): how a message is pasted into an issue or a chat; the text inside is the message.
-INLINE_CODE = re.compile(r"(`+)\s*([^`].*?)\s*\1")
-# A client's print of the error answer it got: the HTTP status first (`print(r.status_code,
-# body["message"], body["param"])`: `400 <message> None`; `Error 400: ...`, `[400] ...`, `HTTP
-# 422 - ...`, after a label: `Error code: 400 - ...`), then vLLM's message, then the answer's
-# other fields (`param`/`code` as `None`, `null`, the code, the error type). The status is the
-# client's; the message is the error vLLM raised and answered with.
-STATUS_LEAD = re.compile(r"\[?(?:(?:HTTP|Error|error|Status|status|Code|code) )?[45]\d\d\]?"
-                         r"(?: ?[:\-|,])? (?=\S)")
-# In a client's status line: the status code, then its reason phrase (RFC 9110's words) and the
-# separators before the message
-STATUS_CODE = re.compile(r"(?<![\d.])[45]\d\d(?![\d.])")
-REASON_LEAD = re.compile(r"^\]?(?:\s*(?:[A-Z][a-z]+|I'm)(?: [A-Z][a-z]+){0,3}(?=\s*[:\-|,]))?"
-                         r"\s*[:\-|,]?\s*")
-FIELDS_TAIL = re.compile(r"(?:[ ,|]+(?:None|null|[45]\d\d|[A-Za-z]*Error|[a-z][a-z_]*_error))+\s*$")
+# What may stand around vLLM's message in a pasted line (a name and a colon that say what printed
+# it, a program's own label, markdown's inline code), and a client's print of the error answer it
+# got (`400 <message> None`, `Error 400: ...`, `[400] ...`, `HTTP 400: Bad Request: ...`): shapes
+# of grammars/vllm.lark (`pasted_line`, `client_answer`), compiled from it when first needed.
 
 
 def bare_errors(lines: Iterable[LogLine], first_id: int) -> list[ErrorEvent]:
@@ -60,7 +42,7 @@ def bare_errors(lines: Iterable[LogLine], first_id: int) -> list[ErrorEvent]:
     for line in lines:
         text = _uncoded(line.text.strip())
         if line.kind is not LineKind.PLAIN or line.level is not None \
-                or len(text) < MIN_LINE_CHARS or NAMED.match(text):
+                or len(text) < MIN_LINE_CHARS or terminal_regex("NAMED_LEAD").match(text):
             continue  # a record, a traceback's line, a typed line: the assembler judged those
         match = _whole(matcher, text)
         if match is None:
@@ -89,13 +71,13 @@ def answered_class(text: str) -> str | None:
     CLIENT_STATUS: `HTTP 400: <message>`, `status 400: <message>`, `400 Bad Request: <message>`),
     when what follows the status (its reason phrase and separators aside, the answer's other
     fields after it) is the whole of a message vLLM raises; None when it is not."""
-    status = STATUS_CODE.search(text)
+    status = terminal_regex("CLIENT_STATUS_REASON").search(text)
     if status is None:
         return None
-    rest = REASON_LEAD.sub("", text[status.end():], count=1)
+    rest = text[status.end():]
     if len(rest) < MIN_LINE_CHARS:
         return None
-    return raised_class(rest) or raised_class(FIELDS_TAIL.sub("", rest))
+    return raised_class(rest) or raised_class(_fieldless(rest))
 
 
 def stated_errors(lines: Iterable[LogLine], first_id: int, know: Causality) -> list[ErrorEvent]:
@@ -115,8 +97,8 @@ def stated_errors(lines: Iterable[LogLine], first_id: int, know: Causality) -> l
 
 def _uncoded(text: str) -> str:
     """The line without a markdown inline-code span that wraps all of it."""
-    code = INLINE_CODE.fullmatch(text)
-    return code.group(2) if code else text
+    code = terminal_regex("INLINE_CODE").fullmatch(text)
+    return code.group("code_text") if code else text
 
 
 def _whole(matcher: TemplateMatcher, text: str) -> TextMatch | None:
@@ -132,11 +114,16 @@ def _messages(text: str) -> list[str]:
     """The line, the line after a program's own label, and either after a client's HTTP
     status (without the answer's fields printed after the message): where vLLM's message may
     be."""
-    label = LABEL.match(text)
+    label = terminal_regex("PROGRAM_LABEL").match(text)
     found = [text, text[label.end():]] if label else [text]
     for message in list(found):
-        status = STATUS_LEAD.match(message)
+        status = terminal_regex("CLIENT_ANSWER_LEAD").match(message)
         if status is not None:
             rest = message[status.end():]
-            found += [rest, FIELDS_TAIL.sub("", rest)]
+            found += [rest, _fieldless(rest)]
     return found
+
+
+def _fieldless(message: str) -> str:
+    """The message without the answer's fields a client printed after it."""
+    return terminal_regex("CLIENT_ANSWER_FIELDS").sub("", message)

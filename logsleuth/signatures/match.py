@@ -619,10 +619,6 @@ def _compare(value: object, clause: str) -> bool:
 
 
 _WRAP = re.compile(r"(?<=\w) {6,}(?=\w)")
-# Ray's log deduplication appends the count of identical lines from other workers to the line it
-# keeps (`KeyError: 'layers.61.mlp.experts.w2_weight' [repeated 7x across cluster]`, vllm#16450);
-# the count is Ray's, not part of vLLM's message, and defeats templates and `$` anchors.
-_RAY_REPEATED = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
 
 
 def _readings(event: ErrorEvent) -> list[str]:
@@ -641,7 +637,11 @@ def _readings(event: ErrorEvent) -> list[str]:
     unwrapped = _WRAP.sub("", text)
     if unwrapped != text:
         readings.append(unwrapped)
-    deduplicated = _RAY_REPEATED.sub("", unwrapped)
+    from logsleuth.tokenize.grammar import terminal_regex  # the grammar's, when first needed
+
+    # Ray's count of the identical lines it dropped, after the line it keeps, is no part of
+    # vLLM's message (grammars/vllm.lark RAY_REPEATED)
+    deduplicated = terminal_regex("RAY_REPEATED").sub("", unwrapped)
     if deduplicated != unwrapped:
         readings.append(deduplicated)
     if (not event.message or event.exception == CUT_TRACEBACK) and event.frames \

@@ -29,16 +29,9 @@ from logsleuth.tokenize.fastpath import BodyLexer, lexer_texts
 from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 from logsleuth.quickinit import quick_init
 
-# Pre-lexing (research notes section 6.1): colour codes and their pasted caret form go before
-# any parsing; they are byte noise, not line structure.
+# Pre-lexing (research notes section 6.1): colour codes and their pasted forms go before any
+# parsing (grammars/vllm.lark `pre_lexing`); they are byte noise, not line structure.
 BOX_BORDERS = "│┃║"  # a terminal UI's pane borders around each copied line
-# rsyslog writes control characters as `#` and three octal digits: ESC is `#033`. A copy from a
-# browser or a terminal may drop the ESC byte and keep the rest of a colour code: `[36m(RayWorker
-# Wrapper pid=4009) ...` (vllm issue 5484). Bare, a colour code is taken only where colour is put
-# (at the start or end of a line, around a process prefix), never inside a message.
-_SGR = r"\[(?:\d{1,3};)*\d{1,3}m"
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m|ESC\[[0-9;]*m|#033\[[0-9;]*m"
-                   rf"|^{_SGR}|{_SGR}(?=\([^()\n]*pid=\d)|(?<=\d\)){_SGR}|{_SGR}$")
 
 # Unicode's space separators (Zs) other than the ASCII space. A log copied from a web view (a CI
 # runner's log page, a log viewer) may carry a no-break space where the page laid out a margin:
@@ -54,7 +47,15 @@ _HAS_WIDE_SPACE = re.compile("[" + "".join(map(chr, _WIDE_SPACES)) + "]").search
 START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_core", "frame",
                  "exc_line", "fatal", "nccl", "process_header", "glog_short", "pylog", "ray_py",
                  "pybasic", "cut_record", "loguru", "ci_command", "ray_serve",
-                 "kserve", "neuron", "bracket_fields", "spdlog", "level_word", "cann_code")
+                 "kserve", "neuron", "bracket_fields", "spdlog", "level_word", "cann_code",
+                 "client_answer", "client_status_code", "pasted_line", "ray_repeated",
+                 "annotated_source", "pre_lexing")
+# Start symbols of the parts of a line that another stage takes off a line's text by the
+# grammar's own terminals (terminal_regex): a client's print of an error answer, a line pasted
+# on its own (index/bare.py), Ray's repeat count (signatures/match.py), a source line that is an
+# annotated assignment (assemble.py), the colour codes and closing HTML clean() takes off
+PART_SYMBOLS = ("client_answer", "client_status_code", "pasted_line", "ray_repeated",
+                "annotated_source", "pre_lexing")
 
 
 @cache
@@ -83,16 +84,19 @@ def clean(raw: str) -> str:
     elif raw.endswith("#015"):
         raw = raw[:-4]  # the same `\r` as rsyslog and CloudWatch write it (`#033` is ESC)
     if may_hold_colour(raw):
-        raw = _ANSI.sub("", raw)
+        raw = terminal_regex("COLOUR_CODE").sub("", raw)
     if raw[:1] == "\t" or raw[:1] == " " and "\t" in raw[:_INDENT_CHARS]:
         raw = _expand_indent(raw)
     if raw[:1] in BOX_BORDERS:
         raw = raw.rstrip()
         raw = raw[:-1].rstrip() if raw[-1:] in BOX_BORDERS and len(raw) > 1 else raw
     if raw[-1:] == ">" or raw[-2:] == "> ":
-        raw = _CLOSING_TAGS.sub("", raw)  # GitHub's HTML closing a pasted line (HTML_TAG opens)
+        raw = terminal_regex("CLOSING_TAGS").sub("", raw)  # GitHub's HTML closing a pasted line
     if raw.endswith("across cluster]"):
-        raw = _RAY_DEDUP.sub("", raw)  # Ray's count of the copies it did not print again
+        # Ray's log deduplication: the driver prints a line its workers logged alike once, with
+        # how many copies it held back (Ray's docs, Configuring Logging: Log deduplication). The
+        # count is Ray's, not the line's: the same message, frame or record printed bare elsewhere.
+        raw = terminal_regex("RAY_REPEATED").sub("", raw)
     if "\r" in raw:
         segments = raw.split("\r")
         shown = [s for s in segments if s.strip()]
@@ -104,13 +108,6 @@ def clean(raw: str) -> str:
     return raw
 
 
-# `</code></pre>` after the text of a line pasted inside GitHub's HTML
-_CLOSING_TAGS = re.compile(r"(?<=\S)(?:</(?:pre|code|samp|details|summary|p|div|b|strong|em)>)+\s*$")
-# Ray's log deduplication: the driver prints a line its workers logged alike once, with how many
-# copies it held back (`... [repeated 15x across cluster]`, Ray's docs, Configuring Logging: Log
-# deduplication). The count is Ray's, not the line's: the message, frame or record is the same one
-# printed bare elsewhere.
-_RAY_DEDUP = re.compile(r"\s*\[repeated \d+x across cluster\]$")
 _INDENT_CHARS = 64  # indentation deeper than this holds no tab worth reading
 
 
@@ -695,7 +692,7 @@ class _ToRecords(Transformer[Token, object]):
         # `HTTP 500: Internal Server Error`, `Request failed with status code 400`: a client's
         # error for the status it names (the first three digits of 4xx or 5xx the shape holds)
         text = str(items[0]).strip()
-        found = _STATUS_CODE.search(text)
+        found = terminal_regex("CLIENT_STATUS_CODE").search(text)
         code = found.group() if found is not None else "error"
         return _Body(LineKind.EXCEPTION_REPR, text, exception=f"HTTP {code}", message=text)
 
@@ -920,7 +917,6 @@ def _error_body(text: str) -> tuple[str, str]:
             message.group(2) if message else "")
 
 
-_STATUS_CODE = re.compile(r"(?<![\d.])[45]\d\d(?![\d.])")  # (CLIENT_STATUS holds one)
 _BODY_FIELD = re.compile(r'"type": ?["\']([^"\'\n]+)["\']')
 _BODY_MESSAGE = re.compile(r'["\']message["\']: ?(["\'])(.*?)\1(?=, ["\']|\})')
 
@@ -946,8 +942,15 @@ _TRANSFORMER = _ToRecords()
 def _record_parser() -> Lark:
     """The line grammar with the transformer applied during the parse (no tree is built)."""
     return Lark.open(str(data_dir("grammars") / "vllm.lark"), parser="lalr", lexer="contextual",
-                     start=["line", "head", "body"], maybe_placeholders=False,
+                     start=["line", "head", "body", *PART_SYMBOLS], maybe_placeholders=False,
                      transformer=_TRANSFORMER, cache=True)
+
+
+@cache
+def terminal_regex(name: str) -> re.Pattern[str]:
+    """One terminal of grammars/vllm.lark, compiled: for a stage that reads a part of a line
+    the grammar names (a start symbol of PART_SYMBOLS holds it) out of a line's text."""
+    return re.compile(_record_parser().get_terminal(name).pattern.to_regexp())
 
 
 # The rule `head: outer* prefix* header?` is regular and each of its parts is one terminal, so
