@@ -66,30 +66,8 @@ def offenders() -> set[str]:
 # Frozen: citations written before the partition rule (odd vLLM issues, other repositories'
 # trackers). This set may only shrink: replace a citation by an allowed source, then delete its line.
 ALLOWED: frozenset[str] = frozenset("""
-attention/attention-head-size-unsupported vllm#1455
-attention/attention-head-size-unsupported vllm#22193
-attention/attention-head-size-unsupported vllm#3359
 attention/flex-attention-triton-lowering-turing pytorch/pytorch#164813
 attention/flex-attention-triton-lowering-turing vllm#19215
-build/flash-attn-undefined-symbol Dao-AILab/flash-attention#854
-build/flash-attn-undefined-symbol vllm#8841
-build/flashinfer-import-abi-mismatch flashinfer-ai/flashinfer#382
-build/flashinfer-import-abi-mismatch vllm#6237
-build/glibcxx-version-not-found ROCm/legacy-rocm-build#3914
-build/glibcxx-version-not-found kvcache-ai/ktransformers#439
-build/glibcxx-version-not-found llm-d/llm-d-kv-cache#445
-build/inductor-scheduler-assertion-torch-version pytorch#168303
-build/missing-python-headers gpustack/gpustack#1242
-build/missing-python-headers vllm#3909
-build/nvjitlink-undefined-symbol pytorch/pytorch#111469
-build/triton-cache-tmp-file-race triton-lang/triton#2688
-build/triton-kernel-image-invalid pytorch/pytorch#119054
-build/triton-kernel-image-invalid vllm#5713
-build/triton-ptxas-arch-unsupported gpustack/gpustack#4372
-build/triton-ptxas-arch-unsupported triton-lang/triton#8539
-build/triton-version-mismatch-with-torch nlzy/vllm-gfx906#1
-build/triton-version-mismatch-with-torch pytorch/pytorch#123042
-build/triton-version-mismatch-with-torch triton-lang/triton#3977
 causality vllm#10931
 causality vllm#16009
 causality vllm#16053
@@ -98,24 +76,7 @@ causality vllm#18757
 causality vllm#2325
 causality vllm#6885
 causality vllm#6887
-config/lora-rank-too-large gpustack/gpustack#5438
-config/lora-rank-too-large hiyouga/LlamaFactory#9512
-config/lora-rank-too-large vllm#2847
-config/max-model-len-exceeds-model-limit vllm#10293
-config/max-model-len-exceeds-model-limit vllm#16757
-config/max-model-len-exceeds-model-limit vllm#8793
 cuda/cuda-caching-allocator-nvml-assert pytorch/pytorch#112377
-cuda/cuda-fork-reinit vllm#15681
-cuda/cuda-fork-reinit vllm#7077
-cuda/cuda-fork-reinit vllm#7151
-cuda/cuda-illegal-memory-access vllm#13939
-cuda/cuda-illegal-memory-access vllm#17663
-cuda/cuda-system-not-initialized-fabric-manager aws-samples/aws-deep-learning-ami-ubuntu-dcv-desktop#33
-cuda/cuda-system-not-initialized-fabric-manager pytorch/pytorch#35710
-cuda/invalid-device-ordinal ROCm/ROCm#5567
-cuda/invalid-device-ordinal vllm#22677
-cuda/no-kernel-image-for-gpu vllm#16901
-cuda/no-kernel-image-for-gpu vllm#18995
 cuda/nvml-device-name-decode-error gpuopenanalytics/pynvml#53
 cuda/nvml-device-name-decode-error ray-project/ray#45748
 distributed/custom-allreduce-failure vllm#5613
