@@ -157,3 +157,19 @@ def test_a_cancellation_that_ended_the_program_is_a_failure(
              "    return loop.run_until_complete(main)",
              cancelled]
     assert explain(lines).verdict is Verdict.FAILURE
+
+
+@SOME
+@given(HEAD, REPORT, CHAIN, st.sampled_from([
+    '[2025-09-18 09:25:51] INFO _client.py:1740: HTTP Request: POST '
+    'http://localhost:9000/messages/?session_id=9d97 "HTTP/1.1 202 Accepted"',
+    '[2025-09-18 09:25:51] INFO _client.py:1740: HTTP Request: GET '
+    'http://0.0.0.0:8000/v1/models "HTTP/1.1 200 OK"',
+    '[2025-09-18 09:25:51] INFO _client.py:1740: HTTP Request: POST '
+    'http://127.0.0.1:8000/v1/chat/completions "HTTP/1.1 500 Internal Server Error"']))
+def test_a_client_record_of_no_generation_answered_is_no_output(
+        head: int, report: int, chain: list[str], answer: str) -> None:
+    # a tool server's answer, a model list, a failed completion: no output served, so the
+    # loop's report is no exit after work
+    lines = [*START, answer, *loop_report(head, report, chain)]
+    assert explain(lines).verdict is Verdict.FAILURE
