@@ -1579,6 +1579,8 @@ def _loop_exit(errors: list[ErrorEvent], activity: list[Milestone], know: Causal
             continue
         block = [report]
         for later in errors[index + 1:]:
+            if later.first_line - block[-1].last_line > _LOOP_CHAIN_REACH:
+                break  # (an error-heavy log: not every later error is looked at)
             if later.process != report.process:
                 continue  # another process's line printed in between
             chained = later.cause_id == block[-1].id if len(block) > 1 \
@@ -1602,6 +1604,8 @@ def _loop_exit(errors: list[ErrorEvent], activity: list[Milestone], know: Causal
 # lines between a loop's report and its traceback: the `handle: <Handle ...>`, `task: <Task
 # ...>` or `future: <Future ...>` line asyncio prints under the message
 _LOOP_REPORT_REACH = 3
+# lines between one traceback of the chain and the next, other processes' lines among them
+_LOOP_CHAIN_REACH = 40
 
 
 def _hung(first: Milestone, count: int) -> ErrorEvent:
