@@ -489,6 +489,7 @@ class CausalGraph:
         nodes: dict[int, _Node] = {}
         shutdown_noise: list[ErrorEvent] = []  # and records that say they are harmless
         steps = [*activity, *starts]  # once, not per error: an error-heavy log has thousands
+        loop_exit = _loop_exit(errors, steps, know)
         for event in errors:
             if shutdown_from is not None and event.line > shutdown_from:
                 shutdown_noise.append(event)  # errors of a shutdown the operator asked for
@@ -500,6 +501,9 @@ class CausalGraph:
                 continue
             if _offline_exit(event, errors, steps, know):
                 shutdown_noise.append(event)  # an offline program's exit (`offline_exits`)
+                continue
+            if event.id in loop_exit:
+                shutdown_noise.append(event)  # a program's loop closing (`teardown`)
                 continue
             node = _classify(event, know)
             if node.role is EventRole.BENIGN:
@@ -1557,6 +1561,51 @@ def _offline_exit(event: ErrorEvent, errors: list[ErrorEvent], activity: list[Mi
         return False
     return not any(m.line > event.last_line for m in activity) \
         and not any(e.first_line > event.last_line and not e.unraisable for e in errors)
+
+
+def _loop_exit(errors: list[ErrorEvent], activity: list[Milestone], know: Causality
+               ) -> set[int]:
+    """The ids of asyncio's reports at a program's exit (causality.yaml `teardown.loop_reports`):
+    a loop's record of what no code awaited, with the traceback right under it and the chain
+    that traceback heads, every exception of it a cancellation or the closed loop
+    (`teardown.cancellations`), after the run's last activity was output served and with
+    nothing after it but unraisable noise and other such reports."""
+    if not know.loop_reports:
+        return set()
+    blocks: list[list[ErrorEvent]] = []
+    for index, report in enumerate(errors):
+        if report.kind is not EventKind.ERROR_RECORD or report.frames \
+                or not know.reports_from_loop(report.message):
+            continue
+        block = [report]
+        for later in errors[index + 1:]:
+            if later.first_line - block[-1].last_line > _LOOP_CHAIN_REACH:
+                break  # (an error-heavy log: not every later error is looked at)
+            if later.process != report.process:
+                continue  # another process's line printed in between
+            chained = later.cause_id == block[-1].id if len(block) > 1 \
+                else later.first_line - report.last_line <= _LOOP_REPORT_REACH
+            if later.kind is not EventKind.EXCEPTION or not chained:
+                break
+            block.append(later)
+        if all(know.cancels(e.text) for e in block[1:]):
+            blocks.append(block)
+    noise: set[int] = set()
+    for block in reversed(blocks):  # latest first: what follows a report is decided before it
+        first, last = block[0].first_line, max(e.last_line for e in block)
+        ids = {e.id for e in block}
+        if _serving_before(activity, first) and not any(m.line > last for m in activity) \
+                and not any(e.first_line > first and e.id not in ids and e.id not in noise
+                            and not e.unraisable for e in errors):
+            noise |= ids
+    return noise
+
+
+# lines between a loop's report and its traceback: the `handle: <Handle ...>`, `task: <Task
+# ...>` or `future: <Future ...>` line asyncio prints under the message
+_LOOP_REPORT_REACH = 3
+# lines between one traceback of the chain and the next, other processes' lines among them
+_LOOP_CHAIN_REACH = 40
 
 
 def _hung(first: Milestone, count: int) -> ErrorEvent:

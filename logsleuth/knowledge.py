@@ -159,6 +159,11 @@ class Causality:
     # Python's own wording of an error, which a vLLM template may copy: no evidence vLLM printed
     # it without a traceback through the site (`python_messages`, index/origin.py)
     python_messages: tuple[regex.Pattern[str], ...] = ()
+    # asyncio's loop reports of what no code awaited, and the cancellations a closing loop
+    # raises in them: at a program's exit after its work, no failure (`teardown.loop_reports`,
+    # `teardown.cancellations`)
+    loop_reports: tuple[regex.Pattern[str], ...] = ()
+    cancellations: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -545,6 +550,16 @@ class Causality:
         places = [p for p in places if not p.startswith("<string>:")]
         return bool(places) and any(_search(p, places[0]) for p in self.teardown_outermost)
 
+    def reports_from_loop(self, text: str) -> bool:
+        """The error record is asyncio's event loop reporting what no code awaited, which it
+        goes on from (`teardown.loop_reports`)."""
+        return any(_search(p, text) for p in self.loop_reports)
+
+    def cancels(self, text: str) -> bool:
+        """The exception ("Type: message") is a cancellation, or a closed loop's refusal, that a
+        program's loop raises as it closes (`teardown.cancellations`)."""
+        return any(_search(p, text) for p in self.cancellations)
+
     def asks_for_work(self, access: str) -> bool:
         """The access line's request is a client's of the server's API (`work_requests`), not a
         page outside it (`GET /favicon.ico`)."""
@@ -850,7 +865,11 @@ def load_causality(path: Path | None = None) -> Causality:
                      compile_(data["engine_stats"], "engine_stats") if "engine_stats" in data
                      else None,
                      tuple(compile_(p, "python_messages")
-                           for p in data.get("python_messages", [])))
+                           for p in data.get("python_messages", [])),
+                     tuple(compile_(p, "teardown")
+                           for p in data.get("teardown", {}).get("loop_reports", [])),
+                     tuple(compile_(p, "teardown")
+                           for p in data.get("teardown", {}).get("cancellations", [])))
 
 
 @cache
