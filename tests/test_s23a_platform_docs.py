@@ -9,7 +9,13 @@ keep their own answers:
 - vllm-metal refusing at config time what Metal has not implemented (tensor parallelism,
   pipeline or data parallelism under the wrong executor or with speculative decoding / LoRA,
   speculative decoding's constraints, hybrid GDN models' state cache, per-layer KV dtypes):
-  metal-feature-unsupported (docs: vllm-metal's configuration and distributed pages)."""
+  metal-feature-unsupported (docs: vllm-metal's configuration and distributed pages);
+- Gaudi (vllm-gaudi): the HPU's device-memory allocator exhausted (PT_DEVMEM), answered with the
+  plugin troubleshooting page's remedies (batch tokens, tensor parallelism, the HPU-graph share,
+  another execution mode): hpu-device-memory-allocation-failed;
+- IBM Spyre (vllm-spyre): VLLM_SPYRE_REQUIRE_PRECOMPILED_DECODERS=1 with the torch_sendnn cache
+  unset, empty, its catalog broken, or no artifact fitting the launch ("Compilation disabled"):
+  spyre-precompiled-decoders-required (docs: vllm-spyre's configuration page)."""
 
 from __future__ import annotations
 
@@ -177,3 +183,73 @@ def test_another_platforms_refusal_is_not_metals(prefix: str, platform: str) -> 
     error = f"NotImplementedError: FlashAttnMLA on {platform} does not support decode context parallelism"
     signature, _ = signature_advice(python_traceback(frames, error, prefix))
     assert signature != "metal-feature-unsupported"
+
+
+# Where an HPU worker's error reaches the log: a V1 worker's or engine core's ERROR record, or
+# a torchrun rank prefix.
+_HPU_PREFIXES = st.sampled_from([
+    "", "(VllmWorker TP0 pid=4242) ERROR 12-01 10:00:01 [multiproc_executor.py:546] ",
+    "(EngineCore_DP0 pid=311) ERROR 10-13 06:03:56 [core.py:710] ", "[rank3]: "])
+
+
+@settings(max_examples=30, deadline=None)
+@given(prefix=_HPU_PREFIXES, mib=st.integers(min_value=1, max_value=65536),
+       rank=st.integers(min_value=0, max_value=7),
+       site=st.sampled_from(["vllm/v1/worker/hpu_model_runner.py", "vllm_gaudi/v1/worker/hpu_model_runner.py"]),
+       function=st.sampled_from(["execute_model", "warmup_model", "_execute_model_generic"]))
+def test_an_hpu_allocation_failure_gets_the_troubleshooting_remedies(
+        prefix: str, mib: int, rank: int, site: str, function: str) -> None:
+    frames = [("/usr/local/lib/python3.10/dist-packages/" + site, function,
+               "hidden_states = self.model.forward(")]
+    error = (f"RuntimeError: [Rank:{rank}] FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed for "
+             f"size::{mib * 1048576} ({mib})MB")
+    signature, fix = signature_advice(python_traceback(frames, error, prefix))
+    assert signature == "hpu-device-memory-allocation-failed"
+    for knob in ("--max-num-batched-tokens", "--tensor-parallel-size", "VLLM_GRAPH_RESERVED_MEM",
+                 "PT_HPU_LAZY_MODE", "--gpu-memory-utilization"):
+        assert knob in fix
+
+
+_SPYRE_CACHES = st.sampled_from(["/cache/sendnn", "/mnt/precompiled/granite", "/data/torch_sendnn"])
+_SPYRE_ERRORS = st.sampled_from([
+    ("compilation_utils.py", "handle_disable_compilation",
+     "ValueError: VLLM_SPYRE_REQUIRE_PRECOMPILED_DECODERS=1 requires setting "
+     "TORCH_SENDNN_CACHE_DIR to a valid path and setting TORCH_SENDNN_CACHE_ENABLE=1"),
+    ("compilation_utils.py", "handle_disable_compilation",
+     "ValueError: VLLM_SPYRE_REQUIRE_PRECOMPILED_DECODERS=1 was set, but no pre-compiled model "
+     "config was found in the TORCH_SENDNN_CACHE_DIR: {cache}/model_compile.log.json or"
+     "{cache}/pre_compiled_cache_catalog.json does not exist"),
+    ("compilation_utils.py", "handle_disable_compilation",
+     "ValueError: Precompiled catalog {cache}/pre_compiled_cache_catalog.json is not a valid "
+     "JSON file"),
+    ("v1/worker/spyre_model_runner.py", "_warmup_model", "RuntimeError: Compilation disabled"),
+])
+
+
+@settings(max_examples=30, deadline=None)
+@given(prefix=st.sampled_from(["", "(APIServer pid=1) ", "(EngineCore_DP0 pid=88) ERROR 03-18 "
+                               "14:02:40 [core.py:708] "]),
+       cache=_SPYRE_CACHES, error=_SPYRE_ERRORS,
+       py=st.sampled_from(["3.11", "3.12"]), lib=st.sampled_from(["lib", "lib64"]))
+def test_a_spyre_launch_without_a_fitting_precompiled_decoder_gets_the_cache_setup(
+        prefix: str, cache: str, error: tuple[str, str, str], py: str, lib: str) -> None:
+    module, function, text = error
+    frames = [(f"/opt/vllm/{lib}/python{py}/site-packages/vllm_spyre/{module}", function,
+               "raise")]
+    signature, fix = signature_advice(python_traceback(frames, text.format(cache=cache), prefix))
+    assert signature == "spyre-precompiled-decoders-required"
+    for knob in ("TORCH_SENDNN_CACHE_DIR", "TORCH_SENDNN_CACHE_ENABLE=1",
+                 "pre_compiled_cache_catalog.json", "VLLM_SPYRE_REQUIRE_PRECOMPILED_DECODERS"):
+        assert knob in fix
+
+
+@settings(max_examples=10, deadline=None)
+@given(word=st.sampled_from(["Compilation disabled for this graph; enable it", "Compilation failed"]))
+def test_other_compilation_words_are_not_spyres(word: str) -> None:
+    # "Compilation disabled" only as the whole message opens it; a compiler's other words are not
+    # this class (near miss)
+    frames = [("/usr/local/lib/python3.12/dist-packages/torch/_dynamo/eval_frame.py", "_fn",
+               "return fn(*args, **kwargs)")]
+    signature, _ = signature_advice(python_traceback(
+        frames, f"RuntimeError: Some op failed. {word}", ""))
+    assert signature != "spyre-precompiled-decoders-required"
