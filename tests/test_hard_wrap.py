@@ -46,6 +46,8 @@ COLLECTED_WRAPPED = {
     "tests/fixtures/tuning/launchers/b-rocm-mi300a-ray-v1-cupy-missing/log.txt",
     "tests/fixtures/tuning/healthy/v054-ray-terminal-wrapped-config-working-run/log.txt",
     "tests/fixtures/tuning/healthy/v05-bnb-llama3-openai-server-startup/log.txt",
+    "tests/fixtures/tuning/runtime/w-ascend-v090-v1-qwen25-7b-benchmark-29th-request-gather-v3-"
+    "index-out-of-range-507035-wrapped-lines/log.txt",  # session 23's split: wrapped as posted
     "signatures/distributed/gloo-peer-connection-lost.negative.log",
     "signatures/distributed/gloo-recv-timeout.log",
     "signatures/ray/ray-compiled-graph-channel-timeout.negative.log",

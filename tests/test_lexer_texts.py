@@ -21,7 +21,8 @@ def _fresh() -> dict[str, object]:
     parser = grammar._record_parser()
     head = [grammar._head_text(parser, phase) for phase in range(grammar._HEAD_PHASES)]
     return {"format": grammar._TEXTS_FORMAT, "body": lexer_texts(parser), "head": head,
-            "head_blind": grammar.digit_blind(head[0])}
+            "head_blind": grammar.digit_blind(head[0]),
+            "terminals": {t.name: t.pattern.to_regexp() for t in parser.terminals}}
 
 
 def _load(cache: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:

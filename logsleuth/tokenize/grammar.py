@@ -949,8 +949,9 @@ def _record_parser() -> Lark:
 @cache
 def terminal_regex(name: str) -> re.Pattern[str]:
     """One terminal of grammars/vllm.lark, compiled: for a stage that reads a part of a line
-    the grammar names (a start symbol of PART_SYMBOLS holds it) out of a line's text."""
-    return re.compile(_record_parser().get_terminal(name).pattern.to_regexp())
+    the grammar names (a start symbol of PART_SYMBOLS holds it) out of a line's text. Read
+    from the kept lexer texts, so that asking for one loads no Lark tables."""
+    return re.compile(_lexer_texts()["terminals"][name])
 
 
 # The rule `head: outer* prefix* header?` is regular and each of its parts is one terminal, so
@@ -1025,7 +1026,8 @@ def _lexer_texts() -> dict[str, Any]:
             pass  # no copy yet, or a damaged one: derive the texts
     parser = _record_parser()
     texts = {"format": _TEXTS_FORMAT, "body": lexer_texts(parser),
-             "head": [_head_text(parser, phase) for phase in range(_HEAD_PHASES)]}
+             "head": [_head_text(parser, phase) for phase in range(_HEAD_PHASES)],
+             "terminals": {t.name: t.pattern.to_regexp() for t in parser.terminals}}
     # whether every head terminal is digit-blind (later phases hold fewer terminals)
     texts["head_blind"] = digit_blind(texts["head"][0])
     if kept is not None:
@@ -1040,7 +1042,7 @@ def _lexer_texts() -> dict[str, Any]:
     return texts
 
 
-_TEXTS_FORMAT = 1  # bump when what the kept texts hold changes in a way the key below misses
+_TEXTS_FORMAT = 2  # bump when what the kept texts hold changes in a way the key below misses
 
 
 def _kept_texts(grammar: bytes) -> Path | None:
