@@ -385,6 +385,11 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Moved in from the held-out set by the end-of-session-23 check (strict until analysed):
+    "healthy/v-verl-ray-vllm-063-failed-to-read-commit-hash-runtimewarning-markdown-links":
+        "moved in from the held-out set by the end-of-session-23 check: not yet analysed",
+    "healthy/w-gpustack-v0110-h200-deepseek-v32-slow-load-shm-broadcast-60s-info-oneline":
+        "moved in from the held-out set by the end-of-session-23 check: not yet analysed",
     # (healthy/dd-art-mcp-agent-test-v085-asyncio-cancellederror-at-exit, moved in from the
     # held-out set at a session-23 merge, left this list when a program's asyncio loop closing
     # after its work became a class: asyncio's exception-handler report (`Exception in callback`,
