@@ -5,8 +5,10 @@ causality.yaml, facts.yaml and remedy.yaml are read with YAML and their patterns
 the YAML library's import. `regex` pickles a pattern with its compiled program, so a pickled copy
 loads in a few milliseconds. A copy is named by a digest of the file's bytes, the code files
 that build and hold its objects, Python, `regex` and logsleuth's version: any change makes a new
-one. `LOGSLEUTH_NO_CACHE` turns it off (resources.cache_dir); a copy that cannot be read (damaged,
-written by other code) is built again, and one that cannot be written is no copy.
+one. The lexers' texts read off the grammar (tokenize/grammar.py) are kept the same way, so a
+run whose bodies all take the fast path never loads Lark's tables. `LOGSLEUTH_NO_CACHE` turns it
+off (resources.cache_dir); a copy that cannot be read (damaged, written by other code) is built
+again, and one that cannot be written is no copy.
 """
 
 from __future__ import annotations

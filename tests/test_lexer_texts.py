@@ -6,6 +6,7 @@ loads Lark's tables."""
 from __future__ import annotations
 
 import json
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +21,7 @@ from logsleuth.resources import data_dir
 def _fresh() -> dict[str, object]:
     parser = grammar._record_parser()
     head = [grammar._head_text(parser, phase) for phase in range(grammar._HEAD_PHASES)]
-    return {"format": grammar._TEXTS_FORMAT, "body": lexer_texts(parser), "head": head,
+    return {"body": lexer_texts(parser), "head": head,
             "head_blind": grammar.digit_blind(head[0]),
             "terminals": {t.name: t.pattern.to_regexp() for t in parser.terminals}}
 
@@ -36,13 +37,13 @@ def _load(cache: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
 
 
 def test_kept_texts_are_the_grammars(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    fresh = json.loads(json.dumps(_fresh()))  # as a JSON copy holds it
+    fresh = _fresh()
     assert _load(tmp_path, monkeypatch) == fresh  # derived, and written
-    copies = list(tmp_path.glob("lexers-*.json"))
+    copies = list(tmp_path.glob("lexers-*.pickle"))
     assert len(copies) == 1
     assert _load(tmp_path, monkeypatch) == fresh  # read
     marked = {**fresh, "head": ["(?P<MARK>x)"] * grammar._HEAD_PHASES}
-    copies[0].write_text(json.dumps(marked))
+    copies[0].write_bytes(pickle.dumps(marked))
     assert _load(tmp_path, monkeypatch) == marked  # the copy is what is read
 
 
@@ -50,9 +51,9 @@ def test_kept_texts_are_the_grammars(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def test_damaged_copy_is_derived_again(damage: str, tmp_path: Path,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     _load(tmp_path, monkeypatch)
-    for copy in tmp_path.glob("lexers-*.json"):
+    for copy in tmp_path.glob("lexers-*.pickle"):
         copy.write_text(damage)
-    assert _load(tmp_path, monkeypatch) == json.loads(json.dumps(_fresh()))
+    assert _load(tmp_path, monkeypatch) == _fresh()
 
 
 def test_lexer_from_texts_reads_as_from_the_parser() -> None:

@@ -8,12 +8,9 @@ or a Token. `clean()` does the pre-lexing (ANSI colours, terminal overwrites, pa
 from __future__ import annotations
 
 import ast
-import hashlib
 import importlib.util
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -24,7 +21,8 @@ from lark.exceptions import LarkError
 
 from logsleuth.literal import SCREEN_CHARS, Needles
 from logsleuth.model import MAIN, ChainReason, Frame, Level, LineKind, LogLine, Process
-from logsleuth.resources import cache_dir, data_dir
+from logsleuth.compiledcopy import kept
+from logsleuth.resources import data_dir
 from logsleuth.tokenize.fastpath import BodyLexer, lexer_texts
 from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 from logsleuth.quickinit import quick_init
@@ -1008,61 +1006,24 @@ _HEAD_PHASES = 3  # `head: outer* prefix* header?`
 def _lexer_texts() -> dict[str, Any]:
     """The texts the head and body lexers are compiled from, read off the grammar's terminals
     (Lark is the definition): kept between runs for these grammar bytes, this Lark and this
-    code (`_kept_texts`), so that a run whose bodies all take the fast path never loads Lark's
+    code (compiledcopy.py), so that a run whose bodies all take the fast path never loads Lark's
     tables, and none derives the texts again (parsing every terminal for what it tells apart
     and needs: ~50 ms of every start)."""
-    path = data_dir("grammars") / "vllm.lark"
-    try:
-        kept = _kept_texts(path.read_bytes())
-    except OSError:
-        kept = None
-    if kept is not None:
-        try:
-            with open(kept, encoding="utf-8") as handle:
-                texts = json.load(handle)
-            if isinstance(texts, dict) and texts.get("format") == _TEXTS_FORMAT:
-                return texts
-        except (OSError, ValueError):
-            pass  # no copy yet, or a damaged one: derive the texts
-    parser = _record_parser()
-    texts = {"format": _TEXTS_FORMAT, "body": lexer_texts(parser),
-             "head": [_head_text(parser, phase) for phase in range(_HEAD_PHASES)],
-             "terminals": {t.name: t.pattern.to_regexp() for t in parser.terminals}}
-    # whether every head terminal is digit-blind (later phases hold fewer terminals)
-    texts["head_blind"] = digit_blind(texts["head"][0])
-    if kept is not None:
-        try:
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=kept.parent,
-                                             delete=False) as out:
-                json.dump(texts, out)
-            os.replace(out.name, kept)
-        except OSError:
-            pass  # a cache that cannot be written is no cache (a read-only home, say)
-    return texts
-
-
-_TEXTS_FORMAT = 2  # bump when what the kept texts hold changes in a way the key below misses
-
-
-def _kept_texts(grammar: bytes) -> Path | None:
-    """Where the lexers' texts made from these grammar bytes by the installed Lark and this
-    code are kept (None: caching is off, `LOGSLEUTH_NO_CACHE`)."""
-    where = cache_dir()
-    spec = importlib.util.find_spec("lark")
-    if where is None or spec is None or spec.origin is None:
-        return None
-    digest = hashlib.sha256(f"{_TEXTS_FORMAT}\0".encode())
-    digest.update(grammar)
     here = Path(__file__)
-    for code in (Path(spec.origin), here, here.with_name("fastpath.py"),
-                 here.with_name("shape.py"), here.parent.parent / "literal.py"):
-        try:
-            stat = os.stat(code)
-        except OSError:
-            return None
-        digest.update(f"\0{code}:{stat.st_size}:{stat.st_mtime_ns}".encode())
-    return where / f"lexers-{digest.hexdigest()[:32]}.json"
+    code = [here, here.with_name("fastpath.py"), here.with_name("shape.py"),
+            here.parent.parent / "literal.py"]
+    lark_spec = importlib.util.find_spec("lark")
+    if lark_spec is not None and lark_spec.origin is not None:
+        code.append(Path(lark_spec.origin))
+    return kept("lexers", data_dir("grammars") / "vllm.lark", code, _derived_texts, dict)
+
+
+def _derived_texts(_grammar: Path) -> dict[str, Any]:
+    parser = _record_parser()
+    head = [_head_text(parser, phase) for phase in range(_HEAD_PHASES)]
+    # head_blind: whether every head terminal is digit-blind (later phases hold fewer terminals)
+    return {"body": lexer_texts(parser), "head": head, "head_blind": digit_blind(head[0]),
+            "terminals": {t.name: t.pattern.to_regexp() for t in parser.terminals}}
 
 
 @cache
