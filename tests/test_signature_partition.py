@@ -107,3 +107,71 @@ def test_allowlist_only_holds_live_offenders() -> None:
 ])
 def test_citations_reads_each_form(text: str, expected: set[str]) -> None:
     assert citations(text) == expected
+
+
+# Signatures whose example logs have no `examples` key: their sources are not declared, so the
+# lint's check that no example comes from an odd-numbered vLLM issue cannot see them (one such
+# example, attention-head-size-unsupported's, was built around a held-out issue's text until
+# session 24). Written before the key existed; this set may only shrink: give the file an
+# `examples` key (replacing any example whose source is held out by one from an even issue or
+# vLLM's source), then delete its line.
+UNDECLARED: frozenset[str] = frozenset(line.split("  # ")[0].strip() for line in """
+attention/attention-backend-fp8-kv-unsupported
+attention/attention-backend-none-valid
+attention/attention-backend-sparse-mla-unsupported
+attention/flash-attn-fp8-kv-unsupported  # NOTES-batch1.md names 2 odd-numbered (held-out) issue(s) among its sources
+attention/flex-attention-triton-lowering-turing  # NOTES-batch1.md names 1 odd-numbered (held-out) issue(s) among its sources
+attention/multi-step-attention-backend-unsupported
+build/flash-attn-undefined-symbol
+build/flashinfer-import-abi-mismatch
+build/missing-python-headers
+build/triton-kernel-image-invalid
+build/triton-ptxas-arch-unsupported
+config/lora-rank-too-large  # NOTES-batch1.md names 1 odd-numbered (held-out) issue(s) among its sources
+config/max-model-len-exceeds-model-limit  # NOTES-batch1.md names 3 odd-numbered (held-out) issue(s) among its sources
+config/tp-size-not-dividing-heads
+distributed/custom-allreduce-failure  # NOTES-batch3.md names 1 odd-numbered (held-out) issue(s) among its sources
+distributed/gloo-connect-full-mesh-failed
+distributed/nccl-p2p-iommu-hang
+distributed/nccl-unhandled-system-error-shm  # NOTES-batch3.md names 1 odd-numbered (held-out) issue(s) among its sources
+distributed/not-enough-gpus-for-parallelism  # NOTES-batch3.md names 1 odd-numbered (held-out) issue(s) among its sources
+distributed/rpc-execute-model-timeout  # NOTES-batch3.md names 2 odd-numbered (held-out) issue(s) among its sources
+memory/cuda-oom-loading-weights  # NOTES-batch1.md names 1 odd-numbered (held-out) issue(s) among its sources
+memory/free-memory-below-gpu-memory-utilization  # NOTES-batch1.md names 1 odd-numbered (held-out) issue(s) among its sources
+memory/kv-cache-too-small-for-max-model-len
+memory/memory-profiling-assert
+model/gated-repo-unauthorized  # NOTES-batch1.md names 1 odd-numbered (held-out) issue(s) among its sources
+model/gptq-moe-gate-g-idx-keyerror  # NOTES-batch1.md names 4 odd-numbered (held-out) issue(s) among its sources
+model/weights-not-found  # NOTES-batch1.md names 1 odd-numbered (held-out) issue(s) among its sources
+plugin/ascend-moe-expert-parallel-shape-mismatch
+plugin/plugin-patched-function-signature-mismatch
+quantization/quantization-method-unknown
+ray/ray-actor-died  # NOTES-batch3.md names 2 odd-numbered (held-out) issue(s) among its sources
+ray/ray-no-gpu-on-driver-node  # NOTES-batch3.md names 1 odd-numbered (held-out) issue(s) among its sources
+ray/ray-placement-group-timeout  # NOTES-batch3.md names 1 odd-numbered (held-out) issue(s) among its sources
+ray/ray-worker-oom-killed  # NOTES-batch3.md names 2 odd-numbered (held-out) issue(s) among its sources
+request/logit-bias-out-of-vocab
+runtime/enginecore-killed-externally  # NOTES-batch3.md names 1 odd-numbered (held-out) issue(s) among its sources
+runtime/structured-output-grammar-crash  # NOTES-batch3.md names 2 odd-numbered (held-out) issue(s) among its sources
+runtime/worker-proc-died-unexpectedly  # NOTES-batch3.md names 2 odd-numbered (held-out) issue(s) among its sources
+""".split("\n")) - {""}
+
+
+def undeclared() -> set[str]:
+    from logsleuth.signatures import load_signatures
+
+    out = set()
+    for signature in load_signatures(ROOT, shipped=False):
+        if any(True for _ in signature.examples()) and not signature.example_sources:
+            out.add(signature.path.relative_to(ROOT).with_suffix("").as_posix())
+    return out
+
+
+def test_every_example_log_declares_its_source() -> None:
+    new = undeclared() - UNDECLARED
+    assert not new, f"example logs without an `examples` key giving their sources: {sorted(new)}"
+
+
+def test_undeclared_list_only_holds_live_entries() -> None:
+    gone = UNDECLARED - undeclared()
+    assert not gone, f"these declare their examples now, delete from UNDECLARED: {sorted(gone)}"

@@ -93,6 +93,9 @@ class Signature:
     phases: tuple[Phase, ...] = ()  # match.phase: any of these lifecycle phases
     origin: MessageOrigin = MessageOrigin.VLLM  # match.origin: who prints the message
     modules: tuple[regex.Pattern[str], ...] = ()  # match.module: the vLLM module raising it
+    # match.keywords: words every message of the class carries (any-of, case-insensitive); a
+    # message without one of them is another failure of the same module (match.py KEYWORDS_MISSED)
+    keywords: tuple[regex.Pattern[str], ...] = ()
     # per pattern, a literal any match contains (needle.py): a text without it is not searched
     needles: tuple[Needle | None, ...] = ()
 
@@ -184,6 +187,8 @@ def _load(path: Path, problems: list[SignatureError], *, probe: bool = True) -> 
                           probe)
     modules = _compile_all(match.get("module", []), ("match", "module"), where, lines, problems,
                            probe)
+    keywords = _compile_all([f"(?i){k}" for k in match.get("keywords", [])],
+                            ("match", "keywords"), where, lines, problems, probe)
     if problems:
         return None
     return Signature(
@@ -197,7 +202,7 @@ def _load(path: Path, problems: list[SignatureError], *, probe: bool = True) -> 
         related=tuple(data.get("related", [])), path=path, line=1,
         kind=SignatureKind(data.get("kind", "exact")),
         example_sources=tuple(sorted(data.get("examples", {}).items())),
-        origin=MessageOrigin(match.get("origin", "vllm")), modules=modules,
+        origin=MessageOrigin(match.get("origin", "vllm")), modules=modules, keywords=keywords,
         needles=tuple(needle_of(p.pattern) for p in patterns),
         phases=tuple(Phase(p) for p in _as_list(match.get("phase", []))))
 

@@ -12,6 +12,8 @@ same message from another call path, process or phase still matches, a little lo
 | process    | 1.0                | 0.85                                        |
 | phase      | 1.0                | 0.85, or 0.95 when the phase is not known   |
 | module     | 1.0                | 0.85, or 0.9 when no vLLM module is known   |
+| keywords   | 1.0                | 0.55: the message holds none of the words   |
+|            |                    | of the class (another failure of the module)|
 | facts      | 1.0 (0.9 unknown;  | no match: the fix does not apply there;     |
 |            | no match when a    | a soft `?expr` condition weighs 0.95        |
 |            | `+expr` is unknown)|                                             |
@@ -94,6 +96,11 @@ PHASE_UNKNOWN = 0.95
 EXCEPTION_MISSED = 0.7
 MODULE_MISSED = 0.85
 MODULE_UNKNOWN = 0.9
+# `match.keywords` named and none of them in the message: the module raised another failure than
+# the class the fix is for (a scheduler's bookkeeping error in the KV-cache manager's package, a
+# logits processor's state error beside the sampler's index errors). Low enough that a module
+# family (MODULE_ONLY) falls under NEAR_FLOOR and answers for nothing: where is not what.
+KEYWORDS_MISSED = 0.55
 # A module alone says where, not what: below a template or regex (1.0), and low enough that a
 # symptom (x0.75) or a wrong exception type (x0.7) falls under THRESHOLD.
 MODULE_ONLY = 0.75
@@ -376,6 +383,19 @@ class SignatureSet:
                                          "no vLLM module known"))
                 score *= factor
                 contradicted |= bool(modules)
+        if signature.keywords:
+            # the reading without its `Type:` (an IndexError's class name says "index")
+            head = f"{target.event.exception}:"
+            said = _keyword(signature.keywords, text[len(head):] if text.startswith(head)
+                            else text)
+            if said is not None:
+                evidence.append(Evidence("keywords", 1.0, said))
+                specificity += 10
+            else:
+                evidence.append(Evidence("keywords", KEYWORDS_MISSED,
+                                         "none of the class's words in the message"))
+                score *= KEYWORDS_MISSED
+                contradicted = True
         if signature.exceptions:
             factor = _exception_factor(signature.exceptions, target.event, self._causality)
             if factor == EXCEPTION_MISSED \
@@ -790,6 +810,18 @@ def _words_hit(signature: Signature, text: str, masked: str) -> bool:
         except TimeoutError:
             continue
     return False
+
+
+def _keyword(patterns: tuple[regex.Pattern[str], ...], text: str) -> str | None:
+    """The first of a signature's keywords the message says, as it says it."""
+    for pattern in patterns:
+        try:
+            hit = pattern.search(text, timeout=PATTERN_TIMEOUT)
+        except TimeoutError:
+            continue
+        if hit:
+            return hit.group(0)[:80]
+    return None
 
 
 def _first_hit(patterns: tuple[regex.Pattern[str], ...], texts: list[str]) -> str | None:
