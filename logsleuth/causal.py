@@ -1215,6 +1215,14 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work,
             # `... terminated with exception: CUDA error: ...`) reports the same error
             exact = [cause for cause in holders
                      if _first_line(cause.event.message).startswith(quoted)]
+            # the quote is one rank's copy (the engine core relays its first worker's); the same
+            # error the other ranks of that role raised for the same step (one fingerprint: they
+            # differ in the device's number and its memory figures) is the one failure too, so
+            # the earliest copy printed can be the root (vllm-ascend's sixteen workers' NPU OOM)
+            sibling = {(cause.process_role, cause.fingerprint) for cause in exact}
+            exact += [cause for cause in before if cause not in exact
+                      and (cause.process_role, cause.fingerprint) in sibling
+                      and not work.healthy_between(cause, node.event.first_line)]
             for cause in exact or holders:
                 link(cause.event, node.event, LinkReason.EMBEDDED)
         if node.exit_of is not None and node.exit_of in nodes:

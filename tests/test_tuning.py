@@ -407,8 +407,10 @@ KNOWN_VERDICT_MISSES = {
     # (runtime/d-v06-medusa-head-hidden-size-mat1-mat2-bold left this list when markdown bold a
     # reporter put around a line's text, after a logger's header too, became pre-lexing noise
     # (grammars/vllm.lark BOLD_SPAN): tests/test_markdown_bold.py.)
-    "runtime/w-ascend-v0110rc0-qwen3-235b-tp16-90k-prompt-splitfuse-attn-mask-npu-oom-elided-workers":
-        "session 24's random development split (fifteenth), cold miss: not yet analysed",
+    # (runtime/w-ascend-v0110rc0-qwen3-235b-tp16-90k-prompt-splitfuse-attn-mask-npu-oom-elided-
+    # workers left this list when the copies of a quoted error that the other ranks of the quoted
+    # one's role raised for the same step (one fingerprint) became quoted too, so the earliest
+    # copy printed is the root: tests/test_quoted_rank_copies.py.)
     "runtime/w-ascend-v071rc1-v0-mqllmengine-embedding-request-ascend-metadata-builder-build-typeerror":
         "session 24's random development split (fifteenth), cold miss: not yet analysed",
     "startup/t-slurm-v083-pp4-opt30b-weight-download-disk-quota-exceeded-script-label":
