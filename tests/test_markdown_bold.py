@@ -3,10 +3,10 @@
 An issue's body pasted without a code fence, with the one line that matters made bold: the
 exception line of a traceback, bare or after the logger's header that every line of the record
 carries (`ERROR 09-19 10:53:38 async_llm_engine.py:63] **RuntimeError: mat1 and mat2 shapes
-cannot be multiplied (1x5120 and 4096x4096)**`, vllm issue 8613). The marks are the reporter's,
-not the program's: the line is what it would be without them, so the traceback ends in its
-exception and the message holds no `**`. Not glibc's or absl's `***` banners, not Python's `**`
-operator in a frame's source line.
+cannot be multiplied (1x5120 and 4096x4096)**`; tests/fixtures/tuning, runtime/d-v06-medusa-
+head-hidden-size-mat1-mat2-bold). The marks are the reporter's, not the program's: the line is
+what it would be without them, so the traceback ends in its exception and the message holds no
+`**`. Not glibc's or absl's `***` banners, not Python's `**` operator in a frame's source line.
 """
 
 from __future__ import annotations
