@@ -36,7 +36,7 @@ from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRol
 from logsleuth.recordheads import fold_record_heads
 from logsleuth.refused import Refusals, refused_only
 from logsleuth.repeats import RepeatedWait, repeated_wait
-from logsleuth.restatements import fold_restatements
+from logsleuth.restatements import fold_headlines, fold_restatements
 from logsleuth.runs import (Outcome, RunKey, RunSlice, captured_spans, explained_index,
                             exits_program, inside, outcome_of, run_key, split_runs, start_time,
                             summarize)
@@ -464,6 +464,8 @@ class CausalGraph:
         errors = _merge_crashes(_fold_recovered_asserts(
             _fold_native_echoes(sorted(errors, key=lambda e: (e.line, e.id)))))
         errors = fold_record_heads(fold_restatements(_fold_mechanisms(errors, know), know))
+        # a reporter's headline above the run's records that its own copy below restates
+        errors = fold_headlines(errors, sorted(e.line for e in events if isinstance(e, Milestone)))
         errors = _said_more(errors)
         warned = [e for e in errors if e.latent and not e.unraisable]
         errors, crashed = _unraisable_causes(errors, events, know)

@@ -52,7 +52,7 @@ def _restates(summary: ErrorEvent, report: ErrorEvent) -> bool:
 
 
 def fold_headlines(errors: list[ErrorEvent], records: list[int]) -> list[ErrorEvent]:
-    """The errors without a reporter's headline: a one-line error without frames or time, above
+    """The errors without a reporter's headline: an exception line without frames or time, above
     the first of the run's records (`records`: the lines of its milestones, sorted), when a later
     error of the run is the same exception (its type and the start of its message) printed with
     its traceback or its logger's header, and the run's records stand between the two."""
@@ -69,8 +69,8 @@ def fold_headlines(errors: list[ErrorEvent], records: list[int]) -> list[ErrorEv
 
 
 def _headline(event: ErrorEvent) -> bool:
-    return not event.frames and event.time is None and event.first_line == event.last_line \
-        and bool(event.message) and event.kind is EventKind.EXCEPTION
+    return not event.frames and event.time is None and bool(event.message) \
+        and event.kind is EventKind.EXCEPTION
 
 
 def _short(name: str) -> str:
