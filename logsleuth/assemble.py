@@ -692,6 +692,14 @@ class Assembler:
             trace.message_lines.append(line.text.strip())
             trace.last_line = line.number
             return
+        if trace is not None and _heading(line) and _message_below(trace) \
+                and len(trace.message_lines) < MAX_MESSAGE_LINES:
+            # a `Name:` heading inside a message that began on the line below its exception's
+            # (torch elastic's ChildFailedError prints a report whose `Failures:` and `Root
+            # Cause (first observed failure):` are headings of it): the message goes on
+            trace.message_lines.append(line.text.strip())
+            trace.last_line = line.number
+            return
         if trace is not None:
             self._flush(channel, out)
         if line.level in _QUIET_LEVELS:
@@ -1061,6 +1069,14 @@ def _heading(line: LogLine) -> bool:
     printing, never prose, so it stays an exception."""
     text = line.text.strip()
     return not line.message and text.endswith(":") and "." not in text
+
+
+def _message_below(trace: _Trace) -> bool:
+    """The closing exception printed `Name:` alone and its message began on the next line,
+    which it has already taken (Python prints an exception so only when str(e) starts with a
+    newline: a formatted report as the message)."""
+    return trace.closing and trace.kind is EventKind.EXCEPTION and not trace.heading \
+        and len(trace.message_lines) > 1 and not trace.message_lines[0].strip()
 
 
 def _unbordered(line: LogLine) -> str:

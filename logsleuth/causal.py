@@ -36,7 +36,7 @@ from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRol
 from logsleuth.recordheads import fold_record_heads
 from logsleuth.refused import Refusals, refused_only
 from logsleuth.repeats import RepeatedWait, repeated_wait
-from logsleuth.restatements import fold_restatements
+from logsleuth.restatements import fold_headlines, fold_restatements
 from logsleuth.runs import (Outcome, RunKey, RunSlice, captured_spans, explained_index,
                             exits_program, inside, outcome_of, run_key, split_runs, start_time,
                             summarize)
@@ -464,6 +464,8 @@ class CausalGraph:
         errors = _merge_crashes(_fold_recovered_asserts(
             _fold_native_echoes(sorted(errors, key=lambda e: (e.line, e.id)))))
         errors = fold_record_heads(fold_restatements(_fold_mechanisms(errors, know), know))
+        # a reporter's headline above the run's records that its own copy below restates
+        errors = fold_headlines(errors, sorted(e.line for e in events if isinstance(e, Milestone)))
         errors = _said_more(errors)
         warned = [e for e in errors if e.latent and not e.unraisable]
         errors, crashed = _unraisable_causes(errors, events, know)
@@ -1215,6 +1217,14 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work,
             # `... terminated with exception: CUDA error: ...`) reports the same error
             exact = [cause for cause in holders
                      if _first_line(cause.event.message).startswith(quoted)]
+            # the quote is one rank's copy (the engine core relays its first worker's); the same
+            # error the other ranks of that role raised for the same step (one fingerprint: they
+            # differ in the device's number and its memory figures) is the one failure too, so
+            # the earliest copy printed can be the root (vllm-ascend's sixteen workers' NPU OOM)
+            sibling = {(cause.process_role, cause.fingerprint) for cause in exact}
+            exact += [cause for cause in before if cause not in exact
+                      and (cause.process_role, cause.fingerprint) in sibling
+                      and not work.healthy_between(cause, node.event.first_line)]
             for cause in exact or holders:
                 link(cause.event, node.event, LinkReason.EMBEDDED)
         if node.exit_of is not None and node.exit_of in nodes:

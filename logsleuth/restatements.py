@@ -11,12 +11,21 @@ pytest's long report also ends each failed test's traceback with the exception's
 alone (`vllm/x.py:363: RuntimeError`, a blank line below the `E   Type: message` lines). That bare
 type restates the exception just above it; left in, it would stand as an error without a message,
 and the root cause where the exception above is only a symptom ("See root cause above").
+
+A reporter also types (or pastes) the error as a headline above the log they paste: the same
+`Type: message` alone on the first lines, then the run's own records, its start-up and work, and
+the run's own copy of the error with its traceback or its logger's header (tests/fixtures/tuning,
+runtime/w-ascend-v071rc1-v0-mqllmengine-embedding-request-ascend-metadata-builder-build-typeerror:
+`TypeError: AscendMetadataBuilder.build() takes 3 positional arguments but 5 were given`, then
+the server's whole log ending in that traceback). The headline precedes every record of the
+run and the run worked after it: it did not happen first, it restates the run's own copy, which
+is the error. A paste whose only line is the error has no such copy: the line stays.
 """
 
 from __future__ import annotations
 
 from logsleuth.knowledge import Causality
-from logsleuth.model import ErrorEvent
+from logsleuth.model import ErrorEvent, EventKind
 
 _CUT = "..."  # pytest's mark of a summary cut to the terminal's width
 _NEAR = 3  # lines from an exception's end to pytest's place-and-type line below it (a blank between)
@@ -40,6 +49,28 @@ def _restates(summary: ErrorEvent, report: ErrorEvent) -> bool:
     if said.endswith(_CUT):
         said = said[: -len(_CUT)].rstrip()
     return " ".join(report.message.split()).startswith(said)
+
+
+def fold_headlines(errors: list[ErrorEvent], records: list[int]) -> list[ErrorEvent]:
+    """The errors without a reporter's headline: an exception line without frames or time, above
+    the first of the run's records (`records`: the lines of its milestones, sorted), when a later
+    error of the run is the same exception (its type and the start of its message) printed with
+    its traceback or its logger's header, and the run's records stand between the two."""
+    if not records or len(errors) < 2:
+        return errors
+    first = records[0]
+    heads = {e.id for e in errors if e.last_line < first and _headline(e)}
+    if not heads:
+        return errors
+    copies = [e for e in errors if e.first_line > first and (e.frames or e.time is not None)]
+    said = {e.id for e in errors if e.id in heads
+            and any(_restates(e, copy) for copy in copies)}
+    return [e for e in errors if e.id not in said]
+
+
+def _headline(event: ErrorEvent) -> bool:
+    return not event.frames and event.time is None and bool(event.message) \
+        and event.kind is EventKind.EXCEPTION
 
 
 def _short(name: str) -> str:

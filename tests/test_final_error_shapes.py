@@ -501,6 +501,28 @@ def test_argparses_usage_error_after_a_label_is_the_runs_error(error: str, label
     assert root is not None and root.exception == "usage error" and root.message == error
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(USAGE_ERRORS), st.sampled_from(WRAPPERS), st.booleans())
+def test_argparses_usage_error_without_its_programs_name_is_one_too(error: str, wrapper: str,
+                                                                    after_start: bool) -> None:
+    # a paste that kept the line from `error:` (or a parser made with prog=""), alone or after
+    # the run's start: argparse's words say what it is, as the program's name did
+    bare = error[error.index("error: "):]
+    lines = [*(_healthy(1, 0, [], 0)[:3] if after_start else []), wrapper + bare]
+    assert anchor_patterns()[0].search(lines[-1].encode())
+    root = _explain(lines).root_cause
+    assert root is not None and root.exception == "usage error" and root.message == bare
+
+
+@pytest.mark.parametrize("line", [
+    "error: subprocess-exited-with-error",  # pip's, a build error
+    "error: could not lock config file .git/config: File exists",
+])
+def test_another_tools_bare_error_line_is_not_argparses(line: str) -> None:
+    root = _explain([line]).root_cause
+    assert root is None or root.exception != "usage error", root
+
+
 @pytest.mark.parametrize("line", [
     "Note: the server prints `error: ` lines when a request fails",
     "See the guide: vllm serve: error: lines name the argument that was wrong",

@@ -4,14 +4,14 @@ them hangs with no error line at all). Every such line is an error event, whatev
 
 - a kill (KILL_REPORT, SHELL_SIGNAL): the OOM killer in dmesg, in a pod's events, systemd's
   `status=9/KILL` and its OOM-killer unit record, a pod evicted for memory, Ray's memory monitor,
-  exit code 137 or -9 as docker, compose, an IDE, Python or torchrun report it: `failure`, the
-  kill is the root;
+  exit code 137 or -9 as docker, compose, an IDE or Python report it: `failure`, the kill is
+  the root;
 - a crash the kernel or a launcher reports (a `traps:` record, `Segmentation fault`, a GPU Xid),
   or a launcher that could not run the process (the scheduler found no node): `failure`;
 - a report that the process exited non-zero for a reason printed elsewhere (EXIT_REPORT: compose,
-  `kubectl describe`'s `Exit Code`/`Reason`, systemd, srun, torchrun's `failed (exitcode: N)`, a
-  negative code, `docker ps`, a Ray job, a core dump, a liveness probe): at least
-  `root_cause_missing`, the line a symptom;
+  `kubectl describe`'s `Exit Code`/`Reason`, systemd, srun, torch elastic's `failed (exitcode:
+  N)` for any N (-9 too: its agent reports a rank it supervised), a negative code, `docker ps`,
+  a Ray job, a core dump, a liveness probe): at least `root_cause_missing`, the line a symptom;
 - a stall: a known wait printed after the last progress (causality.yaml `hang`), or a start-up
   that ends on one record printed again and again over time (logsleuth/repeats.py):
   `root_cause_missing`, the stall named.
@@ -88,9 +88,6 @@ KILLS = [
     "actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons.",
     "Process finished with exit code -9",
     "Process exited with exit code -9",
-    "[2024-06-01 10:00:00,000] torch.distributed.elastic.multiprocessing.api: [ERROR] failed "
-    "(exitcode: -9) local_rank: 0 (pid: 1234) of binary: /usr/bin/python",
-    "  traceback : Signal 9 (SIGKILL) received by PID 1234",
     '3f2a9c1b7d4e   vllm/vllm-openai   "vllm serve"   9 minutes ago   Exited (137) 2 minutes ago   vllm',
     '        "OOMKilled": true,',
 ]
@@ -137,6 +134,11 @@ EXITS = [
     "[2024-06-01 10:00:00,000] torch.distributed.elastic.multiprocessing.api: [ERROR] failed "
     "(exitcode: 1) local_rank: 0 (pid: 1234) of binary: /usr/bin/python",
     "  traceback : Signal 11 (SIGSEGV) received by PID 1234",
+    # torch elastic's report of a rank SIGKILL ended: its supervisor does not know who killed it
+    # (tests/test_rank_kills.py)
+    "[2024-06-01 10:00:00,000] torch.distributed.elastic.multiprocessing.api: [ERROR] failed "
+    "(exitcode: -9) local_rank: 0 (pid: 1234) of binary: /usr/bin/python",
+    "  traceback : Signal 9 (SIGKILL) received by PID 1234",
     '3f2a9c1b7d4e   vllm/vllm-openai   "vllm serve"   9 minutes ago   Restarting (1) 5 seconds ago   vllm',
     "Job 'raysubmit_8Hq2' failed",
     "Status message: Job entrypoint command failed with exit code 1, last available logs "

@@ -90,6 +90,10 @@ def clean(raw: str) -> str:
         raw = raw[:-1].rstrip() if raw[-1:] in BOX_BORDERS and len(raw) > 1 else raw
     if raw[-1:] == ">" or raw[-2:] == "> ":
         raw = terminal_regex("CLOSING_TAGS").sub("", raw)  # GitHub's HTML closing a pasted line
+    if raw[-2:] == "**" or raw.rstrip()[-2:] == "**":
+        bold = terminal_regex("BOLD_SPAN").search(raw)
+        if bold is not None:  # markdown bold around the text (grammars/vllm.lark BOLD_SPAN)
+            raw = raw[:bold.start()] + bold.group().rstrip()[2:-2]
     if raw.endswith("across cluster]"):
         # Ray's log deduplication: the driver prints a line its workers logged alike once, with
         # how many copies it held back (Ray's docs, Configuring Logging: Log deduplication). The
