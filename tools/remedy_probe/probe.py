@@ -45,6 +45,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # the repository's logsleuth
 sys.path.insert(0, str(HERE.parent / "vllm_index"))
 sys.path.insert(0, str(HERE.parent / "index_coverage"))
+import config_keys  # noqa: E402  (the keys of JSON-valued flags)
 import coverage  # noqa: E402  (the index coverage tool's fill: realistic hole values)
 import holes  # noqa: E402  (the miner's walk with each hole's expression)
 import mine  # noqa: E402
@@ -88,7 +89,9 @@ ENV = re.compile(r"\b(?:VLLM|CUDA|HF|NCCL|TORCH|PYTORCH|TRANSFORMERS|HIP|ROCM|RA
                  r"TPU|HUGGING_FACE|NVIDIA|LD|UCX|NIXL)_[A-Z0-9_]*[A-Z0-9]\b")
 INSTALL = re.compile(r"(?i)\b(?:pip install(?: -U| --upgrade)?|uv pip install|install(?:ed)?|"
                      r"upgrade|update)\s+(?:the\s+)?[`'\"]?([A-Za-z][\w.\-]*[A-Za-z0-9])")
-PACKAGE_VERSION = re.compile(r"\b([A-Za-z][\w\-]*[A-Za-z0-9])\s*(?:>=|==|<=|~=)\s*v?\d+\.\d")
+PACKAGE_VERSION = re.compile(r"\b([A-Za-z][\w\-]*[A-Za-z0-9])\s*(?:version\s*)?(?:>=|==|<=|~=)\s*v?"
+                             r"\d+\.\d")
+ASSIGNED_ENV = re.compile(r"\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=")  # INKLING_MULTIMEM_AR=0
 NOT_INSTALLED = re.compile(r"[`'\"]?([A-Za-z][\w.\-]*[A-Za-z0-9])[`'\"]? (?:is|are) not "
                            r"(?:installed|available)")
 SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
@@ -104,17 +107,34 @@ def engine_fields() -> frozenset[str]:
     return frozenset(a.field for a in default_index().arguments if not a.field.startswith("_"))
 
 
-def knobs(message: str) -> tuple[str, ...]:
+@cache
+def environment_names() -> frozenset[str]:
+    """Every environment variable vLLM reads (envs.py) in any indexed release."""
+    return frozenset(e.name for e in default_index().environment)
+
+
+def config_fields(root: Path) -> frozenset[str]:
+    """The keys of the release's JSON-valued flags (`kv_role` in `--kv-transfer-config`,
+    `cudagraph_mode` in `--compilation-config`), as tools/vllm_index/config_keys.py mines them:
+    fields of configuration classes a user sets, not derived ones (`hf_config`) nor the
+    checkpoint's own values (`hidden_size`)."""
+    flags = {a.flag for a in default_index().arguments}
+    return frozenset(config_keys.keys_of(root, flags))
+
+
+def knobs(message: str, fields: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """The remedies a message names, normalised (see `normal`): flags, environment variables,
-    packages to install or upgrade, engine settings by their field names."""
+    packages to install or upgrade, engine settings by their field names (and `fields`, the
+    release's configuration keys)."""
     text = coverage.PLACEHOLDER.sub(" ", message)
     found: list[str] = []
     found += FLAG.findall(text)
     found += ENV.findall(text)
+    found += [w for w in ASSIGNED_ENV.findall(text) if w in environment_names() or "_" in w]
     for pattern in (INSTALL, NOT_INSTALLED, PACKAGE_VERSION):
         found += [m for m in pattern.findall(text) if m.lower() not in NOT_PACKAGES]
-    fields = engine_fields()
-    found += [w for w in SNAKE.findall(text) if w in fields]
+    known = engine_fields() | fields
+    found += [w for w in SNAKE.findall(text) if w in known]
     return tuple(dict.fromkeys(normal(k) for k in found))
 
 
@@ -178,6 +198,7 @@ def in_scope(relative: str, function: str, era: str) -> bool:
 def sites_of(root: Path, era: str) -> Iterator[Site]:
     """Every in-scope site of the release extracted at root (root/vllm/...) that names a remedy."""
     release = root.name
+    fields = config_fields(root)
     for path in sorted((root / "vllm").rglob("*.py")):
         relative = path.relative_to(root / "vllm").as_posix()
         if not any(_glob(p).fullmatch(relative) for p, _ in SCOPES[era]):
@@ -188,7 +209,7 @@ def sites_of(root: Path, era: str) -> Iterator[Site]:
         for line, function, cls, template, names in walker.sites:
             if not in_scope(relative, function, era):
                 continue
-            wanted = knobs(template)
+            wanted = knobs(template, fields)
             if wanted:
                 yield Site(release, f"vllm/{relative}", line, function, cls, template, names,
                            wanted)
