@@ -40,6 +40,8 @@ KNOBS = [
      ("max_num_batched_tokens", "max_model_len")),
     ("flashinfer is not installed", ("flashinfer",)),
     ("requires transformers>=4.56.0", ("transformers",)),
+    ("Please use torchao version >= 0.15.0 to load it", ("torchao",)),
+    ("only when mode is CompilationMode.VLLM_COMPILE", ()),  # an enum member, no variable
     # a comparison with a plain number is no package, a word that is no setting no knob
     ("safetensors prefetch block size must be >= 1", ()),
     ("Aspect ratio > 200 not allowed", ()),
@@ -72,12 +74,13 @@ def test_a_fix_holds_a_knob_in_any_spelling_and_not_a_longer_one(
 def test_each_sampled_site_is_read_back_and_its_advice_names_its_remedy(position: int) -> None:
     site = sample()[position]
     era = tool().era_of(site.release)
-    log = tool().render(site, era)
+    shape = tool().SHAPES[position % len(tool().SHAPES)]  # engine, API server, offline in turn
+    log = tool().render(site, era, shape)
     report = explain_text(log, signatures=default_signatures())
     assert report.root_cause is not None, log
     assert report.root_cause.exception.rsplit(".", 1)[-1] == site.cls
     assert tool().message_of(site).split("\n")[0][:60] in report.root_cause.message
-    outcome = tool().measure_one(site, era, default_signatures())
+    outcome = tool().measure_one(site, era, default_signatures(), shape)
     assert outcome.outcome in ("remedy", "named"), (outcome, log)
 
 

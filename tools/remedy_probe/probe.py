@@ -129,7 +129,9 @@ def knobs(message: str, fields: frozenset[str] = frozenset()) -> tuple[str, ...]
     text = coverage.PLACEHOLDER.sub(" ", message)
     found: list[str] = []
     found += FLAG.findall(text)
-    found += ENV.findall(text)
+    # a variable vLLM reads, not an enum member that looks like one (CompilationMode.VLLM_COMPILE)
+    found += [m.group(0) for m in ENV.finditer(text) if text[m.start() - 1:m.start()] != "."
+              and (not m.group(0).startswith("VLLM_") or m.group(0) in environment_names())]
     found += [w for w in ASSIGNED_ENV.findall(text) if w in environment_names() or "_" in w]
     for pattern in (INSTALL, NOT_INSTALLED, PACKAGE_VERSION):
         found += [m for m in pattern.findall(text) if m.lower() not in NOT_PACKAGES]
@@ -227,20 +229,48 @@ def message_of(site: Site) -> str:
     return coverage.fill(site.template, site.names)
 
 
-def render(site: Site, era: str) -> str:
-    """The start-up log this raise leaves, as its era prints it."""
+SHAPES = ("engine", "api", "offline")
+
+
+def render(site: Site, era: str, shape: str = "engine") -> str:
+    """The start-up log this raise leaves, as its era prints it: raised in the engine process
+    ("engine": V1's engine core record and the API server's tail, V0's engine process), in the
+    API server while it builds its configuration ("api"), or under `LLM(...)` in a script
+    ("offline": a bare traceback)."""
     message = message_of(site)
     function = site.function.rsplit(".", 1)[-1]
-    frames = [("vllm/v1/engine/core.py", 1140, "run_engine_core",
-               "engine_core = EngineCoreProc(*args, engine_index=dp_rank, **kwargs)"),
-              (site.path, site.line, function, f"raise {site.cls}(")]
-    if era == "v0":
-        frames[0] = ("vllm/engine/multiprocessing/engine.py", 388, "run_mp_engine",
-                     "engine = MQLLMEngine.from_engine_args(engine_args=engine_args,")
+    raising = (site.path, site.line, function, f"raise {site.cls}(")
+    outer = {
+        ("engine", "v1"): ("vllm/v1/engine/core.py", 1140, "run_engine_core",
+                           "engine_core = EngineCoreProc(*args, engine_index=dp_rank, **kwargs)"),
+        ("engine", "v0"): ("vllm/engine/multiprocessing/engine.py", 388, "run_mp_engine",
+                           "engine = MQLLMEngine.from_engine_args(engine_args=engine_args,"),
+        ("api", "v1"): ("vllm/entrypoints/openai/api_server.py", 212,
+                        "build_async_engine_client_from_engine_args",
+                        "vllm_config = engine_args.create_engine_config(usage_context=usage_context)"),
+        ("api", "v0"): ("vllm/entrypoints/openai/api_server.py", 166, "build_async_engine_client",
+                        "engine_config = engine_args.create_engine_config()"),
+        ("offline", "v1"): ("vllm/entrypoints/llm.py", 351, "__init__",
+                            "self.llm_engine = LLMEngine.from_engine_args("),
+        ("offline", "v0"): ("vllm/entrypoints/llm.py", 214, "__init__",
+                            "self.llm_engine = LLMEngine.from_engine_args("),
+    }[(shape, era)]
     body = ["Traceback (most recent call last):"]
-    for path, line, name, code in frames:
+    if shape == "offline":
+        body += ['  File "/home/user/run.py", line 12, in <module>',
+                 '    llm = LLM(model="meta-llama/Llama-3.1-8B-Instruct")']
+    for path, line, name, code in (outer, raising):
         body += [f'  File "{SITE}{path}", line {line}, in {name}', f"    {code}"]
     body += f"{site.cls}: {message}".split("\n")
+    if shape == "offline":
+        return "\n".join(body) + "\n"
+    if shape == "api":
+        if era == "v0":
+            return "\n".join(["INFO 10-17 08:40:11 api_server.py:528] vLLM API server version "
+                              "0.6.3", *body]) + "\n"
+        return "\n".join(["(APIServer pid=4000) INFO 02-05 10:11:20 [api_server.py:1912] vLLM "
+                          "API server version 0.34.0", *(f"(APIServer pid=4000) {b}" for b in body)]
+                         ) + "\n"
     if era == "v0":
         head = ["INFO 10-17 08:40:11 api_server.py:528] vLLM API server version 0.6.3",
                 "Process SpawnProcess-1:"]
@@ -268,8 +298,9 @@ class Outcome:
     kind: str | None
 
 
-def measure_one(site: Site, era: str, signatures: SignatureSet) -> Outcome:
-    report = explain_text(render(site, era), signatures=signatures)
+def measure_one(site: Site, era: str, signatures: SignatureSet,
+                shape: str = "engine") -> Outcome:
+    report = explain_text(render(site, era, shape), signatures=signatures)
     match = report.signature
     if report.root_cause is None:
         return Outcome(site, "none", None, None)
@@ -284,10 +315,10 @@ def measure_one(site: Site, era: str, signatures: SignatureSet) -> Outcome:
     return Outcome(site, outcome, match.id, match.kind.value)
 
 
-def measure(sites: Iterable[Site], era: str,
-            signatures: SignatureSet | None = None) -> list[Outcome]:
+def measure(sites: Iterable[Site], era: str, signatures: SignatureSet | None = None,
+            shape: str = "engine") -> list[Outcome]:
     database = signatures or default_signatures()
-    return [measure_one(s, era, database) for s in sites]
+    return [measure_one(s, era, database, shape) for s in sites]
 
 
 def distinct(sites: Iterable[Site]) -> list[Site]:
@@ -314,6 +345,8 @@ def main(argv: list[str] | None = None) -> int:
     source.add_argument("--src", type=Path, help="one release's extracted source: DIR/vllm/...")
     source.add_argument("--read", type=Path, help="a --sites file to measure again")
     parser.add_argument("--era", choices=sorted(SCOPES), default="v1")
+    parser.add_argument("--shape", choices=SHAPES, default="engine",
+                        help="where the raise is logged from (see render)")
     parser.add_argument("--sites", type=Path, help="write the sites found as JSON lines")
     parser.add_argument("--signatures", type=Path,
                         help="measure with this signature tree instead of the shipped one (an "
@@ -326,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
         with args.sites.open("w", encoding="utf-8") as out:
             out.writelines(json.dumps(asdict(s), ensure_ascii=False) + "\n" for s in sites)
     database = load_signatures(args.signatures, shipped=False) if args.signatures else None
-    outcomes = measure(sites, args.era, database)
+    outcomes = measure(sites, args.era, database, args.shape)
     total = counts(outcomes)
     print(f"{len(sites)} sites naming a remedy: " + ", ".join(f"{k} {v}" for k, v in
                                                                 total.items()))

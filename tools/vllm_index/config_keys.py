@@ -71,11 +71,12 @@ def keys_of(root: Path, flags: set[str]) -> dict[str, list[str]]:
             for name in names:
                 if name in classes and name.endswith("Config") and flag in flags:
                     valued.setdefault(name, flag)
-    top = {n for names in classes.get("VllmConfig", {}).values() for n in names}
+    top = {n for names in classes.get("VllmConfig", {}).values() for n in names
+           if n in classes and n.endswith("Config")}
     found: dict[str, list[str]] = {}
     for cls, flag in sorted(valued.items()):
         for field, names in sorted(classes[cls].items()):
-            if "_" in field:
+            if "_" in field and not names & top:  # not a whole engine config (target_model_config)
                 found.setdefault(field, [flag, field])
             for inner in sorted(names):
                 # a class of its own in the engine's configuration (the draft's ModelConfig in
