@@ -12,6 +12,7 @@ from logsleuth.fingerprint import fingerprint
 from logsleuth.index.advice import advice_for, settings_named
 from logsleuth.index.data import VllmIndex, default_index
 from logsleuth.index.drift import drift_for, with_drift
+from logsleuth.index.keys import keys_named
 from logsleuth.index.origin import (default_matcher, frame_sites, library_modules, origin_of,
                                     package_boundary, release_position)
 from logsleuth.index.release import upgrade_for, with_upgrade
@@ -185,6 +186,11 @@ def _with_named_settings(report: Report, advice: MessageAdvice | None = None) ->
     if shown:
         fix = f"{fix.rstrip()}\n\nThe error's own message names these settings: " \
               f"{', '.join(shown)}.\n"
+    keys = [k for k in keys_named(event.message) if k.key not in match.fix]
+    if keys:
+        # a configuration field that is no flag of its own: set inside its JSON-valued flag
+        fix = f"{fix.rstrip()}\n\nThe error's own message names keys of JSON-valued settings: " \
+              + ", ".join(f"`{k.key}` in `{k.flag}` (`{k.example}`)" for k in keys) + ".\n"
     version = report.facts.get("vllm_version")
     notes = [note for note in (_release_note(name, default_index(),
                                              version if isinstance(version, str) else None)

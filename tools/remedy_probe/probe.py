@@ -1,0 +1,376 @@
+"""Does the advice hold the remedy vLLM's own message names? A probe over one release's raise sites.
+
+Walks one vLLM release's extracted source (the same `ast` walk as tools/vllm_index/mine.py, with
+each hole's source expression from tools/index_coverage/holes.py), keeps the `raise` and `assert`
+sites of a scope (start-up and configuration modules, by era) whose message names a remedy: a
+CLI flag (`--max-model-len`), an environment variable (`VLLM_USE_V1`), a package to install or
+upgrade (`pip install flashinfer`, `transformers>=4.56`), or an engine setting by its field name
+(`gpu_memory_utilization`). Each site becomes the traceback its era logs at start-up (V1: the engine
+core's "EngineCore failed to start." record and the API server's "Engine core initialization
+failed" tail; V0: the engine process's bare traceback), its placeholders filled with the values a
+log shows (tools/index_coverage/coverage.py's `fill`), and goes through `logsleuth.explain_text`.
+It is counted by what the report's advice holds:
+
+    remedy     an exact signature or a family whose own fix text names one of the message's knobs
+    named      one whose fix names it only in the lines the pipeline adds to a family's fix from
+               the message itself ("The error's own message names these settings: ...")
+    without    an exact signature or a family whose fix names none of them
+    message    no signature; only the message's own remedy (kind `message`)
+    fallback   only the class's last-resort advice (signatures/fallback/)
+    none       no advice, or no failure found at all
+
+    .venv/bin/python tools/remedy_probe/probe.py --src DIR/0.34.0 --era v1 [--show without]
+    .venv/bin/python tools/remedy_probe/probe.py --src DIR/0.6.3 --era v0 --sites /tmp/s.jsonl
+
+DIR/<version>/vllm/... is a release's `.py` files (`pip download --no-deps vllm==X`, unzip
+`vllm/*.py`, delete the wheel). `--sites FILE` writes the sites found (JSON lines), `--read FILE`
+measures such a file again without a source tree; sample.jsonl beside this script is a small
+committed sample that tests/test_remedy_probe.py measures. Not run-time code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from functools import cache
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))  # the repository's logsleuth
+sys.path.insert(0, str(HERE.parent / "vllm_index"))
+sys.path.insert(0, str(HERE.parent / "index_coverage"))
+import config_keys  # noqa: E402  (the keys of JSON-valued flags)
+import coverage  # noqa: E402  (the index coverage tool's fill: realistic hole values)
+import holes  # noqa: E402  (the miner's walk with each hole's expression)
+import mine  # noqa: E402
+
+from logsleuth.index.data import default_index  # noqa: E402
+from logsleuth.index.versions import version_key  # noqa: E402
+from logsleuth.model import SignatureKind  # noqa: E402
+from logsleuth.pipeline import explain_text  # noqa: E402
+from logsleuth.signatures import SignatureSet, default_signatures, load_signatures  # noqa: E402
+
+CLASSES = frozenset({"ValueError", "RuntimeError", "NotImplementedError", "TypeError",
+                     "AssertionError"})
+SITE = "/usr/local/lib/python3.12/dist-packages/"
+
+# Start-up and configuration code by era: (module path glob under vllm/, function name pattern
+# or None for every function). The model runner and worker also run requests; only their set-up
+# functions (init, load, profile, KV cache, graph capture, compile, warm-up) are start-up.
+_SETUP = r"(?i).*(init|load|profile|kv_cache|memory|capture|compile|warm|allocate|reshape|" \
+         r"determine|available|dummy|setup|backend|attn|check|validate|_get_|may_).*"
+SCOPES: dict[str, tuple[tuple[str, str | None], ...]] = {
+    "v1": (("config/*.py", None), ("engine/arg_utils.py", None),
+           ("model_executor/model_loader/*.py", None),
+           ("model_executor/model_loader/*/*.py", None), ("platforms/*.py", None),
+           ("v1/worker/gpu_worker.py", _SETUP), ("v1/worker/gpu_model_runner.py", _SETUP),
+           ("v1/core/kv_cache_utils.py", None), ("entrypoints/openai/cli_args.py", None),
+           ("entrypoints/openai/api_server.py", None), ("transformers_utils/*.py", None),
+           ("transformers_utils/*/*.py", None)),
+    "v0": (("config.py", None), ("engine/arg_utils.py", None), ("engine/llm_engine.py", _SETUP),
+           ("engine/async_llm_engine.py", _SETUP), ("executor/*.py", _SETUP),
+           ("model_executor/model_loader/*.py", None), ("platforms/*.py", None),
+           ("attention/selector.py", None), ("worker/utils.py", None),
+           ("worker/*worker.py", _SETUP), ("worker/*model_runner.py", _SETUP),
+           ("worker/cache_engine.py", None), ("entrypoints/openai/cli_args.py", None),
+           ("entrypoints/openai/api_server.py", None), ("transformers_utils/*.py", None),
+           ("transformers_utils/*/*.py", None)),
+}
+
+# --- the remedy a message names ----------------------------------------------------------------
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*(?:-\*)?")  # --data-parallel-*
+ENV = re.compile(r"\b(?:VLLM|CUDA|HF|NCCL|TORCH|PYTORCH|TRANSFORMERS|HIP|ROCM|RAY|OMP|XLA|PJRT|"
+                 r"TPU|HUGGING_FACE|NVIDIA|LD|UCX|NIXL)_[A-Z0-9_]*[A-Z0-9]\b")
+INSTALL = re.compile(r"(?i)\b(?:pip install(?: -U| --upgrade)?|uv pip install|install(?:ed)?|"
+                     r"upgrade|update)\s+(?:the\s+)?[`'\"]?([A-Za-z][\w.\-]*[A-Za-z0-9])")
+PACKAGE_VERSION = re.compile(r"\b([A-Za-z][\w\-]*[A-Za-z0-9])\s*(?:version\s*)?(?:>=|==|<=|~=)\s*v?"
+                             r"\d+\.\d")
+ASSIGNED_ENV = re.compile(r"\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=")  # INKLING_MULTIMEM_AR=0
+NOT_INSTALLED = re.compile(r"[`'\"]?([A-Za-z][\w.\-]*[A-Za-z0-9])[`'\"]? (?:is|are) not "
+                           r"(?:installed|available)")
+SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+# words after "install"/"upgrade" that are not packages
+NOT_PACKAGES = frozenset({"it", "the", "a", "an", "vllm", "from", "with", "via", "your", "one",
+                          "them", "this", "that", "of", "to", "and", "or", "for", "version",
+                          "latest", "newer", "package", "packages", "instructions", "by"})
+
+
+@cache
+def engine_fields() -> frozenset[str]:
+    """Every engine argument's field name (`max_model_len`) of any indexed release."""
+    return frozenset(a.field for a in default_index().arguments if not a.field.startswith("_"))
+
+
+@cache
+def environment_names() -> frozenset[str]:
+    """Every environment variable vLLM reads (envs.py) in any indexed release."""
+    return frozenset(e.name for e in default_index().environment)
+
+
+def config_fields(root: Path) -> frozenset[str]:
+    """The keys of the release's JSON-valued flags (`kv_role` in `--kv-transfer-config`,
+    `cudagraph_mode` in `--compilation-config`), as tools/vllm_index/config_keys.py mines them:
+    fields of configuration classes a user sets, not derived ones (`hf_config`) nor the
+    checkpoint's own values (`hidden_size`)."""
+    flags = {a.flag for a in default_index().arguments}
+    return frozenset(config_keys.keys_of(root, flags))
+
+
+def knobs(message: str, fields: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The remedies a message names, normalised (see `normal`): flags, environment variables,
+    packages to install or upgrade, engine settings by their field names (and `fields`, the
+    release's configuration keys)."""
+    text = coverage.PLACEHOLDER.sub(" ", message)
+    found: list[str] = []
+    found += FLAG.findall(text)
+    # a variable vLLM reads, not an enum member that looks like one (CompilationMode.VLLM_COMPILE)
+    found += [m.group(0) for m in ENV.finditer(text) if text[m.start() - 1:m.start()] != "."
+              and (not m.group(0).startswith("VLLM_") or m.group(0) in environment_names())]
+    found += [w for w in ASSIGNED_ENV.findall(text) if w in environment_names() or "_" in w]
+    for pattern in (INSTALL, NOT_INSTALLED, PACKAGE_VERSION):
+        found += [m for m in pattern.findall(text) if m.lower() not in NOT_PACKAGES]
+    known = engine_fields() | fields
+    found += [w for w in SNAKE.findall(text) if w in known]
+    return tuple(dict.fromkeys(normal(k) for k in found))
+
+
+def normal(knob: str) -> str:
+    """A knob's spelling-free form: `--max-model-len`, `max_model_len` and `max-model-len` are one."""
+    return knob.lower().lstrip("-").replace("-", "_").split("[")[0]
+
+
+def holds(fix: str, wanted: Sequence[str]) -> bool:
+    """Whether a fix text names one of the knobs."""
+    text = re.sub(r"(?<![\w-])--?(?=[A-Za-z])", " ", fix).lower().replace("-", "_")
+    return any(re.search(rf"(?<![a-z0-9_]){re.escape(k.rstrip('*'))}" +
+                         ("" if k.endswith("*") else "(?![a-z0-9_])"), text) for k in wanted)
+
+
+# --- the sites ---------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Site:
+    """One raise or assert of a release whose message names a remedy."""
+
+    release: str
+    path: str  # vllm/config/model.py
+    line: int
+    function: str  # Class.method
+    cls: str
+    template: str  # mine.py's template text
+    names: list[list[str]]  # per placeholder, the source expressions that fill it
+    knobs: tuple[str, ...]
+
+
+class _SiteWalker(holes.NamedWalker):
+    def __init__(self, module: str) -> None:
+        super().__init__(module)
+        self.sites: list[tuple[int, str, str, str, list[list[str]]]] = []
+
+    def _add(self, message: ast.expr, line: int, kind: str, cls: str,
+             percent_args: bool = False) -> None:
+        if kind != "raise" or cls not in CLASSES:
+            return
+        parts = self.renderers[-1].render(message, line)
+        template = mine.join_parts(parts)
+        if mine.useful(template):
+            self.sites.append((line, ".".join(self.scope) or "<module>", cls, template,
+                               holes.groups(parts)))
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    """A path glob whose `*` stays within one folder."""
+    return re.compile("[^/]*".join(re.escape(part) for part in pattern.split("*")))
+
+
+def in_scope(relative: str, function: str, era: str) -> bool:
+    """Whether a site of `relative` (a path under vllm/) in `function` is start-up code."""
+    for pattern, functions in SCOPES[era]:
+        if _glob(pattern).fullmatch(relative):
+            return functions is None or re.fullmatch(functions, function.rsplit(".", 1)[-1]) \
+                is not None
+    return False
+
+
+def sites_of(root: Path, era: str) -> Iterator[Site]:
+    """Every in-scope site of the release extracted at root (root/vllm/...) that names a remedy."""
+    release = root.name
+    fields = config_fields(root)
+    for path in sorted((root / "vllm").rglob("*.py")):
+        relative = path.relative_to(root / "vllm").as_posix()
+        if not any(_glob(p).fullmatch(relative) for p, _ in SCOPES[era]):
+            continue
+        module = ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
+        walker = _SiteWalker(module)
+        walker.visit(ast.parse(path.read_bytes(), filename=relative))
+        for line, function, cls, template, names in walker.sites:
+            if not in_scope(relative, function, era):
+                continue
+            wanted = knobs(template, fields)
+            if wanted:
+                yield Site(release, f"vllm/{relative}", line, function, cls, template, names,
+                           wanted)
+
+
+# --- the log ------------------------------------------------------------------------------------
+def era_of(release: str) -> str:
+    """The start-up shape a release logs: V1's engine core from 0.8 (its default engine) on."""
+    return "v0" if version_key(release) < version_key("0.8.0") else "v1"
+
+
+def message_of(site: Site) -> str:
+    if len(site.names) != len(coverage.PLACEHOLDER.findall(site.template)):
+        return coverage.fill(site.template)
+    return coverage.fill(site.template, site.names)
+
+
+SHAPES = ("engine", "api", "offline")
+
+
+def render(site: Site, era: str, shape: str = "engine") -> str:
+    """The start-up log this raise leaves, as its era prints it: raised in the engine process
+    ("engine": V1's engine core record and the API server's tail, V0's engine process), in the
+    API server while it builds its configuration ("api"), or under `LLM(...)` in a script
+    ("offline": a bare traceback)."""
+    message = message_of(site)
+    function = site.function.rsplit(".", 1)[-1]
+    raising = (site.path, site.line, function, f"raise {site.cls}(")
+    outer = {
+        ("engine", "v1"): ("vllm/v1/engine/core.py", 1140, "run_engine_core",
+                           "engine_core = EngineCoreProc(*args, engine_index=dp_rank, **kwargs)"),
+        ("engine", "v0"): ("vllm/engine/multiprocessing/engine.py", 388, "run_mp_engine",
+                           "engine = MQLLMEngine.from_engine_args(engine_args=engine_args,"),
+        ("api", "v1"): ("vllm/entrypoints/openai/api_server.py", 212,
+                        "build_async_engine_client_from_engine_args",
+                        "vllm_config = engine_args.create_engine_config(usage_context=usage_context)"),
+        ("api", "v0"): ("vllm/entrypoints/openai/api_server.py", 166, "build_async_engine_client",
+                        "engine_config = engine_args.create_engine_config()"),
+        ("offline", "v1"): ("vllm/entrypoints/llm.py", 351, "__init__",
+                            "self.llm_engine = LLMEngine.from_engine_args("),
+        ("offline", "v0"): ("vllm/entrypoints/llm.py", 214, "__init__",
+                            "self.llm_engine = LLMEngine.from_engine_args("),
+    }[(shape, era)]
+    body = ["Traceback (most recent call last):"]
+    if shape == "offline":
+        body += ['  File "/home/user/run.py", line 12, in <module>',
+                 '    llm = LLM(model="meta-llama/Llama-3.1-8B-Instruct")']
+    for path, line, name, code in (outer, raising):
+        body += [f'  File "{SITE}{path}", line {line}, in {name}', f"    {code}"]
+    body += f"{site.cls}: {message}".split("\n")
+    if shape == "offline":
+        return "\n".join(body) + "\n"
+    if shape == "api":
+        if era == "v0":
+            return "\n".join(["INFO 10-17 08:40:11 api_server.py:528] vLLM API server version "
+                              "0.6.3", *body]) + "\n"
+        return "\n".join(["(APIServer pid=4000) INFO 02-05 10:11:20 [api_server.py:1912] vLLM "
+                          "API server version 0.34.0", *(f"(APIServer pid=4000) {b}" for b in body)]
+                         ) + "\n"
+    if era == "v0":
+        head = ["INFO 10-17 08:40:11 api_server.py:528] vLLM API server version 0.6.3",
+                "Process SpawnProcess-1:"]
+        return "\n".join([*head, *body]) + "\n"
+    record = "(EngineCore_DP0 pid=4100) ERROR 02-05 10:11:30 [core.py:1150] "
+    tail = ["(APIServer pid=4000) Traceback (most recent call last):",
+            f'(APIServer pid=4000)   File "{SITE}vllm/v1/engine/utils.py", line 1024, in '
+            "wait_for_engine_startup",
+            '(APIServer pid=4000)     raise RuntimeError(',
+            "(APIServer pid=4000) RuntimeError: Engine core initialization failed. See root "
+            "cause above. Failed core proc(s): {}"]
+    return "\n".join([record + "EngineCore failed to start.", *(record + b for b in body),
+                      *tail]) + "\n"
+
+
+# --- the count ----------------------------------------------------------------------------------
+OUTCOMES = ("remedy", "named", "without", "message", "fallback", "none")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    site: Site
+    outcome: str
+    signature: str | None
+    kind: str | None
+
+
+def measure_one(site: Site, era: str, signatures: SignatureSet,
+                shape: str = "engine") -> Outcome:
+    report = explain_text(render(site, era, shape), signatures=signatures)
+    match = report.signature
+    if report.root_cause is None:
+        return Outcome(site, "none", None, None)
+    if match is None:
+        return Outcome(site, "message" if report.advice else "none", None, None)
+    if match.kind is SignatureKind.FALLBACK:
+        return Outcome(site, "fallback", match.id, match.kind.value)
+    signature = signatures.get(match.id)
+    own = signature.fix if signature is not None else match.fix
+    outcome = "remedy" if holds(own, site.knobs) else "named" if holds(match.fix, site.knobs) \
+        else "without"
+    return Outcome(site, outcome, match.id, match.kind.value)
+
+
+def measure(sites: Iterable[Site], era: str, signatures: SignatureSet | None = None,
+            shape: str = "engine") -> list[Outcome]:
+    database = signatures or default_signatures()
+    return [measure_one(s, era, database, shape) for s in sites]
+
+
+def distinct(sites: Iterable[Site]) -> list[Site]:
+    """One site per message text (the same check written twice is one failure)."""
+    seen: dict[str, Site] = {}
+    for site in sites:
+        seen.setdefault(site.template, site)
+    return list(seen.values())
+
+
+def counts(outcomes: Sequence[Outcome]) -> dict[str, int]:
+    found = Counter(o.outcome for o in outcomes)
+    return {name: found.get(name, 0) for name in OUTCOMES}
+
+
+def read_sites(path: Path) -> list[Site]:
+    with path.open(encoding="utf-8") as lines:
+        return [Site(**{**row, "knobs": tuple(row["knobs"])}) for row in map(json.loads, lines)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--src", type=Path, help="one release's extracted source: DIR/vllm/...")
+    source.add_argument("--read", type=Path, help="a --sites file to measure again")
+    parser.add_argument("--era", choices=sorted(SCOPES), default="v1")
+    parser.add_argument("--shape", choices=SHAPES, default="engine",
+                        help="where the raise is logged from (see render)")
+    parser.add_argument("--sites", type=Path, help="write the sites found as JSON lines")
+    parser.add_argument("--signatures", type=Path,
+                        help="measure with this signature tree instead of the shipped one (an "
+                             "earlier commit's `signatures/`, for a before/after figure)")
+    parser.add_argument("--show", nargs="*", default=(), choices=OUTCOMES,
+                        help="list the sites with these outcomes")
+    args = parser.parse_args(argv)
+    sites = distinct(read_sites(args.read) if args.read else sites_of(args.src, args.era))
+    if args.sites:
+        with args.sites.open("w", encoding="utf-8") as out:
+            out.writelines(json.dumps(asdict(s), ensure_ascii=False) + "\n" for s in sites)
+    database = load_signatures(args.signatures, shipped=False) if args.signatures else None
+    outcomes = measure(sites, args.era, database, args.shape)
+    total = counts(outcomes)
+    print(f"{len(sites)} sites naming a remedy: " + ", ".join(f"{k} {v}" for k, v in
+                                                                total.items()))
+    for outcome in outcomes:
+        if outcome.outcome in args.show:
+            s = outcome.site
+            print(f"{outcome.outcome:8} {s.path}:{s.line} {s.function} [{s.cls}] "
+                  f"knobs={','.join(s.knobs)} sig={outcome.signature}\n         "
+                  f"{message_of(s)[:220]}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
