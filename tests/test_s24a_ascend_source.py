@@ -14,6 +14,7 @@ headline: the `ERROR: ...` line under a rule is the banner's text, not a logger'
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +23,7 @@ from logsleuth.signatures import default_signatures
 
 from v1log import python_traceback, signature_advice
 
-FEW = settings(max_examples=25, deadline=None)
+FEW = settings(max_examples=30, deadline=None)
 
 # Where vllm_ascend lives: the official image's editable checkout, or an installed wheel.
 _ASCEND_ROOTS = st.sampled_from(["/vllm-workspace/vllm-ascend/vllm_ascend/",
@@ -106,15 +107,28 @@ _CLASSES = [
     ("ascend-remote-weight-loader-failed", "model_loader/rfork/rfork_loader.py", "load_model",
      lambda n: "RFork requires --model-loader-extra-config to be a JSON object.",
      "model-loader-extra-config"),
+    # exact signatures of the same sources: one message, one remedy
+    ("ascend-aclgraph-with-launch-blocking", "platform.py", "check_and_update_config",
+     lambda n: "ACL graph is incompatible with ASCEND_LAUNCH_BLOCKING=1. Please unset "
+               "ASCEND_LAUNCH_BLOCKING or set it to 0.", "unset ASCEND_LAUNCH_BLOCKING"),
+    ("ascend-torchair-graph-with-enforce-eager", "ascend_config.py", "check_ascend_config",
+     lambda n: "Can't enable graph mode and eager mode at the same time. Please set "
+               "`enforce_eager=False` if you attempt to enable NPU graph mode.", "--enforce-eager"),
+    ("ascend-nz-weights-on-rl-wake-up", "worker/worker_v1.py", "wake_up",
+     lambda n: "FRACTAL_NZ mode is enabled. This may cause model parameter precision issues in "
+               "the RL scenarios. Please set VLLM_ASCEND_ENABLE_NZ=0.", "VLLM_ASCEND_ENABLE_NZ=0"),
 ]
-_EXCEPTIONS = {"ascend-cpu-binding-failed": "RuntimeError", "ascend-scheduler-rejected": "ValueError",
+_EXCEPTIONS = {"ascend-aclgraph-with-launch-blocking": "ValueError",
+               "ascend-torchair-graph-with-enforce-eager": "RuntimeError",
+               "ascend-nz-weights-on-rl-wake-up": "ValueError","ascend-cpu-binding-failed": "RuntimeError", "ascend-scheduler-rejected": "ValueError",
                "ascend-feature-unsupported": "ValueError", "ascend-eplb-config-rejected": "ValueError",
                "ascend-quantization-rejected": "NotImplementedError",
                "ascend-remote-weight-loader-failed": "RuntimeError"}
 
 
-@FEW
-@given(st.sampled_from(_CLASSES), _ASCEND_ROOTS, _PREFIXES, _N)
+@pytest.mark.parametrize("case", _CLASSES, ids=[f"{c[0]}-{i}" for i, c in enumerate(_CLASSES)])
+@settings(max_examples=6, deadline=None)
+@given(_ASCEND_ROOTS, _PREFIXES, _N)
 def test_vllm_ascend_refusals_get_their_family_and_knob(case, root, prefix, n) -> None:
     family, module, function, message, knob = case
     error = f"{_EXCEPTIONS.get(family, 'AssertionError')}: {message(n)}"
