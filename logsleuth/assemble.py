@@ -30,6 +30,8 @@ if TYPE_CHECKING:  # recur.py classifies through causal.py, which imports this m
 
 MAX_FRAMES = 64  # the innermost frames are the ones that say where it failed
 MAX_MESSAGE_LINES = 12
+_RULE_CHARS = "=-*#~_"  # a banner's rule: one of these repeated
+_RULE_MIN = 8
 _HEADER_TAIL = 2  # lines after a `Traceback` header the log ends in that may be a cut frame
 _TRACEBACK_HEADER = "Traceback (most recent call last):"  # Python's, ending a record that heads one
 MAX_MESSAGE_CHARS = 4000
@@ -776,7 +778,8 @@ class Assembler:
                 continues = False
             if trace.indent and not _inside_shifted(line, trace.indent):
                 continues = False  # pip's `ERROR: Failed building wheel` after its box
-            if line.kind is LineKind.UVICORN and not _carries_output(trace, line):
+            if line.kind is LineKind.UVICORN and not _carries_output(trace, line) \
+                    and not _under_rule(trace):
                 # a logger's record that prints its level once at its head (`ERROR: Engine core
                 # proc EngineCore_0 died unexpectedly, ...`, uvicorn's `ERROR:    Exception in
                 # ASGI application`): the next record, not the exception's message going on
@@ -1156,6 +1159,15 @@ def _carries_output(trace: _Trace, line: LogLine) -> bool:
     """The closing trace's message announces output it carries (`_introduces_traceback`), and
     `line` is near enough to still be part of it."""
     return _introduces_traceback(trace) and line.number - trace.line <= MAX_CARRIED_LINES
+
+
+def _under_rule(trace: _Trace) -> bool:
+    """The closing trace's message so far ends in a rule (`=====`, `-----`): a message that
+    opens with a banner (vllm-ascend's `ValueError:` then a rule, `ERROR: ModelSlim Quantization
+    Config Not Found`, a rule), whose `ERROR: ...` headline is the banner's text, not a logger's
+    next record (a record is not printed between a rule and what it frames)."""
+    last = trace.message_lines[-1].strip() if trace.message_lines else ""
+    return len(last) >= _RULE_MIN and len(set(last)) == 1 and last[0] in _RULE_CHARS
 
 
 def _headline(trace: _Trace) -> str:
