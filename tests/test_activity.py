@@ -17,7 +17,12 @@ from logsleuth.pipeline import build_report
 from logsleuth.read import open_input
 from logsleuth.render.json import to_json
 from logsleuth.tokenize import TokenizeStats, tokenize
+from match_memo import matched_once  # noqa: F401 (the fixture)
 from mix_logs import MIXES, mix_log
+
+
+# matching done once for a log's two readings when they hand it the same inputs (match_memo.py)
+pytestmark = pytest.mark.usefixtures("matched_once")
 
 
 def _reports(path: Path, cap: int) -> tuple[str, str, int]:

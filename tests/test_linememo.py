@@ -13,14 +13,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from corpus_judge import corpus_and_tuning_logs, log_id
+from digits import redigit
 from logsleuth.tokenize import clean
 from logsleuth.tokenize.grammar import parse_split
 from logsleuth.tokenize.linememo import LineMemo
 from mix_logs import MIXES, mix_log
-
-
-def _redigit(text: str, rng: random.Random) -> str:
-    return "".join(rng.choice("0123456789") if c in "0123456789" else c for c in text)
 
 
 def _same(memo: LineMemo, text: str, number: int) -> None:
@@ -31,7 +28,7 @@ def _check(memo: LineMemo, text: str, rng: random.Random) -> None:
     for number in (1, 2, 3):  # seen, planned, read by the plan
         _same(memo, text, number)
     for number in (4, 5, 6):
-        _same(memo, _redigit(text, rng), number)
+        _same(memo, redigit(text, rng), number)
 
 
 def _lines(data: bytes, limit: int = 1 << 16) -> list[str]:
@@ -84,7 +81,7 @@ def test_plans_read_like_parse_split_on_generated_lines(lines: list[str], seed: 
     """Lines of a few shapes, each line followed by copies with other digits (a pid, a status
     code, a time): each shape is planned from its first two lines and read by the plan after."""
     memo, rng = LineMemo(seed=seed), random.Random(seed)
-    copies = [_redigit(text, rng) for text in lines for _ in range(4)]
+    copies = [redigit(text, rng) for text in lines for _ in range(4)]
     for number, text in enumerate(lines + copies + lines, 1):
         _same(memo, text, number)
 

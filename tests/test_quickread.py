@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from digits import redigit
 from logsleuth.model import LineRun, LogLine, RecordRun
 from logsleuth.pipeline import explain
 from logsleuth.render.json import report_to_dict
@@ -89,17 +90,13 @@ def test_quick_reading_is_lark_s_reading_on_generated_lines(lines: list[str], se
     interleaves the shapes."""
     rng = random.Random(seed)
     stream = [line for _ in range(5) for line in lines]
-    stream = [_redigit(line, rng) if index >= len(lines) else line
+    stream = [redigit(line, rng) if index >= len(lines) else line
               for index, line in enumerate(stream)]
     quick, plain = Tokenizer(quick=True), Tokenizer(quick=False)
     for number, text in enumerate(stream, 1):
         raw = text.encode("utf-8")
         read = quick.parse(number, raw)
         assert read == plain.parse(number, raw) == _alone(raw, number), text
-
-
-def _redigit(text: str, rng: random.Random) -> str:
-    return "".join(rng.choice("0123456789") if c.isdigit() and c.isascii() else c for c in text)
 
 
 def test_quick_reading_is_used_and_tells_processes_and_sites_apart() -> None:

@@ -25,7 +25,11 @@ from logsleuth.read import open_input
 from logsleuth.recur import Recurrences
 from logsleuth.render.json import report_to_dict
 from logsleuth.tokenize import TokenizeStats, tokenize_runs
+from match_memo import matched_once  # noqa: F401 (the fixture)
 from mix_logs import MIXES, mix_log
+
+# matching done once for a log's two readings when they hand it the same inputs (match_memo.py)
+pytestmark = pytest.mark.usefixtures("matched_once")
 
 UNCAPPED = 10**9
 # the one sentence that counts survived errors: a folded error counts its copies printed after

@@ -23,9 +23,12 @@ from logsleuth.read import open_input
 from logsleuth.render.json import to_json
 from logsleuth.tokenize import TokenizeStats, tokenize, tokenize_runs
 from logsleuth.tokenize.scan import Tokenizer
+from match_memo import matched_once  # noqa: F401 (the fixture)
 from mix_logs import MIXES, mix_log
 from scenario_logs import ILLEGAL_ACCESS, Server
 
+# matching done once for a log's two readings when they hand it the same inputs (match_memo.py)
+pytestmark = pytest.mark.usefixtures("matched_once")
 
 
 def _read(data: bytes | Path, replay: bool, cap: int) -> tuple[list[Event], str, int]:

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from corpus_judge import iter_logs
+from digits import redigit
 from logsleuth.tokenize import clean, parse_line, parse_line_whole
 from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 from mix_logs import MIXES, mix_log
@@ -32,7 +33,7 @@ def test_digit_blindness_of_patterns(pattern: str, blind: bool) -> None:
 def test_blind_patterns_decide_alike_on_any_digits(text: str, seed: int) -> None:
     """The property the proof stands for, on patterns it calls blind."""
     import re
-    other = _redigit(text, random.Random(seed))
+    other = redigit(text, random.Random(seed))
     assert shape_key(text) == shape_key(other)
     for pattern in (r"\d+:\d+", r"a\w*b", r"[^a]+", r"(?:\d\d-)+|\S+ ", r"\b\d+\.\d+\b"):
         assert digit_blind(pattern)
@@ -49,17 +50,13 @@ def test_shape_cache_is_bounded() -> None:
     assert sum(cache.get(str(i).encode()) is not None for i in range(10)) <= 3
 
 
-def _redigit(text: str, rng: random.Random) -> str:
-    return "".join(rng.choice("0123456789") if c in "0123456789" else c for c in text)
-
-
 def _check_variants(raw: bytes, rng: random.Random) -> None:
     text = clean(raw.decode("utf-8", "replace"))
     if not any(c.isdigit() for c in text):
         return
     assert parse_line(text) == parse_line_whole(text), text  # its shape is decided here
     for _ in range(2):
-        other = _redigit(text, rng)
+        other = redigit(text, rng)
         assert parse_line(other) == parse_line_whole(other), other  # and reused here
 
 
