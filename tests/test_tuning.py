@@ -401,8 +401,6 @@ KNOWN_VERDICT_MISSES = {
         "session 24's random development split (fifteenth), cold miss: not yet analysed",
     "runtime/w-ascend-v071rc1-v0-mqllmengine-embedding-request-ascend-metadata-builder-build-typeerror":
         "session 24's random development split (fifteenth), cold miss: not yet analysed",
-    "startup/t-slurm-v083-pp4-opt30b-weight-download-disk-quota-exceeded-script-label":
-        "session 24's random development split (fifteenth), cold miss: not yet analysed",
     "startup/u-vllm-metal-install-sh-rosetta-x86-64-python-uv-no-torch-cpu-wheel-for-macosx":
         "session 24's random development split (fifteenth), cold miss: not yet analysed",
     # Moved in from the held-out set by the end-of-session-23 check (strict until analysed):

@@ -757,7 +757,7 @@ class _ToRecords(Transformer[Token, object]):
         message = message.removeprefix(" in").removeprefix(":").removeprefix(" ")
         message = message.removeprefix("- ")
         text = "".join(str(t) for t in items)
-        if label.startswith("[Errno"):
+        if label.startswith(("[Errno", "[WinError")):
             return _Body(LineKind.EXCEPTION_REPR, text, exception="OSError",
                          message=f"{label} {message}")
         if label.startswith('"'):
