@@ -30,6 +30,11 @@ if TYPE_CHECKING:  # recur.py classifies through causal.py, which imports this m
 
 MAX_FRAMES = 64  # the innermost frames are the ones that say where it failed
 MAX_MESSAGE_LINES = 12
+# Python's warnings print `file:line: Category: message`, the message's further lines raw, then
+# the warned line's source indented (warnings.formatwarning): the lines between are the warning's
+# text, whatever they quote (an exception's text it went on from), up to this many
+WARNING_LINES = 8
+_WARNING_TEXT = (LineKind.PLAIN, LineKind.EXCEPTION_REPR, LineKind.EXCEPTION)
 _HEADER_TAIL = 2  # lines after a `Traceback` header the log ends in that may be a cut frame
 _TRACEBACK_HEADER = "Traceback (most recent call last):"  # Python's, ending a record that heads one
 MAX_MESSAGE_CHARS = 4000
@@ -124,6 +129,10 @@ class _Channel:
     # the exception groups whose sub-exceptions are being printed, outermost first: (depth of
     # the group's own lines, its event id); a sub-traceback belongs to the deepest one above it
     groups: list[tuple[int, int]] = field(default_factory=list)
+    # lines left that may go on the message of the Python warning printed last (`x.py:8:
+    # RuntimeWarning: Failed to read commit hash:` then `No module named 'vllm._version'`):
+    # WARNING_LINES after its header, 0 once its source line or any other line came
+    warning: int = 0
 
 
 class Assembler:
@@ -540,6 +549,11 @@ class Assembler:
                     channel.groups.append((line.depth, channel.last_event))
                 return
         trace = channel.trace
+        if channel.warning and _warning_goes_on(channel, line):
+            return
+        if kind is LineKind.PY_WARNING and line.site is None and line.level is None \
+                and (trace is None or trace.closing):
+            channel.warning = WARNING_LINES  # (not between a traceback's frames and its end)
         if kind is LineKind.NO_EXCEPTION:
             return  # the record above had no traceback to print: it stays one event
         if kind is LineKind.IGNORED:
@@ -1069,11 +1083,43 @@ def _unbordered(line: LogLine) -> str:
     return text[1:].strip() if line.depth and text[:1] == "|" else text
 
 
+def _warning_goes_on(channel: _Channel, line: LogLine) -> bool:
+    """A raw line right under a Python warning's header, before its source line: the warning's
+    text going on (a message of several lines, the text of an exception it went on from), not an
+    error; its indented source line ends it, and so does any other line."""
+    left, channel.warning = channel.warning, 0
+    if line.site is not None or line.level is not None or line.depth:
+        return False
+    if line.kind is LineKind.INDENTED:
+        return True  # the warned line's source
+    if line.kind in _WARNING_TEXT:
+        channel.warning = left - 1
+        return True
+    return False
+
+
+def warning_text(lines: Iterable[LogLine]) -> frozenset[int]:
+    """The numbers of the lines (in log order) that go on a Python warning's text, as the
+    assembler reads them (`_warning_goes_on`): index/bare.py looks none of them up as a pasted
+    error of its own."""
+    channels: dict[ChannelKey, _Channel] = {}
+    found: set[int] = set()
+    for line in lines:
+        key: ChannelKey = (line.process.name, line.process.pid, line.site)
+        channel = channels.setdefault(key, _Channel(line.process, line.site))
+        if channel.warning and _warning_goes_on(channel, line):
+            found.add(line.number)
+        elif line.kind is LineKind.PY_WARNING and line.site is None and line.level is None:
+            channel.warning = WARNING_LINES
+    return frozenset(found)
+
+
 def _fresh(channel: _Channel) -> bool:
     """The channel is as `_Channel(process, site)` made it, for a process without an ip (so
     that one made again from its key alone is equal to it)."""
     return channel.title is None and channel.chain_next is None and channel.last_event is None \
-        and not channel.ignoring and not channel.groups and channel.process.ip is None
+        and not channel.ignoring and not channel.groups and channel.process.ip is None \
+        and not channel.warning
 
 
 def _indent(text: str) -> int:
@@ -1257,6 +1303,7 @@ class _State:
     # the direct cause`) links the traceback after it to that event, and then its change is
     # not kept (`cause`); without one it is, and holds only where there is none either
     chained: bool
+    warning: int  # the lines that may still go on a Python warning's text (_Channel.warning)
 
 
 def _inert(lines: tuple[LogLine, ...]) -> bool:
@@ -1294,7 +1341,8 @@ def _relative_state(channel: _Channel, first: int, time: str | None, process: Pr
     if channel.title is not None:
         text, number, level, when, printed, bootstrap = channel.title
         title = _Title(text, number - first, level, _when(when, time), printed, bootstrap)
-    return _State(traced, title, channel.ignoring, channel.last_event is not None)
+    return _State(traced, title, channel.ignoring, channel.last_event is not None,
+                  channel.warning)
 
 
 def _when(time: str | None, own: str | None) -> str | None:
@@ -1323,6 +1371,7 @@ def _restore(state: _State, channel: _Channel, first: int, time: str | None,
         channel.title = _Title(text, first + number, level, time if when == _RUN_TIME else when,
                                printed, bootstrap)
     channel.ignoring = state.ignoring
+    channel.warning = state.warning
 
 
 def _answered(label: str, text: str) -> str | None:
