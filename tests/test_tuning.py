@@ -404,8 +404,6 @@ KNOWN_VERDICT_MISSES = {
     "startup/u-vllm-metal-install-sh-rosetta-x86-64-python-uv-no-torch-cpu-wheel-for-macosx":
         "session 24's random development split (fifteenth), cold miss: not yet analysed",
     # Moved in from the held-out set by the end-of-session-23 check (strict until analysed):
-    "healthy/w-gpustack-v0110-h200-deepseek-v32-slow-load-shm-broadcast-60s-info-oneline":
-        "moved in from the held-out set by the end-of-session-23 check: not yet analysed",
     # (healthy/dd-art-mcp-agent-test-v085-asyncio-cancellederror-at-exit, moved in from the
     # held-out set at a session-23 merge, left this list when a program's asyncio loop closing
     # after its work became a class: asyncio's exception-handler report (`Exception in callback`,
