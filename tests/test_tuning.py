@@ -26,8 +26,6 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 24's random development split (fifteenth), cold misses (strict until analysed):
-    "startup/u-vllm-metal-install-sh-rosetta-x86-64-python-uv-no-torch-cpu-wheel-for-macosx":
-        "session 24's random development split (fifteenth), cold miss: not yet analysed",
     "runtime/cc-gaudi-hpu-torch-compile-repetition-penalty-sampler-guard-dispatch-key-oneline":
         "session 24's random development split (fifteenth), cold miss: not yet analysed",
     # Session 23's random development split (fourteenth), cold misses (strict; each leaves when
@@ -400,8 +398,6 @@ KNOWN_VERDICT_MISSES = {
     "runtime/w-ascend-v0110rc0-qwen3-235b-tp16-90k-prompt-splitfuse-attn-mask-npu-oom-elided-workers":
         "session 24's random development split (fifteenth), cold miss: not yet analysed",
     "runtime/w-ascend-v071rc1-v0-mqllmengine-embedding-request-ascend-metadata-builder-build-typeerror":
-        "session 24's random development split (fifteenth), cold miss: not yet analysed",
-    "startup/u-vllm-metal-install-sh-rosetta-x86-64-python-uv-no-torch-cpu-wheel-for-macosx":
         "session 24's random development split (fifteenth), cold miss: not yet analysed",
     # Moved in from the held-out set by the end-of-session-23 check (strict until analysed):
     # (healthy/dd-art-mcp-agent-test-v085-asyncio-cancellederror-at-exit, moved in from the

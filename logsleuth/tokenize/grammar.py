@@ -641,6 +641,13 @@ class _ToRecords(Transformer[Token, object]):
                      message=text.removeprefix("ERROR: "))
     exit_report = _labelled("exited")
 
+    def installer_error(self, items: list[Token]) -> _Body:
+        # `  × No solution found when resolving dependencies:`: a package manager's error (uv,
+        # pixi), its causes (`╰─▶ Because ...`) on the indented lines under it
+        text = str(items[0]).strip()
+        return _Body(LineKind.DIAGNOSTIC, text, exception="installer error",
+                     message=text.removeprefix("×").strip())
+
     def shell_error(self, items: list[Token]) -> _Body:
         # `bash: vllm: command not found`, `zsh: permission denied: ./serve.sh`: what the shell
         # could not do, as bash's exit status says it (127 not found, 126 not executable)
