@@ -131,8 +131,11 @@ class _Channel:
     groups: list[tuple[int, int]] = field(default_factory=list)
     # lines left that may go on the message of the Python warning printed last (`x.py:8:
     # RuntimeWarning: Failed to read commit hash:` then `No module named 'vllm._version'`):
-    # WARNING_LINES after its header, 0 once its source line or any other line came
+    # WARNING_LINES after its header, 0 once its source line or any other line came; and the
+    # number of the line that may go on it (Python writes the warning in one piece: the very next
+    # line of the log, or none)
     warning: int = 0
+    warning_next: int = 0
 
 
 class Assembler:
@@ -553,7 +556,8 @@ class Assembler:
             return
         if kind is LineKind.PY_WARNING and line.site is None and line.level is None \
                 and (trace is None or trace.closing):
-            channel.warning = WARNING_LINES  # (not between a traceback's frames and its end)
+            # (not between a traceback's frames and its end)
+            channel.warning, channel.warning_next = WARNING_LINES, line.number + 1
         if kind is LineKind.NO_EXCEPTION:
             return  # the record above had no traceback to print: it stays one event
         if kind is LineKind.IGNORED:
@@ -1088,12 +1092,13 @@ def _warning_goes_on(channel: _Channel, line: LogLine) -> bool:
     text going on (a message of several lines, the text of an exception it went on from), not an
     error; its indented source line ends it, and so does any other line."""
     left, channel.warning = channel.warning, 0
-    if line.site is not None or line.level is not None or line.depth:
-        return False
+    if line.site is not None or line.level is not None or line.depth \
+            or line.number != channel.warning_next:
+        return False  # a record, or a line printed after other lines: not the warning's
     if line.kind is LineKind.INDENTED:
         return True  # the warned line's source
     if line.kind in _WARNING_TEXT:
-        channel.warning = left - 1
+        channel.warning, channel.warning_next = left - 1, line.number + 1
         return True
     return False
 
@@ -1110,7 +1115,7 @@ def warning_text(lines: Iterable[LogLine]) -> frozenset[int]:
         if channel.warning and _warning_goes_on(channel, line):
             found.add(line.number)
         elif line.kind is LineKind.PY_WARNING and line.site is None and line.level is None:
-            channel.warning = WARNING_LINES
+            channel.warning, channel.warning_next = WARNING_LINES, line.number + 1
     return frozenset(found)
 
 
@@ -1303,7 +1308,9 @@ class _State:
     # the direct cause`) links the traceback after it to that event, and then its change is
     # not kept (`cause`); without one it is, and holds only where there is none either
     chained: bool
-    warning: int  # the lines that may still go on a Python warning's text (_Channel.warning)
+    # the lines that may still go on a Python warning's text and the next one's number, relative
+    # (_Channel.warning, warning_next)
+    warning: tuple[int, int]
 
 
 def _inert(lines: tuple[LogLine, ...]) -> bool:
@@ -1341,8 +1348,8 @@ def _relative_state(channel: _Channel, first: int, time: str | None, process: Pr
     if channel.title is not None:
         text, number, level, when, printed, bootstrap = channel.title
         title = _Title(text, number - first, level, _when(when, time), printed, bootstrap)
-    return _State(traced, title, channel.ignoring, channel.last_event is not None,
-                  channel.warning)
+    warning = (channel.warning, channel.warning_next - first) if channel.warning else (0, 0)
+    return _State(traced, title, channel.ignoring, channel.last_event is not None, warning)
 
 
 def _when(time: str | None, own: str | None) -> str | None:
@@ -1371,7 +1378,7 @@ def _restore(state: _State, channel: _Channel, first: int, time: str | None,
         channel.title = _Title(text, first + number, level, time if when == _RUN_TIME else when,
                                printed, bootstrap)
     channel.ignoring = state.ignoring
-    channel.warning = state.warning
+    channel.warning, channel.warning_next = state.warning[0], first + state.warning[1]
 
 
 def _answered(label: str, text: str) -> str | None:

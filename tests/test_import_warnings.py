@@ -89,3 +89,16 @@ def test_a_traceback_after_the_warning_is_still_the_root_cause(place: str, quote
 def test_the_same_text_without_a_warning_above_it_is_still_an_error(quoted: str) -> None:
     lines = RUN + [quoted]
     assert explain_text("\n".join(lines) + "\n").verdict is not Verdict.NO_FAILURE
+
+
+@pytest.mark.parametrize("final", ["Failed to start model server: ValueError: unknown model type",
+                                   "[Errno 28] No space left on device",
+                                   "ValueError: unknown model type"])
+def test_a_line_printed_after_other_lines_is_not_the_warnings_text(final: str) -> None:
+    # a warning without its source line (the header alone), other processes' lines, then the
+    # program's own error line: Python writes a warning in one piece, so that line is no part
+    # of it
+    lines = [f"{PLACES[0]}: FutureWarning: The pynvml package is deprecated.", *RUN, final]
+    report = explain_text("\n".join(lines) + "\n")
+    assert report.verdict is Verdict.FAILURE and report.root_cause is not None, final
+    assert report.root_cause.line == len(lines)

@@ -1,19 +1,17 @@
 """A program's own label for an error it caught and printed without its class (issue 10).
 
 A test script or a launcher that wraps `LLM(...)` in `try/except` often prints only
-`print(f"<label> error: {e}")`: the exception's class is gone, its text stays. Two shapes:
-
-- an OSError's text behind any label (`Model init error: [Errno 122] Disk quota exceeded`,
-  `Download failed - [Errno 28] No space left on device`): the errno names the error, an OSError
-  with that message, whatever the label (grammars/vllm.lark PHRASE_LEAD / PHRASE_LABEL), the
-  way CPython prints an OSError (`[Errno N] strerror`; Windows' `[WinError N] ...`);
-- a label of one to three words ending in `error:` before any other text (`Load error: CUDA out
-  of memory ...`): an error line (LEVEL_LINE), not a metric's value (`Mean error: 0.02`) nor a
-  label that says the error is none or was ignored.
+`print(f"<label> error: {e}")`: the exception's class is gone, its text stays. An OSError's text
+behind any label (`Model init error: [Errno 122] Disk quota exceeded`, `Download failed - [Errno
+28] No space left on device`) names the error: an OSError with that message, whatever the label
+(grammars/vllm.lark PHRASE_LEAD / PHRASE_LABEL), as CPython prints an OSError (`[Errno N]
+strerror`; Windows' `[WinError N] ...`). (Another message behind such a label is looked up among
+the messages vLLM raises when the input is a short paste: index/bare.py, tests/test_bare_message.py.)
 
 Each is tried at the end of a start-up, under every wrapper a launcher adds, with the start of
 the line cut off (a paste that lost its first characters), and inside an INFO record (a message
-that quotes an error it went on from: no failure).
+that quotes an error it went on from: no failure). A label with a metric's value or a denial
+after it is no error line.
 """
 
 from __future__ import annotations
@@ -48,10 +46,6 @@ LABELS = ["LLM init error: ", "Model init error: ", "Init error: ", "error while
 WRAPPERS = ["{}", "2025-04-16T16:11:58.123Z {}", "0: {}", "vllm-1  | {}",
             "(VllmWorkerProcess pid=102959) {}", "[pod/vllm-0/vllm] {}",
             "Apr 16 16:11:58 gpu-3 python[1234]: {}"]
-WORDED = ["Model init error: CUDA out of memory. Tried to allocate 2.00 GiB",
-          "Load error: the checkpoint has no weights for lm_head",
-          "Engine startup error: tensor parallel size 3 does not divide 32 heads",
-          "LLM Error: could not connect to the engine"]
 NOT_ERRORS = ["Mean error: 0.02", "Relative error: 1.5e-3", "No error: the run is clean",
               "Ignored error: BrokenPipe on a closed client", "Max abs error: 12.5%"]
 
@@ -93,18 +87,6 @@ def test_an_errno_an_info_record_quotes_is_no_failure(wrapper: str,
               f"[Errno {errno[0]}] {errno[1]}")
     lines = STARTING + [wrapper.format(record)]
     assert _report(lines).verdict is Verdict.NO_FAILURE
-
-
-@pytest.mark.parametrize("wrapper", WRAPPERS)
-@pytest.mark.parametrize("said", WORDED)
-def test_a_programs_worded_error_label_is_an_error_line(wrapper: str, said: str) -> None:
-    line = wrapper.format(said)
-    parsed = parse_line(clean(line))
-    assert parsed.level is not None and parsed.level.value == "ERROR", line
-    assert anchor_patterns()[0].search(line.encode()), line
-    report = _report(STARTING + [line] + END)
-    assert report.verdict is Verdict.FAILURE and report.root_cause is not None
-    assert report.root_cause.line == len(STARTING) + 1
 
 
 @pytest.mark.parametrize("said", NOT_ERRORS)
