@@ -32,6 +32,11 @@ MAX_FRAMES = 64  # the innermost frames are the ones that say where it failed
 MAX_MESSAGE_LINES = 12
 _RULE_CHARS = "=-*#~_"  # a banner's rule: one of these repeated
 _RULE_MIN = 8
+# Python's warnings print `file:line: Category: message`, the message's further lines raw, then
+# the warned line's source indented (warnings.formatwarning): the lines between are the warning's
+# text, whatever they quote (an exception's text it went on from), up to this many
+WARNING_LINES = 8
+_WARNING_TEXT = (LineKind.PLAIN, LineKind.EXCEPTION_REPR, LineKind.EXCEPTION)
 _HEADER_TAIL = 2  # lines after a `Traceback` header the log ends in that may be a cut frame
 _TRACEBACK_HEADER = "Traceback (most recent call last):"  # Python's, ending a record that heads one
 MAX_MESSAGE_CHARS = 4000
@@ -126,6 +131,13 @@ class _Channel:
     # the exception groups whose sub-exceptions are being printed, outermost first: (depth of
     # the group's own lines, its event id); a sub-traceback belongs to the deepest one above it
     groups: list[tuple[int, int]] = field(default_factory=list)
+    # lines left that may go on the message of the Python warning printed last (`x.py:8:
+    # RuntimeWarning: Failed to read commit hash:` then `No module named 'vllm._version'`):
+    # WARNING_LINES after its header, 0 once its source line or any other line came; and the
+    # number of the line that may go on it (Python writes the warning in one piece: the very next
+    # line of the log, or none)
+    warning: int = 0
+    warning_next: int = 0
 
 
 class Assembler:
@@ -542,6 +554,12 @@ class Assembler:
                     channel.groups.append((line.depth, channel.last_event))
                 return
         trace = channel.trace
+        if channel.warning and _warning_goes_on(channel, line):
+            return
+        if kind is LineKind.PY_WARNING and line.site is None and line.level is None \
+                and (trace is None or trace.closing):
+            # (not between a traceback's frames and its end)
+            channel.warning, channel.warning_next = WARNING_LINES, line.number + 1
         if kind is LineKind.NO_EXCEPTION:
             return  # the record above had no traceback to print: it stays one event
         if kind is LineKind.IGNORED:
@@ -1088,11 +1106,44 @@ def _unbordered(line: LogLine) -> str:
     return text[1:].strip() if line.depth and text[:1] == "|" else text
 
 
+def _warning_goes_on(channel: _Channel, line: LogLine) -> bool:
+    """A raw line right under a Python warning's header, before its source line: the warning's
+    text going on (a message of several lines, the text of an exception it went on from), not an
+    error; its indented source line ends it, and so does any other line."""
+    left, channel.warning = channel.warning, 0
+    if line.site is not None or line.level is not None or line.depth \
+            or line.number != channel.warning_next:
+        return False  # a record, or a line printed after other lines: not the warning's
+    if line.kind is LineKind.INDENTED:
+        return True  # the warned line's source
+    if line.kind in _WARNING_TEXT:
+        channel.warning, channel.warning_next = left - 1, line.number + 1
+        return True
+    return False
+
+
+def warning_text(lines: Iterable[LogLine]) -> frozenset[int]:
+    """The numbers of the lines (in log order) that go on a Python warning's text, as the
+    assembler reads them (`_warning_goes_on`): index/bare.py looks none of them up as a pasted
+    error of its own."""
+    channels: dict[ChannelKey, _Channel] = {}
+    found: set[int] = set()
+    for line in lines:
+        key: ChannelKey = (line.process.name, line.process.pid, line.site)
+        channel = channels.setdefault(key, _Channel(line.process, line.site))
+        if channel.warning and _warning_goes_on(channel, line):
+            found.add(line.number)
+        elif line.kind is LineKind.PY_WARNING and line.site is None and line.level is None:
+            channel.warning, channel.warning_next = WARNING_LINES, line.number + 1
+    return frozenset(found)
+
+
 def _fresh(channel: _Channel) -> bool:
     """The channel is as `_Channel(process, site)` made it, for a process without an ip (so
     that one made again from its key alone is equal to it)."""
     return channel.title is None and channel.chain_next is None and channel.last_event is None \
-        and not channel.ignoring and not channel.groups and channel.process.ip is None
+        and not channel.ignoring and not channel.groups and channel.process.ip is None \
+        and not channel.warning
 
 
 def _indent(text: str) -> int:
@@ -1285,6 +1336,9 @@ class _State:
     # the direct cause`) links the traceback after it to that event, and then its change is
     # not kept (`cause`); without one it is, and holds only where there is none either
     chained: bool
+    # the lines that may still go on a Python warning's text and the next one's number, relative
+    # (_Channel.warning, warning_next)
+    warning: tuple[int, int]
 
 
 def _inert(lines: tuple[LogLine, ...]) -> bool:
@@ -1322,7 +1376,8 @@ def _relative_state(channel: _Channel, first: int, time: str | None, process: Pr
     if channel.title is not None:
         text, number, level, when, printed, bootstrap = channel.title
         title = _Title(text, number - first, level, _when(when, time), printed, bootstrap)
-    return _State(traced, title, channel.ignoring, channel.last_event is not None)
+    warning = (channel.warning, channel.warning_next - first) if channel.warning else (0, 0)
+    return _State(traced, title, channel.ignoring, channel.last_event is not None, warning)
 
 
 def _when(time: str | None, own: str | None) -> str | None:
@@ -1351,6 +1406,7 @@ def _restore(state: _State, channel: _Channel, first: int, time: str | None,
         channel.title = _Title(text, first + number, level, time if when == _RUN_TIME else when,
                                printed, bootstrap)
     channel.ignoring = state.ignoring
+    channel.warning, channel.warning_next = state.warning[0], first + state.warning[1]
 
 
 def _answered(label: str, text: str) -> str | None:

@@ -309,6 +309,24 @@ def _late_hangs(hangs: list[Milestone], activity: list[Milestone],
     return sorted(late, key=lambda h: h.line)
 
 
+# Times a periodic wait notice (causality.yaml `periodic_waits`) is printed after the last work
+# before it stands for a stall on its own in start-up: once is one interval of one slow step.
+PERIODIC_REPEATS = 2
+
+
+def _standing_hangs(late: list[Milestone], started: bool, know: Causality) -> list[Milestone]:
+    """The late hang lines that show a stall: all of them, unless they are only periodic wait
+    notices printed fewer than PERIODIC_REPEATS times in a start-up that had not completed (one
+    interval of a slow load or compilation, which the notice itself names; GPUStack's
+    DeepSeek-V3.2 load printed one and went on). After start-up completed, or printed again,
+    such a notice is a wait that did not end."""
+    if started or not late or len(late) >= PERIODIC_REPEATS:
+        return late
+    if all(know.periodic_wait(hang.text) for hang in late):
+        return []
+    return late
+
+
 def _stopped(activity: list[Milestone], stuck: list[Milestone], hangs: list[Milestone],
              know: Causality) -> dict[Process, int]:
     """By the process that printed the engine's stats, when they end stuck (requests held,
@@ -557,6 +575,7 @@ class CausalGraph:
             # offline run has no server: its last generate bar may end a finished script)
             started = bool(work.ready) or any(m.phase in _STARTED for m in activity)
             reached = {m.phase for m in activity if m.phase is not None}
+            late_hangs = _standing_hangs(late_hangs, started, know)
             bar = _stalled(last_line, line_count, know, started=started, began=began,
                            reached=reached) if not work.serving else None
             if bar is None and not late_hangs and deployments.several and tail:

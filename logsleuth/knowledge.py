@@ -164,6 +164,9 @@ class Causality:
     # `teardown.cancellations`)
     loop_reports: tuple[regex.Pattern[str], ...] = ()
     cancellations: tuple[regex.Pattern[str], ...] = ()
+    # hang lines a waiting loop prints once each interval, the time waited unsaid: one alone in
+    # start-up is a slow step, not a stall (`periodic_waits`, causal.py `_standing_hangs`)
+    periodic_waits: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -467,6 +470,10 @@ class Causality:
         """A progress bar that has not advanced: a step begun (or redrawn as it raised), not a
         step taken."""
         return self.unstarted_bars is not None and _search(self.unstarted_bars, text) is not None
+
+    def periodic_wait(self, text: str) -> bool:
+        """A hang line a waiting loop prints once each interval (`periodic_waits`)."""
+        return any(_search(p, text) is not None for p in self.periodic_waits)
 
     def latent_warning(self, text: str) -> bool:
         """The warning reports an exception that may be the cause of a later error."""
@@ -869,7 +876,9 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "teardown")
                            for p in data.get("teardown", {}).get("loop_reports", [])),
                      tuple(compile_(p, "teardown")
-                           for p in data.get("teardown", {}).get("cancellations", [])))
+                           for p in data.get("teardown", {}).get("cancellations", [])),
+                     tuple(compile_(p, "periodic_waits")
+                           for p in data.get("periodic_waits", [])))
 
 
 @cache

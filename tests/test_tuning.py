@@ -26,8 +26,6 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 24's random development split (fifteenth), cold misses (strict until analysed):
-    "startup/u-vllm-metal-install-sh-rosetta-x86-64-python-uv-no-torch-cpu-wheel-for-macosx":
-        "session 24's random development split (fifteenth), cold miss: not yet analysed",
     "runtime/cc-gaudi-hpu-torch-compile-repetition-penalty-sampler-guard-dispatch-key-oneline":
         "session 24's random development split (fifteenth), cold miss: not yet analysed",
     # Session 23's random development split (fourteenth), cold misses (strict; each leaves when
@@ -416,15 +414,12 @@ KNOWN_VERDICT_MISSES = {
     # time above the run's first record, restated by the run's own copy (traceback or logger
     # header) after the run's records, left the run's errors: logsleuth/restatements.py
     # `fold_headlines`, tests/test_reporter_headlines.py.)
-    "startup/t-slurm-v083-pp4-opt30b-weight-download-disk-quota-exceeded-script-label":
-        "session 24's random development split (fifteenth), cold miss: not yet analysed",
-    "startup/u-vllm-metal-install-sh-rosetta-x86-64-python-uv-no-torch-cpu-wheel-for-macosx":
-        "session 24's random development split (fifteenth), cold miss: not yet analysed",
+    # (startup/t-slurm-v083-pp4-opt30b-weight-download-disk-quota-exceeded-script-label and
+    # startup/u-vllm-metal-install-sh-rosetta-x86-64-python-uv-no-torch-cpu-wheel-for-macosx left
+    # this list when an OSError's `[Errno N]` text after a script's own label, and uv's resolver
+    # failures, became error evidence: tests/test_script_error_labels.py,
+    # tests/test_installer_failures.py.)
     # Moved in from the held-out set by the end-of-session-23 check (strict until analysed):
-    "healthy/v-verl-ray-vllm-063-failed-to-read-commit-hash-runtimewarning-markdown-links":
-        "moved in from the held-out set by the end-of-session-23 check: not yet analysed",
-    "healthy/w-gpustack-v0110-h200-deepseek-v32-slow-load-shm-broadcast-60s-info-oneline":
-        "moved in from the held-out set by the end-of-session-23 check: not yet analysed",
     # (healthy/dd-art-mcp-agent-test-v085-asyncio-cancellederror-at-exit, moved in from the
     # held-out set at a session-23 merge, left this list when a program's asyncio loop closing
     # after its work became a class: asyncio's exception-handler report (`Exception in callback`,

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from logsleuth.assemble import warning_text
 from logsleuth.index.data import MessageKind
 from logsleuth.index.lookup import Fit, TemplateMatcher, TextMatch
 from logsleuth.index.origin import default_matcher
@@ -39,9 +40,11 @@ def bare_errors(lines: Iterable[LogLine], first_id: int) -> list[ErrorEvent]:
     each as an error event of the class it is raised with."""
     matcher = default_matcher()
     found: list[ErrorEvent] = []
+    lines = list(lines)
+    warned = warning_text(lines)  # a warning's text: what it quotes it went on from
     for line in lines:
         text = _uncoded(line.text.strip())
-        if line.kind is not LineKind.PLAIN or line.level is not None \
+        if line.kind is not LineKind.PLAIN or line.level is not None or line.number in warned \
                 or len(text) < MIN_LINE_CHARS or terminal_regex("NAMED_LEAD").match(text):
             continue  # a record, a traceback's line, a typed line: the assembler judged those
         match = _whole(matcher, text)
@@ -84,9 +87,11 @@ def stated_errors(lines: Iterable[LogLine], first_id: int, know: Causality) -> l
     """The lines (of a whole short input, every line parsed) whose own words state a failure
     (causality.yaml `pasted`), each as an error record: a sentence copied without its level."""
     found: list[ErrorEvent] = []
+    lines = list(lines)
+    warned = warning_text(lines)
     for line in lines:
         text = _uncoded(line.text.strip())
-        if line.kind is not LineKind.PLAIN or line.level is not None \
+        if line.kind is not LineKind.PLAIN or line.level is not None or line.number in warned \
                 or len(text) < MIN_LINE_CHARS or not know.states_failure(text):
             continue
         found.append(ErrorEvent(first_id + len(found), EventKind.ERROR_RECORD, Level.ERROR.value,

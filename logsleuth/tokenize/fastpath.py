@@ -53,6 +53,7 @@ SINGLE_TOKEN_BODIES = {
     "CLIENT_STATUS": "client_status", "DETAIL_BODY": "detail_body",
     "PYDANTIC_VALUE_ERROR": "pydantic_value_error",
     "PYDANTIC_ASSERTION": "pydantic_assertion", "PIP_ERROR": "pip_error",
+    "INSTALLER_ERROR": "installer_error",
 }
 
 

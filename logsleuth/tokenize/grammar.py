@@ -645,6 +645,13 @@ class _ToRecords(Transformer[Token, object]):
                      message=text.removeprefix("ERROR: "))
     exit_report = _labelled("exited")
 
+    def installer_error(self, items: list[Token]) -> _Body:
+        # `  × No solution found when resolving dependencies:`: a package manager's error (uv,
+        # pixi), its causes (`╰─▶ Because ...`) on the indented lines under it
+        text = str(items[0]).strip()
+        return _Body(LineKind.DIAGNOSTIC, text, exception="installer error",
+                     message=text.removeprefix("×").strip())
+
     def shell_error(self, items: list[Token]) -> _Body:
         # `bash: vllm: command not found`, `zsh: permission denied: ./serve.sh`: what the shell
         # could not do, as bash's exit status says it (127 not found, 126 not executable)
@@ -761,7 +768,7 @@ class _ToRecords(Transformer[Token, object]):
         message = message.removeprefix(" in").removeprefix(":").removeprefix(" ")
         message = message.removeprefix("- ")
         text = "".join(str(t) for t in items)
-        if label.startswith("[Errno"):
+        if label.startswith(("[Errno", "[WinError")):
             return _Body(LineKind.EXCEPTION_REPR, text, exception="OSError",
                          message=f"{label} {message}")
         if label.startswith('"'):
