@@ -6,6 +6,7 @@ read in one block smaller than the reader's)."""
 
 from __future__ import annotations
 
+import gc
 import tracemalloc
 
 import pytest
@@ -105,3 +106,36 @@ def test_memory_of_many_runs_grows_sublinearly(mix: str, mix_dir: str,
     assert big_peak <= RUNS_PEAK_RATIO * small_peak + blocks, (
         f"{mix}: {big_peak:,} bytes for {big_runs} runs at {lines * RUNS_GROWTH:,} lines "
         f"against {small_peak:,} for {small_runs} at {lines:,}")
+
+
+# What a run folded as it ended keeps (runfold.FoldedRun) is held until the report: a 10M-line
+# restart log has ~2,800 of them, and each kept its first timed event (a Milestone with its line's
+# text, process and time) and its key beside its span and outcome; the main process grew ~10 MB
+# from 1M to 10M lines (benchmarks/README.md, session 24). A folded run now keeps its lines, its
+# start time and its outcome: measured here as the traced bytes freed when the folded runs are
+# dropped, per run (the outcomes of distinct runs stay in `known` and are not counted).
+BYTES_PER_FOLDED_RUN = 400
+
+
+@pytest.mark.parametrize("mix", sorted(MANY_RUNS))
+def test_a_folded_run_holds_a_few_hundred_bytes(mix: str, mix_dir: str,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runfold, "FOLD_EVERY", MANY_RUNS_FOLD_EVERY)
+    default_index()
+    path, _ = mix_log(mix, MANY_RUNS[mix] * 2, mix_dir)
+    _warm(str(path))
+    tracemalloc.start()
+    try:
+        read = read_events(open_input(str(path)))
+        assert read.folded is not None
+        runs = len(read.folded.runs)
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0]
+        read.folded.runs.clear()
+        gc.collect()
+        freed = held - tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert runs >= 20  # the test is about many folded runs
+    assert freed <= BYTES_PER_FOLDED_RUN * runs, (
+        f"{mix}: {runs} folded runs held {freed:,} bytes ({freed // runs:,} a run)")
