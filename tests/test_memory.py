@@ -139,3 +139,23 @@ def test_a_folded_run_holds_a_few_hundred_bytes(mix: str, mix_dir: str,
     assert runs >= 20  # the test is about many folded runs
     assert freed <= BYTES_PER_FOLDED_RUN * runs, (
         f"{mix}: {runs} folded runs held {freed:,} bytes ({freed // runs:,} a run)")
+
+
+def test_a_reading_leaves_no_line_cache_to_the_report(mix_dir: str) -> None:
+    """The report's stage (the signature database, vLLM's index) is a run's peak of memory; the
+    caches of what lines were read as are full after a long log (at their bound: ~3 MB at 10M
+    lines of restarts) and are emptied when the reading is over (grammar.forget_lines). The
+    report of a second reading, its caches filled anew, is the first's."""
+    from logsleuth.render.json import to_json
+    from logsleuth.tokenize import grammar
+
+    path, _ = mix_log("restart", MANY_RUNS["restart"] // 4, mix_dir)
+    reports = []
+    for _ in range(2):
+        read = read_events(open_input(str(path)))
+        caches = (grammar._process, grammar._parse_head, grammar._head_part, grammar._head_of,
+                  grammar._parse_short_body, grammar._parse_long_body)
+        assert [cache.cache_info().currsize for cache in caches] == [0] * len(caches)
+        reports.append(to_json(build_report(str(path), read.events, read.stats, read.facts, None,
+                                            folded=read.folded)))
+    assert reports[0] == reports[1]
