@@ -555,3 +555,46 @@ class _Counted:
         if self._timeout:
             raise TimeoutError
         return self._compiled.search(text, *args, **kwargs)
+
+
+# ---- candidates kept by a short text's digit-masked shape (FactCollector._near) ---------------
+
+def _renumbered(text: str, digits: list[int]) -> str:
+    """`text` with its digits replaced, in order, by `digits` (cycled)."""
+    out, index = [], 0
+    for char in text:
+        if char.isdigit() and char.isascii():
+            out.append(str(digits[index % len(digits)]))
+            index += 1
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _facts_read(lines: list[str], *, kept: bool) -> tuple[dict[str, object], dict[str, object]]:
+    collector = FactCollector()
+    if not kept:  # every candidate of the line's kind, as before the shapes were kept
+        collector._near = lambda kind, text, candidates: candidates  # type: ignore[method-assign]
+    for number, text in enumerate(lines, 1):
+        collector.look(parse_line(text, number))
+    return collector.result(), dict(collector.origins())
+
+
+NEEDLED = [line for line, _ in LINES] + [
+    "INFO 01-24 10:00:01 [api_server.py:1000] vLLM API server version 0.16.0",
+    "(APIServer pid=7) INFO:     127.0.0.1:53122 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK",
+    "INFO 01-24 10:00:02 [parallel_state.py:1200] rank 3 in world size 8 is assigned as DP rank 0",
+    "INFO 01-24 10:00:03 [factory.py:50] Creating v1 connector with name: NixlConnector and "
+    "engine_id: 5f2a",
+    "digits 1234 and a tensor_parallel_size=4 written by a script"]
+
+
+@given(st.lists(st.tuples(st.sampled_from(NEEDLED), st.lists(st.integers(0, 9), min_size=1,
+                                                              max_size=4)),
+                min_size=1, max_size=12))
+def test_candidates_kept_by_shape_find_what_every_candidate_finds(
+        picks: list[tuple[str, list[int]]]) -> None:
+    """Lines of one shape with other digits (a port, a version, a size) come back: the facts
+    read, and the lines they were read from, are those of testing every candidate."""
+    lines = [_renumbered(text, digits) for text, digits in picks]
+    assert _facts_read(lines, kept=True) == _facts_read(lines, kept=False)
