@@ -228,9 +228,6 @@ class _Found:
 
 _ERROR_LEVELS = (Level.ERROR, Level.CRITICAL)
 _SILENT_RUNS = 4096
-_SHAPES = 1_024  # short texts kept by shape (`_near`): up to SCREEN_CHARS each
-_DIGITS_MASKED = str.maketrans(dict.fromkeys("0123456789", "\0"))
-_SIGHTED = regex.compile(r"[0-9\0]")  # a needle `_near` must test on the text itself
 _Item = TypeVar("_Item", LogLine, LogLine | LineRun | RecordRun)
 
 
@@ -250,8 +247,6 @@ class FactCollector:
         # the pending patterns tried on each line kind, in the table's order: a traceback's
         # frame lines need not walk every pattern to learn that none is for frames
         self._for_kind: dict[LineKind, list[tuple[FactSpec, LinePattern]]] | None = None
-        # the candidates of `_for_kind` a short text's digit-masked shape leaves (`_near`)
-        self._by_shape: dict[tuple[LineKind, str], list[tuple[FactSpec, LinePattern]]] = {}
         self._silent_runs: set[object] = set()  # keys of LineRuns that found no fact
         # long lines whose every search, none cut short by the time budget, found no fact:
         # by kind, level and a digest of their text (a restart-heavy log prints the same 3 KB
@@ -331,10 +326,6 @@ class FactCollector:
         candidates = self._for_kind.get(line.kind)
         if not candidates:
             return
-        if not long:
-            candidates = self._near(line.kind, text, candidates)
-            if not candidates:
-                return
         if long:
             present = present if present is not None else self._present(text)
             if self._screen.rules_out_given(present):
@@ -362,28 +353,10 @@ class FactCollector:
         if found:
             self._pending = [s for s in self._pending if s.name not in self._observed]
             self._screen = self._for_kind = None
-            self._by_shape.clear()
         elif silent is not None and not cut:
             if len(self._silent_long) >= _SILENT_RUNS:
                 self._silent_long.clear()  # a bound; lines that recur come back
             self._silent_long.add(silent)
-
-    def _near(self, kind: LineKind, text: str,
-              candidates: list[tuple[FactSpec, LinePattern]]) -> list[tuple[FactSpec, LinePattern]]:
-        """The candidates whose needle a short text may hold, kept by the text's digits masked:
-        an answer or activity line comes back all day with new numbers (a port, a count) and
-        was tested against every needle of its kind each time. A needle without digits (or
-        NULs) is in the text exactly when it is in the text with every digit made a NUL (the
-        other characters stay where they are); one with digits is always tested."""
-        shape = text.translate(_DIGITS_MASKED)
-        near = self._by_shape.get((kind, shape))
-        if near is None:
-            near = [(spec, pattern) for spec, pattern in candidates
-                    if pattern.needle in shape or _SIGHTED.search(pattern.needle)]
-            if len(self._by_shape) >= _SHAPES:
-                self._by_shape.clear()  # a bound; shapes that recur come back
-            self._by_shape[(kind, shape)] = near
-        return near
 
     def _present(self, text: str) -> frozenset[str]:
         if self._long is None:
