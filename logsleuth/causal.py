@@ -37,7 +37,7 @@ from logsleuth.recordheads import fold_record_heads
 from logsleuth.refused import Refusals, refused_only
 from logsleuth.repeats import RepeatedWait, repeated_wait
 from logsleuth.restatements import fold_headlines, fold_restatements
-from logsleuth.runs import (Outcome, RunKey, RunSlice, captured_spans, explained_index,
+from logsleuth.runs import (Outcome, RunKey, RunSlice, RunSpan, captured_spans, explained_index,
                             exits_program, inside, outcome_of, run_key, split_runs, start_time,
                             summarize)
 
@@ -435,7 +435,8 @@ class CausalGraph:
         else:
             chosen = graphs.get(explained) or cls._build_run(slices[explained - before].events,
                                                              know)
-        runs = [run.run for run in folded.runs] + slices if folded is not None else slices
+        spans = [RunSpan.of(run) for run in slices]
+        runs = [*folded.spans(), *spans] if folded is not None else spans
         chosen._runs = summarize(runs, outcomes, explained)
         return chosen
 

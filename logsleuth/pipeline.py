@@ -27,6 +27,7 @@ from logsleuth.signatures import SignatureSet, Target, default_signatures
 from logsleuth.signatures.match import (CHAIN_WEIGHT, ROOT_WEIGHT, SYMPTOM_WEIGHT,
                                         SYMPTOM_WEIGHT_BESIDE_ROOT)
 from logsleuth.tokenize import TokenizeStats, parse_every_line, tokenize, tokenize_runs
+from logsleuth.tokenize.grammar import forget_lines
 from logsleuth.tokenize.halves import can_split, tokenize_halves
 from logsleuth.tokenize.sniff import HEAD_BYTES, looks_like_log
 
@@ -118,6 +119,7 @@ def read_events(log: LogInput, progress: Callable[[int], None] | None = None,
     assembler = Assembler(recurrences=recurrences)
     runs = RunFold(default_causality(), recurrences.counted) if fold_runs else None
     events = assemble_folded(lines, assembler, runs, stats)
+    forget_lines()  # the reading is over: its caches would be held through the report's peak
     if not head and log.path is not None:  # the split reader read the file itself
         with open(log.path, "rb") as start:
             head += start.read(HEAD_BYTES)

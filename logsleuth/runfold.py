@@ -41,7 +41,8 @@ from logsleuth.assemble import Assembler
 from logsleuth.knowledge import Causality
 from logsleuth.model import ErrorEvent, Event, Milestone, Verdict
 from logsleuth.phase import phase_mark
-from logsleuth.runs import Outcome, RunKey, RunSlice, outcome_of, run_key, split_runs, start_time
+from logsleuth.runs import (Outcome, RunKey, RunSlice, RunSpan, outcome_of, run_key, split_runs,
+                           start_time)
 
 FOLD_EVERY = 4_096  # events kept between two attempts (a split of the kept events each)
 KEEP = 2  # the latest runs never folded
@@ -51,10 +52,10 @@ _Who = tuple[str, int | None]
 
 @dataclass(frozen=True, slots=True)
 class FoldedRun:
-    """A run that is over, as the report's `runs` list and the causal stage need it."""
+    """A run that is over, as the report's `runs` list and the causal stage need it: its lines,
+    start time and outcome, no event of it (a log of thousands of restarts keeps thousands)."""
 
-    run: RunSlice  # its lines; events: its first timed one only (runs.start_time)
-    key: RunKey
+    span: RunSpan
     outcome: Outcome
 
 
@@ -70,6 +71,9 @@ class FoldedRuns:
     explained_events: tuple[Event, ...] = ()  # its events, counted
     mark_before_explained: Milestone | None = None  # phase mark before it (phase.phase_mark)
     mark: Milestone | None = None  # the phase mark of every folded run
+
+    def spans(self) -> list[RunSpan]:
+        return [run.span for run in self.runs]
 
     def phase_events(self, line: int, kept: list[Event]) -> list[Event]:
         """Events whose phase scan before `line` (phase.lines_phase) is that of the whole log."""
@@ -154,10 +158,7 @@ class RunFold:
         else:
             outcome = outcome_of(CausalGraph.infer_run(run.events, self._know), run)
             folded.known[key] = (outcome, run.start_line)
-        first_timed = next((e for e in run.events if getattr(e, "time", None)), None)
-        folded.runs.append(FoldedRun(
-            RunSlice(run.start_line, run.end_line, () if first_timed is None else (first_timed,)),
-            key, outcome))
+        folded.runs.append(FoldedRun(RunSpan.of(run), outcome))
         mark = folded.mark
         if outcome.verdict is not Verdict.NO_FAILURE:
             folded.explained = len(folded.runs) - 1

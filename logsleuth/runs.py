@@ -50,6 +50,20 @@ class RunSlice:
 
 
 @dataclass(frozen=True, slots=True)
+class RunSpan:
+    """What the report's `runs` list needs of a run besides its outcome: the lines it spans and
+    its start time (a run folded as it ended keeps this, not its events: runfold.py)."""
+
+    start_line: int
+    end_line: int
+    start_time: str | None
+
+    @staticmethod
+    def of(run: RunSlice) -> RunSpan:
+        return RunSpan(run.start_line, run.end_line, start_time(run))
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """What the inference of one run concluded, in the few fields the `runs` list shows."""
 
@@ -369,7 +383,7 @@ def start_time(run: RunSlice) -> str | None:
     return next((t for t in (getattr(e, "time", None) for e in run.events) if t), None)
 
 
-def summarize(runs: Sequence[RunSlice], outcomes: Sequence[Outcome],
+def summarize(runs: Sequence[RunSpan], outcomes: Sequence[Outcome],
               explained: int) -> tuple[Run, ...]:
     """One Run per run, each with how many runs failed the same way and when first and last."""
     groups: dict[str, list[Outcome]] = {}
@@ -382,7 +396,7 @@ def summarize(runs: Sequence[RunSlice], outcomes: Sequence[Outcome],
         out.append(Run(run.start_line, run.end_line, outcome.verdict, outcome.exception,
                        outcome.message, outcome.line, outcome.fingerprint, len(same),
                        same[0].time if same else None, same[-1].time if same else None,
-                       start_time(run), index == explained))
+                       run.start_time, index == explained))
     return tuple(out)
 
 

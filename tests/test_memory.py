@@ -6,6 +6,7 @@ read in one block smaller than the reader's)."""
 
 from __future__ import annotations
 
+import gc
 import tracemalloc
 
 import pytest
@@ -105,3 +106,56 @@ def test_memory_of_many_runs_grows_sublinearly(mix: str, mix_dir: str,
     assert big_peak <= RUNS_PEAK_RATIO * small_peak + blocks, (
         f"{mix}: {big_peak:,} bytes for {big_runs} runs at {lines * RUNS_GROWTH:,} lines "
         f"against {small_peak:,} for {small_runs} at {lines:,}")
+
+
+# What a run folded as it ended keeps (runfold.FoldedRun) is held until the report: a 10M-line
+# restart log has ~2,800 of them, and each kept its first timed event (a Milestone with its line's
+# text, process and time) and its key beside its span and outcome; the main process grew ~10 MB
+# from 1M to 10M lines (benchmarks/README.md, session 24). A folded run now keeps its lines, its
+# start time and its outcome: measured here as the traced bytes freed when the folded runs are
+# dropped, per run (the outcomes of distinct runs stay in `known` and are not counted).
+BYTES_PER_FOLDED_RUN = 400
+
+
+@pytest.mark.parametrize("mix", sorted(MANY_RUNS))
+def test_a_folded_run_holds_a_few_hundred_bytes(mix: str, mix_dir: str,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runfold, "FOLD_EVERY", MANY_RUNS_FOLD_EVERY)
+    default_index()
+    path, _ = mix_log(mix, MANY_RUNS[mix] * 2, mix_dir)
+    _warm(str(path))
+    tracemalloc.start()
+    try:
+        read = read_events(open_input(str(path)))
+        assert read.folded is not None
+        runs = len(read.folded.runs)
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0]
+        read.folded.runs.clear()
+        gc.collect()
+        freed = held - tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert runs >= 20  # the test is about many folded runs
+    assert freed <= BYTES_PER_FOLDED_RUN * runs, (
+        f"{mix}: {runs} folded runs held {freed:,} bytes ({freed // runs:,} a run)")
+
+
+def test_a_reading_leaves_no_line_cache_to_the_report(mix_dir: str) -> None:
+    """The report's stage (the signature database, vLLM's index) is a run's peak of memory; the
+    caches of what lines were read as are full after a long log (at their bound: ~3 MB at 10M
+    lines of restarts) and are emptied when the reading is over (grammar.forget_lines). The
+    report of a second reading, its caches filled anew, is the first's."""
+    from logsleuth.render.json import to_json
+    from logsleuth.tokenize import grammar
+
+    path, _ = mix_log("restart", MANY_RUNS["restart"] // 4, mix_dir)
+    reports = []
+    for _ in range(2):
+        read = read_events(open_input(str(path)))
+        caches = (grammar._process, grammar._parse_head, grammar._head_part, grammar._head_of,
+                  grammar._parse_short_body, grammar._parse_long_body)
+        assert [cache.cache_info().currsize for cache in caches] == [0] * len(caches)
+        reports.append(to_json(build_report(str(path), read.events, read.stats, read.facts, None,
+                                            folded=read.folded)))
+    assert reports[0] == reports[1]

@@ -128,6 +128,26 @@ def _difference(difference: ConfigDifference) -> dict[str, Any]:
             "effective_line": difference.effective_line}
 
 
+JOINED_CHUNKS = 4_096  # the encoder's pieces joined this many at a time (to_json)
+
+
 def to_json(report: Report, *, indent: int | None = 2) -> str:
-    """The report as JSON text, the `logsleuth.report/1` contract (REPORT_SCHEMA.md)."""
-    return json.dumps(report_to_dict(report), indent=indent, ensure_ascii=False)
+    """The report as JSON text, the `logsleuth.report/1` contract (REPORT_SCHEMA.md).
+
+    Indented JSON is encoded by `json`'s Python encoder, which `json.dumps` lets yield every
+    key, comma and value as a string of its own and keeps them all in one list before joining:
+    ~40 small strings a run, several MB for a log of thousands of restarts (each one row of
+    `runs`), more than the text. They are joined a few thousand at a time instead (the same
+    text as `json.dumps`: tests/test_json_render.py)."""
+    if indent is None:  # json's C encoder, which joins as it goes
+        return json.dumps(report_to_dict(report), ensure_ascii=False)
+    encoder = json.JSONEncoder(indent=indent, ensure_ascii=False)
+    pieces: list[str] = []
+    batch: list[str] = []
+    for chunk in encoder.iterencode(report_to_dict(report)):
+        batch.append(chunk)
+        if len(batch) >= JOINED_CHUNKS:
+            pieces.append("".join(batch))
+            batch.clear()
+    pieces.append("".join(batch))
+    return "".join(pieces)
