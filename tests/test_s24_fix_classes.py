@@ -98,3 +98,118 @@ def test_vllms_own_assertion_in_the_sampler_is_not_a_guard(era: object, message:
                          inner=_SAMPLING)
     signature, _ = signature_advice(log)
     assert signature != "torch-compile-guard-check-failed"
+
+
+# ---- a GPU kernel's bounds check ----------------------------------------------------------------
+
+_KERNEL_CHECKS = st.sampled_from([
+    "/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:{n}: operator(): block: [{b},0,0], thread: "
+    "[{t},0,0] Assertion `-sizes[i] <= index && index < sizes[i] && \"index out of bounds\"` failed.",
+    "../aten/src/ATen/native/cuda/IndexKernel.cu:{n}: operator(): block: [{b},0,0], thread: "
+    "[{t},0,0] Assertion `index >= -sizes[i] && index < sizes[i] && \"index out of bounds\"` failed.",
+    "/pytorch/aten/src/ATen/native/cuda/Indexing.cu:{n}: indexSelectLargeIndex: block: [{b},0,0], "
+    "thread: [{t},0,0] Assertion `srcIndex < srcSelectDimSize` failed.",
+    "../aten/src/ATen/native/cuda/ScatterGatherKernel.cu:{n}: operator(): block: [{b},0,0], "
+    "thread: [{t},0,0] Assertion `idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"` "
+    "failed.",
+    "/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:{n}: masked_scatter_size_check: block: "
+    "[{b},0,0], thread: [{t},0,0] Assertion `totalElements <= srcSize` failed.",
+    "/pytorch/aten/src/ATen/native/hip/IndexKernel.hip:{n}: operator(): Device-side assertion "
+    "`-sizes[i] <= index && index < sizes[i] && \"index out of bounds\"' failed.",
+    "/var/lib/jenkins/pytorch/aten/src/ATen/native/hip/Indexing.hip:{n}: indexSelectLargeIndex: "
+    "Device-side assertion `srcIndex < srcSelectDimSize' failed.",
+])
+_KERNEL_PREFIXES = st.sampled_from(["", "(RayWorkerWrapper pid=88121) ", "(RayWorkerVllm pid=12470) ",
+                                    "(VllmWorker rank=2 pid=271990) ", "[rank1]: "])
+_KERNEL_AFTER = st.sampled_from([
+    "",
+    "(raylet) A worker died or was killed while executing a task by an unexpected system error. "
+    "Worker PID: 88121 Worker exit type: SYSTEM_ERROR",
+    "Fatal Python error: Aborted",
+])
+
+
+def _kernel_fix_ok(fix: str) -> None:
+    for knob in ("CUDA_LAUNCH_BLOCKING=1", "AMD_SERIALIZE_KERNEL", "--tokenizer",
+                 "--mm-processor-kwargs", "--limit-mm-per-prompt", "--max-model-len",
+                 "--enforce-eager", "--attention-backend"):
+        assert knob in fix, knob
+
+
+@settings(max_examples=40, deadline=None)
+@given(check=_KERNEL_CHECKS, prefix=_KERNEL_PREFIXES, after=_KERNEL_AFTER, n=st.integers(40, 1400),
+       block=st.integers(0, 9), threads=st.integers(1, 4))
+def test_a_kernel_bounds_check_gets_the_index_family(check: str, prefix: str, after: str, n: int,
+                                                     block: int, threads: int) -> None:
+    lines = ["INFO 06-12 09:30:02 metrics.py:351] Avg prompt throughput: 512.3 tokens/s, Running: "
+             "6 reqs, Pending: 0 reqs, GPU KV cache usage: 4.1%."]
+    lines += [prefix + check.format(n=n, b=block, t=t) for t in range(threads)]
+    lines += [after] if after else []
+    signature, fix = signature_advice("\n".join(lines) + "\n")
+    assert signature == "gpu-kernel-index-assertion"
+    _kernel_fix_ok(fix)
+
+
+@settings(max_examples=10, deadline=None)
+@given(prefix=_KERNEL_PREFIXES, suffix=st.sampled_from(["cu", "hip"]))
+def test_the_multinomial_kernels_check_keeps_the_nan_advice(prefix: str, suffix: str) -> None:
+    line = (f"/pytorch/aten/src/ATen/native/{'cuda' if suffix == 'cu' else 'hip'}/"
+            f"MultinomialKernel.{suffix}:112: binarySearchForMultinomial: block: [0,0,0], thread: "
+            "[0,0,0] Assertion `cumdist[size - 1] > static_cast<scalar_t>(0)` failed.")
+    signature, _ = signature_advice(prefix + line + "\n")
+    assert signature == "sampling-probabilities-nan-inf"
+
+
+# ---- a library run from its source checkout -----------------------------------------------------
+
+@settings(max_examples=20, deadline=None)
+@given(root=st.sampled_from(["/root", "/home/u/src", "/workspace/deps", "/opt"]),
+       library=st.sampled_from([("lmcache", "lmcache", "v1/cache_engine.py", "retrieve",
+                                 "library-kv-connector-error"),
+                                ("LMCache", "lmcache", "v1/gpu_connector.py", "to_gpu",
+                                 "library-kv-connector-error"),
+                                ("vllm-ascend", "vllm_ascend", "attention/attention_mask.py",
+                                 "get_splitfuse_attn_mask", "library-platform-plugin-error")]),
+       era=st.sampled_from(ERAS))
+def test_a_library_run_from_its_checkout_is_that_librarys_error(
+        root: str, library: tuple[str, str, str, str, str], era: object) -> None:
+    repository, package, file, function, family = library
+    inner = ((f"{root}/{repository}/{package}/{file}", function),)
+    log = worker_failure("AttributeError: 'NoneType' object has no attribute 'tensor'",
+                         phase=Phase.SERVING, era=era, inner=inner)  # type: ignore[arg-type]
+    signature, _ = signature_advice(log)
+    assert signature == family
+
+
+def test_a_checkout_is_a_package_directory_inside_its_namesake() -> None:
+    from logsleuth.index.origin import _checkout_module
+    assert _checkout_module("/home/u/myproj/myproj/train.py") == "myproj.train"
+    assert _checkout_module("/home/u/proj/run.py") is None
+    assert _checkout_module("train.py") is None
+    assert _checkout_module("/root/lmcache/lmcache/v1/cache_engine.py") == "lmcache.v1.cache_engine"
+
+
+# ---- a worker's count of its node's ranks against the devices it sees ---------------------------
+
+@settings(max_examples=25, deadline=None)
+@given(worker=st.sampled_from([("v1/worker/gpu_worker.py", "init_device"),
+                               ("v1/worker/xpu_worker.py", "init_device"),
+                               ("/usr/local/lib/python3.11/site-packages/vllm_ascend/worker/"
+                                "worker_v1.py", "_init_device"),
+                               ("/vllm-workspace/vllm-ascend/vllm_ascend/worker/worker_v1.py",
+                                "_init_device")]),
+       wording=st.sampled_from(["local_world_size ({n}) must be less than or equal to the number "
+                                "of visible devices ({m}).",
+                                "local_world_size ({n}) exceeds assigned_physical_gpu_ids count "
+                                "({m})"]),
+       m=st.sampled_from([1, 2, 4, 8, 16]), factor=st.sampled_from([2, 4]),
+       era=st.sampled_from(ERAS))
+def test_a_nodes_ranks_beyond_its_devices_name_the_ray_check_and_the_layout(
+        worker: tuple[str, str], wording: str, m: int, factor: int, era: object) -> None:
+    error = "AssertionError: " + wording.format(n=m * factor, m=m)
+    log = worker_failure(error, phase=Phase.INIT, era=era, inner=(worker,))  # type: ignore[arg-type]
+    signature, fix = signature_advice(log)
+    assert signature == "parallelism-exceeds-devices"
+    for knob in ("local_world_size", "28873", "--data-parallel-size-local",
+                 "--distributed-executor-backend ray", "--tensor-parallel-size"):
+        assert knob in fix, knob
