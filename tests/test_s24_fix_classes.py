@@ -213,3 +213,48 @@ def test_a_nodes_ranks_beyond_its_devices_name_the_ray_check_and_the_layout(
     for knob in ("local_world_size", "28873", "--data-parallel-size-local",
                  "--distributed-executor-backend ray", "--tensor-parallel-size"):
         assert knob in fix, knob
+
+
+# ---- a header or library the source build needs is missing --------------------------------------
+
+_MISSING = st.sampled_from([
+    ("compiler", "{site}torch/include/ATen/cuda/CUDAContextLight.h:7:10: fatal error: cusparse.h: "
+                 "No such file or directory"),
+    ("compiler", "/tmp/pip-install-x/vllm/csrc/cpu/utils.cpp:3:10: fatal error: numa.h: No such "
+                 "file or directory"),
+    ("compiler", "{site}torch/include/c10/cuda/CUDAMathCompat.h:9:10: fatal error: cublas_v2.h: No "
+                 "such file or directory"),
+    ("linker", "/opt/conda/bin/../lib/gcc/x86_64-conda-linux-gnu/11.2.0/../../../../"
+               "x86_64-conda-linux-gnu/bin/ld: cannot find -lssl: No such file or directory"),
+    ("linker", "/usr/bin/ld: cannot find -lnuma: No such file or directory"),
+    ("linker", "/usr/bin/ld.gold: cannot find -lcrypto"),
+])
+
+
+@settings(max_examples=25, deadline=None)
+@given(missing=_MISSING, site=st.sampled_from(["/usr/local/lib/python3.12/dist-packages/",
+                                               "/home/u/envs/x/lib/python3.10/site-packages/"]),
+       before=st.sampled_from(["", "  Building wheel for vllm (pyproject.toml) ... error\n",
+                               "[1/212] Building CXX object CMakeFiles/_C.dir/csrc/cache_kernels.cu.o\n"]),
+       after=st.booleans())
+def test_a_missing_header_or_library_of_a_source_build_names_its_package(
+        missing: tuple[str, str], site: str, before: str, after: bool) -> None:
+    _, line = missing
+    log = before + line.format(site=site) + "\n"
+    if after:
+        log += "collect2: error: ld returned 1 exit status\nninja: build stopped: subcommand failed.\n"
+    signature, fix = signature_advice(log)
+    assert signature == "source-build-failed"
+    for knob in ("libssl-dev", "cuda-libraries-dev", "CPATH", "LIBRARY_PATH", "CUDA_HOME",
+                 "VLLM_USE_PRECOMPILED"):
+        assert knob in fix, knob
+
+
+@settings(max_examples=10, deadline=None)
+@given(line=st.sampled_from([
+    "/usr/bin/ld: cannot find -lcuda: No such file or directory",
+    "/tmp/tmpk7xin9qk/main.c:5:10: fatal error: Python.h: No such file or directory",
+]))
+def test_triton_jit_toolchain_lines_keep_their_own_signatures(line: str) -> None:
+    signature, _ = signature_advice(line + "\n")
+    assert signature != "source-build-failed"
