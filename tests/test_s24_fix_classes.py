@@ -258,3 +258,19 @@ def test_a_missing_header_or_library_of_a_source_build_names_its_package(
 def test_triton_jit_toolchain_lines_keep_their_own_signatures(line: str) -> None:
     signature, _ = signature_advice(line + "\n")
     assert signature != "source-build-failed"
+
+
+# ---- NCCL's own WARN line for a failed CUDA call -------------------------------------------------
+
+@settings(max_examples=15, deadline=None)
+@given(host=st.sampled_from(["gpu-node-1", "a100-7", "worker-0"]), pid=st.integers(100, 99999),
+       failure=st.sampled_from(["'operation not supported'", "700 'an illegal memory access was "
+                                "encountered'", "'invalid argument'", "1 'invalid argument'"]),
+       where=st.sampled_from(["transport/nvls.cc:158", "enqueue.cc:1402", "proxy.cc:1468"]))
+def test_nccls_warn_for_a_failed_cuda_call_is_an_unhandled_cuda_error(
+        host: str, pid: int, failure: str, where: str) -> None:
+    line = f"{host}:{pid}:{pid + 7} [0] NCCL INFO cudaDriverVersion 12040\n"
+    line += f"{host}:{pid}:{pid + 7} [0] {where} NCCL WARN Cuda failure {failure}\n"
+    signature, fix = signature_advice(line)
+    assert signature == "nccl-unhandled-cuda-error"
+    assert "NCCL_DEBUG" in fix
