@@ -88,7 +88,10 @@ def _families() -> list[str]:
 # library-compressed-tensors-error: quant_method, config_groups, ignore;
 # library-model-support-package-error: --model-impl vllm, MAX_JOBS; kv-events-publisher-rejected
 # passes once JSON keys are read as config keys, quantization-scheme-unknown and
-# verl-rollout-settings-rejected once dotted keys are).
+# verl-rollout-settings-rejected once dotted keys are). Session 24 improved two more from vLLM's
+# source and requirements: vllm-logging-config-rejected (VLLM_LOGGING_STREAM, VLLM_LOGGING_PREFIX,
+# dictConfig's disable_existing_loggers), library-harmony-encoding-error (HTTPS_PROXY, vLLM's
+# openai-harmony>=0.0.3 pin).
 KNOWN_GENERIC: dict[str, str] = {
     "engine-started-off-main-thread":
         "Why not improved: the remedy is where the engine is created (on the main thread, vLLM "
@@ -110,13 +113,6 @@ KNOWN_GENERIC: dict[str, str] = {
         "Why not improved: the remedy is the nvidia-cutlass-dsl and quack-kernels versions each "
         "vLLM release pins (not indexed here, so no pin can be named for every release) or another "
         "attention backend, which the last resort names too",
-    "library-harmony-encoding-error":
-        "Why not improved: openai-harmony's only settings are the two tiktoken variables it names "
-        "(TIKTOKEN_ENCODINGS_BASE, TIKTOKEN_RS_CACHE_DIR) and its own release",
-    "vllm-logging-config-rejected":
-        "Why not improved: vLLM's logging has two settings (VLLM_LOGGING_CONFIG_PATH, "
-        "VLLM_CONFIGURE_LOGGING) and a dictConfig file, whose keys the fix names as YAML "
-        "(`version: 1`), not as settings the check reads",
 }
 
 

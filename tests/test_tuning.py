@@ -26,8 +26,12 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 24's random development split (fifteenth), cold misses (strict until analysed):
-    "runtime/cc-gaudi-hpu-torch-compile-repetition-penalty-sampler-guard-dispatch-key-oneline":
-        "session 24's random development split (fifteenth), cold miss: not yet analysed",
+    # (runtime/cc-gaudi-hpu-torch-compile-repetition-penalty-sampler-guard-dispatch-key-oneline
+    # left this list when torch.compile's guards refusing the inputs (Dynamo's self-check
+    # `Guard check failed: <frame>/<compile>: <reason>`, a recompile forbidden after warm-up)
+    # became a family, torch-compile-guard-check-failed, naming --enforce-eager, Gaudi's
+    # PT_HPU_LAZY_MODE=1 and the penalties whose tensors vLLM pads through NumPy:
+    # tests/test_s24_fix_classes.py.)
     # Session 23's random development split (fourteenth), cold misses (strict; each leaves when
     # fixed or gets a "Why not fixed" reason once analysed):
     # (startup/g-gh200-dev-tp4-fuse-allreduce-rms-cublas-illegal-access-graph-profile left this

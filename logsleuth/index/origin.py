@@ -75,7 +75,7 @@ def library_modules(event: ErrorEvent) -> tuple[str, ...]:
     for frame in reversed(event.frames):
         if frame_module(frame.file, frame.function) is not None:
             return ()
-        library = _installed_module(frame.file)
+        library = _installed_module(frame.file) or _checkout_module(frame.file)
         if library is not None:
             return (library,)
     return ()
@@ -157,6 +157,20 @@ def _installed_module(file: str) -> str | None:
     path = file.replace("\\", "/")
     start = max(path.rfind("/site-packages/"), path.rfind("/dist-packages/"))
     return _dotted(path, path.find("/", start + 1)) if start >= 0 else None
+
+
+def _checkout_module(file: str) -> str | None:
+    """`/root/lmcache/lmcache/v1/cache_engine.py` -> `lmcache.v1.cache_engine`: a library run from
+    its source checkout (`pip install -e .`), the package directory inside the repository named
+    after it (`vllm-ascend/vllm_ascend/...` too, a dash for the underscore); None otherwise. Only
+    where a library's family is looked for: a user's project laid out the same way names no
+    library any family knows."""
+    parts = file.replace("\\", "/").split("/")
+    for index in range(len(parts) - 2, 0, -1):
+        repository, package = parts[index - 1], parts[index]
+        if package.isidentifier() and repository.replace("-", "_").lower() == package:
+            return _dotted("/".join(parts), len("/".join(parts[:index])))
+    return None
 
 
 def vllm_module(file: str) -> str | None:
