@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from logsleuth.frameworks import with_framework_knobs
 from logsleuth.fingerprint import fingerprint
 from logsleuth.index.advice import advice_for, settings_named
 from logsleuth.index.data import VllmIndex, default_index
@@ -97,6 +98,7 @@ def annotate(report: Report) -> Report:
         if signature is not None:  # the class's advice stays in sight, below the message's own
             alternatives = (signature, *alternatives)[:MAX_ALTERNATIVES]
         signature = message_match(report.root_cause, origins.get(report.root_cause.id), advice)
+    signature = with_framework_knobs(signature, events)
     root = report.root_cause
     upgrade = upgrade_for(root, origins.get(root.id), default_index(), version) \
         if root is not None else None
