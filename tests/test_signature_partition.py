@@ -74,8 +74,6 @@ cuda/nvml-device-name-decode-error gpuopenanalytics/pynvml#53  # the WSL2 Window
   # thread; NVIDIA's driver release notes not read
 cuda/nvml-device-name-decode-error ray-project/ray#45748  # as above: Ray's GPU detection failing
   # the same way on such a host, the description's "other tools" evidence
-distributed/custom-allreduce-failure vllm#5613  # step 4's maintainer remark that a 470.x driver
-  # triggers it; the even threads (#9046, #56180) and PR #2760 do not say it
 plugin/ascend-moe-expert-parallel-shape-mismatch vllm-project/vllm-ascend#1813  # the 310P +
   # expert-parallel shape bug and its workaround are only in that report; vllm-ascend's docs
   # list no such limit
@@ -119,41 +117,21 @@ UNDECLARED: frozenset[str] = frozenset(line.split("  # ")[0].strip() for line in
 attention/attention-backend-fp8-kv-unsupported
 attention/attention-backend-none-valid
 attention/attention-backend-sparse-mla-unsupported
-attention/flash-attn-fp8-kv-unsupported  # NOTES-batch1.md names 2 odd-numbered (held-out) issue(s) among its sources
-attention/flex-attention-triton-lowering-turing  # NOTES-batch1.md names 1 odd-numbered (held-out) issue(s) among its sources
 attention/multi-step-attention-backend-unsupported
 build/flash-attn-undefined-symbol
 build/flashinfer-import-abi-mismatch
 build/missing-python-headers
 build/triton-kernel-image-invalid
 build/triton-ptxas-arch-unsupported
-config/lora-rank-too-large  # NOTES-batch1.md names 1 odd-numbered (held-out) issue(s) among its sources
-config/max-model-len-exceeds-model-limit  # NOTES-batch1.md names 3 odd-numbered (held-out) issue(s) among its sources
 config/tp-size-not-dividing-heads
-distributed/custom-allreduce-failure  # NOTES-batch3.md names 1 odd-numbered (held-out) issue(s) among its sources
 distributed/gloo-connect-full-mesh-failed
 distributed/nccl-p2p-iommu-hang
-distributed/nccl-unhandled-system-error-shm  # NOTES-batch3.md names 1 odd-numbered (held-out) issue(s) among its sources
-distributed/not-enough-gpus-for-parallelism  # NOTES-batch3.md names 1 odd-numbered (held-out) issue(s) among its sources
-distributed/rpc-execute-model-timeout  # NOTES-batch3.md names 2 odd-numbered (held-out) issue(s) among its sources
-memory/cuda-oom-loading-weights  # NOTES-batch1.md names 1 odd-numbered (held-out) issue(s) among its sources
-memory/free-memory-below-gpu-memory-utilization  # NOTES-batch1.md names 1 odd-numbered (held-out) issue(s) among its sources
 memory/kv-cache-too-small-for-max-model-len
 memory/memory-profiling-assert
-model/gated-repo-unauthorized  # NOTES-batch1.md names 1 odd-numbered (held-out) issue(s) among its sources
-model/gptq-moe-gate-g-idx-keyerror  # NOTES-batch1.md names 4 odd-numbered (held-out) issue(s) among its sources
-model/weights-not-found  # NOTES-batch1.md names 1 odd-numbered (held-out) issue(s) among its sources
 plugin/ascend-moe-expert-parallel-shape-mismatch
 plugin/plugin-patched-function-signature-mismatch
 quantization/quantization-method-unknown
-ray/ray-actor-died  # NOTES-batch3.md names 2 odd-numbered (held-out) issue(s) among its sources
-ray/ray-no-gpu-on-driver-node  # NOTES-batch3.md names 1 odd-numbered (held-out) issue(s) among its sources
-ray/ray-placement-group-timeout  # NOTES-batch3.md names 1 odd-numbered (held-out) issue(s) among its sources
-ray/ray-worker-oom-killed  # NOTES-batch3.md names 2 odd-numbered (held-out) issue(s) among its sources
 request/logit-bias-out-of-vocab
-runtime/enginecore-killed-externally  # NOTES-batch3.md names 1 odd-numbered (held-out) issue(s) among its sources
-runtime/structured-output-grammar-crash  # NOTES-batch3.md names 2 odd-numbered (held-out) issue(s) among its sources
-runtime/worker-proc-died-unexpectedly  # NOTES-batch3.md names 2 odd-numbered (held-out) issue(s) among its sources
 """.split("\n")) - {""}
 
 
