@@ -193,7 +193,7 @@ def test_an_api_server_error_outside_the_request_handlers_is_not_survived_by_kno
 
 def test_an_engine_error_a_v0_request_handler_logged_is_not_taken_for_a_request_error() -> None:
     # V0: the engine loop's exception, re-raised in the request's generator and logged at the
-    # handler's call site (vllm issue 19639's shape); the server's later requests fail
+    # handler's call site (serving_chat's stream generator); the server's later requests fail
     s = Server()
     head = f"ERROR {s.time()} [serving_chat.py:911] "
     lines = s.startup() + s.requests(5) + [

@@ -1,6 +1,6 @@
 """A deployment's own Python logging format of bracketed fields, which vLLM's loggers then use
-(grammars/vllm.lark BRACKET_FIELDS_HEADER; vllm issue 14263:
-`[2025-03-05 14:28:45,820] [ERROR] [MainThread] [vllm.worker.worker_base] >>> `): every line of a
+(grammars/vllm.lark BRACKET_FIELDS_HEADER; a `logging.Formatter` of bracketed fields, e.g.
+`[2025-04-18 07:52:31,207] [ERROR] [MainThread] [vllm.worker.worker_base] >>> `): every line of a
 logged traceback carries the header, its indentation after it, so the header must come off as a
 record's, or the frames and the exception line are plain text and the record that introduced the
 traceback is taken for the error. Generated over the formats' parts: the fields after the level,
@@ -20,7 +20,7 @@ from logsleuth.tokenize.grammar import clean, parse_line, parse_line_whole
 FIELDS = (("MainThread", "vllm.worker.worker_base"), ("vllm.worker.worker_base",),
           ("worker_base.py:585",), ("MainProcess", "Thread-3", "vllm.executor"))
 SEPARATORS = (">>> ", "- ", "| ", ": ", "-> ", "")
-TIMES = ("2025-03-05 14:28:45,820", "2025-03-05T14:28:45.820512", "2025-03-05 14:28:45")
+TIMES = ("2025-04-18 07:52:31,207", "2025-04-18T07:52:31.207113", "2025-04-18 07:52:31")
 
 
 def header(level: str, fields: tuple[str, ...], separator: str, gap: str, time: str) -> str:
@@ -66,7 +66,7 @@ def test_the_header_comes_off_every_line(fields: tuple[str, ...], separator: str
     line = parse_line(clean(head + "RuntimeError: device >= 0"))
     assert (line.kind, line.exception, line.level) == (LineKind.EXCEPTION, "RuntimeError",
                                                        Level.ERROR)
-    assert line.time == "03-05 14:28:45"
+    assert line.time == "04-18 07:52:31"
     # the fast head lexer and the whole-line parse agree
     assert parse_line_whole(clean(head + "RuntimeError: device >= 0")).exception == "RuntimeError"
 
@@ -75,7 +75,7 @@ def test_the_header_comes_off_every_line(fields: tuple[str, ...], separator: str
                          list(itertools.product(FIELDS, SEPARATORS, (False, True))))
 def test_a_traceback_logged_in_the_format_is_read_as_one(fields: tuple[str, ...],
                                                          separator: str, cut: bool) -> None:
-    time = "2025-03-05 14:28:45,820"
+    time = "2025-04-18 07:52:31,207"
     log = traceback_log(header("ERROR", fields, separator, " ", time),
                         header("INFO", fields, separator, " ", time), cut=cut)
     report = explain_text(log)
@@ -89,7 +89,7 @@ def test_a_message_that_begins_with_brackets_keeps_them() -> None:
     # a time and a level alone before such a message are no field format (BRACKET_LOG): an
     # OSError's `[Errno 2]` stays the message's, torch's `[rank0]: ` names the rank, glog's
     # `[E x.cpp:N]` is glog's header
-    head = "[2025-03-05 14:28:45,820] [ERROR] "
+    head = "[2025-04-18 07:52:31,207] [ERROR] "
     errno = parse_line(clean(head + "[Errno 2] No such file or directory: '/m/config.json'"))
     assert errno.text.startswith("[Errno 2] No such file")
     rank = parse_line(clean(head + "[rank0]: RuntimeError: NCCL error"))

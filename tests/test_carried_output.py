@@ -2,12 +2,12 @@
 
 - an exception whose message carries a subprocess's output (its first line ends in a colon, the
   child's stderr follows: log records, a `Process X:` bootstrap header, the child's traceback)
-  reports the child's error, which is the root (vLLM's P2P check, vllm#8735);
+  reports the child's error, which is the root (vLLM's P2P check runs in a child process);
 - a `CalledProcessError` of a child a signal ended (`died with <Signals.SIGINT: 2>`) reports it
   as one that exited non-zero does;
 - a record whose words run into `Traceback (most recent call last):` titles that traceback;
 - a TypeError about `__init__` raised where a process unpickles another's reply is the other's
-  failure lost on the way (vllm#16009), while the same TypeError raised anywhere else is a cause.
+  failure lost on the way (a reply that fails to unpickle), while the same TypeError raised anywhere else is a cause.
 """
 
 from __future__ import annotations

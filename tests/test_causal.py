@@ -405,12 +405,12 @@ def test_handled_error_of_another_server_generation_is_not_survived() -> None:
 
 
 def test_one_native_crash_is_one_error() -> None:
-    # vllm#3053 (Ray, v0.3): absl's banner, Ray's copy through its C++ logger, then faulthandler
+    # Ray (research section 5, Ray core glog): absl's banner, Ray's copy through its C++ logger, then faulthandler
     text = "\n".join([
-        "*** SIGSEGV received at time=1709021359 on cpu 44 ***",
+        "*** SIGSEGV received at time=1715675462 on cpu 12 ***",
         "PC: @     0x7f3c5f628350  (unknown)  (unknown)",
-        "[2024-02-27 16:09:19,106 E 19394 19394] logging.cc:361: *** SIGSEGV received at "
-        "time=1709021359 on cpu 44 ***",
+        "[2024-05-14 08:31:02,447 E 6120 6120] logging.cc:361: *** SIGSEGV received at "
+        "time=1715675462 on cpu 12 ***",
         "Fatal Python error: Segmentation fault",
         "",
         "Stack (most recent call first):",

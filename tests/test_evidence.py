@@ -73,7 +73,7 @@ SHAPES = [
           "collect2: error: ld returned 1 exit status"), "linker error", "cannot find -lcuda"),
     Shape("raylet-oom-kill", (
           "INFO 05-02 11:00:01 ray_utils.py:200] Connecting to existing Ray cluster",
-          "(raylet) [2024-05-02 11:03:19,106 E 19394 19394] node_manager.cc:3007: 2 Workers "
+          "(raylet) [2024-05-02 11:03:19,106 E 6120 6120] node_manager.cc:3007: 2 Workers "
           "(tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other "
           "reasons at node (ID: 2d1f, IP: 10.0.0.3) over the last time period."),
           "Killed", "killed due to memory pressure"),  # a kill report (grammar KILL_REPORT)
@@ -504,8 +504,8 @@ HEADERS = ["", "ERROR 08-01 21:00:00 [core.py:718] ", "CRITICAL 08-01 21:00:00 [
            "WARNING 10-17 12:43:16 engine.py:160] ", "[multiproc_executor.py:492] ",
            "1:14 [multiproc_executor.py:492] ", "E0731 16:03:52.115000 116603 torch/x.py:539] ",
            "[W1009 10:48:42.365618213 ProcessGroupNCCL.cpp:1250] ", "[E ProcessGroupNCCL.cpp:474] ",
-           "[2024-02-27 16:09:19,106 E 19394 19394] node_manager.cc:3007: ",
-           "[2024-02-27 16:09:19,106 I 19394 19394] core_worker.cc:1: ",
+           "[2024-05-14 08:31:02,447 E 6120 6120] node_manager.cc:3007: ",
+           "[2024-05-14 08:31:02,447 I 6120 6120] core_worker.cc:1: ",
            "2025-01-01 10:00:01,000 - ERROR - ", "2025-01-01 10:00:01,000 - vllm - INFO - ",
            "ERROR:root:", "2024-05-08 14:30:02,101\tERROR worker.py:405 -- ",
            "2024-01-29 09:41:54,676 ERROR worker.py:405 -- ",  # the TAB pasted as a space
@@ -531,7 +531,7 @@ BODIES = [
     "terminate called after throwing an instance of 'c10::Error'",
     "what():  CUDA error: out of memory",
     "CUDA error: an illegal memory access was encountered",
-    "*** SIGSEGV received at time=1709021359 on cpu 44 ***",
+    "*** SIGSEGV received at time=1715675462 on cpu 12 ***",
     "Killed",
     "Illegal instruction (core dumped)",
     "Floating point exception (core dumped)",

@@ -37,7 +37,7 @@ def facts_of(*lines: str) -> dict[str, object]:
 LINES = [
     # vLLM API server version, no-bracket era (2024) and bracket era (2025)
     ("INFO 11-15 01:06:10 api_server.py:528] vLLM API server version 0.6.3.post1",
-     {"vllm_version": "0.6.3.post1"}),  # vllm#10151
+     {"vllm_version": "0.6.3.post1"}),  # vLLM 0.6.3.post1 api_server.py:528
     ("INFO 07-15 08:50:04 [api_server.py:1395] vLLM API server version 0.9.2",
      {"vllm_version": "0.9.2"}),  # corpus ascend-310p
     ("\x1b[0;36m(APIServer pid=523647)\x1b[0;0m INFO 04-27 15:04:49 [api_server.py:1772] vLLM API "

@@ -45,7 +45,7 @@ PROC_PREFIX_VALID = [
     ("(EngineCore_DP0 pid=207811) ", "EngineCore_DP0", 207811, None),  # seed
     ("(EngineCore pid=77) ", "EngineCore", 77, None),  # club-3090#60
     ("(EngineCore_0 pid=8117) ", "EngineCore_0", 8117, None),  # dots.ocr#176
-    ("(VllmWorker rank=2 pid=808339) ", "VllmWorker rank=2", 808339, None),  # vllm#18577
+    ("(VllmWorker rank=2 pid=51207) ", "VllmWorker rank=2", 51207, None),  # vLLM 0.8.5 _add_prefix
     ("(VllmWorkerProcess pid=3740967) ", "VllmWorkerProcess", 3740967, None),  # vllm#8422
     ("(Worker_TP4_EP4 pid=2532) ", "Worker_TP4_EP4", 2532, None),  # vllm#31480
     ("(RayWorkerWrapper pid=581, ip=10.225.128.18) ", "RayWorkerWrapper", 581, "10.225.128.18"),
@@ -123,8 +123,8 @@ GLOG_VALID = [
      "CUDAAllocatorConfig.h:28"),  # vllm#13836
     ("[W1009 10:48:42.365618213 ProcessGroupNCCL.cpp:1250] ", Level.WARNING, "10-09 10:48:42",
      "ProcessGroupNCCL.cpp:1250"),  # a two-digit month
-    ("W1007 17:36:26.725000 4039410 torch/utils/cpp_extension.py:2425] ", Level.WARNING,
-     "10-07 17:36:26", "torch/utils/cpp_extension.py:2425"),  # vllm#26381
+    ("W1107 08:12:40.118000 5120 torch/utils/cpp_extension.py:2425] ", Level.WARNING,
+     "11-07 08:12:40", "torch/utils/cpp_extension.py:2425"),  # torch's glog-style logging prefix
     ("E0731 16:03:52.115000 116603 site-packages/torch/_inductor/runtime/triton_heuristics.py:539]"
      " [1/0] ", Level.ERROR, "07-31 16:03:52",
      "site-packages/torch/_inductor/runtime/triton_heuristics.py:539"),  # with a compile id
@@ -302,8 +302,8 @@ FATAL_VALID = [
      "Cuda error /workspace/csrc/custom_all_reduce.cuh:164 'invalid argument'"),
     ("terminate called after throwing an instance of 'c10::Error'", "terminate",
      "after throwing an instance of 'c10::Error'"),
-    ("*** SIGSEGV received at time=1709021359 on cpu 44 ***", "SIGSEGV",
-     "received at time=1709021359 on cpu 44 ***"),
+    ("*** SIGSEGV received at time=1715675462 on cpu 12 ***", "SIGSEGV",
+     "received at time=1715675462 on cpu 12 ***"),
     # a label that runs on without a colon keeps the whole sentence as its message
     ("Segmentation fault (core dumped)", "Segmentation fault", "Segmentation fault (core dumped)"),
     ("Killed", "Killed", ""),
@@ -319,9 +319,10 @@ def test_fatal_start_symbol(text: str, label: str, message: str) -> None:
 
 
 def test_fatal_signal_line_of_ray_core() -> None:
-    # vllm#3053 (research section 5, "Ray core (glog)"): Ray's C++ logger reports the signal
-    record = parsed("[2024-02-27 16:09:19,106 E 19394 19394] logging.cc:361: *** SIGSEGV received at "
-                    "time=1709021359 on cpu 44 ***")
+    # research section 5, "Ray core (glog)": Ray's C++ logger (its src/ray/util/logging.cc fatal
+    # signal handler) reports the signal
+    record = parsed("[2024-05-14 08:31:02,447 E 6120 6120] logging.cc:361: *** SIGSEGV received at "
+                    "time=1715675462 on cpu 12 ***")
     assert record.kind is LineKind.FATAL
     assert record.exception == "SIGSEGV"
 
@@ -430,8 +431,8 @@ def test_the_shell_report_of_a_crash_is_fatal_with_or_without_its_core(text: str
 
 NCCL_VALID = [
     # (raw line, process name, NCCL level, message)
-    ("3837134f4773:4527:4527 [1] NCCL INFO P2P Chunksize set to 524288", "main", "INFO",
-     "P2P Chunksize set to 524288"),  # vllm#9329
+    ("7f2c9a1b3e40:6120:6120 [1] NCCL INFO P2P Chunksize set to 524288", "main", "INFO",
+     "P2P Chunksize set to 524288"),  # NCCL's p2p transport INFO line (NCCL's source)
     ("HP-Z8-Fury-G5-Workstation-Desktop-PC:23458:23665 [0] NCCL INFO comm 0x23ba7ea0 rank 0 "
      "nranks 2 cudaDev 0 nvmlDev 0 busId 47000 commId 0x47dc53f08cbcda96 - Init COMPLETE", "main",
      "INFO", "comm 0x23ba7ea0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 47000 commId "
@@ -529,9 +530,9 @@ BODY_SHAPES = [
      "progress"),
     ("    self.run()", "indented"),
     ("Exception ignored in: <function BaseEventLoop.__del__ at 0x7f2b3c0d1ea0>", "ignored"),
-    ("/opt/conda/lib/python3.10/site-packages/ray/_raylet.so(+0x101cf38) [0x7fa623b3cf38] "
-     "ray::TerminateHandler()", "terminate_frame"),  # vllm#5785
-    (" /usr/lib/x86_64-linux-gnu/libstdc++.so.6(+0xb135a) [0x7fa6229ab35a] __cxxabiv1::__terminate()",
+    ("/usr/local/lib/python3.10/dist-packages/ray/_raylet.so(+0x10a2e14) [0x7f31c44e2e14] "
+     "ray::TerminateHandler()", "terminate_frame"),  # Ray's C++ terminate handler (Ray's source)
+    (" /usr/lib/x86_64-linux-gnu/libstdc++.so.6(+0xae20c) [0x7f5b9c8ae20c] __cxxabiv1::__terminate()",
      "terminate_frame"),
     ("Exception ignored while finalizing file <_io.TextIOWrapper name='<stdout>'>", "ignored"),
     # the site module's start-up hooks: Python reports their error and starts the program
@@ -578,8 +579,8 @@ PREFIX_ERAS = [
     ("(VllmWorker TP0 pid=3856547) INFO 08-11 10:45:20 [parallel_state.py:1102] rank 0 in world "
      "size 2 is assigned as DP rank 0, PP rank 0, TP rank 0, EP rank 0", "VllmWorker TP0", 3856547,
      None),
-    ("(VllmWorker rank=2 pid=808339) ERROR 06-10 03:43:33 [multiproc_executor.py:487] WorkerProc "
-     "failed to start.", "VllmWorker rank=2", 808339, None),  # vllm#18577
+    ("(VllmWorker rank=2 pid=51207) ERROR 05-06 09:14:44 [multiproc_executor.py:435] WorkerProc "
+     "failed to start.", "VllmWorker rank=2", 51207, None),  # vLLM 0.8.5 multiproc_executor.py:435
     ("(VllmWorkerProcess pid=3740967) WARNING 09-13 00:35:49 logger.py:147] VLLM_TRACE_FUNCTION is "
      "enabled. It will record every function executed by Python.", "VllmWorkerProcess", 3740967,
      None),  # vllm#8422
@@ -619,8 +620,8 @@ PREFIX_ERAS = [
     # a prefix whose start a paste cut off: what is left of the name (up to two words), the pid
     ("ker_TP5 pid=207855) ERROR 02-05 10:12:18 [multiproc_executor.py:870] ValueError: x",
      "ker_TP5", 207855, None),
-    ("er rank=2 pid=808339) ERROR 06-10 03:43:33 [multiproc_executor.py:487] WorkerProc failed",
-     "er rank=2", 808339, None),
+    ("er rank=2 pid=51207) ERROR 05-06 09:14:44 [multiproc_executor.py:435] WorkerProc failed",
+     "er rank=2", 51207, None),
     ("pid=207855) INFO 02-05 10:11:06 [parallel_state.py:1203] world_size=8", "pid", 207855, None),
 ]
 
@@ -657,8 +658,8 @@ OUTER_WRAPPERS = [
      "Route: /v1/chat/completions, Methods: POST"),  # docker compose
     ("single-1   | INFO 07-23 19:34:27 [api_server.py:1395] vLLM API server version 0.9.2",
      "single-1   |", "main", LineKind.PLAIN, "vLLM API server version 0.9.2"),
-    ("> DEBUG 03-13 09:00:31 [__init__.py:28] No plugins for", ">", "main", LineKind.PLAIN,
-     "No plugins for"),  # vllm#12529: an issue's quoting
+    ("> DEBUG 05-02 14:11:09 [__init__.py:28] No plugins for", ">", "main", LineKind.PLAIN,
+     "No plugins for"),  # a markdown-quoted paste of vLLM 0.8.5's plugins/__init__.py:28 line
     # a log viewer's gutter (vllm#6042): before a record header, a rank tag and a process prefix
     ("  | ERROR 07-01 13:54:43 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 1159 "
      "died, exit code: -6", "|", "main", LineKind.PLAIN,
@@ -711,12 +712,12 @@ ANSI_LINES = [
      "site-packages/torch/_inductor/runtime/triton_heuristics.py:539] [1/0] Triton compilation "
      "failed: triton_tem_fused_0", "EngineCore_DP0", Level.ERROR, LineKind.PLAIN,
      "Triton compilation failed: triton_tem_fused_0"),  # t4-flexattention-inductor-passmanager
-    ("^[[1;36m(VllmWorkerProcess pid=340358)^[[0;0m WARNING 08-28 14:16:50 shm_broadcast.py:404] No "
+    ("^[[1;36m(VllmWorkerProcess pid=21877)^[[0;0m WARNING 10-21 06:40:12 shm_broadcast.py:396] No "
      "available block found in 60 second.", "VllmWorkerProcess", Level.WARNING, LineKind.PLAIN,
-     "No available block found in 60 second."),  # vllm#5901, escapes pasted as `^[`
-    ("ESC[36m(RayWorkerVllm pid=4095)ESC[0m mwh-deployment-cp2nvtm93l1ljsuft5kg-0:4095:4095 [1] NCCL "
+     "No available block found in 60 second."),  # vLLM 0.6.3 shm_broadcast, escapes pasted as `^[`
+    ("ESC[36m(RayWorkerVllm pid=7310)ESC[0m llm-serve-5d9c7b6f48-x2kqp:7310:7310 [1] NCCL "
      "INFO cudaDriverVersion 12020", "RayWorkerVllm", None, LineKind.NCCL,
-     "NCCL INFO cudaDriverVersion 12020"),  # vllm#5405
+     "NCCL INFO cudaDriverVersion 12020"),  # NCCL's init INFO line in a Ray worker (NCCL's source)
     # the ESC byte lost in a copy, the rest of the colour code kept (vllm#5484)
     ("[36m(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog "
      "caught collective operation timeout", "RayWorkerWrapper", Level.ERROR, LineKind.PLAIN,
@@ -753,9 +754,9 @@ RECORDS = [
      "07-03 11:58:36", "llm_engine.py:161", LineKind.PLAIN,
      "Initializing an LLM engine (v0.5.0.post1) with config: "
      "model='/localssd/swlu/Qwen1.5-MoE-A2.7B-Chat/', speculative_config=None, ..."),  # vllm#6090
-    ("WARNING 03-12 15:02:37 config.py:676] Async output processing can not be enabled with "
-     "pipeline parallel", Level.WARNING, "03-12 15:02:37", "config.py:676", LineKind.PLAIN,
-     "Async output processing can not be enabled with pipeline parallel"),  # vllm#14093
+    ("WARNING 10-21 06:12:51 config.py:372] Async output processing can not be enabled with "
+     "pipeline parallel", Level.WARNING, "10-21 06:12:51", "config.py:372", LineKind.PLAIN,
+     "Async output processing can not be enabled with pipeline parallel"),  # vLLM 0.6.3 config.py
     ("INFO 07-23 19:34:27 [api_server.py:1395] vLLM API server version 0.9.2", Level.INFO,
      "07-23 19:34:27", "api_server.py:1395", LineKind.PLAIN, "vLLM API server version 0.9.2"),
     ("(Worker_TP0 pid=215) ERROR 01-20 13:03:50 [v1/executor/multiproc_executor.py:749]     "
@@ -770,9 +771,9 @@ RECORDS = [
      "10-27 20:12:32", "core.py:708", LineKind.BLANK, ""),  # vllm#27604: an empty continuation
     ("(APIServer pid=23283) INFO 08-01 20:59:09 [api_utils.py:339] \r", Level.INFO,
      "08-01 20:59:09", "api_utils.py:339", LineKind.BLANK, ""),  # the logo's first line, \r\n
-    ("(VllmWorker rank=1 pid=12231) ERROR 03-25 21:13:53 multiproc_executor.py:374] WorkerProc hit "
-     "an exception: %s", Level.ERROR, "03-25 21:13:53", "multiproc_executor.py:374",
-     LineKind.PLAIN, "WorkerProc hit an exception: %s"),  # vllm#15469: a literal %s
+    ("(VllmWorker rank=1 pid=40522) ERROR 04-02 11:07:30 multiproc_executor.py:374] WorkerProc hit "
+     "an exception: %s", Level.ERROR, "04-02 11:07:30", "multiproc_executor.py:374",
+     LineKind.PLAIN, "WorkerProc hit an exception: %s"),  # a logging call's unfilled literal %s
     ("(EngineCore pid=23397) [rank0]:W0801 21:19:49.463000 23397 torch/_inductor/utils.py:1731] Not "
      "enough SMs to use max_autotune_gemm mode", Level.WARNING, "08-01 21:19:49",
      "torch/_inductor/utils.py:1731", LineKind.PLAIN,
@@ -953,9 +954,9 @@ SEVERITY_OUTSIDE_VLLM_RECORDS = [
      Level.WARNING),  # rocm-rx9070-inductor-hip-oom
     ("[W214 15:20:56.973624780 CUDAAllocatorConfig.h:28] Warning: expandable_segments not supported "
      "on this platform (function operator())", Level.WARNING),  # vllm#13836
-    ("(EngineCore_DP0 pid=4039410) W1007 17:36:26.725000 4039410 torch/utils/cpp_extension.py:2425] "
+    ("(EngineCore_DP0 pid=5120) W1107 08:12:40.118000 5120 torch/utils/cpp_extension.py:2425] "
      "If this is not desired, please set os.environ['TORCH_CUDA_ARCH_LIST'] to specific "
-     "architectures.", Level.WARNING),  # vllm#26381
+     "architectures.", Level.WARNING),  # torch's cpp_extension TORCH_CUDA_ARCH_LIST warning
     ("(APIServer pid=23283) INFO:     Started server process [23283]", Level.INFO),
     ("(APIServer pid=23283) INFO:     Application startup complete.", Level.INFO),
     (f"{ESC}[32mINFO{ESC}[0m:     Application startup complete.", Level.INFO),

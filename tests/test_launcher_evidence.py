@@ -84,7 +84,7 @@ KILLS = [
     "slurmstepd: error: Detected 1 oom_kill event in StepId=4412.batch. Some of your processes "
     "may have been killed by the cgroup out-of-memory handler.",
     "Task was killed due to the node running low on memory.",
-    "(raylet) [2024-02-27 16:09:19,106 E 19394 19394] node_manager.cc:3007: 2 Workers (tasks / "
+    "(raylet) [2024-05-14 08:31:02,447 E 6120 6120] node_manager.cc:3007: 2 Workers (tasks / "
     "actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons.",
     "Process finished with exit code -9",
     "Process exited with exit code -9",

@@ -3,10 +3,10 @@
 - a bare exception name padded with spaces (a paste of a screen's rows keeps their padding):
   `TimeoutError      ` is the traceback's exception line;
 - frames a terminal's wrap cut after `File "` (`File "/p/x.py", l`, the rest on the next row,
-  vllm#20647): still frames, so a traceback cut before its exception line is a symptom of a cause
+  a terminal's paste): still frames, so a traceback cut before its exception line is a symptom of a cause
   the excerpt lacks, not nothing;
 - a CancelledError that Python prints as the direct cause of a TimeoutError (asyncio's timeouts
-  cancel the awaited task, then raise TimeoutError from it; vllm#10931): the timeout is the error
+  cancel the awaited task, then raise TimeoutError from it): the timeout is the error
   (causality.yaml `mechanisms`), while a CancelledError another error is raised from stays a cause.
 """
 

@@ -1,4 +1,4 @@
-"""pytest's short test summary restates a report, generated (vllm#16053, a Buildkite job's report
+"""pytest's short test summary restates a report, generated (a Buildkite job's report
 pasted with the summary line first).
 
 `FAILED tests/x.py::test[id] - Type: message` (and `ERROR tests/x.py - Type: message` for a

@@ -255,8 +255,8 @@ REPORTS = [
     "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer "
     "[10.0.0.2]:43211",
     "torch.distributed.DistBackendError: NCCL communicator was aborted on rank 1.",
-    # the native backtrace of an abort, through C++'s terminate handler (vllm#5785)
-    "(RayWorkerWrapper pid=54163) /opt/conda/bin/../lib/libstdc++.so.6(+0xb135a) [0x7fa6229ab35a] "
+    # the native backtrace of an abort, through C++'s terminate handler (libstdc++'s frames)
+    "(RayWorkerWrapper pid=7310) /usr/lib/x86_64-linux-gnu/libstdc++.so.6(+0xae20c) [0x7f5b9c8ae20c] "
     "__cxxabiv1::__terminate()",
 ]
 

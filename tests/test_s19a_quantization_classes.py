@@ -1,6 +1,6 @@
 """Two quantization start-up classes from the s19a sweep, over eras, processes and wordings.
 
-- bitsandbytes on a model class without a bitsandbytes mapping (vllm issues 10263, 7624, 9714):
+- bitsandbytes on a model class without a bitsandbytes mapping (vllm issues 7624, 9714):
   `Model X does not support BitsAndBytes quantization yet.` is a dense class the release cannot
   quantize (bitsandbytes-model-unsupported); its MoE wording, `MoE Model X ... Ensure this model
   has 'get_expert_mapping' method.`, stays bitsandbytes-moe-unsupported.

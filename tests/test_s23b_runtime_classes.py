@@ -9,7 +9,7 @@ forms a log gives them, each with a near miss that keeps other advice:
    assertion, or another assertion of this one, is not this class;
 2. flash-attention's CHECK_CUDA line with its source place before the colon (vllm PR#27128's
    paste), read as a fatal CUDA error bare or behind a prefix (below);
-3. the V1 detokenizer's invalid token id (vllm#24211), whose advice names PR #24351 and #26445.
+3. the V1 detokenizer's invalid token id (vllm/v1/engine/detokenizer.py), whose advice names PR #24351 and #26445.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def test_a_parenthesis_that_is_no_source_place_is_not_a_check_line(words: str, p
     assert report.verdict is Verdict.NO_FAILURE
 
 
-# 3. the V1 detokenizer's invalid token id (vllm#24211): the full error, under the API server's
+# 3. the V1 detokenizer's invalid token id (vllm/v1/engine/detokenizer.py): the full error, under the API server's
 #    output-handler records or bare, gets detokenize-out-of-vocab-token, which names the PRs that
 #    made the detokenizer log and skip the id (#24351 for OverflowError, #26445 for tokenizers
 #    0.22.1's TypeError); the "Invalid prefix" of the same step keeps its own advice.

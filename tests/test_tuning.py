@@ -111,12 +111,12 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "Why not fixed: the paste stops at the scheduler's self._schedule() frame, before any "
         "exception line; those frames (LLM.generate -> LLMEngine.step -> Scheduler.schedule) lie "
         "on the path of every V0 scheduling failure, so nothing in the log can name the swap-in "
-        "assertion vllm#4451 removed without guessing; the verdict (root_cause_missing) is right",
+        "assertion PR #4451 removed without guessing; the verdict (root_cause_missing) is right",
     "runtime/s22b-v05-rpc-server-mlp-speculator-prompt-logprobs-traceback-cut":
         "Why not fixed: the paste stops in the V0 engine loop's frames (the RPC server's generate "
         "-> run_engine_loop -> engine_step), before the AssertionError; nothing in it says "
         "speculative decoding or prompt_logprobs, and those frames are common to every V0 "
-        "engine-loop failure, so only a guess could name vllm#8047; the verdict "
+        "engine-loop failure, so only a guess could name the fix; the verdict "
         "(root_cause_missing) is right",
     # (startup/u-ascend-v085rc1-image-quantization-ascend-invalid-choice-argparse-two-lines left
     # this list when a quantization method only a platform plugin registers, refused by vLLM's

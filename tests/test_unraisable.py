@@ -1,6 +1,6 @@
 """An exception Python reports as unraisable (`Exception ignored in: <function X.__del__ ...>`) right
 before its process dies natively is that crash's cause (causality.yaml `unraisable`, issue 10;
-vllm#6887: Ray's compiled-DAG teardown in the executor's destructor raises, then the interpreter
+e.g. Ray's compiled-DAG teardown in the executor's destructor raises, then the interpreter
 segfaults). Elsewhere it stays what Python says it is, an exception the process went on from: at
 exit after a clean run, after another failure, before a shutdown request, before a kill from
 outside, or long before the crash.
