@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import gzip
-import io
 import json
 import string
 import sys
@@ -186,12 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         for template, named in holes_of(root, wanted).items():
             holes.setdefault(template, named)
         print(f"{root.name}: {len(holes)} of {len(wanted)} templates named", file=sys.stderr)
-    raw = json.dumps({"sources": [r.name for r in roots], "holes": holes}, sort_keys=True,
-                     separators=(",", ":"), ensure_ascii=False).encode()
-    buffer = io.BytesIO()
-    with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=9, mtime=0, filename="") as gz:
-        gz.write(raw)
-    args.out.write_bytes(buffer.getvalue())
+    mine.write({"sources": [r.name for r in roots], "holes": holes}, args.out)  # the same bytes for the same content
     print(f"-> {args.out} ({args.out.stat().st_size:,} bytes)", file=sys.stderr)
     return 0
 

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import gzip
-import io
 import json
 import sys
 from pathlib import Path
@@ -28,6 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository's logsleuth
 from logsleuth.index.data import default_index  # noqa: E402
 from logsleuth.index.versions import version_key  # noqa: E402
+
+import mine  # noqa: E402  (this folder's index miner, on the path when run as a script)
 
 OUT = Path(__file__).resolve().parents[2] / "logsleuth" / "index" / "vllm_config_keys.json.gz"
 SCHEMA = "logsleuth.vllm-config-keys/1"
@@ -104,12 +104,8 @@ def main(argv: list[str] | None = None) -> int:
             if key not in fields:  # an engine argument of its own: the index names its flag
                 keys.setdefault(key, where)
         print(f"{root.name}: {len(keys)} keys", file=sys.stderr)
-    raw = json.dumps({"schema": SCHEMA, "sources": [r.name for r in roots], "keys": keys},
-                     sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-    buffer = io.BytesIO()
-    with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=9, mtime=0, filename="") as gz:
-        gz.write(raw)
-    args.out.write_bytes(buffer.getvalue())
+    # the index's own writer: the same keys give the same bytes
+    mine.write({"schema": SCHEMA, "sources": [r.name for r in roots], "keys": keys}, args.out)
     print(f"-> {args.out} ({args.out.stat().st_size:,} bytes)", file=sys.stderr)
     return 0
 
