@@ -23,6 +23,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -248,10 +249,15 @@ def test_the_same_traceback_caught_and_printed_is_still_survived() -> None:
 
 @cache
 def stalled_logs() -> tuple[tuple[Path, int], ...]:
-    """(log, its stall's line) for every corpus and tuning log answered by a stall at its end:
-    the log ends on a bar or a wait and no error follows (causal.py `_stalled`)."""
+    """(log, its stall's line) for every corpus and tuning log labelled with its cause missing
+    and answered by a stall at its end: the log ends on a bar or a wait and no error follows
+    (causal.py `_stalled`). Only those labels are read (a tenth of the logs): a log answered by a
+    stall against its label is a miss test_tuning reports, not a subject for this property."""
     found = []
     for log in sorted([*CORPUS.glob("*/*/log.txt"), *TUNING.glob("*/*/log.txt")]):
+        label = yaml.safe_load(log.with_name("case.yaml").read_text(encoding="utf-8")) or {}
+        if label.get("healthy") or label.get("root_cause_in_log", True):
+            continue
         lines = lines_of(log)
         if len(lines) > 400:
             continue
