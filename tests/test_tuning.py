@@ -392,6 +392,9 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Moved in from the held-out set by the end-of-session-24 check (strict until analysed):
+    "healthy/v-ascend-v0172dev-qwen25-14b-backfill-bench-triton-kernels-import-error-line-shutdown":
+        "moved in from the held-out set by the end-of-session-24 check: not yet analysed",
     # Session 24's random development split (fifteenth), cold misses (strict until analysed):
     # (launchers/bb-accelerate-deepspeed-agent-grpo-trainer-rank0-sigkill-exitcode-9-symptom left
     # this list when torch elastic's report of a rank a signal ended, -9 too, became an exit report
