@@ -71,12 +71,12 @@ class Recording(SignatureSet):
 
 
 def _probes(corpus: Path | None, withheld: bool) -> list[dict[str, Any]]:
+    if corpus is not None and "holdout" in corpus.resolve().parts:
+        raise SystemExit("the held-out set is never read")
     probes = []
     for group, root in (("tuning", TUNING), ("corpus", corpus)):
         if root is None:
             continue
-        if "holdout" in root.parts:
-            raise SystemExit("the held-out set is never read")
         for case_file in sorted(root.rglob("case.yaml")):
             if "holdout" in case_file.parts:
                 continue
@@ -200,7 +200,8 @@ def separating(win: dict[str, Any], right: dict[str, Any]) -> list[str]:
 
 def decided(win: dict[str, Any], right: dict[str, Any]) -> str:
     """Which element of the rank key put the winner first."""
-    names = ("threshold", "tier", "demoted", "strength", "package-wide", "score", "specificity")
+    names = ("threshold", "tier", "demoted", "within the module tier", "kind", "score",
+             "specificity")
     for i, (a, b) in enumerate(zip(win["order"], right["order"])):
         if a != b:
             return names[i] if i < len(names) else f"key{i}"
