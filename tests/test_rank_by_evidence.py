@@ -25,9 +25,9 @@ from hypothesis import strategies as st
 from logsleuth.model import Phase, SignatureKind
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import SignatureSet
-from logsleuth.signatures.load import load_signature_file
+from logsleuth.signatures.load import Signature, load_signature_file
 from logsleuth.signatures.match import THRESHOLD
-from v1log import ERAS, SITE, worker_failure
+from v1log import ERAS, SITE, Era, worker_failure
 
 PHASES = [Phase.INIT, Phase.LOAD, Phase.PROFILE, Phase.KV_CACHE, Phase.SERVING]
 _HEAD = ("title: a probe of the rank order\ncategory: {category}\nkind: {kind}\n"
@@ -35,7 +35,7 @@ _HEAD = ("title: a probe of the rank order\ncategory: {category}\nkind: {kind}\n
          "status: stable\nfix: {fix}\nreferences: [https://docs.vllm.ai/]\nmatch:\n")
 
 
-def _signature(folder: Path, name: str, kind: str, fix: str, match: str):  # type: ignore[no-untyped-def]
+def _signature(folder: Path, name: str, kind: str, fix: str, match: str) -> Signature:
     path = folder / "probe" / f"{name}.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)
     fix = f"{fix} This advice is made up for a test of the rank order and fixes nothing real."
@@ -67,7 +67,7 @@ def _partial_words(tmp: Path) -> SignatureSet:
 @given(word=st.sampled_from(INSERTED), tail=st.sampled_from(TAILS),
        era=st.sampled_from(ERAS), phase=st.sampled_from(PHASES))
 def test_an_exact_template_matched_in_part_and_contradicted_is_weighed_by_its_score(
-        tmp_path: Path, word: str, tail: str, era, phase: Phase) -> None:  # type: ignore[no-untyped-def]
+        tmp_path: Path, word: str, tail: str, era: Era, phase: Phase) -> None:
     # another exception class than both name (0.7 each): the family's words all occur, the
     # exact template's only in part
     error = (f"torch.AcceleratorError: Zorbit allocator error: ran out of quux {word} memory "
@@ -109,7 +109,8 @@ def _off_path(tmp: Path, module: bool) -> SignatureSet:
 @given(function=st.sampled_from(FUNCTIONS), file=st.sampled_from(SUBSYSTEM_FILES),
        entries=st.integers(1, 10**6), era=st.sampled_from(ERAS), phase=st.sampled_from(PHASES))
 def test_an_exact_signatures_words_from_another_call_path_weigh_against_the_subsystem(
-        tmp_path: Path, function: str, file: str, entries: int, era, phase: Phase) -> None:  # type: ignore[no-untyped-def]
+        tmp_path: Path, function: str, file: str, entries: int, era: Era, phase: Phase
+) -> None:
     error = f"ValueError: Zorbit block table cannot hold {entries} entries"
     log = worker_failure(error, phase=phase, era=era, inner=((SITE + file, function),))
     # another call path and another raising module than the exact signature names

@@ -230,8 +230,9 @@ class _Scored:
         process or phase, the raising module alone (and an exact signature's full words from
         another call path), a family's keywords or an exact template's partial words against
         what the log shows, a module match the log contradicts, and last an installed library's
-        module (contradicted or not). A family's key words that the log contradicts (another phase, type
-        or call path) say less than the module that raised the error; an exact message does not."""
+        module (contradicted or not). A family's key words that the log contradicts (another
+        phase, type or call path) say less than the module that raised the error; an exact
+        message does not."""
         if self.by_library:  # where outside vLLM, not what: below every other kind of match
             return 6 if self.contradicted else 5
         if self.by_module or self.where_only:
