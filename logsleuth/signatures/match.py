@@ -37,21 +37,31 @@ A signature is reported when its score reaches THRESHOLD.
 Ranking, among the signatures that reach THRESHOLD, first by tiers of evidence (`_Scored.tier`):
 signatures whose message part (a template or regex) matched and that the log does not contradict
 (a frame, process, phase or exception type that was seen and differs is a contradiction); exact
-signatures the log contradicts; families matched by the raising module alone (the fallback for
-vLLM's messages no signature knows by their words, with the families whose words are the
-interpreter's own, `match.origin: python`, and whose module part names the whole package: they
-know only that vLLM raised it; among these, a module pattern that names a subsystem before one
-that names the whole package, whatever the score); families whose words matched but that the log
-contradicts; module families the log contradicts; last, families known by the installed library
-that raised the error (`_Scored.by_library`). Within a tier: those not demoted (a signature
-that tells its failure apart by frames or phase, on a log that prints no frames or no phase, ranks
-after a fitting family whose message part is at least as specific as its own), then the stronger
-kind (an exact signature before a family: `SignatureKind.strength`), then the score, then the
-evidence (how many parts matched: phase, frames, facts, exception, and the fixed text of the
-message). So a family that fits beats an exact signature whose frames say another call path, an
-exact signature that fits beats the family that contains it, and no family known by its module
-alone beats a signature that knows the message. Below THRESHOLD, alternatives are ranked by score and
-evidence. Never by id or name: a full tie keeps the order of the database.
+signatures whose words matched in full that the log contradicts by other than the call path
+(another exception class, process or phase); families matched by the raising module alone (the
+fallback for vLLM's messages no signature knows by their words, with the families whose words
+are the interpreter's own, `match.origin: python`, and whose module part names the whole package:
+they know only that vLLM raised it) and, among them, exact signatures whose words matched in full
+from another call path (frames or raising module seen to differ): a module pattern that names a
+subsystem and those exact signatures first, by score (frames renamed by a refactoring weigh 0.8,
+above a module's 0.75; another call path and another raising module, 0.68, below it), then a
+module pattern of the whole package, whatever the score (an exact message says more than that
+vLLM raised it); words the log contradicts that say no more than a
+family's (a family's, an exact template matched only in part, generic words); module families the
+log contradicts; last, families known by the installed library that raised the error
+(`_Scored.by_library`). Within a tier: those not demoted (a signature that tells its failure
+apart by frames or phase, on a log that prints no frames or no phase, ranks after a fitting
+family whose message part is at least as specific as its own), then, for what the log does not
+contradict, the stronger kind (an exact signature before a family: `SignatureKind.strength`; once
+the log contradicts both, the kind says nothing of which fits), then the score, then the evidence
+(how many parts matched: phase, frames, facts, exception, and the fixed text of the message). So
+a family that fits beats an exact signature whose frames say another call path, an exact
+signature that fits beats the family that contains it, an exact signature that holds all its
+words beats one that holds some of them, and no family known by its module alone beats a
+signature that knows the message unless the log says that signature's call path is not this one
+and the subsystem's family scores higher.
+Below THRESHOLD, alternatives are ranked by score and evidence. Never by id or name: a full tie
+keeps the order of the database. tools/rank_probe tabulates what each part of this order decides.
 
 A family under THRESHOLD still answers (`_Scored.near`, low confidence: `Match.confidence`) when
 it matched the root cause or an error raised from it by the message's words, or by the raising
@@ -162,6 +172,11 @@ class _Scored:
     # its matched words could come from anywhere (signatures/generic.py) and nothing else it
     # names was seen: contradicted as well, it knows less than where the error was raised
     generic: bool = False
+    # the frames or the raising module it names were seen and differ: another call path
+    off_path: bool = False
+    # its message part matched only in part (a template's similarity under 1.0): some of the
+    # words it requires are not in the message
+    approximate: bool = False
 
     def order(self) -> tuple[float, ...]:
         """Sort key, best first (see the module docstring)."""
@@ -179,9 +194,16 @@ class _Scored:
                         -self.match.score)
             tier = self.tier()
             # among the matches known by where they were raised, the subsystem the frames name
-            # before the whole package, whatever the score: they weigh, they do not gate
-            return (0, tier, self.demoted, -self.strength,
-                    tier == MODULE_TIER and not self.narrow, -self.match.score, -self.specificity)
+            # and an exact signature's words from another call path before the whole package,
+            # whatever the score: they weigh, they do not gate
+            within = 0 if tier != MODULE_TIER or self.narrow or self.off_path_exact() else 1
+            # once the log contradicts a match, its kind says nothing of whether it fits: among
+            # contradicted words (tier 3: an exact signature's in part or generic, a family's
+            # keywords) and between an exact signature's words from another call path and the
+            # subsystem that raised the error, the score decides before the kind
+            strength = 0 if self.contradicted or tier == MODULE_TIER else -self.strength
+            return (0, tier, self.demoted, within, strength, -self.match.score,
+                    -self.specificity)
         return (1, 0, 0, 0, -self.match.score, -self.specificity)
 
     def near(self) -> bool:
@@ -204,10 +226,13 @@ class _Scored:
 
     def tier(self) -> int:
         """How far the log's evidence backs this match, 0 best: what the message's words say
-        (not contradicted), an exact signature's words against another call path, the raising
-        module alone, a family's keywords against what the log shows, a module match the log
-        contradicts, and last an installed library's module (contradicted or not). A family's key words that the log contradicts (another phase, type
-        or call path) say less than the module that raised the error; an exact message does not."""
+        (not contradicted), an exact signature's full words against another exception class,
+        process or phase, the raising module alone (and an exact signature's full words from
+        another call path), a family's keywords or an exact template's partial words against
+        what the log shows, a module match the log contradicts, and last an installed library's
+        module (contradicted or not). A family's key words that the log contradicts (another
+        phase, type or call path) say less than the module that raised the error; an exact
+        message does not."""
         if self.by_library:  # where outside vLLM, not what: below every other kind of match
             return 6 if self.contradicted else 5
         if self.by_module or self.where_only:
@@ -216,7 +241,20 @@ class _Scored:
             return 0
         if self.generic:
             return 3  # an interpreter's words from another call path: below where it was raised
-        return 1 if self.strength == SignatureKind.EXACT.strength else 3
+        if self.strength != SignatureKind.EXACT.strength or self.approximate:
+            # an exact message the log contradicts that matched only in part says no more
+            # than a family's contradicted words: the words it requires are not all there
+            return 3
+        # an exact signature's words from another call path (frames, raising module seen to
+        # differ): with the fitting module families, weighed against the subsystem's (`order`)
+        return MODULE_TIER if self.off_path else 1
+
+    def off_path_exact(self) -> bool:
+        """An exact signature whose words matched in full, from another call path than it
+        names."""
+        return self.strength == SignatureKind.EXACT.strength and self.off_path \
+            and not self.by_module and not self.where_only and not self.generic \
+            and not self.approximate
 
 
 class SignatureSet:
@@ -366,7 +404,7 @@ class SignatureSet:
         score = message_score
         message_specificity = specificity
 
-        contradicted = unconfirmed = corroborated = False
+        contradicted = unconfirmed = corroborated = off_path = False
         if signature.modules and (signature.templates or signature.patterns):
             if module_hit is not None:
                 evidence.append(Evidence("module", 1.0, module_hit))
@@ -383,6 +421,7 @@ class SignatureSet:
                                          "no vLLM module known"))
                 score *= factor
                 contradicted |= bool(modules)
+                off_path |= bool(modules)
         if signature.keywords:
             # the reading without its `Type:` (an IndexError's class name says "index")
             head = f"{target.event.exception}:"
@@ -426,6 +465,7 @@ class SignatureSet:
                                          "inner frames cut" if where else "no frames printed"))
                 score *= factor
                 contradicted |= seen
+                off_path |= seen
                 unconfirmed |= not seen
         if signature.process is not None:
             role = self._causality.role_of(target.event.process.name)
@@ -484,7 +524,9 @@ class SignatureSet:
                                    and signature.origin is MessageOrigin.PYTHON
                                    and module_hit is not None
                                    and _package_wide(signature.modules, module_hit)),
-                       generic=generic is not None)
+                       generic=generic is not None, off_path=off_path,
+                       approximate=bool(signature.templates or signature.patterns)
+                       and message_score < 1.0)
 
 
 _PLACE = re.compile(r"\{(\w+)\}")
