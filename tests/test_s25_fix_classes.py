@@ -12,7 +12,12 @@ and the ways a log shows it, with a near miss:
 - vllm-ascend's fused-MoE layer finding no MoE communication method in its forward context
   (`'NoneType' object has no attribute 'prepare'` under vllm_ascend/ops/fused_moe): ascend-moe-
   comm-method-missing, whose fix names vllm-ascend's MoE detection (`is_moe_model`); the same
-  layer missing another attribute does not get it."""
+  layer missing another attribute does not get it;
+- an engine that failed to start with a KV connector configured (`Creating v1 connector with
+  name: NixlConnector`, a `kv_transfer_config`) and its cause outside the excerpt:
+  startup-cause-not-in-log-kv-transfer, whose fix names the connector's library (`pip install
+  nixl`, the `nixl._api` module vLLM imports, LMCache), its transport and the side channel; the
+  same pointers without a connector keep the other families of a cause not in the log."""
 
 from __future__ import annotations
 
@@ -154,3 +159,45 @@ def test_the_same_moe_layer_missing_another_attribute_is_not_it(attribute: str, 
                          phase=Phase.PROFILE, era=era, inner=inner)  # type: ignore[arg-type]
     signature, _ = signature_advice(log)
     assert signature != "ascend-moe-comm-method-missing"
+
+
+# ---- an engine with a KV connector that failed to start, its cause not in the excerpt ------------
+
+_CONNECTORS = st.sampled_from(["NixlConnector", "LMCacheConnectorV1", "MooncakeConnector",
+                               "P2pNcclConnector", "MultiConnector"])
+_CONNECTOR_LINES = st.sampled_from([
+    "(EngineCore_DP0 pid=7312) INFO 03-02 08:14:44 [factory.py:65] Creating v1 connector with "
+    "name: {c} and engine_id: 6f0c2d7e-1b1f-4c55-9d0e-4a3c1b2f8e11",
+    "(APIServer pid=52110) INFO 03-02 08:14:31 [utils.py:253] non-default args: {{'model': "
+    "'Qwen/Qwen3-8B', 'kv_transfer_config': {{'kv_connector': '{c}', 'kv_role': 'kv_both'}}}}",
+])
+_POINTERS = st.sampled_from([
+    "(APIServer pid=52110) RuntimeError: Engine core initialization failed. See root cause "
+    "above. Failed core proc(s): {}",
+    "RuntimeError: Engine core initialization failed. See root cause above. Failed core "
+    "proc(s): {'EngineCore_DP0': 1}",
+    "(EngineCore_DP0 pid=7312) ERROR 03-02 08:14:45 [core.py:708] EngineCore failed to start.",
+])
+_STARTUP = ("(EngineCore_DP0 pid=7312) INFO 03-02 08:14:40 [core.py:77] Initializing a V1 LLM "
+            "engine (v0.11.2) with config: model='Qwen/Qwen3-8B', tensor_parallel_size=1")
+
+
+@settings(max_examples=30, deadline=None)
+@given(connector=_CONNECTORS, line=_CONNECTOR_LINES, pointer=_POINTERS)
+def test_a_start_up_failure_with_a_kv_connector_names_its_library_and_transport(
+        connector: str, line: str, pointer: str) -> None:
+    log = "\n".join([_STARTUP, line.format(c=connector), pointer]) + "\n"
+    signature, fix = signature_advice(log)
+    assert signature == "startup-cause-not-in-log-kv-transfer"
+    for knob in ("pip install nixl", "nixl._api", "pip install lmcache",
+                 "VLLM_NIXL_SIDE_CHANNEL_PORT", "--kv-transfer-config",
+                 "/tmp/ray/session_latest/logs/worker-*.err"):
+        assert knob in fix, knob
+
+
+@settings(max_examples=10, deadline=None)
+@given(pointer=_POINTERS)
+def test_the_same_failure_without_a_connector_is_not_it(pointer: str) -> None:
+    signature, _ = signature_advice("\n".join([_STARTUP, pointer]) + "\n")
+    assert signature.startswith("startup-cause-not-in-log")
+    assert signature != "startup-cause-not-in-log-kv-transfer"
