@@ -41,8 +41,10 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     "launchers/ff-skyrl-anyscale-gpu-ci-pytest-pd-nixl-package-engine-core-init-failed-summary-symptom":
         "Why not fixed: the engine cores' own error (NIXL not importable) is outside the excerpt, "
         "and nothing in it names NIXL, a KV connector or its config: no `Creating v1 connector`, "
-        "no kv_transfer_config, no kv_connector (the kv_transfer fact stays unset); only test ids "
-        "say `pd`/`1P1D`, and reading a connector from a test's name would be a guess. The "
+        "no kv_transfer_config, no kv_connector (the kv_transfer fact stays unset, so "
+        "startup-cause-not-in-log-kv-transfer, which names `pip install nixl` and the `nixl._api` "
+        "module, cannot answer); only test ids say `pd`/`1P1D`, and reading a connector from a "
+        "test's name would be a guess. The "
         "advice comes from the root, which is also wrong: pytest's summary lists one unrelated "
         "test's own `assert 0 == 1` beside five `Engine core initialization failed` symptoms, "
         "and the earliest error that is not a symptom is that assertion (a test's check, which "
