@@ -111,6 +111,17 @@ def test_a_grid_above_coredim_names_the_batch_knobs_and_the_penalties(
         assert knob in fix, knob
 
 
+@settings(max_examples=15, deadline=None)
+@given(value=st.integers(65536, 2_000_000), era=st.sampled_from(ERAS))
+def test_triton_ascends_own_grid_check_gets_the_same_advice(value: int, era: object) -> None:
+    error = f"RuntimeError: coreDim={value} can't be greater than UINT16_MAX"
+    log = worker_failure(error, phase=Phase.SERVING, era=era,  # type: ignore[arg-type]
+                         inner=_BINCOUNT_PATH)
+    signature, fix = signature_advice(log)
+    assert signature == "ascend-kernel-launch-grid-out-of-range"
+    assert "--max-num-seqs" in fix
+
+
 @settings(max_examples=10, deadline=None)
 @given(kernel=_KERNELS, era=st.sampled_from(ERAS))
 def test_an_empty_grid_gets_the_same_advice(kernel: str, era: object) -> None:
