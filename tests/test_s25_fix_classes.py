@@ -17,7 +17,10 @@ and the ways a log shows it, with a near miss:
   name: NixlConnector`, a `kv_transfer_config`) and its cause outside the excerpt:
   startup-cause-not-in-log-kv-transfer, whose fix names the connector's library (`pip install
   nixl`, the `nixl._api` module vLLM imports, LMCache), its transport and the side channel; the
-  same pointers without a connector keep the other families of a cause not in the log."""
+  same pointers without a connector keep the other families of a cause not in the log;
+- a Triton kernel that triton-ascend cannot fit in an NPU core's Unified Buffer (`ub overflow,
+  requires N bits while M bits available`): ascend-triton-kernel-ub-overflow, whose fix names the
+  chip's build and the versions vllm-ascend lists, not the GPU Triton advice."""
 
 from __future__ import annotations
 
@@ -212,3 +215,29 @@ def test_the_same_failure_without_a_connector_is_not_it(pointer: str) -> None:
     signature, _ = signature_advice("\n".join([_STARTUP, pointer]) + "\n")
     assert signature.startswith("startup-cause-not-in-log")
     assert signature != "startup-cause-not-in-log-kv-transfer"
+
+
+# ---- a Triton kernel that does not fit an Ascend core's Unified Buffer ---------------------------
+
+_ASCEND_TRITON_KERNELS = st.sampled_from(["ops/triton/layernorm_gated.py", "ops/triton/bincount.py",
+                                          "ops/triton/fla/chunk.py", "ops/triton/rope.py"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(kernel=_ASCEND_TRITON_KERNELS, requires=st.integers(1_572_865, 9_000_000),
+       available=st.sampled_from([1_572_864, 2_031_616, 786_432]), era=st.sampled_from(ERAS),
+       phase=st.sampled_from([Phase.PROFILE, Phase.SERVING]))
+def test_a_ub_overflow_names_the_chip_build_and_the_versions(
+        kernel: str, requires: int, available: int, era: object, phase: Phase) -> None:
+    error = ("triton.compiler.errors.MLIRCompilationError:\n"
+             "[ConvertLinalgRToBinary] encounters error:\n"
+             'loc("/tmp/tmpq/kernel.ttadapter.mlir":3:3): error: ub overflow, requires '
+             f"{requires} bits while {available} bits available! (possible reason: tiling basic "
+             "block is too large)")
+    inner = ((_ASCEND_ROOT + kernel, "forward"),
+             ("/usr/local/lib/python3.11/site-packages/triton/compiler/compiler.py", "compile"))
+    log = worker_failure(error, phase=phase, era=era, inner=inner)  # type: ignore[arg-type]
+    signature, fix = signature_advice(log)
+    assert signature == "ascend-triton-kernel-ub-overflow"
+    for knob in ("triton-ascend", "Atlas A2", "BLOCK_SIZE"):
+        assert knob in fix, knob
