@@ -1455,10 +1455,13 @@ def _refused_reasons(survived: Iterable[ErrorEvent], refused: dict[int, int]) ->
         return ()
     count = sum(e.occurrences for e in events)
     first = events[0]
-    return (f"The server refused {count} request(s) after an error in handling them (the "
-            f"first: {first.exception} at line {first.line}, refused at line "
-            f"{refused[first.id]}) and went on serving: those are the clients' requests to "
-            "change (or a server limit their message names), not a failure of the server.",)
+    said = _first_line(first.message)
+    said = said if len(said) <= 200 else said[:199] + "…"
+    return (f"The server refused {count} request(s) after an error in handling them and went "
+            "on serving: those are the clients' requests to change (or a server limit their "
+            "message names), not a failure of the server. The first: "
+            f"{first.exception} at line {first.line}, refused at line {refused[first.id]}: "
+            f"\"{said}\"",)
 
 
 def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],

@@ -21,6 +21,13 @@ It is counted by what the report's advice holds:
 
     .venv/bin/python tools/remedy_probe/probe.py --src DIR/0.34.0 --era v1 [--show without]
     .venv/bin/python tools/remedy_probe/probe.py --src DIR/0.6.3 --era v0 --sites /tmp/s.jsonl
+    .venv/bin/python tools/remedy_probe/probe.py --src DIR/0.8.5 --scope runtime --shape api
+
+With `--scope runtime` the sites are V1's run-time ones (`RUNTIME`: engine core, workers, the API
+server handling a request, a script's `LLM.generate`), each logged in its process's shape
+(`render_runtime`); a request site is also checked for a report that says the request is the
+client's, not the server's (`Outcome.client`), and counts `survived` when the log shows the
+server serving after it.
 
 DIR/<version>/vllm/... is a release's `.py` files (`pip download --no-deps vllm==X`, unzip
 `vllm/*.py`, delete the wheel). `--sites FILE` writes the sites found (JSON lines), `--read FILE`
@@ -147,7 +154,8 @@ SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 NOT_PACKAGES = frozenset({"it", "the", "a", "an", "vllm", "from", "with", "via", "your", "one",
                           "them", "this", "that", "of", "to", "and", "or", "for", "version",
                           "latest", "newer", "package", "packages", "instructions", "by",
-                          "requested", "failed", "is", "was"})  # "weight update requested"
+                          "requested", "failed", "is", "was", "can", "will", "must"})
+# ("weight update requested", "so that the update can borrow its memory")
 
 
 @cache
