@@ -457,8 +457,9 @@ def render_runtime(site: Site, shape: str = "engine") -> str:
         frames = _ENGINE_STEP[3:] + (_WORKER_LOOP[1:] if site.where == "worker" else ()) \
             if site.where in ("engine", "worker") else ()
         return "\n".join(head + _traceback(frames, site)[1:]) + "\n"
+    serving = [_SERVING[0].replace("0.34.0", site.release), *_SERVING[1:]]
     if site.where == "request":
-        lines = [*_SERVING, "(APIServer pid=4000) ERROR 02-05 12:30:01 [serving.py:264] Error in "
+        lines = [*serving, "(APIServer pid=4000) ERROR 02-05 12:30:01 [serving.py:264] Error in "
                  "preprocessing prompt inputs",
                  *(f"(APIServer pid=4000) {b}" for b in _traceback(_REQUEST, site)),
                  '(APIServer pid=4000) INFO:     127.0.0.1:50112 - "POST /v1/chat/completions '
@@ -479,12 +480,12 @@ def render_runtime(site: Site, shape: str = "engine") -> str:
                                              "collective_rpc", "raise RuntimeError(")), None,
                             f"RuntimeError: Worker failed with error '{first}', please check "
                             "the stack trace above for the root cause")
-        lines = [*_SERVING, worker + "WorkerProc hit an exception.",
+        lines = [*serving, worker + "WorkerProc hit an exception.",
                  *(worker + b for b in _traceback(_WORKER_LOOP, site)),
                  core + "EngineCore encountered a fatal error.", *(core + b for b in engine)]
     else:
         frames = _ENGINE_STEP + (_WORKER_LOOP[1:] if site.where == "worker" else ())
-        lines = [*_SERVING, core + "EngineCore encountered a fatal error.",
+        lines = [*serving, core + "EngineCore encountered a fatal error.",
                  *(core + b for b in _traceback(frames, site))]
     return "\n".join([*lines, *_ENGINE_DEAD]) + "\n"
 
