@@ -378,8 +378,12 @@ class CausalGraph:
     def __init__(self, nodes: dict[int, _Node], graph: nx.DiGraph[int] | None,
                  survived: list[ErrorEvent],
                  stalled: ErrorEvent | None, know: Causality | None = None,
-                 named: frozenset[Role] = frozenset()):
+                 named: frozenset[Role] = frozenset(),
+                 refused: dict[int, int] | None = None):
         self._know = know or default_causality()
+        # a request's error (raised on the HTTP server's request path) -> the line of the 4xx
+        # answer that refused that request (`_refused_requests`)
+        self._refused = refused or {}
         self._nodes = nodes
         self._graph = graph
         self._survived = survived
@@ -547,6 +551,7 @@ class CausalGraph:
             work.stopped = _stopped(activity, stuck, hangs, know)
         graph: nx.DiGraph[int] | None = None
         survived: list[ErrorEvent] = []
+        refused = _refused_requests(nodes, work)
         if nodes:  # networkx (~0.2 s to import: all its algorithms) only for errors to link
             import networkx as nx
             graph = nx.DiGraph()
@@ -599,7 +604,7 @@ class CausalGraph:
                 nodes, graph = _explained_stall(warning, stalled, know)
                 stalled = None
         named = frozenset(know.role_of(p.name) for p in processes if p.pid is not None)
-        return cls(nodes, graph, survived + shutdown_noise, stalled, know, named)
+        return cls(nodes, graph, survived + shutdown_noise, stalled, know, named, refused)
 
     def infer(self) -> Inference:
         """Name the root cause, its symptoms and the verdict (of the run explained), and list
@@ -619,7 +624,8 @@ class CausalGraph:
                 return Inference(Verdict.ROOT_CAUSE_MISSING, None, (self._stalled,),
                                  tuple(self._survived), (self._stalled.message,), links,
                                  (self._stalled.process,), look_for)
-            return Inference(Verdict.NO_FAILURE, None, (), tuple(self._survived), (), links, ())
+            return Inference(Verdict.NO_FAILURE, None, (), tuple(self._survived),
+                             _refused_reasons(self._survived, self._refused), links, ())
         root = _pick_root(nodes, self._know, graph, self._named)
         if root is None:
             symptoms = _symptom_list(nodes, None, graph)
@@ -628,6 +634,9 @@ class CausalGraph:
                              reasons, links, failed, look_for)
         symptoms = _symptom_list(nodes, root, graph)
         reasons = _reasons(root, nodes, graph, symptoms, self._survived)
+        if root.event.id in self._refused:
+            reasons = (reasons[0], _refused_reason(root.event, self._refused[root.event.id]),
+                       *reasons[1:])
         chain = _chain_of(root.event.id, nodes, graph)
         copies = tuple(n.event for n in nodes.values()
                        if n.event.id != root.event.id and _same_failure(n.event, root.event))
@@ -1403,6 +1412,56 @@ def _symptom_list(nodes: dict[int, _Node], root: _Node | None,
         seen.add(key)
         out.append(event)
     return tuple(out[:_MAX_SYMPTOMS])
+
+
+def _refused_requests(nodes: dict[int, _Node], work: _Work) -> dict[int, int]:
+    """The request errors (raised on the HTTP server's request path, or answered by design:
+    `requests`, `handled` in causality.yaml) that their process answered with a refusal (4xx,
+    `requests.answered_by`) before its next error: by error id, that answer's line. Such an error
+    failed one request, which the server refused; its client's request is what to change."""
+    refused: dict[int, int] = {}
+    by_process: dict[Process, list[int]] = {}
+    for node in nodes.values():
+        by_process.setdefault(node.event.process, []).append(node.event.first_line)
+    for starts in by_process.values():
+        starts.sort()
+    for node in nodes.values():
+        if not (node.request or node.handled) or node.corrupting:
+            continue
+        event = node.event
+        answers = work.own_request_answers.get(event.process, [])
+        index = bisect_right(answers, event.last_line)
+        if index == len(answers):
+            continue
+        starts = by_process[event.process]
+        later = bisect_right(starts, event.first_line)
+        if later == len(starts) or answers[index] < starts[later]:
+            refused[event.id] = answers[index]
+    return refused
+
+
+def _refused_reason(event: ErrorEvent, answer: int) -> str:
+    return (f"It failed one request, not the server: {event.process.name} raised it while "
+            f"handling a request and refused that request (the 4xx answer at line {answer}). "
+            "The client's request is what to change (or the server setting the message names); "
+            "requests that fit the server's settings are served.")
+
+
+def _refused_reasons(survived: Iterable[ErrorEvent], refused: dict[int, int]) -> tuple[str, ...]:
+    """For a run that did not fail: one sentence on the requests its server refused after an
+    error of their own (the clients' requests, not a failure of the server)."""
+    events = [e for e in survived if e.id in refused]
+    if not events:
+        return ()
+    count = sum(e.occurrences for e in events)
+    first = events[0]
+    said = _first_line(first.message)
+    said = said if len(said) <= 200 else said[:199] + "…"
+    return (f"The server refused {count} request(s) after an error in handling them and went "
+            "on serving: those are the clients' requests to change (or a server limit their "
+            "message names), not a failure of the server. The first: "
+            f"{first.exception} at line {first.line}, refused at line {refused[first.id]}: "
+            f"\"{said}\"",)
 
 
 def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],

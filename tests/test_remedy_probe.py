@@ -45,6 +45,13 @@ KNOBS = [
     # a comparison with a plain number is no package, a word that is no setting no knob
     ("safetensors prefetch block size must be >= 1", ()),
     ("Aspect ratio > 200 not allowed", ()),
+    # a package the message quotes, not the transport's own name alone
+    ("MoRIIO is not available. Please ensure the 'mori' package is installed",
+     ("moriio", "mori")),
+    # a stdlib function is no package, a verb after "update" none either
+    ("os.sched_setaffinity is not available on this platform", ()),
+    ("Draft model weight update requested, but no draft model is configured.", ()),
+    ("ROCM_AITER_FA_BACKEND Only support NHD kv cache layout for now", ()),
 ]
 
 
@@ -70,11 +77,18 @@ def test_a_fix_holds_a_knob_in_any_spelling_and_not_a_longer_one(
     assert tool().holds(longer, (tool().normal(other) + "_*",))  # a `--data-parallel-*` family
 
 
+def _survives(site: object, shape: str) -> bool:
+    """A request's error in a log that shows the server serving after it (render_runtime)."""
+    return getattr(site, "where") == "request" and shape == "engine"
+
+
 @pytest.mark.parametrize("position", range(len(SAMPLE.read_text().splitlines())))
 def test_each_sampled_site_is_read_back_and_its_advice_names_its_remedy(position: int) -> None:
     site = sample()[position]
     era = tool().era_of(site.release)
     shape = tool().SHAPES[position % len(tool().SHAPES)]  # engine, API server, offline in turn
+    if _survives(site, shape):
+        shape = "api"  # the same request, the log ending on its refusal: a failure to advise on
     log = tool().render(site, era, shape)
     report = explain_text(log, signatures=default_signatures())
     assert report.root_cause is not None, log
@@ -82,6 +96,36 @@ def test_each_sampled_site_is_read_back_and_its_advice_names_its_remedy(position
     assert tool().message_of(site).split("\n")[0][:60] in report.root_cause.message
     outcome = tool().measure_one(site, era, default_signatures(), shape)
     assert outcome.outcome in ("remedy", "named"), (outcome, log)
+
+
+REQUESTS = [i for i, line in enumerate(SAMPLE.read_text().splitlines())
+            if '"where": "request"' in line]
+
+
+@pytest.mark.parametrize("shape", ["engine", "api"])
+@pytest.mark.parametrize("position", REQUESTS)
+def test_a_refused_request_is_the_clients_not_the_servers(position: int, shape: str) -> None:
+    """A request's error that the server answered with a 4xx: with the server serving after it
+    nothing failed, and the report says the requests were the clients'; with the log ending on
+    the refusal the report advises on it and says the request failed, not the server."""
+    site = sample()[position]
+    outcome = tool().measure_one(site, "v1", default_signatures(), shape)
+    assert outcome.client, (outcome, tool().render(site, "v1", shape))
+    assert outcome.outcome == ("survived" if shape == "engine" else outcome.outcome)
+    assert outcome.outcome in ("survived", "remedy", "named")
+
+
+def test_runtime_shapes_name_the_process_that_raised() -> None:
+    """An engine-core site logs under the engine core, a worker's under a worker of a
+    tensor-parallel deployment (and the engine core's "Worker failed" report)."""
+    for site in sample():
+        if site.where not in ("engine", "worker"):
+            continue
+        log = tool().render(site, "v1", "api")
+        report = explain_text(log, signatures=default_signatures())
+        assert report.root_cause is not None
+        expected = "Worker_TP0" if site.where == "worker" else "EngineCore_DP0"
+        assert report.root_cause.process.name == expected, log
 
 
 def test_the_counts_add_up() -> None:

@@ -57,7 +57,8 @@ def render_html(report: Report, *, graph_svg: str | None = None,
         body += [f"<tr><td>{e.line}</td><td>{escape(e.process.label)}</td>"
                  f"<td>{escape(_short(e.text, 300))}</td></tr>" for e in report.symptoms]
         body.append("</table>")
-    body += _bullets("Why this one", report.reasons)
+    body += _bullets("Why this one" if report.verdict is not Verdict.NO_FAILURE
+                     else "Refused requests", report.reasons)
     if graph_svg:
         body.append(f"<h2>Causal graph</h2><div class=\"picture\">{graph_svg}</div>")
     if timeline_svg:

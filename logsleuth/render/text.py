@@ -195,7 +195,10 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         for sentence in runs_lines(report):
             console.print(Padding(Text(f"- {sentence}"), (0, 2)))
     if report.reasons:
-        console.print(Text("\nWhy this one", style="bold underline"))
+        # a run that did not fail has reasons only for the requests its server refused
+        heading = "Why this one" if report.verdict is not Verdict.NO_FAILURE \
+            else "Refused requests"
+        console.print(Text(f"\n{heading}", style="bold underline"))
         for reason in report.reasons:
             console.print(Padding(Text(f"- {reason}"), (0, 2), expand=False))
     if report.config_differences:
