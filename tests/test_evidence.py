@@ -68,6 +68,28 @@ SHAPES = [
           "(EngineCore_DP0 pid=2900) subprocess.CalledProcessError: Command '['/usr/bin/gcc', "
           "'/tmp/tmpq1x2/main.c', '-O3', '-shared', '-fPIC']' returned non-zero exit status 1."),
           "compiler error", "fatal error: Python.h"),
+    # the compiler's own crash (vllm-ascend's release notes: triton-ascend's g++ segfault)
+    Shape("internal-compiler-error-of-a-triton-jit-build", (
+          *V1_START,
+          "/root/.triton/cache/Zq3k/launcher.cxx:41:1: internal compiler error: Segmentation fault",
+          "Please submit a full bug report, with preprocessed source (by using -freport-bug).",
+          "(EngineCore_DP0 pid=2900) Traceback (most recent call last):",
+          '(EngineCore_DP0 pid=2900)   File "/usr/lib/python3.11/subprocess.py", line 413, in '
+          "check_call",
+          "(EngineCore_DP0 pid=2900)     raise CalledProcessError(retcode, cmd)",
+          "(EngineCore_DP0 pid=2900) subprocess.CalledProcessError: Command '['g++', "
+          "'/root/.triton/cache/Zq3k/launcher.cxx', '-shared', '-fPIC']' returned non-zero exit "
+          "status 1."),
+          "compiler error", "internal compiler error: Segmentation fault"),
+    Shape("internal-compiler-error-without-a-file", (
+          "g++: internal compiler error: Killed (program cc1plus)",
+          "Please submit a full bug report, with preprocessed source if appropriate.",
+          "Traceback (most recent call last):",
+          '  File "/usr/lib/python3.11/subprocess.py", line 413, in check_call',
+          "    raise CalledProcessError(retcode, cmd)",
+          "subprocess.CalledProcessError: Command '['g++', 'main.cpp', '-shared']' returned "
+          "non-zero exit status 1."),
+          "compiler error", "internal compiler error: Killed"),
     Shape("linker-error", (
           "/usr/bin/ld: cannot find -lcuda: No such file or directory",
           "collect2: error: ld returned 1 exit status"), "linker error", "cannot find -lcuda"),
