@@ -108,6 +108,9 @@ class _Work:
     own_request_answers: dict[Process, list[int]] = field(default_factory=dict)
     api_servers: list[Process] = field(default_factory=list)  # with pids, by pid
     own_starts: dict[Process, list[int]] = field(default_factory=dict)  # vLLM's start lines
+    # vLLM's start lines of named processes (a prefix names them), each with the line its process
+    # is first heard at, by start line: the unnamed output before that line was its own
+    named_starts: list[tuple[int, int]] = field(default_factory=list)
     # two deployments in one run (deployments.py): an error's evidence is its own deployment's
     deployments: Deployments = ONE
     group_serving: dict[int, list[int]] = field(default_factory=dict)
@@ -123,8 +126,13 @@ class _Work:
         know = know or default_causality()
         work = cls(api_servers=sorted(api_servers, key=lambda p: p.pid or 0),
                    deployments=deployments)
+        heard: dict[Process, int] = {}
+        for milestone in sorted([*milestones, *starts], key=lambda m: m.line):
+            heard.setdefault(milestone.process, milestone.line)
         for start in sorted(starts, key=lambda m: m.line):
             work.own_starts.setdefault(start.process, []).append(start.line)
+            if know.role_of(start.process.name) is not Role.MAIN:
+                work.named_starts.append((heard[start.process], start.line))
         for milestone in sorted(milestones, key=lambda m: m.line):
             kind, line, process = milestone.kind, milestone.line, milestone.process
             if kind is MilestoneKind.SERVING:
@@ -266,7 +274,21 @@ class _Work:
         after = node.event.last_line
         steps, answers, others = self.evidence(node)
         return (any(_any_between(lines, after, end) for lines in steps + answers)
-                or any(_any_between(lines, after + IN_FLIGHT, end) for lines in others))
+                or any(_any_between(lines, after + IN_FLIGHT, end) for lines in others)
+                or _any_between(self.went_past(node), after, end))
+
+    def went_past(self, node: _Node) -> list[int]:
+        """The start lines that show the program went on past an unnamed record printed before
+        vLLM started: a process vLLM names by a prefix prints its import-time records before it
+        names itself (the prefix is set once its entry point runs; a platform plugin's, an
+        optional kernel package's `Failed to import ...` comes first, unprefixed), so a named
+        process first heard after the record that prints vLLM's start line went on past it.
+        Survival only, never a stretch of health that cuts a link: a start-up that fails later
+        may still have failed over what the record says (`healthy_between` does not ask)."""
+        if node.process_role is not Role.MAIN or node.event.kind not in _UNNAMED_RECORDS \
+                or node.role is EventRole.SYMPTOM or node.corrupting:
+            return []
+        return [line for heard, line in self.named_starts if heard > node.event.last_line]
 
     def healthy_between(self, node: _Node, end: int) -> bool:
         """Demonstrably working between the node and line `end` (answers in flight aside)."""
@@ -505,7 +527,7 @@ class CausalGraph:
             first = min(interrupted) - 1
             shutdown_from = first if shutdown_from is None else min(shutdown_from, first)
         end = max((e.last_line for e in errors), default=0) + 1
-        end = max([end, *(m.line + 1 for m in activity)])
+        end = max([end, *(m.line + 1 for m in [*activity, *starts])])
 
         nodes: dict[int, _Node] = {}
         shutdown_noise: list[ErrorEvent] = []  # and records that say they are harmless
