@@ -408,6 +408,9 @@ class CausalGraph:
         self._stalled = stalled
         self._named = named  # the roles of the run's processes that a prefix names
         self._runs: tuple[Run, ...] = ()
+        # the lines of the first failed test when the run's errors open on a test runner's
+        # summary line (`_first_test`): its cause is among them, or not in the log
+        self._first_test: tuple[int, int] | None = None
 
     @classmethod
     def build(cls, events: Iterable[Event], causality: Causality | None = None, *,
@@ -478,6 +481,7 @@ class CausalGraph:
         hangs: list[Milestone] = []
         stuck: list[Milestone] = []  # stats of an engine holding requests and doing nothing
         starts: list[Milestone] = []
+        sections: list[int] = []  # the lines of a test report's section headers
         shutdown_from: int | None = None
         began = False  # the log shows this run's start (vLLM's start line, its first step)
         # output a test runner captured while a test ran, printed after the test's failure
@@ -487,6 +491,8 @@ class CausalGraph:
         for event in events:
             if isinstance(event, Milestone):
                 began = began or event.kind is MilestoneKind.START or event.phase is Phase.INIT
+                if event.kind is MilestoneKind.REPORT:
+                    sections.append(event.line)
                 if event.kind in _SECTIONS or captured and inside(captured, event.line):
                     continue
                 if event.kind is MilestoneKind.HANG:
@@ -504,6 +510,8 @@ class CausalGraph:
                 errors.append(event)
         errors = _merge_crashes(_fold_recovered_asserts(
             _fold_native_echoes(sorted(errors, key=lambda e: (e.line, e.id)))))
+        # (before a summary line folds into the report it restates: which test failed first)
+        first_test = _first_test(errors, sections, know)
         errors = fold_record_heads(fold_restatements(_fold_mechanisms(errors, know), know))
         # a reporter's headline above the run's records that its own copy below restates
         errors = fold_headlines(errors, sorted(e.line for e in events if isinstance(e, Milestone)))
@@ -621,7 +629,9 @@ class CausalGraph:
                 nodes, graph = _explained_stall(warning, stalled, know)
                 stalled = None
         named = frozenset(know.role_of(p.name) for p in processes if p.pid is not None)
-        return cls(nodes, graph, survived + shutdown_noise, stalled, know, named)
+        chosen = cls(nodes, graph, survived + shutdown_noise, stalled, know, named)
+        chosen._first_test = first_test
+        return chosen
 
     def infer(self) -> Inference:
         """Name the root cause, its symptoms and the verdict (of the run explained), and list
@@ -643,9 +653,24 @@ class CausalGraph:
                                  (self._stalled.process,), look_for)
             return Inference(Verdict.NO_FAILURE, None, (), tuple(self._survived), (), links, ())
         root = _pick_root(nodes, self._know, graph, self._named)
+        other_tests: tuple[str, ...] = ()
+        if root is not None and self._first_test is not None:
+            first, last = self._first_test
+            if not first <= root.event.line <= last:
+                # the first failed test's cause is not in the log: the other tests' own errors
+                # are theirs
+                other_tests = (f"The first failed test (line {first}) failed only with a report "
+                               f"of a failure elsewhere; an error of a later test (line "
+                               f"{root.event.line}: {_first_line(root.event.text)[:80]}) is that "
+                               "test's own, not its cause.",)
+                root = None
         if root is None:
-            symptoms = _symptom_list(nodes, None, graph)
+            # (the other tests' own errors are no symptoms of the first test's failure)
+            reported = {i: n for i, n in nodes.items() if n.role is EventRole.SYMPTOM} \
+                if other_tests else nodes
+            symptoms = _symptom_list(reported, None, graph)
             reasons, look_for = _missing_root_advice(nodes)
+            reasons = other_tests or reasons
             return Inference(Verdict.ROOT_CAUSE_MISSING, None, symptoms, tuple(self._survived),
                              reasons, links, failed, look_for)
         symptoms = _symptom_list(nodes, root, graph)
@@ -655,6 +680,34 @@ class CausalGraph:
                        if n.event.id != root.event.id and _same_failure(n.event, root.event))
         return Inference(Verdict.FAILURE, root.event, symptoms, tuple(self._survived), reasons,
                          links, failed, chain=chain, copies=copies)
+
+
+def _first_test(errors: list[ErrorEvent], sections: list[int],
+                know: Causality) -> tuple[int, int] | None:
+    """The lines of the first failed test, when the run's first error is a test runner's summary
+    line (`FAILED tests/x.py::test - <error>`, causality.yaml `restatements`) and the test
+    failed only with reports of a failure elsewhere: that line and what its message holds (a
+    remote traceback a RayTaskError carries), up to the next test's summary line or the next
+    section of the report.
+
+    pytest's summary lists the failed tests one line each in the order they ran; each test is
+    its own failure, set up and torn down on its own. A later test's error is no cause of an
+    earlier test's: when the first test failed only with a report of a failure elsewhere (the
+    engine core's `See root cause above`), its cause is not in the log, whatever other tests
+    failed of (an assertion of their own, another fixture's error). The summary line counts as
+    the error it names, though it restates another's copy (folded later). None: not such a
+    run, or the first test's own error is there."""
+    ordered = sorted(errors, key=lambda e: (e.first_line, e.id))
+    if not ordered or not know.restates(ordered[0].title):
+        return None
+    first = ordered[0].first_line
+    bounds = [e.first_line for e in ordered[1:] if know.restates(e.title) and e.first_line > first]
+    bounds += [line for line in sections if line > first]
+    last = min(bounds, default=max(e.last_line for e in ordered) + 1) - 1
+    test = [e for e in ordered if first <= e.first_line <= last]
+    if any(_classify(e, know).role is not EventRole.SYMPTOM for e in test):
+        return None
+    return first, last
 
 
 def _survivors(nodes: dict[int, _Node], graph: nx.DiGraph[int], work: _Work,

@@ -402,8 +402,13 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
     # Session 25's random development split (sixteenth), cold misses (strict until analysed):
-    "launchers/ff-skyrl-anyscale-gpu-ci-pytest-pd-nixl-package-engine-core-init-failed-summary-symptom":
-        "session 25's random development split (sixteenth), cold miss: not yet analysed",
+    # (launchers/ff-skyrl-anyscale-gpu-ci-pytest-pd-nixl-package-engine-core-init-failed-summary-
+    # symptom left this list when pytest's short test summary became tests failed one by one: a
+    # later test's error (its own `assert 0 == 1`, a fixture's) is no cause of an earlier test's,
+    # so a first failed test that failed only with a report of a failure elsewhere (`Engine core
+    # initialization failed. See root cause above`, bare or in a RayTaskError) leaves the root
+    # not in the log (causal.py `_first_test`): tests/test_pytest_first_test.py. Its fix stays in
+    # KNOWN_FIX_MISSES.)
     # (launchers/w-dynamo-vllm-v1-tp16-multinode-nixl-register-kv-caches-prep-xfer-dlist-not-found
     # left this list when an exception class a native binding names in lower camel case, dotted
     # as Python prints it (NIXL's `nixl._bindings.nixlNotFoundError: NIXL_ERR_NOT_FOUND`), became
