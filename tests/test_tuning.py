@@ -781,16 +781,13 @@ KNOWN_VERDICT_MISSES = {
     # (Session 12's development split came in with nine root or verdict misses, the Ray NCCL
     # watchdog case among them; each was a general shape, fixed: tests/test_headlines.py,
     # test_loader_errors.py, test_native_records.py, test_bare_message.py.)
-    # Why not fixed: the only evidence that the run ended well is the trainer's own
-    # `Training Progress: 100% 6/6` bar and its metrics printed after the traceback. The bar is
-    # not a vLLM lifecycle line (a finished bar right before a fatal error is the common shape of
-    # a real failure: `Loading checkpoint shards: 100%`, then the crash), and a Ray worker's
-    # stdout and stderr reach the log as separate streams, so lines after a traceback do not
-    # show the process outlived it. A DataLoader worker killed by a signal is a real failure in
-    # other runs (the kernel's OOM killer), so its text cannot be declared benign either.
-    "healthy/c-verl-ray-vllm-rollout-debug-training-done-dataloader-killed-at-exit":
-        "a trainer's DataLoader killed after the job's work completed; nothing vLLM or Ray prints "
-        "says the job was done",
+    # (healthy/c-verl-ray-vllm-rollout-debug-training-done-dataloader-killed-at-exit left this
+    # list when an exception's message began to end at its process's next lifecycle line (the
+    # trainer's `step:6 - ...` after the DataLoader's `killed by signal`, assemble.py), so that
+    # step, not the final metrics it was glued to, follows the error as the run's work after it;
+    # and when the raylet's disk record with its sizes in units (`available space: 51.517 GB;
+    # capacity: 7095.37 GB.`) became the latent condition it is in bytes (causality.yaml
+    # `latent`): tests/test_rl_trainer_survival.py.)
     # Why not fixed: the label calls a failed `/wake_up` (the engine core's RuntimeError, the API
     # server's 500) a failure, but the log shows the server going on: the same client's chat
     # completion is answered `200 OK` 75 lines later, /sleep is answered 200 twice, and both
