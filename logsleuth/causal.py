@@ -111,6 +111,7 @@ class _Work:
     # vLLM's start lines of named processes (a prefix names them), each with the line its process
     # is first heard at, by start line: the unnamed output before that line was its own
     named_starts: list[tuple[int, int]] = field(default_factory=list)
+    restarted: bool = False  # a later run of the log followed this one (`went_past`)
     # two deployments in one run (deployments.py): an error's evidence is its own deployment's
     deployments: Deployments = ONE
     group_serving: dict[int, list[int]] = field(default_factory=dict)
@@ -284,8 +285,11 @@ class _Work:
         optional kernel package's `Failed to import ...` comes first, unprefixed), so a named
         process first heard after the record that prints vLLM's start line went on past it.
         Survival only, never a stretch of health that cuts a link: a start-up that fails later
-        may still have failed over what the record says (`healthy_between` does not ask)."""
-        if node.process_role is not Role.MAIN or node.event.kind not in _UNNAMED_RECORDS \
+        may still have failed over what the record says (`healthy_between` does not ask). And
+        only in a run a later start followed (a harness that started the server again): where
+        the log stops during start-up, the record is the likeliest reason it stopped there."""
+        if not self.restarted or node.process_role is not Role.MAIN \
+                or node.event.kind not in _UNNAMED_RECORDS \
                 or node.role is EventRole.SYMPTOM or node.corrupting:
             return []
         return [line for heard, line in self.named_starts if heard > node.event.last_line]
@@ -441,7 +445,7 @@ class CausalGraph:
                 continue
             graph = cls._build_run(run.events, know, last_line=last_line if last else "",
                                    line_count=line_count if last else 0,
-                                   tail=tail if last else "")
+                                   tail=tail if last else "", restarted=not last)
             outcome = outcome_of(graph._infer_run(), run)
             known.setdefault(key, (outcome, run.start_line))
             outcomes.append(outcome)
@@ -458,8 +462,9 @@ class CausalGraph:
             assert folded is not None and folded.explained == explained
             chosen = cls._build_run(folded.explained_events, know)
         else:
-            chosen = graphs.get(explained) or cls._build_run(slices[explained - before].events,
-                                                             know)
+            chosen = graphs.get(explained) or cls._build_run(
+                slices[explained - before].events, know,
+                restarted=explained < before + len(slices) - 1)
         spans = [RunSpan.of(run) for run in slices]
         runs = [*folded.spans(), *spans] if folded is not None else spans
         chosen._runs = summarize(runs, outcomes, explained)
@@ -473,8 +478,9 @@ class CausalGraph:
 
     @classmethod
     def _build_run(cls, events: Iterable[Event], know: Causality, *, last_line: str = "",
-                   line_count: int = 0, tail: str = "") -> CausalGraph:
-        """Classify every error of one run and link them."""
+                   line_count: int = 0, tail: str = "", restarted: bool = True) -> CausalGraph:
+        """Classify every error of one run and link them. `restarted`: a later run of the log
+        followed this one (every run but the log's last; a folded run is never the last)."""
         events = tuple(events)
         errors: list[ErrorEvent] = []
         activity: list[Milestone] = []
@@ -573,6 +579,7 @@ class CausalGraph:
                    if p.pid is not None and know.role_of(p.name) is Role.API_SERVER}
         deployments = deployments_of(events, know)
         work = _Work.of(activity, list(servers), know, starts, deployments)
+        work.restarted = restarted
         if not deployments.several:
             work.stopped = _stopped(activity, stuck, hangs, know)
         graph: nx.DiGraph[int] | None = None

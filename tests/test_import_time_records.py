@@ -6,7 +6,9 @@ Triton kernels. ... No module named 'triton.language.target_info'`, vllm-ascend'
 import vllm_ascend_C`, vLLM's own `Failed to import from vllm._C`. vLLM prefixes its lines
 (`(APIServer pid=N)`, `(EngineCore pid=N)`) only once its entry point runs, so the record is
 unnamed; the process first heard after it that prints vLLM's start line (its arguments, the
-engine's `Initializing`) is the one that went on past it (causal.py `_Work.went_past`).
+engine's `Initializing`) is the one that went on past it (causal.py `_Work.went_past`), in a run
+a later start followed. Where the log itself stops during start-up, the record stays the
+likeliest reason it stopped there (tests/test_benign.py).
 
 tests/fixtures/tuning, healthy/v-ascend-v0172dev-qwen25-14b-backfill-bench-triton-kernels-import-
 error-line-shutdown: a harness starts the server, the first start prints the record, its

@@ -418,7 +418,8 @@ KNOWN_VERDICT_MISSES = {
     # (healthy/v-ascend-v0172dev-qwen25-14b-backfill-bench-triton-kernels-import-error-line-shutdown
     # left this list when an unnamed import-time record (`Failed to import Triton kernels ...`,
     # printed before vLLM prefixes its lines) that a named process first heard after it went past
-    # to print vLLM's start line became survived (causal.py `_Work.went_past`; survival only, so a
+    # to print vLLM's start line became survived in a run a later start followed (causal.py
+    # `_Work.went_past`; survival only, so a
     # start-up that then fails without its cause still answers the record): the harness's first
     # start, which printed the record, its arguments and nothing more, no longer fails the log
     # whose second start served: tests/test_import_time_records.py.)
