@@ -395,6 +395,15 @@ class Assembler:
                 self._traced = {k: order for k, order in self._traced.items()
                                 if self._channels[k].trace is not None}
                 self._kept.clear()  # the per-process cap counts each run afresh
+            own = self._channels.get(key)
+            if own is not None and own.trace is not None and own.trace.closing \
+                    and not _carries_output(own.trace, line):
+                # the process's next lifecycle line (an RL trainer's `step:N - ...`, a stats
+                # line): Python prints an exception's message in one piece, so the message
+                # that waited for more lines is over, and what follows is not part of it
+                self._flush(own, out)
+                if own.trace is None:
+                    self._traced.pop(key, None)
             if milestone.kind is MilestoneKind.HANG and line.level in _QUIET_LEVELS \
                     and line.kind is LineKind.PLAIN and self._causality.latent_warning(line.text):
                 # a wait that says on its own line why it cannot end (Ray Serve's controller:

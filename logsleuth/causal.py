@@ -108,6 +108,10 @@ class _Work:
     own_request_answers: dict[Process, list[int]] = field(default_factory=dict)
     api_servers: list[Process] = field(default_factory=list)  # with pids, by pid
     own_starts: dict[Process, list[int]] = field(default_factory=dict)  # vLLM's start lines
+    # vLLM's start lines of named processes (a prefix names them), each with the line its process
+    # is first heard at, by start line: the unnamed output before that line was its own
+    named_starts: list[tuple[int, int]] = field(default_factory=list)
+    restarted: bool = False  # a later run of the log followed this one (`went_past`)
     # two deployments in one run (deployments.py): an error's evidence is its own deployment's
     deployments: Deployments = ONE
     group_serving: dict[int, list[int]] = field(default_factory=dict)
@@ -123,8 +127,13 @@ class _Work:
         know = know or default_causality()
         work = cls(api_servers=sorted(api_servers, key=lambda p: p.pid or 0),
                    deployments=deployments)
+        heard: dict[Process, int] = {}
+        for milestone in sorted([*milestones, *starts], key=lambda m: m.line):
+            heard.setdefault(milestone.process, milestone.line)
         for start in sorted(starts, key=lambda m: m.line):
             work.own_starts.setdefault(start.process, []).append(start.line)
+            if know.role_of(start.process.name) is not Role.MAIN:
+                work.named_starts.append((heard[start.process], start.line))
         for milestone in sorted(milestones, key=lambda m: m.line):
             kind, line, process = milestone.kind, milestone.line, milestone.process
             if kind is MilestoneKind.SERVING:
@@ -266,7 +275,24 @@ class _Work:
         after = node.event.last_line
         steps, answers, others = self.evidence(node)
         return (any(_any_between(lines, after, end) for lines in steps + answers)
-                or any(_any_between(lines, after + IN_FLIGHT, end) for lines in others))
+                or any(_any_between(lines, after + IN_FLIGHT, end) for lines in others)
+                or _any_between(self.went_past(node), after, end))
+
+    def went_past(self, node: _Node) -> list[int]:
+        """The start lines that show the program went on past an unnamed record printed before
+        vLLM started: a process vLLM names by a prefix prints its import-time records before it
+        names itself (the prefix is set once its entry point runs; a platform plugin's, an
+        optional kernel package's `Failed to import ...` comes first, unprefixed), so a named
+        process first heard after the record that prints vLLM's start line went on past it.
+        Survival only, never a stretch of health that cuts a link: a start-up that fails later
+        may still have failed over what the record says (`healthy_between` does not ask). And
+        only in a run a later start followed (a harness that started the server again): where
+        the log stops during start-up, the record is the likeliest reason it stopped there."""
+        if not self.restarted or node.process_role is not Role.MAIN \
+                or node.event.kind not in _UNNAMED_RECORDS \
+                or node.role is EventRole.SYMPTOM or node.corrupting:
+            return []
+        return [line for heard, line in self.named_starts if heard > node.event.last_line]
 
     def healthy_between(self, node: _Node, end: int) -> bool:
         """Demonstrably working between the node and line `end` (answers in flight aside)."""
@@ -390,6 +416,9 @@ class CausalGraph:
         self._stalled = stalled
         self._named = named  # the roles of the run's processes that a prefix names
         self._runs: tuple[Run, ...] = ()
+        # the lines of the first failed test when the run's errors open on a test runner's
+        # summary line (`_first_test`): its cause is among them, or not in the log
+        self._first_test: tuple[int, int] | None = None
 
     @classmethod
     def build(cls, events: Iterable[Event], causality: Causality | None = None, *,
@@ -420,7 +449,7 @@ class CausalGraph:
                 continue
             graph = cls._build_run(run.events, know, last_line=last_line if last else "",
                                    line_count=line_count if last else 0,
-                                   tail=tail if last else "")
+                                   tail=tail if last else "", restarted=not last)
             outcome = outcome_of(graph._infer_run(), run)
             known.setdefault(key, (outcome, run.start_line))
             outcomes.append(outcome)
@@ -437,8 +466,9 @@ class CausalGraph:
             assert folded is not None and folded.explained == explained
             chosen = cls._build_run(folded.explained_events, know)
         else:
-            chosen = graphs.get(explained) or cls._build_run(slices[explained - before].events,
-                                                             know)
+            chosen = graphs.get(explained) or cls._build_run(
+                slices[explained - before].events, know,
+                restarted=explained < before + len(slices) - 1)
         spans = [RunSpan.of(run) for run in slices]
         runs = [*folded.spans(), *spans] if folded is not None else spans
         chosen._runs = summarize(runs, outcomes, explained)
@@ -452,14 +482,16 @@ class CausalGraph:
 
     @classmethod
     def _build_run(cls, events: Iterable[Event], know: Causality, *, last_line: str = "",
-                   line_count: int = 0, tail: str = "") -> CausalGraph:
-        """Classify every error of one run and link them."""
+                   line_count: int = 0, tail: str = "", restarted: bool = True) -> CausalGraph:
+        """Classify every error of one run and link them. `restarted`: a later run of the log
+        followed this one (every run but the log's last; a folded run is never the last)."""
         events = tuple(events)
         errors: list[ErrorEvent] = []
         activity: list[Milestone] = []
         hangs: list[Milestone] = []
         stuck: list[Milestone] = []  # stats of an engine holding requests and doing nothing
         starts: list[Milestone] = []
+        sections: list[int] = []  # the lines of a test report's section headers
         shutdown_from: int | None = None
         began = False  # the log shows this run's start (vLLM's start line, its first step)
         # output a test runner captured while a test ran, printed after the test's failure
@@ -469,6 +501,8 @@ class CausalGraph:
         for event in events:
             if isinstance(event, Milestone):
                 began = began or event.kind is MilestoneKind.START or event.phase is Phase.INIT
+                if event.kind is MilestoneKind.REPORT:
+                    sections.append(event.line)
                 if event.kind in _SECTIONS or captured and inside(captured, event.line):
                     continue
                 if event.kind is MilestoneKind.HANG:
@@ -486,6 +520,8 @@ class CausalGraph:
                 errors.append(event)
         errors = _merge_crashes(_fold_recovered_asserts(
             _fold_native_echoes(sorted(errors, key=lambda e: (e.line, e.id)))))
+        # (before a summary line folds into the report it restates: which test failed first)
+        first_test = _first_test(errors, sections, know)
         errors = fold_record_heads(fold_restatements(_fold_mechanisms(errors, know), know))
         # a reporter's headline above the run's records that its own copy below restates
         errors = fold_headlines(errors, sorted(e.line for e in events if isinstance(e, Milestone)))
@@ -509,7 +545,7 @@ class CausalGraph:
             first = min(interrupted) - 1
             shutdown_from = first if shutdown_from is None else min(shutdown_from, first)
         end = max((e.last_line for e in errors), default=0) + 1
-        end = max([end, *(m.line + 1 for m in activity)])
+        end = max([end, *(m.line + 1 for m in [*activity, *starts])])
 
         nodes: dict[int, _Node] = {}
         shutdown_noise: list[ErrorEvent] = []  # and records that say they are harmless
@@ -547,6 +583,7 @@ class CausalGraph:
                    if p.pid is not None and know.role_of(p.name) is Role.API_SERVER}
         deployments = deployments_of(events, know)
         work = _Work.of(activity, list(servers), know, starts, deployments)
+        work.restarted = restarted
         if not deployments.several:
             work.stopped = _stopped(activity, stuck, hangs, know)
         graph: nx.DiGraph[int] | None = None
@@ -604,7 +641,9 @@ class CausalGraph:
                 nodes, graph = _explained_stall(warning, stalled, know)
                 stalled = None
         named = frozenset(know.role_of(p.name) for p in processes if p.pid is not None)
-        return cls(nodes, graph, survived + shutdown_noise, stalled, know, named, refused)
+        chosen = cls(nodes, graph, survived + shutdown_noise, stalled, know, named, refused)
+        chosen._first_test = first_test
+        return chosen
 
     def infer(self) -> Inference:
         """Name the root cause, its symptoms and the verdict (of the run explained), and list
@@ -627,9 +666,24 @@ class CausalGraph:
             return Inference(Verdict.NO_FAILURE, None, (), tuple(self._survived),
                              _refused_reasons(self._survived, self._refused), links, ())
         root = _pick_root(nodes, self._know, graph, self._named)
+        other_tests: tuple[str, ...] = ()
+        if root is not None and self._first_test is not None:
+            first, last = self._first_test
+            if not first <= root.event.line <= last:
+                # the first failed test's cause is not in the log: the other tests' own errors
+                # are theirs
+                other_tests = (f"The first failed test (line {first}) failed only with a report "
+                               f"of a failure elsewhere; an error of a later test (line "
+                               f"{root.event.line}: {_first_line(root.event.text)[:80]}) is that "
+                               "test's own, not its cause.",)
+                root = None
         if root is None:
-            symptoms = _symptom_list(nodes, None, graph)
+            # (the other tests' own errors are no symptoms of the first test's failure)
+            reported = {i: n for i, n in nodes.items() if n.role is EventRole.SYMPTOM} \
+                if other_tests else nodes
+            symptoms = _symptom_list(reported, None, graph)
             reasons, look_for = _missing_root_advice(nodes)
+            reasons = other_tests or reasons
             return Inference(Verdict.ROOT_CAUSE_MISSING, None, symptoms, tuple(self._survived),
                              reasons, links, failed, look_for)
         symptoms = _symptom_list(nodes, root, graph)
@@ -642,6 +696,34 @@ class CausalGraph:
                        if n.event.id != root.event.id and _same_failure(n.event, root.event))
         return Inference(Verdict.FAILURE, root.event, symptoms, tuple(self._survived), reasons,
                          links, failed, chain=chain, copies=copies)
+
+
+def _first_test(errors: list[ErrorEvent], sections: list[int],
+                know: Causality) -> tuple[int, int] | None:
+    """The lines of the first failed test, when the run's first error is a test runner's summary
+    line (`FAILED tests/x.py::test - <error>`, causality.yaml `restatements`) and the test
+    failed only with reports of a failure elsewhere: that line and what its message holds (a
+    remote traceback a RayTaskError carries), up to the next test's summary line or the next
+    section of the report.
+
+    pytest's summary lists the failed tests one line each in the order they ran; each test is
+    its own failure, set up and torn down on its own. A later test's error is no cause of an
+    earlier test's: when the first test failed only with a report of a failure elsewhere (the
+    engine core's `See root cause above`), its cause is not in the log, whatever other tests
+    failed of (an assertion of their own, another fixture's error). The summary line counts as
+    the error it names, though it restates another's copy (folded later). None: not such a
+    run, or the first test's own error is there."""
+    ordered = sorted(errors, key=lambda e: (e.first_line, e.id))
+    if not ordered or not know.restates(ordered[0].title):
+        return None
+    first = ordered[0].first_line
+    bounds = [e.first_line for e in ordered[1:] if know.restates(e.title) and e.first_line > first]
+    bounds += [line for line in sections if line > first]
+    last = min(bounds, default=max(e.last_line for e in ordered) + 1) - 1
+    test = [e for e in ordered if first <= e.first_line <= last]
+    if any(_classify(e, know).role is not EventRole.SYMPTOM for e in test):
+        return None
+    return first, last
 
 
 def _survivors(nodes: dict[int, _Node], graph: nx.DiGraph[int], work: _Work,

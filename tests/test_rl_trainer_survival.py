@@ -19,7 +19,13 @@ generated its batch with the engine. Then:
   condition that is the cause of Ray's later refusal to create or spill an object, and no error
   without one (causality.yaml `latent`, `any_level`);
 - Ray's driver prints a line its workers logged alike once with `[repeated Nx across cluster]`
-  after it: Ray's count, not the line's (tokenize/grammar.py `clean`).
+  after it: Ray's count, not the line's (tokenize/grammar.py `clean`);
+- an exception's message ends at its process's next lifecycle line (a trainer's step line):
+  Python prints a message in one piece, so the trainer's lines after the step (its final
+  metrics) are not the message going on, and the step is the work after the error
+  (assemble.py; tests/fixtures/tuning, healthy/c-verl-ray-vllm-rollout-debug-training-done-
+  dataloader-killed-at-exit: the DataLoader's `killed by signal` at the job's end, then the last
+  step's line, then the final validation metrics).
 
 A failing run stays failing: an error no step follows that the run never went on from, another
 class of exception after the last step, a training bar that never moved, the raylet's line with
@@ -180,14 +186,19 @@ def test_a_log_that_ends_on_a_training_bar_at_zero_is_a_stall(total: int, prefix
     assert report.verdict is Verdict.ROOT_CAUSE_MISSING
 
 
-def raylet(percent: int, free: int, seconds: int) -> str:
+def raylet(percent: int, free: int, seconds: int, units: bool = False) -> str:
+    # bytes, or (later Ray) a number with its unit: `available space: 51.517 GB; capacity:
+    # 7095.37 GB.` (tests/fixtures/tuning, healthy/c-verl-ray-vllm-rollout-debug-training-done-...)
+    sizes = f"{free / 10**9:.3f} GB; capacity: 3721.78 GB" if units else \
+        f"{free}; capacity: 3721784041472"
     return (f"(raylet) [2025-03-02 11:5{seconds // 60 % 10}:{seconds % 60:02d},730 E 451181 "
             f"451210] (raylet) file_system_monitor.cc:111: /tmp/ray/session_2025-03-02_11-55-38_"
-            f"849146_450904 is over {percent}% full, available space: {free}; capacity: "
-            "3721784041472. Object creation will fail if spilling is required.")
+            f"849146_450904 is over {percent}% full, available space: {sizes}. Object creation "
+            "will fail if spilling is required.")
 
 
-FULL = st.lists(st.tuples(st.integers(90, 99), st.integers(10**9, 10**12), st.integers(0, 599)),
+FULL = st.lists(st.tuples(st.integers(90, 99), st.integers(10**9, 10**12), st.integers(0, 599),
+                          st.booleans()),
                 min_size=1, max_size=8)
 
 
@@ -201,7 +212,7 @@ GIT_ROOT = ["(main_task pid=457932) ERROR:2025-03-02 11:56:34,332:git root error
 
 @SOME
 @given(FULL, st.booleans(), st.integers(0, 8))
-def test_the_raylets_disk_record_alone_is_no_error(records: list[tuple[int, int, int]],
+def test_the_raylets_disk_record_alone_is_no_error(records: list[tuple[int, int, int, bool]],
                                                     last: bool, git_at: int) -> None:
     blocks = [[raylet(*r), "(WorkerDict pid=458471) Actor use_remove_padding=True"]
               for r in records]
@@ -215,7 +226,7 @@ def test_the_raylets_disk_record_alone_is_no_error(records: list[tuple[int, int,
 @SOME
 @given(FULL)
 def test_the_raylets_disk_record_is_the_cause_of_the_refusal_it_warned_of(
-        records: list[tuple[int, int, int]]) -> None:
+        records: list[tuple[int, int, int, bool]]) -> None:
     blocks = [[raylet(*r)] for r in records]
     blocks.append([
         "(TaskRunner pid=457932) Traceback (most recent call last):",
@@ -256,3 +267,34 @@ def test_a_python_record_headed_by_its_time_is_a_record(
     assert line.text == "Traceback (most recent call last):"
     assert line.time == stamp[5:19]
     assert parse_line(f"{level}:root:boom").text == "boom"  # basicConfig's logger name
+
+
+DATALOADER = ["(TaskRunner pid={t}) Traceback (most recent call last):",
+              '(TaskRunner pid={t})   File "/venv/lib/python3.13/site-packages/ray/_private/'
+              'worker.py", line 1031, in main_loop',
+              "(TaskRunner pid={t})     self.core_worker.run_task_loop()",
+              '(TaskRunner pid={t})   File "/venv/lib/python3.13/site-packages/torch/utils/data/'
+              '_utils/signal_handling.py", line 73, in handler',
+              "(TaskRunner pid={t})     _error_if_any_worker_fails()",
+              "(TaskRunner pid={t}) RuntimeError: DataLoader worker (pid 563735) is killed by "
+              "signal: Killed. "]
+METRICS = ["(TaskRunner pid={t}) (\"Final validation metrics: {{'val-core/acc/mean@1': \"",
+           "(TaskRunner pid={t})  \"np.float64(10.96), 'val-aux/num_turns/min': np.int32(2), \"",
+           "(TaskRunner pid={t})  'np.float64(2.0)}}')"]
+
+
+@SOME
+@given(FMT, st.integers(1, 3), st.integers(1, 3), st.integers(20000, 99999))
+def test_an_exception_message_ends_at_its_process_next_lifecycle_line(
+        fmt: int, steps: int, metrics: int, task: int) -> None:
+    blocks = [[step_line(fmt, step, steps + 1, task)] for step in range(1, steps + 1)]
+    blocks.append([line.format(t=task) for line in DATALOADER])
+    blocks.append([step_line(fmt, steps + 1, steps + 1, task)])
+    blocks.append([line.format(t=task) for line in METRICS[:metrics]])
+    text = run_log(task, 57000, steps + 1, blocks)
+    report = explain(text)
+    assert report.verdict is Verdict.NO_FAILURE, report.root_cause
+    killed = [e for e in report.survived if "DataLoader worker" in e.message]
+    assert killed and "Final validation" not in killed[0].message
+    exception_line = text.splitlines().index(DATALOADER[-1].format(t=task)) + 1
+    assert killed[0].last_line == exception_line

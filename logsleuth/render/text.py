@@ -92,6 +92,8 @@ def runs_lines(report: Report) -> list[str]:
         out.append(f"{others} other way(s) of failing in the other runs (--format json: runs)")
     if runs[-1] is not explained and runs[-1].verdict is Verdict.NO_FAILURE:
         out.append(f"the last run (from line {runs[-1].start_line}) did not fail")
+    if not out:
+        out.append(f"none of the {len(runs)} runs failed")
     return out
 
 
