@@ -6,7 +6,9 @@ the YAML library's import. `regex` pickles a pattern with its compiled program, 
 loads in a few milliseconds. A copy is named by a digest of the file's bytes, the code files
 that build and hold its objects, Python, `regex` and logsleuth's version: any change makes a new
 one. The lexers' texts read off the grammar (tokenize/grammar.py) are kept the same way, so a
-run whose bodies all take the fast path never loads Lark's tables. `LOGSLEUTH_NO_CACHE` turns it
+run whose bodies all take the fast path never loads Lark's tables, with the programs `re` compiles
+the lexers' alternations into (re_program: `re`'s pattern parser and compiler are Python, ~0.1 s
+for the lexers' texts at every start). `LOGSLEUTH_NO_CACHE` turns it
 off (resources.cache_dir); a copy that cannot be read (damaged, written by other code) is built
 again, and one that cannot be written is no copy.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
@@ -86,3 +89,35 @@ def where(name: str, raw: bytes, code: Iterable[Path]) -> Path | None:
             return None
         digest.update(f"\0{path.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     return folder / f"{name}-{digest.hexdigest()[:32]}.pickle"
+
+
+def re_program(text: str) -> tuple[Any, ...]:
+    """What `re.compile(text)` hands CPython's `_sre.compile` (its pattern, flags, compiled code
+    and groups), as `re._compiler.compile` makes it: kept beside the texts it is made from, under
+    a key that names this Python (`where`), and made a pattern again by `re_from`."""
+    import importlib  # CPython's own modules: re_from falls back on re.compile
+
+    parser, compiler = (importlib.import_module(f"re._{name}") for name in ("parser", "compiler"))
+    parsed = parser.parse(text, 0)
+    code = compiler._code(parsed, 0)
+    state = parsed.state
+    indexgroup: list[str | None] = [None] * state.groups
+    for name, index in state.groupdict.items():
+        indexgroup[index] = name
+    return (text, int(state.flags), [int(c) for c in code], state.groups - 1,
+            dict(state.groupdict), tuple(indexgroup))
+
+
+def re_from(text: str, programs: dict[str, tuple[Any, ...]] | None) -> re.Pattern[str]:
+    """`re.compile(text)`, from its kept program when `programs` holds one (the same pattern
+    object: the same code handed to `_sre.compile`), else compiled."""
+    program = programs.get(text) if programs else None
+    if program and program[0] == text:
+        try:
+            import importlib
+
+            compiled: re.Pattern[str] = importlib.import_module("_sre").compile(*program)
+            return compiled
+        except (ImportError, TypeError, ValueError, RuntimeError):
+            pass  # another Python's program: compile it
+    return re.compile(text)

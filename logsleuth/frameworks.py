@@ -16,6 +16,7 @@ from pathlib import Path
 
 import regex
 
+from logsleuth.compiledcopy import kept
 from logsleuth.errors import SignatureError
 from logsleuth.model import ErrorEvent, Match
 from logsleuth.resources import data_dir
@@ -73,7 +74,16 @@ def load_frameworks(path: Path | None = None) -> tuple[Framework, ...]:
 
 @cache
 def default_frameworks() -> tuple[Framework, ...]:
-    return load_frameworks()
+    """The shipped file, loaded once: from its compiled copy when one was kept for these bytes
+    and this code (compiledcopy.py: no YAML read, no pattern compiled), else read and kept."""
+    return kept("frameworks", data_dir("signatures") / FILE, (Path(__file__),), load_frameworks,
+                tuple, restore=_frameworks_only)
+
+
+def _frameworks_only(value: object) -> object:
+    """A kept copy that is a tuple of Frameworks (anything else is built again)."""
+    return value if isinstance(value, tuple) and all(isinstance(f, Framework) for f in value) \
+        else None
 
 
 def framework_of(events: Iterable[ErrorEvent],

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,16 +15,19 @@ from pathlib import Path
 import pytest
 
 from logsleuth.tokenize import grammar
-from logsleuth.tokenize.fastpath import BodyLexer, lexer_texts
+from logsleuth.compiledcopy import re_from, re_program
+from logsleuth.tokenize.fastpath import BodyLexer, lexer_patterns, lexer_texts
 from logsleuth.resources import data_dir
 
 
 def _fresh() -> dict[str, object]:
     parser = grammar._record_parser()
     head = [grammar._head_text(parser, phase) for phase in range(grammar._HEAD_PHASES)]
-    return {"body": lexer_texts(parser), "head": head,
-            "head_blind": grammar.digit_blind(head[0]),
-            "terminals": {t.name: t.pattern.to_regexp() for t in parser.terminals}}
+    body = lexer_texts(parser)
+    terminals = {t.name: t.pattern.to_regexp() for t in parser.terminals}
+    texts = {*head, *lexer_patterns(body), *terminals.values()}
+    return {"body": body, "head": head, "head_blind": grammar.digit_blind(head[0]),
+            "terminals": terminals, "programs": {text: re_program(text) for text in texts}}
 
 
 def _load(cache: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
@@ -54,6 +58,27 @@ def test_damaged_copy_is_derived_again(damage: str, tmp_path: Path,
     for copy in tmp_path.glob("lexers-*.pickle"):
         copy.write_text(damage)
     assert _load(tmp_path, monkeypatch) == _fresh()
+
+
+def test_kept_programs_are_res() -> None:
+    """A pattern made from its kept program is the one `re.compile` makes (patterns compare
+    equal by their text, flags and compiled code), for every pattern the lexers compile."""
+    texts = grammar._lexer_texts()
+    programs = texts["programs"]
+    body = texts["body"]
+    assert {*texts["head"], *lexer_patterns(body)} <= programs.keys()
+    for text in programs:
+        made = re_from(text, programs)
+        assert made == re.compile(text), text
+        assert (made.groups, made.groupindex) == (re.compile(text).groups,
+                                                  re.compile(text).groupindex)
+
+
+@pytest.mark.parametrize("program", [("other text", 0, [1], 0, {}, ()), ("x", "bad"), ()])
+def test_foreign_program_is_compiled(program: tuple[object, ...]) -> None:
+    """A program for another text, or one this Python cannot take, is compiled instead."""
+    assert re_from("x", {"x": program}) == re.compile("x")
+    assert re_from("(?P<a>b)c", None) == re.compile("(?P<a>b)c")
 
 
 def test_lexer_from_texts_reads_as_from_the_parser() -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import regex
 
+from logsleuth.compiledcopy import kept
 from logsleuth.errors import SignatureError
 from logsleuth.index.data import VllmIndex, default_index
 from logsleuth.index.origin import caller_of
@@ -111,7 +112,10 @@ def load_wording(path: Path | None = None) -> DriftWording:
 
 @cache
 def default_wording() -> DriftWording:
-    return load_wording()
+    """The shipped drift.yaml, loaded once: from its compiled copy when one was kept for these
+    bytes and this code (compiledcopy.py: no YAML read, no pattern compiled), else read and kept."""
+    return kept("drift", data_dir("signatures") / "drift.yaml", (Path(__file__),), load_wording,
+                DriftWording)
 
 
 def position(releases: tuple[str, ...], version: str | None) -> int | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 from rich.console import Console, Group
-from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.text import Text
 
@@ -224,6 +223,8 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         caution = confidence_sentence(match)
         if caution is not None:
             console.print(Padding(Text(caution, style="yellow"), (0, 2), expand=False))
+        from rich.markdown import Markdown  # markdown-it (~0.1 s): only to print a fix
+
         console.print(Padding(Markdown(match.fix), (0, 2), expand=False))
         if match.references:
             console.print(Padding(Text("References: " + "  ".join(match.references),

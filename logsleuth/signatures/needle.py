@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import re._constants as _sre  # type: ignore[import-not-found]  # CPython's own parser, no stubs
 import re._parser as _parser  # type: ignore[import-not-found]
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 MIN_NEEDLE = 4  # shorter literals screen out too little to be worth the check
 
@@ -64,3 +64,62 @@ def needle_of(pattern: str) -> Needle | None:
 def lowered_if_ascii(text: str) -> str | None:
     """The lower case a folded needle is looked for in (None: the screen does not apply)."""
     return text.lower() if text.isascii() else None
+
+
+def needle_set(pattern: str) -> tuple[frozenset[str], bool] | None:
+    """Literals one of which every match of `pattern` contains, and whether they are folded
+    (lower-cased: the pattern ignores case), for a pattern without a needle: a top-level
+    alternation (`subprocess-exited-with-error|metadata-generation-failed`) needs one of its
+    branches' literals. None when none is known (a branch without a literal, `regex`-only
+    syntax, flags scoped to a group)."""
+    if _REGEX_ONLY.search(pattern):
+        return None
+    try:
+        parsed = _parser.parse(pattern, 0)
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return None
+    folded = bool(parsed.state.flags & re.IGNORECASE)
+    found = _required(parsed.data, 0)
+    if not found or (folded and not all(text.isascii() for text in found)):
+        return None
+    return frozenset(text.lower() for text in found) if folded else frozenset(found), folded
+
+
+def _required(items: list[tuple[Any, Any]], depth: int) -> frozenset[str] | None:
+    """Literals one of which a match of the sequence `items` holds: a literal run of its own,
+    or a group, alternation or repetition (at least once) it holds; the set whose shortest
+    literal is longest."""
+    if depth > 20:
+        return None
+    best: frozenset[str] | None = None
+    run: list[str] = []
+    choices: list[frozenset[str]] = []
+    for op, value in items:
+        if op is _sre.LITERAL:
+            run.append(chr(value))
+            continue
+        if run:
+            choices.append(frozenset({"".join(run)}))
+            run = []
+        inner: frozenset[str] | None = None
+        if op is _sre.SUBPATTERN:
+            _, add_flags, del_flags, sub = value
+            if not add_flags and not del_flags:
+                inner = _required(sub.data, depth + 1)
+        elif op is _sre.BRANCH:
+            branches = [_required(sub.data, depth + 1) for sub in value[1]]
+            known = [branch for branch in branches if branch]
+            if len(known) == len(branches):
+                inner = frozenset().union(*known)
+        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT):
+            low, _, sub = value
+            if low >= 1:
+                inner = _required(sub.data, depth + 1)
+        if inner:
+            choices.append(inner)
+    if run:
+        choices.append(frozenset({"".join(run)}))
+    for choice in choices:
+        if best is None or min(map(len, choice)) > min(map(len, best)):
+            best = choice
+    return best

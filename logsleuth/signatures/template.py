@@ -162,9 +162,14 @@ class Template:
         similarity = fuzz.partial_ratio(self.masked, masked_message[:MAX_COMPARED_CHARS]) / 100.0
         if similarity < FUZZY_THRESHOLD:
             return 0.0
-        present = set(_WORD.findall(masked_message.lower()))
+        present = message_words(masked_message)
         missing = sum(1 for word in self.key_words if word not in present)
         return similarity if missing <= len(self.key_words) // 8 else 0.0
+
+
+def message_words(masked_message: str) -> set[str]:
+    """The words of a masked message that a fuzzy match is checked for `key_words` against."""
+    return set(_WORD.findall(masked_message.lower()))
 
 
 @functools.cache  # one per template text of the database: bounded by the database

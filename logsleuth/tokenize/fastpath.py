@@ -24,6 +24,7 @@ import re2
 from lark import Lark, Token
 from lark.lexer import TerminalDef
 
+from logsleuth.compiledcopy import re_from
 from logsleuth.literal import Needles, looked_ahead_literals, required_literals, skips_any_text
 from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 
@@ -64,16 +65,21 @@ class BodyLexer:
         self._setup(lexer_texts(parser), transformer)
 
     @classmethod
-    def from_texts(cls, texts: dict[str, Any], transformer: object) -> BodyLexer:
-        """The lexer made from what lexer_texts(parser) gave (kept: no Lark needed)."""
+    def from_texts(cls, texts: dict[str, Any], transformer: object,
+                   programs: dict[str, tuple[Any, ...]] | None = None) -> BodyLexer:
+        """The lexer made from what lexer_texts(parser) gave (kept: no Lark needed), its
+        patterns from `re`'s kept programs where `programs` holds them (compiledcopy.re_from)."""
         lexer = cls.__new__(cls)
-        lexer._setup(texts, transformer)
+        lexer._setup(texts, transformer, programs)
         return lexer
 
-    def _setup(self, texts: dict[str, Any], transformer: object) -> None:
+    def _setup(self, texts: dict[str, Any], transformer: object,
+               programs: dict[str, tuple[Any, ...]] | None = None) -> None:
+        self._programs = programs
+        compiled = self._compiled
         accepted = set(texts["accepted"])
         self._alternatives: list[str] = list(texts["alternatives"])
-        self._regex = re.compile("|".join(self._alternatives))
+        self._regex = compiled("|".join(self._alternatives))
         self._needles = [tuple(needles) for needles in texts["needles"]]
         self._long = Needles(needle for needles in self._needles for needle in needles)
         self._narrowed: dict[tuple[bool, ...], re.Pattern[str]] = {}
@@ -81,11 +87,11 @@ class BodyLexer:
             name: getattr(transformer, method) for name, method in SINGLE_TOKEN_BODIES.items()
             if name in accepted}
         self._second: dict[str, re.Pattern[str]] = {
-            first: re.compile(text) for first, text in texts["second"].items()}
+            first: compiled(text) for first, text in texts["second"].items()}
         self._pair: dict[tuple[str, str], Callable[[list[Token]], object]] = {
             pair: getattr(transformer, method) for pair, method in TWO_TOKEN_BODIES.items()}
-        self._separator = re.compile(texts["separator"])
-        self._message = re.compile(texts["message"])
+        self._separator = compiled(texts["separator"])
+        self._message = compiled(texts["message"])
         self._exc_line: Callable[[list[Token]], object] = getattr(transformer, "exc_line")
         self._sighted_text: str | None = texts["sighted_text"]
         self._needed: tuple[str, ...] = tuple(texts["needed"])
@@ -98,12 +104,15 @@ class BodyLexer:
     def _sighted(self) -> re.Pattern[str] | None:
         """The sighted terminals but the screened ones, compiled when first asked (`re` takes
         ~40 ms to compile them: a log whose bodies all pass the quick screen never asks)."""
-        return re.compile(self._sighted_text) if self._sighted_text is not None else None
+        return self._compiled(self._sighted_text) if self._sighted_text is not None else None
 
     @cached_property
     def _all_sighted(self) -> re.Pattern[str]:
         """Every sighted terminal, compiled when a body holds a screened one's text."""
-        return re.compile(self._all_sighted_text)
+        return self._compiled(self._all_sighted_text)
+
+    def _compiled(self, text: str) -> re.Pattern[str]:
+        return re_from(text, self._programs)
 
     def body(self, text: str) -> object | None:
         """The transformed body when it is a single whole terminal or an exception line, else
@@ -318,6 +327,16 @@ def _quick_text(pattern: str, needles: tuple[str, ...]) -> str | None:
                 *("".join(c if c.isalnum() else f"\\x{{{ord(c):x}}}" for c in needle)
                   for needle in needles)]
     return f"(?:{wider})|(?s:.)*?(?:{'|'.join(anywhere)})"
+
+
+def lexer_patterns(texts: dict[str, Any]) -> list[str]:
+    """The patterns a lexer from `texts` compiles with `re` (every one it may: whose programs
+    are kept, compiledcopy.re_program)."""
+    found = ["|".join(texts["alternatives"]), *texts["second"].values(), texts["separator"],
+             texts["message"], texts["all_sighted_text"]]
+    if texts["sighted_text"] is not None:
+        found.append(texts["sighted_text"])
+    return found
 
 
 def _compiled_quick(text: str) -> Callable[..., list[tuple[int, int]]] | None:

@@ -21,9 +21,9 @@ from lark.exceptions import LarkError
 
 from logsleuth.literal import SCREEN_CHARS, Needles
 from logsleuth.model import MAIN, ChainReason, Frame, Level, LineKind, LogLine, Process
-from logsleuth.compiledcopy import kept
+from logsleuth.compiledcopy import kept, re_from, re_program
 from logsleuth.resources import data_dir
-from logsleuth.tokenize.fastpath import BodyLexer, lexer_texts
+from logsleuth.tokenize.fastpath import BodyLexer, lexer_patterns, lexer_texts
 from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 from logsleuth.quickinit import quick_init
 
@@ -960,7 +960,8 @@ def terminal_regex(name: str) -> re.Pattern[str]:
     """One terminal of grammars/vllm.lark, compiled: for a stage that reads a part of a line
     the grammar names (a start symbol of PART_SYMBOLS holds it) out of a line's text. Read
     from the kept lexer texts, so that asking for one loads no Lark tables."""
-    return re.compile(_lexer_texts()["terminals"][name])
+    texts = _lexer_texts()
+    return re_from(texts["terminals"][name], texts.get("programs"))
 
 
 # The rule `head: outer* prefix* header?` is regular and each of its parts is one terminal, so
@@ -1001,7 +1002,8 @@ def _head_lexer(phase: int) -> re.Pattern[str]:
     """The head terminals the grammar accepts from `phase` on, in the lexer's order: like Lark's
     contextual lexer, an outer wrapper is not tried after a prefix (where a header of the same
     text may stand, `(EngineCore pid=1) 2026-08-01 21:21:48,181 - INFO - `)."""
-    return re.compile(_lexer_texts()["head"][phase])
+    texts = _lexer_texts()
+    return re_from(texts["head"][phase], texts.get("programs"))
 
 
 def _head_text(parser: Lark, phase: int) -> str:
@@ -1032,15 +1034,21 @@ def _lexer_texts() -> dict[str, Any]:
 def _derived_texts(_grammar: Path) -> dict[str, Any]:
     parser = _record_parser()
     head = [_head_text(parser, phase) for phase in range(_HEAD_PHASES)]
+    body = lexer_texts(parser)
+    terminals = {t.name: t.pattern.to_regexp() for t in parser.terminals}
+    # and what `re` compiles each pattern into (each a few ms of Python at every start)
+    programs = {text: re_program(text) for text in {*head, *lexer_patterns(body),
+                                                    *terminals.values()}}
     # head_blind: whether every head terminal is digit-blind (later phases hold fewer terminals)
-    return {"body": lexer_texts(parser), "head": head, "head_blind": digit_blind(head[0]),
-            "terminals": {t.name: t.pattern.to_regexp() for t in parser.terminals}}
+    return {"body": body, "head": head, "head_blind": digit_blind(head[0]),
+            "terminals": terminals, "programs": programs}
 
 
 @cache
 def _body_lexer() -> BodyLexer:
     """The body lexer (fastpath.py), made from the kept texts."""
-    return BodyLexer.from_texts(_lexer_texts()["body"], _TRANSFORMER)
+    texts = _lexer_texts()
+    return BodyLexer.from_texts(texts["body"], _TRANSFORMER, texts.get("programs"))
 
 
 # No wrapper, prefix or record header is this long; each head token is lexed within this many
