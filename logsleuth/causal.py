@@ -1535,11 +1535,12 @@ def _refused_reasons(survived: Iterable[ErrorEvent], refused: dict[int, int]) ->
     events = [e for e in survived if e.id in refused]
     if not events:
         return ()
-    count = sum(e.occurrences for e in events)
+    # (no count: copies of a request error fold as they stream by, and a folded copy's own 4xx
+    # answer is not kept, so a count would differ between a folded and an unfolded reading)
     first = events[0]
     said = _first_line(first.message)
     said = said if len(said) <= 200 else said[:199] + "…"
-    return (f"The server refused {count} request(s) after an error in handling them and went "
+    return ("The server refused requests after an error in handling them and went "
             "on serving: those are the clients' requests to change (or a server limit their "
             "message names), not a failure of the server. The first: "
             f"{first.exception} at line {first.line}, refused at line {refused[first.id]}: "
