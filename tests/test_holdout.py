@@ -150,12 +150,16 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # healthy log answered failing), moved to tuning (300): verdict 284, root 202/232, fix 78/145, case
 # 216 with the final session-24 code; floors that less 2. Session 25's sixteenth random split
 # moved 30 to tuning (270 left): verdict 256, root 182/211, fix 67/130, case 191 with the
-# session-24 code; floors that less 2.
+# session-24 code; floors that less 2. Then holdout-d's 25 gg-* and holdout-e's 18 hh-* cases
+# (313), scored cold with the session-24 code: verdict 297, root 212/243, fix 78/161, case 213
+# (gg-* alone: verdict 25/25, root 17/18, fix 5/18, case 12; hh-* alone: verdict 16/18, root
+# 13/14, fix 6/13, case 10); the final session-25 code on the same 313: verdict 298, root
+# 212/243, fix 82/161, case 217; floors that less 2.
 FLOORS = {
-    "verdict": 254,
-    "root": 180,
-    "fix": 65,
-    "case": 189,
+    "verdict": 296,
+    "root": 210,
+    "fix": 80,
+    "case": 215,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
 # failing case called no_failure. Counted, never listed. Measured 6 on 106 cases; 14 on 162 cases
@@ -209,8 +213,9 @@ FLOORS = {
 # on 303 once holdout-d's 25 ee-* and holdout-e's 15 ff-* cases came in (none of them answered the
 # wrong way, cold or with the final session-24 code), plus 1; 8 on the 300 after the
 # end-of-session-24 check's move, plus 1; 8 on the 270 left by session 25's split (none of the
-# 30 moved), plus 1.
-MAX_WRONG_WAY = 9
+# 30 moved), plus 1; 9 on 313 once holdout-d's 25 gg-* and holdout-e's 18 hh-* cases came in (one
+# hh-* case answered the wrong way, cold and with the final session-25 code), plus 1.
+MAX_WRONG_WAY = 10
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
