@@ -39,15 +39,24 @@ class Needle(NamedTuple):
         return lowered is not None and self.text not in lowered
 
 
-def needle_of(pattern: str) -> Needle | None:
-    """The literal a match of `pattern` must contain, or None when none is known."""
+def _parsed(pattern: str) -> tuple[Any, bool] | None:
+    """`re`'s parse of `pattern` and whether it ignores case; None for `regex`-only syntax or a
+    pattern `re` cannot parse."""
     if _REGEX_ONLY.search(pattern):
         return None
     try:
         parsed = _parser.parse(pattern, 0)
     except (re.error, RecursionError, OverflowError, ValueError):
         return None
-    folded = bool(parsed.state.flags & re.IGNORECASE)
+    return parsed, bool(parsed.state.flags & re.IGNORECASE)
+
+
+def needle_of(pattern: str) -> Needle | None:
+    """The literal a match of `pattern` must contain, or None when none is known."""
+    parse = _parsed(pattern)
+    if parse is None:
+        return None
+    parsed, folded = parse
     best, run = "", []
     for op, value in parsed.data:
         if op is _sre.LITERAL:
@@ -72,13 +81,10 @@ def needle_set(pattern: str) -> tuple[frozenset[str], bool] | None:
     alternation (`subprocess-exited-with-error|metadata-generation-failed`) needs one of its
     branches' literals. None when none is known (a branch without a literal, `regex`-only
     syntax, flags scoped to a group)."""
-    if _REGEX_ONLY.search(pattern):
+    parse = _parsed(pattern)
+    if parse is None:
         return None
-    try:
-        parsed = _parser.parse(pattern, 0)
-    except (re.error, RecursionError, OverflowError, ValueError):
-        return None
-    folded = bool(parsed.state.flags & re.IGNORECASE)
+    parsed, folded = parse
     found = _required(parsed.data, 0)
     if not found or (folded and not all(text.isascii() for text in found)):
         return None
