@@ -154,10 +154,12 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # (313), scored cold with the session-24 code: verdict 297, root 212/243, fix 78/161, case 213
 # (gg-* alone: verdict 25/25, root 17/18, fix 5/18, case 12; hh-* alone: verdict 16/18, root
 # 13/14, fix 6/13, case 10); the final session-25 code on the same 313: verdict 298, root
-# 212/243, fix 82/161, case 217; floors that less 2.
+# 212/243, fix 82/161, case 217; floors that less 2. Then the end-of-session-25 check printed two
+# cases (both answered failure with the root right and the fix missed), moved to tuning (311):
+# verdict 296, root 210/241, fix 82/159, case 217 with the final session-25 code; floors that less 2.
 FLOORS = {
-    "verdict": 296,
-    "root": 210,
+    "verdict": 294,
+    "root": 208,
     "fix": 80,
     "case": 215,
 }
@@ -214,7 +216,8 @@ FLOORS = {
 # wrong way, cold or with the final session-24 code), plus 1; 8 on the 300 after the
 # end-of-session-24 check's move, plus 1; 8 on the 270 left by session 25's split (none of the
 # 30 moved), plus 1; 9 on 313 once holdout-d's 25 gg-* and holdout-e's 18 hh-* cases came in (one
-# hh-* case answered the wrong way, cold and with the final session-25 code), plus 1.
+# hh-* case answered the wrong way, cold and with the final session-25 code), plus 1; still 9 on
+# the 311 after the end-of-session-25 check's move, plus 1.
 MAX_WRONG_WAY = 10
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
@@ -226,8 +229,8 @@ MAX_WRONG_WAY = 10
 # session 15: less the fifth split's 40, plus holdout-e's 40 m-* cases, less one whose name a helper's
 # grep printed, less two the end check printed; session 16: less the sixth split's 40,
 # plus holdout-d's 40 n-* cases, plus holdout-d's 19 o-* cases, less the seventh split's 30;
-# session 17: less the eighth split's 30, plus holdout-e's 10 p-* cases, less two the end check printed; session 18: less the ninth split's 30, plus holdout-d's 23 q-* cases, less two the end check printed; session 19: less the tenth split's 30, plus holdout-e's 16 r-* cases, plus holdout-d's 18 s-* cases, less one the end check printed; session 20: less the eleventh split's 30, plus holdout-d's 20 t-* cases, plus holdout-e's 20 u-* cases, less five whose names the lead saw at a merge, less two the lead read to find a regression, less one whose thread a sweep took, less one the end check printed; session 21: less the twelfth split's 30, less one sharing a moved case's thread, plus holdout-d's v-* cases, plus holdout-e's 24 w-* cases; session 21's end check moved two out; session 22: less the thirteenth split's 30, plus 20 y-*, 20 x-*, 19 z-* and 14 aa-* cases, less seven whose names a grep printed, plus 9 bb-* cases; less five the end-of-session-22 check or the lead printed; session 23: less the fourteenth split's 30, plus holdout-d's 21 cc-* cases, plus holdout-e's 20 dd-* cases, less five whose names the lead saw at a merge, less two the end-of-session-23 check printed; session 24: less the fifteenth split's 30, plus holdout-d's 25 ee-* cases; session 24: plus holdout-e's 15 ff-* cases, less three the end-of-session-24 check printed; session 25: less the sixteenth split's 30; session 25: plus holdout-d's 25 gg-* cases; session 25: plus holdout-e's 18 hh-* cases), and the groups it must have.
-MIN_CASES = 313
+# session 17: less the eighth split's 30, plus holdout-e's 10 p-* cases, less two the end check printed; session 18: less the ninth split's 30, plus holdout-d's 23 q-* cases, less two the end check printed; session 19: less the tenth split's 30, plus holdout-e's 16 r-* cases, plus holdout-d's 18 s-* cases, less one the end check printed; session 20: less the eleventh split's 30, plus holdout-d's 20 t-* cases, plus holdout-e's 20 u-* cases, less five whose names the lead saw at a merge, less two the lead read to find a regression, less one whose thread a sweep took, less one the end check printed; session 21: less the twelfth split's 30, less one sharing a moved case's thread, plus holdout-d's v-* cases, plus holdout-e's 24 w-* cases; session 21's end check moved two out; session 22: less the thirteenth split's 30, plus 20 y-*, 20 x-*, 19 z-* and 14 aa-* cases, less seven whose names a grep printed, plus 9 bb-* cases; less five the end-of-session-22 check or the lead printed; session 23: less the fourteenth split's 30, plus holdout-d's 21 cc-* cases, plus holdout-e's 20 dd-* cases, less five whose names the lead saw at a merge, less two the end-of-session-23 check printed; session 24: less the fifteenth split's 30, plus holdout-d's 25 ee-* cases; session 24: plus holdout-e's 15 ff-* cases, less three the end-of-session-24 check printed; session 25: less the sixteenth split's 30; session 25: plus holdout-d's 25 gg-* cases; session 25: plus holdout-e's 18 hh-* cases, less two the end-of-session-25 check printed), and the groups it must have.
+MIN_CASES = 311
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...

@@ -25,6 +25,11 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Moved in from the held-out set by the end-of-session-25 check (strict until analysed):
+    "launchers/ee-ascend-ci-v0202-ray-worker-init-device-invalid-device-id-107001-tail":
+        "moved in from the held-out set by the end-of-session-25 check: not yet analysed",
+    "launchers/ee-k8s-kaito-v0171-lmcache-cpu-offload-dp2-worker-event-device-index-mismatch-nested-prefixes":
+        "moved in from the held-out set by the end-of-session-25 check: not yet analysed",
     # Session 25's random development split (sixteenth), cold misses (strict; each leaves when
     # fixed or gets a "Why not fixed" reason once analysed):
     # (runtime/x-v0120dev-ernie45-reasoning-parser-stream-chat-template-kwargs-typeerror-traceback-
