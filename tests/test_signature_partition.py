@@ -33,8 +33,9 @@ SHORT = re.compile(r"(?<![\w/#-])([A-Za-z][\w./-]*)?#(\d{2,})\b")
 VLLM_ISSUE = re.compile(r"\bvllm\s+issues?\s+#?(\d+)\b", re.I)
 
 
-def citations(text: str) -> set[str]:
-    """The citations in `text` that break the source partition."""
+def citations(text: str, mentions: re.Pattern[str] = SHORT) -> set[str]:
+    """The citations in `text` that break the source partition (`mentions`: the short forms
+    that count, `SHORT` in the YAML, only the explicit ones elsewhere)."""
     found: set[str] = set()
     for owner, repo, kind, number in URL.findall(text):
         if (owner.lower(), repo.lower()) == ("vllm-project", "vllm"):
@@ -43,7 +44,7 @@ def citations(text: str) -> set[str]:
         elif kind in ("issues", "discussions"):
             found.add(f"{owner}/{repo}#{number}")
     rest = PR_RUN.sub(" ", URL.sub(" ", text))
-    for prefix, number in SHORT.findall(rest):
+    for prefix, number in mentions.findall(rest):
         if prefix.lower() in ("", "vllm", "vllm-project/vllm"):
             if int(number) % 2:
                 found.add(f"vllm#{number}")
@@ -157,24 +158,7 @@ EXPLICIT = re.compile(r"(?<![\w/#-])([A-Za-z][\w./-]*)#([1-9]\d+)\b")
 
 def test_citations_in(text: str) -> set[str]:
     """Only the explicit citation forms (see above)."""
-    found: set[str] = set()
-    for owner, repo, kind, number in URL.findall(text):
-        if (owner.lower(), repo.lower()) == ("vllm-project", "vllm"):
-            if kind not in ("pull", "pulls") and int(number) % 2:
-                found.add(f"vllm#{number}")
-        elif kind in ("issues", "discussions"):
-            found.add(f"{owner}/{repo}#{number}")
-    rest = PR_RUN.sub(" ", URL.sub(" ", text))
-    for prefix, number in EXPLICIT.findall(rest):
-        if prefix.lower() in ("vllm", "vllm-project/vllm"):
-            if int(number) % 2:
-                found.add(f"vllm#{number}")
-        else:
-            found.add(f"{prefix}#{number}")
-    for number in VLLM_ISSUE.findall(rest):
-        if int(number) % 2:
-            found.add(f"vllm#{number}")
-    return found
+    return citations(text, EXPLICIT)
 
 
 test_citations_in.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
