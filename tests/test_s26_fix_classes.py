@@ -87,6 +87,23 @@ def test_a_submodule_an_installed_release_lacks_is_not_a_shadow(py: str, site: s
     assert signature != "local-module-shadows-package"
 
 
+@settings(max_examples=15, deadline=None)
+@given(py=PYTHONS, site=SITE_PACKAGES, moved=st.sampled_from([
+    ("vllm.transformers_utils.tokenizer_group.tokenizer_group",
+     "vllm.transformers_utils.tokenizer_group"),
+    ("vllm.model_executor.models.utils.weights", "vllm.model_executor.models.utils"),
+    ("triton.compiler", "triton"), ("triton.runtime.jit", "triton")]))
+def test_a_module_that_is_a_package_elsewhere_or_a_placeholder_is_not_a_local_file(
+        py: str, site: str, moved: tuple[str, str]) -> None:
+    """A dotted parent that is a module is a package whose layout changed between releases;
+    `triton` not being a package is vLLM 0.8's placeholder module in sys.modules."""
+    log = python_traceback(
+        [(site.format(py=py) + "unsloth_zoo/vllm_utils.py", "<module>", f"import {moved[0]}")],
+        f"ModuleNotFoundError: No module named '{moved[0]}'; '{moved[1]}' is not a package")
+    signature, _ = signature_advice(log)
+    assert signature != "local-module-shadows-package"
+
+
 # ---- FastAPI 0.137's included routers under route-walking middleware ------------------------------
 
 _ROUTE_WALKERS = st.sampled_from([
