@@ -26,17 +26,9 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 26's random development split (seventeenth), cold misses (strict until analysed):
-    "launchers/cc-skyrl-ray-vllm-0202-fastapi-0137-instrumentator-included-router-health-500-excerpt":
-        "session 26's random development split (seventeenth), cold miss: not yet analysed",
-    "launchers/gg-skyrl-gpu-ci-pytest-summary-generate-endpoint-token-ids-batchencoding-keys-400-then-colocated-oom":
-        "session 26's random development split (seventeenth), cold miss: not yet analysed",
     "launchers/gg-verl-ci-ray-ppo-megatron-v0-rollout-sampler-illegal-memory-access-watchdog-abort-134-lines":
         "session 26's random development split (seventeenth), cold miss: not yet analysed",
-    "launchers/n-modal-v02-script-named-vllm-py-shadows-package":
-        "session 26's random development split (seventeenth), cold miss: not yet analysed",
     "runtime/k-ascend-v0110rc2-pd-1p1d-dp2-tp8-decode-mooncake-ascend-direct-connect-103900":
-        "session 26's random development split (seventeenth), cold miss: not yet analysed",
-    "startup/dd-rocm-mi210-v040-docker-mem-get-info-hip-invalid-argument":
         "session 26's random development split (seventeenth), cold miss: not yet analysed",
     # Moved in from the held-out set by the end-of-session-25 check (strict until analysed):
     "launchers/ee-ascend-ci-v0202-ray-worker-init-device-invalid-device-id-107001-tail":
