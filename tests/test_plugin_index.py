@@ -289,3 +289,32 @@ def test_a_plugin_message_states_its_own_remedy_as_advice() -> None:
             tried += 1
             break
     assert tried >= 2
+
+
+def test_the_plugin_indexes_load_from_an_installed_copy(tmp_path: Path) -> None:
+    """The wheel carries the plugin data files (pyproject: the package is shipped whole): laid
+    out as the wheel lays it out and run from elsewhere, every plugin index loads."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tomllib
+
+    repo = Path(__file__).parent.parent
+    wheel = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["hatch"]["build"][
+        "targets"]["wheel"]
+    site = tmp_path / "site"
+    for package in wheel["packages"]:
+        shutil.copytree(repo / package, site / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    for source, target in wheel["force-include"].items():
+        shutil.copytree(repo / source, site / target)
+    code = ("from logsleuth.index.plugin import default_plugins\n"
+            "import logsleuth.index.plugin as p\n"
+            "assert p.__file__.startswith(%r)\n"
+            "print(' '.join(sorted(x.package for x, _ in default_plugins())))\n" % str(site))
+    env = {**os.environ, "PYTHONPATH": str(site), "LOGSLEUTH_NO_CACHE": "1"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == sorted(_plugins())
