@@ -318,3 +318,19 @@ def test_the_plugin_indexes_load_from_an_installed_copy(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == sorted(_plugins())
+
+
+def test_the_cached_copy_reads_as_the_json_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) \
+        -> None:
+    """The marshal copy a first reading writes gives the same plugin index on the next."""
+    from importlib import resources
+
+    from logsleuth.index import plugin
+
+    monkeypatch.setenv("LOGSLEUTH_CACHE_DIR", str(tmp_path))
+    raw = resources.files("logsleuth.index").joinpath(plugin_files()[0]).read_bytes()
+    first = plugin._load(raw)
+    assert list(tmp_path.glob("plugin-index-*.marshal"))  # written by the first reading
+    second = plugin._load(raw)
+    assert first.package == second.package and first.index.texts == second.index.texts
+    assert tuple(first.index.templates) == tuple(second.index.templates)
