@@ -21,6 +21,10 @@ PACKAGES: dict[str, str] = {
     "lmcache": "lmcache",
     "nixl": "nixl",
     "vllm-hpu-extension": "vllm_hpu_extension",
+    "tpu-inference": "tpu_inference",
+    "vllm-spyre": "vllm_spyre",
+    "vllm-rbln": "vllm_rbln",
+    "vllm-metal": "vllm_metal",
 }
 
 
