@@ -23,6 +23,7 @@ from logsleuth.index.release import upgrade_for
 from logsleuth.model import ErrorEvent, EventKind, Frame, Process
 from logsleuth.pipeline import explain_text
 from logsleuth.render.json import report_to_dict
+from logsleuth.render.markdown import render_markdown
 from tests.test_facts import facts_of
 from tests.tool_import import import_tool
 
@@ -259,6 +260,7 @@ def test_the_report_names_the_plugin_origin_and_change() -> None:
         data = report_to_dict(report)
         jsonschema.validate(data, SCHEMA)
         assert data["root_cause"]["origin"]["package"] == plugin.package
+        assert f"{plugin.package} source: " in render_markdown(report)
         if origin.template == site.text:
             assert f"{plugin.package} {following}" in (origin.change or "")
         shown += 1
