@@ -340,3 +340,36 @@ def test_the_cached_copy_reads_as_the_json_does(tmp_path: Path, monkeypatch: pyt
     second = plugin._load(raw)
     assert first.package == second.package and first.index.texts == second.index.texts
     assert tuple(first.index.templates) == tuple(second.index.templates)
+
+
+def test_the_miner_builds_an_index_the_lookup_reads(tmp_path: Path) -> None:
+    """tools/plugin_index/mine.py over two made-up releases of a plugin's source: the message
+    the second release dropped is the plugin's, raised up to the first, and `change` names the
+    second; a log of the second release gets no change."""
+    from logsleuth.index.lookup import TemplateMatcher
+
+    mine = import_tool("plugin_index", "mine")
+    kept = 'raise RuntimeError(f"The offload buffer of {size} bytes is smaller than one chunk")'
+    dropped = 'raise ValueError(f"Remote backend {name} cannot be combined with local disk cache")'
+    for version, body in (("1.0.0", f"{kept}\n    {dropped}"), ("1.1.0rc1", kept)):
+        module = tmp_path / "lmcache" / "src" / version / "lmcache" / "v1"
+        module.mkdir(parents=True)
+        (module / "engine.py").write_text(f"def start(size, name):\n    {body}\n")
+        (tmp_path / "lmcache" / "src" / version / ".complete").write_text("test\n")
+    data = mine.build(tmp_path, "lmcache", ["1.0.0", "1.1.0rc1"])
+    assert data["schema"] == "logsleuth.plugin-index/1" and data["module"] == "lmcache"
+    plugin = PluginIndex.from_dict(json.loads(json.dumps(data)))
+    plugins = ((plugin, TemplateMatcher(plugin.index)),)
+    event = _event("Remote backend redis cannot be combined with local disk cache", "ValueError",
+                   (Frame("/opt/venv/lib/python3.12/site-packages/lmcache/v1/engine.py", 3,
+                          "start"),))
+    found = plugin_origin(event, {"lmcache_version": "1.0.0"}, plugins)
+    assert found is not None
+    origin, through = found
+    assert through and origin.package == "lmcache" and origin.site.module == "lmcache.v1.engine"
+    assert origin.site.releases == ("1.0.0",)
+    assert origin.change == "no longer raised since lmcache 1.1.0rc1"
+    later = plugin_origin(event, {"lmcache_version": "1.1.0rc1"}, plugins)
+    assert later is not None and later[0].change is None
+    still = _event("The offload buffer of 4096 bytes is smaller than one chunk", "RuntimeError")
+    assert plugin_origin(still, {"lmcache_version": "1.0.0"}, plugins)[0].change is None  # type: ignore[index]

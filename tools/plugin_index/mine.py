@@ -26,12 +26,15 @@ from packages import PACKAGES
 def _vllm_miner() -> ModuleType:
     """tools/vllm_index/mine.py (a script beside this one's folder, of the same name)."""
     folder = Path(__file__).resolve().parents[1] / "vllm_index"
-    sys.path.insert(0, str(folder))  # it imports args.py beside it
     spec = importlib.util.spec_from_file_location("vllm_index_mine", folder / "mine.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["vllm_index_mine"] = module
-    spec.loader.exec_module(module)
+    sys.path.insert(0, str(folder))  # it imports args.py beside it
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(folder))
     return module
 
 
