@@ -571,11 +571,19 @@ class OriginSite:
 
 @dataclass(frozen=True, slots=True)
 class Origin:
-    """Where vLLM prints an error's message, by the index of vLLM's own source."""
+    """Where vLLM (or a plugin of it) prints an error's message, by the index of its source."""
 
     template: str  # the message as vLLM writes it, with typed placeholders
     sites: tuple[OriginSite, ...]  # the best site first (same exception class as the event)
     change: str | None = None  # "reworded in 0.9.0" / "no longer raised since 0.11.0"
+    # whose source prints it: `vllm`, or a plugin's pip name (`vllm-ascend`, `lmcache`), whose
+    # own releases `sites[].releases` then name (logsleuth/index/plugin.py)
+    package: str = "vllm"
+
+    @property
+    def product(self) -> str:
+        """How a sentence names the package: `vLLM`, or the plugin's pip name."""
+        return "vLLM" if self.package == "vllm" else self.package
 
     @property
     def site(self) -> OriginSite:
@@ -615,13 +623,20 @@ class ReleaseEvidence:
     log_version: str  # the log's vLLM version, as printed
     site: str  # module.function that raised it up to `last_release` and still exists in `release`
     event_line: int  # the root cause's line
+    package: str = "vllm"  # whose releases: vllm, or a plugin's pip name (`vllm-ascend`)
+
+    @property
+    def product(self) -> str:
+        """How a sentence names the package: `vLLM`, or the plugin's pip name."""
+        return "vLLM" if self.package == "vllm" else self.package
 
     @property
     def command(self) -> str:
-        return f"pip install -U 'vllm>={self.release}'"
+        return f"pip install -U '{self.package}>={self.release}'"
 
     @property
     def evidence(self) -> str:
-        return (f"this message is gone from vLLM {self.release}'s source: {self.site} still exists "
-                f"there but no longer raises it (vLLM {self.last_release} is the newest indexed "
-                f"release that does; the log's vLLM is {self.log_version})")
+        return (f"this message is gone from {self.product} {self.release}'s source: {self.site} "
+                f"still exists there but no longer raises it ({self.product} {self.last_release} "
+                f"is the newest indexed release that does; the log's {self.product} is "
+                f"{self.log_version})")

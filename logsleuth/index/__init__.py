@@ -6,6 +6,7 @@ The data is mined from every vLLM release by `tools/vllm_index/` and shipped as
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from logsleuth.frameworks import with_framework_knobs
@@ -14,11 +15,13 @@ from logsleuth.index.advice import advice_for, settings_named
 from logsleuth.index.data import VllmIndex, default_index
 from logsleuth.index.drift import drift_for, with_drift
 from logsleuth.index.keys import keys_named
+from logsleuth.index.lookup import TemplateMatcher
+from logsleuth.index.plugin import plugin_modules, plugin_named, plugin_origin
 from logsleuth.index.origin import (default_matcher, frame_sites, library_modules, origin_of,
                                     package_boundary, release_position)
 from logsleuth.index.release import upgrade_for, with_upgrade
 from logsleuth.model import (ConfigName, ErrorEvent, EventKind, Evidence, Match, MessageAdvice, Origin,
-                             Report, SignatureKind)
+                             ReleaseEvidence, Report, SignatureKind)
 from logsleuth.remedy import advice_of, default_phrasing, knobs
 from logsleuth.signatures.match import MAX_ALTERNATIVES
 
@@ -33,8 +36,13 @@ def release_after(release: str) -> str | None:
 
 
 def origins_of(events: list[ErrorEvent], version: str | None,
-               copies: list[ErrorEvent] | None = None) -> dict[int, Origin]:
-    """Event id -> origin, for every event whose message a vLLM release prints.
+               copies: list[ErrorEvent] | None = None,
+               facts: Mapping[str, object] | None = None) -> dict[int, Origin]:
+    """Event id -> origin, for every event whose message a vLLM release, or a release of a
+    plugin (index/plugin.py), prints. A plugin's site is the origin when vLLM's index does not
+    know the message, or when the traceback runs through the plugin's site and not vLLM's
+    (vllm-ascend patches vLLM's code and copies its messages); `facts` name the log's plugin
+    versions.
 
     Each distinct (exception, message, vLLM frames) is looked up once: the lookup tries every
     template filed under a word of the message (milliseconds), and a crash loop or a day of
@@ -48,7 +56,7 @@ def origins_of(events: list[ErrorEvent], version: str | None,
     for event in events:
         key = (event.exception, event.message, frame_sites(event))
         if key not in exact:
-            exact[key] = origin_of(event, matcher, version)
+            exact[key] = _either_origin(event, matcher, version, facts)
         origin = exact[key]
         if origin is not None:
             out[event.id] = origin
@@ -58,11 +66,41 @@ def origins_of(events: list[ErrorEvent], version: str | None,
             continue
         failure = (fingerprint(event), frame_sites(event))
         if failure not in by_failure:
-            by_failure[failure] = origin_of(event, matcher, version)
+            by_failure[failure] = _either_origin(event, matcher, version, facts)
         origin = by_failure[failure]
         if origin is not None:
             out[event.id] = origin
     return out
+
+
+def _either_origin(event: ErrorEvent, matcher: TemplateMatcher, version: str | None,
+                   facts: Mapping[str, object] | None) -> Origin | None:
+    """vLLM's origin of the event, or a plugin's (see origins_of)."""
+    origin = origin_of(event, matcher, version)
+    if origin is not None and not any(True for _ in plugin_modules(event)):
+        return origin
+    found = plugin_origin(event, facts)
+    if found is None:
+        return origin
+    plugin, through = found
+    if origin is None:
+        return plugin
+    frames = frame_sites(event)
+    vllm_through = any((s.module, s.function.rsplit(".", 1)[-1]) in frames for s in origin.sites)
+    return plugin if through and not vllm_through else origin
+
+
+def _upgrade(root: ErrorEvent, origin: Origin | None, version: str | None,
+             facts: Mapping[str, object]) -> ReleaseEvidence | None:
+    """Release evidence for the root cause: by vLLM's releases, or by its plugin's for a
+    plugin's message (dated by the log's plugin version)."""
+    if origin is None or origin.package == "vllm":
+        return upgrade_for(root, origin, default_index(), version)
+    plugin = plugin_named(origin.package)
+    plugin_version = facts.get(plugin.version_fact) if plugin is not None else None
+    if plugin is None or not isinstance(plugin_version, str):
+        return None
+    return upgrade_for(root, origin, plugin.index, plugin_version)
 
 
 def annotate(report: Report) -> Report:
@@ -79,7 +117,7 @@ def annotate(report: Report) -> Report:
     version = report.facts.get("vllm_version")
     version = version if isinstance(version, str) else None
     events = [e for e in (report.root_cause, *report.symptoms) if e is not None]
-    origins = origins_of(events, version, list(report.survived))
+    origins = origins_of(events, version, list(report.survived), report.facts)
     advice: MessageAdvice | None = None
     if not _exact(report):
         root = report.root_cause
@@ -89,7 +127,10 @@ def annotate(report: Report) -> Report:
             if advice is not None:
                 break
             if event is not None and event.id in origins:
-                advice = advice_for(event, origins[event.id], default_index(), version)
+                origin = origins[event.id]
+                # a plugin's message: its own remedy, with the settings any vLLM release knows
+                advice = advice_for(event, origin, default_index(), version) \
+                    if origin.package == "vllm" else own_advice(event)
     signature = _with_named_settings(report, advice)
     alternatives = report.alternatives
     fallback = signature is not None and signature.kind is SignatureKind.FALLBACK
@@ -100,7 +141,7 @@ def annotate(report: Report) -> Report:
         signature = message_match(report.root_cause, origins.get(report.root_cause.id), advice)
     signature = with_framework_knobs(signature, events)
     root = report.root_cause
-    upgrade = upgrade_for(root, origins.get(root.id), default_index(), version) \
+    upgrade = _upgrade(root, origins.get(root.id), version, report.facts) \
         if root is not None else None
     signature = with_upgrade(signature, upgrade, root)
     if root is not None:  # code made for another release: what moved, since when, who calls
@@ -136,13 +177,14 @@ def message_match(event: ErrorEvent, origin: Origin | None, advice: MessageAdvic
                                                      not in (None, "") else "")
              for n in advice.names]
     release = f" (vLLM {advice.release})" if advice.release else ""
-    whose = "vLLM's message" if origin is not None else "The error's message"
+    whose = f"{origin.product}'s message" if origin is not None else "The error's message"
     fix = f"{whose} states its own remedy{release}:\n\n{advice.text}\n"
     if names:
         fix += "\nThe settings it names:\n\n" + "\n".join(names) + "\n"
     if origin is not None:
         site = origin.site
-        where, title = f"{site.module}.{site.function}", f"vLLM's own advice: {problem}"
+        where, title = f"{site.module}.{site.function}", \
+            f"{origin.product}'s own advice: {problem}"
         detail = f"printed by {where}; the message states its remedy"
     else:
         libraries = library_modules(event)

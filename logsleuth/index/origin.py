@@ -235,6 +235,17 @@ def _dotted(path: str, start: int) -> str | None:
     return dotted if all(part.isidentifier() for part in dotted.split(".")) else None
 
 
+def plugin_frames(event: ErrorEvent) -> frozenset[tuple[str, str]]:
+    """(module, function) of each traceback frame inside an installed (or checked-out)
+    package other than vLLM: where a plugin's site shows itself (index/plugin.py)."""
+    sites: set[tuple[str, str]] = set()
+    for frame in event.frames:
+        module = _installed_module(frame.file) or _checkout_module(frame.file)
+        if module is not None:
+            sites.add((module, frame.function))
+    return frozenset(sites)
+
+
 def frame_sites(event: ErrorEvent) -> frozenset[tuple[str, str]]:
     """(module, function) of each traceback frame inside a vllm package."""
     sites: set[tuple[str, str]] = set()
@@ -268,8 +279,9 @@ def release_position(index: VllmIndex, version: str | None) -> int | None:
 
 
 def change_since(found: TextMatch, site: MessageTemplate, index: VllmIndex,
-                 version: str | None) -> str | None:
-    """"reworded in X" / "no longer raised since X" when a release after the log's changed it."""
+                 version: str | None, package: str = "vllm") -> str | None:
+    """"reworded in X" / "no longer raised since X" when a release after the log's changed it;
+    a plugin's release is named with the plugin ("no longer raised since vllm-ascend 0.11.0")."""
     position = release_position(index, version)
     if position is None:
         return None
@@ -280,7 +292,8 @@ def change_since(found: TextMatch, site: MessageTemplate, index: VllmIndex,
     if last >= len(index.releases) - 1:
         return None
     following = last + 1
-    name = index.releases[following]
+    name = index.releases[following] if package == "vllm" else \
+        f"{package} {index.releases[following]}"
     reworded = _reworded(found.text, site, index, following)
     if reworded is not None:
         return f"reworded in {name}: \u201c{reworded}\u201d"

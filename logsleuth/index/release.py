@@ -25,7 +25,7 @@ from rapidfuzz import fuzz, process
 from logsleuth.index.data import MessageKind, MessageTemplate, VllmIndex, site_records, sites_of
 from logsleuth.index.lookup import literal_of
 from logsleuth.index.origin import (MOVED_SIMILARITY, REWORDED_SIMILARITY, frame_sites,
-                                    raised_by_vllm, release_position)
+                                    plugin_frames, raised_by_vllm, release_position)
 from logsleuth.index.versions import release_of, version_key
 from logsleuth.model import (ErrorEvent, Evidence, Match, Origin, ReleaseEvidence,
                              SignatureKind)
@@ -57,7 +57,8 @@ def covered(version: str, index: VllmIndex) -> bool:
 
 def upgrade_for(event: ErrorEvent, origin: Origin | None, index: VllmIndex,
                 version: str | None) -> ReleaseEvidence | None:
-    """The release from which vLLM's source no longer raises this error, when the log's release
+    """The release from which vLLM's source (or, for a plugin's origin, the plugin's: `index`
+    and `version` are then the plugin's) no longer raises this error, when the log's release
     did and the function that raised it lives on; None unless the evidence is clean."""
     if origin is None or version is None or not covered(version, index):
         return None
@@ -77,13 +78,13 @@ def upgrade_for(event: ErrorEvent, origin: Origin | None, index: VllmIndex,
     if site is None or not _fails(site):
         return None
     fixed = literal_of(origin.template)
-    if len(fixed.split()) < MIN_WORDS or not _raised_there(event, site):
+    if len(fixed.split()) < MIN_WORDS or not _raised_there(event, site, origin.package):
         return None
     if not _lives_on(site, index, following) or _rewritten(site, index, following) \
             or _still_written(fixed, site, index, following):
         return None
     return ReleaseEvidence(index.releases[following], index.releases[last], version,
-                           f"{site.module}.{site.function}", event.line)
+                           f"{site.module}.{site.function}", event.line, origin.package)
 
 
 def _raising_site(origin: Origin, sites: tuple[MessageTemplate, ...], position: int,
@@ -97,11 +98,14 @@ def _raising_site(origin: Origin, sites: tuple[MessageTemplate, ...], position: 
     return None
 
 
-def _raised_there(event: ErrorEvent, site: MessageTemplate) -> bool:
+def _raised_there(event: ErrorEvent, site: MessageTemplate, package: str = "vllm") -> bool:
     """Whether the event's traceback, if it has one, passes through the site and was raised in
-    vLLM's code (a library's error with vLLM's words is not vLLM's check)."""
+    vLLM's code (a library's error with vLLM's words is not vLLM's check); a plugin's site, in
+    the plugin's frames."""
     if not event.frames:
         return True
+    if package != "vllm":
+        return (site.module, site.function.rsplit(".", 1)[-1]) in plugin_frames(event)
     return raised_by_vllm(event) is not False \
         and (site.module, site.function.rsplit(".", 1)[-1]) in frame_sites(event)
 
@@ -182,12 +186,13 @@ def _still_written(fixed: str, site: MessageTemplate, index: VllmIndex, release:
 
 def upgrade_section(evidence: ReleaseEvidence) -> str:
     """The labelled part of a fix that the release evidence adds (Markdown)."""
-    return (f"**Release evidence** (logsleuth's index of vLLM's source): this message is gone "
-            f"from vLLM {evidence.release}'s source; `{evidence.site}` still exists there but no "
-            f"longer raises it ({evidence.last_release} is the newest indexed release that does; "
-            f"the log's vLLM is {evidence.log_version}).\nUpgrade vLLM to >= {evidence.release}: "
-            f"`pip install -U vllm` (or `{evidence.command}`). The check was dropped or rewritten "
-            f"there; its release notes say what replaced it.")
+    name = evidence.product
+    return (f"**Release evidence** (logsleuth's index of {name}'s source): this message is gone "
+            f"from {name} {evidence.release}'s source; `{evidence.site}` still exists there but "
+            f"no longer raises it ({evidence.last_release} is the newest indexed release that "
+            f"does; the log's {name} is {evidence.log_version}).\nUpgrade {name} to >= "
+            f"{evidence.release}: `pip install -U {evidence.package}` (or `{evidence.command}`). "
+            f"The check was dropped or rewritten there; its release notes say what replaced it.")
 
 
 def with_upgrade(match: Match | None, evidence: ReleaseEvidence | None,
@@ -206,8 +211,9 @@ def with_upgrade(match: Match | None, evidence: ReleaseEvidence | None,
 def release_match(event: ErrorEvent, evidence: ReleaseEvidence) -> Match:
     """The release evidence as the report's fix, when no signature, message remedy or fallback
     knows the failure: `release:<module>.<function>` of the site that stopped raising it."""
-    title = f"vLLM {evidence.release} no longer raises this error: upgrade vLLM"
-    detail = f"{evidence.site} raises it up to vLLM {evidence.last_release}, not in " \
+    name = evidence.product
+    title = f"{name} {evidence.release} no longer raises this error: upgrade {name}"
+    detail = f"{evidence.site} raises it up to {name} {evidence.last_release}, not in " \
              f"{evidence.release}"
     return Match(f"release:{evidence.site}", title, RELEASE_SCORE,
                  upgrade_section(evidence) + "\n", (), (Evidence("origin", RELEASE_SCORE, detail),),

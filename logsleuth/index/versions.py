@@ -18,6 +18,9 @@ def version_key(version: str) -> tuple[tuple[int, str], ...]:
             key.append((0, "post"))
         else:  # rc / a / b / dev: before the final release of the same number
             key.append((-1, word))
+    # the end: after a pre-release's marker, before a post release's and a longer number's (a
+    # final without it would sort before its own `rc1`, a prefix being the smaller tuple)
+    key.append((0, ""))
     return tuple(key)
 
 

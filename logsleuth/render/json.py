@@ -48,7 +48,8 @@ def origin_to_dict(origin: Origin) -> dict[str, Any]:
     sites = [{"module": s.module, "function": s.function, "exception": s.exception,
               "kind": s.kind, "releases": list(s.releases), "span": s.span}
              for s in origin.sites]
-    return {"template": origin.template, **sites[0], "change": origin.change, "sites": sites}
+    return {"template": origin.template, **sites[0], "change": origin.change, "sites": sites,
+            "package": origin.package}
 
 
 def advice_to_dict(advice: MessageAdvice) -> dict[str, Any]:
@@ -106,7 +107,7 @@ def upgrade_to_dict(evidence: ReleaseEvidence) -> dict[str, Any]:
     return {"release": evidence.release, "last_release": evidence.last_release,
             "log_version": evidence.log_version, "site": evidence.site,
             "line": evidence.event_line, "evidence": evidence.evidence,
-            "command": evidence.command}
+            "command": evidence.command, "package": evidence.package}
 
 
 def _phase(phase: PhaseEvidence) -> dict[str, Any]:

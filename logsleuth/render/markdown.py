@@ -98,7 +98,7 @@ def _root_cause(report: Report, lines: dict[int, str] | None) -> list[str]:
                 *_fenced(_wrapped(event.text)), "", "</details>"]
     origin = report.origins.get(event.id)
     if origin is not None:
-        out += ["", f"vLLM source: {_inline(origin_sentence(origin))}."]
+        out += ["", f"{origin.product} source: {_inline(origin_sentence(origin))}."]
     return out
 
 

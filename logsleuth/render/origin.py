@@ -13,7 +13,7 @@ def origin_sentence(origin: Origin) -> str:
     site = origin.site
     verb = _VERBS.get(site.kind, site.kind)
     what = f"{verb} as {site.exception}" if site.kind == "raise" else f"{verb} at {site.exception}"
-    sentence = f"{what} by {site.module} {site.function} in vLLM {site.span}"
+    sentence = f"{what} by {site.module} {site.function} in {origin.product} {site.span}"
     if len(origin.sites) > 1:
         sentence += f" (and {len(origin.sites) - 1} other place{'s' * (len(origin.sites) > 2)})"
     if origin.change:

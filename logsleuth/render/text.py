@@ -177,8 +177,8 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
                                                    whole=verbose), (0, 2), expand=False))
         source = report.origins.get(report.root_cause.id)
         if source is not None:
-            console.print(Padding(Text(f"vLLM source: {origin_sentence(source)}", style="dim"),
-                                  (0, 2), expand=False))
+            where = f"{source.product} source: {origin_sentence(source)}"
+            console.print(Padding(Text(where, style="dim"), (0, 2), expand=False))
     elif report.verdict is Verdict.ROOT_CAUSE_MISSING:
         console.print(Text("\nThe log shows a failure but not its cause.", style="bold"))
         if report.failed_processes:

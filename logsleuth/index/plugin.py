@@ -1,0 +1,182 @@
+"""What a vLLM plugin's own source says about a message: its site, its releases, when it went.
+
+Plugins run inside vLLM's processes and print their own errors there (vllm-ascend, LMCache,
+NIXL's Python layer, vllm-hpu-extension). `tools/plugin_index/` mines each one's releases with
+the vLLM index's own walker and ships `plugin_<import package>.json.gz` beside vLLM's index:
+the same texts and sites, numbered by the plugin's own releases. An error that vLLM's index does
+not know, or whose traceback runs through a plugin site that prints it, gets its origin here;
+the log's plugin version (fact `<import package>_version`, signatures/facts.yaml) dates it.
+Nothing is read at import: the data files are read on first use, only when a message asks.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import marshal
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from logsleuth.index.data import MessageKind, MessageTemplate, Templates, VllmIndex
+from logsleuth.index.lookup import TemplateMatcher, TextMatch
+from logsleuth.index.origin import MAX_SITES, change_since, plugin_frames, span
+from logsleuth.knowledge import default_causality
+from logsleuth.model import ErrorEvent, Origin, OriginSite
+
+SCHEMA = "logsleuth.plugin-index/1"
+PREFIX = "plugin_"
+SUFFIX = ".json.gz"
+
+
+@dataclass(frozen=True, slots=True)
+class PluginIndex:
+    """The messages of one plugin's indexed releases."""
+
+    package: str  # its pip name: vllm-ascend
+    module: str  # its import package: vllm_ascend (how frames and facts name it)
+    index: VllmIndex  # its texts and sites by its own releases; no arguments or variables
+
+    @property
+    def version_fact(self) -> str:
+        """The fact holding the log's release of this plugin (signatures/facts.yaml)."""
+        return f"{self.module}_version"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PluginIndex:
+        if data.get("schema") != SCHEMA:
+            raise ValueError(f"not a {SCHEMA} file: {data.get('schema')!r}")
+        texts = tuple(text for text, _ in data["texts"])
+        keys = tuple(key for _, key in data["texts"])
+        expanded: dict[str, tuple[int, ...]] = {}  # most sites share a few release runs
+
+        def releases(runs: list[list[int]]) -> tuple[int, ...]:
+            key = repr(runs)
+            found = expanded.get(key)
+            if found is None:
+                found = expanded[key] = tuple(i for start, end in runs
+                                              for i in range(start, end + 1))
+            return found
+
+        records = tuple((texts[text], kind, klass, module, function, releases(runs))
+                        for text, kind, klass, module, function, runs in data["sites"])
+        index = VllmIndex(data["stamp"], tuple(data["releases"]), texts, keys,
+                          Templates(records), (), ())
+        return cls(data["package"], data["module"], index)
+
+
+@cache
+def plugin_files() -> tuple[str, ...]:
+    """The plugin data files shipped in the package, sorted."""
+    root = resources.files("logsleuth.index")
+    return tuple(sorted(entry.name for entry in root.iterdir()
+                        if entry.name.startswith(PREFIX) and entry.name.endswith(SUFFIX)))
+
+
+@cache
+def default_plugins() -> tuple[tuple[PluginIndex, TemplateMatcher], ...]:
+    """Every shipped plugin index with its matcher, read on first use (from a marshal copy of
+    its records in logsleuth's cache directory when one was written for the same data file and
+    code: a third of the JSON's reading time, paid by every run whose error vLLM does not print)."""
+    root = resources.files("logsleuth.index")
+    out = []
+    for name in plugin_files():
+        plugin = _load(root.joinpath(name).read_bytes())
+        out.append((plugin, TemplateMatcher(plugin.index)))
+    return tuple(out)
+
+
+_FORMAT = 1  # bump when the cached records' fields change
+
+
+def _load(raw: bytes) -> PluginIndex:
+    from logsleuth.signatures.loadcache import cache_dir
+
+    where = cache_dir()
+    target = None
+    if where is not None:
+        digest = hashlib.sha256(f"plugin:{_FORMAT}:{marshal.version}:".encode())
+        digest.update(raw)
+        code = Path(__file__).stat()
+        digest.update(f"{code.st_size}:{code.st_mtime_ns}".encode())
+        target = where / f"plugin-index-{digest.hexdigest()[:32]}.marshal"
+        try:
+            package, module, records = marshal.loads(target.read_bytes())
+            return PluginIndex(package, module, VllmIndex.from_records(records))
+        except (OSError, EOFError, ValueError, TypeError):
+            pass  # absent, or not what this code wrote: read the JSON
+    plugin = PluginIndex.from_dict(json.loads(gzip.decompress(raw)))
+    if target is not None:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("wb", dir=target.parent, delete=False) as out:
+                out.write(marshal.dumps((plugin.package, plugin.module, plugin.index.records())))
+            os.replace(out.name, target)
+        except OSError:
+            pass  # a cache that cannot be written is no cache
+    return plugin
+
+
+def _in_frames(site: MessageTemplate, frames: frozenset[tuple[str, str]]) -> bool:
+    return (site.module, site.function.rsplit(".", 1)[-1]) in frames
+
+
+def plugin_origin(event: ErrorEvent, facts: Mapping[str, object] | None = None,
+                  plugins: tuple[tuple[PluginIndex, TemplateMatcher], ...] | None = None) \
+        -> tuple[Origin, bool] | None:
+    """The plugin site printing this error's message, and whether the traceback runs through
+    it; `facts` give the log's plugin versions (`vllm_ascend_version`). Among plugins whose
+    templates fit, the one whose site the traceback passes through wins, then the closer fit."""
+    if not event.message:
+        return None
+    frames = plugin_frames(event)
+    best: tuple[tuple[bool, int, int], PluginIndex, TextMatch] | None = None
+    for plugin, matcher in plugins if plugins is not None else default_plugins():
+        found = matcher.find(event.message)
+        if found is None:
+            continue
+        through = any(_in_frames(s, frames) for s in found.sites)
+        rank = (through, int(found.fit), found.literal_chars)
+        if best is None or rank > best[0]:
+            best = (rank, plugin, found)
+    if best is None:
+        return None
+    (through, _, _), plugin, found = best
+    if default_causality().pythons_own(event.message) and not through:
+        return None  # Python's own words a plugin copies are not the plugin's, without its frames
+    index = plugin.index
+    short = event.exception.rsplit(".", 1)[-1]
+    ranked = sorted(found.sites, key=lambda s: (not _in_frames(s, frames), s.cls != short,
+                                                -max(s.releases), s.module, s.function))
+    sites = tuple(OriginSite(s.module, s.function, s.cls, s.kind.value,
+                             index.release_names(s.releases), span(index, s.releases))
+                  for s in ranked[:MAX_SITES])
+    version = (facts or {}).get(plugin.version_fact)
+    change = change_since(found, ranked[0], index, version if isinstance(version, str) else None,
+                          plugin.package)
+    return Origin(found.text, sites, change, plugin.package), through
+
+
+def plugin_named(package: str) -> PluginIndex | None:
+    """The shipped plugin index of a pip name."""
+    return next((p for p, _ in default_plugins() if p.package == package), None)
+
+
+def plugin_modules(event: ErrorEvent) -> Iterator[str]:
+    """The import packages of the event's frames that a shipped plugin index covers (without
+    reading any index: by the data files' names)."""
+    names = {name[len(PREFIX):-len(SUFFIX)] for name in plugin_files()}
+    for module, _ in plugin_frames(event):
+        top = module.split(".", 1)[0]
+        if top in names:
+            yield top
+
+
+__all__ = ["PluginIndex", "default_plugins", "plugin_origin", "plugin_named", "plugin_frames",
+           "MessageKind"]
