@@ -400,9 +400,10 @@ def _bare(event: ErrorEvent) -> bool:
 def _reported_interrupts(errors: list[ErrorEvent], know: Causality) -> set[int]:
     """The interrupts that stopped no program (causality.yaml `interrupts`): each raised in a
     process a deployment starts itself (`children`: an engine core, a worker), where no process
-    of another kind was interrupted, and which a later error of another process reports as that
-    process's failure (a symptom pointing at its role: `Engine core initialization failed. See
-    root cause above`). Ctrl-C reaches every process of the terminal's job, and the program's own
+    of another kind was interrupted, and which a later error of a process that was not
+    interrupted reports as a failure of its role (a symptom pointing at it: the API server's
+    `Engine core initialization failed. See root cause above`, an engine core's `Worker proc ...
+    died unexpectedly`). Ctrl-C reaches every process of the terminal's job, and the program's own
     process then stops too (its KeyboardInterrupt, uvicorn's shutdown); an interrupt that only a
     child got, whose parent went on to report it failed, is the failure the parent reports: the
     run did not end as asked (tests/fixtures/tuning: dd-v0230-py313-awq-engine-core-
@@ -411,15 +412,17 @@ def _reported_interrupts(errors: list[ErrorEvent], know: Causality) -> set[int]:
     interrupts = [e for e in errors if know.interrupts_process(e.exception)]
     if not interrupts or not all(know.is_child(e.process.name) for e in interrupts):
         return set()
+    stopped = {e.process for e in interrupts}
     reported: set[int] = set()
     for interrupt in interrupts:
         role = know.role_of(interrupt.process.name)
         for later in errors:
-            if later.first_line <= interrupt.last_line or later.process == interrupt.process \
-                    or know.is_child(later.process.name):
+            if later.first_line <= interrupt.last_line or later.process in stopped:
                 continue
             symptom = know.symptom_of(later.text)
-            if symptom is not None and symptom.points_to in (None, role):
+            # (an engine core's report of its worker, the API server's of its engine core)
+            if symptom is not None and (symptom.points_to is None
+                                        or role in _COMPATIBLE[symptom.points_to]):
                 reported.add(interrupt.id)
                 break
     return reported
@@ -854,8 +857,10 @@ def _may_be_request_error(node: _Node) -> bool:
     """An error the HTTP server may have hit while handling one request: an API server's, one
     its frames or call site place in a request handler, or an unnamed process's error record
     (no traceback: a V0 server prints its request errors unprefixed). Not a sticky CUDA error,
-    which no request survives."""
-    if node.corrupting:
+    which no request survives, nor a record native code wrote unprefixed for a named process
+    (`_speakers`: a KV-transfer engine's glog lines among its worker's records), which is that
+    process's, not a request handler's."""
+    if node.corrupting or node.speaks_for is not None:
         return False
     return node.process_role is Role.API_SERVER or node.request or (
         node.process_role is Role.MAIN and node.event.kind is EventKind.ERROR_RECORD)

@@ -258,3 +258,37 @@ def test_a_child_interrupt_nobody_reports_is_a_stop(steps: list[str],
     lines = [*(f"(EngineCore pid=3408798) {line}" for line in steps),
              *_child_interrupt("EngineCore", frames, False)]
     assert _explain(lines).verdict is Verdict.NO_FAILURE
+
+
+@SOME
+@given(st.integers(0, 7), st.lists(st.sampled_from(_FRAMES), min_size=1, max_size=4),
+       st.booleans())
+def test_a_workers_interrupt_its_engine_core_reports_is_the_failure(
+        rank: int, frames: list[tuple[str, str]], api_report: bool) -> None:
+    worker = f"VllmWorker rank={rank}"
+    lines = [*_child_interrupt(worker, frames, False),
+             "(EngineCore pid=3408700) ERROR 06-22 01:26:22 [multiproc_executor.py:140] Worker "
+             f"proc VllmWorker-{rank} died unexpectedly, shutting down executor.",
+             *(_REPORT if api_report else [])]
+    report = _explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None
+    assert report.root_cause.exception == "KeyboardInterrupt"
+    assert report.root_cause.process.name == worker
+
+
+@SOME
+@given(st.integers(2, 4), st.integers(2, 8), st.booleans())
+def test_every_request_failing_alike_keeps_the_first_bursts_root(bursts: int, workers: int,
+                                                                 native: bool) -> None:
+    # each request's transfer fails, and each is answered (with what the decode made of no KV
+    # cache): native records a worker's transfer engine wrote unprefixed are that worker's, not
+    # an HTTP handler's error a later answer saves as a recurrence (causal.py
+    # `_may_be_request_error`)
+    lines: list[str] = []
+    for k in range(bursts):
+        lines += [*_burst(workers, native, f"cmpl-{k}"), _ANSWER.replace("57438", f"{57438 + k}"),
+                  _STATS.format(p="0.6", g="2.4")]
+    report = _explain([*lines, _STATS.format(p="0.0", g="0.0")])
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.line == 1
