@@ -1430,11 +1430,15 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work,
     following: dict[int, _Node] = {}
     # (a request's error in the HTTP server neither follows from an engine's failure nor causes
     # one: the server answers it and goes on)
+    # (a carried cause is the process its carrier names, printed by the caller: that process's
+    # own earlier reports of its failure are not what it follows from)
+    raised_in = {carried.event.id: pid for carried, pid in carriers.values() if pid is not None}
     for node in reversed([c for c in causes if not c.handled and not c.request]):
         depth = _DEPTH[node.process_role]
         for parent_depth in range(depth + 1, max(_DEPTH.values()) + 1):
             parent = following.get(parent_depth)
             if parent is not None and parent.event.process != node.event.process \
+                    and raised_in.get(parent.event.id, -1) != node.event.process.pid \
                     and not work.healthy_between(node, parent.event.first_line):
                 link(node.event, parent.event, LinkReason.PROCESS_ORDER)
                 break

@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,7 +33,8 @@ from logsleuth.pipeline import explain_text
 SOME = settings(max_examples=20, deadline=None)
 STICKY = ["an illegal memory access was encountered", "device-side assert triggered",
           "unspecified launch failure", "misaligned address"]
-ACTORS = ["WorkerDict", "RayWorkerWrapper", "FSDPPolicyWorkerBase", "vLLMRolloutWorker"]
+ACTORS = ["WorkerDict", "RayWorkerWrapper", "RayWorkerVllm", "FSDPPolicyWorkerBase",
+          "vLLMRolloutWorker"]
 METHODS = ["actor_rollout_generate_sequences", "execute_method", "generate", "execute_model"]
 
 
@@ -87,10 +89,12 @@ def _driver(actor: str, method: str, pid: int, error: str, nested: bool,
     return out
 
 
+# every actor class: vLLM's own Ray workers are workers (a parent's later error follows from
+# theirs by process order), an RL framework's actors are processes of no vLLM role
+@pytest.mark.parametrize("actor", ACTORS)
 @SOME
-@given(st.sampled_from(ACTORS), st.sampled_from(METHODS), st.integers(1000, 99999),
-       st.integers(0, 7), st.sampled_from(STICKY), st.booleans(), st.booleans(),
-       st.integers(0, 40))
+@given(st.sampled_from(METHODS), st.integers(1000, 99999), st.integers(0, 7),
+       st.sampled_from(STICKY), st.booleans(), st.booleans(), st.integers(0, 40))
 def test_a_carried_cause_of_the_named_process_is_its_failure(
         actor: str, method: str, pid: int, rank: int, error: str, abort: bool, nested: bool,
         chatter: int) -> None:
@@ -292,3 +296,26 @@ def test_every_request_failing_alike_keeps_the_first_bursts_root(bursts: int, wo
     report = _explain([*lines, _STATS.format(p="0.0", g="0.0")])
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None and report.root_cause.line == 1
+
+
+@pytest.mark.parametrize("actor", ACTORS)
+@SOME
+@given(st.integers(1000, 99999), st.sampled_from(STICKY), st.booleans(), st.booleans())
+def test_the_named_processs_own_traceback_is_the_earliest_copy(actor: str, pid: int, error: str,
+                                                               first: bool, nested: bool) -> None:
+    # the actor printed its own traceback too (before or after its watchdog's record): that copy
+    # of the carried exception, the earliest, is the root
+    p = f"({actor} pid={pid}) "
+    own = [f"{p}Traceback (most recent call last):",
+           f'{p}  File "/usr/lib/python3.10/site-packages/vllm/worker/model_runner.py", line 1708, '
+           "in execute_model",
+           f"{p}    output = self.model.sample(",
+           f"{p}RuntimeError: CUDA error: {error}"]
+    watchdog = _watchdog(actor, pid, 0, error, True)
+    lines = [*(own + watchdog if first else watchdog + own),
+             *_driver(actor, "generate", pid, error, nested)]
+    report = _explain(lines)
+    assert report.root_cause is not None
+    assert report.root_cause.exception == "RuntimeError"
+    assert report.root_cause.line == _line_of(lines, f"{p}RuntimeError")
+    assert report.root_cause.process.pid == pid
