@@ -1675,7 +1675,18 @@ def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
     before = sorted(n.event.line for n in causes if n.event.line < event.line
                     and n.event.kind is not EventKind.ERROR_RECORD)
     earlier = "the earliest" if len(causes) > 1 else "the only"
-    if before:  # set aside by a report that quotes or names another (_pick_root)
+    # the innermost carrier that prints it in full under its own line (causality.yaml
+    # `carriers`; linked only where every error before it is the process it names: `_link`)
+    carrier = max((nodes[b].event for _, b, d in graph.out_edges(event.id, data=True)
+                   if d["reason"] is LinkReason.EMBEDDED
+                   and nodes[b].role is EventRole.SYMPTOM), key=lambda e: e.line, default=None)
+    if before and carrier is not None:
+        reasons.append(f"It is the error the report at line {carrier.line} carries in full, of "
+                       f"the process that report names: {event.process.name} printed it at "
+                       f"line {event.line}; the earlier error(s) at line(s) "
+                       f"{', '.join(map(str, before[:3]))} are that process's own reports of "
+                       "the failure.")
+    elif before:  # set aside by a report that quotes or names another (_pick_root)
         reasons.append(f"It is the error the failure's reports quote or name: "
                        f"{event.process.name} printed it at line {event.line}; the earlier "
                        f"error(s) at line(s) {', '.join(map(str, before[:3]))} are not what "

@@ -319,3 +319,13 @@ def test_the_named_processs_own_traceback_is_the_earliest_copy(actor: str, pid: 
     assert report.root_cause.exception == "RuntimeError"
     assert report.root_cause.line == _line_of(lines, f"{p}RuntimeError")
     assert report.root_cause.process.pid == pid
+
+
+def test_the_reasons_say_the_carrier_names_the_process() -> None:
+    error = STICKY[0]
+    lines = [*_watchdog("WorkerDict", 18980, 0, error, True),
+             *_driver("WorkerDict", "generate", 18980, error, True)]
+    reasons = _explain(lines).reasons
+    carrier = _line_of(lines, "ray.exceptions.RayTaskError(RuntimeError): ray::WorkerDict")
+    assert reasons[0].startswith(f"It is the error the report at line {carrier} carries in full")
+    assert "that process's own reports of the failure" in reasons[0]
