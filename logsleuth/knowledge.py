@@ -339,8 +339,9 @@ class Causality:
         for pattern in self.carriers:
             found = _search(pattern, text)
             if found:
-                pid = found.groupdict().get("pid")
-                return str(found.group("carried") or ""), int(pid) if pid else None
+                groups = found.groupdict()
+                pid = groups.get("pid")
+                return str(groups.get("carried") or ""), int(pid) if pid else None
         return None
 
     def milestone_of(self, text: str) -> MilestoneKind | None:
