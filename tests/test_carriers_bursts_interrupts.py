@@ -329,3 +329,24 @@ def test_the_reasons_say_the_carrier_names_the_process() -> None:
     carrier = _line_of(lines, "ray.exceptions.RayTaskError(RuntimeError): ray::WorkerDict")
     assert reasons[0].startswith(f"It is the error the report at line {carrier} carries in full")
     assert "that process's own reports of the failure" in reasons[0]
+
+
+@pytest.mark.parametrize("child", ["EngineCore", "EngineCore_DP0", "EngineCore_0"])
+@pytest.mark.parametrize("reporter", ["(APIServer pid=3407862) ", ""])
+def test_any_engine_core_reported_by_a_server_or_an_offline_script(child: str,
+                                                                   reporter: str) -> None:
+    # an offline `LLM` prints its engine core's failure unprefixed, from the script's process
+    lines = [*(f"({child} pid=3408798) {line}" for line in _COMPILE),
+             *_child_interrupt(child, _FRAMES[:3], True),
+             *(line.replace("(APIServer pid=3407862) ", reporter) for line in _REPORT)]
+    report = _explain(lines)
+    assert report.root_cause is not None
+    assert (report.root_cause.exception, report.root_cause.process.name) == \
+        ("KeyboardInterrupt", child)
+
+
+def test_a_single_process_interrupted_while_compiling_was_stopped() -> None:
+    lines = [_COMPILE[0], "Traceback (most recent call last):",
+             '  File "/venv/lib/python3.10/site-packages/vllm/compilation/backends.py", line 3, '
+             "in compile", "    compile()", "KeyboardInterrupt"]
+    assert _explain(lines).verdict is Verdict.NO_FAILURE
