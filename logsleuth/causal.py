@@ -1560,7 +1560,26 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
         return know.logged_natively(event.site, event.exception) and any(
             0 <= start - event.last_line <= _CRASH_WINDOW for start in crashes.get(event.process, ()))
 
-    def rank(node: _Node) -> tuple[int, int, int, int, int, int, int, int]:
+    # A sticky device error (causality.yaml `corrupting`) that a process's Python code raised
+    # with its traceback, and that native code of the same process reported on its own (torch's
+    # NCCL watchdog polls the stream, finds the error and logs it, then aborts; an unprefixed
+    # native line may be any process's): those reports are echoes of the raised exception, which
+    # says where it surfaced, and they come after it whichever was printed first.
+    raised = [n for n in causes if n.corrupting and n.event.kind is EventKind.EXCEPTION
+              and n.event.frames]
+
+    def echoes(node: _Node) -> bool:
+        event = node.event
+        if not raised or event.frames or not (
+                event.kind is EventKind.ERROR_RECORD and know.logged_natively(
+                    event.site, event.exception) or event.kind is EventKind.FATAL):
+            return False
+        return any(abs(other.event.line - event.line) <= _COPY_WINDOW
+                   and (event.process.pid is None
+                        or event.process in (other.event.process, node.speaks_for))
+                   and _first_line(other.event.message) in event.text for other in raised)
+
+    def rank(node: _Node) -> tuple[int, int, int, int, int, int, int, int, int]:
         # a script run to describe the environment failed on its own (causality.yaml
         # `diagnostics`): the failure it was run to report comes first, wherever it is printed
         diagnostic = know.diagnostic(node.event.frames)
@@ -1574,7 +1593,8 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
         # reported as above ...')`); issue 10's rule for records without an exception
         bare = weak and node.event.exception in _LEVEL_LABELS
         return (int(diagnostic), int(weak), int(bare), int(off_target), int(unquoted),
-                int(node.event.id in set_aside), node.event.line, node.event.id)
+                int(node.event.id in set_aside), int(echoes(node)), node.event.line,
+                node.event.id)
 
     return min(causes, key=rank)
 

@@ -8,6 +8,11 @@
   first (tests/fixtures/tuning: gg-verl-ci-ray-ppo-megatron-v0-rollout-sampler-illegal-memory-
   access-watchdog-abort-134-lines). Where another process failed first, the carried exception may
   follow from that failure (a task that found its peer dead) and the earlier error stays the root.
+- **Echoes.** A sticky device error that a process's Python code raised with its traceback, and
+  that native code of the same process (an unprefixed line may be any process's) reported on its
+  own (torch's NCCL watchdog, then its abort), is the raised exception; the watchdog's report is
+  its echo, printed before or after it. A watchdog's own failure (a collective timed out) is no
+  echo of a later error.
 - **Bursts.** One failure is printed by every worker it reaches, with native records between: the
   answers of requests in flight when it began come after the last of them, so the window in which
   an answer does not show the engine survived runs from the burst's end, however many lines the
@@ -350,3 +355,57 @@ def test_a_single_process_interrupted_while_compiling_was_stopped() -> None:
              '  File "/venv/lib/python3.10/site-packages/vllm/compilation/backends.py", line 3, '
              "in compile", "    compile()", "KeyboardInterrupt"]
     assert _explain(lines).verdict is Verdict.NO_FAILURE
+
+
+def _unprefixed_watchdog(rank: int, error: str, abort: bool) -> list[str]:
+    out = [f"[rank{rank}]:[E611 01:51:09.940883637 ProcessGroupNCCL.cpp:1896] [PG ID 2 PG GUID 3 "
+           f"Rank {rank}] Process group watchdog thread terminated with exception: CUDA error: "
+           f"{error}",
+           "CUDA kernel errors might be asynchronously reported at some other API call, so the "
+           "stacktrace below might be incorrect."]
+    if abort:
+        out += ["terminate called after throwing an instance of 'c10::DistBackendError'",
+                f"  what():  [PG ID 2 PG GUID 3 Rank {rank}] Process group watchdog thread "
+                f"terminated with exception: CUDA error: {error}"]
+    return out
+
+
+def _worker_traceback(rank: int, error: str) -> list[str]:
+    p = f"(VllmWorker rank={rank} pid={226 + rank}) ERROR 06-11 01:51:09 [multiproc_executor.py:527] "
+    return [f"{p}WorkerProc hit an exception.", f"{p}Traceback (most recent call last):",
+            f'{p}  File "/usr/lib/python3.12/site-packages/vllm/v1/worker/gpu_model_runner.py", '
+            "line 1300, in execute_model",
+            f"{p}    valid_sampled_token_ids = sampled_token_ids.tolist()",
+            f"{p}RuntimeError: CUDA error: {error}"]
+
+
+@SOME
+@given(st.integers(0, 7), st.sampled_from(STICKY), st.booleans(), st.booleans(), st.booleans())
+def test_a_watchdogs_report_echoes_the_exception_its_process_raised(
+        rank: int, error: str, abort: bool, watchdog_first: bool, died: bool) -> None:
+    # torch's NCCL watchdog finds the sticky error on its own and logs it (then aborts), before
+    # or after the step's exception with its traceback: an echo, whichever came first
+    watchdog, raised = _unprefixed_watchdog(rank, error, abort), _worker_traceback(rank, error)
+    lines = [*(watchdog + raised if watchdog_first else raised + watchdog),
+             *([f"(EngineCore_0 pid=200) ERROR 06-11 01:51:10 [multiproc_executor.py:140] Worker "
+                f"proc VllmWorker-{rank} died unexpectedly, shutting down executor."] if died
+               else [])]
+    report = _explain(lines)
+    assert report.root_cause is not None
+    assert report.root_cause.exception == "RuntimeError"
+    assert report.root_cause.process.name == f"VllmWorker rank={rank}"
+
+
+@SOME
+@given(st.integers(0, 7), st.sampled_from(STICKY))
+def test_a_watchdog_timeout_with_no_exception_of_its_error_stays_the_root(rank: int,
+                                                                          error: str) -> None:
+    # the watchdog's own failure (a collective that timed out; the process aborted over it),
+    # then another error raised later: no echo, the watchdog's record is the earliest
+    lines = [f"[rank{rank}]:[E611 01:51:09.940883637 ProcessGroupNCCL.cpp:632] [Rank {rank}] "
+             "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE) "
+             "ran for 600000 milliseconds before timing out.",
+             "terminate called after throwing an instance of 'c10::DistBackendError'",
+             *_worker_traceback(rank, error)]
+    report = _explain(lines)
+    assert report.root_cause is not None and report.root_cause.line == 1
