@@ -430,14 +430,17 @@ def _reported_interrupts(errors: list[ErrorEvent], know: Causality) -> set[int]:
 
 def _bursts(nodes: dict[int, _Node], activity: list[Milestone]) -> dict[int, int]:
     """By error id, the last line of the burst it belongs to: errors printed one after the
-    other (each within IN_FLIGHT lines of the one before), no work logged between them. One
+    other (each within IN_FLIGHT lines of the one before), no engine's work logged between them. One
     failure is printed by every process it reaches at once (eight tensor-parallel workers'
     records of one failed KV transfer, native code's records of each between them): the requests
     in flight when it began are answered after the last of them, however long the burst, so the
     window of answers that may be in flight runs from its end, not from each copy's own line
     (tests/fixtures/tuning: k-ascend-v0110rc2-pd-1p1d-dp2-tp8-decode-mooncake-..., where the one
     request's 200 came 32 lines after the first record)."""
-    work = sorted(m.line for m in activity)
+    # (a poll answered, a request refused: the HTTP server's own work, which goes on while the
+    # engine's failure is printed)
+    work = sorted(m.line for m in activity
+                  if m.kind not in (MilestoneKind.ALIVE, MilestoneKind.REJECTED))
     ends: dict[int, int] = {}
     burst: list[int] = []
     last = 0

@@ -409,3 +409,18 @@ def test_a_watchdog_timeout_with_no_exception_of_its_error_stays_the_root(rank: 
              *_worker_traceback(rank, error)]
     report = _explain(lines)
     assert report.root_cause is not None and report.root_cause.line == 1
+
+
+@SOME
+@given(st.integers(4, 16), st.integers(1, 3))
+def test_polls_between_the_bursts_records_do_not_end_it(workers: int, every: int) -> None:
+    # a load balancer's health polls, answered while the workers print the failure: the HTTP
+    # server's own work, not the engine's, so the burst goes on past them
+    poll = f'{_SERVER} INFO:     10.0.0.7:41000 - "GET /health HTTP/1.1" 200 OK'
+    lines: list[str] = []
+    for index, line in enumerate(_burst(workers, True, "cmpl-5")):
+        lines += [line, *([poll] if index % (4 * every) == 3 else [])]
+    report = _explain([*lines, _ANSWER, _STATS.format(p="0.6", g="2.4"),
+                       _STATS.format(p="0.0", g="0.0")])
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.line == 1
