@@ -408,7 +408,8 @@ def _reported_interrupts(errors: list[ErrorEvent], know: Causality) -> set[int]:
     child got, whose parent went on to report it failed, is the failure the parent reports: the
     run did not end as asked (tests/fixtures/tuning: dd-v0230-py313-awq-engine-core-
     keyboardinterrupt-during-torch-compile, the engine core interrupted inside torch.compile).
-    `errors` sorted by line."""
+    Not in a run whose lines show a shutdown asked for (uvicorn's, a signal received), before
+    or after the interrupt: that stop is what reached the child. `errors` sorted by line."""
     interrupts = [e for e in errors if know.interrupts_process(e.exception)]
     if not interrupts or not all(know.is_child(e.process.name) for e in interrupts):
         return set()
@@ -593,7 +594,8 @@ class CausalGraph:
         warned = [e for e in errors if e.latent and not e.unraisable]
         errors, crashed = _unraisable_causes(errors, events, know)
         errors, explained = _latent_causes(errors, know)
-        reported = _reported_interrupts(errors, know)
+        # (an operator's stop anywhere in the run, before or after it, is what the interrupt was)
+        reported = _reported_interrupts(errors, know) if shutdown_from is None else set()
         interrupted = [e.first_line for e in errors if know.interrupts_process(e.exception)
                        and e.id not in reported]
         # the job's end its scheduler or owner decided (a time limit, a preemption, scancel),

@@ -424,3 +424,19 @@ def test_polls_between_the_bursts_records_do_not_end_it(workers: int, every: int
                        _STATS.format(p="0.0", g="0.0")])
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None and report.root_cause.line == 1
+
+
+@pytest.mark.parametrize("stop", [
+    "(APIServer pid=3407862) INFO:     Waiting for application shutdown.",
+    "(APIServer pid=3407862) INFO 06-22 01:26:23 [core.py:1178] [shutdown] APIServer: trigger "
+    "received signal=SIGINT",
+    "(APIServer pid=3407862) INFO 06-22 01:26:23 [launcher.py:80] Shutting down FastAPI HTTP "
+    "server. shutdown triggered",
+])
+@pytest.mark.parametrize("before", [True, False])
+def test_a_child_interrupt_in_a_run_with_a_shutdown_asked_for_is_that_stop(stop: str,
+                                                                         before: bool) -> None:
+    lines = [*(f"(EngineCore pid=3408798) {line}" for line in _COMPILE),
+             *([stop] if before else []), *_child_interrupt("EngineCore", _FRAMES[:2], False),
+             *_REPORT, *([] if before else [stop])]
+    assert _explain(lines).verdict is Verdict.NO_FAILURE
