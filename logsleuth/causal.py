@@ -431,8 +431,8 @@ def _reported_interrupts(errors: list[ErrorEvent], know: Causality) -> set[int]:
 
 def _bursts(nodes: dict[int, _Node], activity: list[Milestone]) -> dict[int, int]:
     """By error id, the last line of the burst it belongs to: errors printed one after the
-    other (each within IN_FLIGHT lines of the one before), no engine's work logged between them. One
-    failure is printed by every process it reaches at once (eight tensor-parallel workers'
+    other (each within IN_FLIGHT lines of the one before), no engine's work logged between
+    them. One failure is printed by every process it reaches at once (eight tensor-parallel workers'
     records of one failed KV transfer, native code's records of each between them): the requests
     in flight when it began are answered after the last of them, however long the burst, so the
     window of answers that may be in flight runs from its end, not from each copy's own line
@@ -1570,8 +1570,9 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
     # NCCL watchdog polls the stream, finds the error and logs it, then aborts; an unprefixed
     # native line may be any process's): those reports are echoes of the raised exception, which
     # says where it surfaced, and they come after it whichever was printed first.
-    raised = [n for n in causes if n.corrupting and n.event.kind is EventKind.EXCEPTION
-              and n.event.frames]
+    raised = sorted((n for n in causes if n.corrupting and n.event.kind is EventKind.EXCEPTION
+                     and n.event.frames), key=lambda n: n.event.line)
+    raised_lines = [n.event.line for n in raised]
 
     def echoes(node: _Node) -> bool:
         event = node.event
@@ -1579,10 +1580,11 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
                 event.kind is EventKind.ERROR_RECORD and know.logged_natively(
                     event.site, event.exception) or event.kind is EventKind.FATAL):
             return False
-        return any(abs(other.event.line - event.line) <= _COPY_WINDOW
-                   and (event.process.pid is None
-                        or event.process in (other.event.process, node.speaks_for))
-                   and _first_line(other.event.message) in event.text for other in raised)
+        near = raised[bisect_left(raised_lines, event.line - _COPY_WINDOW):
+                      bisect_right(raised_lines, event.line + _COPY_WINDOW)]
+        return any((event.process.pid is None
+                    or event.process in (other.event.process, node.speaks_for))
+                   and _first_line(other.event.message) in event.text for other in near)
 
     def rank(node: _Node) -> tuple[int, int, int, int, int, int, int, int, int]:
         # a script run to describe the environment failed on its own (causality.yaml

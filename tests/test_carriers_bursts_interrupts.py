@@ -151,11 +151,12 @@ def _burst(workers: int, native: bool, request: str) -> list[str]:
     lines: list[str] = []
     for rank in range(workers):
         if native:
-            lines += [f"E1210 03:24:54.{778028 + rank:06d} {2548307 + rank} ascend_direct_transport."
-                      f"cpp:820] Failed to connect to target: 172.16.100.99:{25389 + rank}, "
-                      "status: 103900",
-                      f"E1210 03:24:54.{778062 + rank:06d} {2548307 + rank} ascend_direct_transport."
-                      f"cpp:581] Failed to connect to segment: 172.16.100.99:{16381 + rank}"]
+            lines += [f"E1210 03:24:54.{778028 + rank:06d} {2548307 + rank} "
+                      "ascend_direct_transport.cpp:820] Failed to connect to target: "
+                      f"172.16.100.99:{25389 + rank}, status: 103900",
+                      f"E1210 03:24:54.{778062 + rank:06d} {2548307 + rank} "
+                      "ascend_direct_transport.cpp:581] Failed to connect to segment: "
+                      f"172.16.100.99:{16381 + rank}"]
         p = f"(Worker_DP0_TP{rank} pid={2543213 + rank})"
         lines += [f"{p} ERROR 12-10 03:24:54 [mooncake_connector.py:410] Mooncake transfer failed "
                   f"for request {request}",
@@ -186,14 +187,16 @@ def test_the_answer_right_after_a_burst_is_in_flight(workers: int, native: bool,
 def test_answers_past_the_window_after_the_burst_save_it(workers: int, native: bool,
                                                          quiet: int) -> None:
     lines = [*_burst(workers, native, "cmpl-1"),
-             *(f"{_SERVER} DEBUG 12-10 03:25:0{i % 10} [client.py:1] waiting" for i in range(quiet)),
+             *(f"{_SERVER} DEBUG 12-10 03:25:0{i % 10} [client.py:1] waiting"
+               for i in range(quiet)),
              _ANSWER.replace("57438", "57500"), _STATS.format(p="12.0", g="40.1")]
     assert _explain(lines).verdict is Verdict.NO_FAILURE
 
 
 _COMPILE = [
     "INFO 06-22 01:26:12 [backends.py:1148] Dynamo bytecode transform time: 7.92 s",
-    "INFO 06-22 01:26:18 [backends.py:378] Cache the graph of compile range (1, 2048) for later use",
+    "INFO 06-22 01:26:18 [backends.py:378] Cache the graph of compile range (1, 2048) for later "
+    "use",
 ]
 _LOAD = ["INFO 06-22 01:26:00 [default_loader.py:397] Loading weights took 2.28 seconds"]
 
@@ -371,7 +374,8 @@ def _unprefixed_watchdog(rank: int, error: str, abort: bool) -> list[str]:
 
 
 def _worker_traceback(rank: int, error: str) -> list[str]:
-    p = f"(VllmWorker rank={rank} pid={226 + rank}) ERROR 06-11 01:51:09 [multiproc_executor.py:527] "
+    p = (f"(VllmWorker rank={rank} pid={226 + rank}) ERROR 06-11 01:51:09 "
+         "[multiproc_executor.py:527] ")
     return [f"{p}WorkerProc hit an exception.", f"{p}Traceback (most recent call last):",
             f'{p}  File "/usr/lib/python3.12/site-packages/vllm/v1/worker/gpu_model_runner.py", '
             "line 1300, in execute_model",
