@@ -119,6 +119,9 @@ class _Work:
     # a run that ended halted after its engine's stats went stuck (`_stopped`): by the process
     # that printed the stats, the line from which its answers show no engine output
     stopped: dict[Process, int] = field(default_factory=dict)
+    # by error id, the last line of the burst of errors it was printed in (`_bursts`): answers
+    # logged within IN_FLIGHT lines after the burst may be requests in flight when it began
+    burst_ends: dict[int, int] = field(default_factory=dict)
 
     @classmethod
     def of(cls, milestones: list[Milestone], api_servers: list[Process],
@@ -273,9 +276,10 @@ class _Work:
         if node.role is EventRole.SYMPTOM and node.pointer is not None:
             return self.healthy_between(node, end)
         after = node.event.last_line
+        flight = self.burst_ends.get(node.event.id, after) + IN_FLIGHT
         steps, answers, others = self.evidence(node)
         return (any(_any_between(lines, after, end) for lines in steps + answers)
-                or any(_any_between(lines, after + IN_FLIGHT, end) for lines in others)
+                or any(_any_between(lines, flight, end) for lines in others)
                 or _any_between(self.went_past(node), after, end))
 
     def went_past(self, node: _Node) -> list[int]:
@@ -299,9 +303,10 @@ class _Work:
         if node.exit:
             return False
         after = node.event.last_line
+        flight = self.burst_ends.get(node.event.id, after) + IN_FLIGHT
         steps, answers, others = self.evidence(node)
         return (any(_any_between(lines, after, end) for lines in steps)
-                or any(_any_between(lines, after + IN_FLIGHT, end) for lines in answers + others))
+                or any(_any_between(lines, flight, end) for lines in answers + others))
 
 
 # The kinds of unnamed output's error that the deployment's later work saves like an engine's
@@ -390,6 +395,66 @@ def _bare(event: ErrorEvent) -> bool:
     """An exception line printed alone: no traceback, no record introducing it, no chain."""
     return event.kind is EventKind.EXCEPTION and not event.frames and event.title is None \
         and event.cause_id is None and event.first_line == event.last_line
+
+
+def _reported_interrupts(errors: list[ErrorEvent], know: Causality) -> set[int]:
+    """The interrupts that stopped no program (causality.yaml `interrupts`): each raised in a
+    process a deployment starts itself (`children`: an engine core, a worker), where no process
+    of another kind was interrupted, and which a later error of a process that was not
+    interrupted reports as a failure of its role (a symptom pointing at it: the API server's
+    `Engine core initialization failed. See root cause above`, an engine core's `Worker proc ...
+    died unexpectedly`). Ctrl-C reaches every process of the terminal's job, and the program's own
+    process then stops too (its KeyboardInterrupt, uvicorn's shutdown); an interrupt that only a
+    child got, whose parent went on to report it failed, is the failure the parent reports: the
+    run did not end as asked (tests/fixtures/tuning: dd-v0230-py313-awq-engine-core-
+    keyboardinterrupt-during-torch-compile, the engine core interrupted inside torch.compile).
+    Not in a run whose lines show a shutdown asked for (uvicorn's, a signal received), before
+    or after the interrupt: that stop is what reached the child. `errors` sorted by line."""
+    interrupts = [e for e in errors if know.interrupts_process(e.exception)]
+    if not interrupts or not all(know.is_child(e.process.name) for e in interrupts):
+        return set()
+    stopped = {e.process for e in interrupts}
+    reported: set[int] = set()
+    for interrupt in interrupts:
+        role = know.role_of(interrupt.process.name)
+        for later in errors:
+            if later.first_line <= interrupt.last_line or later.process in stopped:
+                continue
+            symptom = know.symptom_of(later.text)
+            # (an engine core's report of its worker, the API server's of its engine core)
+            if symptom is not None and (symptom.points_to is None
+                                        or role in _COMPATIBLE[symptom.points_to]):
+                reported.add(interrupt.id)
+                break
+    return reported
+
+
+def _bursts(nodes: dict[int, _Node], activity: list[Milestone]) -> dict[int, int]:
+    """By error id, the last line of the burst it belongs to: errors printed one after the
+    other (each within IN_FLIGHT lines of the one before), no engine's work logged between
+    them. One failure is printed by every process it reaches at once (eight tensor-parallel workers'
+    records of one failed KV transfer, native code's records of each between them): the requests
+    in flight when it began are answered after the last of them, however long the burst, so the
+    window of answers that may be in flight runs from its end, not from each copy's own line
+    (tests/fixtures/tuning: k-ascend-v0110rc2-pd-1p1d-dp2-tp8-decode-mooncake-..., where the one
+    request's 200 came 32 lines after the first record)."""
+    # (a poll answered, a request refused: the HTTP server's own work, which goes on while the
+    # engine's failure is printed)
+    work = sorted(m.line for m in activity
+                  if m.kind not in (MilestoneKind.ALIVE, MilestoneKind.REJECTED))
+    ends: dict[int, int] = {}
+    burst: list[int] = []
+    last = 0
+    for node in sorted(nodes.values(), key=lambda n: (n.event.first_line, n.event.id)):
+        event = node.event
+        if burst and (event.first_line - last > IN_FLIGHT
+                      or _any_between(work, last, event.first_line)):
+            ends.update(dict.fromkeys(burst, last))
+            burst = []
+        burst.append(event.id)
+        last = max(last, event.last_line) if len(burst) > 1 else event.last_line
+    ends.update(dict.fromkeys(burst, last))
+    return ends
 
 
 def _any_between(lines: list[int], after: int, before: int) -> bool:
@@ -529,7 +594,10 @@ class CausalGraph:
         warned = [e for e in errors if e.latent and not e.unraisable]
         errors, crashed = _unraisable_causes(errors, events, know)
         errors, explained = _latent_causes(errors, know)
-        interrupted = [e.first_line for e in errors if know.interrupts_process(e.exception)]
+        # (an operator's stop anywhere in the run, before or after it, is what the interrupt was)
+        reported = _reported_interrupts(errors, know) if shutdown_from is None else set()
+        interrupted = [e.first_line for e in errors if know.interrupts_process(e.exception)
+                       and e.id not in reported]
         # the job's end its scheduler or owner decided (a time limit, a preemption, scancel),
         # after the run was up (ready, or output served), is a stop like an operator's; before
         # that it is what it says (a time limit: start-up ran out of time, a cause)
@@ -584,6 +652,7 @@ class CausalGraph:
         deployments = deployments_of(events, know)
         work = _Work.of(activity, list(servers), know, starts, deployments)
         work.restarted = restarted
+        work.burst_ends = _bursts(nodes, activity)
         if not deployments.several:
             work.stopped = _stopped(activity, stuck, hangs, know)
         graph: nx.DiGraph[int] | None = None
@@ -793,8 +862,10 @@ def _may_be_request_error(node: _Node) -> bool:
     """An error the HTTP server may have hit while handling one request: an API server's, one
     its frames or call site place in a request handler, or an unnamed process's error record
     (no traceback: a V0 server prints its request errors unprefixed). Not a sticky CUDA error,
-    which no request survives."""
-    if node.corrupting:
+    which no request survives, nor a record native code wrote unprefixed for a named process
+    (`_speakers`: a KV-transfer engine's glog lines among its worker's records), which is that
+    process's, not a request handler's."""
+    if node.corrupting or node.speaks_for is not None:
         return False
     return node.process_role is Role.API_SERVER or node.request or (
         node.process_role is Role.MAIN and node.event.kind is EventKind.ERROR_RECORD)
@@ -1289,6 +1360,7 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work,
           know: Causality | None = None) -> None:
     """Add every edge; linear in the number of errors except for a bounded pointer reach. No
     edge from a cause crosses a stretch where its process or engine went on working."""
+    know = know or default_causality()
     ordered = sorted(nodes.values(), key=lambda n: (n.event.line, n.event.id))
     for node in ordered:
         event = node.event
@@ -1317,6 +1389,7 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work,
 
     causes = [n for n in ordered if n.role is EventRole.CAUSE]
     cause_lines = [n.event.line for n in causes]
+    carriers = _carried(ordered, know)
     for node in ordered:
         before = causes[:bisect_left(cause_lines, node.event.line)]
         if node.embedded:
@@ -1338,6 +1411,15 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work,
                       and not work.healthy_between(cause, node.event.first_line)]
             for cause in exact or holders:
                 link(cause.event, node.event, LinkReason.EMBEDDED)
+        carried, remote = carriers.get(node.event.id, (None, None))
+        if carried is not None and all(c.event.process.pid == remote for c in before
+                                       if not work.healthy_between(c, node.event.first_line)
+                                       and c.fingerprint != carried.fingerprint):
+            # the cause a wrapper prints in full under its line, of the process it names, where
+            # the errors before it are that process's own reports (or copies of that cause)
+            for cause in [*(c for c in before if c.fingerprint == carried.fingerprint
+                            and not work.healthy_between(c, node.event.first_line)), carried]:
+                link(cause.event, node.event, LinkReason.EMBEDDED)
         if node.exit_of is not None and node.exit_of in nodes:
             link(nodes[node.exit_of].event, node.event, LinkReason.EXIT_REPORT)
         elif node.role is EventRole.SYMPTOM:
@@ -1353,11 +1435,15 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work,
     following: dict[int, _Node] = {}
     # (a request's error in the HTTP server neither follows from an engine's failure nor causes
     # one: the server answers it and goes on)
+    # (a carried cause is the process its carrier names, printed by the caller: that process's
+    # own earlier reports of its failure are not what it follows from)
+    raised_in = {carried.event.id: pid for carried, pid in carriers.values() if pid is not None}
     for node in reversed([c for c in causes if not c.handled and not c.request]):
         depth = _DEPTH[node.process_role]
         for parent_depth in range(depth + 1, max(_DEPTH.values()) + 1):
             parent = following.get(parent_depth)
             if parent is not None and parent.event.process != node.event.process \
+                    and raised_in.get(parent.event.id, -1) != node.event.process.pid \
                     and not work.healthy_between(node, parent.event.first_line):
                 link(node.event, parent.event, LinkReason.PROCESS_ORDER)
                 break
@@ -1366,7 +1452,6 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work,
     # the records native code logged right before its process died (causality.yaml `native`,
     # `deaths`: torch's NCCL watchdog logs the timeout, then throws and aborts) are what it
     # died over: they are settled with the death, not saved by another process's work
-    know = know or default_causality()
     deaths: dict[Process, list[_Node]] = {}
     for node in ordered:
         if node.dies:
@@ -1380,6 +1465,43 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work,
                       if 0 <= d.event.first_line - event.last_line <= _CRASH_WINDOW), None)
         if death is not None:
             link(event, death.event, LinkReason.ABORTED)
+
+
+_CARRIED_GAP = 2  # lines from a carrier's own line to the first of the traceback it carries
+
+
+def _carried(ordered: list[_Node], know: Causality) -> dict[int, tuple[_Node, int | None]]:
+    """The cause each carrier prints in full right under its own line (causality.yaml
+    `carriers`: Ray's `RayTaskError(X): ray::f() (pid=N, ...)`, then the remote traceback and
+    its `X: ...`), with the pid of the process that raised it (the innermost carrier's), by the
+    carrier's id. The carried exception is of the class the carrier names (any, where it names
+    none), printed by the same output; a carrier under a carrier (a task that called an actor)
+    passes the cause on to the one above it. `ordered`: by line."""
+    found: dict[int, tuple[_Node, int | None]] = {}
+    # carriers whose cause is still to come, innermost last, with the class and pid they name
+    pending: list[tuple[_Node, str, int | None]] = []
+    for node in ordered:
+        event = node.event
+        while pending and (event.process != pending[-1][0].event.process
+                           or event.first_line - pending[-1][0].event.last_line > _CARRIED_GAP):
+            pending.pop()
+        named = know.carried_class(event.text) if event.kind is EventKind.EXCEPTION else None
+        if pending and event.kind is EventKind.EXCEPTION:
+            _, wanted, pid = pending[-1]
+            if named is None and node.role is EventRole.CAUSE \
+                    and (not wanted or _short_class(event.exception) == _short_class(wanted)):
+                for carrier, _, _ in pending:
+                    found[carrier.event.id] = (node, pid)
+                pending = []
+            elif named is None:
+                pending = []
+        if named is not None:
+            pending.append((node, *named))
+    return found
+
+
+def _short_class(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
 
 
 _LEVEL_LABELS = frozenset(level.value for level in Level)  # an error record labelled by its level
@@ -1443,7 +1565,28 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
         return know.logged_natively(event.site, event.exception) and any(
             0 <= start - event.last_line <= _CRASH_WINDOW for start in crashes.get(event.process, ()))
 
-    def rank(node: _Node) -> tuple[int, int, int, int, int, int, int, int]:
+    # A sticky device error (causality.yaml `corrupting`) that a process's Python code raised
+    # with its traceback, and that native code of the same process reported on its own (torch's
+    # NCCL watchdog polls the stream, finds the error and logs it, then aborts; an unprefixed
+    # native line may be any process's): those reports are echoes of the raised exception, which
+    # says where it surfaced, and they come after it whichever was printed first.
+    raised = sorted((n for n in causes if n.corrupting and n.event.kind is EventKind.EXCEPTION
+                     and n.event.frames), key=lambda n: n.event.line)
+    raised_lines = [n.event.line for n in raised]
+
+    def echoes(node: _Node) -> bool:
+        event = node.event
+        if not raised or event.frames or not (
+                event.kind is EventKind.ERROR_RECORD and know.logged_natively(
+                    event.site, event.exception) or event.kind is EventKind.FATAL):
+            return False
+        near = raised[bisect_left(raised_lines, event.line - _COPY_WINDOW):
+                      bisect_right(raised_lines, event.line + _COPY_WINDOW)]
+        return any((event.process.pid is None
+                    or event.process in (other.event.process, node.speaks_for))
+                   and _first_line(other.event.message) in event.text for other in near)
+
+    def rank(node: _Node) -> tuple[int, int, int, int, int, int, int, int, int]:
         # a script run to describe the environment failed on its own (causality.yaml
         # `diagnostics`): the failure it was run to report comes first, wherever it is printed
         diagnostic = know.diagnostic(node.event.frames)
@@ -1457,7 +1600,8 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
         # reported as above ...')`); issue 10's rule for records without an exception
         bare = weak and node.event.exception in _LEVEL_LABELS
         return (int(diagnostic), int(weak), int(bare), int(off_target), int(unquoted),
-                int(node.event.id in set_aside), node.event.line, node.event.id)
+                int(node.event.id in set_aside), int(echoes(node)), node.event.line,
+                node.event.id)
 
     return min(causes, key=rank)
 
@@ -1558,7 +1702,18 @@ def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
     before = sorted(n.event.line for n in causes if n.event.line < event.line
                     and n.event.kind is not EventKind.ERROR_RECORD)
     earlier = "the earliest" if len(causes) > 1 else "the only"
-    if before:  # set aside by a report that quotes or names another (_pick_root)
+    # the innermost carrier that prints it in full under its own line (causality.yaml
+    # `carriers`; linked only where every error before it is the process it names: `_link`)
+    carrier = max((nodes[b].event for _, b, d in graph.out_edges(event.id, data=True)
+                   if d["reason"] is LinkReason.EMBEDDED
+                   and nodes[b].role is EventRole.SYMPTOM), key=lambda e: e.line, default=None)
+    if before and carrier is not None:
+        reasons.append(f"It is the error the report at line {carrier.line} carries in full, of "
+                       f"the process that report names: {event.process.name} printed it at "
+                       f"line {event.line}; the earlier error(s) at line(s) "
+                       f"{', '.join(map(str, before[:3]))} are that process's own reports of "
+                       "the failure.")
+    elif before:  # set aside by a report that quotes or names another (_pick_root)
         reasons.append(f"It is the error the failure's reports quote or name: "
                        f"{event.process.name} printed it at line {event.line}; the earlier "
                        f"error(s) at line(s) {', '.join(map(str, before[:3]))} are not what "

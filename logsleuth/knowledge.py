@@ -167,6 +167,9 @@ class Causality:
     # hang lines a waiting loop prints once each interval, the time waited unsaid: one alone in
     # start-up is a slow step, not a stall (`periodic_waits`, causal.py `_standing_hangs`)
     periodic_waits: tuple[regex.Pattern[str], ...] = ()
+    # exceptions whose text goes on with the remote traceback of the exception they carry,
+    # printed right under their own line, the carried class in the `carried` group (`carriers`)
+    carriers: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -327,6 +330,18 @@ class Causality:
             found = _search(pattern, text)
             if found:
                 return str(found.group("cause"))
+        return None
+
+    def carried_class(self, text: str) -> tuple[str, int | None] | None:
+        """For a carrier's text (`carriers`): the class of the exception it carries, printed
+        right under it ("" when the carrier does not name it), and the pid of the process that
+        raised it (None: not named); None for any other text."""
+        for pattern in self.carriers:
+            found = _search(pattern, text)
+            if found:
+                groups = found.groupdict()
+                pid = groups.get("pid")
+                return str(groups.get("carried") or ""), int(pid) if pid else None
         return None
 
     def milestone_of(self, text: str) -> MilestoneKind | None:
@@ -878,7 +893,8 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "teardown")
                            for p in data.get("teardown", {}).get("cancellations", [])),
                      tuple(compile_(p, "periodic_waits")
-                           for p in data.get("periodic_waits", [])))
+                           for p in data.get("periodic_waits", [])),
+                     tuple(compile_(p, "carriers") for p in data.get("carriers", [])))
 
 
 @cache

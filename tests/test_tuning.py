@@ -27,9 +27,19 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 26's random development split (seventeenth), cold misses (strict until analysed):
     "launchers/gg-verl-ci-ray-ppo-megatron-v0-rollout-sampler-illegal-memory-access-watchdog-abort-134-lines":
-        "session 26's random development split (seventeenth), cold miss: not yet analysed",
-    "runtime/k-ascend-v0110rc2-pd-1p1d-dp2-tp8-decode-mooncake-ascend-direct-connect-103900":
-        "session 26's random development split (seventeenth), cold miss: not yet analysed",
+        "Why not fixed: the confirmed fix reverts a trainer-side change (the RL framework's "
+        "Megatron-Core GPTModel path), and nothing in the excerpt names Megatron, GPTModel or "
+        "the trainer's model code: the rollout's illegal memory access is answered with the "
+        "CUDA fault's own advice (CUDA_LAUNCH_BLOCKING=1, eager mode), which the label's fix "
+        "also gives for localising it; reading a trainer change into any CUDA fault under a "
+        "trainer would be a guess",
+    # (runtime/k-ascend-v0110rc2-pd-1p1d-dp2-tp8-decode-mooncake-ascend-direct-connect-103900
+    # left this list with its root (KNOWN_VERDICT_MISSES): the connect failure is the exact
+    # signature mooncake-ascend-direct-connect-failed's; launchers/n-modal-v02-script-named-vllm-
+    # py-shadows-package when a local module named like a package became
+    # local-module-shadows-package; startup/dd-rocm-mi210-v040-docker-mem-get-info-hip-invalid-
+    # argument when HIP's invalid argument from the free-memory query became
+    # rocm-free-memory-query-unsupported-by-driver: tests/test_s26_fix_classes.py.)
     # Moved in from the held-out set by the end-of-session-25 check (strict until analysed):
     "launchers/ee-ascend-ci-v0202-ray-worker-init-device-invalid-device-id-107001-tail":
         "moved in from the held-out set by the end-of-session-25 check: not yet analysed",
@@ -427,13 +437,18 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
-    # Session 26's random development split (seventeenth), cold misses (strict until analysed):
-    "launchers/gg-verl-ci-ray-ppo-megatron-v0-rollout-sampler-illegal-memory-access-watchdog-abort-134-lines":
-        "session 26's random development split (seventeenth), cold miss: not yet analysed",
-    "runtime/k-ascend-v0110rc2-pd-1p1d-dp2-tp8-decode-mooncake-ascend-direct-connect-103900":
-        "session 26's random development split (seventeenth), cold miss: not yet analysed",
-    "startup/dd-v0230-py313-awq-engine-core-keyboardinterrupt-during-torch-compile":
-        "session 26's random development split (seventeenth), cold miss: not yet analysed",
+    # (Session 26's random development split (seventeenth) came in with three cold misses, each
+    # fixed for its class: launchers/gg-verl-ci-ray-ppo-megatron-v0-rollout-sampler-illegal-
+    # memory-access-watchdog-abort-134-lines when Ray's RayTaskError(X), which prints the remote
+    # process's traceback and X under its own line, became a carrier of that cause (causality.yaml
+    # `carriers`): where every error before it is the process it names (its NCCL watchdog's record
+    # of the CUDA error, its abort), the carried exception is that process's failure in full;
+    # runtime/k-ascend-v0110rc2-pd-1p1d-dp2-tp8-decode-mooncake-ascend-direct-connect-103900 when
+    # the answers that may be in flight are counted from the end of the burst of errors one
+    # failure prints across its workers, not from each copy (causal.py `_bursts`); startup/dd-
+    # v0230-py313-awq-engine-core-keyboardinterrupt-during-torch-compile when an interrupt only a
+    # child process got, which its parent reports as that child's failure, stopped no program
+    # (causal.py `_reported_interrupts`). tests/test_carriers_bursts_interrupts.py.)
     # Session 25's random development split (sixteenth), cold misses (strict until analysed):
     # (launchers/ff-skyrl-anyscale-gpu-ci-pytest-pd-nixl-package-engine-core-init-failed-summary-
     # symptom left this list when pytest's short test summary became tests failed one by one: a
@@ -822,23 +837,11 @@ KNOWN_VERDICT_MISSES = {
     # and when the raylet's disk record with its sizes in units (`available space: 51.517 GB;
     # capacity: 7095.37 GB.`) became the latent condition it is in bytes (causality.yaml
     # `latent`): tests/test_rl_trainer_survival.py.)
-    # Why not fixed: the label calls a failed `/wake_up` (the engine core's RuntimeError, the API
-    # server's 500) a failure, but the log shows the server going on: the same client's chat
-    # completion is answered `200 OK` 75 lines later, /sleep is answered 200 twice, and both
-    # processes shut down cleanly. By the evidence logsleuth uses (work after an error saves it)
-    # the error was survived. Calling it fatal would need to know that sleep mode left the engine
-    # without its weights after the failed wake-up, which no line says (the later 200 contradicts
-    # it), or a rule that a failed control call is a failure whatever follows, which would turn
-    # every survived LoRA load or profiler call into one. (Re-checked in session 22: the rule that
-    # answers after an engine's stats went stuck save no engine error, causal.py `_stopped`, does
-    # not apply: no stats say stuck and nothing hangs after the failed /wake_up. One line does say
-    # the wake-up never took effect: the next /sleep's WARNING `Executor is already sleeping.`
-    # (vllm/v1/executor/abstract.py), 74 lines later. Reading it as the failed call's state
-    # persisting needs a mechanism logsleuth lacks: that WARNING is not anchored, never reaches
-    # inference, and nothing pairs a later warning with an earlier error to undo its survival;
-    # one tuning log shows the pair.)
-    "runtime/d-v0220-sleep-mode-wake-up-cumem-oom-500":
-        "a failed /wake_up the server went on after (a chat completion answered 200 later)",
+    # (runtime/d-v0220-sleep-mode-wake-up-cumem-oom-500 left this list in session 26 when the
+    # answers that may be in flight came to be counted from the end of the burst of errors one
+    # failure prints (causal.py `_bursts`): the failed /wake_up's allocator line, its engine-core
+    # RuntimeError, the 500 and the API server's traceback run from line 211 to 311, and the chat
+    # completion answered 200 at line 315 is within the window after them.)
     # Why not fixed: this label puts the root at the RuntimeError `PassManager::run failed` that
     # carries Triton's MLIR failure, while the tuning case of the same shape
     # (startup/v1-blackwell-triton-mlir-pass-failure-fused-moe: the compiler's `error: Failures
