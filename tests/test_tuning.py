@@ -25,7 +25,7 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
-    # Session 26's random development split (seventeenth), cold misses (strict until analysed):
+    # Session 26's random development split (seventeenth): the one cold fix miss left, analysed:
     "launchers/gg-verl-ci-ray-ppo-megatron-v0-rollout-sampler-illegal-memory-access-watchdog-abort-134-lines":
         "Why not fixed: the confirmed fix reverts a trainer-side change (the RL framework's "
         "Megatron-Core GPTModel path), and nothing in the excerpt names Megatron, GPTModel or "
