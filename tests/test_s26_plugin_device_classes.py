@@ -1,0 +1,203 @@
+"""Classes behind the two cases the end-of-session-25 check moved into tuning, each generated over
+its wordings and the ways a log shows it, with a near miss:
+
+- an Ascend worker setting an NPU index that is not among the devices it may see (CANN's EE1001
+  "Failed to set visible device. The invalid device is N and the input visible device is M",
+  torch_npu's `c10_npu::SetDevice(device), error code is 107001`), under Ray or not:
+  ascend-visible-device-mismatch, whose fix names CANN's `set_env.sh`, `ASCEND_RT_VISIBLE_DEVICES`
+  and Ray's `RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES`; the same 107001 with CANN's
+  "Invalid device ID N ... valid device range" reason stays ascend-device-id-invalid, which names
+  the environment too; a busy card's refusal (EL0005) is neither;
+- torch refusing to record a CUDA event on another device's stream ("Event device index [N] does
+  not match recording stream's device index"), a KV connector such as LMCache having set another
+  device under data parallelism: cuda-event-device-mismatch, whose fix names LMCache,
+  `--data-parallel-size` and `--data-parallel-backend`; torch's other device mismatch (tensors on
+  two devices) does not get it."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logsleuth.model import Phase
+from v1log import ERAS, python_traceback, signature_advice, worker_failure
+
+# ---- an Ascend worker's NPU index outside its visible devices -----------------------------------
+
+_ASCEND_SITES = st.sampled_from(["/vllm-workspace/vllm-ascend/vllm_ascend/",
+                                 "/__w/vllm-ascend/vllm-ascend/vllm_ascend/",
+                                 "/usr/local/python3.11.13/lib/python3.11/site-packages/vllm_ascend/"])
+_WORKER_FILES = st.sampled_from(["worker/worker.py", "worker/worker_v1.py"])
+_PREFIXES = st.sampled_from([
+    "", "  ", "(RayWorkerWrapper pid=23942, ip=10.0.0.3) ",
+    "(RayWorkerWrapper pid=811) ERROR 06-05 08:18:18 [worker_base.py:620] ",
+    "(Worker_TP1 pid=2577) ERROR 10-11 09:02:59 [multiproc_executor.py:585] ",
+])
+_SET_DEVICE_CALLS = st.sampled_from([
+    "ExchangeDevice:../torch_npu/csrc/core/npu/sys_ctrl/npu_sys_ctrl.cpp:286 NPU function error: "
+    "c10_npu::SetDevice(device)",
+    "SetDevice:torch_npu/csrc/core/npu/NPUFunctions.cpp:101 NPU function error: "
+    "aclrtSetDevice(device)",
+])
+_EE1001_HEADS = st.sampled_from(["Invalid_Argument(EE1001): ", "EE1001: "])
+
+
+def _ascend_set_device_failure(site: str, worker_file: str, call: str, reason: str,
+                               prefix: str, ray: bool) -> str:
+    frames = [(site + worker_file, "init_device", "self.device = self._init_device()"),
+              (site + worker_file, "_init_device", "torch.npu.set_device(device)"),
+              ("/usr/local/python3.11/site-packages/torch_npu/npu/utils.py", "set_device",
+               "torch_npu._C._npu_setDevice(device_id)")]
+    if ray:
+        frames.insert(0, ("/usr/local/python3.11/site-packages/vllm/v1/executor/ray_utils.py",
+                          "execute_method", "return run_method(self, method, args, kwargs)"))
+    error = "\n".join([
+        f"RuntimeError: {call}, error code is 107001",
+        "[ERROR] 2026-06-05-08:18:18 (PID:23942, Device:0, RankID:-1) ERR00100 PTA call acl api "
+        "failed",
+        "[Error]: Invalid device ID.",
+        "        Check whether the device ID is valid.",
+        f"[PID: 23942] 2026-06-05-08:18:18.244.598 {reason}",
+    ])
+    return python_traceback(frames, error, prefix)
+
+
+@settings(max_examples=40, deadline=None)
+@given(site=_ASCEND_SITES, worker_file=_WORKER_FILES, call=_SET_DEVICE_CALLS, head=_EE1001_HEADS,
+       prefix=_PREFIXES, ray=st.booleans(), invalid=st.integers(0, 15),
+       visible=st.integers(0, 15))
+def test_an_npu_index_outside_the_visible_devices_names_the_environment_and_ray(
+        site: str, worker_file: str, call: str, head: str, prefix: str, ray: bool, invalid: int,
+        visible: int) -> None:
+    reason = (f"{head}The argument is invalid.Reason: Failed to set visible device. The invalid "
+              f"device is {invalid} and the input visible device is {visible}.")
+    signature, fix = signature_advice(
+        _ascend_set_device_failure(site, worker_file, call, reason, prefix, ray))
+    assert signature == "ascend-visible-device-mismatch"
+    for knob in ("set_env.sh", "ascend-toolkit", "ASCEND_RT_VISIBLE_DEVICES",
+                 "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES", "ray start"):
+        assert knob in fix, knob
+
+
+@settings(max_examples=25, deadline=None)
+@given(site=_ASCEND_SITES, worker_file=_WORKER_FILES, call=_SET_DEVICE_CALLS, head=_EE1001_HEADS,
+       prefix=_PREFIXES, ray=st.booleans(), device=st.integers(1, 15), cards=st.integers(1, 8))
+def test_an_npu_index_past_the_cards_keeps_the_device_count_advice_with_the_environment(
+        site: str, worker_file: str, call: str, head: str, prefix: str, ray: bool, device: int,
+        cards: int) -> None:
+    reason = (f"{head}The argument is invalid.Reason: Invalid device ID {device}. Set drv devId "
+              f"to {device}. The valid device range is [0, {cards}).")
+    signature, fix = signature_advice(
+        _ascend_set_device_failure(site, worker_file, call, reason, prefix, ray))
+    assert signature == "ascend-device-id-invalid"
+    for knob in ("ASCEND_RT_VISIBLE_DEVICES", "--tensor-parallel-size", "set_env.sh",
+                 "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES"):
+        assert knob in fix, knob
+
+
+@settings(max_examples=15, deadline=None)
+@given(site=_ASCEND_SITES, worker_file=_WORKER_FILES, prefix=_PREFIXES, ray=st.booleans())
+def test_a_busy_card_is_not_a_visibility_mismatch(site: str, worker_file: str, prefix: str,
+                                                  ray: bool) -> None:
+    call = ("ExchangeDevice:../torch_npu/csrc/core/npu/sys_ctrl/npu_sys_ctrl.cpp:286 NPU function "
+            "error: c10_npu::SetDevice(device)")
+    log = _ascend_set_device_failure(
+        site, worker_file, call, "EL0005: The resources are busy. Reason: the device is "
+        "occupied by another process.", prefix, ray).replace("107001", "507033")
+    signature, _ = signature_advice(log)
+    assert signature not in ("ascend-visible-device-mismatch", "ascend-device-id-invalid")
+
+
+# ---- a CUDA event recorded on another device's stream -------------------------------------------
+
+_EVENT_INNER = st.sampled_from([
+    (("v1/worker/gpu_model_runner.py", "synchronize_input_prep"),),
+    (("v1/worker/gpu_model_runner.py", "_prepare_inputs"),
+     ("v1/worker/gpu_model_runner.py", "synchronize_input_prep")),
+    (("v1/worker/gpu_model_runner.py", "_update_states"),),
+])
+_EVENT_WORDINGS = st.sampled_from([
+    "Event device index does not match recording stream's device index",
+    "Event device index {n} does not match recording stream's device index",
+    "Event device {n} does not match recording stream's device {m}.",
+])
+
+
+@settings(max_examples=40, deadline=None)
+@given(era=st.sampled_from(ERAS), phase=st.sampled_from([Phase.GRAPH_CAPTURE, Phase.SERVING]),
+       inner=_EVENT_INNER, wording=_EVENT_WORDINGS, n=st.integers(0, 7), m=st.integers(0, 7),
+       rank=st.integers(0, 7))
+def test_an_event_on_another_devices_stream_names_the_connector_and_data_parallel_knobs(
+        era: object, phase: Phase, inner: tuple[tuple[str, str], ...], wording: str, n: int,
+        m: int, rank: int) -> None:
+    log = worker_failure("RuntimeError: " + wording.format(n=n, m=m), phase=phase,
+                         era=era, inner=inner, rank=rank)  # type: ignore[arg-type]
+    signature, fix = signature_advice(log)
+    assert signature == "cuda-event-device-mismatch"
+    for knob in ("lmcache", "--data-parallel-size", "--data-parallel-backend",
+                 "--kv-transfer-config", "CUDA_VISIBLE_DEVICES", "torch.cuda.set_device"):
+        assert knob in fix, knob
+
+
+@settings(max_examples=15, deadline=None)
+@given(era=st.sampled_from(ERAS), inner=_EVENT_INNER, n=st.integers(0, 7))
+def test_tensors_on_two_devices_are_not_an_event_mismatch(
+        era: object, inner: tuple[tuple[str, str], ...], n: int) -> None:
+    log = worker_failure("RuntimeError: Expected all tensors to be on the same device, but found "
+                         f"at least two devices, cuda:{n} and cpu!", phase=Phase.SERVING,
+                         era=era, inner=inner)  # type: ignore[arg-type]
+    signature, _ = signature_advice(log)
+    assert signature != "cuda-event-device-mismatch"
+
+
+# ---- torch_npu's error block is the exception's message -----------------------------------------
+
+@settings(max_examples=25, deadline=None)
+@given(prefix=_PREFIXES, code=st.sampled_from(["EE1001", "EZ9999", "EL0004", "EI0002"]),
+       headed=st.booleans())
+def test_torch_npus_bracketed_lines_and_cann_records_go_on_the_exception(
+        prefix: str, code: str, headed: bool) -> None:
+    from logsleuth.pipeline import explain_text
+    from logsleuth.signatures import default_signatures
+
+    record = (f"[PID: 811] 2026-06-05-08:18:18.244.598 Some_Error({code}): the reason."
+              if headed else f"{code}: [PID: 811] 2026-06-05-08:18:18.244.598 the reason.")
+    error = "\n".join([
+        "RuntimeError: SetDevice:torch_npu/csrc/core/npu/NPUFunctions.cpp:101 NPU function error: "
+        "aclrtSetDevice(device), error code is 107001",
+        "[ERROR] 2026-06-05-08:18:18 (PID:811, Device:0, RankID:-1) ERR00100 PTA call acl api "
+        "failed",
+        "[Error]: The description.",
+        "        Rectify the fault based on the error information in the ascend log.",
+        record,
+    ])
+    log = python_traceback([("/usr/local/python3.11/site-packages/torch_npu/npu/utils.py",
+                             "set_device", "torch_npu._C._npu_setDevice(device_id)")], error,
+                           prefix)
+    report = explain_text(log, signatures=default_signatures())
+    assert report.root_cause is not None
+    message = report.root_cause.message
+    assert "error code is 107001" in message
+    assert "The description." in message
+    assert code in message and "the reason." in message
+
+
+def test_a_ci_annotations_error_line_does_not_take_cann_records() -> None:
+    # a CI annotation (`Error: : ...`, no traceback) before CANN's records: the records are the
+    # error, not the message of an exception Python raised
+    from logsleuth.pipeline import explain_text
+    from logsleuth.signatures import default_signatures
+
+    log = "\n".join([
+        "Error:  2025-07-31-01:25:19 (PID:12066, Device:0, RankID:-1) ERR00100 PTA call acl api "
+        "failed",
+        "Error: : Model execution failed. ",
+        "        Rectify the fault based on the error information in the ascend log.",
+        "EE9999: Inner Error!",
+        "EE9999: [PID: 12066] 2025-07-31-01:25:19.967.079 The error from device(chipId:6, "
+        "dieId:0), serial number is 1, event wait timeout occurred during task execution, "
+        "stream_id:19, sq_id:19, task_id:16, event_id=73, timeout=1866s.",
+    ]) + "\n"
+    report = explain_text(log, signatures=default_signatures())
+    assert report.root_cause is not None
+    assert "event wait timeout" in report.root_cause.message
