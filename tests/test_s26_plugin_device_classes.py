@@ -201,3 +201,98 @@ def test_a_ci_annotations_error_line_does_not_take_cann_records() -> None:
     report = explain_text(log, signatures=default_signatures())
     assert report.root_cause is not None
     assert "event wait timeout" in report.root_cause.message
+
+
+# ---- Mooncake's transfer engine and LMCache's KV layouts (their docs' documented errors) --------
+
+_MOONCAKE_PREFIXES = st.sampled_from(["", "(Worker_TP0 pid=5120) ", "(RayWorkerWrapper pid=77) ",
+                                      "(EngineCore_DP0 pid=300) "])
+_GLOG_STAMPS = st.sampled_from(["E1101 10:05:12.123456  5120 ", "E20251101 10:05:12.123456  5120 ",
+                                "W1101 10:05:12.123456  5120 "])
+
+
+def _mooncake_record(prefix: str, stamp: str, site: str, text: str) -> str:
+    return f"{prefix}{stamp}{site}] {text}"
+
+
+def _mooncake_worker(record: str, error: str, function: str) -> str:
+    frames = [("/usr/local/lib/python3.12/dist-packages/vllm/distributed/kv_transfer/"
+               "kv_connector/v1/mooncake/mooncake_connector.py", function,
+               "raise RuntimeError(...)")]
+    return record + "\n" + python_traceback(frames, error)
+
+
+@settings(max_examples=30, deadline=None)
+@given(prefix=_MOONCAKE_PREFIXES, stamp=_GLOG_STAMPS, detail=st.sampled_from([
+    ("rdma_context.cpp:118", "No matched device found: mlx5_{n}"),
+    ("rdma_context.cpp:140", "Device mlx5_{n} port not active"),
+    ("transfer_metadata_plugin.cpp:201", "Error from etcd client: {n}"),
+]), n=st.integers(0, 9), raised=st.booleans())
+def test_mooncakes_engine_not_starting_names_the_nic_protocol_and_metadata_knobs(
+        prefix: str, stamp: str, detail: tuple[str, str], n: int, raised: bool) -> None:
+    site, text = detail
+    record = _mooncake_record(prefix, stamp.replace("W", "E", 1), site, text.format(n=n))
+    log = (_mooncake_worker(record, "RuntimeError: Mooncake Transfer Engine initialization "
+                            "failed.", "__init__") if raised else record + "\n")
+    signature, fix = signature_advice(log)
+    assert signature == "mooncake-transfer-engine-init-failed"
+    for knob in ("device_name", "ibv_devinfo", "mooncake_protocol", "MC_IB_PORT",
+                 "listen-client-urls"):
+        assert knob in fix, knob
+
+
+@settings(max_examples=30, deadline=None)
+@given(prefix=_MOONCAKE_PREFIXES, stamp=_GLOG_STAMPS, errno=st.sampled_from([
+    "Input/output error [5]", "Resource temporarily unavailable [11]",
+    "Cannot allocate memory [12]", "Bad address [14]"]),
+    address=st.integers(0x7e0000000000, 0x7fffffffffff), raised=st.booleans())
+def test_mooncakes_memory_registration_names_each_errnos_remedy(
+        prefix: str, stamp: str, errno: str, address: int, raised: bool) -> None:
+    record = _mooncake_record(prefix, stamp.replace("W", "E", 1), "rdma_context.cpp:211",
+                              f"Failed to register memory {address:#x}: {errno}")
+    log = (_mooncake_worker(record, "RuntimeError: Mooncake batch memory registration failed.",
+                            "register_kv_caches") if raised else record + "\n")
+    signature, fix = signature_advice(log)
+    assert signature == "mooncake-memory-registration-failed"
+    for knob in ("max_mr_size", "vm.max_map_count", "memlock", "nvidia-peermem",
+                 "WITH_NVIDIA_PEERMEM"):
+        assert knob in fix, knob
+
+
+@settings(max_examples=30, deadline=None)
+@given(prefix=_MOONCAKE_PREFIXES, stamp=_GLOG_STAMPS, text=st.sampled_from([
+    "Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num: Connection timed out [110]",
+    "Worker: Cannot make connection for endpoint: 10.0.0.{n}:17713@mlx5_0, mark it inactive",
+    "Failed to exchange handshake description",
+    "Failed to create QP: Cannot allocate memory",
+    "Worker: Process failed for slice (opcode: 0, source_addr: 0x7f00, length: 4096, "
+    "dest_addr: 0x7f11, local_nic: mlx5_{n}, peer_nic: 10.0.0.2:17713@mlx5_0): "
+    "transport retry counter exceeded",
+]), n=st.integers(0, 9))
+def test_mooncakes_rdma_connection_errors_name_gid_mtu_and_reachability(
+        prefix: str, stamp: str, text: str, n: int) -> None:
+    started = ("(EngineCore_DP0 pid=300) INFO 11-01 10:06:00 [core.py:171] init engine (profile, "
+               "create kv cache, warmup model) took 37.37 seconds\n")
+    log = started + _mooncake_record(prefix, stamp.replace("W", "E", 1), "rdma_endpoint.cpp:264",
+                                     text.format(n=n)) + "\n"
+    signature, fix = signature_advice(log)
+    assert signature == "mooncake-rdma-connection-failed"
+    for knob in ("MC_GID_INDEX", "MC_MTU", "ib_write_bw", "MC_ENABLE_DEST_DEVICE_AFFINITY",
+                 "VLLM_HOST_IP"):
+        assert knob in fix, knob
+
+
+@settings(max_examples=20, deadline=None)
+@given(era=st.sampled_from(ERAS), kind=st.sampled_from(["RuntimeError", "ValueError"]),
+       layout=st.integers(0, 12), colon=st.booleans())
+def test_lmcache_without_the_kv_layout_names_the_upgrade_and_vllms_own_offloading(
+        era: object, kind: str, layout: int, colon: bool) -> None:
+    message = f"Unsupported GPUKVFormat: {layout}" if colon else "Unsupported GPUKVFormat"
+    inner = (("/usr/local/lib/python3.12/site-packages/lmcache/v1/gpu_connector/"
+              "gpu_connectors.py", "batched_from_gpu"),)
+    log = worker_failure(f"{kind}: {message}", phase=Phase.SERVING, era=era,  # type: ignore[arg-type]
+                         inner=inner)
+    signature, fix = signature_advice(log)
+    assert signature == "lmcache-gpu-kv-format-unsupported"
+    for knob in ("pip install -U lmcache", "--kv-offloading-backend", "--kv-transfer-config"):
+        assert knob in fix, knob
