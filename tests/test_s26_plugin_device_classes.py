@@ -296,3 +296,86 @@ def test_lmcache_without_the_kv_layout_names_the_upgrade_and_vllms_own_offloadin
     assert signature == "lmcache-gpu-kv-format-unsupported"
     for knob in ("pip install -U lmcache", "--kv-offloading-backend", "--kv-transfer-config"):
         assert knob in fix, knob
+
+
+# ---- HCCL's documented error codes (CANN's HCCL guide and error reference) -----------------------
+
+def _hccl_failure(prefix: str, record: str) -> str:
+    frames = [("/usr/local/lib/python3.11/site-packages/vllm/distributed/parallel_state.py",
+               "init_distributed_environment",
+               "torch.distributed.all_reduce(data, group=cpu_group)"),
+              ("/usr/local/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py",
+               "all_reduce", "work = group.allreduce([tensor], opts)")]
+    error = ("RuntimeError: [ERROR] 2026-09-14-08:12:40 (PID:3301, Device:1, RankID:1) ERR02200 "
+             "DIST call hccl api failed.\n" + record)
+    return python_traceback(frames, error, prefix)
+
+
+def _cann_record(code: str, name: str, text: str, headed: bool) -> str:
+    if headed:
+        return f"[PID: 3301] 2026-09-14-08:12:40.020.677 {name}({code}): {text}"
+    return f"{code}: [PID: 3301] 2026-09-14-08:12:40.020.677 {text}"
+
+
+@settings(max_examples=30, deadline=None)
+@given(prefix=_PREFIXES, headed=st.booleans(), wording=st.sampled_from([
+    "Environment variable [{var}] is invalid. Reason: it should be a number in range [{lo}, {hi}].",
+    "Value {bad} for environment variable {var} is invalid. Expected value : range[{lo}, {hi}].",
+]), var=st.sampled_from(["HCCL_EXEC_TIMEOUT", "HCCL_CONNECT_TIMEOUT", "HCCL_RDMA_SL",
+                         "HCCL_RDMA_TC", "HCCL_IF_BASE_PORT", "HCCL_SOCKET_FAMILY"]),
+    lo=st.integers(0, 120), hi=st.integers(7, 17340), bad=st.integers(20000, 99999))
+def test_an_hccl_variable_out_of_range_names_the_ranges(
+        prefix: str, headed: bool, wording: str, var: str, lo: int, hi: int, bad: int) -> None:
+    text = wording.format(var=var, lo=lo, hi=hi, bad=bad)
+    log = _hccl_failure(prefix, _cann_record("EI0001", "Config_Error_Invalid_Environment_Variable",
+                                             text, headed))
+    signature, fix = signature_advice(log)
+    assert signature == "hccl-env-var-invalid"
+    for knob in ("HCCL_CONNECT_TIMEOUT", "HCCL_INTRA_ROCE_ENABLE", "HCCL_SOCKET_IFNAME",
+                 "HCCL_RDMA_SL", "HCCL_IF_BASE_PORT"):
+        assert knob in fix, knob
+
+
+@settings(max_examples=30, deadline=None)
+@given(prefix=_PREFIXES, headed=st.booleans(), case=st.sampled_from([
+    ("EJ0003", "Bind_Failed", "Failed to bind the IP port. Reason: The IP address and port have "
+     "been bound already."),
+    ("EI0019", "Communication_Error_Bind_IP_Port", "Failed to bind the IP port. Reason: The IP "
+     "address and port have been bound already."),
+    ("EI0020", "Communication_Error_Bind_IP_Port", "Failed to enable listening for the host "
+     "network adapter socket. Reason: bind failed."),
+]))
+def test_an_hccl_port_held_by_another_process_names_the_port_ranges(
+        prefix: str, headed: bool, case: tuple[str, str, str]) -> None:
+    code, name, text = case
+    signature, fix = signature_advice(_hccl_failure(prefix, _cann_record(code, name, text,
+                                                                         headed)))
+    assert signature == "hccl-port-bind-failed"
+    for knob in ("HCCL_NPU_SOCKET_PORT_RANGE", "HCCL_HOST_SOCKET_PORT_RANGE", "HCCL_IF_BASE_PORT",
+                 "npu-smi info"):
+        assert knob in fix, knob
+
+
+@settings(max_examples=20, deadline=None)
+@given(prefix=_PREFIXES, headed=st.booleans(), peer=st.integers(0, 15))
+def test_hccl_p2p_failure_names_roce_inside_the_server(prefix: str, headed: bool,
+                                                      peer: int) -> None:
+    record = _cann_record("EI0010", "Communication_Error_P2P",
+                          f"P2P communication failed. Reason: peer NPU {peer} not reachable.",
+                          headed)
+    signature, fix = signature_advice(_hccl_failure(prefix, record))
+    assert signature == "hccl-p2p-communication-failed"
+    assert "HCCL_INTRA_ROCE_ENABLE=1" in fix
+
+
+@settings(max_examples=20, deadline=None)
+@given(prefix=_PREFIXES, headed=st.booleans(), code=st.sampled_from(["EI0011", "EL0019"]))
+def test_hccl_or_driver_device_memory_shortage_names_hccl_buffsize_and_the_batch(
+        prefix: str, headed: bool, code: str) -> None:
+    record = _cann_record(code, "Resource_Error_Insufficient_Device_Memory",
+                          "Failed to allocate [size: [0.25MB, 3MB], Affected by QP depth "
+                          "configuration.] bytes of NPU memory.", headed)
+    signature, fix = signature_advice(_hccl_failure(prefix, record))
+    assert signature == "ascend-driver-memory-allocation-failed"
+    for knob in ("HCCL_BUFFSIZE", "--max-num-seqs", "--gpu-memory-utilization"):
+        assert knob in fix, knob
