@@ -379,3 +379,18 @@ def test_hccl_or_driver_device_memory_shortage_names_hccl_buffsize_and_the_batch
     assert signature == "ascend-driver-memory-allocation-failed"
     for knob in ("HCCL_BUFFSIZE", "--max-num-seqs", "--gpu-memory-utilization"):
         assert knob in fix, knob
+
+
+@settings(max_examples=20, deadline=None)
+@given(prefix=_PREFIXES, headed=st.booleans(), device=st.integers(0, 15),
+       name=st.sampled_from(["Execution_Error_ROCE_CQE", "Execution Error ROCE CQE"]))
+def test_an_hccl_error_cqe_names_the_peer_the_link_and_the_retransmission_knobs(
+        prefix: str, headed: bool, device: int, name: str) -> None:
+    record = _cann_record("EI0013", name, "An error CQE occurred during operator execution. "
+                          f"Local information: server 10.0.0.1, device ID {device}, device IP "
+                          f"192.168.1.{device}. Peer information: server 10.0.0.2, device ID "
+                          f"{device}, device IP 192.168.2.{device}.", headed)
+    signature, fix = signature_advice(_hccl_failure(prefix, record))
+    assert signature == "hccl-roce-error-cqe"
+    for knob in ("hccn_tool", "HCCL_RDMA_TIMEOUT", "HCCL_RDMA_RETRY_CNT"):
+        assert knob in fix, knob
