@@ -12,7 +12,16 @@ its wordings and the ways a log shows it, with a near miss:
   not match recording stream's device index"), a KV connector such as LMCache having set another
   device under data parallelism: cuda-event-device-mismatch, whose fix names LMCache,
   `--data-parallel-size` and `--data-parallel-backend`; torch's other device mismatch (tensors on
-  two devices) does not get it."""
+  two devices) does not get it;
+- torch_npu's error block (`[ERROR] ... PTA call acl api failed`, `[Error]: ...`, CANN-coded
+  records) is the message of the exception it raised, bare or behind a process prefix, and a CI
+  annotation's `Error: :` line does not take CANN's records.
+
+Then the plugin and transport errors with a documented remedy (signatures/NOTES-plugins-s26.md),
+each drawn over its wordings and layouts: Mooncake's transfer engine not starting, its memory
+registration refused (by errno), its RDMA connections failing; LMCache without the KV layout of
+this vLLM; HCCL's EI0001, EI0010, EI0013, EI0019/EI0020/EJ0003 and its device memory codes;
+vllm-ascend's checks of the chip (device type, soc_version) and of `enable_mc2_hierarchy_comm`."""
 
 from __future__ import annotations
 
@@ -393,4 +402,46 @@ def test_an_hccl_error_cqe_names_the_peer_the_link_and_the_retransmission_knobs(
     signature, fix = signature_advice(_hccl_failure(prefix, record))
     assert signature == "hccl-roce-error-cqe"
     for knob in ("hccn_tool", "HCCL_RDMA_TIMEOUT", "HCCL_RDMA_RETRY_CNT"):
+        assert knob in fix, knob
+
+
+# ---- vllm-ascend's own checks of the chip and of its MoE communication --------------------------
+
+_ASCEND_PKG = "/usr/local/python3.11/site-packages/vllm_ascend/"
+
+
+@settings(max_examples=25, deadline=None)
+@given(era=st.sampled_from(ERAS), wording=st.sampled_from([
+    "RuntimeError: Current device type: {a} does not match the installed version's device type: "
+    "{b}, please check your installation package.",
+    "RuntimeError: Cannot support runtime soc_version: {n}.",
+    "RuntimeError: Undefined soc_version: {n}. Please file an issue to vllm-ascend.",
+    "ValueError: Unsupported soc_version: {n}",
+]), a=st.sampled_from(["A2", "A3", "_310P", "A5"]), b=st.sampled_from(["A2", "A3", "_310P"]),
+    n=st.integers(100, 999))
+def test_a_package_built_for_another_chip_names_the_images_and_soc_version(
+        era: object, wording: str, a: str, b: str, n: int) -> None:
+    inner = ((_ASCEND_PKG + "device/device_config.py", "check_ascend_device_type"),)
+    log = worker_failure(wording.format(a=a, b=b, n=n), phase=Phase.INIT, era=era,  # type: ignore[arg-type]
+                         inner=inner)
+    signature, fix = signature_advice(log)
+    assert signature == "ascend-soc-version-mismatch"
+    for knob in ("SOC_VERSION", "-a3", "-310p", "npu-smi info"):
+        assert knob in fix, knob
+
+
+@settings(max_examples=15, deadline=None)
+@given(era=st.sampled_from(ERAS), message=st.sampled_from([
+    "RuntimeError: PTA and CANN version is too old to support mc2 hierarchy comm, please upgrade "
+    "your version.",
+    "ValueError: enable_mc2_hierarchy_comm is only supported on A2 and A3, but got _310P.",
+    "ValueError: enable_mc2_hierarchy_comm supports at most 512 experts, but got 1024.",
+]))
+def test_mc2_hierarchy_comm_refused_names_the_key_and_the_upgrade(era: object,
+                                                                  message: str) -> None:
+    inner = ((_ASCEND_PKG + "ops/fused_moe/token_dispatcher.py", "__init__"),)
+    log = worker_failure(message, phase=Phase.LOAD, era=era, inner=inner)  # type: ignore[arg-type]
+    signature, fix = signature_advice(log)
+    assert signature == "ascend-additional-config-rejected"
+    for knob in ("enable_mc2_hierarchy_comm", "--additional-config", "torch_npu"):
         assert knob in fix, knob
