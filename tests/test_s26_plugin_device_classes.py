@@ -445,3 +445,17 @@ def test_mc2_hierarchy_comm_refused_names_the_key_and_the_upgrade(era: object,
     assert signature == "ascend-additional-config-rejected"
     for knob in ("enable_mc2_hierarchy_comm", "--additional-config", "torch_npu"):
         assert knob in fix, knob
+
+
+@settings(max_examples=20, deadline=None)
+@given(era=st.sampled_from(ERAS), var=st.sampled_from(["MMC_LOCAL_CONFIG_PATH", "YR_CONFIG_PATH",
+                                                       "MOONCAKE_CONFIG_PATH", "LMCACHE_CONFIG_FILE"]),
+       quote=st.sampled_from(["'", "`", '"', ""]))
+def test_a_plugin_naming_a_quoted_unset_variable_gets_it_in_the_fix(era: object, var: str,
+                                                                    quote: str) -> None:
+    inner = ((_ASCEND_PKG + "distributed/kv_transfer/kv_pool/ascend_store/backend/"
+              "memcache_backend.py", "__init__"),)
+    log = worker_failure(f"ValueError: The environment variable {quote}{var}{quote} is not set.",
+                         phase=Phase.LOAD, era=era, inner=inner)  # type: ignore[arg-type]
+    _, fix = signature_advice(log)
+    assert f"export {var}=" in fix
