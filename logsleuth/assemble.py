@@ -435,6 +435,8 @@ class Assembler:
         message with line breaks; any `[ERROR] `, `ERROR: ` or CANN-coded record), leaves the
         record's further lines bare and indented: they are its message, as vLLM's own records'
         are (whose header repeats on each line, one channel)."""
+        if _cann_record(line) or _bare_error_record(line):
+            return self._cann_detail_key(line)
         if line.site is not None or line.level is not None or line.depth \
                 or not (line.kind is LineKind.INDENTED or _field_name(line)):
             return None
@@ -450,6 +452,30 @@ class Assembler:
             return previous  # the same, named after a lead (`Error in startup: ...Error: ...`)
         if line.kind is not LineKind.INDENTED or not _continues_record(line) \
                 or not _joinable(waiting.title, line):
+            return None
+        return previous
+
+    def _cann_detail_key(self, line: LogLine) -> ChannelKey | None:
+        """The channel of the exception a CANN-coded record goes on: torch_npu puts CANN's error
+        records in the text of the exception it raises (`RuntimeError: ... error code is 107001`,
+        `[ERROR] ... PTA call acl api failed`, then `EE1001: ... Reason: ...` or `[PID: N] ...
+        Invalid_Argument(EE1001): ...`), so a record that comes on the line right after the
+        exception's message, from the same process, is that message going on, not a new error.
+        So is torch_npu's `[ERROR] <time> ... PTA call acl api failed` and `[Error]: <description>`
+        behind a process prefix (`(RayWorkerWrapper pid=N) [Error]: ...`), which bare is a relay's
+        level (LEVEL_TAG) and goes on the exception's channel already: the same line reads the
+        same with or without the prefix."""
+        previous = self._last_channel.get(line.process)
+        if previous is None:
+            return None
+        waiting = self._channels.get(previous)
+        if waiting is None or waiting.trace is None or not waiting.trace.closing \
+                or waiting.trace.kind is not EventKind.EXCEPTION or waiting.trace.fault_dump \
+                or waiting.trace.indent or not waiting.trace.frames \
+                or line.number != waiting.trace.last_line + 1:
+            # (a traceback's exception only: a CI annotation's `Error: : Model execution failed.`
+            # before CANN's `EE9999` records is no exception torch_npu raised, and the records
+            # are the error)
             return None
         return previous
 
@@ -814,7 +840,9 @@ class Assembler:
                 # output it carries (a subprocess's stderr, pip's `ERROR: ...` among it)
                 continues = False
             if continues and len(trace.message_lines) < MAX_MESSAGE_LINES and line.text.strip():
-                trace.message_lines.append(line.text.strip())
+                # (a CANN record's code is in its header: kept, as torch_npu's text has it)
+                code = f"{line.site}: " if _cann_record(line) else ""
+                trace.message_lines.append(code + line.text.strip())
                 trace.last_line = line.number
                 return
             if continues and _carries_output(trace, line):
@@ -1071,6 +1099,20 @@ class Assembler:
     def _new_id(self) -> int:
         self._next_id += 1
         return self._next_id
+
+
+def _cann_record(line: LogLine) -> bool:
+    """An Ascend CANN error record: its header names the error's code (`EE1001: `, `[PID: N]
+    <time> Invalid_Argument(EE1001): `), which the tokenizer keeps as the record's site."""
+    site = line.site
+    return line.level is Level.ERROR and site is not None and len(site) == 6 \
+        and site[0] == "E" and (site[1].isupper() or site[1].isdigit()) and site[2:].isdigit()
+
+
+def _bare_error_record(line: LogLine) -> bool:
+    """An ERROR line whose header is its level alone (`[ERROR] `, `[Error]: `: a logger that names
+    no call site, `-`)."""
+    return line.level in _ERROR_LEVELS and line.site == "-" and line.kind is LineKind.PLAIN
 
 
 def _continues_record(line: LogLine) -> bool:

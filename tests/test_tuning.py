@@ -40,11 +40,16 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # local-module-shadows-package; startup/dd-rocm-mi210-v040-docker-mem-get-info-hip-invalid-
     # argument when HIP's invalid argument from the free-memory query became
     # rocm-free-memory-query-unsupported-by-driver: tests/test_s26_fix_classes.py.)
-    # Moved in from the held-out set by the end-of-session-25 check (strict until analysed):
-    "launchers/ee-ascend-ci-v0202-ray-worker-init-device-invalid-device-id-107001-tail":
-        "moved in from the held-out set by the end-of-session-25 check: not yet analysed",
-    "launchers/ee-k8s-kaito-v0171-lmcache-cpu-offload-dp2-worker-event-device-index-mismatch-nested-prefixes":
-        "moved in from the held-out set by the end-of-session-25 check: not yet analysed",
+    # Moved in from the held-out set by the end-of-session-25 check:
+    # (launchers/ee-ascend-ci-v0202-ray-worker-init-device-invalid-device-id-107001-tail left this
+    # list when CANN's EE1001 "Failed to set visible device" (the index a worker sets is not among
+    # the NPUs it may see: Ray's per-actor ASCEND_RT_VISIBLE_DEVICES, a shell without CANN's
+    # set_env.sh) became ascend-visible-device-mismatch, and ascend-device-id-invalid began to read
+    # torch_npu's newer c10_npu::SetDevice wording; launchers/ee-k8s-kaito-v0171-lmcache-cpu-
+    # offload-dp2-worker-event-device-index-mismatch-nested-prefixes when torch's "Event device
+    # index does not match recording stream's device index" (a KV connector such as LMCache
+    # setting another device under --data-parallel-size > 1) became cuda-event-device-mismatch:
+    # tests/test_s26_plugin_device_classes.py.)
     # Session 25's random development split (sixteenth), cold misses (strict; each leaves when
     # fixed or gets a "Why not fixed" reason once analysed):
     # (runtime/x-v0120dev-ernie45-reasoning-parser-stream-chat-template-kwargs-typeerror-traceback-
