@@ -7,8 +7,11 @@ width), and the first that matches wins. This module builds that same ordered al
 grammar (the terminals `body` accepts first, as Lark's own interactive parser reports them) and
 asks it one question: which terminal starts this body, and does it take the whole text? When that
 terminal is a whole body on its own (`body: FRAME -> frame`, `| PLAIN -> plain`, ...), the body is
-built by the transformer method of its rule, as Lark would call it; anything else (an exception
-line, a uvicorn line, NCCL, a fatal label: several tokens) goes to Lark. Nothing about line shapes
+built by the transformer method of its rule, as Lark would call it. A few shapes of several
+tokens are lexed further: an exception line, an access or uvicorn line (two terminals), and a
+rule whose terminals follow one another to the line's end (NCCL's lines: SEQUENCE_BODIES), token
+by token along the parser's states as Lark's contextual lexer would; anything else (a fatal
+label, a phrase with its lead) goes to Lark. Nothing about line shapes
 is written here: change the grammar and this follows. tests/test_fastpath.py checks that both
 give the same LogLine on every corpus line and every generated shape.
 """
