@@ -380,6 +380,7 @@ def _first_matches_after(block: bytes, spans: list[tuple[int, int]],
 
 
 _NEAR = 1 << 12  # bytes before a line that matters searched for the last sign of activity
+_LINES_BACK = 3  # lines before it asked one by one first (_last_line_matching)
 
 
 def _line_around(block: bytes, where: int) -> tuple[int, int]:
@@ -400,7 +401,23 @@ def _last_line_matching(block: bytes, search: Callable[[bytes, int, int], tuple[
     the window, whatever the window's start: a smaller window that holds one gives the same
     line. A serving log has activity in nearly every line, so one or two searches of a few
     lines answer where a walk over all matches of 4 KiB (the Match objects of `finditer`) cost
-    more than the rest of locating."""
+    more than the rest of locating.
+
+    The last few lines before `high` are asked first, one search each from the line's start:
+    the line before a line that matters is most often an activity line itself (an access or
+    metrics line before a rejected request's record), found by one search instead of the
+    window's walk over its two or three matches; a line none of whose matches starts in it
+    leaves the window's search the bytes before it."""
+    cursor = high
+    for _ in range(_LINES_BACK):
+        if cursor <= low:
+            return None
+        line_start = max(low, block.rfind(b"\n", 0, cursor - 1) + 1)
+        hit_start = search(block, line_start, high)[0]
+        if 0 <= hit_start < cursor:  # (a match lies within its line: none after `cursor`)
+            return _line_around(block, hit_start)
+        cursor = line_start
+    high = cursor
     while True:
         start = max(low, high - width)
         last, position = -1, start

@@ -92,6 +92,33 @@ def test_fast_path_agrees_with_lark_on_generated_bodies(body: str) -> None:
     _check(body.encode())
 
 
+# NCCL's lines, a sequence of terminals (fastpath.SEQUENCE_BODIES), stamped or not, with or
+# without a source, a level and a text. (Only the body is compared: a whole line that starts
+# with NCCL's stamp is read with the stamp as its outer wrapper by parse_line and as the NCCL
+# line's own by parse_line_whole, with or without the fast path.)
+_NCCL_BODIES = st.builds(
+    lambda stamp, host, pid, tid, dev, source, level, sp, text:
+    f"{stamp}{host}:{pid}:{tid} [{dev}] {source}NCCL {level}{sp}{text}",
+    st.sampled_from(["", "[2025-01-02 03:04:05] ", "[2025-01-02 03:04:05.123] ", "[2025-01-02] "]),
+    _WORD, st.integers(0, 99999), st.sampled_from(["1", "22", "x"]), st.integers(0, 9),
+    st.sampled_from(["", "misc/shmutils.cc:72 ", "x "]),
+    st.sampled_from(["INFO", "WARN", "ERROR", "TRACE", "DEBUG", "INFOx"]),
+    st.sampled_from(["", " ", "  "]), _WORD)
+
+
+@given(_NCCL_BODIES)
+@example("gpu-node-12:1784272:1784272 [0] NCCL INFO NCCL version 2.27.5+cuda12.9")
+def test_fast_path_reads_nccl_bodies_as_lark(body: str) -> None:
+    fast = body_lexer(_record_parser(), _TRANSFORMER).body(body)
+    lark = _lark_body(body)
+    assert fast == lark
+    if lark is None:
+        return
+    # and a body of its shape read by a kept decision (digits changed) as Lark reads it
+    other = re.sub(r"\d", lambda d: str((int(d.group()) + 7) % 10), body)
+    assert body_lexer(_record_parser(), _TRANSFORMER).body(other) == _lark_body(other)
+
+
 # A long body (a prompt logged with its request) is lexed with only the terminals whose required
 # text it holds: the same first terminal as the whole alternation, with or without that text.
 _LONG_TAIL = st.text(alphabet="ab XYZ%|()_.:'\"0123\u00e9", min_size=LONG_BODY_CHARS,

@@ -7,8 +7,11 @@ width), and the first that matches wins. This module builds that same ordered al
 grammar (the terminals `body` accepts first, as Lark's own interactive parser reports them) and
 asks it one question: which terminal starts this body, and does it take the whole text? When that
 terminal is a whole body on its own (`body: FRAME -> frame`, `| PLAIN -> plain`, ...), the body is
-built by the transformer method of its rule, as Lark would call it; anything else (an exception
-line, a uvicorn line, NCCL, a fatal label: several tokens) goes to Lark. Nothing about line shapes
+built by the transformer method of its rule, as Lark would call it. A few shapes of several
+tokens are lexed further: an exception line, an access or uvicorn line (two terminals), and a
+rule whose terminals follow one another to the line's end (NCCL's lines: SEQUENCE_BODIES), token
+by token along the parser's states as Lark's contextual lexer would; anything else (a fatal
+label, a phrase with its lead) goes to Lark. Nothing about line shapes
 is written here: change the grammar and this follows. tests/test_fastpath.py checks that both
 give the same LogLine on every corpus line and every generated shape.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from copy import copy
 from functools import cache, cached_property
 from typing import Any
 
@@ -33,6 +37,15 @@ from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
 # rejected request is read to tell that the server kept serving: Lark cost 100 us for each).
 TWO_TOKEN_BODIES = {("UVICORN_LEVEL", "ACCESS_TEXT"): "access",
                     ("UVICORN_LEVEL", "UVICORN_TEXT"): "uvicorn"}
+
+# Rules of `body` whose terminals follow one another to the end of the line, each lexed as
+# Lark's contextual lexer would in the parser's state after the ones before (the states are
+# walked once, off the grammar: `lexer_texts`): the first terminal, and the transformer method
+# of the rule the line is, called with the tokens Lark keeps (not the `_` ones). An NCCL line
+# (`host:pid:tid [dev] NCCL INFO text`) cost a Lark parse each, and loading Lark's tables and
+# building its lexers for the first (~0.3 s of a restart-heavy log's start-ups).
+SEQUENCE_BODIES = {"_NCCL_HOST": "nccl", "_NCCL_TIME": "nccl"}
+_SEQUENCE_TOKENS = 12  # no such rule is longer: a walk that goes on is left to Lark
 
 LONG_BODY_CHARS = 2048  # bodies this long are lexed with only the terminals they can hold
 
@@ -90,6 +103,12 @@ class BodyLexer:
             first: compiled(text) for first, text in texts["second"].items()}
         self._pair: dict[tuple[str, str], Callable[[list[Token]], object]] = {
             pair: getattr(transformer, method) for pair, method in TWO_TOKEN_BODIES.items()}
+        self._steps: dict[str, tuple[re.Pattern[str] | None, bool]] = {
+            prefix: (compiled(text) if text else None, ends)
+            for prefix, (text, ends) in texts["sequences"].items()}
+        self._sequence: dict[str, Callable[[list[Token]], object]] = {
+            first: getattr(transformer, method) for first, method in SEQUENCE_BODIES.items()
+            if first in self._steps}
         self._separator = compiled(texts["separator"])
         self._message = compiled(texts["message"])
         self._exc_line: Callable[[list[Token]], object] = getattr(transformer, "exc_line")
@@ -188,6 +207,8 @@ class BodyLexer:
         if found is None:
             return _LARK
         name = found.lastgroup or ""
+        if name in self._sequence:
+            return self._walk(name, text, found.end())
         if found.end() != len(text):
             if name == "EXC_TYPE":
                 return self._exception(found.end(), text)
@@ -204,6 +225,14 @@ class BodyLexer:
             return self._pair[(name, kind)]([Token(name, text[:at]), Token(kind, text[at:])])
         if shape == "lark":
             return None
+        if shape == "seq":
+            _, names, ends = decision
+            tokens, start = [], 0
+            for name, end in zip(names, ends):
+                if name[:1] != "_":  # the tokens Lark's tree keeps
+                    tokens.append(Token(name, text[start:end]))
+                start = end
+            return self._sequence[names[0]](tokens)
         _, type_end, message_start = decision
         tokens = [Token("EXC_TYPE", text[:type_end])]
         if message_start < len(text):
@@ -221,6 +250,28 @@ class BodyLexer:
             regex = self._narrowed[keep] = re.compile("|".join(
                 alternative for alternative, kept in zip(self._alternatives, keep) if kept))
         return regex
+
+    def _walk(self, first: str, text: str, at: int) -> Decision:
+        """The tokens of a SEQUENCE_BODIES body, each lexed with the terminals the parser
+        accepts after the ones before, in the lexer's order, to the body's end (which the
+        parser must accept there); _LARK at anything else."""
+        names, ends, prefix = [first], [at], first
+        size = len(text)
+        while True:
+            step = self._steps.get(prefix)
+            if step is None:
+                return _LARK
+            pattern, ends_here = step
+            if at == size:
+                return ("seq", tuple(names), tuple(ends)) if ends_here else _LARK
+            found = pattern.match(text, at) if pattern is not None else None
+            if found is None or found.end() == at:
+                return _LARK
+            name = found.lastgroup or ""
+            at = found.end()
+            names.append(name)
+            ends.append(at)
+            prefix = f"{prefix} {name}"
 
     def _two_tokens(self, name: str, text: str, at: int) -> Decision:
         follow = self._second.get(name)
@@ -268,6 +319,7 @@ def lexer_texts(parser: Lark) -> dict[str, Any]:
         follow = [parser.get_terminal(name) for name in after]
         follow.sort(key=_lexer_order)
         second[first] = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in follow)
+    sequences = _sequence_steps(parser, accepted)
     separator = parser.get_terminal("_EXC_SEP").pattern.to_regexp()
     message = parser.get_terminal("EXC_MESSAGE").pattern.to_regexp()
     # Decisions are kept per digit-masked body when every pattern after the first token is
@@ -280,7 +332,9 @@ def lexer_texts(parser: Lark) -> dict[str, Any]:
     screened = [(a, looked_ahead_literals(t.pattern.to_regexp(), 4)
                  if _SCANS_AHEAD.match(t.pattern.to_regexp()) else ()) for a, t in sighted]
     sighted_text = "|".join(a for a, found in screened if not found) or "(?!)" \
-        if all(digit_blind(p) for p in (separator, message, *second.values())) else None
+        if all(digit_blind(p) for p in (separator, message, *second.values(),
+                                        *(text for text, _ in sequences.values() if text))) \
+        else None
     # the screened ones' texts; a body holding one is asked of them all
     needed = list(dict.fromkeys(n for _, found in screened for n in found))
     # `re` tries the sighted alternatives one by one at a body's start (2-4 us a body);
@@ -290,11 +344,44 @@ def lexer_texts(parser: Lark) -> dict[str, Any]:
     # or a screened one's text) in the same pass: a body none of them holds is unsighted
     # (asked apart they cost 5-10 us a body: an access line's, a metrics line's)
     return {"accepted": sorted(accepted), "alternatives": alternatives, "needles": needles,
-            "second": second, "separator": separator, "message": message,
+            "second": second, "sequences": sequences, "separator": separator, "message": message,
             "sighted_text": sighted_text, "needed": needed,
             "quick": _quick_text(sighted_text, tuple(needed)) if sighted_text is not None
             else None,
             "all_sighted_text": "|".join(a for a, _ in sighted) or "(?!)"}
+
+
+def _sequence_steps(parser: Lark, accepted: set[str]) -> dict[str, tuple[str, bool]]:
+    """For each run of terminals a SEQUENCE_BODIES body may start with (their names joined by
+    spaces), the terminals the parser accepts next, in the lexer's order, as one alternation
+    ("" for none), and whether the body may end there: walked with Lark's interactive parser
+    from each first terminal."""
+    steps: dict[str, tuple[str, bool]] = {}
+    start = parser.parse_interactive("", start="body")
+    # without the transformer's callbacks (as Lark's own `accepts`): a rule reduced on the
+    # way would be handed empty tokens
+    silent = copy(start.parser_state.parse_conf)
+    silent.callbacks = {}
+    start.parser_state.parse_conf = silent
+    pending: list[tuple[str, Any, int]] = []
+    for first in sorted(set(SEQUENCE_BODIES) & accepted):
+        state = start.copy()  # type: ignore[no-untyped-call]
+        state.feed_token(Token(first, ""))
+        pending.append((first, state, 1))
+    while pending:
+        prefix, state, length = pending.pop()
+        after = state.accepts()
+        follow = sorted((parser.get_terminal(name) for name in after - {"$END"}),
+                        key=_lexer_order)
+        steps[prefix] = ("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in follow),
+                         "$END" in after)
+        if length >= _SEQUENCE_TOKENS:
+            continue
+        for terminal in follow:
+            step = state.copy()
+            step.feed_token(Token(terminal.name, ""))
+            pending.append((f"{prefix} {terminal.name}", step, length + 1))
+    return steps
 
 
 # A pattern that starts by reading up to many characters of any kind (`\S[^\n]{0,240}?`), also
@@ -332,7 +419,8 @@ def _quick_text(pattern: str, needles: tuple[str, ...]) -> str | None:
 def lexer_patterns(texts: dict[str, Any]) -> list[str]:
     """The patterns a lexer from `texts` compiles with `re` (every one it may: whose programs
     are kept, compiledcopy.re_program)."""
-    found = ["|".join(texts["alternatives"]), *texts["second"].values(), texts["separator"],
+    found = ["|".join(texts["alternatives"]), *texts["second"].values(),
+             *(text for text, _ in texts["sequences"].values() if text), texts["separator"],
              texts["message"], texts["all_sighted_text"]]
     if texts["sighted_text"] is not None:
         found.append(texts["sighted_text"])
@@ -435,8 +523,8 @@ def _group_end(pattern: str, start: int) -> int:
 _FROM_START = re2._Anchor.ANCHOR_START
 
 # How a body is lexed: ("one", terminal) for one whole token, ("two", first, where it ends,
-# second) for two, ("exc", where the type ends, where the message starts) for an exception
-# line, or _LARK: a shape the fast path leaves to Lark.
+# second) for two, ("seq", terminals, where each ends) for a SEQUENCE_BODIES body, ("exc",
+# where the type ends, where the message starts) for an exception line, or _LARK: a shape the fast path leaves to Lark.
 Decision = tuple[Any, ...]
 _LARK: Decision = ("lark",)
 SHAPED_BODY_CHARS = 1024  # longer bodies (prompts) rarely share a shape
