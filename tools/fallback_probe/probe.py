@@ -13,9 +13,12 @@ event of the process and phase where it occurs:
   `EngineDeadError`); a logged error as its ERROR record;
 - a library's message where vLLM meets that library (a tokenizer in the API server, weights in a
   worker's loader, a grammar in the engine core's structured-output manager, Ray in the
-  executor's start-up, an HTTP client in a benchmark client), twice: with the library's frames
+  executor's start-up, an HTTP client in a benchmark client), with the library's frames
   innermost (`frames`), and with the traceback cut above them (`tail`: what a pasted excerpt
-  or a re-raise leaves, where only the message's words can answer).
+  or a re-raise leaves: the innermost frame is vLLM's caller), and
+- each message, vLLM's or a library's, once more as its exception line alone (`bare`: an excerpt
+  that kept only the last line, or an ERROR record of the message without its traceback), where
+  only the message's words and the message index can answer.
 
 Each rendered log goes through `logsleuth.explain_text` in process and is counted by the kind of
 the report's advice: `exact`, `family`, `message` (the error's own remedy), `release`, `fallback`
@@ -196,7 +199,8 @@ class Event:
     cls: str
     template: str
     shape: str
-    variant: str  # "frames" (the raise site's frames innermost) or "tail" (cut above them)
+    variant: str  # "frames" (the raise site's frames innermost), "tail" (cut above them) or
+    # "bare" (the exception line alone)
     kind: str = "raise"  # or the log level of a logged error
 
     @property
@@ -246,7 +250,7 @@ def render(event: Event) -> str:
                          event.function.rsplit(".", 1)[-1] or "<module>")
     first, *rest = message.split("\n")
     body = ["Traceback (most recent call last):", *frames, f"{_printed_class(event)}: {first}",
-            *rest]
+            *rest] if event.variant != "bare" else [f"{_printed_class(event)}: {first}", *rest]
     if shape is Shape.CLIENT:
         return "".join(line + "\n" for line in body)
     if shape is Shape.API_START:
@@ -282,6 +286,9 @@ def render(event: Event) -> str:
     return "".join(f"{head}{line}\n" for line in [opening, *body]) + after
 
 
+VARIANTS = ("frames", "tail", "bare")
+
+
 def vllm_events(sample: int, seed: int) -> list[Event]:
     """vLLM's error templates (every release), each in the shape its module fails in; `sample`
     of them (0: all)."""
@@ -293,8 +300,9 @@ def vllm_events(sample: int, seed: int) -> list[Event]:
         shapes = next(s for pattern, s in VLLM_SHAPES if pattern.search(template.module))
         digest = int(hashlib.sha1(template.text.encode()).hexdigest()[:8], 16)
         kind = "raise" if template.kind is MessageKind.RAISE else template.cls
-        out.append(Event("vllm", template.module, template.function, template.cls,
-                         template.text, shapes[digest % len(shapes)].value, "frames", kind))
+        for variant in ("frames", "bare") if kind == "raise" else ("frames",):
+            out.append(Event("vllm", template.module, template.function, template.cls,
+                             template.text, shapes[digest % len(shapes)].value, variant, kind))
     return out
 
 
@@ -305,7 +313,7 @@ def library_events(messages: Iterable[LibraryMessage]) -> list[Event]:
         shapes = LIBRARY_SHAPES[message.library]
         digest = int(hashlib.sha1(message.template.encode()).hexdigest()[:8], 16)
         shape = shapes[digest % len(shapes)][0]
-        for variant in ("frames", "tail"):
+        for variant in VARIANTS:
             out.append(Event(message.library, message.module, message.function, message.cls,
                              message.template, shape.value, variant))
     return out
@@ -380,8 +388,8 @@ def counts(results: Iterable[Result]) -> dict[str, Counter[Advice]]:
     for result in results:
         out["all"][result.advice] += 1
         out[result.event.source][result.advice] += 1
-        if result.event.source != "vllm":
-            out[f"libraries/{result.event.variant}"][result.advice] += 1
+        side = "vllm" if result.event.source == "vllm" else "libraries"
+        out[f"{side}/{result.event.variant}"][result.advice] += 1
     return out
 
 
@@ -414,7 +422,7 @@ def read_events(path: Path) -> list[Event]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--vllm-sample", type=int, default=2000,
+    parser.add_argument("--vllm-sample", type=int, default=1000,
                         help="vLLM templates to draw (0: every one, ~14k)")
     parser.add_argument("--seed", type=int, default=26)
     parser.add_argument("--jobs", type=int, default=1)
