@@ -105,3 +105,41 @@ def test_an_error_inside_the_openai_client_gets_the_client_family(cls: str, word
     assert report.signature.kind.value in ("exact", "family"), report.signature.id
     if report.signature.kind.value == "family":
         assert report.signature.id == "library-openai-client-error"
+
+
+# word families for a library's checks printed without its frames: a word each names, and a
+# vLLM module that raises messages with such words (where vLLM's own families answer instead)
+_WORD_FAMILIES = (
+    ("tokenizer-library-check-failed", ("pad_token", "pre_tokenizer", "WordPiece", "merges",
+                                        "added tokens", "normalizer"),
+     "vllm/transformers_utils/tokenizer.py"),
+    ("ray-runtime-check-failed", ("runtime_env", "raylet", "placement group", "ObjectRef",
+                                  "GCS"), "vllm/v1/executor/ray_utils.py"),
+    ("asgi-protocol-violated", ("ASGI message", "http.response.body", "websocket.send",
+                                "http.response.start"), "vllm/entrypoints/openai/api_server.py"),
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(family=st.sampled_from(_WORD_FAMILIES), data=st.data(), before=_WORDS, after=_WORDS,
+       cls=st.sampled_from(("ValueError", "RuntimeError", "TypeError")),
+       prefix=st.sampled_from(("", "(APIServer pid=4000) ", "(EngineCore_DP0 pid=4100) ")))
+def test_a_bare_library_check_gets_a_family_and_vllms_own_weighs_less(
+        family: tuple[str, tuple[str, ...], str], data: st.DataObject, before: str, after: str,
+        cls: str, prefix: str) -> None:
+    name, words, vllm_file = family
+    word = data.draw(st.sampled_from(words))
+    message = f"{before} {word} {after}"
+    bare = explain_text(f"{prefix}{cls}: {message}\n", signatures=default_signatures())
+    assert bare.signature is not None
+    # this family, or another that knows the words (Ray's placement groups have their own)
+    assert bare.signature.kind.value in ("exact", "family"), (message, bare.signature.id)
+    raised = ("Traceback (most recent call last):\n"
+              f'  File "/usr/local/lib/python3.12/dist-packages/{vllm_file}", line 9, in check\n'
+              "    raise Error(msg)\n"
+              f"{cls}: {message}\n")
+    report = explain_text(raised, signatures=default_signatures())
+    # raised by vLLM, the library's words are weaker evidence: the family scores lower
+    scores = {m.id: m.score for m in (bare.signature, *bare.alternatives)}
+    if report.signature is not None and report.signature.id == name and name in scores:
+        assert report.signature.score < scores[name], message
