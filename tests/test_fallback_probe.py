@@ -117,6 +117,9 @@ _WORD_FAMILIES = (
                                   "GCS"), "vllm/v1/executor/ray_utils.py"),
     ("asgi-protocol-violated", ("ASGI message", "http.response.body", "websocket.send",
                                 "http.response.start"), "vllm/entrypoints/openai/api_server.py"),
+    ("structural-tag-or-tool-format-rejected", ("structural tag", "token markers", "tools list",
+                                                "builtin tools"),
+     "vllm/v1/structured_output/backend_xgrammar.py"),
 )
 
 
