@@ -71,14 +71,28 @@ def library_modules(event: ErrorEvent) -> tuple[str, ...]:
     """The installed library module that raised this error, when vLLM did not: the innermost
     traceback frame inside site-packages (Python's own modules after it are how the library
     raised it), unless a vLLM frame lies further in. `transformers.models.auto.configuration_auto`
-    for a config transformers cannot read."""
+    for a config transformers cannot read. With no such frame, the module of a qualified
+    exception class (`_class_module`)."""
     for frame in reversed(event.frames):
         if frame_module(frame.file, frame.function) is not None:
             return ()
         library = _installed_module(frame.file) or _checkout_module(frame.file)
         if library is not None:
             return (library,)
-    return ()
+    return _class_module(event.exception)
+
+
+def _class_module(exception: str) -> tuple[str, ...]:
+    """Without a frame of vLLM's or a library's, the module a qualified exception class names:
+    Python prints a library's class with its module (`huggingface_hub.errors.GatedRepoError`,
+    `ray.exceptions.RayTaskError`, `openai.APIConnectionError`), so a pasted last line or an
+    ERROR record still says which library raised it. Never vLLM's own classes (vLLM is no
+    library here) nor a script's (`__main__`)."""
+    module = exception.rsplit(".", 1)[0] if "." in exception else ""
+    if not module or module.startswith(("vllm", "_")) or not all(
+            part.isidentifier() for part in module.split(".")):
+        return ()
+    return (module,)
 
 
 def raised_by_vllm(event: ErrorEvent) -> bool | None:

@@ -1,0 +1,455 @@
+"""How much of the space of errors a vLLM log can hold gets only a class's fallback, or nothing.
+
+The space: every error vLLM raises or logs (the message index, every indexed release) and the
+raise sites of the libraries it runs on (`library_messages.jsonl.gz`, mined from their source by
+`extract.py`: transformers, tokenizers, huggingface_hub, safetensors, xgrammar, outlines, ray,
+pydantic, fastapi/starlette/uvicorn, openai, aiohttp, flashinfer). Each message becomes the log
+event of the process and phase where it occurs:
+
+- a vLLM message by its module: the API server (entry points, engine arguments and configs:
+  vLLM builds the config there before it starts an engine), a GPU worker (model loading,
+  quantization, layers and kernels, distributed set-up; loading, profiling or serving by the
+  module), or the engine core (start-up, or a fatal error while serving, then the API server's
+  `EngineDeadError`); a logged error as its ERROR record;
+- a library's message where vLLM meets that library (a tokenizer in the API server, weights in a
+  worker's loader, a grammar in the engine core's structured-output manager, Ray in the
+  executor's start-up, an HTTP client in a benchmark client), with the library's frames
+  innermost (`frames`), and with the traceback cut above them (`tail`: what a pasted excerpt
+  or a re-raise leaves: the innermost frame is vLLM's caller), and
+- each message, vLLM's or a library's, once more as its exception line alone (`bare`: an excerpt
+  that kept only the last line, or an ERROR record of the message without its traceback), where
+  only the message's words and the message index can answer.
+
+Each rendered log goes through `logsleuth.explain_text` in process and is counted by the kind of
+the report's advice: `exact`, `family`, `message` (the error's own remedy), `release`, `fallback`
+(only a class's last resort, `signatures/fallback/`) or `none`. The fallback and none events are
+clustered by library, exception class and message shape (the first fixed words), largest first:
+where a new family pays most.
+
+    PYTHONPATH=. .venv/bin/python tools/fallback_probe/probe.py --jobs 2 --results /tmp/fp.jsonl
+    PYTHONPATH=. .venv/bin/python tools/fallback_probe/probe.py --vllm-sample 0 --clusters 40
+
+Not run-time code: nothing in `logsleuth/` imports it. `tests/test_fallback_probe.py` measures
+`sample.jsonl` (a fixed sample of the events) against a ceiling on the fallback/none share.
+"""
+
+from __future__ import annotations
+
+import argparse
+import builtins
+import hashlib
+import json
+import random
+import re
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from enum import Enum
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "index_coverage"))
+from coverage import SITE, error_templates, fill, holes  # noqa: E402  (one filler for both tools)
+from extract import LibraryMessage, read  # noqa: E402
+
+from logsleuth.index.data import MessageKind, default_index  # noqa: E402
+from logsleuth.pipeline import explain_text  # noqa: E402
+from logsleuth.signatures import SignatureSet, default_signatures  # noqa: E402
+
+SAMPLE = HERE / "sample.jsonl"
+API = "(APIServer pid=4000) "
+CORE = "(EngineCore_DP0 pid=4100) "
+WORKER = "(Worker_TP0 pid=4201) "
+STAMP = "02-05 10:11:30"
+
+
+class Advice(Enum):
+    """What the report offers for one event, strongest first."""
+
+    EXACT = "exact"
+    FAMILY = "family"
+    MESSAGE = "message"
+    RELEASE = "release"
+    FALLBACK = "fallback"
+    NONE = "none"
+
+    @property
+    def missed(self) -> bool:
+        """Only a class's last resort, or nothing: the space this probe measures."""
+        return self in (Advice.FALLBACK, Advice.NONE)
+
+
+class Shape(Enum):
+    """The process and moment an error is printed in."""
+
+    API_START = "api_start"  # the API server fails before or while starting an engine
+    API_SERVING = "api_serving"  # the API server's request handling, then its death
+    ENGINE_START = "engine_start"  # EngineCore failed to start
+    ENGINE_SERVING = "engine_serving"  # EngineCore encountered a fatal error
+    WORKER_LOAD = "worker_load"  # a worker fails loading the model
+    WORKER_PROFILE = "worker_profile"  # a worker fails in the profiling run
+    WORKER_SERVING = "worker_serving"  # a worker fails executing a batch
+    WORKER_INIT = "worker_init"  # a worker fails setting up its device and groups
+    CLIENT = "client"  # a client script (benchmark, OpenAI client) of the server
+
+
+# The vLLM frames above the raise site, outermost first: (file under vllm/, function).
+OUTER: dict[Shape, tuple[tuple[str, str], ...]] = {
+    Shape.API_START: (("entrypoints/openai/api_server.py", "run_server"),
+                      ("entrypoints/openai/api_server.py", "build_async_engine_client"),
+                      ("engine/arg_utils.py", "create_engine_config")),
+    Shape.API_SERVING: (("entrypoints/openai/serving_chat.py", "create_chat_completion"),
+                        ("entrypoints/openai/serving_engine.py", "_preprocess_chat")),
+    Shape.ENGINE_START: (("v1/engine/core.py", "run_engine_core"),
+                         ("v1/engine/core.py", "__init__")),
+    Shape.ENGINE_SERVING: (("v1/engine/core.py", "run_busy_loop"),
+                           ("v1/engine/core.py", "step")),
+    Shape.WORKER_LOAD: (("v1/executor/multiproc_executor.py", "worker_main"),
+                        ("v1/worker/gpu_worker.py", "load_model"),
+                        ("v1/worker/gpu_model_runner.py", "load_model"),
+                        ("model_executor/model_loader/default_loader.py", "load_weights")),
+    Shape.WORKER_PROFILE: (("v1/executor/multiproc_executor.py", "worker_busy_loop"),
+                           ("v1/worker/gpu_worker.py", "determine_available_memory"),
+                           ("v1/worker/gpu_model_runner.py", "profile_run"),
+                           ("v1/worker/gpu_model_runner.py", "_dummy_run")),
+    Shape.WORKER_SERVING: (("v1/executor/multiproc_executor.py", "worker_busy_loop"),
+                           ("v1/worker/gpu_worker.py", "execute_model"),
+                           ("v1/worker/gpu_model_runner.py", "execute_model")),
+    Shape.WORKER_INIT: (("v1/executor/multiproc_executor.py", "worker_main"),
+                        ("v1/worker/gpu_worker.py", "init_device"),
+                        ("distributed/parallel_state.py", "init_distributed_environment")),
+    Shape.CLIENT: (),  # the client script's own frame: CLIENT_FRAME
+}
+CLIENT_FRAME = ("/home/user/bench/run_benchmark.py", "send_request")
+
+# A vLLM module's shapes, first match wins; two shapes alternate by the message's digest.
+VLLM_SHAPES: tuple[tuple[re.Pattern[str], tuple[Shape, ...]], ...] = tuple(
+    (re.compile(pattern), shapes) for pattern, shapes in (
+        (r"^vllm\.entrypoints\.(?:openai\.serving|serve|chat_utils|openai\.protocol|"
+         r"openai\.tool_parsers|openai\.(?:chat_completion|completion|responses|embed))",
+         (Shape.API_SERVING,)),
+        (r"^vllm\.(?:entrypoints|engine\.arg_utils|config|transformers_utils|usage|"
+         r"tokenizers?\b|utils\.argparse)", (Shape.API_START,)),
+        (r"^vllm\.model_executor\.(?:model_loader|models)|^vllm\.lora|"
+         r"\.quantization\.", (Shape.WORKER_LOAD, Shape.WORKER_PROFILE)),
+        (r"^vllm\.(?:distributed|platforms|device_allocator)", (Shape.WORKER_INIT,
+                                                              Shape.WORKER_SERVING)),
+        (r"^vllm\.(?:model_executor|v1\.attention|attention|v1\.worker|v1\.sample|"
+         r"compilation|_custom_ops|third_party|kernels)", (Shape.WORKER_PROFILE,
+                                                          Shape.WORKER_SERVING)),
+        (r"^vllm\.v1\.(?:core|structured_output|engine\.core|request|spec_decode)",
+         (Shape.ENGINE_SERVING, Shape.ENGINE_START)),
+        (r"", (Shape.ENGINE_START,)),
+    ))
+
+# Where vLLM meets each library: the shapes, the vLLM frame that calls into it, and for a library
+# whose messages come from compiled code (Rust), the Python frame that made the call.
+LIBRARY_SHAPES: dict[str, tuple[tuple[Shape, tuple[str, str]], ...]] = {
+    "transformers": ((Shape.API_START, ("transformers_utils/config.py", "get_config")),
+                     (Shape.API_START, ("transformers_utils/tokenizer.py", "get_tokenizer")),
+                     (Shape.API_SERVING, ("entrypoints/chat_utils.py", "apply_hf_chat_template")),
+                     (Shape.WORKER_LOAD, ("model_executor/models/transformers.py", "__init__"))),
+    "tokenizers": ((Shape.API_START, ("transformers_utils/tokenizer.py", "get_tokenizer")),
+                   (Shape.API_SERVING, ("entrypoints/openai/serving_engine.py",
+                                        "_tokenize_prompt_input"))),
+    "huggingface_hub": ((Shape.API_START, ("transformers_utils/config.py", "get_config")),
+                        (Shape.WORKER_LOAD, ("model_executor/model_loader/weight_utils.py",
+                                             "download_weights_from_hf"))),
+    "safetensors": ((Shape.WORKER_LOAD, ("model_executor/model_loader/weight_utils.py",
+                                         "safetensors_weights_iterator")),),
+    "xgrammar": ((Shape.ENGINE_SERVING, ("v1/structured_output/backend_xgrammar.py",
+                                         "compile_grammar")),
+                 (Shape.API_SERVING, ("v1/structured_output/backend_xgrammar.py",
+                                      "validate_xgrammar_grammar"))),
+    "outlines": ((Shape.ENGINE_SERVING, ("v1/structured_output/backend_outlines.py",
+                                         "compile_grammar")),),
+    "ray": ((Shape.API_START, ("v1/executor/ray_utils.py", "initialize_ray_cluster")),
+            (Shape.ENGINE_START, ("v1/executor/ray_distributed_executor.py",
+                                  "_init_workers_ray"))),
+    "pydantic": ((Shape.API_START, ("engine/arg_utils.py", "create_model_config")),
+                 (Shape.API_SERVING, ("entrypoints/openai/api_server.py",
+                                      "create_chat_completion"))),
+    "fastapi": ((Shape.API_SERVING, ("entrypoints/openai/api_server.py",
+                                     "create_chat_completion")),
+                (Shape.API_START, ("entrypoints/openai/api_server.py", "serve_http"))),
+    "openai": ((Shape.CLIENT, ("", "")),),
+    "aiohttp": ((Shape.CLIENT, ("", "")),
+                (Shape.API_SERVING, ("multimodal/utils.py", "fetch_image_async"))),
+    "flashinfer": ((Shape.WORKER_PROFILE, ("v1/attention/backends/flashinfer.py", "build")),
+                   (Shape.WORKER_SERVING, ("model_executor/layers/sampler.py", "forward")),
+                   (Shape.ENGINE_START, ("v1/worker/gpu_worker.py", "compile_or_warm_up_model"))),
+}
+# The Python caller of a compiled library's raise, and its exception's printed module.
+COMPILED_CALLER = {"tokenizers": ("transformers/tokenization_utils_fast.py", "__init__"),
+                   "safetensors": ("safetensors/torch.py", "load_file")}
+QUALIFIED = {"SafetensorError": "safetensors_rust.SafetensorError"}
+BUILTIN = frozenset(name for name in dir(builtins) if name.endswith(("Error", "Exception")))
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One error of the space, as a process prints it."""
+
+    source: str  # "vllm" or the library's name
+    module: str
+    function: str
+    cls: str
+    template: str
+    shape: str
+    variant: str  # "frames" (the raise site's frames innermost), "tail" (cut above them) or
+    # "bare" (the exception line alone)
+    kind: str = "raise"  # or the log level of a logged error
+
+    @property
+    def digest(self) -> int:
+        return int(hashlib.sha1(f"{self.source}\0{self.template}".encode()).hexdigest()[:8], 16)
+
+
+def _frame(path: str, function: str) -> list[str]:
+    return [f'  File "{path}", line 321, in {function}', f"    {function}(...)"]
+
+
+def _printed_class(event: Event) -> str:
+    if event.cls in QUALIFIED:
+        return QUALIFIED[event.cls]
+    if event.source == "vllm" or event.cls in BUILTIN or "." in event.cls:
+        return event.cls
+    return f"{event.module.split('.')[0]}.{event.cls}"
+
+
+def render(event: Event) -> str:
+    """The log lines of this event: the process's traceback, then what the others print."""
+    message = fill(event.template, holes().get(event.template) if event.source == "vllm"
+                   else None)
+    shape = Shape(event.shape)
+    if event.kind != "raise":
+        prefix = {Shape.API_START: API, Shape.API_SERVING: API}.get(
+            shape, WORKER if shape.name.startswith("WORKER") else CORE)
+        first, *rest = message.split("\n")
+        name = event.module.rsplit(".", 1)[-1] + ".py"
+        return "".join(f"{prefix}ERROR {STAMP} [{name}:321] {line}\n" for line in (first, *rest))
+    frames: list[str] = _frame(*CLIENT_FRAME) if shape is Shape.CLIENT else []
+    for file, function in OUTER[shape]:
+        frames += _frame(SITE + "vllm/" + file, function)
+    if event.source != "vllm":
+        caller = dict(LIBRARY_SHAPES[event.source]).get(shape, ("", ""))
+        if caller[0]:
+            frames += _frame(SITE + "vllm/" + caller[0], caller[1])
+        if event.variant == "frames":
+            if event.source in COMPILED_CALLER:
+                frames += _frame(SITE + COMPILED_CALLER[event.source][0],
+                                 COMPILED_CALLER[event.source][1])
+            else:
+                frames += _frame(SITE + event.module.replace(".", "/") + ".py",
+                                 event.function.rsplit(".", 1)[-1] or "<module>")
+    elif event.variant == "frames":
+        frames += _frame(SITE + event.module.replace(".", "/") + ".py",
+                         event.function.rsplit(".", 1)[-1] or "<module>")
+    first, *rest = message.split("\n")
+    body = ["Traceback (most recent call last):", *frames, f"{_printed_class(event)}: {first}",
+            *rest] if event.variant != "bare" else [f"{_printed_class(event)}: {first}", *rest]
+    if shape is Shape.CLIENT:
+        return "".join(line + "\n" for line in body)
+    if shape is Shape.API_START:
+        return "".join(f"{API}{line}\n" for line in body)
+    if shape is Shape.API_SERVING:
+        head = f"{API}ERROR {STAMP} [serving_chat.py:250] "
+        return ("".join(f"{head}{line}\n" for line in ["Error in preprocessing prompt inputs",
+                                                        *body]))
+    if shape in (Shape.ENGINE_START, Shape.ENGINE_SERVING):
+        head = f"{CORE}ERROR {STAMP} [core.py:708] "
+        opening = ("EngineCore failed to start." if shape is Shape.ENGINE_START
+                   else "EngineCore encountered a fatal error.")
+        after = (f"{API}RuntimeError: Engine core initialization failed. See root cause above. "
+                 "Failed core proc(s): {}\n" if shape is Shape.ENGINE_START else
+                 f"{API}ERROR {STAMP} [async_llm.py:480] AsyncLLM output_handler failed.\n"
+                 f"{API}vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an "
+                 "issue. See stack trace (above) for the root cause.\n")
+        return "".join(f"{head}{line}\n" for line in [opening, *body]) + after
+    head = f"{WORKER}ERROR {STAMP} [multiproc_executor.py:671] "
+    starting = shape in (Shape.WORKER_LOAD, Shape.WORKER_INIT)
+    opening = "WorkerProc failed to start." if starting else "WorkerProc hit an exception."
+    core = f"{CORE}ERROR {STAMP} [core.py:708] "
+    after = ("".join(core + line + "\n" for line in (
+        "EngineCore failed to start.", "Traceback (most recent call last):",
+        *_frame(SITE + "vllm/v1/executor/multiproc_executor.py", "wait_for_ready"),
+        "Exception: WorkerProc initialization failed due to an exception in a background "
+        "process. See stack trace for root cause.")) +
+        f"{API}RuntimeError: Engine core initialization failed. See root cause above. "
+        "Failed core proc(s): {}\n") if starting else (
+        f"{CORE}ERROR {STAMP} [core.py:894] EngineCore encountered a fatal error.\n"
+        f"{API}vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. "
+        "See stack trace (above) for the root cause.\n")
+    return "".join(f"{head}{line}\n" for line in [opening, *body]) + after
+
+
+VARIANTS = ("frames", "tail", "bare")
+
+
+def vllm_events(sample: int, seed: int) -> list[Event]:
+    """vLLM's error templates (every release), each in the shape its module fails in; `sample`
+    of them (0: all)."""
+    templates = error_templates(default_index())
+    if sample:
+        templates = random.Random(seed).sample(templates, min(sample, len(templates)))
+    out = []
+    for template in templates:
+        shapes = next(s for pattern, s in VLLM_SHAPES if pattern.search(template.module))
+        digest = int(hashlib.sha1(template.text.encode()).hexdigest()[:8], 16)
+        kind = "raise" if template.kind is MessageKind.RAISE else template.cls
+        for variant in ("frames", "bare") if kind == "raise" else ("frames",):
+            out.append(Event("vllm", template.module, template.function, template.cls,
+                             template.text, shapes[digest % len(shapes)].value, variant, kind))
+    return out
+
+
+def library_events(messages: Iterable[LibraryMessage]) -> list[Event]:
+    """Each library message where vLLM meets the library, with its frames and cut above them."""
+    out = []
+    for message in messages:
+        shapes = LIBRARY_SHAPES[message.library]
+        digest = int(hashlib.sha1(message.template.encode()).hexdigest()[:8], 16)
+        shape = shapes[digest % len(shapes)][0]
+        for variant in VARIANTS:
+            out.append(Event(message.library, message.module, message.function, message.cls,
+                             message.template, shape.value, variant))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    event: Event
+    advice: Advice
+    signature: str | None
+
+
+def measure_one(event: Event, signatures: SignatureSet) -> Result:
+    report = explain_text(render(event), signatures=signatures)
+    if report.signature is not None:
+        return Result(event, Advice(report.signature.kind.value), report.signature.id)
+    return Result(event, Advice.NONE, None)
+
+
+_SIGNATURES: SignatureSet | None = None
+
+
+def _measure_chunk(events: list[Event]) -> list[Result]:
+    global _SIGNATURES  # one database per worker process
+    if _SIGNATURES is None:
+        _SIGNATURES = default_signatures()
+    return [measure_one(e, _SIGNATURES) for e in events]
+
+
+def measure(events: Sequence[Event], jobs: int = 1) -> list[Result]:
+    """Every event measured, in order."""
+    if jobs <= 1:
+        return _measure_chunk(list(events))
+    size = max(1, len(events) // (jobs * 8))
+    chunks = [list(events[i:i + size]) for i in range(0, len(events), size)]
+    with ProcessPoolExecutor(jobs) as pool:
+        return [r for chunk in pool.map(_measure_chunk, chunks) for r in chunk]
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'`-]+")
+
+
+def shape_of(template: str, words: int = 3) -> str:
+    """A message's shape: its first few fixed words, lower case."""
+    fixed = re.sub(r"\{\w+\}", " ", template)
+    return " ".join(w.lower() for w in _WORD.findall(fixed)[:words])
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    source: str
+    cls: str
+    shape: str
+    events: int
+    example: str
+
+
+def clusters(results: Iterable[Result]) -> list[Cluster]:
+    """The fallback/none events by source, class and message shape, largest first."""
+    grouped: dict[tuple[str, str, str], list[Event]] = defaultdict(list)
+    for result in results:
+        if result.advice.missed:
+            event = result.event
+            grouped[(event.source, event.cls, shape_of(event.template, 2))].append(event)
+    out = [Cluster(s, c, shape, len(es), es[0].template) for (s, c, shape), es in grouped.items()]
+    return sorted(out, key=lambda c: (-c.events, c.source, c.cls, c.shape))
+
+
+def counts(results: Iterable[Result]) -> dict[str, Counter[Advice]]:
+    """Per source (and `all`, and per library variant), how many events got each advice."""
+    out: dict[str, Counter[Advice]] = defaultdict(Counter)
+    for result in results:
+        out["all"][result.advice] += 1
+        out[result.event.source][result.advice] += 1
+        side = "vllm" if result.event.source == "vllm" else "libraries"
+        out[f"{side}/{result.event.variant}"][result.advice] += 1
+    return out
+
+
+def missed_share(results: Sequence[Result]) -> float:
+    """The share of events that got only a fallback or nothing."""
+    return sum(r.advice.missed for r in results) / max(1, len(results))
+
+
+def summary(results: Sequence[Result], top: int) -> str:
+    table = counts(results)
+    lines = ["source            events  " + "  ".join(f"{a.value:>8}" for a in Advice)
+             + "  missed"]
+    for source in sorted(table, key=lambda s: (s != "all", s)):
+        row = table[source]
+        total = sum(row.values())
+        missed = row[Advice.FALLBACK] + row[Advice.NONE]
+        lines.append(f"{source:<17} {total:6d}  " + "  ".join(f"{row[a]:8d}" for a in Advice)
+                     + f"  {100 * missed / max(1, total):5.1f}%")
+    lines += ["", f"largest fallback/none clusters (source, class, first words):"]
+    for cluster in clusters(results)[:top]:
+        lines.append(f"{cluster.events:5d}  {cluster.source:<16} {cluster.cls:<22} "
+                     f"{cluster.shape:<28} {cluster.example[:70]!r}")
+    return "\n".join(lines) + "\n"
+
+
+def read_events(path: Path) -> list[Event]:
+    with path.open(encoding="utf-8") as lines:
+        return [Event(**json.loads(line)) for line in lines if line.strip()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--vllm-sample", type=int, default=1000,
+                        help="vLLM templates to draw (0: every one, ~14k)")
+    parser.add_argument("--seed", type=int, default=26)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--clusters", type=int, default=30)
+    parser.add_argument("--events", type=Path, help="measure these events (JSON lines) only")
+    parser.add_argument("--results", type=Path, help="write each event's result as JSON lines")
+    parser.add_argument("--write-sample", type=int, metavar="N",
+                        help="write N events drawn from the space to sample.jsonl")
+    args = parser.parse_args(argv)
+    if args.events:
+        events = read_events(args.events)
+    else:
+        events = vllm_events(args.vllm_sample, args.seed) + library_events(read())
+    if args.write_sample:
+        chosen = random.Random(args.seed).sample(events, min(args.write_sample, len(events)))
+        SAMPLE.write_text("".join(json.dumps(asdict(e), sort_keys=True) + "\n"
+                                  for e in sorted(chosen, key=lambda e: (e.source, e.template,
+                                                                         e.variant))))
+        return 0
+    results = measure(events, args.jobs)
+    sys.stdout.write(summary(results, args.clusters))
+    if args.results:
+        with args.results.open("w", encoding="utf-8") as out:
+            out.writelines(json.dumps({**asdict(r.event), "advice": r.advice.value,
+                                       "signature": r.signature}) + "\n" for r in results)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
