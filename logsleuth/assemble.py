@@ -14,6 +14,7 @@ one open traceback per channel, at most MAX_FRAMES frames and MAX_MESSAGE_LINES 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -436,7 +437,7 @@ class Assembler:
         record's further lines bare and indented: they are its message, as vLLM's own records'
         are (whose header repeats on each line, one channel)."""
         if _cann_record(line) or _bare_error_record(line):
-            return self._cann_detail_key(line)
+            return self._cann_detail_key(line, coded=_cann_record(line))
         if line.site is not None or line.level is not None or line.depth \
                 or not (line.kind is LineKind.INDENTED or _field_name(line)):
             return None
@@ -455,7 +456,7 @@ class Assembler:
             return None
         return previous
 
-    def _cann_detail_key(self, line: LogLine) -> ChannelKey | None:
+    def _cann_detail_key(self, line: LogLine, coded: bool) -> ChannelKey | None:
         """The channel of the exception a CANN-coded record goes on: torch_npu puts CANN's error
         records in the text of the exception it raises (`RuntimeError: ... error code is 107001`,
         `[ERROR] ... PTA call acl api failed`, then `EE1001: ... Reason: ...` or `[PID: N] ...
@@ -476,6 +477,13 @@ class Assembler:
             # (a traceback's exception only: a CI annotation's `Error: : Model execution failed.`
             # before CANN's `EE9999` records is no exception torch_npu raised, and the records
             # are the error)
+            return None
+        if not coded and not any(_NPU_ERROR_CODE.search(text)
+                                 for text in waiting.trace.message_lines):
+            # a bare `[ERROR] ...` goes on only when the exception is torch_npu's own text (`...,
+            # error code is 107001`); after any other exception it is a record of its own, as
+            # torch_npu's exit report `ERR99999 UNKNOWN application exception` after "Engine core
+            # initialization failed" (tests/test_exit_reports.py)
             return None
         return previous
 
@@ -1099,6 +1107,11 @@ class Assembler:
     def _new_id(self) -> int:
         self._next_id += 1
         return self._next_id
+
+
+# torch_npu's text for a failed ACL call, whose further lines (its `[ERROR] ... PTA call acl api
+# failed`, `[Error]: <description>`) are the same message
+_NPU_ERROR_CODE = re.compile(r"error code is \d+")
 
 
 def _cann_record(line: LogLine) -> bool:
