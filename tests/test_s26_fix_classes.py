@@ -17,7 +17,12 @@ wordings and the ways a log shows it, with a near miss:
 - ROCm's first free-memory query (`torch.cuda.mem_get_info` in a worker's start-up) failing with
   `HIP error: invalid argument` because the host's amdgpu kernel driver lacks the query:
   rocm-free-memory-query-unsupported-by-driver, whose fix names `amdgpu-dkms` and the host
-  driver; the same HIP error from a kernel, or with no frames, keeps the HIP family."""
+  driver; the same HIP error from a kernel, or with no frames, keeps the HIP family;
+- a KeyboardInterrupt only an engine core or worker got while it started (loading weights, in
+  torch.compile, profiling), which its parent reports as its failure (`Engine core initialization
+  failed`, `Worker proc ... died unexpectedly`): engine-startup-interrupted, whose fix names the
+  launchers' start-up limits, `VLLM_ENGINE_READY_TIMEOUT_S`, the compile cache and `-O0`; an error
+  Dynamo or Inductor raised in the same place keeps library-torch-compile-error."""
 
 from __future__ import annotations
 
@@ -297,3 +302,109 @@ def test_a_frameless_hip_invalid_argument_keeps_the_hip_family() -> None:
     signature, _ = signature_advice("RuntimeError: HIP error: invalid argument\n"
                                     "For debugging consider passing AMD_SERIALIZE_KERNEL=3\n")
     assert signature == "hip-runtime-error"
+
+
+# ---- a start-up interrupted from outside, reported as the child's failure -------------------------
+
+# What an engine core or worker logs before the interrupt and the frames it was in, by phase: the
+# weight load, torch.compile (Dynamo, then Inductor's cache keys and codegen), the memory profile.
+_PHASES = {
+    "load": (["Starting to load model Qwen/Qwen3-8B...",
+              "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:41<00:41, 20.5s/it]"],
+             [("vllm/v1/worker/gpu_model_runner.py", "load_model",
+               "self.model = model_loader.load_model("),
+              ("vllm/model_executor/model_loader/default_loader.py", "load_weights",
+               "loaded_weights = model.load_weights(self.get_all_weights(model_config, model))"),
+              ("safetensors/torch.py", "load_file", "result[k] = f.get_tensor(k)")]),
+    "compile": (["Dynamo bytecode transform time: 7.92 s",
+                 "Cache the graph of compile range (1, 2048) for later use"],
+                [("vllm/v1/worker/gpu_worker.py", "compile_or_warm_up_model",
+                  "self.model_runner.capture_model()"),
+                 ("vllm/compilation/backends.py", "compile",
+                  "compiled_graph = self.compiler.compile(graph, example_inputs)"),
+                 ("torch/_inductor/codecache.py", "dumps", "self.dump(obj)")]),
+    "profile": (["Model loading took 15.27 GiB memory and 6.402 seconds"],
+                [("vllm/v1/executor/abstract.py", "determine_available_memory",
+                  'return self.collective_rpc("determine_available_memory")'),
+                 ("vllm/v1/worker/gpu_worker.py", "determine_available_memory",
+                  "self.model_runner.profile_run()"),
+                 ("torch/_dynamo/eval_frame.py", "_fn", "return fn(*args, **kwargs)")]),
+}
+# (child's log prefix, its process title in multiprocessing's `Process X:`, the reporter's lines):
+# V1 engine cores reported by the API server or by an offline script's process (unprefixed), a
+# multiprocessing executor's worker reported by its engine core
+_API_REPORT = ["Traceback (most recent call last):",
+               '  File "{site}vllm/v1/engine/utils.py", line 1249, in wait_for_engine_startup',
+               "    raise RuntimeError(",
+               "RuntimeError: Engine core initialization failed. See root cause above. Failed "
+               "core proc(s): {{}}"]
+_CHILDREN = st.sampled_from([
+    ("(EngineCore pid=3408798) ", "EngineCore", "(APIServer pid=3407862) ", _API_REPORT),
+    ("(EngineCore_DP0 pid=51207) ", "EngineCore_DP0", "(APIServer pid=51012) ", _API_REPORT),
+    ("(EngineCore_0 pid=7714) ", "EngineCore_0", "", _API_REPORT),
+    ("(VllmWorker rank=1 pid=9120) ", "VllmWorker-1", "(EngineCore pid=9001) ",
+     ["ERROR 06-22 01:26:22 [multiproc_executor.py:140] Worker proc VllmWorker-1 died "
+      "unexpectedly, shutting down executor."]),
+])
+# a bare SIGINT; a SIGTERM in a forked child that inherited the API server's start-up handler
+# (api_server.py run_server: `raise KeyboardInterrupt("terminated")`)
+_INTERRUPTS = st.sampled_from(["KeyboardInterrupt", "KeyboardInterrupt: terminated"])
+
+
+def _interrupted_start(phase: str, child: tuple[str, str, str, list[str]], error: str,
+                       site: str) -> str:
+    prefix, title, reporter, report = child
+    steps, frames = _PHASES[phase]
+    lines = [f"{prefix}INFO 06-22 01:25:56 [gpu_model_runner.py:5092] {step}" for step in steps]
+    lines += [f"{prefix}Process {title}:"]
+    lines += [prefix + line for line in python_traceback(
+        [("/usr/lib/python3.12/multiprocessing/process.py", "_bootstrap", "self.run()"),
+         *((site + path, function, code) for path, function, code in frames)],
+        error).splitlines()]
+    lines += [reporter + line.format(site=site) for line in report]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=40, deadline=None)
+@given(phase=st.sampled_from(sorted(_PHASES)), child=_CHILDREN, error=_INTERRUPTS,
+       py=PYTHONS, site=SITE_PACKAGES)
+def test_a_start_up_interrupted_from_outside_says_who_and_how_long(
+        phase: str, child: tuple[str, str, str, list[str]], error: str, py: str,
+        site: str) -> None:
+    signature, fix = signature_advice(_interrupted_start(phase, child, error,
+                                                         site.format(py=py)))
+    assert signature == "engine-startup-interrupted"
+    for knob in ("startupProbe", "--time", "VLLM_ENGINE_READY_TIMEOUT_S", "VLLM_CACHE_ROOT",
+                 "-O0", "--enforce-eager"):
+        assert knob in fix, knob
+
+
+@settings(max_examples=30, deadline=None)
+@given(phase=st.sampled_from(["compile", "profile"]), child=_CHILDREN,
+       error=st.sampled_from([
+           "AssertionError", "IndexError: list index out of range",
+           "KeyError: 'arg0_1'",
+           "TypeError: unsupported operand type(s) for *: 'SymInt' and 'NoneType'"]),
+       py=PYTHONS, site=SITE_PACKAGES)
+def test_an_error_raised_inside_torch_compile_keeps_the_compile_advice(
+        phase: str, child: tuple[str, str, str, list[str]], error: str, py: str,
+        site: str) -> None:
+    # the same start-up and report, where Dynamo or Inductor raised: something failed to compile
+    signature, _ = signature_advice(_interrupted_start(phase, child, error, site.format(py=py)))
+    assert signature == "library-torch-compile-error"
+
+
+@settings(max_examples=15, deadline=None)
+@given(phase=st.sampled_from(sorted(_PHASES)), py=PYTHONS, site=SITE_PACKAGES)
+def test_ctrl_c_that_stopped_the_server_too_is_no_interrupted_start(phase: str, py: str,
+                                                                    site: str) -> None:
+    from logsleuth.model import Verdict
+    from logsleuth.pipeline import explain_text
+
+    child = ("(EngineCore pid=3408798) ", "EngineCore", "(APIServer pid=3407862) ",
+             ["Traceback (most recent call last):",
+              '  File "/usr/lib/python3.12/asyncio/runners.py", line 157, in _on_sigint',
+              "    raise KeyboardInterrupt()", "KeyboardInterrupt"])
+    report = explain_text(_interrupted_start(phase, child, "KeyboardInterrupt",
+                                             site.format(py=py)))
+    assert report.verdict is Verdict.NO_FAILURE
