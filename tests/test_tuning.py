@@ -384,7 +384,7 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # refusing a caller's argument types (a vLLM or plugin release unpaired with xgrammar) rather
     # than the fallback for rejected values; f-v0240-gb10-cold-flashinfer-jit-engine-ready-timeout-
     # symptom-oneline when the start-up-cause-not-in-log families (generic, load, graph capture)
-    # began to name the API server's own ready timeout, VLLM_ENGINE_READY_TIMEOUT_S (0.17+), as
+    # began to name the API server's own ready timeout, VLLM_ENGINE_READY_TIMEOUT_S (0.14+), as
     # the cause that leaves no engine-core error; v060-k8s-unspecified-platform-notimplemented
     # when platform-method-not-implemented began to read a bare NotImplementedError raised in
     # vllm/platforms/interface.py as the Platform base class answering (no platform detected, e.g.
