@@ -154,3 +154,15 @@ def test_a_rule_must_capture_what_its_advice_names(tmp_path: Path) -> None:
     bad.write_text(base + "crossing: ['(']\n")
     with pytest.raises(SignatureError, match="crossing"):
         load_phrasing(bad)
+
+
+def test_a_package_whose_name_is_inside_a_word_of_the_fix_is_still_added() -> None:
+    # `ba` is in "batch" and "base": a setting counts as named only as a whole name
+    log = ("Traceback (most recent call last):\n"
+           '  File "/opt/venv/lib/python3.12/site-packages/transformers/configuration_utils.py", '
+           "line 88, in load\n"
+           "    raise ValueError(msg)\n"
+           "ValueError: because your version of Ba is out of date\n")
+    report = explain_text(log, signatures=default_signatures())
+    assert report.signature is not None and report.signature.kind is SignatureKind.FAMILY
+    assert "pip install -U ba" in report.signature.fix

@@ -6,6 +6,7 @@ The data is mined from every vLLM release by `tools/vllm_index/` and shipped as
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 
@@ -317,7 +318,12 @@ def _lacks(fix: str, remedy: str) -> bool:
     if remedy in fix:
         return False
     named = knobs(remedy)
-    return not named or any(knob not in fix for knob in named)
+    return not named or any(not _names(fix, knob) for knob in named)
+
+
+def _names(fix: str, knob: str) -> bool:
+    """Whether `fix` names `knob` as a whole name: a package `ba` is not named by `batch`."""
+    return re.search(rf"(?<![\w-]){re.escape(knob)}(?![\w-])", fix) is not None
 
 
 def _exact(report: Report) -> bool:
