@@ -16,7 +16,6 @@ import hashlib
 import importlib.util
 import json
 import sys
-from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
@@ -39,9 +38,9 @@ def _vllm_miner() -> ModuleType:
 
 
 _miner = _vllm_miner()
-MESSAGES_VERSION, TOKEN = _miner.MESSAGES_VERSION, _miner.TOKEN
-_cached, literal_of, merge_records = _miner._cached, _miner.literal_of, _miner.merge_records
+MESSAGES_VERSION, _cached = _miner.MESSAGES_VERSION, _miner._cached
 messages_of, write = _miner.messages_of, _miner.write
+texts_and_sites = _miner.texts_and_sites
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository's logsleuth
 from logsleuth.index.versions import version_key  # noqa: E402
@@ -62,18 +61,9 @@ def build(cache: Path, name: str, releases: list[str]) -> dict[str, object]:
     mined = [mine_release(cache, name, version) for version in releases]
     for version, messages in zip(releases, mined):
         print(f"{name} {version}: {len(messages)} messages", file=sys.stderr)
-    sites = merge_records(mined, "t")
-    texts = sorted({str(site["t"]) for site in sites})
-    position = {text: i for i, text in enumerate(texts)}
-    tokens = {text: set(TOKEN.findall(literal_of(text))) for text in texts}
-    frequency = Counter(token for found in tokens.values() for token in found)
-    keys = [min(tokens[t], key=lambda w: (frequency[w], -len(w), w)) if tokens[t] else ""
-            for t in texts]
     body: dict[str, object] = {
         "package": name, "module": PACKAGES[name], "releases": releases,
-        "texts": [[text, key] for text, key in zip(texts, keys)],
-        "sites": [[position[str(s["t"])], s["k"], s["c"], s["m"], s["f"], s["r"]]
-                  for s in sites]}
+        **texts_and_sites(mined)}
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12]
     return {"schema": SCHEMA, "stamp": f"{releases[-1]}+{digest}", **body}
 

@@ -354,14 +354,10 @@ def mine_release(cache: Path, version: str) -> dict[str, list[dict[str, object]]
     return {"messages": messages, **settings}
 
 
-def build(cache: Path, releases: list[str]) -> dict[str, object]:
-    mined = []
-    for version in releases:
-        mined.append(mine_release(cache, version))
-        print(f"{version}: {len(mined[-1]['messages'])} messages, "
-              f"{len(mined[-1]['arguments'])} arguments, {len(mined[-1]['env'])} env vars",
-              file=sys.stderr)
-    sites = merge_records([m["messages"] for m in mined], "t")
+def texts_and_sites(mined: list[list[dict[str, object]]]) -> dict[str, object]:
+    """The index's `texts` (each with its lookup key) and `sites` (each naming its text by
+    position) of every release's mined messages."""
+    sites = merge_records(mined, "t")
     texts = sorted({str(site["t"]) for site in sites})
     position = {text: i for i, text in enumerate(texts)}
     tokens = {text: set(TOKEN.findall(literal_of(text))) for text in texts}
@@ -369,11 +365,21 @@ def build(cache: Path, releases: list[str]) -> dict[str, object]:
     # each text is filed under its literal word that the fewest texts share (lookup.py)
     keys = [min(tokens[t], key=lambda w: (frequency[w], -len(w), w)) if tokens[t] else ""
             for t in texts]
+    return {"texts": [[text, key] for text, key in zip(texts, keys)],
+            "sites": [[position[str(s["t"])], s["k"], s["c"], s["m"], s["f"], s["r"]]
+                      for s in sites]}
+
+
+def build(cache: Path, releases: list[str]) -> dict[str, object]:
+    mined = []
+    for version in releases:
+        mined.append(mine_release(cache, version))
+        print(f"{version}: {len(mined[-1]['messages'])} messages, "
+              f"{len(mined[-1]['arguments'])} arguments, {len(mined[-1]['env'])} env vars",
+              file=sys.stderr)
     body: dict[str, object] = {
         "releases": releases,
-        "texts": [[text, key] for text, key in zip(texts, keys)],
-        "sites": [[position[str(s["t"])], s["k"], s["c"], s["m"], s["f"], s["r"]]
-                  for s in sites],
+        **texts_and_sites([m["messages"] for m in mined]),
         "arguments": merge_records([m["arguments"] for m in mined], "flag"),
         "env": merge_records([m["env"] for m in mined], "name")}
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12]
