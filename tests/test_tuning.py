@@ -25,6 +25,11 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Moved in from the held-out set by the end-of-session-26 check (strict until analysed):
+    "launchers/dd-rocm-strix-halo-vllm-dev-0111rc6-granite4-h-small-hw-exception-gpu-hang-cwsr":
+        "moved in from the held-out set by the end-of-session-26 check: not yet analysed",
+    "launchers/dd-vllm-tgis-adapter-v05x-lora-request-posixpath-startswith-unboundlocal-first":
+        "moved in from the held-out set by the end-of-session-26 check: not yet analysed",
     # Session 26's random development split (seventeenth): the one cold fix miss left, analysed:
     "launchers/gg-verl-ci-ray-ppo-megatron-v0-rollout-sampler-illegal-memory-access-watchdog-abort-134-lines":
         "Why not fixed: the confirmed fix reverts a trainer-side change (the RL framework's "
@@ -442,6 +447,9 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Moved in from the held-out set by the end-of-session-26 check (strict until analysed):
+    "launchers/dd-vllm-tgis-adapter-v05x-lora-request-posixpath-startswith-unboundlocal-first":
+        "moved in from the held-out set by the end-of-session-26 check: not yet analysed",
     # (Session 26's random development split (seventeenth) came in with three cold misses, each
     # fixed for its class: launchers/gg-verl-ci-ray-ppo-megatron-v0-rollout-sampler-illegal-
     # memory-access-watchdog-abort-134-lines when Ray's RayTaskError(X), which prints the remote
