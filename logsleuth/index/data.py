@@ -16,10 +16,10 @@ import tempfile
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 DATA_FILE = "vllm_index.json.gz"
 SCHEMA = "logsleuth.vllm-index/1"
@@ -337,30 +337,41 @@ def default_index() -> VllmIndex:
     (about a third of a second less on every run that names an error's origin), else from the
     JSON, which then writes that copy."""
     raw = resources.files("logsleuth.index").joinpath(DATA_FILE).read_bytes()
-    target = _cached_copy(raw)
+    return marshal_copy("vllm-index", raw, Path(__file__),
+                        lambda: VllmIndex.from_json(ascii_json(gzip.decompress(raw))),
+                        VllmIndex.records, VllmIndex.from_records)
+
+
+_FORMAT = 1  # bump when the records' fields change
+_T = TypeVar("_T")
+
+
+def marshal_copy(name: str, raw: bytes, code: Path, build: Callable[[], _T],
+                 to_records: Callable[[_T], Any], from_records: Callable[[Any], _T]) -> _T:
+    """`build()`, or `from_records` of the marshal copy `to_records` gave for the same data file
+    bytes `raw` and the same `code` (the module that reads it), kept in logsleuth's cache
+    directory (none when caching is off, `LOGSLEUTH_NO_CACHE`). The copy's name changes with the
+    data, the code and the format; one that cannot be read is built again, one that cannot be
+    written is no copy."""
+    target = _cached_copy(name, raw, code)
     if target is not None:
         try:
-            return VllmIndex.from_records(marshal.loads(target.read_bytes()))
+            return from_records(marshal.loads(target.read_bytes()))
         except (OSError, EOFError, ValueError, TypeError, KeyError, IndexError):
-            pass  # absent, or not what this code wrote: read the JSON
-    index = VllmIndex.from_json(ascii_json(gzip.decompress(raw)))
+            pass  # absent, or not what this code wrote: build it
+    value = build()
     if target is not None:
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile("wb", dir=target.parent, delete=False) as out:
-                out.write(marshal.dumps(index.records()))
+                out.write(marshal.dumps(to_records(value)))
             os.replace(out.name, target)
         except OSError:
             pass  # a cache that cannot be written is no cache
-    return index
+    return value
 
 
-_FORMAT = 1  # bump when the records' fields change
-
-
-def _cached_copy(raw: bytes) -> Path | None:
-    """Where the marshal copy for this data file and this module's code lives (None: caching is
-    off, `LOGSLEUTH_NO_CACHE`). The name changes with the data, the code and the format."""
+def _cached_copy(name: str, raw: bytes, code: Path) -> Path | None:
     from logsleuth.signatures.loadcache import cache_dir
 
     where = cache_dir()
@@ -368,6 +379,6 @@ def _cached_copy(raw: bytes) -> Path | None:
         return None
     digest = hashlib.sha256(f"{_FORMAT}:{marshal.version}:".encode())
     digest.update(raw)
-    code = Path(__file__).stat()
-    digest.update(f"{code.st_size}:{code.st_mtime_ns}".encode())
-    return where / f"vllm-index-{digest.hexdigest()[:32]}.marshal"
+    stat = code.stat()
+    digest.update(f"{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return where / f"{name}-{digest.hexdigest()[:32]}.marshal"

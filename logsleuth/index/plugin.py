@@ -12,11 +12,7 @@ Nothing is read at import: the data files are read on first use, only when a mes
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
-import marshal
-import os
-import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -24,7 +20,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from logsleuth.index.data import MessageKind, MessageTemplate, Templates, VllmIndex
+from logsleuth.index.data import (MessageKind, MessageTemplate, Templates, VllmIndex,
+                                  marshal_copy)
 from logsleuth.index.lookup import TemplateMatcher, TextMatch
 from logsleuth.index.origin import MAX_SITES, change_since, plugin_frames, span
 from logsleuth.knowledge import default_causality
@@ -92,35 +89,12 @@ def default_plugins() -> tuple[tuple[PluginIndex, TemplateMatcher], ...]:
     return tuple(out)
 
 
-_FORMAT = 1  # bump when the cached records' fields change
-
-
 def _load(raw: bytes) -> PluginIndex:
-    from logsleuth.signatures.loadcache import cache_dir
-
-    where = cache_dir()
-    target = None
-    if where is not None:
-        digest = hashlib.sha256(f"plugin:{_FORMAT}:{marshal.version}:".encode())
-        digest.update(raw)
-        code = Path(__file__).stat()
-        digest.update(f"{code.st_size}:{code.st_mtime_ns}".encode())
-        target = where / f"plugin-index-{digest.hexdigest()[:32]}.marshal"
-        try:
-            package, module, records = marshal.loads(target.read_bytes())
-            return PluginIndex(package, module, VllmIndex.from_records(records))
-        except (OSError, EOFError, ValueError, TypeError):
-            pass  # absent, or not what this code wrote: read the JSON
-    plugin = PluginIndex.from_dict(json.loads(gzip.decompress(raw)))
-    if target is not None:
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("wb", dir=target.parent, delete=False) as out:
-                out.write(marshal.dumps((plugin.package, plugin.module, plugin.index.records())))
-            os.replace(out.name, target)
-        except OSError:
-            pass  # a cache that cannot be written is no cache
-    return plugin
+    return marshal_copy("plugin-index", raw, Path(__file__),
+                        lambda: PluginIndex.from_dict(json.loads(gzip.decompress(raw))),
+                        lambda plugin: (plugin.package, plugin.module, plugin.index.records()),
+                        lambda records: PluginIndex(records[0], records[1],
+                                                    VllmIndex.from_records(records[2])))
 
 
 def _in_frames(site: MessageTemplate, frames: frozenset[tuple[str, str]]) -> bool:
