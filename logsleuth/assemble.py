@@ -14,7 +14,6 @@ one open traceback per channel, at most MAX_FRAMES frames and MAX_MESSAGE_LINES 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -478,13 +477,9 @@ class Assembler:
             # before CANN's `EE9999` records is no exception torch_npu raised, and the records
             # are the error)
             return None
-        if not coded and not any(_NPU_ERROR_CODE.search(text)
+        if not coded and not any(self._causality.message_goes_on_in_records(text)
                                  for text in waiting.trace.message_lines):
-            # a bare `[ERROR] ...` goes on only when the exception is torch_npu's own text (`...,
-            # error code is 107001`); after any other exception it is a record of its own, as
-            # torch_npu's exit report `ERR99999 UNKNOWN application exception` after "Engine core
-            # initialization failed" (tests/test_exit_reports.py)
-            return None
+            return None  # a record of its own (causality.yaml `recorded_messages`)
         return previous
 
     def _channel(self, key: ChannelKey, process: Process) -> _Channel:
@@ -1107,11 +1102,6 @@ class Assembler:
     def _new_id(self) -> int:
         self._next_id += 1
         return self._next_id
-
-
-# torch_npu's text for a failed ACL call, whose further lines (its `[ERROR] ... PTA call acl api
-# failed`, `[Error]: <description>`) are the same message
-_NPU_ERROR_CODE = re.compile(r"error code is \d+")
 
 
 def _cann_record(line: LogLine) -> bool:

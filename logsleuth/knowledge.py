@@ -170,6 +170,8 @@ class Causality:
     # exceptions whose text goes on with the remote traceback of the exception they carry,
     # printed right under their own line, the carried class in the `carried` group (`carriers`)
     carriers: tuple[regex.Pattern[str], ...] = ()
+    # exception messages whose text goes on in bare ERROR records after them (`recorded_messages`)
+    recorded_messages: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -602,6 +604,11 @@ class Causality:
         (`indented_messages`: pydantic's ValidationError, one line per failed check)."""
         return any(_search(p, exception.strip()) for p in self.indented_messages)
 
+    def message_goes_on_in_records(self, message: str) -> bool:
+        """The exception's message goes on in the bare ERROR records printed right after it
+        (`recorded_messages`: torch_npu's text for a failed ACL call)."""
+        return any(_search(p, message) for p in self.recorded_messages)
+
     def native_stack_follows(self, text: str) -> bool:
         """The fatal line `text` ("label: message") is a native crash handler's banner whose
         stack follows it, innermost first, a bare indented line a symbol (`native_stacks`)."""
@@ -894,7 +901,9 @@ def load_causality(path: Path | None = None) -> Causality:
                            for p in data.get("teardown", {}).get("cancellations", [])),
                      tuple(compile_(p, "periodic_waits")
                            for p in data.get("periodic_waits", [])),
-                     tuple(compile_(p, "carriers") for p in data.get("carriers", [])))
+                     tuple(compile_(p, "carriers") for p in data.get("carriers", [])),
+                     tuple(compile_(p, "recorded_messages")
+                           for p in data.get("recorded_messages", [])))
 
 
 @cache
