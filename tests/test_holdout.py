@@ -167,12 +167,14 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # with both missed), moved to tuning (319): verdict 304, root 223/250, fix 82/175, case 210 with
 # the final session-26 code; floors that less 2. Session 27's eighteenth random split moved 30 to
 # tuning (289 left): verdict 277, root 203/227, fix 73/160, case 188 with the session-26 code;
-# floors that less 2.
+# floors that less 2. Then holdout-d's 20 kk-* cases (309), scored cold with the session-26 code
+# (kk-* alone: verdict 19/20, root 12/13, fix 1/3, case 16): verdict 296, root 215/240, fix
+# 74/163, case 204; floors that less 2.
 FLOORS = {
-    "verdict": 275,
-    "root": 201,
-    "fix": 71,
-    "case": 186,
+    "verdict": 294,
+    "root": 213,
+    "fix": 72,
+    "case": 202,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
 # failing case called no_failure. Counted, never listed. Measured 6 on 106 cases; 14 on 162 cases
@@ -232,8 +234,9 @@ FLOORS = {
 # split (one of the 30 moved), plus 1; still 8 on 321 once holdout-d's 20 ii-* and holdout-e's 20
 # jj-* cases came in (none of them answered the wrong way, cold or with the final session-26
 # code), plus 1; still 8 on the 319 after the end-of-session-26 check's move, plus 1; 6 on the
-# 289 left by session 27's split (two of the 30 moved), plus 1.
-MAX_WRONG_WAY = 7
+# 289 left by session 27's split (two of the 30 moved), plus 1; 7 on 309 once holdout-d added 20
+# kk-* cases, one of them answered the wrong way (leaving it out would bias the measure), plus 1.
+MAX_WRONG_WAY = 8
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
@@ -244,8 +247,8 @@ MAX_WRONG_WAY = 7
 # session 15: less the fifth split's 40, plus holdout-e's 40 m-* cases, less one whose name a helper's
 # grep printed, less two the end check printed; session 16: less the sixth split's 40,
 # plus holdout-d's 40 n-* cases, plus holdout-d's 19 o-* cases, less the seventh split's 30;
-# session 17: less the eighth split's 30, plus holdout-e's 10 p-* cases, less two the end check printed; session 18: less the ninth split's 30, plus holdout-d's 23 q-* cases, less two the end check printed; session 19: less the tenth split's 30, plus holdout-e's 16 r-* cases, plus holdout-d's 18 s-* cases, less one the end check printed; session 20: less the eleventh split's 30, plus holdout-d's 20 t-* cases, plus holdout-e's 20 u-* cases, less five whose names the lead saw at a merge, less two the lead read to find a regression, less one whose thread a sweep took, less one the end check printed; session 21: less the twelfth split's 30, less one sharing a moved case's thread, plus holdout-d's v-* cases, plus holdout-e's 24 w-* cases; session 21's end check moved two out; session 22: less the thirteenth split's 30, plus 20 y-*, 20 x-*, 19 z-* and 14 aa-* cases, less seven whose names a grep printed, plus 9 bb-* cases; less five the end-of-session-22 check or the lead printed; session 23: less the fourteenth split's 30, plus holdout-d's 21 cc-* cases, plus holdout-e's 20 dd-* cases, less five whose names the lead saw at a merge, less two the end-of-session-23 check printed; session 24: less the fifteenth split's 30, plus holdout-d's 25 ee-* cases; session 24: plus holdout-e's 15 ff-* cases, less three the end-of-session-24 check printed; session 25: less the sixteenth split's 30; session 25: plus holdout-d's 25 gg-* cases; session 25: plus holdout-e's 18 hh-* cases, less two the end-of-session-25 check printed; session 26: less the seventeenth split's 30; session 26: plus holdout-d's 20 ii-* cases, plus holdout-e's 20 jj-* cases, less two the end-of-session-26 check printed; session 27: less the eighteenth split's 30), and the groups it must have.
-MIN_CASES = 289
+# session 17: less the eighth split's 30, plus holdout-e's 10 p-* cases, less two the end check printed; session 18: less the ninth split's 30, plus holdout-d's 23 q-* cases, less two the end check printed; session 19: less the tenth split's 30, plus holdout-e's 16 r-* cases, plus holdout-d's 18 s-* cases, less one the end check printed; session 20: less the eleventh split's 30, plus holdout-d's 20 t-* cases, plus holdout-e's 20 u-* cases, less five whose names the lead saw at a merge, less two the lead read to find a regression, less one whose thread a sweep took, less one the end check printed; session 21: less the twelfth split's 30, less one sharing a moved case's thread, plus holdout-d's v-* cases, plus holdout-e's 24 w-* cases; session 21's end check moved two out; session 22: less the thirteenth split's 30, plus 20 y-*, 20 x-*, 19 z-* and 14 aa-* cases, less seven whose names a grep printed, plus 9 bb-* cases; less five the end-of-session-22 check or the lead printed; session 23: less the fourteenth split's 30, plus holdout-d's 21 cc-* cases, plus holdout-e's 20 dd-* cases, less five whose names the lead saw at a merge, less two the end-of-session-23 check printed; session 24: less the fifteenth split's 30, plus holdout-d's 25 ee-* cases; session 24: plus holdout-e's 15 ff-* cases, less three the end-of-session-24 check printed; session 25: less the sixteenth split's 30; session 25: plus holdout-d's 25 gg-* cases; session 25: plus holdout-e's 18 hh-* cases, less two the end-of-session-25 check printed; session 26: less the seventeenth split's 30; session 26: plus holdout-d's 20 ii-* cases, plus holdout-e's 20 jj-* cases, less two the end-of-session-26 check printed; session 27: less the eighteenth split's 30, plus holdout-d's 20 kk-* cases), and the groups it must have.
+MIN_CASES = 309
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...
