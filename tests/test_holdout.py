@@ -169,12 +169,14 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # tuning (289 left): verdict 277, root 203/227, fix 73/160, case 188 with the session-26 code;
 # floors that less 2. Then holdout-d's 20 kk-* cases (309), scored cold with the session-26 code
 # (kk-* alone: verdict 19/20, root 12/13, fix 1/3, case 16): verdict 296, root 215/240, fix
-# 74/163, case 204; floors that less 2.
+# 74/163, case 204; floors that less 2. Then holdout-e's 20 ll-* cases (329), scored cold with the
+# session-26 code (ll-* alone: verdict 17/20, root 9/10, fix 2/3, case 15): verdict 313, root
+# 224/250, fix 76/166, case 219; floors that less 2.
 FLOORS = {
-    "verdict": 294,
-    "root": 213,
-    "fix": 72,
-    "case": 202,
+    "verdict": 311,
+    "root": 222,
+    "fix": 74,
+    "case": 217,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
 # failing case called no_failure. Counted, never listed. Measured 6 on 106 cases; 14 on 162 cases
@@ -235,8 +237,9 @@ FLOORS = {
 # jj-* cases came in (none of them answered the wrong way, cold or with the final session-26
 # code), plus 1; still 8 on the 319 after the end-of-session-26 check's move, plus 1; 6 on the
 # 289 left by session 27's split (two of the 30 moved), plus 1; 7 on 309 once holdout-d added 20
-# kk-* cases, one of them answered the wrong way (leaving it out would bias the measure), plus 1.
-MAX_WRONG_WAY = 8
+# kk-* cases, one of them answered the wrong way (leaving it out would bias the measure), plus 1;
+# 9 on 329 once holdout-e added 20 ll-* cases, two of them answered the wrong way, plus 1.
+MAX_WRONG_WAY = 10
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
