@@ -41,9 +41,11 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))  # the repository's logsleuth
 
-from logsleuth.model import SignatureKind, Verdict  # noqa: E402
+from logsleuth.index.data import default_index  # noqa: E402
+from logsleuth.model import Match, SignatureKind, Verdict  # noqa: E402
 from logsleuth.pipeline import explain_text  # noqa: E402
 from logsleuth.signatures import SignatureSet, default_signatures, load_signatures  # noqa: E402
+from logsleuth.signatures.match import fact_holds  # noqa: E402
 from logsleuth.yamlload import load_yaml  # noqa: E402
 
 CATALOGUE = ROOT / "signatures" / "confirmed-remedies.yaml"
@@ -186,23 +188,46 @@ class Result:
     missing: tuple[str, ...]  # the held remedies the family's fix or the report's advice lacks
 
 
+def release_in(releases: str) -> str | None:
+    """The newest indexed vLLM release a version condition holds for."""
+    inside = [r for r in default_index().releases if fact_holds(r, releases)]
+    return inside[-1] if inside else None
+
+
+def _explain(entry: Entry, signatures: SignatureSet, release: str | None = None) -> Match | None:
+    record = PROBE.Record(entry.family, entry.error, (("-",),), entry.process, entry.frames)
+    log = PROBE.render(record)
+    if release is not None:  # the engine's first line, which says the release
+        log = (f"(EngineCore_DP0 pid=4100) INFO 02-05 10:11:00 [core.py:70] Initializing a V1 "
+               f"LLM engine (v{release}) with config: model='m'\n") + log
+    report = explain_text(log, signatures=signatures)
+    return None if report.verdict is Verdict.NO_FAILURE else report.signature
+
+
 def measure_one(entry: Entry, signatures: SignatureSet) -> Result:
-    """The family's own fix, and the advice a report gives on the record's error."""
+    """The family's own fix, and the advice a report gives on the record's error. A held remedy
+    of some releases only is not the family's for every log: it must be named by the advice on
+    the error of a release it holds for (logsleuth/confirmed.py adds it there)."""
     family = {s.id: s for s in signatures}.get(entry.family)
     fix = family.fix if family is not None else ""
-    record = PROBE.Record(entry.family, entry.error, (("-",),), entry.process, entry.frames)
-    report = explain_text(PROBE.render(record), signatures=signatures)
-    signature = report.signature
+    signature = _explain(entry, signatures)
     answered = signature.id if signature is not None else None
     exact = signature is not None and signature.kind is SignatureKind.EXACT
-    if report.verdict is Verdict.NO_FAILURE or signature is None or not (
-            answered == entry.family or exact):
+    if signature is None or not (answered == entry.family or exact):
         return Result(entry, Status.OTHER, answered, ())
     # An exact signature that knows the error's own case answers before its family; the
     # family's fix is what every other member of the class reads.
-    missing = tuple(r.remedy for r in entry.held
-                    if not (names(fix, r) and (exact or names(signature.fix, r))))
-    return Result(entry, Status.LACKING if missing else Status.NAMED, answered, missing)
+    missing = []
+    for remedy in entry.held:
+        if remedy.releases is None:
+            named = names(fix, remedy) and (exact or names(signature.fix, remedy))
+        else:
+            release = release_in(remedy.releases)
+            advice = _explain(entry, signatures, release) if release else None
+            named = advice is not None and (advice.id != entry.family or names(advice.fix, remedy))
+        if not named:
+            missing.append(remedy.remedy)
+    return Result(entry, Status.LACKING if missing else Status.NAMED, answered, tuple(missing))
 
 
 def measure(entries: Sequence[Entry], signatures: SignatureSet) -> list[Result]:
