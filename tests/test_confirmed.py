@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from logsleuth.confirmed import (ReleaseRemedy, default_release_remedies, load_release_remedies,
                                  with_release_remedies)
+from logsleuth.index.data import default_index
 from logsleuth.model import Match, SignatureKind
 from logsleuth.pipeline import explain_text
 from logsleuth.resources import data_dir
@@ -70,7 +71,7 @@ def test_the_census_release_ranges_are_version_conditions_of_known_families() ->
     for r in remedies:
         clauses = [c.strip() for a in r.releases.split("|") for c in a.split(",")]
         assert all(c[:1] in "<>=!" and version_key(c.lstrip("<>=!")) for c in clauses), r
-        assert fact_holds("0.1.0", r.releases) or fact_holds("99.0.0", r.releases), r
+        assert any(fact_holds(v, r.releases) for v in default_index().releases), r  # not empty
 
 
 def test_a_log_of_an_old_release_reads_the_remedy_of_its_release() -> None:
