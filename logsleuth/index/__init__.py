@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import replace
 
+from logsleuth.confirmed import with_release_remedies
 from logsleuth.frameworks import with_framework_knobs
 from logsleuth.fingerprint import fingerprint
 from logsleuth.index.advice import advice_for, settings_named
@@ -114,7 +115,8 @@ def annotate(report: Report) -> Report:
     the root cause's message, whatever fix answers the root cause says so, and when nothing does,
     that evidence is the fix (kind `release`). And API drift (index/drift.py): when the root
     cause names a vLLM name, module or engine argument that another release has, whatever fix
-    answers says which release changed it, where it lives now, and who made the call."""
+    answers says which release changed it, where it lives now, and who made the call. A family's
+    fix gains the remedies vLLM's tracker confirmed for the log's release only (confirmed.py)."""
     version = report.facts.get("vllm_version")
     version = version if isinstance(version, str) else None
     events = [e for e in (report.root_cause, *report.symptoms) if e is not None]
@@ -141,6 +143,7 @@ def annotate(report: Report) -> Report:
             alternatives = (signature, *alternatives)[:MAX_ALTERNATIVES]
         signature = message_match(report.root_cause, origins.get(report.root_cause.id), advice)
     signature = with_framework_knobs(signature, events)
+    signature = with_release_remedies(signature, version)
     root = report.root_cause
     upgrade = _upgrade(root, origins.get(root.id), version, report.facts) \
         if root is not None else None

@@ -30,7 +30,8 @@ ENV_VAR = "LOGSLEUTH_SIGNATURES"  # extra signature directories, separated by os
 # families must name).
 NOT_SIGNATURES = frozenset({"causality.yaml", "facts.yaml", "remedy.yaml", "drift.yaml",
                             "framework-knobs.yaml",
-                            "family-knobs.yaml", "documented-remedies.yaml"})
+                            "family-knobs.yaml", "documented-remedies.yaml",
+                            "confirmed-remedies.yaml"})
 
 
 class Severity(Enum):
