@@ -17,22 +17,18 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 from logsleuth.causal import IN_FLIGHT
 from logsleuth.model import ErrorEvent, Event, Milestone, MilestoneKind, Process
-from logsleuth.quickinit import quick_init
 
 _ACTIVITY = frozenset({MilestoneKind.SERVING, MilestoneKind.ALIVE, MilestoneKind.REJECTED})
 _MIN_HOLES = 4096  # the places closed at once, at least
 
-
-@quick_init
-@dataclass(frozen=True, slots=True)
-class _Last:
-    index: int  # in the events kept
-    line: int
-    opens: bool  # the first of its stretch between two marks
+# The last milestone of a process and kind: (its index in the events kept, its line, whether it
+# is the first of its stretch between two marks). A plain tuple: one is made per activity line
+# (a day of rejected requests makes hundreds of thousands), and a tuple costs a tenth of an
+# object with fields.
+_Last = tuple[int, int, bool]
 
 
 class ActivityFold:
@@ -88,12 +84,11 @@ class ActivityFold:
         # a process without a pid may talk in every run (journald's `systemd[1]`): its last
         # milestone stays a stretch's first, never dropped, so it is kept as one without an
         # index, and the marks after it stay
-        self._last = {key: _Last(moved[last.index], last.line, last.opens)
-                      if last.index in moved else _Last(-1, last.line, True)
-                      for key, last in self._last.items()
-                      if last.index in moved or key[0].pid is None}
+        self._last = {key: (moved[index], at, opens) if index in moved else (-1, at, True)
+                      for key, (index, at, opens) in self._last.items()
+                      if index in moved or key[0].pid is None}
         self._seen = {p for p in self._seen if (p.name, p.pid) not in gone}
-        lowest = min([line, *(last.line for last in self._last.values())])
+        lowest = min([line, *(at for _, at, _ in self._last.values())])
         del self._marks[:bisect_left(self._marks, lowest)]
         self._holes = 0
 
@@ -101,12 +96,16 @@ class ActivityFold:
         key = (milestone.process, milestone.kind)
         previous = self._last.get(key)
         line = milestone.line
-        opens = previous is None or self._marked(previous.line, line, pending_from)
-        if previous is not None and not opens and not previous.opens:
-            self._events[previous.index] = None  # neither first nor last of its stretch
-            self.dropped += 1
-            self._holes += 1
-        self._last[key] = _Last(len(self._events) - 1, line, opens)
+        if previous is None:
+            opens = True
+        else:
+            index, at, opened = previous
+            opens = self._marked(at, line, pending_from)
+            if not opens and not opened:
+                self._events[index] = None  # neither first nor last of its stretch
+                self.dropped += 1
+                self._holes += 1
+        self._last[key] = (len(self._events) - 1, line, opens)
         if self._holes > _MIN_HOLES and 2 * self._holes > len(self._events):
             self._compact()
 
@@ -122,8 +121,8 @@ class ActivityFold:
         self._events = kept
         # a last milestone is never dropped (only one a later one follows), so it has moved
         # (or was forgotten with its run: drop_before)
-        self._last = {key: _Last(moved[last.index], last.line, last.opens) if last.index >= 0
-                      else last for key, last in self._last.items()}
+        self._last = {key: (moved[index], at, opens) if index >= 0 else (index, at, opens)
+                      for key, (index, at, opens) in self._last.items()}
         self._holes = 0
 
     def _marked(self, start: int, end: int, pending_from: Callable[[], int | None]) -> bool:

@@ -27,6 +27,7 @@ from logsleuth.literal import (SCREEN_CHARS, Needles, Screen, required_literal,
 from logsleuth.model import (ConfigDifference, FactOrigin, Level, LineKind, LineRun, LogLine,
                              RecordRun)
 from logsleuth.resources import data_dir
+from logsleuth.tokenize.shape import shape_key
 from logsleuth.yamlload import load_yaml
 
 _TIMEOUT = 0.05
@@ -228,6 +229,7 @@ class _Found:
 
 _ERROR_LEVELS = (Level.ERROR, Level.CRITICAL)
 _SILENT_RUNS = 4096
+_SHAPES = 1024  # shapes of line whose candidate patterns are kept (a bound: shapes recur)
 _Item = TypeVar("_Item", LogLine, LogLine | LineRun | RecordRun)
 
 
@@ -253,6 +255,8 @@ class FactCollector:
         # engine config line at every start, and each start searched it again: 2.6 ms)
         self._silent_long: set[tuple[LineKind, Level | None, bytes]] = set()
         self._long: Needles | None = None  # every text `look` tests, for a long line's one pass
+        # the candidates of `_for_kind` a short line of each kind and shape may match (`_shaped`)
+        self._by_shape: dict[tuple[LineKind, bytes], list[tuple[FactSpec, LinePattern]]] = {}
 
     def watch(self, lines: Iterable[_Item]) -> Iterator[_Item]:
         """Pass the lines on unchanged, reading facts from them on the way. A LineRun whose
@@ -330,6 +334,8 @@ class FactCollector:
             present = present if present is not None else self._present(text)
             if self._screen.rules_out_given(present):
                 return
+        else:
+            candidates = self._shaped(line.kind, candidates, text)
         found = cut = False
         for spec, pattern in candidates:
             if (pattern.needle not in text if present is None
@@ -353,10 +359,29 @@ class FactCollector:
         if found:
             self._pending = [s for s in self._pending if s.name not in self._observed]
             self._screen = self._for_kind = None
+            self._by_shape.clear()
         elif silent is not None and not cut:
             if len(self._silent_long) >= _SILENT_RUNS:
                 self._silent_long.clear()  # a bound; lines that recur come back
             self._silent_long.add(silent)
+
+    def _shaped(self, kind: LineKind, candidates: list[tuple[FactSpec, LinePattern]],
+                text: str) -> list[tuple[FactSpec, LinePattern]]:
+        """The candidates whose needle a line of `text`'s shape (digits masked, shape_key) may
+        hold, in their order: a needle without a digit is in a line exactly when it is in the
+        line's shape, so those left out would fail the needle's test on this line, and lines of
+        one shape (a day of metrics lines, every start's set-up lines) test a few needles
+        instead of every pattern's (~50 for a record's text)."""
+        shape = shape_key(text)
+        kept = self._by_shape.get((kind, shape))
+        if kept is None:
+            if len(self._by_shape) >= _SHAPES:
+                self._by_shape.clear()  # a bound: shapes that recur come back
+            kept = self._by_shape[(kind, shape)] = [
+                (spec, pattern) for spec, pattern in candidates
+                if not pattern.needle or _has_digit(pattern.needle)
+                or pattern.needle.encode("utf-8", "surrogatepass") in shape]
+        return kept
 
     def _present(self, text: str) -> frozenset[str]:
         if self._long is None:
@@ -464,3 +489,8 @@ def _plain(value: object) -> object:
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     return str(value)
+
+
+def _has_digit(text: str) -> bool:
+    """Whether `text` holds an ASCII digit (which shape_key masks)."""
+    return any("0" <= character <= "9" for character in text)

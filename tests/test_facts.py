@@ -555,3 +555,59 @@ class _Counted:
         if self._timeout:
             raise TimeoutError
         return self._compiled.search(text, *args, **kwargs)
+
+
+# ---- the candidates kept per shape of line ---------------------------------------------------------
+
+def _every_candidate(collector: FactCollector) -> FactCollector:
+    """The collector testing every candidate pattern's needle on every line (no shape filter)."""
+    setattr(collector, "_shaped", lambda _kind, candidates, _text: candidates)
+    return collector
+
+
+def _same_facts(lines: list[str]) -> None:
+    shaped, every = FactCollector(), _every_candidate(FactCollector())
+    for number, text in enumerate(lines, 1):
+        line = parse_line(text, number)
+        shaped.look(line)
+        every.look(line)
+    assert shaped.result() == every.result()
+    assert shaped.origins() == every.origins()
+
+
+@pytest.mark.parametrize("case", sorted(CORPUS_FACTS))
+def test_shape_filter_reads_the_corpus_alike(case: str) -> None:
+    """Lines of one shape (digits masked) test only the needles their shape may hold: the facts
+    and where each was read are those every needle's test gives."""
+    path = CORPUS / case / "log.txt"
+    if not path.exists():
+        pytest.skip(f"{case} is not among the copied fixtures")
+    _same_facts(path.read_text(encoding="utf-8", errors="replace").splitlines()[:20000])
+
+
+def test_shape_filter_reads_each_era_alike() -> None:
+    """The fact lines of each era, each again with its digits changed (the same shape, other
+    values), read after a line of the same shape: as every needle's test reads them."""
+    changed = str.maketrans("0123456789", "1234567890")
+    lines = [text for line, _ in LINES for text in (line.translate(changed), line)]
+    _same_facts(lines)
+
+
+@given(st.lists(st.tuples(st.sampled_from([
+    "INFO 07-31 15:52:03 [model.py:1510] Using max model len {n}",
+    "INFO 07-31 15:52:03 [kv_cache_utils.py:{n}] GPU KV cache size: {n} tokens",
+    "(Worker_TP{n} pid={n}) INFO 01-24 01:50:35 [gpu_worker.py:{n}] Available KV cache memory: "
+    "{n}.{n} GiB",
+    "INFO 01-24 01:50:35 [cuda.py:{n}] Using FLASH_ATTN attention backend out of potential "
+    "backends: ['FLASH_ATTN']",
+    "INFO {n}-{n} 01:50:35 [api_server.py:{n}] vLLM API server version 0.{n}.{n}",
+    "Engine 000: Avg prompt throughput: {n}.{n} tokens/s, Running: {n} reqs",
+    "gpu-node-{n}:{n}:{n} [{n}] NCCL INFO NCCL version 2.{n}.{n}+cuda12.{n}",
+    "INFO {n}-{n} 01:50:35 [worker.py:{n}] # GPU blocks: {n}, # CPU blocks: {n}",
+    # a needle with a digit (`Creating v1 connector`): a shape masks it, so it is always tested
+    "INFO {n}-{n} 01:50:35 [factory.py:{n}] Creating v1 connector with name: NixlConnector and "
+    "engine_id: {n}",
+]), st.integers(0, 99999)), min_size=1, max_size=12))
+def test_shape_filter_reads_generated_lines_alike(lines: list[tuple[str, int]]) -> None:
+    """Lines of a few shapes with any digits: facts and origins as every needle's test gives."""
+    _same_facts([template.replace("{n}", str(value)) for template, value in lines])

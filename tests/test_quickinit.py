@@ -7,13 +7,13 @@ import inspect
 
 import pytest
 
-from logsleuth import activity, assemble, model
+from logsleuth import assemble, model
 from logsleuth.quickinit import quick_init
 from logsleuth.tokenize import grammar
 
 DECORATED = [model.LogLine, model.LineRun, model.RecordRun, model.ErrorEvent, model.Milestone,
-             grammar._Header, grammar._Body, grammar._Head, grammar.Split, activity._Last,
-             assemble._TraceAt, assemble._State]
+             grammar._Header, grammar._Body, grammar._Head, grammar.Split, assemble._TraceAt,
+             assemble._State]
 
 
 def _sample(index: int, f: dataclasses.Field[object]) -> object:
