@@ -17,7 +17,7 @@ from logsleuth.index.data import VllmIndex, default_index
 from logsleuth.index.drift import drift_for, with_drift
 from logsleuth.index.keys import keys_named
 from logsleuth.index.lookup import TemplateMatcher
-from logsleuth.index.plugin import plugin_modules, plugin_named, plugin_origin
+from logsleuth.index.plugin import plugin_modules, plugin_named, plugin_origin, with_plugin_code
 from logsleuth.index.origin import (default_matcher, frame_sites, library_modules, origin_of,
                                     package_boundary, release_position)
 from logsleuth.index.release import upgrade_for, with_upgrade
@@ -142,6 +142,7 @@ def annotate(report: Report) -> Report:
         signature = message_match(report.root_cause, origins.get(report.root_cause.id), advice)
     signature = with_framework_knobs(signature, events)
     root = report.root_cause
+    signature = with_plugin_code(signature, root, report.facts)  # a plugin's own code raised it
     upgrade = _upgrade(root, origins.get(root.id), version, report.facts) \
         if root is not None else None
     signature = with_upgrade(signature, upgrade, root)
