@@ -21,11 +21,15 @@ and layouts, with a near miss:
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from logsleuth.index.plugin import PREFIX, SUFFIX, default_plugins, plugin_files
-from logsleuth.model import Phase
+from logsleuth.model import Match, Phase, SignatureKind
+from logsleuth.platform_knobs import with_platform_knobs
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
 from v1log import ERAS, Era, python_traceback, signature_advice, worker_failure
@@ -233,3 +237,54 @@ def test_vllms_own_code_below_a_plugin_is_not_the_plugins() -> None:
                          phase=Phase.SERVING, inner=inner)
     report = explain_text(log, signatures=default_signatures())
     assert report.signature is None or "**Plugin code**" not in report.signature.fix
+
+
+# ---- CUDA's knobs in a fix, on another platform -----------------------------------------------------
+
+_FAULTS = st.sampled_from(["unspecified launch failure", "an illegal memory access was encountered",
+                           "device-side assert triggered", "misaligned address",
+                           "an illegal instruction was encountered",
+                           "invalid configuration argument"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(fault=_FAULTS, era=st.sampled_from(ERAS),
+       phase=st.sampled_from([Phase.PROFILE, Phase.GRAPH_CAPTURE, Phase.SERVING]))
+def test_a_hip_fault_answered_in_cudas_words_gets_rocms_names(
+        fault: str, era: Era, phase: Phase) -> None:
+    log = worker_failure(f"RuntimeError: HIP error: {fault}\nHIP kernel errors might be "
+                         "asynchronously reported at some other API call, so the stacktrace below "
+                         "might be incorrect.\nFor debugging consider passing AMD_SERIALIZE_KERNEL=3",
+                         phase=phase, era=era)
+    _, fix = signature_advice(log)
+    assert "AMD_SERIALIZE_KERNEL=3" in fix
+    if "CUDA_LAUNCH_BLOCKING" in fix.split("This is ROCm", 1)[0]:
+        assert "`CUDA_LAUNCH_BLOCKING` -> `AMD_SERIALIZE_KERNEL=3`" in fix
+
+
+@settings(max_examples=15, deadline=None)
+@given(fault=_FAULTS, era=st.sampled_from(ERAS))
+def test_the_same_fault_on_cuda_gets_no_other_platforms_names(fault: str, era: Era) -> None:
+    log = worker_failure(f"RuntimeError: CUDA error: {fault}\nCUDA kernel errors might be "
+                         "asynchronously reported at some other API call, so the stacktrace below "
+                         "might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+                         phase=Phase.SERVING, era=era)
+    _, fix = signature_advice(log)
+    assert "This is " not in fix and "AMD_SERIALIZE_KERNEL" not in fix
+
+
+@pytest.mark.parametrize(("platform", "expected"), [
+    ("rocm", "`CUDA_VISIBLE_DEVICES` -> `HIP_VISIBLE_DEVICES`"),
+    ("ascend", "`CUDA_VISIBLE_DEVICES` -> `ASCEND_RT_VISIBLE_DEVICES`"),
+    ("xpu", "`CUDA_VISIBLE_DEVICES` -> `ZE_AFFINITY_MASK`"),
+    ("hpu", "`CUDA_VISIBLE_DEVICES` -> `HABANA_VISIBLE_DEVICES`"),
+])
+def test_the_platform_fact_alone_says_whose_names(platform: str, expected: str) -> None:
+    match = Match("x", "x", 1.0, "Set `CUDA_VISIBLE_DEVICES` and check `nvidia-smi`.\n", (), (),
+                  "root_cause", None, SignatureKind.FAMILY)
+    fix = with_platform_knobs(match, None, {"platform": platform}).fix  # type: ignore[union-attr]
+    assert expected in fix
+    assert with_platform_knobs(match, None, {"platform": "cuda"}) == match
+    named = replace(match, fix=match.fix + f"\n{expected.rsplit('`', 2)[-2]}\n")
+    assert expected not in with_platform_knobs(  # type: ignore[union-attr]
+        named, None, {"platform": platform}).fix

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from logsleuth.frameworks import with_framework_knobs
+from logsleuth.platform_knobs import with_platform_knobs
 from logsleuth.fingerprint import fingerprint
 from logsleuth.index.advice import advice_for, settings_named
 from logsleuth.index.data import VllmIndex, default_index
@@ -142,6 +143,7 @@ def annotate(report: Report) -> Report:
         signature = message_match(report.root_cause, origins.get(report.root_cause.id), advice)
     signature = with_framework_knobs(signature, events)
     root = report.root_cause
+    signature = with_platform_knobs(signature, root, report.facts)  # ROCm's names for CUDA's
     signature = with_plugin_code(signature, root, report.facts)  # a plugin's own code raised it
     upgrade = _upgrade(root, origins.get(root.id), version, report.facts) \
         if root is not None else None
