@@ -288,3 +288,20 @@ def test_the_platform_fact_alone_says_whose_names(platform: str, expected: str) 
     named = replace(match, fix=match.fix + f"\n{expected.rsplit('`', 2)[-2]}\n")
     assert expected not in with_platform_knobs(  # type: ignore[union-attr]
         named, None, {"platform": platform}).fix
+
+
+_JAX_CLASSES = st.sampled_from(["jax.errors.JaxRuntimeError", "jaxlib._jax.JaxRuntimeError",
+                                "jaxlib.xla_extension.XlaRuntimeError"])
+
+
+@settings(max_examples=20, deadline=None)
+@given(klass=_JAX_CLASSES, node=st.integers(0, 7), era=st.sampled_from(ERAS))
+def test_a_tpu_core_halt_in_either_jax_class_is_the_tpu_familys(
+        klass: str, node: int, era: Era) -> None:
+    log = worker_failure(f"{klass}: INTERNAL: Core halted unexpectedly: INTERNAL: Accelerator "
+                         "device halted prematurely, perhaps due to an on-device check-failure. "
+                         f"Node {node} halted unexpectedly at tag:pc TensorCoreSequencer:1:0x1a3",
+                         phase=Phase.SERVING, era=era)
+    signature, fix = signature_advice(log)
+    assert signature == "tpu-xla-runtime-error"
+    assert "--max-num-batched-tokens" in fix and "libtpu" in fix
