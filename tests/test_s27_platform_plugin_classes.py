@@ -27,7 +27,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from logsleuth.index.plugin import PREFIX, SUFFIX, default_plugins, plugin_files
+from logsleuth.index.plugin import PREFIX, SUFFIX, default_plugins, plugin_code, plugin_files
 from logsleuth.model import Match, Phase, SignatureKind
 from logsleuth.platform_knobs import with_platform_knobs
 from logsleuth.pipeline import explain_text
@@ -184,7 +184,7 @@ _PYTHON_ERRORS = st.sampled_from([
     "ValueError: not enough values to unpack (expected 3, got 2)",
 ])
 _PLUGIN_ROOTS = st.sampled_from(["/usr/local/lib/python3.12/dist-packages/",
-                                 "/opt/venv/lib/python3.11/site-packages/"])
+                                 "/opt/venv/lib/python3.11/site-packages/", "checkout"])
 
 
 def _pip_name(module: str) -> str:
@@ -199,6 +199,8 @@ def test_a_plugins_own_code_is_named_with_its_release_and_tracker(
         module: str, error: str, root: str, era: Era, phase: Phase,
         version: str | None) -> None:
     package = _pip_name(module)
+    if root == "checkout":  # `pip install -e .` of the plugin's repository
+        root = f"/workspace/{package}/"
     inner = ((f"{root}{module}/worker/model_runner.py", "execute_model"),
              (f"{root}{module}/layers/attention.py", "forward"))
     log = worker_failure(error, phase=phase, era=era, inner=inner)
@@ -221,12 +223,16 @@ def test_a_plugins_own_code_is_named_with_its_release_and_tracker(
 @given(module=st.sampled_from(_PLUGIN_MODULES), root=_PLUGIN_ROOTS, era=st.sampled_from(ERAS))
 def test_a_device_error_the_plugin_called_into_is_not_its_code(
         module: str, root: str, era: Era) -> None:
-    inner = ((f"{root}{module}/worker/model_runner.py", "execute_model"),
-             (f"{root}torch/cuda/__init__.py", "synchronize"))
+    plugin_root = f"/workspace/{_pip_name(module)}/" if root == "checkout" else root
+    torch_root = "/usr/local/lib/python3.12/dist-packages/" if root == "checkout" else root
+    inner = ((f"{plugin_root}{module}/worker/model_runner.py", "execute_model"),
+             (f"{torch_root}torch/cuda/__init__.py", "synchronize"))
     log = worker_failure("RuntimeError: CUDA error: an illegal memory access was encountered",
                          phase=Phase.SERVING, era=era, inner=inner)
     report = explain_text(log, signatures=default_signatures())
-    assert report.signature is not None and "**Plugin code**" not in report.signature.fix
+    assert report.root_cause is not None and plugin_code(report.root_cause) is None
+    without = replace(report.root_cause, frames=report.root_cause.frames[:-1])
+    assert plugin_code(without) is not None  # the same traceback, torch's frame cut: the plugin's
 
 
 def test_vllms_own_code_below_a_plugin_is_not_the_plugins() -> None:
