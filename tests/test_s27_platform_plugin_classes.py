@@ -61,7 +61,7 @@ def test_a_rocm_gpu_hang_names_the_serialising_and_kernel_knobs(
     assert signature == "rocm-gpu-hang"
     for knob in ("AMD_SERIALIZE_KERNEL=3", "HIP_LAUNCH_BLOCKING=1", "--enforce-eager",
                  "VLLM_ROCM_USE_AITER=0", "HSA_NO_SCRATCH_RECLAIM=1", "dmesg",
-                 "--disable-custom-all-reduce"):
+                 "--disable-custom-all-reduce", "amdgpu.cwsr_enable=0"):
         assert knob in fix, knob
 
 

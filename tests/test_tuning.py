@@ -26,8 +26,9 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Moved in from the held-out set by the end-of-session-26 check (strict until analysed):
-    "launchers/dd-rocm-strix-halo-vllm-dev-0111rc6-granite4-h-small-hw-exception-gpu-hang-cwsr":
-        "moved in from the held-out set by the end-of-session-26 check: not yet analysed",
+    # (launchers/dd-rocm-strix-halo-vllm-dev-0111rc6-granite4-h-small-hw-exception-gpu-hang-cwsr
+    # left it when ROCR's "HW Exception by GPU ... GPU Hang" got its family, rocm-gpu-hang, whose
+    # fix names the driver's compute wave save/restore, `amdgpu.cwsr_enable=0`, for MES failures.)
     "launchers/dd-vllm-tgis-adapter-v05x-lora-request-posixpath-startswith-unboundlocal-first":
         "moved in from the held-out set by the end-of-session-26 check: not yet analysed",
     # Session 26's random development split (seventeenth): the one cold fix miss left, analysed:
