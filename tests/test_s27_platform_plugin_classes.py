@@ -311,3 +311,18 @@ def test_a_tpu_core_halt_in_either_jax_class_is_the_tpu_familys(
     signature, fix = signature_advice(log)
     assert signature == "tpu-xla-runtime-error"
     assert "--max-num-batched-tokens" in fix and "libtpu" in fix
+
+
+@settings(max_examples=10, deadline=None)
+@given(root=_PLUGIN_ROOTS, era=st.sampled_from(ERAS))
+def test_a_check_the_plugin_makes_on_purpose_is_no_bug_paragraph(root: str, era: Era) -> None:
+    """A message vllm-ascend's own source raises (its index knows it) is a deliberate check,
+    answered by its words and releases, not "a bug in the plugin"."""
+    root = "/workspace/vllm-ascend/" if root == "checkout" else root
+    inner = ((f"{root}vllm_ascend/ops/triton/fold_indexer_cache.py", "fold_indexer_cache_rows"),)
+    log = worker_failure("ValueError: A5 index cache must contain 64 key and 4 scale bytes per "
+                         "token", phase=Phase.LOAD, era=era, inner=inner)
+    report = explain_text(log, signatures=default_signatures())
+    assert report.root_cause is not None and plugin_code(report.root_cause) is not None
+    assert report.origins[report.root_cause.id].package == "vllm-ascend"
+    assert report.signature is not None and "**Plugin code**" not in report.signature.fix

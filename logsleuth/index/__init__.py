@@ -144,7 +144,8 @@ def annotate(report: Report) -> Report:
     signature = with_framework_knobs(signature, events)
     root = report.root_cause
     signature = with_platform_knobs(signature, root, report.facts)  # ROCm's names for CUDA's
-    signature = with_plugin_code(signature, root, report.facts)  # a plugin's own code raised it
+    signature = with_plugin_code(signature, root, report.facts,  # a plugin's own code raised it
+                                 origins.get(root.id) if root is not None else None)
     upgrade = _upgrade(root, origins.get(root.id), version, report.facts) \
         if root is not None else None
     signature = with_upgrade(signature, upgrade, root)

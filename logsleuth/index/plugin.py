@@ -204,14 +204,17 @@ def plugin_code_section(code: PluginCode, vllm_version: str | None) -> str:
 
 
 def with_plugin_code(match: Match | None, root: ErrorEvent | None,
-                     facts: Mapping[str, object]) -> Match | None:
+                     facts: Mapping[str, object], origin: Origin | None = None) -> Match | None:
     """The fix with the plugin whose own code raised the root cause (`plugin_code`), added to
-    any answer but an exact signature's (which knows the failure and its fix already)."""
+    any answer but an exact signature's (which knows the failure and its fix already). A message
+    the plugin's own source prints (`origin`, from its index) is a check the plugin makes on
+    purpose, answered by its words and releases; the paragraph is for the rest: Python's own
+    errors (an attribute, a key, an operand) raised in the plugin's code, its bugs."""
     if match is None or root is None or match.kind is SignatureKind.EXACT \
             or match.target == "symptom" or PLUGIN_CODE_LABEL in match.fix:
         return match
     code = plugin_code(root, facts)
-    if code is None:
+    if code is None or (origin is not None and origin.package == code.package):
         return match
     version = facts.get("vllm_version")
     section = plugin_code_section(code, version if isinstance(version, str) else None)
