@@ -326,3 +326,31 @@ def test_a_check_the_plugin_makes_on_purpose_is_no_bug_paragraph(root: str, era:
     assert report.root_cause is not None and plugin_code(report.root_cause) is not None
     assert report.origins[report.root_cause.id].package == "vllm-ascend"
     assert report.signature is not None and "**Plugin code**" not in report.signature.fix
+
+
+# ---- ROCm: rocBLAS without kernels for the GPU's target ---------------------------------------------
+
+_GFX = st.sampled_from(["gfx1103", "gfx1101", "gfx1150", "gfx1151", "gfx906", "gfx1031", "gfx1036"])
+_ROCBLAS_DIRS = st.sampled_from(["/opt/rocm/lib/rocblas/library",
+                                 "/opt/rocm-6.4.0/lib/rocblas/library",
+                                 "/usr/local/lib/python3.12/dist-packages/torch/lib/rocblas/library"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(gfx=_GFX, where=_ROCBLAS_DIRS, reason=st.sampled_from(["No such file or directory",
+                                                               "Illegal seek"]),
+       prefix=_CONTAINER, aborted=st.booleans())
+def test_rocblas_without_the_gpus_target_names_the_target_knobs(
+        gfx: str, where: str, reason: str, prefix: str, aborted: bool) -> None:
+    lines = ["INFO 05-02 10:00:00 [__init__.py:239] Automatically detected platform rocm.",
+             "(EngineCore_DP0 pid=2101) INFO 05-02 10:00:42 [gpu_model_runner.py:2739] Model "
+             "loading took 7.6141 GiB and 21.02 seconds", "",
+             f"rocBLAS error: Cannot read {where}/TensileLibrary.dat: {reason} for GPU arch : {gfx}",
+             " List of available TensileLibrary Files : ",
+             f'"{where}/TensileLibrary_lazy_gfx1100.dat"']
+    lines += ["Aborted (core dumped)"] if aborted else []
+    signature, fix = signature_advice("".join(prefix + line + "\n" for line in lines))
+    assert signature == "rocm-blas-kernels-missing-for-gpu-arch"
+    for knob in ("HSA_OVERRIDE_GFX_VERSION", "HIP_VISIBLE_DEVICES", "ROCBLAS_TENSILE_LIBPATH",
+                 "PYTORCH_ROCM_ARCH"):
+        assert knob in fix, knob
