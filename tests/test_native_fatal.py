@@ -201,7 +201,7 @@ RUN_ON = ["Memory access fault by GPU node-{n} (Agent handle: 0x{h}) on address 
           "HW Exception by GPU node-{n} (Agent handle: 0x{h}) reason :{reason}",
           "Segmentation fault (core dumped)", "Cuda failure '{reason}'"]
 AFTER_COLON = ["CUDA error: {reason}", "HIP error: {reason}", "Fatal Python error: {reason}",
-               "rocBLAS error: {reason}", "MIOpen Error: {reason}"]
+               "rocBLAS error: {reason}"]
 
 
 @settings(max_examples=40)
