@@ -1,5 +1,5 @@
 """The data files read from their compiled copies (compiledcopy.py: causality.yaml, facts.yaml,
-remedy.yaml, framework-knobs.yaml, drift.yaml) are the ones compiled from the YAML: same fields, patterns that match alike, the
+remedy.yaml, framework-knobs.yaml, platform-knobs.yaml, drift.yaml) are the ones compiled from the YAML: same fields, patterns that match alike, the
 copy written once and read after, a damaged copy ignored, a new copy for other bytes."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import regex
 
-from logsleuth import compiledcopy, facts, frameworks, knowledge, remedy
+from logsleuth import compiledcopy, facts, frameworks, knowledge, platform_knobs, remedy
 from logsleuth.index import drift
 from logsleuth.resources import data_dir
 
@@ -126,6 +126,7 @@ _TABLES = [(facts.fact_table, lambda: facts._load_table(data_dir("signatures") /
             "facts"),
            (remedy.default_phrasing, remedy.load_phrasing, "remedy"),
            (frameworks.default_frameworks, frameworks.load_frameworks, "frameworks"),
+           (platform_knobs.default_platforms, platform_knobs.load_platforms, "platform-knobs"),
            (drift.default_wording, drift.load_wording, "drift")]
 
 

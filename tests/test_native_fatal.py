@@ -200,7 +200,8 @@ RUN_ON = ["Memory access fault by GPU node-{n} (Agent handle: 0x{h}) on address 
           "{reason}.",
           "HW Exception by GPU node-{n} (Agent handle: 0x{h}) reason :{reason}",
           "Segmentation fault (core dumped)", "Cuda failure '{reason}'"]
-AFTER_COLON = ["CUDA error: {reason}", "HIP error: {reason}", "Fatal Python error: {reason}"]
+AFTER_COLON = ["CUDA error: {reason}", "HIP error: {reason}", "Fatal Python error: {reason}",
+               "rocBLAS error: {reason}"]
 
 
 @settings(max_examples=40)

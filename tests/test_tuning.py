@@ -39,8 +39,9 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     "startup/hh-ascend-v0160-eagle3-full-cudagraph-mode-padded-batch-descriptor-assert-uniform-decode":
         "session 27's random development split (eighteenth), cold miss: not yet analysed",
     # Moved in from the held-out set by the end-of-session-26 check (strict until analysed):
-    "launchers/dd-rocm-strix-halo-vllm-dev-0111rc6-granite4-h-small-hw-exception-gpu-hang-cwsr":
-        "moved in from the held-out set by the end-of-session-26 check: not yet analysed",
+    # (launchers/dd-rocm-strix-halo-vllm-dev-0111rc6-granite4-h-small-hw-exception-gpu-hang-cwsr
+    # left it when ROCR's "HW Exception by GPU ... GPU Hang" got its family, rocm-gpu-hang, whose
+    # fix names the driver's compute wave save/restore, `amdgpu.cwsr_enable=0`, for MES failures.)
     "launchers/dd-vllm-tgis-adapter-v05x-lora-request-posixpath-startswith-unboundlocal-first":
         "moved in from the held-out set by the end-of-session-26 check: not yet analysed",
     # Session 26's random development split (seventeenth): the one cold fix miss left, analysed:

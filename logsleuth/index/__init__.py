@@ -12,13 +12,14 @@ from dataclasses import replace
 
 from logsleuth.confirmed import with_release_remedies
 from logsleuth.frameworks import with_framework_knobs
+from logsleuth.platform_knobs import with_platform_knobs
 from logsleuth.fingerprint import fingerprint
 from logsleuth.index.advice import advice_for, settings_named
 from logsleuth.index.data import VllmIndex, default_index
 from logsleuth.index.drift import drift_for, with_drift
 from logsleuth.index.keys import keys_named
 from logsleuth.index.lookup import TemplateMatcher
-from logsleuth.index.plugin import plugin_modules, plugin_named, plugin_origin
+from logsleuth.index.plugin import plugin_modules, plugin_named, plugin_origin, with_plugin_code
 from logsleuth.index.origin import (default_matcher, frame_sites, library_modules, origin_of,
                                     package_boundary, release_position)
 from logsleuth.index.release import upgrade_for, with_upgrade
@@ -145,6 +146,9 @@ def annotate(report: Report) -> Report:
     signature = with_framework_knobs(signature, events)
     signature = with_release_remedies(signature, version)
     root = report.root_cause
+    signature = with_platform_knobs(signature, root, report.facts)  # ROCm's names for CUDA's
+    signature = with_plugin_code(signature, root, report.facts,  # a plugin's own code raised it
+                                 origins.get(root.id) if root is not None else None)
     upgrade = _upgrade(root, origins.get(root.id), version, report.facts) \
         if root is not None else None
     signature = with_upgrade(signature, upgrade, root)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import gzip
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -23,9 +23,10 @@ from typing import Any
 from logsleuth.index.data import (MessageKind, MessageTemplate, Templates, VllmIndex,
                                   marshal_copy)
 from logsleuth.index.lookup import TemplateMatcher, TextMatch
-from logsleuth.index.origin import MAX_SITES, change_since, plugin_frames, span
+from logsleuth.index.origin import (MAX_SITES, change_since, library_modules, plugin_frames,
+                                    span)
 from logsleuth.knowledge import default_causality
-from logsleuth.model import ErrorEvent, Origin, OriginSite
+from logsleuth.model import ErrorEvent, Match, Origin, OriginSite, SignatureKind
 
 SCHEMA = "logsleuth.plugin-index/1"
 PREFIX = "plugin_"
@@ -152,5 +153,73 @@ def plugin_modules(event: ErrorEvent) -> Iterator[str]:
             yield top
 
 
-__all__ = ["PluginIndex", "default_plugins", "plugin_origin", "plugin_named", "plugin_frames",
-           "MessageKind"]
+@dataclass(frozen=True, slots=True)
+class PluginCode:
+    """A root cause raised inside a plugin's own code: the plugin, where, and its releases."""
+
+    package: str  # pip name: vllm-ascend
+    module: str  # the plugin module that raised it: vllm_ascend.attention.attention_v1
+    version: str | None  # the log's release of the plugin (fact `<import package>_version`)
+    newest: str  # the newest release the shipped index holds
+
+
+def plugin_code(event: ErrorEvent, facts: Mapping[str, object] | None = None) -> PluginCode | None:
+    """The plugin whose own code raised `event`: the innermost traceback frame outside Python's
+    own modules is in a package a shipped plugin index covers, with no vLLM or other library
+    frame further in (a torch or CANN error the plugin only called into is the device's, not the
+    plugin's). Which packages are plugins is the shipped indexes' business, not a list here."""
+    modules = library_modules(event) if event.frames else ()
+    if not modules:
+        return None
+    top = modules[0].split(".", 1)[0]
+    if top not in {name[len(PREFIX):-len(SUFFIX)] for name in plugin_files()}:
+        return None
+    plugin = next((p for p, _ in default_plugins() if p.module == top), None)
+    if plugin is None or not plugin.index.releases:
+        return None
+    version = (facts or {}).get(plugin.version_fact)
+    return PluginCode(plugin.package, modules[0], version if isinstance(version, str) else None,
+                      plugin.index.releases[-1])
+
+
+PLUGIN_CODE_LABEL = "**Plugin code**"
+
+
+def plugin_code_section(code: PluginCode, vllm_version: str | None) -> str:
+    """The paragraph naming the plugin whose code raised the root cause, its release in the log,
+    how to upgrade or pin it, and where to report it."""
+    package = code.package
+    shown = f" The log shows {package} {code.version}" + (
+        f" with vLLM {vllm_version}." if vllm_version else ".") if code.version else \
+        f" The log does not print {package}'s release: `pip show {package}` says it."
+    pair = f"vLLM {vllm_version}" if vllm_version else "the installed vLLM"
+    return (f"{PLUGIN_CODE_LABEL} The error was raised in {package}'s own code "
+            f"(`{code.module}`), below every vLLM frame: a bug in the plugin, or a plugin release "
+            f"made for another vLLM.{shown} Pin {package} to the release made for {pair} (its "
+            f"installation page pairs them), or upgrade both together (`pip install -U "
+            f"'{package}'`; the newest release indexed here is {code.newest}). If the matching "
+            f"release still fails, report it to {package}'s issue tracker (its repository is "
+            f"linked from https://pypi.org/project/{package}/) with this traceback and "
+            f"`pip show vllm {package}`.")
+
+
+def with_plugin_code(match: Match | None, root: ErrorEvent | None,
+                     facts: Mapping[str, object], origin: Origin | None = None) -> Match | None:
+    """The fix with the plugin whose own code raised the root cause (`plugin_code`), added to
+    any answer but an exact signature's (which knows the failure and its fix already). A message
+    the plugin's own source prints (`origin`, from its index) is a check the plugin makes on
+    purpose, answered by its words and releases; the paragraph is for the rest: Python's own
+    errors (an attribute, a key, an operand) raised in the plugin's code, its bugs."""
+    if match is None or root is None or match.kind is SignatureKind.EXACT \
+            or match.target == "symptom" or PLUGIN_CODE_LABEL in match.fix:
+        return match
+    code = plugin_code(root, facts)
+    if code is None or (origin is not None and origin.package == code.package):
+        return match
+    version = facts.get("vllm_version")
+    section = plugin_code_section(code, version if isinstance(version, str) else None)
+    return replace(match, fix=f"{match.fix.rstrip()}\n\n{section}\n")
+
+
+__all__ = ["PluginIndex", "PluginCode", "default_plugins", "plugin_origin", "plugin_named",
+           "plugin_frames", "plugin_code", "with_plugin_code", "MessageKind"]

@@ -29,7 +29,7 @@ ENV_VAR = "LOGSLEUTH_SIGNATURES"  # extra signature directories, separated by os
 # the phrasing of a message's remedy, the line shapes of API drift, the knobs each class of
 # families must name).
 NOT_SIGNATURES = frozenset({"causality.yaml", "facts.yaml", "remedy.yaml", "drift.yaml",
-                            "framework-knobs.yaml",
+                            "framework-knobs.yaml", "platform-knobs.yaml",
                             "family-knobs.yaml", "documented-remedies.yaml",
                             "confirmed-remedies.yaml"})
 
