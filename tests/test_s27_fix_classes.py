@@ -350,3 +350,12 @@ def test_an_exit_report_right_after_a_bare_exception_is_its_symptom(script: str,
     report = explain_text(log)
     assert report.root_cause is not None and report.root_cause.exception == "ImportError"
     assert any("ERR99999" in s.message for s in report.symptoms)
+
+
+def test_a_doubled_port_is_not_an_ipv6_address() -> None:
+    log = python_traceback(
+        [("/usr/lib/python3.10/urllib/parse.py", "port",
+          'raise ValueError(f"Port could not be cast to integer value as {port!r}")')],
+        "ValueError: Port could not be cast to integer value as '8000:8000'")
+    signature, _ = signature_advice(log)
+    assert signature != "ipv6-address-unbracketed-in-tcp-url"
