@@ -254,7 +254,7 @@ def test_a_missing_quantization_parameter_names_the_scheme_and_the_plugin(
 
 
 @settings(max_examples=10, deadline=None)
-@given(layer=_LAYERS, attribute=st.sampled_from(["moe", "weight_loader", "tp_size",
+@given(layer=_LAYERS, attribute=st.sampled_from(["routing_method_type", "weight_loader", "tp_size",
                                                  "quant_method", "experts"]))
 def test_an_attribute_that_is_no_quantization_parameter_is_not_this_class(
         layer: str, attribute: str) -> None:
