@@ -1145,7 +1145,8 @@ def _exit_reports(nodes: dict[int, _Node], events: tuple[Event, ...], know: Caus
         event, raised = node.event, before.event
         if event.kind is EventKind.ERROR_RECORD and event.exception in _LEVEL_LABELS \
                 and event.process.pid is None and node.role is not EventRole.SYMPTOM \
-                and before.role is EventRole.CAUSE and raised.kind is EventKind.EXCEPTION and raised.raw and bool(raised.frames) \
+                and before.role is EventRole.CAUSE and raised.kind is EventKind.EXCEPTION \
+                and raised.raw and bool(raised.frames) \
                 and event.first_line == raised.last_line + 1:
             nodes[event.id] = replace(node, role=EventRole.SYMPTOM, exit_of=raised.id)
 

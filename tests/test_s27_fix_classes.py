@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 from v1log import PYTHONS, SITE_PACKAGES, TRACEBACK_PREFIXES, python_traceback, signature_advice
 
-# ---- OpenAI request fields in SamplingParams -------------------------------------------------------
+# ---- OpenAI request fields in SamplingParams -----------------------------------------------------
 
 _OPENAI_FIELDS = st.sampled_from(["max_completion_tokens", "response_format", "top_logprobs",
                                   "stream", "stream_options", "tools", "tool_choice",
@@ -72,7 +72,7 @@ def test_a_keyword_of_no_other_api_keeps_the_python_api_family(name: str) -> Non
     assert signature == "vllm-python-api-keyword-rejected"
 
 
-# ---- a relay-level record after a bare exception line is not its message ---------------------------
+# ---- a relay-level record after a bare exception line is not its message -------------------------
 
 _BARE_ERRORS = st.sampled_from([
     ("TypeError", "Unexpected keyword argument 'max_completion_tokens'"),
@@ -117,7 +117,7 @@ def test_a_message_that_goes_on_in_records_keeps_them(number: int, pid: int) -> 
     assert "ERR00100" in report.root_cause.message
 
 
-# ---- the dispatcher's divisibility assertion under full CUDA graphs -------------------------------
+# ---- the dispatcher's divisibility assertion under full CUDA graphs ------------------------------
 
 _DISPATCH_CALLERS = st.sampled_from([
     ("vllm/v1/worker/gpu_model_runner.py", "_check_and_update_cudagraph_mode",
@@ -198,7 +198,7 @@ def test_a_port_that_is_no_address_is_not_the_ipv6_failure(value: str) -> None:
     assert signature != "ipv6-address-unbracketed-in-tcp-url"
 
 
-# ---- Gaudi's HABANA_VISIBLE_MODULES range check ----------------------------------------------------
+# ---- Gaudi's HABANA_VISIBLE_MODULES range check --------------------------------------------------
 
 @settings(max_examples=30, deadline=None)
 @given(ids=st.lists(st.integers(0, 7), min_size=1, max_size=4, unique=True),
@@ -224,7 +224,7 @@ def test_a_gaudi_device_acquire_failure_keeps_its_own_advice() -> None:
     assert signature == "hpu-synapse-error"
 
 
-# ---- a quantized layer lacking a parameter its kernel path reads -----------------------------------
+# ---- a quantized layer lacking a parameter its kernel path reads ---------------------------------
 
 _LAYERS = st.sampled_from(["FusedMoE", "SharedFusedMoE", "QKVParallelLinear",
                            "MergedColumnParallelLinear", "RowParallelLinear", "ReplicatedLinear"])
@@ -266,7 +266,7 @@ def test_an_attribute_that_is_no_quantization_parameter_is_not_this_class(
     assert signature != "quantized-layer-parameter-name-mismatch"
 
 
-# ---- ROCm's GPU-hang abort --------------------------------------------------------------------------
+# ---- ROCm's GPU-hang abort -----------------------------------------------------------------------
 
 @settings(max_examples=20, deadline=None)
 @given(node=st.integers(0, 16), handles=st.lists(st.integers(0x1000000, 0x7FFFFFFFFFFF),
