@@ -1098,7 +1098,8 @@ def _exit_reports(nodes: dict[int, _Node], events: tuple[Event, ...], know: Caus
     own uncaught exception (a traceback printed raw), with nothing else of that process between
     but such records and records that report a failure elsewhere, a symptom of that exception:
     the process's report that it exited. Only a process its prefix names (a pid): unprefixed
-    output is several processes at once."""
+    output is several processes at once, unless the record is on the very next line after the
+    uncaught exception's last."""
     window = know.exit_report_within
     if window <= 0:
         return
@@ -1132,6 +1133,22 @@ def _exit_reports(nodes: dict[int, _Node], events: tuple[Event, ...], know: Caus
                     continue
             uncaught = event.kind is EventKind.EXCEPTION and event.raw and bool(event.frames)
             last, end = (node, event.last_line) if uncaught else (None, 0)
+    # An unprefixed record may be any process's, except where it comes on the line right after
+    # an uncaught exception's last: nothing came between, so it is the exit report of the
+    # process that printed that exception (an offline script's TypeError, then torch_npu's
+    # `[ERROR] ... ERR99999 UNKNOWN applicaiton exception` as the interpreter exits; behind
+    # torchrun's `[rank0]: ` prefix the exception, the record printed bare after it). Not after
+    # a report of a failure elsewhere (`Engine core initialization failed`): the record may be
+    # the failed process's, the only sign of its failure.
+    ordered = sorted(nodes.values(), key=lambda n: (n.event.first_line, n.event.id))
+    for before, node in zip(ordered, ordered[1:]):
+        event, raised = node.event, before.event
+        if event.kind is EventKind.ERROR_RECORD and event.exception in _LEVEL_LABELS \
+                and event.process.pid is None and node.role is not EventRole.SYMPTOM \
+                and before.role is EventRole.CAUSE and raised.kind is EventKind.EXCEPTION \
+                and raised.raw and bool(raised.frames) \
+                and event.first_line == raised.last_line + 1:
+            nodes[event.id] = replace(node, role=EventRole.SYMPTOM, exit_of=raised.id)
 
 
 def _unraisable_causes(errors: list[ErrorEvent], events: tuple[Event, ...], know: Causality
