@@ -916,6 +916,10 @@ class Assembler:
         title = None
         first = line.number
         printed = None
+        loose = channel.title
+        if loose is not None and loose.bootstrap and loose.printed is not None \
+                and not _message_above(loose, line):
+            channel.title = None  # an interpreter's message too far above to be this one's
         if channel.title is not None:
             title, first, printed = channel.title.text, channel.title.line, channel.title.printed
             channel.title = None
@@ -1248,9 +1252,10 @@ def _heads_traceback(title: _Title | None) -> bool:
 
 
 def _message_above(title: _Title | None, line: LogLine) -> bool:
-    """The frame `line` opens a traceback whose exception's message, in the interpreter's own
-    words, was printed alone right above it (a blank line between at most): `print(e)` before
-    `traceback.print_tb`, a handler or a paste that puts the message first."""
+    """The frame or `Traceback` header `line` opens a traceback whose exception's message, in
+    the interpreter's own words, was printed alone right above it (a blank line between at
+    most): `print(e)` before `traceback.print_tb` or `print_exc`, a handler or a paste that puts
+    the message first."""
     return title is not None and title.bootstrap and title.printed is not None \
         and 0 < line.number - title.line <= 2
 

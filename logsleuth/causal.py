@@ -1775,7 +1775,11 @@ def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
                            f"but the {later.exception} at line {later.line} follows from it.")
             break
     if not pointers and symptoms:
-        reasons.append(f"{len(symptoms)} later error(s) follow from it.")
+        ahead = sum(1 for symptom in symptoms if symptom.line < event.line)
+        # (an error raised while it was handled may be printed above it: `_unbound_causes`)
+        reasons.append(f"{len(symptoms)} later error(s) follow from it." if not ahead else
+                       f"{len(symptoms)} error(s) follow from it, {ahead} of them printed "
+                       "above it.")
     lived_through = [e for e in survived if e.line < event.line]
     if lived_through:
         # copies folded into a survived error count as the errors they are (recur.py); those

@@ -130,14 +130,16 @@ prefixes = st.sampled_from(["", "2025-07-01T10:00:00.123456Z ", "(pid=4242) ", "
 
 
 @settings(max_examples=80, deadline=None)
-@given(prose, prefixes, interpreter_messages, frames, st.booleans(),
+@given(prose, prefixes, interpreter_messages, frames, st.booleans(), st.booleans(),
        st.sampled_from(["cut", "dots", "whole"]))
 def test_the_message_printed_above_headless_frames_is_their_exception(
         lead: list[str], prefix: str, exception: tuple[str, str], frame_lines: list[str],
-        blank: bool, end: str) -> None:
+        blank: bool, header: bool, end: str) -> None:
+    # (with its `Traceback` header too: `print(e)`, then `traceback.print_exc()` cut short)
     name, message = exception
     tail = {"cut": [], "dots": ["", "    ..."], "whole": [f"{name}: {message}"]}[end]
-    body = [message, *([""] if blank else []), *frame_lines, *tail]
+    head = ["Traceback (most recent call last):"] if header else []
+    body = [message, *([""] if blank else []), *head, *frame_lines, *tail]
     lines = [*lead, *(prefix + line if line else line for line in body)]
     report = explain(lines)
     assert report.verdict is Verdict.FAILURE, lines
@@ -147,9 +149,8 @@ def test_the_message_printed_above_headless_frames_is_their_exception(
 
 
 @settings(max_examples=40, deadline=None)
-@given(prose, interpreter_messages, st.sampled_from(["no frames", "far", "record"]))
-def test_a_message_not_right_above_frames_is_no_error(lead: list[str],
-                                                      exception: tuple[str, str],
+@given(interpreter_messages, st.sampled_from(["no frames", "far", "far header", "record"]))
+def test_a_message_not_right_above_frames_is_no_error(exception: tuple[str, str],
                                                       shape: str) -> None:
     # a program's print of an error it went on from, with no frames under it, in a run's log
     # (a short paste of the message alone is read by index/bare.py as the error vLLM raises it
@@ -157,10 +158,11 @@ def test_a_message_not_right_above_frames_is_no_error(lead: list[str],
     # record's text
     _, message = exception
     if shape == "no frames":
-        lines = [*lead, message, *(f"INFO 07-01 10:00:{n % 60:02d} [engine.py:1] step {n} done"
-                                   for n in range(PASTE_LINES + 1))]
-    elif shape == "far":
+        lines = [message, *(f'INFO:     127.0.0.1:{n} - "POST /v1/completions HTTP/1.1" 200 OK'
+                            for n in range(PASTE_LINES + 1))]
+    elif shape.startswith("far"):
         lines = [message, "step 1 done", "step 2 done", "step 3 done",
+                 *(["Traceback (most recent call last):"] if shape == "far header" else []),
                  '  File "/opt/app/serve.py", line 3, in main', "    out = run(batch)"]
     else:
         lines = [f"INFO 07-01 10:00:00 [serve.py:1] {message}",
