@@ -114,9 +114,17 @@ interpreter_messages = st.one_of(
               _IDENT, _IDENT),
     st.builds(lambda f, n: ("TypeError", f"{f}() takes {n} positional arguments but {n + 1} "
                             "were given"), _IDENT, st.integers(1, 4)),
+    st.builds(lambda t: ("TypeError", f"object of type '{t}' has no len()"), _TYPE),
+    st.builds(lambda n: ("ValueError", f"too many values to unpack (expected {n})"),
+              st.integers(2, 4)),
+    st.builds(lambda n: ("ValueError", f"not enough values to unpack (expected {n + 1}, got {n})"),
+              st.integers(1, 3)),
     st.sampled_from([("IndexError", "list index out of range"),
                      ("IndexError", "tuple index out of range"),
-                     ("ZeroDivisionError", "division by zero")]))
+                     ("ZeroDivisionError", "division by zero"),
+                     ("TypeError", 'can only concatenate str (not "int") to str'),
+                     ("ValueError", "invalid literal for int() with base 10: 'abc'"),
+                     ("RecursionError", "maximum recursion depth exceeded")]))
 frames = st.lists(st.builds(
     lambda path, n, function, code: [f'  File "{path}", line {n}, in {function}', f"    {code}"],
     st.sampled_from(["/root/work/train/online_dpo.py", "/opt/app/serve.py",
