@@ -228,12 +228,12 @@ def _unbound_log(variable: str, statement: str, cause: tuple[str, str], order: s
 
 
 @settings(max_examples=60, deadline=None)
-@given(variables, statements, cause_exceptions, orders, prose)
+@given(variables, statements, cause_exceptions, orders, prose, prefixes)
 def test_an_unbound_local_follows_from_the_exception_that_broke_its_binding(
         variable: str, statement: str, cause: tuple[str, str], order: str,
-        lead: list[str]) -> None:
+        lead: list[str], prefix: str) -> None:
     lines, cause_line = _unbound_log(variable, statement, cause, order)
-    report = explain([*lead, *lines])
+    report = explain([*lead, *(prefix + line if line else line for line in lines)])
     assert report.verdict is Verdict.FAILURE
     root = report.root_cause
     assert root is not None and root.exception == cause[0], (order, root)
