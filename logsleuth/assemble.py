@@ -623,7 +623,8 @@ class Assembler:
             channel.title = channel.title._replace(
                 text=f"{channel.title.text.rstrip()}\n{line.text.strip()}")
             return
-        heads = kind is LineKind.FRAME and trace is None and _heads_traceback(channel.title)
+        heads = kind is LineKind.FRAME and trace is None and (
+            _heads_traceback(channel.title) or _message_above(channel.title, line))
         if channel.title is not None and kind not in (LineKind.TRACEBACK_HEADER,
                                                       LineKind.GROUP_HEADER) and not heads:
             if not (trace is not None and trace.closing):
@@ -655,8 +656,14 @@ class Assembler:
                 assert channel.trace is not None
                 channel.trace.carrier, channel.trace.headless = carrier, False
             elif trace is None:
-                self._open(channel, line)  # a log cut in the middle of a traceback
-                if heads:  # the record above ends in this traceback's header (_heads_traceback)
+                # a log cut in the middle of a traceback (its exception's message printed above
+                # its frames, if `heads` says so: _message_above)
+                above = heads and _message_above(channel.title, line)
+                self._open(channel, line)
+                if above:  # the message is the exception's, not a record's text heading it
+                    assert channel.trace is not None
+                    channel.trace.title = None
+                if heads and not above:  # the record above ends in its header (_heads_traceback)
                     assert channel.trace is not None
                     channel.trace.headless = False
             elif trace.closing and not trace.fault_dump:
@@ -905,12 +912,27 @@ class Assembler:
             self._flush_title(channel, out)
             channel.title = _Title(_uvicorn_text(line), line.number, line.level, line.time,
                                    printed, False)
+            return
+        if line.kind is LineKind.PLAIN and line.level is None and line.site is None:
+            name = self._causality.interpreter_class(line.text)
+            if name is not None:
+                # an exception's str(e) alone, in the interpreter's words (causality.yaml
+                # `interpreter_messages`): the message of the traceback whose frames follow
+                # it, if they do (_message_above); no error of its own, as a bootstrap header
+                # whose traceback never came is none
+                self._flush_title(channel, out)
+                text = line.text.strip()
+                channel.title = _Title(text, line.number, None, line.time, (name, text), True)
 
     # ---- helpers ------------------------------------------------------------------------------
     def _open(self, channel: _Channel, line: LogLine) -> None:
         title = None
         first = line.number
         printed = None
+        loose = channel.title
+        if loose is not None and loose.bootstrap and loose.printed is not None \
+                and not _message_above(loose, line):
+            channel.title = None  # an interpreter's message too far above to be this one's
         if channel.title is not None:
             title, first, printed = channel.title.text, channel.title.line, channel.title.printed
             channel.title = None
@@ -1240,6 +1262,15 @@ def _heads_traceback(title: _Title | None) -> bool:
     The traceback is the record's, not one cut above its header."""
     return title is not None and not title.bootstrap \
         and title.text.rstrip().endswith(_TRACEBACK_HEADER)
+
+
+def _message_above(title: _Title | None, line: LogLine) -> bool:
+    """The frame or `Traceback` header `line` opens a traceback whose exception's message, in
+    the interpreter's own words, was printed alone right above it (a blank line between at
+    most): `print(e)` before `traceback.print_tb` or `print_exc`, a handler or a paste that puts
+    the message first."""
+    return title is not None and title.bootstrap and title.printed is not None \
+        and 0 < line.number - title.line <= 2
 
 
 def _announces_traceback(trace: _Trace) -> bool:

@@ -663,6 +663,11 @@ class CausalGraph:
             graph = nx.DiGraph()
             graph.add_nodes_from(nodes)
             _link(graph, nodes, work, know)
+            for cause, effect in _unbound_causes(nodes, know):
+                # raised while handling the exception that left its variable unbound: chained
+                if not graph.has_edge(effect, cause):
+                    graph.add_edge(cause, effect, reason=LinkReason.CHAINED)
+                nodes[effect] = replace(nodes[effect], role=EventRole.SYMPTOM)
             for cause, effect in [*explained, *_handled_effects(nodes, know)]:
                 if cause in nodes and effect in nodes and not graph.has_edge(effect, cause):
                     graph.add_edge(cause, effect, reason=LinkReason.EXPLAINED)
@@ -994,6 +999,35 @@ def _handled_effects(nodes: dict[int, _Node], know: Causality) -> list[tuple[int
                 and handled.event.last_line < node.event.first_line \
                 and know.follows_handled(node.event.text):
             pairs.append((handled.event.id, node.event.id))
+    return pairs
+
+
+def _unbound_causes(nodes: dict[int, _Node], know: Causality) -> list[tuple[int, int]]:
+    """(cause, UnboundLocalError) pairs: an UnboundLocalError whose variable another exception
+    of its process, printed near it before or after, failed to bind (a frame of that exception's
+    traceback is the statement that binds it: causality.yaml `unbound`) was raised while that
+    exception was handled, in the same function where the UnboundLocalError's own frames say
+    which; the nearest such exception is its cause."""
+    pairs: list[tuple[int, int]] = []
+    for node in nodes.values():
+        event = node.event
+        if node.role is not EventRole.CAUSE or "UnboundLocalError" not in event.exception:
+            continue
+        variable = know.unbound_variable(event.text)
+        if variable is None:
+            continue
+        function = event.frames[-1].function if event.frames else None
+        causes = [other for other in nodes.values()
+                  if other is not node and other.role is EventRole.CAUSE
+                  and other.event.process == event.process
+                  and abs(other.event.line - event.line) <= _COPY_WINDOW
+                  and know.unbound_variable(other.event.text) is None
+                  and any(know.binds(frame.code, variable)
+                          and function in (None, frame.function) for frame in other.event.frames)]
+        if causes:
+            cause = min(causes, key=lambda other: (abs(other.event.line - event.line),
+                                                   other.event.line))
+            pairs.append((cause.event.id, event.id))
     return pairs
 
 
@@ -1758,7 +1792,11 @@ def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
                            f"but the {later.exception} at line {later.line} follows from it.")
             break
     if not pointers and symptoms:
-        reasons.append(f"{len(symptoms)} later error(s) follow from it.")
+        ahead = sum(1 for symptom in symptoms if symptom.line < event.line)
+        # (an error raised while it was handled may be printed above it: `_unbound_causes`)
+        reasons.append(f"{len(symptoms)} later error(s) follow from it." if not ahead else
+                       f"{len(symptoms)} error(s) follow from it, {ahead} of them printed "
+                       "above it.")
     lived_through = [e for e in survived if e.line < event.line]
     if lived_through:
         # copies folded into a survived error count as the errors they are (recur.py); those

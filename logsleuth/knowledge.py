@@ -172,6 +172,13 @@ class Causality:
     carriers: tuple[regex.Pattern[str], ...] = ()
     # exception messages whose text goes on in bare ERROR records after them (`recorded_messages`)
     recorded_messages: tuple[regex.Pattern[str], ...] = ()
+    # the interpreter's messages of its built-in exceptions, with the class of each
+    # (`interpreter_messages`): a line that is wholly one is that exception's str(e)
+    interpreter_messages: tuple[tuple[str, regex.Pattern[str]], ...] = ()
+    # an UnboundLocalError's variable (`unbound.message`) and a source line's bound names
+    # (`unbound.binds`)
+    unbound_message: regex.Pattern[str] | None = None
+    unbound_binds: regex.Pattern[str] | None = None
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -325,6 +332,27 @@ class Causality:
             if found:
                 return str(found.group("message")).strip() or None
         return None
+
+    def interpreter_class(self, text: str) -> str | None:
+        """The built-in exception whose message, in the interpreter's own words, is the whole of
+        `text` (`interpreter_messages`); None when it is no such message."""
+        text = text.strip()
+        for name, pattern in self.interpreter_messages:
+            if _search(pattern, text):
+                return name
+        return None
+
+    def unbound_variable(self, text: str) -> str | None:
+        """The variable an UnboundLocalError's "Type: message" `text` names (`unbound`)."""
+        found = _search(self.unbound_message, text) if self.unbound_message else None
+        return str(found.group("variable")) if found else None
+
+    def binds(self, code: str | None, variable: str) -> bool:
+        """Whether the source line `code` binds `variable` (an assignment to it, `with ... as
+        it`, `for it in`: `unbound.binds`)."""
+        found = _search(self.unbound_binds, code) if code and self.unbound_binds else None
+        return found is not None and variable in (
+            name.strip("()* ") for name in str(found.group("targets")).split(","))
 
     def wrapped_cause(self, text: str) -> str | None:
         """The cause's message quoted inside a wrapper's text, if `text` is a wrapper."""
@@ -836,6 +864,7 @@ def load_causality(path: Path | None = None) -> Causality:
     exits = data.get("exits", {})
     diagnostics = data.get("diagnostics", {})
     unraisable = data.get("unraisable", {})
+    unbound = data.get("unbound", {})
     scheduler_stops = tuple(compile_(p, "scheduler_stops")
                             for p in data.get("scheduler_stops", []))
     waits = tuple((Phase(item["phase"]), compile_(p, "waits"))
@@ -903,7 +932,11 @@ def load_causality(path: Path | None = None) -> Causality:
                            for p in data.get("periodic_waits", [])),
                      tuple(compile_(p, "carriers") for p in data.get("carriers", [])),
                      tuple(compile_(p, "recorded_messages")
-                           for p in data.get("recorded_messages", [])))
+                           for p in data.get("recorded_messages", [])),
+                     tuple((str(item["class"]), compile_(item["pattern"], "interpreter_messages"))
+                           for item in data.get("interpreter_messages", [])),
+                     compile_(unbound["message"], "unbound") if "message" in unbound else None,
+                     compile_(unbound["binds"], "unbound") if "binds" in unbound else None)
 
 
 @cache
