@@ -256,3 +256,27 @@ def test_an_unbound_local_whose_binding_no_frame_shows_stays_first(
         return  # a record without frames names no function: linked by the variable alone
     root = explain(lines).root_cause
     assert root is not None and root.exception == "UnboundLocalError", (why, order, root)
+
+
+@settings(max_examples=10, deadline=None)
+@given(variables, statements, cause_exceptions, st.sampled_from(["apart", "chained"]))
+def test_a_symptom_printed_above_its_root_is_shown_as_such(
+        variable: str, statement: str, cause: tuple[str, str], order: str) -> None:
+    # the text and Markdown reports do not call every symptom "later": one printed above the
+    # root cause says so, one printed below does not
+    from io import StringIO
+
+    from rich.console import Console
+
+    from logsleuth.render.markdown import render_markdown
+    from logsleuth.render.text import render_text
+
+    lines, _ = _unbound_log(variable, statement, cause, order)
+    report = explain(lines)
+    out = StringIO()
+    render_text(report, Console(file=out, width=400, color_system=None))
+    text, markdown = out.getvalue(), render_markdown(report)
+    above = order == "apart"  # the UnboundLocalError's traceback is printed first
+    assert "later errors" not in text
+    for rendered in (text, markdown):
+        assert ("(printed above the root cause)" in rendered) is above, (order, rendered)

@@ -51,7 +51,7 @@ def render_html(report: Report, *, graph_svg: str | None = None,
     body += _root_cause(report)
     body += _fix(report)
     if report.symptoms:
-        body.append("<h2>Symptoms</h2><p class=\"small\">Later errors that only follow from "
+        body.append("<h2>Symptoms</h2><p class=\"small\">Errors that only follow from "
                     "the root cause.</p><table><tr><th>line</th><th>process</th><th>error</th>"
                     "</tr>")
         body += [f"<tr><td>{e.line}</td><td>{escape(e.process.label)}</td>"

@@ -43,8 +43,10 @@ def render_markdown(report: Report, *, footer: str | None = None) -> str:
         out += ["", "#### Symptoms (follow from the root cause)" if report.root_cause
                 else "#### Errors in the log (symptoms only)", ""]
         for event in report.symptoms[:12]:
+            above = " (printed above the root cause)" if report.root_cause \
+                and event.line < report.root_cause.line else ""
             out.append(f"- line {event.line}, `{event.process.label}`: "
-                       f"`{_inline(_trim(event.text, 200))}`")
+                       f"`{_inline(_trim(event.text, 200))}`{above}")
         if len(report.symptoms) > 12:
             out.append(f"- … and {len(report.symptoms) - 12} more")
     fix = _fix(report)

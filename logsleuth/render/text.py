@@ -250,7 +250,9 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
                                        f"{alt.title}"), (0, 2), expand=False))
 
     if report.symptoms:
-        heading = "Symptoms (later errors that follow from it)" if report.root_cause else \
+        # a consequence may be printed before its cause (an UnboundLocalError above the error that
+        # left the variable unassigned), so the heading does not say "later"
+        heading = "Symptoms (errors that follow from it)" if report.root_cause else \
             "Errors in the log (symptoms only)"
         console.print(Text(f"\n{heading}", style="bold underline"))
         shown = report.symptoms if verbose else report.symptoms[:6]
@@ -258,6 +260,8 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
             line = Text(f"- line {event.line} ", style="bold")
             line.append(event.process.name, style="cyan")
             line.append(f"  {_trim(event.text, 140)}")
+            if report.root_cause and event.line < report.root_cause.line:
+                line.append("  (printed above the root cause)", style="dim")
             console.print(Padding(line, (0, 2), expand=False))
         if len(report.symptoms) > len(shown):
             console.print(Padding(Text(f"... {len(report.symptoms) - len(shown)} more "
