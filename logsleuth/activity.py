@@ -21,7 +21,8 @@ from collections.abc import Callable, Iterable
 from logsleuth.causal import IN_FLIGHT
 from logsleuth.model import ErrorEvent, Event, Milestone, MilestoneKind, Process
 
-_ACTIVITY = frozenset({MilestoneKind.SERVING, MilestoneKind.ALIVE, MilestoneKind.REJECTED})
+_SERVING, _ALIVE, _REJECTED = MilestoneKind.SERVING, MilestoneKind.ALIVE, MilestoneKind.REJECTED
+_ACTIVITY = frozenset({_SERVING, _ALIVE, _REJECTED})
 _MIN_HOLES = 4096  # the places closed at once, at least
 
 # The last milestone of a process and kind: (its index in the events kept, its line, whether it
@@ -46,6 +47,16 @@ class ActivityFold:
     def add(self, events: Iterable[Event], pending_from: Callable[[], int | None]) -> None:
         """Take events as the assembler completes them; `pending_from` says the first line of
         the earliest event not complete yet (None: none)."""
+        if isinstance(events, list) and len(events) == 1:
+            event = events[0]
+            if type(event) is Milestone and event.process in self._seen:
+                kind = event.kind
+                if kind is _SERVING or kind is _REJECTED or kind is _ALIVE:
+                    # the common case, one activity line's milestone from a process seen
+                    # before: it marks no line, and only its stretch's fold is asked
+                    self._events.append(event)
+                    self._fold(event, kind, pending_from)
+                    return
         for event in events:
             if event.process not in self._seen:  # a process's first word may start a run
                 self._seen.add(event.process)
@@ -59,7 +70,7 @@ class ActivityFold:
                 insort(self._marks, event.line)
             self._events.append(event)
             if isinstance(event, Milestone) and event.kind in _ACTIVITY:
-                self._fold(event, pending_from)
+                self._fold(event, event.kind, pending_from)
 
     def events(self) -> list[Event]:
         """The events kept, in the order they came."""
@@ -92,15 +103,23 @@ class ActivityFold:
         del self._marks[:bisect_left(self._marks, lowest)]
         self._holes = 0
 
-    def _fold(self, milestone: Milestone, pending_from: Callable[[], int | None]) -> None:
-        key = (milestone.process, milestone.kind)
+    def _fold(self, milestone: Milestone, kind: MilestoneKind,
+              pending_from: Callable[[], int | None]) -> None:
+        key = (milestone.process, kind)
         previous = self._last.get(key)
         line = milestone.line
         if previous is None:
             opens = True
         else:
             index, at, opened = previous
-            opens = self._marked(at, line, pending_from)
+            # a mark in [at, line], or one an event still assembled (begun by `line`) may bring
+            marks = self._marks
+            found = bisect_left(marks, at)
+            if found < len(marks) and marks[found] <= line:
+                opens = True
+            else:
+                pending = pending_from()
+                opens = pending is not None and pending <= line
             if not opens and not opened:
                 self._events[index] = None  # neither first nor last of its stretch
                 self.dropped += 1
@@ -124,11 +143,3 @@ class ActivityFold:
         self._last = {key: (moved[index], at, opens) if index >= 0 else (index, at, opens)
                       for key, (index, at, opens) in self._last.items()}
         self._holes = 0
-
-    def _marked(self, start: int, end: int, pending_from: Callable[[], int | None]) -> bool:
-        """A mark lies in [start, end], or may yet (an event still assembled began by `end`)."""
-        index = bisect_left(self._marks, start)
-        if index < len(self._marks) and self._marks[index] <= end:
-            return True
-        pending = pending_from()
-        return pending is not None and pending <= end

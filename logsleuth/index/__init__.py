@@ -19,7 +19,8 @@ from logsleuth.index.data import VllmIndex, default_index
 from logsleuth.index.drift import drift_for, with_drift
 from logsleuth.index.keys import keys_named
 from logsleuth.index.lookup import TemplateMatcher
-from logsleuth.index.plugin import plugin_modules, plugin_named, plugin_origin, with_plugin_code
+from logsleuth.index.plugin import (plugin_modules, plugin_named, plugin_origin,
+                                    release_plugins, with_plugin_code)
 from logsleuth.index.origin import (default_matcher, frame_sites, library_modules, origin_of,
                                     package_boundary, release_position)
 from logsleuth.index.release import upgrade_for, with_upgrade
@@ -154,6 +155,7 @@ def annotate(report: Report) -> Report:
     signature = with_upgrade(signature, upgrade, root)
     if root is not None:  # code made for another release: what moved, since when, who calls
         signature = with_drift(signature, drift_for(root, version), root)
+    release_plugins()  # the plugin index a message asked for is read again by the next report
     return replace(report, origins=origins, advice=advice, signature=signature,
                    alternatives=alternatives, upgrade=upgrade)
 

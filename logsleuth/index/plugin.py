@@ -6,7 +6,9 @@ the vLLM index's own walker and ships `plugin_<import package>.json.gz` beside v
 the same texts and sites, numbered by the plugin's own releases. An error that vLLM's index does
 not know, or whose traceback runs through a plugin site that prints it, gets its origin here;
 the log's plugin version (fact `<import package>_version`, signatures/facts.yaml) dates it.
-Nothing is read at import: the data files are read on first use, only when a message asks.
+Nothing is read at import. A report reads only the plugin indexes a message may come from (a
+text of its templates fits the message, by the texts alone: PluginHead),
+one at a time, and lets them go when it is made (release_plugins): all of them held are 8.8 MB.
 """
 
 from __future__ import annotations
@@ -77,11 +79,78 @@ def plugin_files() -> tuple[str, ...]:
                         if entry.name.startswith(PREFIX) and entry.name.endswith(SUFFIX)))
 
 
+class PluginHead:
+    """What a report asks of one plugin index before reading it: its names and its template
+    texts with the words they are filed under, without their sites and releases (a tenth of the
+    index held). A message no text of the plugin fits (TemplateMatcher.find over the texts
+    alone: the same texts, words and patterns as the index's own matcher) leaves the index
+    unread."""
+
+    __slots__ = ("file", "package", "module", "_texts")
+
+    def __init__(self, file: str, package: str, module: str,
+                 texts: tuple[tuple[str, ...], tuple[str, ...]]) -> None:
+        self.file = file  # plugin_<module>.json.gz
+        self.package = package
+        self.module = module
+        self._texts = TemplateMatcher(VllmIndex("", (), texts[0], texts[1], Templates(()),
+                                                (), ()))
+
+    def may_print(self, message: str) -> bool:
+        """Whether a template of the plugin fits `message`: False exactly when the index's
+        matcher would find none."""
+        return self._texts.find(message) is not None
+
+
 @cache
+def plugin_heads() -> tuple[PluginHead, ...]:
+    """Every shipped plugin's head, read from its data file (or from a marshal copy of the head
+    in logsleuth's cache directory, written for the same data file and code)."""
+    root = resources.files("logsleuth.index")
+    out = []
+    for name in plugin_files():
+        raw = root.joinpath(name).read_bytes()
+        package, module, texts, keys = marshal_copy(
+            "plugin-head", raw, Path(__file__),
+            lambda: _head_of(json.loads(gzip.decompress(raw))),
+            lambda head: head, lambda records: tuple(records))
+        out.append(PluginHead(name, package, module, (texts, keys)))
+    return tuple(out)
+
+
+def _head_of(data: dict[str, Any]) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
+    if data.get("schema") != SCHEMA:
+        raise ValueError(f"not a {SCHEMA} file: {data.get('schema')!r}")
+    keys: dict[str, str] = {}  # one string per word (marshal writes a shared one once)
+    return (data["package"], data["module"], tuple(text for text, _ in data["texts"]),
+            tuple(keys.setdefault(key, key) for _, key in data["texts"]))
+
+
+# The one plugin index read and held (by data file name): a report asks one plugin at a time,
+# and the indexes are a few MB each (lmcache 3.6, vllm-ascend 2.9): reading another lets the held
+# one go first, and the report's end lets it go (release_plugins).
+_held: dict[str, tuple[PluginIndex, TemplateMatcher]] = {}
+
+
+def _plugin(head: PluginHead) -> tuple[PluginIndex, TemplateMatcher]:
+    found = _held.get(head.file)
+    if found is None:
+        _held.clear()  # before reading the next: never two at once
+        plugin = _load(resources.files("logsleuth.index").joinpath(head.file).read_bytes())
+        found = _held[head.file] = (plugin, TemplateMatcher(plugin.index))
+    return found
+
+
+def release_plugins() -> None:
+    """Let the plugin index and heads read for a report go (the next report reads what it asks
+    again: the heads from their marshal copy in a few milliseconds)."""
+    _held.clear()
+    plugin_heads.cache_clear()
+
+
 def default_plugins() -> tuple[tuple[PluginIndex, TemplateMatcher], ...]:
-    """Every shipped plugin index with its matcher, read on first use (from a marshal copy of
-    its records in logsleuth's cache directory when one was written for the same data file and
-    code: a third of the JSON's reading time, paid by every run whose error vLLM does not print)."""
+    """Every shipped plugin index with its matcher, all read at once and not kept: for tools
+    and tests that walk them all (a report reads only those its messages may come from)."""
     root = resources.files("logsleuth.index")
     out = []
     for name in plugin_files():
@@ -112,7 +181,7 @@ def plugin_origin(event: ErrorEvent, facts: Mapping[str, object] | None = None,
         return None
     frames = plugin_frames(event)
     best: tuple[tuple[bool, int, int], PluginIndex, TextMatch] | None = None
-    for plugin, matcher in plugins if plugins is not None else default_plugins():
+    for plugin, matcher in plugins if plugins is not None else _asked(event.message):
         found = matcher.find(event.message)
         if found is None:
             continue
@@ -138,9 +207,17 @@ def plugin_origin(event: ErrorEvent, facts: Mapping[str, object] | None = None,
     return Origin(found.text, sites, change, plugin.package), through
 
 
+def _asked(message: str) -> Iterator[tuple[PluginIndex, TemplateMatcher]]:
+    """The plugin indexes whose templates may fit `message`, read one at a time."""
+    for head in plugin_heads():
+        if head.may_print(message):
+            yield _plugin(head)
+
+
 def plugin_named(package: str) -> PluginIndex | None:
-    """The shipped plugin index of a pip name."""
-    return next((p for p, _ in default_plugins() if p.package == package), None)
+    """The shipped plugin index of a pip name (read, and held until release_plugins)."""
+    head = next((h for h in plugin_heads() if h.package == package), None)
+    return _plugin(head)[0] if head is not None else None
 
 
 def plugin_modules(event: ErrorEvent) -> Iterator[str]:
@@ -174,7 +251,8 @@ def plugin_code(event: ErrorEvent, facts: Mapping[str, object] | None = None) ->
     top = modules[0].split(".", 1)[0]
     if top not in {name[len(PREFIX):-len(SUFFIX)] for name in plugin_files()}:
         return None
-    plugin = next((p for p, _ in default_plugins() if p.module == top), None)
+    found = next((h for h in plugin_heads() if h.module == top), None)
+    plugin = _plugin(found)[0] if found is not None else None  # that plugin's index alone
     if plugin is None or not plugin.index.releases:
         return None
     version = (facts or {}).get(plugin.version_fact)
@@ -221,5 +299,6 @@ def with_plugin_code(match: Match | None, root: ErrorEvent | None,
     return replace(match, fix=f"{match.fix.rstrip()}\n\n{section}\n")
 
 
-__all__ = ["PluginIndex", "PluginCode", "default_plugins", "plugin_origin", "plugin_named",
-           "plugin_frames", "plugin_code", "with_plugin_code", "MessageKind"]
+__all__ = ["PluginIndex", "PluginHead", "PluginCode", "default_plugins", "plugin_heads",
+           "release_plugins", "plugin_origin", "plugin_named", "plugin_frames", "plugin_code",
+           "with_plugin_code", "MessageKind"]
