@@ -15,11 +15,13 @@ from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
 from tool_import import import_tool
 
-# sample.jsonl (240 events drawn from the whole space, seed 26) measured: 66 fallback/none
-# (27.5%) with session 25's code, 55 (22.9%) after the library-of-a-qualified-class rule and
-# the OpenAI client family. The ceiling is that count: a change that makes more of the space
-# fall back fails here.
-MAX_MISSED = 55
+# sample.jsonl (320 events drawn with seed 26 from the space as session 27 widened it: torch's
+# parts, triton, the attention, quantization, multimodal, IPC, metrics and grammar libraries,
+# and the plugins' indexes) measured: 91 fallback/none (28.4%) with the session's base code, 72
+# (22.5%) after the plugin-only-message rule and the session's families. (Session 26's sample of
+# 240 from the narrower space: 66 -> 55.) The ceiling is that count: a change that makes more of
+# the space fall back fails here.
+MAX_MISSED = 72
 
 
 @cache
@@ -41,7 +43,9 @@ def test_the_samples_fallback_share_stays_under_the_measured_ceiling() -> None:
 
 def test_the_sample_spans_the_space() -> None:
     events = tool().read_events(tool().SAMPLE)
-    assert {e.source for e in events} >= {"vllm", "transformers", "ray", "flashinfer", "openai"}
+    assert {e.source for e in events} >= {"vllm", "transformers", "ray", "flashinfer", "openai",
+                                          "torch.compile", "torch.distributed", "triton", "numpy",
+                                          "vllm-ascend", "tpu-inference"}
     assert {e.variant for e in events} == {"frames", "tail", "bare"}
     assert len({e.shape for e in events}) >= 6
 
@@ -120,6 +124,12 @@ _WORD_FAMILIES = (
     ("structural-tag-or-tool-format-rejected", ("structural tag", "token markers", "tools list",
                                                 "builtin tools"),
      "vllm/v1/structured_output/backend_xgrammar.py"),
+    ("torch-custom-op-registration-failed", ("register_fake", "DispatchKey", "torch.Tag",
+                                             "fake impl", "opaque object", "register_kernel"),
+     "vllm/utils/torch_utils.py"),
+    ("torch-compile-internal-check-failed", ("FakeTensorMode", "shape_env", "GraphModule",
+                                             "SymInt", "AOTAutograd", "output_graph"),
+     "vllm/compilation/backends.py"),
 )
 
 
@@ -146,3 +156,71 @@ def test_a_bare_library_check_gets_a_family_and_vllms_own_weighs_less(
     scores = {m.id: m.score for m in (bare.signature, *bare.alternatives)}
     if report.signature is not None and report.signature.id == name and name in scores:
         assert report.signature.score < scores[name], message
+
+
+# module families of libraries the probe added in session 27: an error raised inside any module
+# of the library (a generated file and function under its package) gets the library's family
+_MODULE_FAMILIES = (
+    ("torch/_library", "library-torch-custom-op-error"),
+    ("torch/_custom_op", "library-torch-custom-op-error"),
+    ("torch/utils/cpp_extension", "library-torch-extension-build-error"),
+    ("torch/xpu", "library-torch-xpu-error"),
+    ("torch/_subclasses", "library-torch-compile-error"),
+    ("prometheus_client", "library-prometheus-client-error"),
+    ("msgspec", "library-msgspec-error"),
+    ("vllm_metal", "library-platform-plugin-error"),
+)
+_NAME = st.text(string.ascii_lowercase, min_size=3, max_size=9)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(family=st.sampled_from(_MODULE_FAMILIES), file=_NAME, function=_NAME, words=_WORDS,
+       cls=st.sampled_from(("ValueError", "RuntimeError", "TypeError", "AssertionError")),
+       caller=st.sampled_from(("v1/worker/gpu_worker.py", "v1/engine/core.py",
+                               "v1/metrics/loggers.py")))
+def test_an_error_inside_a_probed_librarys_module_gets_its_family(
+        family: tuple[str, str], file: str, function: str, words: str, cls: str,
+        caller: str) -> None:
+    package, name = family
+    path = package + (".py" if package.endswith("cpp_extension") else f"/{file}.py")
+    site = "/usr/local/lib/python3.12/dist-packages/"
+    log = ("Traceback (most recent call last):\n"
+           f'  File "{site}vllm/{caller}", line 40, in run\n    run()\n'
+           f'  File "{site}{path}", line 9, in {function}\n    raise Error(msg)\n'
+           f"{cls}: {words}\n")
+    report = explain_text(log, signatures=default_signatures())
+    assert report.signature is not None, log
+    assert report.signature.kind.value != "fallback", (log, report.signature.id)
+    if report.signature.kind.value == "family" and report.signature.id.startswith("library-"):
+        assert report.signature.id == name, log
+
+
+@cache
+def plugin_only_messages() -> tuple[tuple[str, str, str], ...]:
+    """(plugin, class, filled message) of plugin raise sites that vLLM's index does not know
+    and the plugin's does (once filled), a few per plugin (the probe's own draw)."""
+    from logsleuth.index.origin import default_matcher
+    from logsleuth.index.plugin import default_plugins
+    matchers = {plugin.package: matcher for plugin, matcher in default_plugins()}
+    out = []
+    for event in tool().plugin_events(12, 27):
+        if event.variant != "bare" or event.cls not in ("ValueError", "RuntimeError",
+                                                        "NotImplementedError", "TypeError"):
+            continue
+        message = tool().fill(event.template)
+        if "\n" not in message and default_matcher().find(message) is None \
+                and matchers[event.source].find(message) is not None:
+            out.append((event.source, event.cls, message))
+    return tuple(out)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), prefix=st.sampled_from(("", "(Worker_TP0 pid=4201) ",
+                                                "(EngineCore_DP0 pid=4100) ERROR 02-05 10:11:30 "
+                                                "[core.py:708] ")))
+def test_a_bare_line_only_a_plugin_prints_gets_the_plugins_family(data: st.DataObject,
+                                                                  prefix: str) -> None:
+    plugin, cls, message = data.draw(st.sampled_from(plugin_only_messages()))
+    report = explain_text(f"{prefix}{cls}: {message}\n", signatures=default_signatures())
+    assert report.signature is not None
+    assert report.signature.kind.value != "fallback", (plugin, message, report.signature.id)

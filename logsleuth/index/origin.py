@@ -72,14 +72,29 @@ def library_modules(event: ErrorEvent) -> tuple[str, ...]:
     traceback frame inside site-packages (Python's own modules after it are how the library
     raised it), unless a vLLM frame lies further in. `transformers.models.auto.configuration_auto`
     for a config transformers cannot read. With no such frame, the module of a qualified
-    exception class (`_class_module`)."""
+    exception class (`_class_module`); with no frame at all and a builtin class, the plugin
+    module that alone prints the message (`_plugin_module`)."""
     for frame in reversed(event.frames):
         if frame_module(frame.file, frame.function) is not None:
             return ()
         library = _installed_module(frame.file) or _checkout_module(frame.file)
         if library is not None:
             return (library,)
-    return _class_module(event.exception)
+    return _class_module(event.exception) or (() if event.frames else _plugin_module(event))
+
+
+def _plugin_module(event: ErrorEvent) -> tuple[str, ...]:
+    """A bare error line (an excerpt's last line, an ERROR record) whose message vLLM never
+    prints and a plugin's index does (`vllm_ascend.ops.fused_moe`, `lmcache.v1.storage_backend`):
+    the plugin raised it, so its library families answer. A message vLLM prints too stays
+    vLLM's (plugins copy vLLM's code), and so do Python's own words (plugin_origin)."""
+    if not event.message or origin_of(event, default_matcher()) is not None:
+        return ()
+    from logsleuth.index.plugin import plugin_origin  # plugin.py reads this module
+    found = plugin_origin(event)
+    if found is None or not found[0].sites:
+        return ()
+    return (found[0].sites[0].module,)
 
 
 def _class_module(exception: str) -> tuple[str, ...]:

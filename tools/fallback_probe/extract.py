@@ -46,7 +46,11 @@ class Library:
     dists: tuple[str, ...]  # folder-name prefixes under DIR/src
     include: str  # regex on the dotted module name
     exclude: str = r"(?!)"
+    skip: str = r"(?!)"  # regex on the class: raised and caught inside the library, never printed
 
+
+# torch's classes raised to leave a cache or a fast path and caught where they are raised
+_TORCH_INTERNAL = r"^_|^(?:Bypass\w*|Skip\w*|CannotStaticallyLaunchKernel|MissingOpProfile)$"
 
 LIBRARIES = (
     # per-model folders raise checks of models vLLM implements itself; auto, the processors'
@@ -84,6 +88,60 @@ LIBRARIES = (
             r"sampling|page|cascade|norm|activation|quantization|fp4_quantization|comm\.\w+$|"
             r"autotuner|mla$|gemm$|gemm\.gemm_base|fused_moe\.core|__init__|aot|cuda_utils|"
             r"rope|topk|logits_processor)"),
+    # torch, split by where vLLM meets it (each part is grouped and rendered apart): the
+    # process groups (c10d, not FSDP, DTensor, pipelining, checkpointing or elastic), the
+    # device runtimes, torch.compile's front end and the code generator's compile/cache/autotune
+    # steps (not its thousands of lowering and code generation asserts), the custom-op
+    # registry vLLM's kernels are declared through, and the loaders and extension builder
+    Library("torch.distributed", ("torch-",), skip=_TORCH_INTERNAL, include=
+            r"^torch\.distributed(?:$|\.(?:distributed_c10d|rendezvous|utils|device_mesh|"
+            r"_symmetric_memory|c10d_logger|constants|_functional_collectives)\b)"),
+    Library("torch.cuda", ("torch-",), skip=_TORCH_INTERNAL,
+            include=r"^torch\.(?:cuda|xpu|mtia|accelerator|_utils)\b"),
+    Library("torch.compile", ("torch-",), skip=_TORCH_INTERNAL, include=
+            r"^torch\.(?:_dynamo\.(?:eval_frame|exc|convert_frame|output_graph|backends|config|"
+            r"utils|guards|aot_compile|package|precompile_context|callback)|"
+            r"_inductor\.(?:codecache|compile_fx|cpp_builder|runtime|select_algorithm|"
+            r"autotune_process|graph|exc|async_compile|standalone_compile|compile_worker|"
+            r"cudagraph_trees|config)|_subclasses\.fake_tensor|compiler)\b"),
+    Library("torch.library", ("torch-",), skip=_TORCH_INTERNAL, include=
+            r"^torch\.(?:library|_library|_custom_op|_ops|_higher_order_ops\.auto_functionalize)"
+            r"\b"),
+    Library("torch", ("torch-",), skip=_TORCH_INTERNAL, include=
+            r"^torch\.(?:serialization|_weights_only_unpickler|utils\.cpp_extension|storage|"
+            r"hub|backends\.cuda|_tensor)\b"),
+    # triton's compiler, runtime and backends (the language's semantic checks fire on a kernel's
+    # source: vLLM's kernels meet them only with a triton their code was not written for)
+    Library("triton", ("triton-",), skip=r"^_",
+            include=r"^triton\.(?:compiler|runtime|backends|knobs|language|_compile_warmup|"
+                    r"tools\.compile)",
+            exclude=r"^triton\.(?:experimental|testing|profiler|_internal_testing|"
+                    r"language\.extra)"),
+    # FlashAttention's Python interfaces (FA2, FA3 under hopper/, FA4's cute interface), not its
+    # training models and modules (source: the repository, no wheel on the index)
+    Library("flash_attn", ("flash_attn-",),
+            r"^(?:flash_attn\.(?:flash_attn_interface|bert_padding|cute\.(?:interface|"
+            r"utils|cache_utils))|hopper\.flash_attn_interface)\b"),
+    Library("xformers", ("xformers-",), r"^xformers\.(?:ops|_cpp_lib|info|checkpoint|utils)\b"),
+    Library("bitsandbytes", ("bitsandbytes-",), r"^bitsandbytes\.",
+            r"^bitsandbytes\.(?:optim|research)"),
+    Library("compressed_tensors", ("compressed_tensors-",), r"^compressed_tensors\."),
+    Library("mistral_common", ("mistral_common-",), r"^mistral_common\.",
+            r"^mistral_common\.experimental"),
+    # what multimodal processors call: PIL's decoders and numpy's array code
+    Library("PIL", ("pillow-",), r"^PIL\.(?:Image|ImageFile|ImageOps|ImageSequence|PngImagePlugin|"
+                                 r"JpegImagePlugin|GifImagePlugin|WebPImagePlugin|TiffImagePlugin|"
+                                 r"BmpImagePlugin|_util)$",
+            # a format plugin's "not a PNG file": Image.open tries the next plugin, then raises
+            # UnidentifiedImageError
+            skip=r"^SyntaxError$"),
+    Library("numpy", ("numpy-",), r"^numpy\.(?:_core|core|lib|linalg)\b"),
+    # the engine's IPC (ZeroMQ sockets, msgspec's encoding) and the server's metrics
+    Library("zmq", ("pyzmq-",), r"^zmq\.", r"^zmq\.(?:tests|green|eventloop|ssh)"),
+    Library("msgspec", ("msgspec-",), r"^msgspec\."),
+    Library("prometheus_client", ("prometheus_client-",), r"^prometheus_client\."),
+    Library("llguidance", ("llguidance-",), r"^llguidance\."),
+    Library("lm_format_enforcer", ("lm_format_enforcer-",), r"^lmformatenforcer\."),
 )
 
 _NOT_ERRORS = re.compile(r"Warning$|^[a-z]|^(?:StopIteration|StopAsyncIteration|SystemExit|"
@@ -156,7 +214,8 @@ def library_messages(cache: Path) -> list[LibraryMessage]:
                         for m in messages_of(root) if m.kind == "raise")
             for row in rows:
                 if not include.search(row.module) or exclude.search(row.module) \
-                        or _NOT_ERRORS.search(row.cls) or not useful(row.template):
+                        or _NOT_ERRORS.search(row.cls) or re.search(library.skip, row.cls) \
+                        or not useful(row.template):
                     continue
                 found.setdefault((row.library, row.cls, row.template), row)
     return sorted(found.values())
@@ -181,8 +240,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, required=True)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the stored rows of every library whose source the cache "
+                             "lacks (mine only the libraries it has)")
     args = parser.parse_args(argv)
     rows = library_messages(args.cache)
+    if args.keep and args.out.exists():
+        mined = {row.library for row in rows}
+        rows = sorted({*rows, *(row for row in read(args.out) if row.library not in mined)})
     write(rows, args.out)
     counts: dict[str, int] = {}
     for row in rows:

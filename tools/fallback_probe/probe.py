@@ -56,6 +56,7 @@ from coverage import SITE, error_templates, fill, holes  # noqa: E402  (one fill
 from extract import LibraryMessage, read  # noqa: E402
 
 from logsleuth.index.data import MessageKind, default_index  # noqa: E402
+from logsleuth.index.plugin import default_plugins  # noqa: E402
 from logsleuth.pipeline import explain_text  # noqa: E402
 from logsleuth.signatures import SignatureSet, default_signatures  # noqa: E402
 
@@ -181,11 +182,99 @@ LIBRARY_SHAPES: dict[str, tuple[tuple[Shape, tuple[str, str]], ...]] = {
     "flashinfer": ((Shape.WORKER_PROFILE, ("v1/attention/backends/flashinfer.py", "build")),
                    (Shape.WORKER_SERVING, ("model_executor/layers/sampler.py", "forward")),
                    (Shape.ENGINE_START, ("v1/worker/gpu_worker.py", "compile_or_warm_up_model"))),
+    "torch.distributed": ((Shape.WORKER_INIT, ("distributed/parallel_state.py",
+                                               "init_distributed_environment")),
+                          (Shape.WORKER_SERVING, ("distributed/communication_op.py",
+                                                  "tensor_model_parallel_all_reduce"))),
+    "torch.cuda": ((Shape.WORKER_INIT, ("platforms/cuda.py", "get_device_capability")),
+                   (Shape.WORKER_PROFILE, ("utils/mem_utils.py", "memory_profiling"))),
+    "torch.compile": ((Shape.WORKER_PROFILE, ("compilation/backends.py", "__call__")),
+                      (Shape.WORKER_PROFILE, ("compilation/compiler_interface.py", "compile")),
+                      (Shape.WORKER_PROFILE, ("compilation/decorators.py", "__call__"))),
+    "torch.library": ((Shape.WORKER_LOAD, ("utils/torch_utils.py", "direct_register_custom_op")),
+                      (Shape.WORKER_PROFILE, ("model_executor/layers/fused_moe/fused_moe.py",
+                                              "fused_experts"))),
+    "torch": ((Shape.WORKER_LOAD, ("model_executor/model_loader/weight_utils.py",
+                                   "pt_weights_iterator")),
+              (Shape.WORKER_PROFILE, ("compilation/backends.py", "__call__"))),
+    "triton": ((Shape.WORKER_PROFILE, ("model_executor/layers/fused_moe/fused_moe.py",
+                                       "invoke_fused_moe_kernel")),
+               (Shape.WORKER_SERVING, ("v1/attention/ops/triton_unified_attention.py",
+                                       "unified_attention"))),
+    "flash_attn": ((Shape.WORKER_PROFILE, ("v1/attention/backends/flash_attn.py", "forward")),
+                   (Shape.WORKER_SERVING, ("v1/attention/backends/flash_attn.py", "forward"))),
+    "xformers": ((Shape.WORKER_PROFILE, ("v1/attention/backends/xformers.py", "forward")),
+                 (Shape.WORKER_PROFILE, ("attention/layers/mm_encoder_attention.py",
+                                         "forward"))),
+    "bitsandbytes": ((Shape.WORKER_LOAD, ("model_executor/model_loader/bitsandbytes_loader.py",
+                                          "_load_weights")),
+                     (Shape.WORKER_SERVING, ("model_executor/layers/quantization/"
+                                             "bitsandbytes.py", "apply"))),
+    "compressed_tensors": ((Shape.API_START, ("model_executor/layers/quantization/"
+                                              "compressed_tensors/compressed_tensors.py",
+                                              "from_config")),
+                           (Shape.WORKER_LOAD, ("model_executor/layers/quantization/"
+                                                "compressed_tensors/compressed_tensors.py",
+                                                "get_scheme"))),
+    "mistral_common": ((Shape.API_START, ("tokenizers/mistral.py", "from_pretrained")),
+                       (Shape.API_SERVING, ("tokenizers/mistral.py", "apply_chat_template"))),
+    "PIL": ((Shape.API_SERVING, ("multimodal/image.py", "load_bytes")),
+            (Shape.API_SERVING, ("multimodal/utils.py", "fetch_image"))),
+    "numpy": ((Shape.API_SERVING, ("multimodal/processing.py", "_apply_hf_processor")),
+              (Shape.API_SERVING, ("multimodal/video.py", "load_bytes"))),
+    "zmq": ((Shape.ENGINE_START, ("v1/engine/core.py", "startup_handshake")),
+            (Shape.API_START, ("v1/engine/core_client.py", "__init__")),
+            (Shape.ENGINE_SERVING, ("v1/engine/core.py", "process_output_sockets"))),
+    "msgspec": ((Shape.ENGINE_SERVING, ("v1/serial_utils.py", "decode")),
+                (Shape.ENGINE_SERVING, ("v1/engine/core.py", "process_input_sockets"))),
+    "prometheus_client": ((Shape.API_START, ("v1/metrics/loggers.py", "__init__")),
+                          (Shape.API_SERVING, ("v1/metrics/loggers.py", "record"))),
+    "llguidance": ((Shape.ENGINE_SERVING, ("v1/structured_output/backend_guidance.py",
+                                           "compile_grammar")),
+                   (Shape.API_SERVING, ("v1/structured_output/backend_guidance.py",
+                                        "validate_guidance_grammar"))),
+    "lm_format_enforcer": ((Shape.ENGINE_SERVING, ("v1/structured_output/"
+                                                   "backend_lm_format_enforcer.py",
+                                                   "compile_grammar")),
+                           (Shape.API_SERVING, ("v1/structured_output/"
+                                                "backend_lm_format_enforcer.py",
+                                                "validate_structured_output_request_lm_format_"
+                                                "enforcer"))),
 }
 # The Python caller of a compiled library's raise, and its exception's printed module.
 COMPILED_CALLER = {"tokenizers": ("transformers/tokenization_utils_fast.py", "__init__"),
                    "safetensors": ("safetensors/torch.py", "load_file")}
-QUALIFIED = {"SafetensorError": "safetensors_rust.SafetensorError"}
+# A class is printed under the module that defines it, often not the one that raises it.
+QUALIFIED = {"SafetensorError": "safetensors_rust.SafetensorError",
+             "DistBackendError": "torch.distributed.DistBackendError",
+             "DistStoreError": "torch.distributed.DistStoreError",
+             "DistNetworkError": "torch.distributed.DistNetworkError",
+             "OutOfMemoryError": "torch.OutOfMemoryError",
+             "AcceleratorError": "torch.AcceleratorError",
+             "UnpicklingError": "_pickle.UnpicklingError",
+             "DeferredCudaCallError": "torch.cuda.DeferredCudaCallError",
+             "BackendCompilerFailed": "torch._dynamo.exc.BackendCompilerFailed",
+             "Unsupported": "torch._dynamo.exc.Unsupported",
+             "TorchRuntimeError": "torch._dynamo.exc.TorchRuntimeError",
+             "InternalTorchDynamoError": "torch._dynamo.exc.InternalTorchDynamoError",
+             "RecompileError": "torch._dynamo.exc.RecompileError",
+             "FailOnRecompileLimitHit": "torch._dynamo.exc.FailOnRecompileLimitHit",
+             "InductorError": "torch._inductor.exc.InductorError",
+             "OutOfResources": "triton.runtime.errors.OutOfResources",
+             "PTXASError": "triton.runtime.errors.PTXASError",
+             "CompilationError": "triton.compiler.errors.CompilationError",
+             "ZMQError": "zmq.error.ZMQError",
+             "ZMQBindError": "zmq.error.ZMQBindError",
+             "UnidentifiedImageError": "PIL.UnidentifiedImageError",
+             "DecompressionBombError": "PIL.Image.DecompressionBombError",
+             "LinAlgError": "numpy.linalg.LinAlgError"}
+# Libraries whose own classes print under their defining module: the raising module stands in
+# for it (a class raised where it is defined)
+FULL_MODULE = ("torch", "triton", "flash_attn", "xformers")
+CLASS_HOME = {"mistral_common": "mistral_common.exceptions",
+              "lmformatenforcer": "lmformatenforcer.exceptions"}
+# Sources printed the way vLLM prints its own errors: vLLM and its plugins (their indexes)
+VLLM_LIKE = frozenset({"vllm", *(plugin.package for plugin, _ in default_plugins())})
 BUILTIN = frozenset(name for name in dir(builtins) if name.endswith(("Error", "Exception")))
 
 
@@ -215,8 +304,12 @@ def _frame(path: str, function: str) -> list[str]:
 def _printed_class(event: Event) -> str:
     if event.cls in QUALIFIED:
         return QUALIFIED[event.cls]
-    if event.source == "vllm" or event.cls in BUILTIN or "." in event.cls:
+    if event.source in VLLM_LIKE or event.cls in BUILTIN or "." in event.cls:
         return event.cls
+    if event.module.split(".")[0] in FULL_MODULE:
+        return f"{event.module}.{event.cls}"
+    if event.module.split(".")[0] in CLASS_HOME:
+        return f"{CLASS_HOME[event.module.split('.')[0]]}.{event.cls}"
     return f"{event.module.split('.')[0]}.{event.cls}"
 
 
@@ -234,7 +327,7 @@ def render(event: Event) -> str:
     frames: list[str] = _frame(*CLIENT_FRAME) if shape is Shape.CLIENT else []
     for file, function in OUTER[shape]:
         frames += _frame(SITE + "vllm/" + file, function)
-    if event.source != "vllm":
+    if event.source not in VLLM_LIKE:
         caller = dict(LIBRARY_SHAPES[event.source]).get(shape, ("", ""))
         if caller[0]:
             frames += _frame(SITE + "vllm/" + caller[0], caller[1])
@@ -303,6 +396,28 @@ def vllm_events(sample: int, seed: int) -> list[Event]:
         for variant in ("frames", "bare") if kind == "raise" else ("frames",):
             out.append(Event("vllm", template.module, template.function, template.cls,
                              template.text, shapes[digest % len(shapes)].value, variant, kind))
+    return out
+
+
+def plugin_events(sample: int, seed: int) -> list[Event]:
+    """The error templates of vLLM's platform and connector plugins (their message indexes,
+    `logsleuth/index/plugin_*.json.gz`: every indexed release), each in the shape its module
+    would fail in as vLLM's (`vllm_ascend.worker.` as `vllm.worker.`), with the plugin's frame
+    innermost and bare; `sample` of each plugin's (0: all)."""
+    out = []
+    for plugin, _ in default_plugins():
+        templates = error_templates(plugin.index)
+        if sample:
+            templates = random.Random(seed).sample(templates, min(sample, len(templates)))
+        for template in templates:
+            as_vllm = "vllm" + template.module.removeprefix(plugin.module)
+            shapes = next(s for pattern, s in VLLM_SHAPES if pattern.search(as_vllm))
+            digest = int(hashlib.sha1(template.text.encode()).hexdigest()[:8], 16)
+            kind = "raise" if template.kind is MessageKind.RAISE else template.cls
+            for variant in ("frames", "bare") if kind == "raise" else ("frames",):
+                out.append(Event(plugin.package, template.module, template.function,
+                                 template.cls, template.text, shapes[digest % len(shapes)].value,
+                                 variant, kind))
     return out
 
 
@@ -388,7 +503,8 @@ def counts(results: Iterable[Result]) -> dict[str, Counter[Advice]]:
     for result in results:
         out["all"][result.advice] += 1
         out[result.event.source][result.advice] += 1
-        side = "vllm" if result.event.source == "vllm" else "libraries"
+        side = ("vllm" if result.event.source == "vllm" else "plugins"
+                if result.event.source in VLLM_LIKE else "libraries")
         out[f"{side}/{result.event.variant}"][result.advice] += 1
     return out
 
@@ -424,6 +540,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--vllm-sample", type=int, default=1000,
                         help="vLLM templates to draw (0: every one, ~14k)")
+    parser.add_argument("--plugin-sample", type=int, default=250,
+                        help="error templates to draw from each plugin's index (0: every one)")
+    parser.add_argument("--source", help="measure only the sources this regex finds")
     parser.add_argument("--seed", type=int, default=26)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--clusters", type=int, default=30)
@@ -435,7 +554,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.events:
         events = read_events(args.events)
     else:
-        events = vllm_events(args.vllm_sample, args.seed) + library_events(read())
+        events = (vllm_events(args.vllm_sample, args.seed) + library_events(read())
+                  + plugin_events(args.plugin_sample, args.seed))
+        if args.source:
+            events = [e for e in events if re.search(args.source, e.source)]
     if args.write_sample:
         chosen = random.Random(args.seed).sample(events, min(args.write_sample, len(events)))
         SAMPLE.write_text("".join(json.dumps(asdict(e), sort_keys=True) + "\n"
