@@ -350,8 +350,12 @@ def _standing_hangs(late: list[Milestone], started: bool, know: Causality) -> li
     notices printed fewer than PERIODIC_REPEATS times in a start-up that had not completed (one
     interval of a slow load or compilation, which the notice itself names; GPUStack's
     DeepSeek-V3.2 load printed one and went on). After start-up completed, or printed again,
-    such a notice is a wait that did not end."""
-    if started or not late or len(late) >= PERIODIC_REPEATS:
+    such a notice is a wait that did not end. A line that folds repeats into one (kubectl's
+    `(x20 over 10m)`) counts as the intervals it says. A summary of start-up's waits
+    (`startup_waits`: a kubelet's probe events) is start-up's past once start-up completed."""
+    if started:
+        return [h for h in late if not know.startup_wait(h.text)]
+    if not late or sum(know.wait_times(h.text) for h in late) >= PERIODIC_REPEATS:
         return late
     if all(know.periodic_wait(hang.text) for hang in late):
         return []

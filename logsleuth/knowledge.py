@@ -172,6 +172,9 @@ class Causality:
     carriers: tuple[regex.Pattern[str], ...] = ()
     # exception messages whose text goes on in bare ERROR records after them (`recorded_messages`)
     recorded_messages: tuple[regex.Pattern[str], ...] = ()
+    # hang lines that summarise a start-up's waits out of the log's time order: once start-up
+    # completed in the log, they are its past (`startup_waits`, causal.py `_standing_hangs`)
+    startup_waits: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -491,6 +494,20 @@ class Causality:
     def periodic_wait(self, text: str) -> bool:
         """A hang line a waiting loop prints once each interval (`periodic_waits`)."""
         return any(_search(p, text) is not None for p in self.periodic_waits)
+
+    def startup_wait(self, text: str) -> bool:
+        """A hang line that summarises a start-up's waits out of time order (`startup_waits`)."""
+        return any(_search(p, text) is not None for p in self.startup_waits)
+
+    def wait_times(self, text: str) -> int:
+        """The intervals a hang line stands for: its periodic wait's `times` group when the line
+        folds repeats into one (kubectl's `(x20 over 10m)`), else one."""
+        for pattern in self.periodic_waits:
+            found = _search(pattern, text)
+            if found is not None:
+                times = found.groupdict().get("times")
+                return max(1, int(times)) if times else 1
+        return 1
 
     def latent_warning(self, text: str) -> bool:
         """The warning reports an exception that may be the cause of a later error."""
@@ -903,7 +920,9 @@ def load_causality(path: Path | None = None) -> Causality:
                            for p in data.get("periodic_waits", [])),
                      tuple(compile_(p, "carriers") for p in data.get("carriers", [])),
                      tuple(compile_(p, "recorded_messages")
-                           for p in data.get("recorded_messages", [])))
+                           for p in data.get("recorded_messages", [])),
+                     tuple(compile_(p, "startup_waits")
+                           for p in data.get("startup_waits", [])))
 
 
 @cache
