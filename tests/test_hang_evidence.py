@@ -3,12 +3,15 @@
 A run that stops progressing prints no error: what shows it is a waiting loop's lines after the
 run's last work (causality.yaml milestones `hang`), printed again, or standing for several
 intervals (`periodic_waits`: kubectl folds a probe's repeated failures into one line, `(x20 over
-10m)`; a start-up that never completed in the log). Shapes: the API server's wait for its engine core, `to start` and (0.11+) `to connect`
-(vllm/v1/engine/utils.py wait_for_engine_startup); a kubelet's readiness or start-up probe that
-fails (`kubectl describe pod` Events, indented under their header); the server's own `/health`
-answering 503 once its engine is gone. Counter-evidence, which must stay `no_failure`: a healthy
-start-up cut anywhere, an idle server's stats, one probe failure while start-up still runs, any
-wait followed by progress.
+10m)`; a start-up that never completed in the log). Shapes: the API server's wait for its
+engine core, `to start` and (0.11+) `to connect` (vllm/v1/engine/utils.py
+wait_for_engine_startup); a kubelet's readiness or start-up probe that fails (`kubectl describe
+pod` Events, indented under their header); the server's own `/health` answering 503 once its
+engine is gone; torch's watchdog told that a peer rank's collective timed out; a launcher's time
+limit (`timeout --verbose`) in start-up. Counter-evidence, which must stay `no_failure`: a
+healthy start-up cut anywhere, an idle server's stats, one probe failure while start-up still
+runs, any wait followed by progress, a probe's events or a launcher's time limit after start-up
+completed (causality.yaml `startup_waits`).
 """
 
 from __future__ import annotations
@@ -99,6 +102,31 @@ def test_health_answering_503_after_the_last_work_is_a_stall(times: int, idle: i
     assert _verdict(lines + dead) is Verdict.ROOT_CAUSE_MISSING
 
 
+DUMP = ("[rank{r}]:[W501 10:{m:02d}:13.000000000 ProcessGroupNCCL.cpp:1700] [PG ID 0 PG GUID "
+        "0(default_pg) Rank {r}] Received a dump signal due to a collective timeout from  rank "
+        "{o} and we will try our best to dump the debug info. Last enqueued NCCL work: 9, last "
+        "completed NCCL work: 8.")
+TIMEOUT = ["timeout: sending signal {sig} to command ‘vllm’",
+           "timeout: sending signal {sig} to command 'python3'"]
+
+
+@SOME
+@given(st.integers(0, 7), st.integers(1, 3), st.booleans(), st.booleans())
+def test_a_peer_rank_s_collective_timeout_after_the_last_work_is_a_stall(
+        rank: int, times: int, started: bool, served: bool) -> None:
+    lines = START_UP + (READY + (WORK if served else []) if started else [])
+    dumps = [DUMP.format(r=(rank + i) % 8, o=(rank + 1) % 8, m=20 + i) for i in range(times)]
+    assert _verdict(lines + dumps) is Verdict.ROOT_CAUSE_MISSING
+
+
+@SOME
+@given(st.sampled_from(TIMEOUT), st.sampled_from(["TERM", "KILL", "INT"]),
+       st.integers(1, len(START_UP)))
+def test_a_launcher_s_time_limit_in_start_up_is_a_stall(line: str, sig: str,
+                                                        before: int) -> None:
+    assert _verdict(START_UP[:before] + [line.format(sig=sig)]) is Verdict.ROOT_CAUSE_MISSING
+
+
 # -- counter-evidence: no failure ----------------------------------------------------------------
 
 @SOME
@@ -151,6 +179,23 @@ def test_probe_events_after_a_completed_start_up_are_its_past(
                                                           for i in range(idle)]
     probe = _probe(kind, times, why, m=1)
     assert _verdict(lines + [probe]) is Verdict.NO_FAILURE, probe
+
+
+@SOME
+@given(st.sampled_from(TIMEOUT), st.sampled_from(["TERM", "KILL", "INT"]), st.integers(0, 5),
+       st.booleans())
+def test_a_launcher_s_time_limit_after_start_up_is_the_planned_end(
+        line: str, sig: str, idle: int, served: bool) -> None:
+    lines = START_UP + READY + (WORK if served else []) + [IDLE.format(m=4 + i)
+                                                          for i in range(idle)]
+    assert _verdict(lines + [line.format(sig=sig)]) is Verdict.NO_FAILURE
+
+
+@SOME
+@given(st.integers(0, 7), st.integers(1, 3))
+def test_work_after_a_peer_s_collective_timeout_saves_it(rank: int, times: int) -> None:
+    dumps = [DUMP.format(r=rank, o=(rank + 1) % 8, m=20 + i) for i in range(times)]
+    assert _verdict(START_UP + READY + dumps + WORK) is Verdict.NO_FAILURE
 
 
 def test_the_kubectl_count_is_the_probe_periods() -> None:
