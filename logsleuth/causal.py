@@ -696,7 +696,8 @@ class CausalGraph:
                            reached=reached) if not work.serving else None
             if bar is None and not late_hangs and deployments.several and tail:
                 bar = _stall_of(tail, line_count, know, deployments, events, began=began)
-            stalled = bar or (_hung(late_hangs[0], len(late_hangs)) if late_hangs else None)
+            times = sum(know.wait_times(h.text) for h in late_hangs)  # (kubectl's `x20`)
+            stalled = bar or (_hung(late_hangs[0], times) if late_hangs else None)
             if stalled is None and began and not started and not work.serving and tail:
                 stalled = _waited(repeated_wait(tail, line_count))
             if stalled is None and not survived and not shutdown_noise and tail:

@@ -198,6 +198,13 @@ def test_work_after_a_peer_s_collective_timeout_saves_it(rank: int, times: int) 
     assert _verdict(START_UP + READY + dumps + WORK) is Verdict.NO_FAILURE
 
 
+@SOME
+@given(st.integers(1, 5))
+def test_work_after_health_answered_503_saves_it(times: int) -> None:
+    dead = [DEAD_HEALTH.format(port=40000 + i) for i in range(times)]
+    assert _verdict(START_UP + READY + dead + WORK) is Verdict.NO_FAILURE
+
+
 def test_the_kubectl_count_is_the_probe_periods() -> None:
     from logsleuth.knowledge import default_causality
     know = default_causality()
