@@ -1103,6 +1103,15 @@ class Assembler:
                           line.number, line.number, time=line.time, raw=line.site is None)
 
     def _milestone(self, line: LogLine) -> Milestone | None:
+        if line.kind is LineKind.INDENTED and _continues_record(line):
+            # a table's row printed indented under its header (`kubectl describe pod`'s Events:
+            # `  Warning  Unhealthy  3m (x20 over 10m)  kubelet  Readiness probe failed: ...`):
+            # a wait line only, never a step or an answer a message's text quotes
+            found, _ = self._causality.marks_of(line.text)
+            if found is not MilestoneKind.HANG:
+                return None
+            return Milestone(found, line.number, line.process, line.text, None,
+                             time=self._shared_time(line.time))
         if line.kind not in (LineKind.ACCESS, LineKind.PLAIN, LineKind.UVICORN, LineKind.PROGRESS):
             return None
         if line.level in _ERROR_LEVELS:

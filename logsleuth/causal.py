@@ -350,8 +350,12 @@ def _standing_hangs(late: list[Milestone], started: bool, know: Causality) -> li
     notices printed fewer than PERIODIC_REPEATS times in a start-up that had not completed (one
     interval of a slow load or compilation, which the notice itself names; GPUStack's
     DeepSeek-V3.2 load printed one and went on). After start-up completed, or printed again,
-    such a notice is a wait that did not end."""
-    if started or not late or len(late) >= PERIODIC_REPEATS:
+    such a notice is a wait that did not end. A line that folds repeats into one (kubectl's
+    `(x20 over 10m)`) counts as the intervals it says. A summary of start-up's waits
+    (`startup_waits`: a kubelet's probe events) is start-up's past once start-up completed."""
+    if started:
+        return [h for h in late if not know.startup_wait(h.text)]
+    if not late or sum(know.wait_times(h.text) for h in late) >= PERIODIC_REPEATS:
         return late
     if all(know.periodic_wait(hang.text) for hang in late):
         return []
@@ -697,7 +701,8 @@ class CausalGraph:
                            reached=reached) if not work.serving else None
             if bar is None and not late_hangs and deployments.several and tail:
                 bar = _stall_of(tail, line_count, know, deployments, events, began=began)
-            stalled = bar or (_hung(late_hangs[0], len(late_hangs)) if late_hangs else None)
+            times = sum(know.wait_times(h.text) for h in late_hangs)  # (kubectl's `x20`)
+            stalled = bar or (_hung(late_hangs[0], times) if late_hangs else None)
             if stalled is None and began and not started and not work.serving and tail:
                 stalled = _waited(repeated_wait(tail, line_count))
             if stalled is None and not survived and not shutdown_noise and tail:

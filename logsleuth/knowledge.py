@@ -179,6 +179,9 @@ class Causality:
     # (`unbound.binds`)
     unbound_message: regex.Pattern[str] | None = None
     unbound_binds: regex.Pattern[str] | None = None
+    # hang lines that summarise a start-up's waits out of the log's time order: once start-up
+    # completed in the log, they are its past (`startup_waits`, causal.py `_standing_hangs`)
+    startup_waits: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -519,6 +522,20 @@ class Causality:
     def periodic_wait(self, text: str) -> bool:
         """A hang line a waiting loop prints once each interval (`periodic_waits`)."""
         return any(_search(p, text) is not None for p in self.periodic_waits)
+
+    def startup_wait(self, text: str) -> bool:
+        """A hang line that summarises a start-up's waits out of time order (`startup_waits`)."""
+        return any(_search(p, text) is not None for p in self.startup_waits)
+
+    def wait_times(self, text: str) -> int:
+        """The intervals a hang line stands for: its periodic wait's `times` group when the line
+        folds repeats into one (kubectl's `(x20 over 10m)`), else one."""
+        for pattern in self.periodic_waits:
+            found = _search(pattern, text)
+            if found is not None:
+                times = found.groupdict().get("times")
+                return max(1, int(times)) if times else 1
+        return 1
 
     def latent_warning(self, text: str) -> bool:
         """The warning reports an exception that may be the cause of a later error."""
@@ -936,7 +953,9 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple((str(item["class"]), compile_(item["pattern"], "interpreter_messages"))
                            for item in data.get("interpreter_messages", [])),
                      compile_(unbound["message"], "unbound") if "message" in unbound else None,
-                     compile_(unbound["binds"], "unbound") if "binds" in unbound else None)
+                     compile_(unbound["binds"], "unbound") if "binds" in unbound else None,
+                     tuple(compile_(p, "startup_waits")
+                           for p in data.get("startup_waits", [])))
 
 
 @cache
