@@ -21,6 +21,19 @@ settings.register_profile("explore", derandomize=False, **_UNTIMED)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def labelled_reports_shared(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The directory where tests/labelled_reports.py keeps the labelled logs' reports for every
+    worker of the session: the session's base temporary directory (a pytest-xdist worker's is a
+    folder inside it)."""
+    import labelled_reports
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    labelled_reports.SHARED = base / "labelled-reports"
+
+
 @pytest.fixture(scope="session")
 def mix_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A directory for the benchmark mixes the tests generate (tests/mix_logs.py)."""
