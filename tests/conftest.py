@@ -40,6 +40,14 @@ def mix_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(tmp_path_factory.mktemp("mixes"))
 
 
+# The long tests (`pytest.mark.long`, several seconds each) run first. pytest-xdist hands the
+# tests out in the collection's order: a long test met near the end kept one worker busy while
+# the other had nothing left to take; sent first, the short tests that follow even the workers
+# out. Otherwise the order is the collection's (a stable sort).
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 # Print how many fuzz cases ran, so a CI log shows the harness did its work. The counts travel
 # on the test's report (its `user_properties`), not through a module global: under pytest-xdist
 # the fuzz test runs in a worker and the summary prints in the controller, which loads only this

@@ -90,6 +90,7 @@ def test_the_measure_withholds_every_exact_signature_and_never_reads_the_held_ou
     assert all("holdout" not in probe.log.parts for probe in loo.all_probes(default_signatures()))
 
 
+@pytest.mark.long
 def test_every_outcome_is_judged_by_the_knobs_the_family_names() -> None:
     loo = tool()
     for result in results():

@@ -124,6 +124,7 @@ def measure() -> tuple[int, int, tuple[tuple[str, str, str], ...]]:
     return total, covered_count, tuple(misses)
 
 
+@pytest.mark.long
 def test_families_match_the_rewordings_of_what_they_match() -> None:
     total, covered, misses = measure()
     assert total > 1000  # the measure sees the index

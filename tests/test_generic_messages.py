@@ -126,6 +126,7 @@ def generic_exacts() -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+@pytest.mark.long
 def test_the_known_offenders_are_found_generic() -> None:
     found = {name for name, _ in generic_exacts()}
     for name in ("tpu-ray-pipeline-parallel-zero-division", "logit-bias-out-of-vocab",

@@ -363,6 +363,7 @@ def test_sources_are_distinct() -> None:
     assert len(urls) == len(set(urls)), sorted({url for url in urls if urls.count(url) > 1})
 
 
+@pytest.mark.long
 def test_sources_are_cited_nowhere_else_in_the_repository() -> None:
     patterns = {case.id: citation_pattern(source_url(case)) for case in HOLDOUT}
     cited = citations(ROOT, patterns, skip=HOLDOUT_DIR)
@@ -384,6 +385,7 @@ def _report(case_id: str) -> dict[str, Any]:
     return report_of(case.log)  # explained once in the session (labelled_reports.py)
 
 
+@pytest.mark.long
 def test_aggregate_score_is_above_the_floors() -> None:
     right = dict.fromkeys(FLOORS, 0)
     applicable = dict.fromkeys(FLOORS, 0)
