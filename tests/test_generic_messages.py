@@ -24,6 +24,10 @@ from logsleuth.signatures.generic import (GENERIC_PACKAGES, generic_reason, max_
 from logsleuth.signatures.match import needs_corroboration
 from v1log import ERAS, worker_failure
 
+# long (tests/conftest.py runs them first): the whole module, so that its tests stay together
+# on one worker and share what its functools.cache helpers computed once
+pytestmark = pytest.mark.long
+
 # frames of vLLM code that no signature of these messages names: another call path
 UNRELATED = (
     (("v1/sample/sampler.py", "forward"),),
@@ -126,7 +130,6 @@ def generic_exacts() -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-@pytest.mark.long
 def test_the_known_offenders_are_found_generic() -> None:
     found = {name for name, _ in generic_exacts()}
     for name in ("tpu-ray-pipeline-parallel-zero-division", "logit-bias-out-of-vocab",
