@@ -21,10 +21,31 @@ settings.register_profile("explore", derandomize=False, **_UNTIMED)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def labelled_reports_shared(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The directory where tests/labelled_reports.py keeps the labelled logs' reports for every
+    worker of the session: the session's base temporary directory (a pytest-xdist worker's is a
+    folder inside it)."""
+    import labelled_reports
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    labelled_reports.SHARED = base / "labelled-reports"
+
+
 @pytest.fixture(scope="session")
 def mix_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A directory for the benchmark mixes the tests generate (tests/mix_logs.py)."""
     return str(tmp_path_factory.mktemp("mixes"))
+
+
+# The long tests (`pytest.mark.long`, several seconds each) run first. pytest-xdist hands the
+# tests out in the collection's order: a long test met near the end kept one worker busy while
+# the other had nothing left to take; sent first, the short tests that follow even the workers
+# out. Otherwise the order is the collection's (a stable sort).
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 
 # Print how many fuzz cases ran, so a CI log shows the harness did its work. The counts travel

@@ -101,6 +101,7 @@ def _index_recommendations() -> list[tuple[str, str, str, str]]:
             if t.kind is MessageKind.RAISE and recommended(t.text)]
 
 
+@pytest.mark.long
 def test_families_answering_vllms_own_recommendations_name_them() -> None:
     missing = []
     for exception, module, function, text in _index_recommendations():

@@ -17,6 +17,10 @@ from logsleuth.model import SignatureKind
 from logsleuth.signatures import default_signatures
 from tool_import import import_tool
 
+# long (tests/conftest.py runs them first): the whole module, so that its tests stay together
+# on one worker and share what its functools.cache helpers computed once
+pytestmark = pytest.mark.long
+
 # least number of probes the families alone get right, per set of groups. Cited and uncited
 # count together: a probe moves from one to the other when an exact signature's example gains its
 # public source in `examples` (the lead's merge with sigs-b moved three). Session 22's measure

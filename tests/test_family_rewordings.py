@@ -24,6 +24,10 @@ from logsleuth.signatures import default_signatures
 from logsleuth.signatures.load import Signature
 from logsleuth.signatures.template import mask
 
+# long (tests/conftest.py runs them first): the whole module, so that its tests stay together
+# on one worker and share what its functools.cache helpers computed once
+pytestmark = pytest.mark.long
+
 FLOOR = 0.95  # measured 1200 of 1245 (96.4%) when written
 FILL = {"int": "16", "float": "0.9", "num": "8", "hex": "0x1f"}
 

@@ -125,6 +125,7 @@ _LONG_TAIL = st.text(alphabet="ab XYZ%|()_.:'\"0123\u00e9", min_size=LONG_BODY_C
                      max_size=LONG_BODY_CHARS + 64)
 
 
+@pytest.mark.long
 @given(_BODIES, _LONG_TAIL)
 def test_fast_path_agrees_with_lark_on_long_bodies(body: str, tail: str) -> None:
     lexer = body_lexer(_record_parser(), _TRANSFORMER)
@@ -229,6 +230,7 @@ def _slow_lexer() -> Any:
     return lexer
 
 
+@pytest.mark.long
 def test_relaxed_screen_is_built_and_never_rules_out_a_sighted_body_on_corpus_lines() -> None:
     """RE2 screens the bodies before `re` asks the digit-sighted terminals (fastpath._quick):
     it must never say no where they match (every corpus and tuning line, each of its suffixes after a

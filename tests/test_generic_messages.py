@@ -24,6 +24,10 @@ from logsleuth.signatures.generic import (GENERIC_PACKAGES, generic_reason, max_
 from logsleuth.signatures.match import needs_corroboration
 from v1log import ERAS, worker_failure
 
+# long (tests/conftest.py runs them first): the whole module, so that its tests stay together
+# on one worker and share what its functools.cache helpers computed once
+pytestmark = pytest.mark.long
+
 # frames of vLLM code that no signature of these messages names: another call path
 UNRELATED = (
     (("v1/sample/sampler.py", "forward"),),

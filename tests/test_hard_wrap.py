@@ -140,6 +140,7 @@ def _logs() -> list[Path]:
     return [path for path in found if path.is_file()]
 
 
+@pytest.mark.long
 def test_the_rejoin_never_fires_on_a_log_nobody_wrapped() -> None:
     fired = set()
     logs = _logs()

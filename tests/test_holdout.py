@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import logsleuth
 from corpus_judge import Case, expected_verdict, judge, load_cases, norm
-from logsleuth.render.json import report_to_dict
+from labelled_reports import report_of
 
 ROOT = Path(__file__).resolve().parent.parent
 HOLDOUT_DIR = ROOT / "tests" / "fixtures" / "holdout"
@@ -374,6 +372,7 @@ def test_sources_are_distinct() -> None:
     assert len(urls) == len(set(urls)), sorted({url for url in urls if urls.count(url) > 1})
 
 
+@pytest.mark.long
 def test_sources_are_cited_nowhere_else_in_the_repository() -> None:
     patterns = {case.id: citation_pattern(source_url(case)) for case in HOLDOUT}
     cited = citations(ROOT, patterns, skip=HOLDOUT_DIR)
@@ -390,12 +389,12 @@ def test_sources_are_not_in_the_shared_corpus() -> None:
     assert not cited, f"holdout sources in the shared corpus (move those cases out): {cited}"
 
 
-@cache
 def _report(case_id: str) -> dict[str, Any]:
     case = next(case for case in HOLDOUT if case.id == case_id)
-    return report_to_dict(logsleuth.explain(case.log))
+    return report_of(case.log)  # explained once in the session (labelled_reports.py)
 
 
+@pytest.mark.long
 def test_aggregate_score_is_above_the_floors() -> None:
     right = dict.fromkeys(FLOORS, 0)
     applicable = dict.fromkeys(FLOORS, 0)

@@ -98,6 +98,7 @@ def test_lexer_from_texts_reads_as_from_the_parser() -> None:
         assert made.blind(body) == direct.blind(body), body
 
 
+@pytest.mark.long
 def test_no_lark_tables_for_fast_bodies(tmp_path: Path) -> None:
     """With the texts kept, lines whose bodies the fast path takes are read without Lark's
     parser; a body it leaves to Lark loads it then."""

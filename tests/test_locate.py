@@ -162,6 +162,7 @@ def test_stretches_hold_the_lines_one_search_per_line_finds(lines: list[bytes],
     assert all(not block[start:end].endswith(b"\n") for start, end in spans)
 
 
+@pytest.mark.long
 def test_stretches_on_every_corpus_and_mix_log(tmp_path: Path) -> None:
     """The same on every block of the corpus, tuning and benchmark mix logs."""
     from mix_logs import MIXES, mix_log

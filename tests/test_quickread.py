@@ -82,6 +82,7 @@ def _alone(raw: bytes, number: int) -> LogLine:
     return parse_line(clean(raw.decode("utf-8", "replace")), number)
 
 
+@pytest.mark.long
 @settings(max_examples=150, deadline=None)
 @given(st.lists(_line(), min_size=1, max_size=12), st.integers(0, 2**16))
 def test_quick_reading_is_lark_s_reading_on_generated_lines(lines: list[str], seed: int) -> None:

@@ -152,6 +152,7 @@ def _logs(draw: st.DrawFn) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
+@pytest.mark.long
 @settings(max_examples=150, deadline=None)
 @given(_logs(), st.sampled_from([2, MAX_EVENTS_PER_PROCESS]))
 def test_replaying_changes_nothing_on_generated_records(data: bytes, cap: int) -> None:
@@ -227,6 +228,7 @@ def _digit_logs(draw: st.DrawFn) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
+@pytest.mark.long
 @settings(max_examples=200, deadline=None)
 @given(_digit_logs(), st.sampled_from([2, MAX_EVENTS_PER_PROCESS]))
 def test_replaying_records_changes_nothing_on_generated_records(data: bytes, cap: int) -> None:

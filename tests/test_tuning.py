@@ -5,14 +5,12 @@ verdict and root cause must be right, and the misses that remain are listed, not
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
 import pytest
 
-import logsleuth
 from corpus_judge import Case, describe, expected_verdict, judge, load_cases
-from logsleuth.render.json import report_to_dict
+from labelled_reports import report_of
 
 TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # Known fix misses: the advice exists, the evidence for it is not where logsleuth looks.
@@ -901,13 +899,10 @@ KNOWN_VERDICT_MISSES = {
 }
 
 
-@cache  # the verdict test and the fix test of a case read the same report
-def _report_of(log: Path) -> dict[str, object]:
-    return report_to_dict(logsleuth.explain(log))
-
-
 def _report(case: Case) -> dict[str, object]:
-    return _report_of(case.log)
+    # the verdict test and the fix test of a case read the same report, explained once in the
+    # session whichever xdist worker each runs on (labelled_reports.py)
+    return report_of(case.log)
 
 
 def test_tuning_is_there() -> None:

@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.long
 def test_mypy_strict_is_clean() -> None:
     done = subprocess.run([sys.executable, "-m", "mypy", "logsleuth"], cwd=ROOT,
                           capture_output=True, text=True, timeout=600)

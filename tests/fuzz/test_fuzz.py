@@ -17,6 +17,7 @@ import io
 import os
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -35,6 +36,7 @@ FULL_EVERY = 20
 COUNT = {"cases": 0, "full": 0}
 
 
+@pytest.mark.long
 @settings(max_examples=EXAMPLES, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 2**64 - 1))

@@ -1,0 +1,38 @@
+"""tests/labelled_reports.py: a report another worker wrote is the report explaining the log gives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import labelled_reports
+import logsleuth
+from corpus_judge import CORPUS, load_cases
+from logsleuth.render.json import report_to_dict
+
+SEED_FULL = CORPUS / "seed" / "seed-kimi-k25-nvfp4-sm120-full" / "log.txt"
+
+
+def test_a_report_read_back_is_the_report_explained(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(labelled_reports, "SHARED", tmp_path / "shared")
+    monkeypatch.setattr(labelled_reports, "_KEPT", {})
+    written = labelled_reports.report_of(SEED_FULL)
+    assert [path.suffix for path in (tmp_path / "shared").iterdir()] == [".json"]
+    # another worker: nothing in its memory, and it must not explain the log again
+    monkeypatch.setattr(labelled_reports, "_KEPT", {})
+    with monkeypatch.context() as patched:
+        patched.setattr(logsleuth, "explain", lambda *_: pytest.fail("explained again"))
+        read = labelled_reports.report_of(SEED_FULL)
+    assert read == written == report_to_dict(logsleuth.explain(SEED_FULL))
+    assert labelled_reports.report_of(SEED_FULL) is read  # then kept in memory
+
+
+@pytest.mark.parametrize("case", load_cases(CORPUS)[::4], ids=lambda case: case.id)
+def test_reports_are_json_whole(case: object) -> None:
+    """report_to_dict gives JSON's types only: the dict read back equals the dict written (a
+    tuple read back is a list, which compares unequal)."""
+    report = report_to_dict(logsleuth.explain(case.log))  # type: ignore[attr-defined]
+    assert json.loads(json.dumps(report)) == report
