@@ -20,7 +20,7 @@ from logsleuth.compiledcopy import kept
 from logsleuth.errors import SignatureError
 from logsleuth.model import ErrorEvent, Match
 from logsleuth.resources import data_dir
-from logsleuth.yamlload import load_yaml
+from logsleuth.yamlload import knob_tables
 
 FILE = "framework-knobs.yaml"
 
@@ -53,22 +53,13 @@ def _patterns(items: object, where: str) -> tuple[regex.Pattern[str], ...]:
 def load_frameworks(path: Path | None = None) -> tuple[Framework, ...]:
     """Read a framework file (the shipped signatures/framework-knobs.yaml by default)."""
     path = path or data_dir("signatures") / FILE
-    data, _ = load_yaml(path)
-    table = data.get("frameworks") if isinstance(data, dict) else None
-    if not isinstance(table, dict):
-        raise SignatureError(f"{path}: a `frameworks` mapping")
     out = []
-    for name, entry in table.items():
-        where = f"{path}: frameworks.{name}"
-        if not isinstance(entry, dict) or not isinstance(entry.get("knobs"), dict):
-            raise SignatureError(f"{where}: needs `knobs`")
-        knobs = entry["knobs"]
-        if not all(isinstance(k, str) and isinstance(v, str) for k, v in knobs.items()):
-            raise SignatureError(f"{where}.knobs: engine argument -> option text")
-        out.append(Framework(str(name), str(entry.get("title", name)),
+    for name, entry, where, knobs in knob_tables(path, "frameworks",
+                                                 "engine argument -> option text"):
+        out.append(Framework(name, str(entry.get("title", name)),
                              _patterns(entry.get("frames", []), f"{where}.frames"),
                              _patterns(entry.get("processes", []), f"{where}.processes"),
-                             dict(knobs)))
+                             knobs))
     return tuple(out)
 
 

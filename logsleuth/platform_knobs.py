@@ -20,7 +20,7 @@ from logsleuth.compiledcopy import kept
 from logsleuth.errors import SignatureError
 from logsleuth.model import ErrorEvent, Match
 from logsleuth.resources import data_dir
-from logsleuth.yamlload import load_yaml
+from logsleuth.yamlload import knob_tables
 
 FILE = "platform-knobs.yaml"
 
@@ -53,27 +53,18 @@ def _strings(items: object, where: str) -> tuple[str, ...]:
 def load_platforms(path: Path | None = None) -> tuple[Platform, ...]:
     """Read a platform-knobs file (the shipped signatures/platform-knobs.yaml by default)."""
     path = path or data_dir("signatures") / FILE
-    data, _ = load_yaml(path)
-    table = data.get("platforms") if isinstance(data, dict) else None
-    if not isinstance(table, dict):
-        raise SignatureError(f"{path}: a `platforms` mapping")
     out = []
-    for name, entry in table.items():
-        where = f"{path}: platforms.{name}"
-        if not isinstance(entry, dict) or not isinstance(entry.get("knobs"), dict):
-            raise SignatureError(f"{where}: needs `knobs`")
-        knobs = entry["knobs"]
-        if not all(isinstance(k, str) and isinstance(v, str) for k, v in knobs.items()):
-            raise SignatureError(f"{where}.knobs: CUDA's knob -> the platform's")
+    for name, entry, where, knobs in knob_tables(path, "platforms",
+                                                 "CUDA's knob -> the platform's"):
         try:
             words = tuple(regex.compile(w) for w in _strings(entry.get("words", []),
                                                              f"{where}.words"))
         except regex.error as exc:
             raise SignatureError(f"{where}.words: {exc}") from None
-        out.append(Platform(str(name), str(entry.get("title", name)),
+        out.append(Platform(name, str(entry.get("title", name)),
                             tuple(f.lower() for f in _strings(entry.get("facts", []),
                                                               f"{where}.facts")),
-                            words, dict(knobs)))
+                            words, knobs))
     return tuple(out)
 
 

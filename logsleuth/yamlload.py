@@ -59,6 +59,27 @@ def load_yaml(path: Path) -> tuple[object, dict[KeyPath, int]]:
     return load_yaml_text(text, where)
 
 
+def knob_tables(path: Path, key: str, meaning: str
+                ) -> list[tuple[str, dict[str, Any], str, dict[str, str]]]:
+    """The entries of a knob-table file (framework-knobs.yaml, platform-knobs.yaml): `key` maps
+    each name to an entry whose `knobs` map strings to strings (`meaning` says what to what, for
+    the error). Each entry comes with where it is, for the caller's own checks."""
+    data, _ = load_yaml(path)
+    table = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(table, dict):
+        raise SignatureError(f"{path}: a `{key}` mapping")
+    out = []
+    for name, entry in table.items():
+        where = f"{path}: {key}.{name}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("knobs"), dict):
+            raise SignatureError(f"{where}: needs `knobs`")
+        knobs = entry["knobs"]
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in knobs.items()):
+            raise SignatureError(f"{where}.knobs: {meaning}")
+        out.append((str(name), entry, where, dict(knobs)))
+    return out
+
+
 def load_yaml_text(text: str, where: str) -> tuple[object, dict[KeyPath, int]]:
     """As load_yaml, for text already read; `where` names it in errors."""
     import yaml
