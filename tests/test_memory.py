@@ -197,7 +197,7 @@ def test_the_report_reads_only_the_plugin_indexes_its_messages_may_come_from(
     finally:
         tracemalloc.stop()
     assert report.root_cause is not None
-    assert not plugin._held and plugin.plugin_heads.cache_info().currsize == 0  # let go
+    assert not plugin._held  # the index read is let go (the heads stay: release_plugins)
     errors = [e for e in (report.root_cause, *report.symptoms, *report.survived)
               if e is not None]
     asked = {head.package for head in plugin.plugin_heads() for e in errors
@@ -228,4 +228,4 @@ def test_a_plugin_message_reads_its_plugin_index_alone(monkeypatch: pytest.Monke
         f"RuntimeError: {text}", ""]))
     assert report.root_cause is not None
     assert loaded and set(loaded) == {"vllm-ascend"}, loaded
-    assert not plugin._held and plugin.plugin_heads.cache_info().currsize == 0
+    assert not plugin._held
