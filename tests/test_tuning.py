@@ -23,6 +23,11 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Moved in from the held-out set by the end-of-session-27 check (strict until analysed):
+    "launchers/dd-gaudi-vllm-fork-2024-ray-train-constants-default-nccl-socket-ifname-importerror-quoted-oneline":
+        "moved in from the held-out set by the end-of-session-27 check: not yet analysed",
+    "launchers/dd-rocm-r9700-two-node-ray-tp2-v0111rc2-gpt-oss-aiter-rmsnorm-sigsegv-rccl-noise":
+        "moved in from the held-out set by the end-of-session-27 check: not yet analysed",
     # (Session 27's split's six cold fix misses left this list, each fixed for its class:
     # launchers/u-xinference-... when a clock glued to the exception's name (`14:07ValueError`)
     # became a wrapper the grammar strips (dev-root; tests/test_s27_root_classes.py);
@@ -458,6 +463,9 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Moved in from the held-out set by the end-of-session-27 check (strict until analysed):
+    "launchers/dd-rocm-r9700-two-node-ray-tp2-v0111rc2-gpt-oss-aiter-rmsnorm-sigsegv-rccl-noise":
+        "moved in from the held-out set by the end-of-session-27 check: not yet analysed",
     # Session 27's random development split (eighteenth), analysed:
     "runtime/b-v0-docker-hermes-tool-parser-jsondecodeerror":
         "Why not fixed: the excerpt is one ERROR record of the hermes tool parser's "
