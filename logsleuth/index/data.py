@@ -135,10 +135,7 @@ class VllmIndex:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> VllmIndex:
-        if data.get("schema") != SCHEMA:
-            raise ValueError(f"not a {SCHEMA} file: {data.get('schema')!r}")
-        texts = tuple(text for text, _ in data["texts"])
-        keys = tuple(key for _, key in data["texts"])
+        texts, keys = filed_texts(data, SCHEMA)
         kinds = {kind.value: kind for kind in MessageKind}
         templates = tuple(
             MessageTemplate(i, texts[text], kinds[kind], cls, module, function, _expand(runs))
@@ -225,6 +222,14 @@ class VllmIndex:
 
 
 _KINDS = {kind.value: kind for kind in MessageKind}
+
+
+def filed_texts(data: dict[str, Any], schema: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A message index's texts and the word each is filed under (`texts`: [text, word] pairs),
+    once its `schema` is the one expected: the vLLM index's and every plugin index's."""
+    if data.get("schema") != schema:
+        raise ValueError(f"not a {schema} file: {data.get('schema')!r}")
+    return (tuple(text for text, _ in data["texts"]), tuple(key for _, key in data["texts"]))
 
 
 def sites_of(index: VllmIndex, text: str) -> tuple[MessageTemplate, ...]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from logsleuth.index.data import (MessageKind, MessageTemplate, Templates, VllmIndex,
-                                  marshal_copy)
+                                  filed_texts, marshal_copy)
 from logsleuth.index.lookup import TemplateMatcher, TextMatch
 from logsleuth.index.origin import (MAX_SITES, change_since, library_modules, plugin_frames,
                                     span)
@@ -50,10 +50,7 @@ class PluginIndex:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PluginIndex:
-        if data.get("schema") != SCHEMA:
-            raise ValueError(f"not a {SCHEMA} file: {data.get('schema')!r}")
-        texts = tuple(text for text, _ in data["texts"])
-        keys = tuple(key for _, key in data["texts"])
+        texts, keys = filed_texts(data, SCHEMA)
         expanded: dict[str, tuple[int, ...]] = {}  # most sites share a few release runs
 
         def releases(runs: list[list[int]]) -> tuple[int, ...]:
@@ -119,11 +116,9 @@ def plugin_heads() -> tuple[PluginHead, ...]:
 
 
 def _head_of(data: dict[str, Any]) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
-    if data.get("schema") != SCHEMA:
-        raise ValueError(f"not a {SCHEMA} file: {data.get('schema')!r}")
-    keys: dict[str, str] = {}  # one string per word (marshal writes a shared one once)
-    return (data["package"], data["module"], tuple(text for text, _ in data["texts"]),
-            tuple(keys.setdefault(key, key) for _, key in data["texts"]))
+    texts, keys = filed_texts(data, SCHEMA)
+    words: dict[str, str] = {}  # one string per word (marshal writes a shared one once)
+    return (data["package"], data["module"], texts, tuple(words.setdefault(k, k) for k in keys))
 
 
 # The one plugin index read and held (by data file name): a report asks one plugin at a time,
