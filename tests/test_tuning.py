@@ -23,6 +23,21 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Session 28's random development split (nineteenth), strict until analysed:
+    "launchers/gg-ascend-nightly-v0221-lm-eval-0411-resolve-hf-chat-template-importerror-three-lines":
+        "session 28's random development split (nineteenth), cold miss: not yet analysed",
+    "runtime/ii-ascend-v0230-mamba-spec-decode-no-prefix-caching-block-table-overflow-broadcast-2-into-0-wrapped":
+        "session 28's random development split (nineteenth), cold miss: not yet analysed",
+    "runtime/x-1cat-v120-v100-tp4-mtp-missing-cached-draft-probabilities-wrapped-at-202":
+        "session 28's random development split (nineteenth), cold miss: not yet analysed",
+    "startup/ff-skyrl-gpu-ci-pytest-v0160-dense-model-dp2-external-lb-stats-update-address-assert-ray-actor":
+        "session 28's random development split (nineteenth), cold miss: not yet analysed",
+    "startup/gg-gaudi-hpu-chunked-local-attention-builder-issubclass-assert-statement-no-exception-line":
+        "session 28's random development split (nineteenth), cold miss: not yet analysed",
+    "startup/kk-gaudi-v0-warmup-old-synapse-pt-compile-only-mode-keyerror-rank0":
+        "session 28's random development split (nineteenth), cold miss: not yet analysed",
+    "startup/u-kvcached-v092-second-instance-free-memory-below-gpu-memory-utilization-oneline":
+        "session 28's random development split (nineteenth), cold miss: not yet analysed",
     # Moved in from the held-out set by the end-of-session-27 check (strict until analysed):
     "launchers/dd-gaudi-vllm-fork-2024-ray-train-constants-default-nccl-socket-ifname-importerror-quoted-oneline":
         "moved in from the held-out set by the end-of-session-27 check: not yet analysed",
@@ -463,6 +478,15 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Session 28's random development split (nineteenth), strict until analysed:
+    "healthy/kk-gaudi-v0-bucketing-legacy-mode-token-budget-error-then-continues":
+        "session 28's random development split (nineteenth), cold miss: not yet analysed",
+    "runtime/hh-v085-h20-offline-llm-generate-execute-model-rpc-timeout-enginedeaderror-twice":
+        "session 28's random development split (nineteenth), cold miss: not yet analysed",
+    "startup/ff-skyrl-gpu-ci-pytest-v0160-dense-model-dp2-external-lb-stats-update-address-assert-ray-actor":
+        "session 28's random development split (nineteenth), cold miss: not yet analysed",
+    "startup/ll-v0130-rtx2080ti-sampler-warmup-256-dummy-requests-oom-wrapped-paste":
+        "session 28's random development split (nineteenth), cold miss: not yet analysed",
     # Moved in from the held-out set by the end-of-session-27 check (strict until analysed):
     "launchers/dd-rocm-r9700-two-node-ray-tp2-v0111rc2-gpt-oss-aiter-rmsnorm-sigsegv-rccl-noise":
         "moved in from the held-out set by the end-of-session-27 check: not yet analysed",
