@@ -175,11 +175,14 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # moved to tuning (327): verdict 311, root 223/248, fix 77/164, case 220 with the final session-27
 # code; floors that less 2. Session 28's nineteenth random split moved 30 to tuning (297 left):
 # verdict 283, root 205/227, fix 71/151, case 200 with the session-27 code; floors that less 2.
+# Then holdout-d's 20 mm-* cases (mm-* alone, cold with the session-27 code: verdict 18/20, root
+# 11/12, fix 3/3, case 17) and holdout-e's 20 nn-* cases (nn-* alone: verdict 18/20, root 10/11,
+# fix 2/2, case 18) came in (337): verdict 319, root 226/250, fix 76/156, case 235; floors that less 2.
 FLOORS = {
-    "verdict": 281,
-    "root": 203,
-    "fix": 69,
-    "case": 198,
+    "verdict": 317,
+    "root": 224,
+    "fix": 74,
+    "case": 233,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
 # failing case called no_failure. Counted, never listed. Measured 6 on 106 cases; 14 on 162 cases
@@ -243,8 +246,10 @@ FLOORS = {
 # kk-* cases, one of them answered the wrong way (leaving it out would bias the measure), plus 1;
 # 9 on 329 once holdout-e added 20 ll-* cases, two of them answered the wrong way, plus 1; still 9
 # on the 327 after the end-of-session-27 check's move, plus 1; 8 on the 297 left by session 28's
-# split (one of the 30 moved), plus 1.
-MAX_WRONG_WAY = 9
+# split (one of the 30 moved), plus 1; 12 on 337 once holdout-d's 20 mm-* and holdout-e's 20 nn-*
+# cases came in, two of each answered the wrong way cold (leaving them out would bias the measure),
+# plus 1.
+MAX_WRONG_WAY = 13
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
@@ -255,8 +260,8 @@ MAX_WRONG_WAY = 9
 # session 15: less the fifth split's 40, plus holdout-e's 40 m-* cases, less one whose name a helper's
 # grep printed, less two the end check printed; session 16: less the sixth split's 40,
 # plus holdout-d's 40 n-* cases, plus holdout-d's 19 o-* cases, less the seventh split's 30;
-# session 17: less the eighth split's 30, plus holdout-e's 10 p-* cases, less two the end check printed; session 18: less the ninth split's 30, plus holdout-d's 23 q-* cases, less two the end check printed; session 19: less the tenth split's 30, plus holdout-e's 16 r-* cases, plus holdout-d's 18 s-* cases, less one the end check printed; session 20: less the eleventh split's 30, plus holdout-d's 20 t-* cases, plus holdout-e's 20 u-* cases, less five whose names the lead saw at a merge, less two the lead read to find a regression, less one whose thread a sweep took, less one the end check printed; session 21: less the twelfth split's 30, less one sharing a moved case's thread, plus holdout-d's v-* cases, plus holdout-e's 24 w-* cases; session 21's end check moved two out; session 22: less the thirteenth split's 30, plus 20 y-*, 20 x-*, 19 z-* and 14 aa-* cases, less seven whose names a grep printed, plus 9 bb-* cases; less five the end-of-session-22 check or the lead printed; session 23: less the fourteenth split's 30, plus holdout-d's 21 cc-* cases, plus holdout-e's 20 dd-* cases, less five whose names the lead saw at a merge, less two the end-of-session-23 check printed; session 24: less the fifteenth split's 30, plus holdout-d's 25 ee-* cases; session 24: plus holdout-e's 15 ff-* cases, less three the end-of-session-24 check printed; session 25: less the sixteenth split's 30; session 25: plus holdout-d's 25 gg-* cases; session 25: plus holdout-e's 18 hh-* cases, less two the end-of-session-25 check printed; session 26: less the seventeenth split's 30; session 26: plus holdout-d's 20 ii-* cases, plus holdout-e's 20 jj-* cases, less two the end-of-session-26 check printed; session 27: less the eighteenth split's 30, plus holdout-d's 20 kk-* cases, plus holdout-e's 20 ll-* cases, less two the end-of-session-27 check printed; session 28: less the nineteenth split's 30; session 28: plus holdout-d's 20 mm-* cases), and the groups it must have.
-MIN_CASES = 317
+# session 17: less the eighth split's 30, plus holdout-e's 10 p-* cases, less two the end check printed; session 18: less the ninth split's 30, plus holdout-d's 23 q-* cases, less two the end check printed; session 19: less the tenth split's 30, plus holdout-e's 16 r-* cases, plus holdout-d's 18 s-* cases, less one the end check printed; session 20: less the eleventh split's 30, plus holdout-d's 20 t-* cases, plus holdout-e's 20 u-* cases, less five whose names the lead saw at a merge, less two the lead read to find a regression, less one whose thread a sweep took, less one the end check printed; session 21: less the twelfth split's 30, less one sharing a moved case's thread, plus holdout-d's v-* cases, plus holdout-e's 24 w-* cases; session 21's end check moved two out; session 22: less the thirteenth split's 30, plus 20 y-*, 20 x-*, 19 z-* and 14 aa-* cases, less seven whose names a grep printed, plus 9 bb-* cases; less five the end-of-session-22 check or the lead printed; session 23: less the fourteenth split's 30, plus holdout-d's 21 cc-* cases, plus holdout-e's 20 dd-* cases, less five whose names the lead saw at a merge, less two the end-of-session-23 check printed; session 24: less the fifteenth split's 30, plus holdout-d's 25 ee-* cases; session 24: plus holdout-e's 15 ff-* cases, less three the end-of-session-24 check printed; session 25: less the sixteenth split's 30; session 25: plus holdout-d's 25 gg-* cases; session 25: plus holdout-e's 18 hh-* cases, less two the end-of-session-25 check printed; session 26: less the seventeenth split's 30; session 26: plus holdout-d's 20 ii-* cases, plus holdout-e's 20 jj-* cases, less two the end-of-session-26 check printed; session 27: less the eighteenth split's 30, plus holdout-d's 20 kk-* cases, plus holdout-e's 20 ll-* cases, less two the end-of-session-27 check printed; session 28: less the nineteenth split's 30; session 28: plus holdout-d's 20 mm-* cases, plus holdout-e's 20 nn-* cases), and the groups it must have.
+MIN_CASES = 337
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...
