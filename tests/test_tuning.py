@@ -31,18 +31,28 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     "runtime/x-1cat-v120-v100-tp4-mtp-missing-cached-draft-probabilities-wrapped-at-202":
         "session 28's random development split (nineteenth), cold miss: not yet analysed",
     "startup/ff-skyrl-gpu-ci-pytest-v0160-dense-model-dp2-external-lb-stats-update-address-assert-ray-actor":
-        "session 28's random development split (nineteenth), cold miss: not yet analysed",
-    "startup/gg-gaudi-hpu-chunked-local-attention-builder-issubclass-assert-statement-no-exception-line":
-        "session 28's random development split (nineteenth), cold miss: not yet analysed",
-    "startup/kk-gaudi-v0-warmup-old-synapse-pt-compile-only-mode-keyerror-rank0":
-        "session 28's random development split (nineteenth), cold miss: not yet analysed",
+        "Why not fixed: the advice exists (external-data-parallel-needs-moe now answers the DP "
+        "client's bare `assert self.stats_update_address is not None`, tests/"
+        "test_s28_fix_classes_d.py), but the root read is the source that pytest prints of "
+        "Ray's get_objects (line 82) rather than the AssertionError under pytest's `E` prefix "
+        "(line 142): a root-cause miss (KNOWN_VERDICT_MISSES), dev-root's to fix",
     "startup/u-kvcached-v092-second-instance-free-memory-below-gpu-memory-utilization-oneline":
         "session 28's random development split (nineteenth), cold miss: not yet analysed",
     # Moved in from the held-out set by the end-of-session-27 check (strict until analysed):
     "launchers/dd-gaudi-vllm-fork-2024-ray-train-constants-default-nccl-socket-ifname-importerror-quoted-oneline":
         "moved in from the held-out set by the end-of-session-27 check: not yet analysed",
     "launchers/dd-rocm-r9700-two-node-ray-tp2-v0111rc2-gpt-oss-aiter-rmsnorm-sigsegv-rccl-noise":
-        "moved in from the held-out set by the end-of-session-27 check: not yet analysed",
+        "Why not fixed: the advice exists (rocm-aiter-native-crash, a native crash with the "
+        "fact aiter seen, answers the worker's SIGSEGV with VLLM_ROCM_USE_AITER=0; tests/"
+        "test_s28_fix_classes_d.py), but the root read is an RCCL `NCCL WARN` record (line 99) "
+        "rather than the remote worker's SIGSEGV (line 149): a root-cause miss "
+        "(KNOWN_VERDICT_MISSES), dev-root's to fix",
+    # (Session 28's split: startup/kk-gaudi-v0-warmup-old-synapse-... left this list when the
+    # Gaudi PyTorch bridge's KeyError 'get_pt_<setting>' became
+    # hpu-bridge-setting-unknown-to-gaudi-software; startup/gg-gaudi-hpu-chunked-local-attention-...
+    # when a platform plugin's builder failing vLLM's issubclass(..., AttentionMetadataBuilder)
+    # check became plugin-attention-builder-not-vllm-metadata-builder, which a traceback cut
+    # before its exception line reaches through its source line; tests/test_s28_fix_classes_d.py.)
     # (Session 27's split's six cold fix misses left this list, each fixed for its class:
     # launchers/u-xinference-... when a clock glued to the exception's name (`14:07ValueError`)
     # became a wrapper the grammar strips (dev-root; tests/test_s27_root_classes.py);
