@@ -173,13 +173,16 @@ def caller_of(event: ErrorEvent, forwarding: frozenset[str] = frozenset()) \
 def caller_at(file: str) -> tuple[str | None, str] | None:
     """(package, file) for one file that made a call, as `caller_of` names it; None for vLLM's
     own files and Python's."""
-    rooted = file if file.startswith(("/", "<")) else f"/{file}"
-    if _standard_library(file) or vllm_module(rooted) is not None:  # `vllm/utils.py` too
+    parts = file.replace("\\", "/").split("/")
+    if file.startswith(("/", "<")) or len(parts) < 2:
+        vllms = vllm_module(file) is not None
+    else:  # relative: vLLM's own only under its package (`vllm/utils.py`, as some print it), not
+        vllms = parts[0] == "vllm"  # a harness's `lighteval/models/vllm/vllm.py`
+    if _standard_library(file) or vllms:
         return None
     installed = _installed_module(file)
     if installed is not None:
         return installed.split(".", 1)[0], file
-    parts = file.replace("\\", "/").split("/")
     first = parts[0] if len(parts) > 1 and parts[0].isidentifier() else None
     return first, file
 
