@@ -24,23 +24,13 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 28's random development split (nineteenth), strict until analysed:
-    "launchers/gg-ascend-nightly-v0221-lm-eval-0411-resolve-hf-chat-template-importerror-three-lines":
-        "session 28's random development split (nineteenth), cold miss: not yet analysed",
-    "runtime/ii-ascend-v0230-mamba-spec-decode-no-prefix-caching-block-table-overflow-broadcast-2-into-0-wrapped":
-        "session 28's random development split (nineteenth), cold miss: not yet analysed",
-    "runtime/x-1cat-v120-v100-tp4-mtp-missing-cached-draft-probabilities-wrapped-at-202":
-        "session 28's random development split (nineteenth), cold miss: not yet analysed",
     "startup/ff-skyrl-gpu-ci-pytest-v0160-dense-model-dp2-external-lb-stats-update-address-assert-ray-actor":
         "Why not fixed: the advice exists (external-data-parallel-needs-moe now answers the DP "
         "client's bare `assert self.stats_update_address is not None`, tests/"
         "test_s28_fix_classes_d.py), but the root read is the source that pytest prints of "
         "Ray's get_objects (line 82) rather than the AssertionError under pytest's `E` prefix "
         "(line 142): a root-cause miss (KNOWN_VERDICT_MISSES), dev-root's to fix",
-    "startup/u-kvcached-v092-second-instance-free-memory-below-gpu-memory-utilization-oneline":
-        "session 28's random development split (nineteenth), cold miss: not yet analysed",
     # Moved in from the held-out set by the end-of-session-27 check (strict until analysed):
-    "launchers/dd-gaudi-vllm-fork-2024-ray-train-constants-default-nccl-socket-ifname-importerror-quoted-oneline":
-        "moved in from the held-out set by the end-of-session-27 check: not yet analysed",
     "launchers/dd-rocm-r9700-two-node-ray-tp2-v0111rc2-gpt-oss-aiter-rmsnorm-sigsegv-rccl-noise":
         "Why not fixed: the advice exists (rocm-aiter-native-crash, a native crash with the "
         "fact aiter seen, answers the worker's SIGSEGV with VLLM_ROCM_USE_AITER=0; tests/"
@@ -53,6 +43,20 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # when a platform plugin's builder failing vLLM's issubclass(..., AttentionMetadataBuilder)
     # check became plugin-attention-builder-not-vllm-metadata-builder, which a traceback cut
     # before its exception line reaches through its source line; tests/test_s28_fix_classes_d.py.)
+    # (Four of session 28's split's seven cold fix misses left this list, each fixed for its
+    # class (tests/test_s28_fix_classes.py): launchers/gg-ascend-nightly-v0221-lm-eval-... when an
+    # ImportError of a vLLM name wrapped before `from`, its importer named `at <file>.py:<n>`,
+    # reached the API-drift lookup (drift.yaml, index/origin.py caller_at), which names the
+    # importing package, and chat-template-failure stopped answering imports of functions named
+    # for templates; runtime/ii-ascend-v0230-mamba-spec-decode-... when a request outgrowing its
+    # block-table or token row became the family request-row-overflow-block-table (speculative
+    # blocks, prefix caching for hybrid models); runtime/x-1cat-v120-... when the draft-probability
+    # cache lacking a drafted request became spec-decode-draft-probabilities-not-cached
+    # (draft_sample_method greedy); startup/u-kvcached-v092-... when the free-memory family named
+    # a KV-sharing layer whose patch is not active (kvcached's autopatch .pth, tools/dev_copy_pth.py).
+    # The one moved in from the held-out set by the end-of-session-27 check whose fix was missed,
+    # launchers/dd-gaudi-vllm-fork-2024-ray-train-constants-..., left it when a name Ray's own
+    # modules lack became ray-release-lacks-imported-name, which pins Ray to the build's release.)
     # (Session 27's split's six cold fix misses left this list, each fixed for its class:
     # launchers/u-xinference-... when a clock glued to the exception's name (`14:07ValueError`)
     # became a wrapper the grammar strips (dev-root; tests/test_s27_root_classes.py);

@@ -21,7 +21,7 @@ import regex
 from logsleuth.compiledcopy import kept
 from logsleuth.errors import SignatureError
 from logsleuth.index.data import VllmIndex, default_index
-from logsleuth.index.origin import caller_of
+from logsleuth.index.origin import caller_at, caller_of
 from logsleuth.index.symbols import SymbolIndex, default_symbols
 from logsleuth.index.versions import release_of, version_key
 from logsleuth.model import ErrorEvent, Evidence, Match, SignatureKind
@@ -236,9 +236,11 @@ def drift_for(event: ErrorEvent, version: str | None, *, wording: DriftWording |
             continue
         if lookups is None:
             lookups = _lookups(symbols or default_symbols(), index or default_index(), version)
-        finding = lookups[shape.lookup]({k: v for k, v in found.groupdict().items() if v})
+        groups = {k: v for k, v in found.groupdict().items() if v}
+        finding = lookups[shape.lookup](groups)
         if finding is not None:
-            who = caller_of(event, default_phrasing().forwarding)
+            who = caller_of(event, default_phrasing().forwarding) \
+                or (caller_at(groups["at"]) if "at" in groups else None)
             return Drift(finding[0], finding[1], who[0] if who else None,
                          who[1] if who else None, event.line)
     return None

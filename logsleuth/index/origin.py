@@ -162,17 +162,29 @@ def caller_of(event: ErrorEvent, forwarding: frozenset[str] = frozenset()) \
     the first folder of a relative path (`openrlhf/trainer/x.py` -> `openrlhf`); None for a
     script known by its absolute path or bare name."""
     for frame in reversed(event.frames):
-        rooted = frame.file if frame.file.startswith(("/", "<")) else f"/{frame.file}"
-        if frame.function in forwarding or _standard_library(frame.file) \
-                or vllm_module(rooted) is not None:  # `vllm/utils.py`, as some print it
+        if frame.function in forwarding:
             continue
-        installed = _installed_module(frame.file)
-        if installed is not None:
-            return installed.split(".", 1)[0], frame.file
-        parts = frame.file.replace("\\", "/").split("/")
-        first = parts[0] if len(parts) > 1 and parts[0].isidentifier() else None
-        return first, frame.file
+        caller = caller_at(frame.file)
+        if caller is not None:
+            return caller
     return None
+
+
+def caller_at(file: str) -> tuple[str | None, str] | None:
+    """(package, file) for one file that made a call, as `caller_of` names it; None for vLLM's
+    own files and Python's."""
+    parts = file.replace("\\", "/").split("/")
+    if file.startswith(("/", "<")) or len(parts) < 2:
+        vllms = vllm_module(file) is not None
+    else:  # relative: vLLM's own only under its package (`vllm/utils.py`, as some print it), not
+        vllms = parts[0] == "vllm"  # a harness's `lighteval/models/vllm/vllm.py`
+    if _standard_library(file) or vllms:
+        return None
+    installed = _installed_module(file)
+    if installed is not None:
+        return installed.split(".", 1)[0], file
+    first = parts[0] if len(parts) > 1 and parts[0].isidentifier() else None
+    return first, file
 
 
 def _standard_library(file: str) -> bool:
