@@ -69,6 +69,12 @@ def test_the_partition_and_the_families_are_checked() -> None:
         docs=("https://example.com/page",)),))
     found = census.problems([odd], default_signatures())
     assert any("not a family" in p for p in found)
+    # an entry naming an exact signature must name one, and a family is not one
+    assert census.problems([replace(entry, family="cuda-fork-reinit",
+                                    kind=census.SignatureKind.EXACT)], default_signatures()) == []
+    family_as_exact = census.problems([replace(entry, kind=census.SignatureKind.EXACT)],
+                                      default_signatures())
+    assert any("not an exact signature" in p for p in family_as_exact)
     assert sum("not an even-numbered vLLM thread" in p for p in found) == 2
     assert any("not a vLLM documentation page" in p for p in found)
 

@@ -14,6 +14,8 @@ named by the family's fix. This tool reads the census and says, per family:
 - `other`: the record's error is answered by another family (or by nothing but a fallback):
   the census says which family a user with that error reads, so the matcher is wrong or the
   record is;
+- the same for an exact signature (`signature:` in place of `family:`): its fix must name the
+  held remedies of its own case, and the record's error must be answered by it;
 - and which remedies are recorded but not yet held (one thread, no page): candidates, not rules.
 
     PYTHONPATH=. .venv/bin/python tools/confirmed_remedies/census.py            # what is not named
@@ -107,22 +109,28 @@ class Remedy:
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One family, one error of its class as vLLM prints it, and the remedies confirmed for it."""
+    """One family (or one exact signature), one error of its class as vLLM prints it, and the
+    remedies confirmed for it."""
 
-    family: str
+    family: str  # the family's id, or the exact signature's (`signature:` in the census)
     error: str  # "Class: message" (or, with process `line`, the logged message)
     remedies: tuple[Remedy, ...]
     process: str = "engine_core"
     frames: tuple[str, ...] = ()
+    kind: SignatureKind = SignatureKind.FAMILY
 
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> Entry:
         remedies = data["remedies"]
         assert isinstance(remedies, list) and remedies, data
-        return cls(str(data["family"]), str(data["error"]).rstrip("\n"),
+        exact = "signature" in data
+        assert exact != ("family" in data), data  # one of the two
+        return cls(str(data["signature"] if exact else data["family"]),
+                   str(data["error"]).rstrip("\n"),
                    tuple(Remedy.from_dict(r) for r in remedies),
                    str(data.get("process", "engine_core")),
-                   tuple(str(f) for f in _list(data.get("frames"))))
+                   tuple(str(f) for f in _list(data.get("frames"))),
+                   SignatureKind.EXACT if exact else SignatureKind.FAMILY)
 
     @property
     def held(self) -> tuple[Remedy, ...]:
@@ -157,8 +165,9 @@ def problems(entries: Sequence[Entry], signatures: SignatureSet) -> list[str]:
     ids = {s.id: s for s in signatures}
     for entry in entries:
         signature = ids.get(entry.family)
-        if signature is None or signature.kind is not SignatureKind.FAMILY:
-            found.append(f"{entry.family}: not a family of the signature set")
+        if signature is None or signature.kind is not entry.kind:
+            what = "a family" if entry.kind is SignatureKind.FAMILY else "an exact signature"
+            found.append(f"{entry.family}: not {what} of the signature set")
         if entry.process not in PROBE.PROCESSES:
             found.append(f"{entry.family}: unknown process {entry.process!r}")
         for remedy in entry.remedies:
@@ -212,7 +221,9 @@ def measure_one(entry: Entry, signatures: SignatureSet) -> Result:
     fix = family.fix if family is not None else ""
     signature = _explain(entry, signatures)
     answered = signature.id if signature is not None else None
-    exact = signature is not None and signature.kind is SignatureKind.EXACT
+    # an exact signature of the census is answered by itself: another one is `other`
+    exact = (signature is not None and signature.kind is SignatureKind.EXACT
+             and entry.kind is SignatureKind.FAMILY)
     if signature is None or not (answered == entry.family or exact):
         return Result(entry, Status.OTHER, answered, ())
     # An exact signature that knows the error's own case answers before its family; the
@@ -237,7 +248,9 @@ def measure(entries: Sequence[Entry], signatures: SignatureSet) -> list[Result]:
 def summary(results: Sequence[Result]) -> str:
     counts = Counter(r.status for r in results)
     remedies = [m for r in results for m in r.entry.remedies]
-    return (f"families {len({r.entry.family for r in results})}, records {len(results)}: "
+    exact = {r.entry.family for r in results if r.entry.kind is SignatureKind.EXACT}
+    return (f"families {len({r.entry.family for r in results} - exact)}, exact signatures "
+            + f"{len(exact)}, records {len(results)}: "
             + ", ".join(f"{s.value} {counts[s]}" for s in Status)
             + f"; remedies {len(remedies)}, held {sum(m.held for m in remedies)}, threads "
             + f"{len({t for m in remedies for t in m.threads})}")
