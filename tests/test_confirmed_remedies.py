@@ -105,3 +105,15 @@ def test_a_fix_without_the_remedies_is_counted_as_lacking(monkeypatch: pytest.Mo
     assert result.status is census.Status.LACKING
     assert result.missing == tuple(r.remedy for r in entry.held)
     assert "lacking 1" in census.summary([result])
+
+
+def test_the_step_that_names_a_remedy_is_its_number() -> None:
+    census = tool()
+    remedy = census.Remedy.from_dict({"remedy": "r", "keywords": ["--enforce-eager"],
+                                      "threads": []})
+    fix = "Read the log.\n\n1. Lower the fraction.\n2. Run with `--enforce-eager`.\n"
+    assert census.first_step(fix, remedy) == 2
+    assert census.first_step("Use --enforce-eager.\n1. Other.", remedy) == 0
+    assert census.first_step("1. Other.", remedy) is None
+    lines = census.order(census.census(), default_signatures())
+    assert lines and all(" step " in line for line in lines)

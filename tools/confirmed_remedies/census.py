@@ -20,6 +20,7 @@ named by the family's fix. This tool reads the census and says, per family:
 
     PYTHONPATH=. .venv/bin/python tools/confirmed_remedies/census.py            # what is not named
     PYTHONPATH=. .venv/bin/python tools/confirmed_remedies/census.py --show all
+    PYTHONPATH=. .venv/bin/python tools/confirmed_remedies/census.py --order
     git archive <commit> signatures | tar -x -C /tmp/base
     PYTHONPATH=. .venv/bin/python tools/confirmed_remedies/census.py --signatures /tmp/base/signatures
 
@@ -256,15 +257,45 @@ def summary(results: Sequence[Result]) -> str:
             + f"{len({t for m in remedies for t in m.threads})}")
 
 
+def first_step(fix: str, remedy: Remedy) -> int | None:
+    """The number of the fix's first numbered step whose text alone names the remedy (0: the
+    text before step 1), or None when no one step does (its keywords spread over several, or it
+    is added at run time)."""
+    for chunk in re.split(r"\n\s*(?=\d+\.\s)", "\n" + fix):
+        if names(chunk, remedy):
+            number = re.match(r"\s*(\d+)\.\s", chunk)
+            return int(number.group(1)) if number else 0
+    return None
+
+
+def order(entries: Sequence[Entry], signatures: SignatureSet) -> list[str]:
+    """Per record with held remedies: where its most-confirmed held remedy (most sources)
+    stands in its fix."""
+    fixes = {s.id: s.fix for s in signatures}
+    lines = []
+    for entry in entries:
+        if entry.held:
+            top = max(entry.held, key=lambda r: len(r.threads) + len(r.docs))
+            step = first_step(fixes.get(entry.family, ""), top)
+            lines.append(f"{entry.family:42} step {'-' if step is None else step:>2}  "
+                         f"{len(top.threads)}t{len(top.docs)}d {top.remedy[:60]}")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--catalogue", type=Path, default=CATALOGUE)
     parser.add_argument("--signatures", type=Path, help="another signature tree to measure")
     parser.add_argument("--show", choices=("lacking", "all", "none"), default="lacking")
+    parser.add_argument("--order", action="store_true",
+                        help="where each record's most-confirmed held remedy stands in its fix")
     args = parser.parse_args(argv)
     signatures = (load_signatures(args.signatures, shipped=False) if args.signatures
                   else default_signatures())
     entries = census(args.catalogue)
+    if args.order:
+        print("\n".join(order(entries, signatures)))
+        return 0
     for problem in problems(entries, signatures):
         print(f"census: {problem}")
     results = measure(entries, signatures)
