@@ -8,8 +8,8 @@ state it too, the releases it depends on, and the words advice must carry to nam
 named by the family's fix. This tool reads the census and says, per family:
 
 - `named`: the family's fix names every held remedy, and the record's error (written as a minimal
-  log of its process, as `tools/docs_remedy_probe` writes it) is answered by the family, with a
-  report whose advice names them too, or by an exact signature that knows that case;
+  log of its process, as `tools/docs_remedy_probe` writes it) is answered by the family, or by an
+  exact signature that knows that case, with a report whose advice names them too;
 - `lacking`: the family's fix, or the report's advice, misses a held remedy;
 - `other`: the record's error is answered by another family (or by nothing but a fallback):
   the census says which family a user with that error reads, so the matcher is wrong or the
@@ -228,11 +228,12 @@ def measure_one(entry: Entry, signatures: SignatureSet) -> Result:
     if signature is None or not (answered == entry.family or exact):
         return Result(entry, Status.OTHER, answered, ())
     # An exact signature that knows the error's own case answers before its family; the
-    # family's fix is what every other member of the class reads.
+    # family's fix is what every other member of the class reads, and the exact signature's is
+    # what this case reads: both name the held remedies.
     missing = []
     for remedy in entry.held:
         if remedy.releases is None:
-            named = names(fix, remedy) and (exact or names(signature.fix, remedy))
+            named = names(fix, remedy) and names(signature.fix, remedy)
         else:
             release = release_in(remedy.releases)
             advice = _explain(entry, signatures, release) if release else None
