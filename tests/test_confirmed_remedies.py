@@ -117,3 +117,25 @@ def test_the_step_that_names_a_remedy_is_its_number() -> None:
     assert census.first_step("1. Other.", remedy) is None
     lines = census.order(census.census(), default_signatures())
     assert lines and all(" step " in line for line in lines)
+
+
+def test_an_exact_signature_answering_a_familys_record_is_read_too(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The case reads the exact signature's fix, not the family's: a family record answered by
+    an exact signature whose fix lacks a held remedy is lacking, though the family names it."""
+    census = tool()
+    signatures = default_signatures()
+    kinds = {s.id: s.kind for s in signatures}
+    entry = next(e for e in census.census()
+                 if e.kind is census.SignatureKind.FAMILY and e.held
+                 and all(r.releases is None for r in e.held)
+                 and kinds.get(census.measure_one(e, signatures).answered or "")
+                 is census.SignatureKind.EXACT)
+    assert census.measure_one(entry, signatures).status is census.Status.NAMED
+    original = census.explain_text
+
+    def blanked(text: str, **kwargs: object) -> object:
+        report = original(text, **kwargs)
+        return replace(report, signature=replace(report.signature, fix="Look above."))
+    monkeypatch.setattr(census, "explain_text", blanked)
+    assert census.measure_one(entry, signatures).status is census.Status.LACKING
