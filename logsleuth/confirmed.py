@@ -34,6 +34,7 @@ class ReleaseRemedy:
     releases: str  # a version condition, as `match.facts` writes one: '<0.9.0', '>=0.14'
     text: str  # the remedy in our words, with its reason
     keywords: tuple[tuple[str, ...], ...]  # the words that name it: all entries, any alternative
+    kind: SignatureKind = SignatureKind.FAMILY  # an exact signature's (`signature:`) or a family's
 
     def named_by(self, fix: str) -> bool:
         """Whether a fix names the remedy already: every keyword entry, one of its spellings
@@ -55,10 +56,12 @@ def load_release_remedies(path: Path | None = None) -> Mapping[str, tuple[Releas
         raise SignatureError(f"{path}: a list of census entries")
     found: dict[str, list[ReleaseRemedy]] = {}
     for entry in data:
-        family = entry.get("family") if isinstance(entry, dict) else None
+        exact = isinstance(entry, dict) and "signature" in entry  # an exact signature's entry
+        family = (entry.get("signature" if exact else "family")
+                  if isinstance(entry, dict) else None)
         remedies = entry.get("remedies") if isinstance(entry, dict) else None
         if not isinstance(family, str) or not isinstance(remedies, list):
-            raise SignatureError(f"{path}: an entry without `family` or `remedies`")
+            raise SignatureError(f"{path}: an entry without `family` (`signature`) or `remedies`")
         for remedy in remedies:
             releases = remedy.get("releases") if isinstance(remedy, dict) else None
             if releases is None:
@@ -68,7 +71,8 @@ def load_release_remedies(path: Path | None = None) -> Mapping[str, tuple[Releas
                 raise SignatureError(f"{path}: {family}: a remedy without keywords")
             found.setdefault(family, []).append(ReleaseRemedy(
                 family, str(releases), " ".join(str(remedy["remedy"]).split()),
-                tuple(tuple(a.strip() for a in str(k).split(" | ")) for k in keywords)))
+                tuple(tuple(a.strip() for a in str(k).split(" | ")) for k in keywords),
+                SignatureKind.EXACT if exact else SignatureKind.FAMILY))
     return {family: tuple(remedies) for family, remedies in found.items()}
 
 
@@ -80,13 +84,16 @@ def default_release_remedies() -> Mapping[str, tuple[ReleaseRemedy, ...]]:
 def with_release_remedies(match: Match | None, version: str | None,
                           remedies: Mapping[str, tuple[ReleaseRemedy, ...]] | None = None
                           ) -> Match | None:
-    """A family's match with the confirmed remedies of the log's vLLM release that its fix does
-    not name. Without the log's release nothing is added: the range is the remedy's truth."""
-    if match is None or match.kind is not SignatureKind.FAMILY or version is None:
+    """A family's match (or an exact signature's that the census records) with the confirmed
+    remedies of the log's vLLM release that its fix does not name. Without the log's release
+    nothing is added: the range is the remedy's truth."""
+    if match is None or match.kind not in (SignatureKind.FAMILY, SignatureKind.EXACT) \
+            or version is None:
         return match
     table = default_release_remedies() if remedies is None else remedies
     lines = [r.text for r in table.get(match.id, ())
-             if fact_holds(version, r.releases) and not r.named_by(match.fix)]
+             if r.kind is match.kind and fact_holds(version, r.releases)
+             and not r.named_by(match.fix)]
     if not lines:
         return match
     fix = f"{match.fix.rstrip()}\n\nConfirmed for vLLM {version} (the log's release): " \

@@ -55,6 +55,19 @@ def test_no_release_no_family_or_named_already_leaves_the_fix_alone() -> None:
     assert with_release_remedies(None, "0.8.5", TABLE) is None
 
 
+def test_an_exact_signatures_remedy_is_added_to_that_signature_only() -> None:
+    """A census entry may name an exact signature (`signature:`): its release-scoped remedy
+    is added to that signature's match, never to a family's of the same name."""
+    exact = ReleaseRemedy("some-family", "<0.9.0", REMEDY.text, REMEDY.keywords,
+                          SignatureKind.EXACT)
+    table = {"some-family": (exact,)}
+    added = with_release_remedies(_match(SignatureKind.EXACT), "0.8.5", table)
+    assert added is not None and REMEDY.text in added.fix
+    assert with_release_remedies(_match(), "0.8.5", table) == _match()
+    assert with_release_remedies(_match(SignatureKind.EXACT), "0.9.1", table) \
+        == _match(SignatureKind.EXACT)
+
+
 def test_spellings_of_a_flag_are_one() -> None:
     remedy = ReleaseRemedy("f", ">=0.1", "r", (("--disable-custom-all-reduce",),))
     assert remedy.named_by("pass `disable_custom_all_reduce=True`")
@@ -65,9 +78,9 @@ def test_spellings_of_a_flag_are_one() -> None:
 def test_the_census_release_ranges_are_version_conditions_of_known_families() -> None:
     table = load_release_remedies(data_dir("signatures") / "confirmed-remedies.yaml")
     assert table == default_release_remedies()
-    ids = {s.id for s in default_signatures() if s.kind is SignatureKind.FAMILY}
+    kinds = {s.id: s.kind for s in default_signatures()}
     remedies = [r for rs in table.values() for r in rs]
-    assert remedies and {r.family for r in remedies} <= ids
+    assert remedies and all(kinds.get(r.family) is r.kind for r in remedies)
     for r in remedies:
         clauses = [c.strip() for a in r.releases.split("|") for c in a.split(",")]
         assert all(c[:1] in "<>=!" and version_key(c.lstrip("<>=!")) for c in clauses), r

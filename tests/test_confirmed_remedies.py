@@ -69,6 +69,12 @@ def test_the_partition_and_the_families_are_checked() -> None:
         docs=("https://example.com/page",)),))
     found = census.problems([odd], default_signatures())
     assert any("not a family" in p for p in found)
+    # an entry naming an exact signature must name one, and a family is not one
+    assert census.problems([replace(entry, family="cuda-fork-reinit",
+                                    kind=census.SignatureKind.EXACT)], default_signatures()) == []
+    family_as_exact = census.problems([replace(entry, kind=census.SignatureKind.EXACT)],
+                                      default_signatures())
+    assert any("not an exact signature" in p for p in family_as_exact)
     assert sum("not an even-numbered vLLM thread" in p for p in found) == 2
     assert any("not a vLLM documentation page" in p for p in found)
 
@@ -99,3 +105,37 @@ def test_a_fix_without_the_remedies_is_counted_as_lacking(monkeypatch: pytest.Mo
     assert result.status is census.Status.LACKING
     assert result.missing == tuple(r.remedy for r in entry.held)
     assert "lacking 1" in census.summary([result])
+
+
+def test_the_step_that_names_a_remedy_is_its_number() -> None:
+    census = tool()
+    remedy = census.Remedy.from_dict({"remedy": "r", "keywords": ["--enforce-eager"],
+                                      "threads": []})
+    fix = "Read the log.\n\n1. Lower the fraction.\n2. Run with `--enforce-eager`.\n"
+    assert census.first_step(fix, remedy) == 2
+    assert census.first_step("Use --enforce-eager.\n1. Other.", remedy) == 0
+    assert census.first_step("1. Other.", remedy) is None
+    lines = census.order(census.census(), default_signatures())
+    assert lines and all(" step " in line for line in lines)
+
+
+def test_an_exact_signature_answering_a_familys_record_is_read_too(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The case reads the exact signature's fix, not the family's: a family record answered by
+    an exact signature whose fix lacks a held remedy is lacking, though the family names it."""
+    census = tool()
+    signatures = default_signatures()
+    kinds = {s.id: s.kind for s in signatures}
+    entry = next(e for e in census.census()
+                 if e.kind is census.SignatureKind.FAMILY and e.held
+                 and all(r.releases is None for r in e.held)
+                 and kinds.get(census.measure_one(e, signatures).answered or "")
+                 is census.SignatureKind.EXACT)
+    assert census.measure_one(entry, signatures).status is census.Status.NAMED
+    original = census.explain_text
+
+    def blanked(text: str, **kwargs: object) -> object:
+        report = original(text, **kwargs)
+        return replace(report, signature=replace(report.signature, fix="Look above."))
+    monkeypatch.setattr(census, "explain_text", blanked)
+    assert census.measure_one(entry, signatures).status is census.Status.LACKING

@@ -24,6 +24,7 @@ from logsleuth.index.plugin import (plugin_modules, plugin_named, plugin_origin,
 from logsleuth.index.origin import (default_matcher, frame_sites, library_modules, origin_of,
                                     package_boundary, release_position)
 from logsleuth.index.release import upgrade_for, with_upgrade
+from logsleuth.index.spellings import with_spellings
 from logsleuth.model import (ConfigName, ErrorEvent, EventKind, Evidence, Match, MessageAdvice, Origin,
                              ReleaseEvidence, Report, SignatureKind)
 from logsleuth.remedy import advice_of, default_phrasing, knobs
@@ -118,7 +119,9 @@ def annotate(report: Report) -> Report:
     that evidence is the fix (kind `release`). And API drift (index/drift.py): when the root
     cause names a vLLM name, module or engine argument that another release has, whatever fix
     answers says which release changed it, where it lives now, and who made the call. A family's
-    fix gains the remedies vLLM's tracker confirmed for the log's release only (confirmed.py)."""
+    fix gains the remedies vLLM's tracker confirmed for the log's release only (confirmed.py).
+    Last of all, the engine arguments the fix names in one spelling gain the other (a flag its
+    Python keyword, a keyword its flag: index/spellings.py)."""
     version = report.facts.get("vllm_version")
     version = version if isinstance(version, str) else None
     events = [e for e in (report.root_cause, *report.symptoms) if e is not None]
@@ -155,6 +158,7 @@ def annotate(report: Report) -> Report:
     signature = with_upgrade(signature, upgrade, root)
     if root is not None:  # code made for another release: what moved, since when, who calls
         signature = with_drift(signature, drift_for(root, version), root)
+    signature = with_spellings(signature)  # each engine argument as a flag and as a keyword
     release_plugins()  # the plugin index a message asked for is read again by the next report
     return replace(report, origins=origins, advice=advice, signature=signature,
                    alternatives=alternatives, upgrade=upgrade)

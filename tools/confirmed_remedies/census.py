@@ -8,16 +8,19 @@ state it too, the releases it depends on, and the words advice must carry to nam
 named by the family's fix. This tool reads the census and says, per family:
 
 - `named`: the family's fix names every held remedy, and the record's error (written as a minimal
-  log of its process, as `tools/docs_remedy_probe` writes it) is answered by the family, with a
-  report whose advice names them too, or by an exact signature that knows that case;
+  log of its process, as `tools/docs_remedy_probe` writes it) is answered by the family, or by an
+  exact signature that knows that case, with a report whose advice names them too;
 - `lacking`: the family's fix, or the report's advice, misses a held remedy;
 - `other`: the record's error is answered by another family (or by nothing but a fallback):
   the census says which family a user with that error reads, so the matcher is wrong or the
   record is;
+- the same for an exact signature (`signature:` in place of `family:`): its fix must name the
+  held remedies of its own case, and the record's error must be answered by it;
 - and which remedies are recorded but not yet held (one thread, no page): candidates, not rules.
 
     PYTHONPATH=. .venv/bin/python tools/confirmed_remedies/census.py            # what is not named
     PYTHONPATH=. .venv/bin/python tools/confirmed_remedies/census.py --show all
+    PYTHONPATH=. .venv/bin/python tools/confirmed_remedies/census.py --order
     git archive <commit> signatures | tar -x -C /tmp/base
     PYTHONPATH=. .venv/bin/python tools/confirmed_remedies/census.py --signatures /tmp/base/signatures
 
@@ -107,22 +110,28 @@ class Remedy:
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One family, one error of its class as vLLM prints it, and the remedies confirmed for it."""
+    """One family (or one exact signature), one error of its class as vLLM prints it, and the
+    remedies confirmed for it."""
 
-    family: str
+    family: str  # the family's id, or the exact signature's (`signature:` in the census)
     error: str  # "Class: message" (or, with process `line`, the logged message)
     remedies: tuple[Remedy, ...]
     process: str = "engine_core"
     frames: tuple[str, ...] = ()
+    kind: SignatureKind = SignatureKind.FAMILY
 
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> Entry:
         remedies = data["remedies"]
         assert isinstance(remedies, list) and remedies, data
-        return cls(str(data["family"]), str(data["error"]).rstrip("\n"),
+        exact = "signature" in data
+        assert exact != ("family" in data), data  # one of the two
+        return cls(str(data["signature"] if exact else data["family"]),
+                   str(data["error"]).rstrip("\n"),
                    tuple(Remedy.from_dict(r) for r in remedies),
                    str(data.get("process", "engine_core")),
-                   tuple(str(f) for f in _list(data.get("frames"))))
+                   tuple(str(f) for f in _list(data.get("frames"))),
+                   SignatureKind.EXACT if exact else SignatureKind.FAMILY)
 
     @property
     def held(self) -> tuple[Remedy, ...]:
@@ -157,8 +166,9 @@ def problems(entries: Sequence[Entry], signatures: SignatureSet) -> list[str]:
     ids = {s.id: s for s in signatures}
     for entry in entries:
         signature = ids.get(entry.family)
-        if signature is None or signature.kind is not SignatureKind.FAMILY:
-            found.append(f"{entry.family}: not a family of the signature set")
+        if signature is None or signature.kind is not entry.kind:
+            what = "a family" if entry.kind is SignatureKind.FAMILY else "an exact signature"
+            found.append(f"{entry.family}: not {what} of the signature set")
         if entry.process not in PROBE.PROCESSES:
             found.append(f"{entry.family}: unknown process {entry.process!r}")
         for remedy in entry.remedies:
@@ -212,15 +222,18 @@ def measure_one(entry: Entry, signatures: SignatureSet) -> Result:
     fix = family.fix if family is not None else ""
     signature = _explain(entry, signatures)
     answered = signature.id if signature is not None else None
-    exact = signature is not None and signature.kind is SignatureKind.EXACT
+    # an exact signature of the census is answered by itself: another one is `other`
+    exact = (signature is not None and signature.kind is SignatureKind.EXACT
+             and entry.kind is SignatureKind.FAMILY)
     if signature is None or not (answered == entry.family or exact):
         return Result(entry, Status.OTHER, answered, ())
     # An exact signature that knows the error's own case answers before its family; the
-    # family's fix is what every other member of the class reads.
+    # family's fix is what every other member of the class reads, and the exact signature's is
+    # what this case reads: both name the held remedies.
     missing = []
     for remedy in entry.held:
         if remedy.releases is None:
-            named = names(fix, remedy) and (exact or names(signature.fix, remedy))
+            named = names(fix, remedy) and names(signature.fix, remedy)
         else:
             release = release_in(remedy.releases)
             advice = _explain(entry, signatures, release) if release else None
@@ -237,10 +250,37 @@ def measure(entries: Sequence[Entry], signatures: SignatureSet) -> list[Result]:
 def summary(results: Sequence[Result]) -> str:
     counts = Counter(r.status for r in results)
     remedies = [m for r in results for m in r.entry.remedies]
-    return (f"families {len({r.entry.family for r in results})}, records {len(results)}: "
+    exact = {r.entry.family for r in results if r.entry.kind is SignatureKind.EXACT}
+    return (f"families {len({r.entry.family for r in results} - exact)}, exact signatures "
+            + f"{len(exact)}, records {len(results)}: "
             + ", ".join(f"{s.value} {counts[s]}" for s in Status)
             + f"; remedies {len(remedies)}, held {sum(m.held for m in remedies)}, threads "
             + f"{len({t for m in remedies for t in m.threads})}")
+
+
+def first_step(fix: str, remedy: Remedy) -> int | None:
+    """The number of the fix's first numbered step whose text alone names the remedy (0: the
+    text before step 1), or None when no one step does (its keywords spread over several, or it
+    is added at run time)."""
+    for chunk in re.split(r"\n\s*(?=\d+\.\s)", "\n" + fix):
+        if names(chunk, remedy):
+            number = re.match(r"\s*(\d+)\.\s", chunk)
+            return int(number.group(1)) if number else 0
+    return None
+
+
+def order(entries: Sequence[Entry], signatures: SignatureSet) -> list[str]:
+    """Per record with held remedies: where its most-confirmed held remedy (most sources)
+    stands in its fix."""
+    fixes = {s.id: s.fix for s in signatures}
+    lines = []
+    for entry in entries:
+        if entry.held:
+            top = max(entry.held, key=lambda r: len(r.threads) + len(r.docs))
+            step = first_step(fixes.get(entry.family, ""), top)
+            lines.append(f"{entry.family:42} step {'-' if step is None else step:>2}  "
+                         f"{len(top.threads)}t{len(top.docs)}d {top.remedy[:60]}")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -248,10 +288,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--catalogue", type=Path, default=CATALOGUE)
     parser.add_argument("--signatures", type=Path, help="another signature tree to measure")
     parser.add_argument("--show", choices=("lacking", "all", "none"), default="lacking")
+    parser.add_argument("--order", action="store_true",
+                        help="where each record's most-confirmed held remedy stands in its fix")
     args = parser.parse_args(argv)
     signatures = (load_signatures(args.signatures, shipped=False) if args.signatures
                   else default_signatures())
     entries = census(args.catalogue)
+    if args.order:
+        print("\n".join(order(entries, signatures)))
+        return 0
     for problem in problems(entries, signatures):
         print(f"census: {problem}")
     results = measure(entries, signatures)
