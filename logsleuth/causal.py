@@ -1054,17 +1054,24 @@ def _restated_causes(nodes: dict[int, _Node], know: Causality) -> list[tuple[int
     exceptions = sorted((n for n in nodes.values() if n.role is EventRole.CAUSE
                          and n.event.kind is EventKind.EXCEPTION),
                         key=lambda n: n.event.first_line)
+    starts = [n.event.first_line for n in exceptions]
+    by_end = sorted(exceptions, key=lambda n: n.event.last_line)
+    ends = [n.event.last_line for n in by_end]
     pairs: list[tuple[int, int]] = []
     for node in exceptions:
         # its first sentence: torch's `CUDA out of memory. Tried to allocate ...` on one line
         headline = _first_line(node.event.message).strip().partition(". ")[0].rstrip(".:!")
-        for other in exceptions:
-            if other is not node and other.event.process == node.event.process \
-                    and (0 <= other.event.first_line - node.event.last_line <= _RESTATED_REACH
-                         or 0 <= node.event.first_line - other.event.last_line
-                         <= _RESTATED_REACH) \
+        event = node.event
+        # those that begin within reach after it, and those that end within reach before it
+        # (looked up, not scanned: an error-heavy log holds thousands of exceptions)
+        after = exceptions[bisect_left(starts, event.last_line):
+                           bisect_right(starts, event.last_line + _RESTATED_REACH)]
+        before = by_end[bisect_left(ends, event.first_line - _RESTATED_REACH):
+                        bisect_right(ends, event.first_line)]
+        for other in {id(n): n for n in [*before, *after]}.values():
+            if other is not node and other.event.process == event.process \
                     and know.raised_from_headline(other.event.message, headline):
-                pairs.append((node.event.id, other.event.id))
+                pairs.append((event.id, other.event.id))
     return pairs
 
 
