@@ -79,18 +79,36 @@ def _warn(prefix: str, stamp: str, source: str, text: str, suffix: str) -> str:
 
 # ---- a WARN its process went on from, then a crash -------------------------------------------
 
+# another process's output, which interleaves with the worker's anywhere
+_OTHERS = ["(EngineCore_DP0 pid=742) INFO 11-12 11:11:56 [ray_env.py:66] RAY_NON_CARRY_OVER_ENV_VARS "
+           "from config: set()",
+           "(RayWorkerWrapper pid=927) corona:927:927 [0] NCCL INFO Connected all trees",
+           "(RayWorkerWrapper pid=927) INFO 11-12 11:12:00 [gpu_model_runner.py:2843] Starting to "
+           "load model m...",
+           "Loading safetensors checkpoint shards:  33% Completed | 1/3 [00:03<00:06,  3.06s/it]"]
+
+
+def _interleave(data: st.DataObject, lines: list[str]) -> list[str]:
+    """`lines` with other processes' lines put between them at drawn places."""
+    out = list(lines)
+    for other in data.draw(st.lists(st.sampled_from(_OTHERS), max_size=4)):
+        out.insert(data.draw(st.integers(0, len(out))), other)
+    return out
+
 @settings(max_examples=60, deadline=None)
 @given(prefixes, stamps, sources, dedup, st.sampled_from(
     [*_NOISE, "Some notice this reader has never seen", "Error: bootstrap took 40 s"]),
-    info, steps, info, crashes)
+    info, steps, info, crashes, st.data())
 def test_a_warn_its_process_went_on_from_is_not_what_it_died_over(
         prefix: str, stamp: str, source: str, suffix: str, text: str, before: list[str],
-        step: str, after: list[str], crash: tuple[list[str], str]) -> None:
+        step: str, after: list[str], crash: tuple[list[str], str], data: st.DataObject) -> None:
     crash_lines, name = crash
-    lines = [f"{prefix}INFO 11-12 11:11:57 [pynccl.py:111] vLLM is using nccl==2.26.6",
-             _warn(prefix, stamp, source, text, suffix),
-             *(prefix + line for line in before), prefix + step,
-             *(prefix + line for line in after), *(prefix + line for line in crash_lines)]
+    lines = _interleave(data, [
+        f"{prefix}INFO 11-12 11:11:57 [pynccl.py:111] vLLM is using nccl==2.26.6",
+        _warn(prefix, stamp, source, text, suffix),
+        *(prefix + line for line in before), prefix + step,
+        *(prefix + line for line in after)])
+    lines += [prefix + line for line in crash_lines]
     report = explain(lines)
     root = report.root_cause
     assert report.verdict is Verdict.FAILURE, lines
