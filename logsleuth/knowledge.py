@@ -354,9 +354,9 @@ class Causality:
         return str(found.group("variable")) if found else None
 
     def raised_from_headline(self, message: str, headline: str) -> bool:
-        """Whether an exception's `message` is the `headline` of another's (its message's first
-        line, without its closing stop) followed by the words that say the other happened while
-        this one's code worked (`restated`)."""
+        """Whether an exception's `message` is the `headline` of another's (the first sentence
+        of its message's first line, without its closing stop) followed by the words that say
+        the other happened while this one's code worked (`restated`)."""
         if self.restated is None or len(headline) < _RESTATED_MIN or \
                 not message.startswith(headline):
             return False
@@ -757,8 +757,8 @@ class Causality:
 
 
 
-# characters a headline holds at least to be restated (`raised_from_headline`): a word or two (`Error`, `CUDA
-# error`) begins too many messages to say which exception another names
+# characters a headline holds at least to be restated (`raised_from_headline`): a word or two
+# (`Error`, `CUDA error`) begins too many messages to say which exception another names
 _RESTATED_MIN = 12
 _MEMO = 4096  # decisions kept per kind: the shapes that recur return
 _UNKNOWN = object()  # a text not asked yet (None is an answer)

@@ -80,8 +80,8 @@ def _warn(prefix: str, stamp: str, source: str, text: str, suffix: str) -> str:
 # ---- a WARN its process went on from, then a crash -------------------------------------------
 
 # another process's output, which interleaves with the worker's anywhere
-_OTHERS = ["(EngineCore_DP0 pid=742) INFO 11-12 11:11:56 [ray_env.py:66] RAY_NON_CARRY_OVER_ENV_VARS "
-           "from config: set()",
+_OTHERS = ["(EngineCore_DP0 pid=742) INFO 11-12 11:11:56 [ray_env.py:66] "
+           "RAY_NON_CARRY_OVER_ENV_VARS from config: set()",
            "(RayWorkerWrapper pid=927) corona:927:927 [0] NCCL INFO Connected all trees",
            "(RayWorkerWrapper pid=927) INFO 11-12 11:12:00 [gpu_model_runner.py:2843] Starting to "
            "load model m...",
