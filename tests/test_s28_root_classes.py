@@ -1,5 +1,5 @@
-"""Roots and verdicts in two classes of session 28's cold misses (issue 10, "survived or fatal,
-from evidence"):
+"""Roots and verdicts in the classes of session 28's cold misses (issue 10, "survived or fatal,
+from evidence"; each generated):
 
 - a native record its own process went on from: NCCL's and RCCL's WARN lines at communicator
   set-up (NUMA balancing, topology search, a net plugin not found) that every multi-GPU run
@@ -10,13 +10,23 @@ from evidence"):
   (`falling back to simple order`), a setting it ignores (`Ignoring max_num_batched_tokens at
   risk of out-of-memory errors`), a cost in speed alone (`can lead to variability in the RCCL
   performance`): no cause, whatever follows (causality.yaml `goes_on`); a later failure is its
-  own error and the root.
+  own error and the root;
+- an exception that restates its cause's first words as what happened while it worked (`CUDA
+  out of memory occurred when warming up sampler ...` over `CUDA out of memory.`), in either print
+  order: raised from it (causality.yaml `restated`, causal.py `_restated_causes`);
+- pytest's listing of a traceback: a bare class name inside a statement left open on the line
+  above is code, and `E   assert x` where a frame's source line goes is that source
+  (assemble.py), so the exception line under it is the error;
+- Gaudi's bucket grid made (`Generated N decode buckets`) is a start-up step: an error record
+  its process logged before it was one it went on from (causality.yaml `progress`).
 
-Generated: prefixes (Ray's actor, a multiprocessing worker, none), the noise WARN's words and
-source, the steps between, the crash's form (absl's banner with Python's fault handler, the
-fault handler alone, a Python traceback), Ray's dedup suffixes; and what must stay as it was (a
-WARN that reports a failure right before the death, with no step between, is still the root; a
-suggestion or a condition to fall back is no statement that the program did).
+Generated: prefixes (Ray's actor, a multiprocessing worker, none), other processes' lines
+interleaved, the noise WARN's words and source, the steps between, the crash's form (absl's
+banner with Python's fault handler, the fault handler alone, a Python traceback), Ray's dedup
+suffixes, the order of the prints; and what must stay as it was (a WARN that reports a failure
+right before the death, with no step between, is still the root; a suggestion or a condition to
+fall back is no statement that the program did; a copy or a short headline restates nothing; an
+error record after the grid is the failure).
 """
 
 from __future__ import annotations
@@ -324,3 +334,38 @@ def test_an_assert_in_a_traceback_behind_pytests_margin_is_its_frames_source(
     assert root is not None and root.exception == "AssertionError", (root, lines)
     assert root.first_line <= len(lines) - 1 <= root.last_line, (root, lines)
     assert root.frames and root.frames[-1].code == statement
+
+
+# ---- an error record its process went on from: Gaudi's bucket grid made after it ------------
+
+_GAUDI_PREFIXES = ["", "(RayWorkerWrapper pid=81) ", "(VllmWorker rank=0 pid=81) "]
+_BUCKET_ERRORS = [
+    "ERROR 08-27 21:01:02 habana_model_runner.py:128] The current bucketing configuration does "
+    "not fit the token budget",
+    "ERROR 08-27 21:01:02 [hpu_model_runner.py:128] Bucket minimum above maximum for decode",
+    "[ERROR] bucket settings VLLM_DECODE_BS_BUCKET_MIN=128 conflict with max_num_seqs=64",
+]
+_GRIDS = ["INFO 08-27 21:01:02 habana_model_runner.py:600] Generated 32 decode buckets: "
+          "[(128, 128), (128, 256)]",
+          "INFO 08-27 21:01:02 [hpu_model_runner.py:576] Generated 23 prompt buckets [bs, seq]: "
+          "[(1, 128), (1, 256)]"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(_GAUDI_PREFIXES), st.sampled_from(_BUCKET_ERRORS),
+       st.lists(st.sampled_from(_BEFORE), max_size=2), st.sampled_from(_GRIDS))
+def test_an_error_record_before_the_bucket_grid_is_one_the_runner_went_on_from(
+        prefix: str, record: str, before: list[str], grid: str) -> None:
+    lines = [prefix + line for line in [*before, record, grid]]
+    assert explain(lines).verdict is Verdict.NO_FAILURE, lines
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(_GAUDI_PREFIXES), st.sampled_from(_BUCKET_ERRORS),
+       st.sampled_from(_GRIDS))
+def test_an_error_record_after_the_bucket_grid_is_still_the_failure(prefix: str, record: str,
+                                                                     grid: str) -> None:
+    lines = [prefix + grid, prefix + record]
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE, lines
+    assert report.root_cause is not None and report.root_cause.line == 2
