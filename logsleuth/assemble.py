@@ -140,6 +140,9 @@ class _Channel:
     # line of the log, or none)
     warning: int = 0
     warning_next: int = 0
+    # the number of the channel's last line when it was an indented source line left open (its
+    # statement goes on over the next line: `_opens_statement`), else 0
+    statement_open: int = 0
 
 
 class Assembler:
@@ -577,6 +580,14 @@ class Assembler:
     # ---- the state machine ------------------------------------------------------------------
     def _step(self, channel: _Channel, line: LogLine, out: list[Event]) -> None:
         kind = line.kind
+        inside_statement = channel.statement_open and line.number == channel.statement_open + 1
+        channel.statement_open = line.number if _opens_statement(line) else 0
+        if inside_statement and kind is LineKind.INDENTED and line.exception is not None \
+                and not line.message and channel.trace is None:
+            # a bare class name on the line after an open bracket is part of the statement
+            # printed over several lines (pytest's listing of a function's source: a type in
+            # `x: List[` / `Name` / `] = ...`), not an exception pasted indented
+            return
         if channel.groups and not line.depth:
             channel.groups.clear()  # the group's borders ended
         if kind is LineKind.GROUP_BOX or (channel.trace is not None and channel.trace.depth
@@ -744,6 +755,15 @@ class Assembler:
                             title=line.outer)
             channel.last_event = event.id
             out.append(event)
+            return
+        if trace is not None and not trace.closing and trace.frames \
+                and trace.frames[-1].code is None and _asserted(line):
+            # pytest's `E   assert x` margin read as the AssertionError it explains
+            # (grammars/vllm.lark PYTEST_ASSERT), standing where the last frame's source line
+            # goes: a traceback printed behind pytest's margin (Ray's RayTaskError quoting the
+            # remote one), whose frame failed on that `assert`; its exception line follows
+            trace.frames[-1] = replace(trace.frames[-1], code=(line.message or "")[:200])
+            trace.last_line = line.number
             return
         if trace is not None and not trace.closing:
             trace.exception = name
@@ -1162,6 +1182,13 @@ def _bare_error_record(line: LogLine) -> bool:
     return line.level in _ERROR_LEVELS and line.site == "-" and line.kind is LineKind.PLAIN
 
 
+def _opens_statement(line: LogLine) -> bool:
+    """An indented source line whose statement goes on over the next line: it ends in an
+    opening bracket or a comma inside one (a call's arguments, a subscript, a literal)."""
+    return line.kind is LineKind.INDENTED and line.exception is None \
+        and line.text.rstrip().endswith(("(", "[", "{", ","))
+
+
 def _continues_record(line: LogLine) -> bool:
     """A bare indented line (no header, no level of its own, no exception, no group margin):
     what a logger that writes its header once prints for a record's further lines."""
@@ -1241,7 +1268,7 @@ def _fresh(channel: _Channel) -> bool:
     that one made again from its key alone is equal to it)."""
     return channel.title is None and channel.chain_next is None and channel.last_event is None \
         and not channel.ignoring and not channel.groups and channel.process.ip is None \
-        and not channel.warning
+        and not channel.warning and not channel.statement_open
 
 
 def _indent(text: str) -> int:
@@ -1347,6 +1374,13 @@ def _dedented(line: LogLine) -> LogLine:
     name = line.exception or ""
     text = f"{name}: {line.message}" if line.message else name
     return replace(line, kind=LineKind.EXCEPTION, text=text)
+
+
+def _asserted(line: LogLine) -> bool:
+    """An AssertionError whose message is the `assert` statement itself: how the grammar reads
+    pytest's explanation of a failed assertion behind its `E` margin."""
+    return (line.exception or "").rsplit(".", 1)[-1] == "AssertionError" \
+        and (line.message or "").startswith("assert ")
 
 
 def _source_slot(trace: _Trace, line: LogLine) -> bool:

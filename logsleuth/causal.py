@@ -298,6 +298,11 @@ class _Work:
             return []
         return [line for heard, line in self.named_starts if heard > node.event.last_line]
 
+    def stepped_between(self, process: Process, after: int, before: int) -> bool:
+        """The process itself logged a start-up step or engine output between two lines."""
+        return any(_any_between(lines, after, before) for lines in
+                   (self.own_steps.get(process, []), self.own_serving.get(process, [])))
+
     def healthy_between(self, node: _Node, end: int) -> bool:
         """Demonstrably working between the node and line `end` (answers in flight aside)."""
         if node.exit:
@@ -667,8 +672,10 @@ class CausalGraph:
             graph = nx.DiGraph()
             graph.add_nodes_from(nodes)
             _link(graph, nodes, work, know)
-            for cause, effect in _unbound_causes(nodes, know):
-                # raised while handling the exception that left its variable unbound: chained
+            for cause, effect in [*_unbound_causes(nodes, know),
+                                  *_restated_causes(nodes, know)]:
+                # raised while handling the exception that left its variable unbound, or raised
+                # from the exception it restates: chained
                 if not graph.has_edge(effect, cause):
                     graph.add_edge(cause, effect, reason=LinkReason.CHAINED)
                 nodes[effect] = replace(nodes[effect], role=EventRole.SYMPTOM)
@@ -1033,6 +1040,38 @@ def _unbound_causes(nodes: dict[int, _Node], know: Causality) -> list[tuple[int,
             cause = min(causes, key=lambda other: (abs(other.event.line - event.line),
                                                    other.event.line))
             pairs.append((cause.event.id, event.id))
+    return pairs
+
+
+_RESTATED_REACH = 12  # lines between an exception and the one that restates it as it happened
+
+
+def _restated_causes(nodes: dict[int, _Node], know: Causality) -> list[tuple[int, int]]:
+    """(cause, restatement) pairs: an exception whose message is another's headline followed by
+    what was under way when it happened (causality.yaml `restated`: `CUDA out of memory
+    occurred when warming up sampler ...` after or before `CUDA out of memory.`), printed by the
+    same process within a few lines of it in either order, was raised from it."""
+    exceptions = sorted((n for n in nodes.values() if n.role is EventRole.CAUSE
+                         and n.event.kind is EventKind.EXCEPTION),
+                        key=lambda n: n.event.first_line)
+    starts = [n.event.first_line for n in exceptions]
+    by_end = sorted(exceptions, key=lambda n: n.event.last_line)
+    ends = [n.event.last_line for n in by_end]
+    pairs: list[tuple[int, int]] = []
+    for node in exceptions:
+        # its first sentence: torch's `CUDA out of memory. Tried to allocate ...` on one line
+        headline = _first_line(node.event.message).strip().partition(". ")[0].rstrip(".:!")
+        event = node.event
+        # those that begin within reach after it, and those that end within reach before it
+        # (looked up, not scanned: an error-heavy log holds thousands of exceptions)
+        after = exceptions[bisect_left(starts, event.last_line):
+                           bisect_right(starts, event.last_line + _RESTATED_REACH)]
+        before = by_end[bisect_left(ends, event.first_line - _RESTATED_REACH):
+                        bisect_right(ends, event.first_line)]
+        for other in {id(n): n for n in [*before, *after]}.values():
+            if other is not node and other.event.process == event.process \
+                    and know.raised_from_headline(other.event.message, headline):
+                pairs.append((event.id, other.event.id))
     return pairs
 
 
@@ -1507,7 +1546,10 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work,
 
     # the records native code logged right before its process died (causality.yaml `native`,
     # `deaths`: torch's NCCL watchdog logs the timeout, then throws and aborts) are what it
-    # died over: they are settled with the death, not saved by another process's work
+    # died over: they are settled with the death, not saved by another process's work. Not a
+    # record its own process went on from, a start-up step or output of its own printed between
+    # it and the death: the death came of something later (RCCL's set-up WARN lines, then the
+    # worker loads its model and segfaults in a kernel; tests/test_s28_root_classes.py)
     deaths: dict[Process, list[_Node]] = {}
     for node in ordered:
         if node.dies:
@@ -1519,7 +1561,8 @@ def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work,
             continue
         death = next((d for d in deaths.get(event.process, ())
                       if 0 <= d.event.first_line - event.last_line <= _CRASH_WINDOW), None)
-        if death is not None:
+        if death is not None and not work.stepped_between(event.process, event.last_line,
+                                                           death.event.first_line):
             link(event, death.event, LinkReason.ABORTED)
 
 

@@ -182,6 +182,9 @@ class Causality:
     # hang lines that summarise a start-up's waits out of the log's time order: once start-up
     # completed in the log, they are its past (`startup_waits`, causal.py `_standing_hangs`)
     startup_waits: tuple[regex.Pattern[str], ...] = ()
+    # the words after its cause's headline with which an exception restates that cause as what
+    # happened while it worked (`restated`)
+    restated: regex.Pattern[str] | None = None
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -349,6 +352,15 @@ class Causality:
         """The variable an UnboundLocalError's "Type: message" `text` names (`unbound`)."""
         found = _search(self.unbound_message, text) if self.unbound_message else None
         return str(found.group("variable")) if found else None
+
+    def raised_from_headline(self, message: str, headline: str) -> bool:
+        """Whether an exception's `message` is the `headline` of another's (the first sentence
+        of its message's first line, without its closing stop) followed by the words that say
+        the other happened while this one's code worked (`restated`)."""
+        if self.restated is None or len(headline) < _RESTATED_MIN or \
+                not message.startswith(headline):
+            return False
+        return _search(self.restated, message[len(headline):]) is not None
 
     def binds(self, code: str | None, variable: str) -> bool:
         """Whether the source line `code` binds `variable` (an assignment to it, `with ... as
@@ -676,7 +688,9 @@ class Causality:
 
     def declares_harmless(self, text: str) -> bool:
         """The record's text says, without a condition, that it does not stop the program, or
-        it is a library's probe for metadata that it goes on without (`probes`)."""
+        it is a library's probe for metadata that it goes on without (`probes`), or it states
+        what the program goes on with: a fallback, a setting ignored, a cost in speed alone
+        (`goes_on`)."""
         return any(_search(pattern, text) for pattern in self.harmless)
 
     def exits(self, places: list[str]) -> bool:
@@ -743,6 +757,9 @@ class Causality:
 
 
 
+# characters a headline holds at least to be restated (`raised_from_headline`): a word or two
+# (`Error`, `CUDA error`) begins too many messages to say which exception another names
+_RESTATED_MIN = 12
 _MEMO = 4096  # decisions kept per kind: the shapes that recur return
 _UNKNOWN = object()  # a text not asked yet (None is an answer)
 _ROLE, _START, _SINGLETON, _LATENT, _REFUSAL, _ENGINE_ONCE = range(6)  # `_kept`'s questions
@@ -893,7 +910,8 @@ def load_causality(path: Path | None = None) -> Causality:
                      compile_(data["unstarted_bars"], "unstarted_bars")
                      if "unstarted_bars" in data else None,
                      tuple([*(compile_(p, "harmless") for p in data.get("harmless", [])),
-                            *(compile_(p, "probes") for p in data.get("probes", []))]),
+                            *(compile_(p, "probes") for p in data.get("probes", [])),
+                            *(compile_(p, "goes_on") for p in data.get("goes_on", []))]),
                      tuple(Latent(compile_(item["warning"], "latent"),
                                   tuple(compile_(p, "latent") for p in item.get("explains", [])),
                                   bool(item.get("dooms_startup", False)),
@@ -955,7 +973,8 @@ def load_causality(path: Path | None = None) -> Causality:
                      compile_(unbound["message"], "unbound") if "message" in unbound else None,
                      compile_(unbound["binds"], "unbound") if "binds" in unbound else None,
                      tuple(compile_(p, "startup_waits")
-                           for p in data.get("startup_waits", [])))
+                           for p in data.get("startup_waits", [])),
+                     compile_(data["restated"], "restated") if "restated" in data else None)
 
 
 @cache

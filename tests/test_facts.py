@@ -500,6 +500,7 @@ def test_no_shipped_fact_or_causality_pattern_backtracks_catastrophically() -> N
     patterns += [*causality.handled_sites, *causality.handled_frames, *causality.engine_frames,
                  *causality.request_sites, *causality.request_frames,
                  *causality.startup_frames, *causality.scheduler_stops, *causality.harmless]
+    patterns += [causality.restated] if causality.restated is not None else []
     patterns += [p for latent in causality.latent for p in (latent.warning, *latent.explains)]
     assert [p.pattern for p in patterns if backtracks(p)] == []
 

@@ -493,17 +493,17 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
     # Session 28's random development split (nineteenth), strict until analysed:
-    "healthy/kk-gaudi-v0-bucketing-legacy-mode-token-budget-error-then-continues":
-        "session 28's random development split (nineteenth), cold miss: not yet analysed",
     "runtime/hh-v085-h20-offline-llm-generate-execute-model-rpc-timeout-enginedeaderror-twice":
-        "session 28's random development split (nineteenth), cold miss: not yet analysed",
-    "startup/ff-skyrl-gpu-ci-pytest-v0160-dense-model-dp2-external-lb-stats-update-address-assert-ray-actor":
-        "session 28's random development split (nineteenth), cold miss: not yet analysed",
-    "startup/ll-v0130-rtx2080ti-sampler-warmup-256-dummy-requests-oom-wrapped-paste":
-        "session 28's random development split (nineteenth), cold miss: not yet analysed",
-    # Moved in from the held-out set by the end-of-session-27 check (strict until analysed):
-    "launchers/dd-rocm-r9700-two-node-ray-tp2-v0111rc2-gpt-oss-aiter-rmsnorm-sigsegv-rccl-noise":
-        "moved in from the held-out set by the end-of-session-27 check: not yet analysed",
+        "Why not fixed: the label contradicts its own twins. The excerpt is the executor's bare "
+        "`TimeoutError` from shm_broadcast's acquire_read, `TimeoutError: RPC call to "
+        "execute_model timed out.` raised from it, and the driver's EngineDeadError twice: a "
+        "worker that stopped answering and printed nothing. The label calls the RPC timeout the "
+        "cause in the log \"as in earlier RPC-timeout cases\", but those cases "
+        "(runtime/b-v090-execute-model-rpc-timeout-after-a-day, runtime/offline-v09-lost-indent-"
+        "execute-model-rpc-timeout) are labelled root_cause_in_log: false, as causality.yaml "
+        "`mechanisms` and `symptoms` read the RPC timeout (it says where the cause is: the "
+        "worker that did not answer); no reading of the three logs tells this one apart, so "
+        "answering `failure` here would miss the two twins. The label wants a second look",
     # Session 27's random development split (eighteenth), analysed:
     "runtime/b-v0-docker-hermes-tool-parser-jsondecodeerror":
         "Why not fixed: the excerpt is one ERROR record of the hermes tool parser's "
