@@ -144,12 +144,45 @@ def _failing_server(kind: int) -> list[str]:
         return server.startup()[:4] + server.free_memory_startup_failure()
     if kind == 2:  # a request refused with a logged traceback: survived
         return lines + server.request_error() + server.requests(3)
-    return lines + server.engine_error(["IndexError: list index out of range"]) + \
-        server.engine_dead()
+    if kind == 3:
+        return lines + server.engine_error(["IndexError: list index out of range"]) + \
+            server.engine_dead()
+    # an offline script's request refused by the structured-output validation (vLLM's
+    # v1/structured_output/utils.py texts), raised from the grammar conversion, then torch_npu's
+    # exit record and a binding's leak report that names the backend (session 27's break)
+    site = "/opt/venv/lib/python3.10/site-packages/vllm"
+    return [
+        "INFO 04-03 06:53:10 [__init__.py:30] Available plugins for group vllm.platform_plugins:",
+        "INFO 04-03 06:53:11 [core.py:61] Initializing a V1 LLM engine (v0.8.3) with config: "
+        "model='Qwen/Qwen2.5-3B-Instruct'",
+        "INFO 04-03 06:53:15 [backends.py:132] Compiling a graph for general shape takes 9.1 s",
+        "Traceback (most recent call last):",
+        f'  File "{site}/v1/structured_output/utils.py", line 285, in '
+        "validate_structured_output_request_xgrammar",
+        "    gd_params.grammar = convert_lark_to_ebnf(gd_params.grammar)",
+        f'  File "{site}/v1/structured_output/utils.py", line 220, in convert_lark_to_ebnf',
+        '    raise ValueError("Referenced rules are not defined: "',
+        "ValueError: Referenced rules are not defined: Z0, Z_, a, zA",
+        "",
+        "The above exception was the direct cause of the following exception:",
+        "",
+        "Traceback (most recent call last):",
+        '  File "/home/user/structured_outputs.py", line 78, in <module>',
+        "    outputs = llm.generate(",
+        f'  File "{site}/v1/structured_output/utils.py", line 287, in '
+        "validate_structured_output_request_xgrammar",
+        "    raise ValueError(",
+        "ValueError: Failed to convert the grammar from Lark to EBNF. ",
+        "[ERROR] 2025-04-03-06:53:18 (PID:74050, Device:-1, RankID:-1) ERR99999 UNKNOWN "
+        "applicaiton exception",
+        "nanobind: leaked 1 instances!",
+        ' - leaked instance 0xfffd00288708 of type "xgrammar.xgrammar_bindings.GrammarCompiler"',
+    ]
 
 
-@SOME
-@given(st.integers(0, 3), st.sampled_from(["", *sorted(LINE_WRAPPERS)]),
+@pytest.mark.long
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 4), st.sampled_from(["", *sorted(LINE_WRAPPERS)]),
        st.randoms(use_true_random=False))
 def test_blank_lines_between_records_behind_any_wrapper_change_nothing(
         kind: int, wrapper: str, rng: random.Random) -> None:

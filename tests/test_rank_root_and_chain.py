@@ -108,7 +108,8 @@ def best(lines: list[str], database: SignatureSet) -> tuple[str | None, str | No
     return (match.id, match.target) if match else (None, None)
 
 
-@settings(max_examples=30, deadline=None)
+@pytest.mark.long
+@settings(max_examples=20, deadline=None)
 @given(undefined=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4, unique=True),
        tail=st.sampled_from(["", ".", ". ", " for request 3.", ": rules missing"]),
        wrapper=st.sampled_from(_wrapper_names()), seed=st.integers(0, 2**16))
