@@ -98,8 +98,10 @@ class _Trace:
     group: int | None = None  # the event id of the exception group it was printed inside
     # its exception line is `Name:` with nothing after the colon (a message on the next lines)
     heading: bool = False
-    # its exception line was printed bare (no wrapper before it: no relay's level, no time)
+    # its exception line was printed bare: no relaying logger's wrapper before it (a launcher's
+    # or a quote's that wraps every line of the log aside: docker's time, `vllm-1  | `, `> `)
     bare: bool = False
+    unwrapped: bool = False  # ... and no wrapper at all (`LogLine.outer`)
 
     @property
     def closing(self) -> bool:
@@ -770,7 +772,7 @@ class Assembler:
             trace.message_lines = [line.message or ""]
             trace.line = trace.last_line = line.number
             trace.heading = _heading(line)
-            trace.bare = line.outer is None
+            trace.bare, trace.unwrapped = not line.relayed, line.outer is None
             return
         if trace is not None and _introduces_inner(trace) \
                 and len(trace.message_lines) < MAX_MESSAGE_LINES:
@@ -801,7 +803,8 @@ class Assembler:
                                depth=line.depth, group=_group_of(channel, line.depth),
                                unraisable=channel.ignoring)
         channel.trace.heading = _heading(line)
-        channel.trace.bare = line.outer is None
+        channel.trace.bare = not line.relayed
+        channel.trace.unwrapped = line.outer is None
         channel.chain_next = None
         channel.ignoring = None
         if channel.title is not None:
@@ -873,14 +876,19 @@ class Assembler:
                 # (Python prints a message's further lines raw); unless the message announces
                 # output it carries (a subprocess's stderr, pip's `ERROR: ...` among it)
                 continues = False
-            if continues and trace.bare and line.outer is not None and line.level is not None \
+            if continues and line.level is not None \
+                    and (trace.bare and line.relayed
+                         or trace.unwrapped and line.outer is not None) \
                     and not any(self._causality.message_goes_on_in_records(text)
                                 for text in trace.message_lines):
                 # Python prints a message's further lines as bare as its first: a line under a
                 # relay's level (`[ERROR] <time> (PID:N, ...) ERR99999 UNKNOWN applicaiton
                 # exception`, torch_npu's exit report after a script's own TypeError) where the
                 # exception line had none is another writer's record, unless the message is one
-                # that goes on in such records (causality.yaml `recorded_messages`)
+                # that goes on in such records (causality.yaml `recorded_messages`). Asked of
+                # the relay as well as of the outermost wrapper: once a launcher or a quote
+                # wraps every line (docker's time, `vllm-1  | `, `> `), the exception line has
+                # a wrapper too, and the record's relay still tells it apart (issue 10)
                 continues = False
             if continues and len(trace.message_lines) < MAX_MESSAGE_LINES and line.text.strip():
                 # (a CANN record's code is in its header: kept, as torch_npu's text has it)

@@ -300,9 +300,12 @@ def _message_below(block: bytes, end: int, size: int, lines: int) -> int:
 # shell's prompt (`$ ls`, `root@abc:/workspace# `, `(venv) user@host:~/x$ `), an interpreter's
 # (`>>> `) or PowerShell's (`PS D:\\x>`), a tool's lower-case label (pip's `note: `,
 # `[notice] `), the shell's report of a killed job (`Killed`, behind its wrapper as a record is:
-# `2025-01-02T03:04:05.1Z Killed`, `vllm-1  | Killed`), and a wrapper with nothing behind
-# it (a blank line, timestamped or prefixed: docker's timestamp, compose's `vllm-1  | `, a
-# process prefix `(VllmWorker pid=1) `, `[rank0]: `, journald's `unit[pid]: `): not the message
+# `2025-01-02T03:04:05.1Z Killed`, `vllm-1  | Killed`), and wrappers with nothing behind
+# them (a blank line, timestamped or prefixed, one wrapper or nested: docker's timestamp and
+# CRI's `... stderr F `, compose's `vllm-1  | `, a process prefix `(VllmWorker pid=1) `, Ray's
+# `(pid=1, ip=A) `, `[rank0]: `, journald's `unit[pid]: `, kubectl's `[pod/name/container] `,
+# srun's `0: `, a quote's `>`): not the message, as the blank line it wraps is not (issue 10;
+# grammars/vllm.lark reads each as a BLANK line behind its wrapper)
 _not_message = re2.compile(
     rb"(?m)[^\n]{0,100}?(?:^|[\s\]|(:])(?:DEBUG|INFO|WARNING|WARN|NOTICE)(?:[\s:]|$)"
     rb"|(?:\([\w.-]+\) )?(?:[\w.-]+@[\w.-]+(?::\S*)?)?[$#%] |(?:\([\w.-]+\) )?PS [^\n>]*>"
@@ -310,8 +313,8 @@ _not_message = re2.compile(
     rb"|(?:[^\n]{0,100}?[\s\]|>:])?(?:zsh: |\[\d+\] *[+\-]? +(?:\d+ +)?)?"
     rb"(?:Killed|Segmentation fault|Aborted|Bus error"
     rb"|Illegal instruction|Floating point exception)(?: +\(core dumped\))?\s*$"
-    rb"|\[?\d{4}-\d\d-\d\dT[\d:.]+Z?\]?\s*$"
-    rb"|[\w.-]+ +\| *$|\([^)\n]{1,80}\) *$|[^\n]{0,80}\]: *$",
+    rb"|(?:\s*(?:\[?\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)?\]?(?: std(?:out|err) [FP])?"
+    rb"|[\w.-]+ +\||\([^)\n]{1,80}\)|[^\n]{0,80}\]:|\[pod/[^\]\n]{1,80}\]|\d{1,5}:|>[> ]*))+\s*$",
     re2.Options())._regexp.Match
 
 

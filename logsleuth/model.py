@@ -285,6 +285,10 @@ class LogLine:
     # inside a PEP 654 exception group's borders: the margin's column / 2 (`  | ` 1, `    | ` 2);
     # 0 outside any group
     depth: int = 0
+    # behind a relaying logger's wrapper (`[ERROR] `, `... - INFO - vLLM: `, logfmt's `level=`):
+    # another writer's record around the text, whatever wrappers the whole log has (`outer` is
+    # the outermost: a launcher's time, not the relay, once a launcher wraps every line)
+    relayed: bool = False
 
 
 

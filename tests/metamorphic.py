@@ -23,6 +23,7 @@ from typing import Any
 from scenario_logs import Server
 
 from logsleuth.knowledge import default_causality
+from logsleuth.tokenize import parse_line
 
 
 @dataclass(frozen=True)
@@ -166,6 +167,72 @@ def no_blank_lines(lines: list[str], rng: random.Random, _: Anchor) -> Moved | N
     return Moved(out, where) if len(out) < len(lines) else None
 
 
+def is_record(line: str) -> bool:
+    """Whether a line starts a logger's record (a call site, or a time and a level: `INFO 03-24
+    ... [x.py:1] `, glog's `E0101 ...`, a relay's `2024-... - INFO - `), as the grammar reads it."""
+    record = parse_line(line)
+    return record.site is not None or (record.time is not None and record.level is not None)
+
+
+def _same_prefix(line: str) -> str:
+    """The process prefix a line starts with (vLLM's or Ray's `(Name pid=N, ip=A) `), or ''."""
+    match = PROCESS_PREFIX.match(line)
+    return line[:match.end()] + " " if match else ""
+
+
+def blank_lines(lines: list[str], rng: random.Random, _: Anchor) -> Moved | None:
+    """Blank lines printed between records (a `print()` of a script, a logger's empty message,
+    a paste's spacing), empty or of whitespace, behind the process prefix of the record they
+    come before when it has one (the process printed them): before a few records drawn from
+    the log's records (a blank line inside a traceback or a message is another text)."""
+    records = [n for n, line in enumerate(lines) if n and is_record(line)]
+    if not records:
+        return None
+    chosen = set(rng.sample(records, min(len(records), rng.randint(1, 6))))
+    out: list[str] = []
+    where: list[tuple[int, int] | None] = []
+    for n, line in enumerate(lines):
+        if n in chosen:
+            prefix = _same_prefix(line)
+            out.extend(prefix + rng.choice(["", " ", "  ", "\t"]) if prefix or rng.random() < 0.5
+                       else rng.choice(["", "   "]) for _ in range(rng.randint(1, 3)))
+        out.append(line)
+        where.append((len(out), len(out)))
+    return Moved(out, where)
+
+
+def then(first: Transform, second: Transform) -> Transform:
+    """`second` applied to what `first` made, each original line mapped through both."""
+    def apply(lines: list[str], rng: random.Random, anchor: Anchor) -> Moved | None:
+        inner = first(lines, rng, anchor)
+        if inner is None:
+            return None
+        outer = second(inner.lines, rng, anchor)
+        if outer is None:
+            return None
+        where: list[tuple[int, int] | None] = []
+        for spot in inner.where:
+            if spot is None:
+                where.append(None)
+                continue
+            ends = [outer.where[n - 1] for n in (spot[0], spot[1])]
+            where.append(None if None in ends else (ends[0][0], ends[1][1]))  # type: ignore[index]
+        return Moved(outer.lines, where)
+    return apply
+
+
+def quote(lines: list[str], rng: random.Random, _: Anchor) -> Moved:
+    """A markdown quote of the log (`> ` before each line; a blank line quoted is `>` alone)."""
+    return one_to_one([f"> {x}" if x else ">" for x in lines])
+
+
+def wrapped_blank_lines(lines: list[str], rng: random.Random, anchor: Anchor) -> Moved | None:
+    """`blank_lines`, then the whole log (the blank lines too) behind one of the launchers'
+    wrappers (LINE_WRAPPERS, drawn): a blank line a launcher or a quote prefixed reads as blank."""
+    name = rng.choice(sorted(LINE_WRAPPERS))
+    return then(blank_lines, LINE_WRAPPERS[name])(lines, rng, anchor)
+
+
 def interleave_healthy(lines: list[str], rng: random.Random, anchor: Anchor) -> Moved | None:
     """Another, healthy deployment's lines (its start-up, then requests) interleaved with the
     log, each keeping its order: two servers writing to one terminal or one file. Only for a
@@ -293,7 +360,9 @@ def healthy_run_before(lines: list[str], rng: random.Random, anchor: Anchor) -> 
     return Moved(earlier + lines, [(n + shift, n + shift) for n in range(1, len(lines) + 1)])
 
 
-TRANSFORMS: dict[str, Transform] = {
+# The wrappers a launcher, a log viewer or a paste puts before every line of a log (the grammar
+# strips each: grammars/vllm.lark's outer wrappers)
+LINE_WRAPPERS: dict[str, Transform] = {
     "docker-timestamps": per_line(docker_time),
     "compose": per_line(lambda rng, n: "vllm-1  | "),
     "compose-wide": per_line(lambda rng, n: "inference-server-1  | "),
@@ -301,10 +370,16 @@ TRANSFORMS: dict[str, Transform] = {
     "journald": per_line(journald("gpu-node-1", "vllm", 8052)),
     "journald-docker": per_line(journald("ip-10-0-3-17", "dockerd", 1187)),
     "cri": cri,
+    "srun-label": per_line(lambda rng, n: "0: "),
+    "markdown-quote": quote,
+}
+
+TRANSFORMS: dict[str, Transform] = {
+    **LINE_WRAPPERS,
     "ray-worker": ray_relay(named=True),
     "ray-worker-unnamed": ray_relay(named=False),
-    "srun-label": per_line(lambda rng, n: "0: "),
-    "markdown-quote": lambda lines, rng, a: one_to_one([f"> {x}" if x else ">" for x in lines]),
+    "blank-lines": blank_lines,
+    "blank-lines-wrapped": wrapped_blank_lines,
     "ansi-levels": ansi_levels,
     "crlf": crlf,
     "tabs": tabs,

@@ -34,6 +34,21 @@ The error's weight is 1.0 for the root cause, 0.9 for an exception raised from i
 symptom when the root cause is not in the log, and 0.5 for a symptom beside a known root cause.
 A signature is reported when its score reaches THRESHOLD.
 
+The root cause and the errors raised from it. An error raised from the root (`raise X(...) from
+e`, read from `The above exception was the direct cause ...`) is the root's failure restated by
+its caller: its words are evidence of the failure, one step removed, and its weight (0.9) decides
+only where the tier and the kind below do not. So an exact signature that the root fits in full
+(its words matched, nothing it names contradicted or unconfirmed) ranks before every family
+matched on the chain (both in the first tier; the kind decides), and a family's words on the root
+before a family's words on the chain (the weight decides); an exact signature's words on the chain
+rank before a family's words on the root (the kind), and a family's words on the chain before a
+family that knows the root by its raising module alone (words say what failed, a module only
+where; the families of an installed library's errors are below both). Which lines the chain's
+message holds is therefore the assembler's to get right, whatever wraps the log: session 27's
+docker-timestamped structured-output log read torch_npu's exit record and xgrammar's leak report
+after the chain as its message, and the backend family's words in them outranked the raising
+module's family on the root (assemble.py, `LogLine.relayed`; tests/test_rank_root_and_chain.py).
+
 Ranking, among the signatures that reach THRESHOLD, first by tiers of evidence (`_Scored.tier`):
 signatures whose message part (a template or regex) matched and that the log does not contradict
 (a frame, process, phase or exception type that was seen and differs is a contradiction); exact

@@ -166,6 +166,9 @@ class _Outer:
     asserts: bool = False
     # a bracketed level word (`[INFO] `): the writer's own level for the whole line
     tagged: bool = False
+    # a relaying logger's wrapper (its level, its time: `[ERROR] `, `- INFO - vLLM: `), not a
+    # launcher's or a viewer's that wraps every line of the log
+    relay: bool = False
 
 
 @quick_init
@@ -178,6 +181,7 @@ class _Head:
     depth: int = 0
     asserts: bool = False  # behind pytest's margin or summary, before an `assert` (_Outer)
     tagged: bool = False  # the relay level is a bracketed level word (_Outer.tagged)
+    relayed: bool = False  # a relaying logger's wrapper among its outer ones (_Outer.relay)
 
 
 _NO_HEADER = _Header(None, None, None)
@@ -207,7 +211,7 @@ def _combine(head: _Head, body: _Body, number: int = 0) -> LogLine:
         level = head.relay_level
     return LogLine(number, body.kind, body.text, head.process, level,
                    header.time, header.site, body.exception, body.message, body.frame,
-                   body.chain, head.outer, body.depth or head.depth)
+                   body.chain, head.outer, body.depth or head.depth, head.relayed)
 
 
 def _margin(raw: str, marks: str = "|") -> int:
@@ -270,7 +274,7 @@ class _ToRecords(Transformer[Token, object]):
         outer: str | None = None
         relay_level: Level | None = None
         depth = 0
-        asserts = tagged = False
+        asserts = tagged = relayed = False
         for item in items:
             if isinstance(item, Process):
                 process = item  # prefixes nest: the innermost names the process
@@ -282,7 +286,8 @@ class _ToRecords(Transformer[Token, object]):
                 depth = item.depth or depth
                 asserts = item.asserts or asserts
                 tagged = item.tagged if item.level else tagged
-        return _Head(outer, process, header, relay_level, depth, asserts, tagged)
+                relayed = item.relay or relayed
+        return _Head(outer, process, header, relay_level, depth, asserts, tagged, relayed)
 
     # outer wrappers
     def docker(self, items: list[Token]) -> _Outer:
@@ -304,12 +309,13 @@ class _ToRecords(Transformer[Token, object]):
         # `2024-01-02 03:04:05,123 - INFO - vLLM: `, `[2024-01-02 03:04:05] ERROR: `
         text = str(items[0]).strip()
         if items[0].type == "LOGFMT":  # `time="..." level=error msg="`: Go's loggers, lower case
-            return _Outer(text, _level_word(text.partition(" level=")[2].partition(" ")[0].upper()))
+            return _Outer(text, _level_word(text.partition(" level=")[2].partition(" ")[0].upper()),
+                          relay=True)
         if items[0].type == "LEVEL_TAG":  # `[ERROR] `, a wrapper's capitalised `[Error] `
-            return _Outer(text, _level_word(text.strip("[] ").upper()), tagged=True)
+            return _Outer(text, _level_word(text.strip("[] ").upper()), tagged=True, relay=True)
         level = next((_level_word(w) for w in re.split(r"[\s\[\]:-]+", text)
                       if _level_word(w) is not None), None)
-        return _Outer(text, level)
+        return _Outer(text, level, relay=True)
 
     # prefixes
     def prefix(self, items: list[object]) -> object:
@@ -1282,13 +1288,14 @@ def _fallback(text: str) -> LogLine:
     rest = text[consumed:]
     base = prefix_record if isinstance(prefix_record, LogLine) else LogLine(0, LineKind.PLAIN, "")
     return LogLine(0, LineKind.PLAIN if rest.strip() else LineKind.BLANK, rest, base.process,
-                   base.level, base.time, base.site, outer=base.outer, depth=base.depth)
+                   base.level, base.time, base.site, outer=base.outer, depth=base.depth,
+                   relayed=base.relayed)
 
 
 def _renumber(record: LogLine, number: int) -> LogLine:
     return LogLine(number, record.kind, record.text, record.process, record.level, record.time,
                    record.site, record.exception, record.message, record.frame, record.chain,
-                   record.outer, record.depth)
+                   record.outer, record.depth, record.relayed)
 
 
 def tree_of(text: str, start: str = "line") -> Tree[Token]:
