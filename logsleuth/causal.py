@@ -1588,6 +1588,11 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
     quoted = {a for a, _, data in graph.edges(data=True)
               if data["reason"] in (LinkReason.EMBEDDED, LinkReason.EXPLAINED)}
     quoted |= {up for a in list(quoted) for up in set(nx.ancestors(graph, a))}
+    # A record that states the condition a later error follows from (causality.yaml `latent`,
+    # a compiled extension that failed to import, logged at ERROR with no exception's repr) is
+    # that error's cause: it is not weighed below the exception it explains.
+    explaining = {a for a, _, data in graph.edges(data=True)
+                  if data["reason"] is LinkReason.EXPLAINED and nodes[a].event.latent}
     # A report that names a role (`Engine core initialization failed. See root cause above`)
     # in a log whose processes of that role are named by their prefix points at those
     # processes: an unnamed (unprefixed) traceback is then another program's or the launching
@@ -1646,7 +1651,8 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
         # a script run to describe the environment failed on its own (causality.yaml
         # `diagnostics`): the failure it was run to report comes first, wherever it is printed
         diagnostic = know.diagnostic(node.event.frames)
-        weak = node.event.kind is EventKind.ERROR_RECORD and not aborted_over(node.event)
+        weak = node.event.kind is EventKind.ERROR_RECORD and not aborted_over(node.event) \
+            and node.event.id not in explaining
         off_target = bool(pointed) and not any(node.process_role in _COMPATIBLE[p]
                                                for p in pointed)
         unquoted = bool(quoted) and node.event.id not in quoted
