@@ -242,12 +242,17 @@ class _Work:
             # process's record): the answers of the kinds `requests.saved_by` names that the same
             # output logs after it (causality.yaml: requests served, a refusal other than the one
             # that answers the failed request; never polls)
-            answers.append(self.own_request_savers.get(process, []))
-            refusals = self.own_request_answers.get(process, [])
-            # the failed request's answer: the first refusal at or after its last line (a
-            # client's copy of a refusal body is the error and its answer on one line)
-            own = bisect_left(refusals, node.event.last_line)
-            answers.append(refusals[own + 1:own + 2])  # the next: another request's
+            # (an unnamed traceback whose frames place it in a request handler is the HTTP
+            # server's, whatever prefix its lines lost: its API servers' answers count too)
+            speakers = [process, *(self.api_servers if node.request
+                                   and node.process_role is Role.MAIN else [])]
+            for speaker in speakers:
+                answers.append(self.own_request_savers.get(speaker, []))
+                refusals = self.own_request_answers.get(speaker, [])
+                # the failed request's answer: the first refusal at or after its last line (a
+                # client's copy of a refusal body is the error and its answer on one line)
+                own = bisect_left(refusals, node.event.last_line)
+                answers.append(refusals[own + 1:own + 2])  # the next: another request's
         return steps, answers, others
 
     def _owner(self, process: Process) -> Process | None:

@@ -494,9 +494,9 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 KNOWN_VERDICT_MISSES = {
     # Session 28's random development split (nineteenth), strict until analysed:
     # (healthy/kk-gaudi-v0-bucketing-legacy-mode-token-budget-error-then-continues left this list
-    # when records vLLM logs at ERROR at call sites that go on, saying so in their own words (the
-    # Gaudi runner's `Ignoring max_num_batched_tokens at risk of out-of-memory errors`, fallbacks,
-    # retries), became `latent`: the cause of the error they warn of, no error without one;
+    # when the Gaudi runner's ERROR record that sets its bucketing check aside (`Ignoring
+    # max_num_batched_tokens at risk of out-of-memory errors`, vLLM's hpu_model_runner) became
+    # `latent`: the cause of the out-of-memory error it warns of, no error without one;
     # causality.yaml `latent`, tests/test_s28_survived_records.py.)
     "runtime/hh-v085-h20-offline-llm-generate-execute-model-rpc-timeout-enginedeaderror-twice":
         "session 28's random development split (nineteenth), cold miss: not yet analysed",
