@@ -197,3 +197,29 @@ def test_an_unprefixed_request_error_with_only_polls_after_stays_the_failure(
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None
     assert report.root_cause.line == len(START) + len(SERVE) * before + len(ASGI)
+
+
+# torch's TCPStore client on each retry while the store is not reachable (causality.yaml
+# milestones `hang`)
+C10D = ("[W1207 11:33:{s:02d}.{n:03d} socket.cpp:755] [c10d] The client socket has failed to connect "
+        "to [{host}]:29500 (errno: 99 - Cannot assign requested address).")
+HOSTS = ["localhost", "10.0.0.2", "node-1.cluster.local"]
+
+
+@SOME
+@given(st.integers(1, 6), st.sampled_from(HOSTS), st.integers(2, len(START)), st.integers(0, 6))
+def test_store_connect_retries_that_start_up_goes_on_from_are_no_failure(
+        times: int, host: str, at: int, served: int) -> None:
+    retries = [C10D.format(s=i, n=i, host=host) for i in range(times)]
+    lines = [*START[:at], *retries, *START[at:], *SERVE * served]
+    assert explain(lines).verdict is Verdict.NO_FAILURE
+
+
+@SOME
+@given(st.integers(1, 6), st.sampled_from(HOSTS), st.integers(1, 7))
+def test_a_log_that_ends_on_store_connect_retries_is_no_healthy_run(
+        times: int, host: str, at: int) -> None:
+    """Counter-evidence: a rank that never reached the store stalled there; the log is not
+    `no_failure`, however few the retries it shows."""
+    retries = [C10D.format(s=i, n=i, host=host) for i in range(times)]
+    assert explain([*START[:at], *retries]).verdict is not Verdict.NO_FAILURE
