@@ -242,12 +242,17 @@ class _Work:
             # process's record): the answers of the kinds `requests.saved_by` names that the same
             # output logs after it (causality.yaml: requests served, a refusal other than the one
             # that answers the failed request; never polls)
-            answers.append(self.own_request_savers.get(process, []))
-            refusals = self.own_request_answers.get(process, [])
-            # the failed request's answer: the first refusal at or after its last line (a
-            # client's copy of a refusal body is the error and its answer on one line)
-            own = bisect_left(refusals, node.event.last_line)
-            answers.append(refusals[own + 1:own + 2])  # the next: another request's
+            # (an unnamed traceback whose frames place it in a request handler is the HTTP
+            # server's, whatever prefix its lines lost: its API servers' answers count too)
+            speakers = [process, *(self.api_servers if node.request
+                                   and node.process_role is Role.MAIN else [])]
+            for speaker in speakers:
+                answers.append(self.own_request_savers.get(speaker, []))
+                refusals = self.own_request_answers.get(speaker, [])
+                # the failed request's answer: the first refusal at or after its last line (a
+                # client's copy of a refusal body is the error and its answer on one line)
+                own = bisect_left(refusals, node.event.last_line)
+                answers.append(refusals[own + 1:own + 2])  # the next: another request's
         return steps, answers, others
 
     def _owner(self, process: Process) -> Process | None:
@@ -1631,6 +1636,11 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
     quoted = {a for a, _, data in graph.edges(data=True)
               if data["reason"] in (LinkReason.EMBEDDED, LinkReason.EXPLAINED)}
     quoted |= {up for a in list(quoted) for up in set(nx.ancestors(graph, a))}
+    # A record that states the condition a later error follows from (causality.yaml `latent`,
+    # a compiled extension that failed to import, logged at ERROR with no exception's repr) is
+    # that error's cause: it is not weighed below the exception it explains.
+    explaining = {a for a, _, data in graph.edges(data=True)
+                  if data["reason"] is LinkReason.EXPLAINED and nodes[a].event.latent}
     # A report that names a role (`Engine core initialization failed. See root cause above`)
     # in a log whose processes of that role are named by their prefix points at those
     # processes: an unnamed (unprefixed) traceback is then another program's or the launching
@@ -1689,7 +1699,8 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
         # a script run to describe the environment failed on its own (causality.yaml
         # `diagnostics`): the failure it was run to report comes first, wherever it is printed
         diagnostic = know.diagnostic(node.event.frames)
-        weak = node.event.kind is EventKind.ERROR_RECORD and not aborted_over(node.event)
+        weak = node.event.kind is EventKind.ERROR_RECORD and not aborted_over(node.event) \
+            and node.event.id not in explaining
         off_target = bool(pointed) and not any(node.process_role in _COMPATIBLE[p]
                                                for p in pointed)
         unquoted = bool(quoted) and node.event.id not in quoted
