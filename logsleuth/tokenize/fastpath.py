@@ -93,6 +93,10 @@ class BodyLexer:
         accepted = set(texts["accepted"])
         self._alternatives: list[str] = list(texts["alternatives"])
         self._regex = compiled("|".join(self._alternatives))
+        # the alternation without the terminals screened by the texts they look ahead for,
+        # asked of a body that holds none of those texts (lexer_texts)
+        self._screened: tuple[str, ...] = tuple(texts["screened"])
+        self._unscreened = compiled(texts["unscreened"]) if self._screened else self._regex
         self._needles = [tuple(needles) for needles in texts["needles"]]
         self._long = Needles(needle for needles in self._needles for needle in needles)
         self._narrowed: dict[tuple[bool, ...], re.Pattern[str]] = {}
@@ -203,7 +207,16 @@ class BodyLexer:
         return self.unsighted(text)
 
     def _decide(self, text: str) -> Decision:
-        found = (self._regex if len(text) < LONG_BODY_CHARS else self._narrow(text)).match(text)
+        if len(text) >= LONG_BODY_CHARS:
+            regex = self._narrow(text)
+        else:
+            regex = self._regex
+            for needle in self._screened:
+                if needle in text:
+                    break
+            else:
+                regex = self._unscreened
+        found = regex.match(text)
         if found is None:
             return _LARK
         name = found.lastgroup or ""
@@ -308,8 +321,17 @@ def lexer_texts(parser: Lark) -> dict[str, Any]:
     # of a long body's alternation when the body lacks it: such a terminal reads the whole
     # body before it fails (2 ms for a logged prompt). (The others fail at the body's first
     # characters; testing their texts would cost more than it spares.)
+    # and the terminals that start by reading up to many characters of a line and look ahead,
+    # from each place, for a text they need (ERROR_BODY_LEAD's `error` and a quote): failing,
+    # they read every place and the rest of the line from it, most of what deciding a new body
+    # cost (3 of 3.8 ms for a 3 KB body); a body that holds none of their texts is decided by
+    # the alternation without them (none of them could match it: the same first match), a
+    # long one by its narrowed alternation (their texts are their needles)
+    looking = [looked_ahead_literals(t.pattern.to_regexp(), 4)
+               if _SCANS_AHEAD.match(t.pattern.to_regexp()) else () for t in terminals]
     needles = [list(required_literals(t.pattern.to_regexp(), 1))
-               if skips_any_text(t.pattern.to_regexp()) else [] for t in terminals]
+               if skips_any_text(t.pattern.to_regexp()) else list(found)
+               for t, found in zip(terminals, looking)]
     # the terminals the parser accepts after the first of a two-terminal body, in lexer order
     second: dict[str, str] = {}
     for first in sorted({first for first, _ in TWO_TOKEN_BODIES} & accepted):
@@ -344,6 +366,9 @@ def lexer_texts(parser: Lark) -> dict[str, Any]:
     # or a screened one's text) in the same pass: a body none of them holds is unsighted
     # (asked apart they cost 5-10 us a body: an access line's, a metrics line's)
     return {"accepted": sorted(accepted), "alternatives": alternatives, "needles": needles,
+            "unscreened": "|".join(a for a, found in zip(alternatives, looking) if not found)
+            or "(?!)",
+            "screened": sorted({needle for found in looking for needle in found}),
             "second": second, "sequences": sequences, "separator": separator, "message": message,
             "sighted_text": sighted_text, "needed": needed,
             "quick": _quick_text(sighted_text, tuple(needed)) if sighted_text is not None
@@ -419,7 +444,7 @@ def _quick_text(pattern: str, needles: tuple[str, ...]) -> str | None:
 def lexer_patterns(texts: dict[str, Any]) -> list[str]:
     """The patterns a lexer from `texts` compiles with `re` (every one it may: whose programs
     are kept, compiledcopy.re_program)."""
-    found = ["|".join(texts["alternatives"]), *texts["second"].values(),
+    found = ["|".join(texts["alternatives"]), texts["unscreened"], *texts["second"].values(),
              *(text for text, _ in texts["sequences"].values() if text), texts["separator"],
              texts["message"], texts["all_sighted_text"]]
     if texts["sighted_text"] is not None:
