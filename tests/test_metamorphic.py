@@ -124,8 +124,18 @@ def test_a_sample_of_real_logs_keeps_its_answer_under_the_transform(name: str) -
         if tried == SAMPLE:
             break
     assert tried, name
-    unmet = {known for known in KNOWN_BREAKS if known[0] == name} - met
-    assert not unmet, (unmet, "no longer drawn: take it out of KNOWN_BREAKS")
+    # A known break the sample no longer draws (cases came in ahead of it) is still tried, so an
+    # entry can neither go stale nor hide a fix because the sample moved.
+    ids = {case.id: index for index, case in enumerate(cases())}
+    for known in sorted(known for known in KNOWN_BREAKS if known[0] == name and known not in met):
+        assert known[1] in ids, (known, "no such case: take it out of KNOWN_BREAKS")
+        subject = reference(ids[known[1]])
+        assert subject is not None, (known, "no longer answered right untransformed")
+        lines, original = subject
+        moved = TRANSFORMS[name](lines, random.Random(zlib.crc32("/".join(known).encode())), anchor_of(original))
+        assert moved is not None, (known, "nothing to transform")
+        assert differences(answer_of(original), answer_of(report(moved.lines)), moved, name.endswith("unnamed")), \
+            (known, "fixed: take it out of KNOWN_BREAKS")
 
 
 # ---- blank lines between records, behind any wrapper ------------------------------------------
