@@ -23,20 +23,12 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
-    # Session 28's random development split (nineteenth), strict until analysed:
-    "startup/ff-skyrl-gpu-ci-pytest-v0160-dense-model-dp2-external-lb-stats-update-address-assert-ray-actor":
-        "Why not fixed: the advice exists (external-data-parallel-needs-moe now answers the DP "
-        "client's bare `assert self.stats_update_address is not None`, tests/"
-        "test_s28_fix_classes_d.py), but the root read is the source that pytest prints of "
-        "Ray's get_objects (line 82) rather than the AssertionError under pytest's `E` prefix "
-        "(line 142): a root-cause miss (KNOWN_VERDICT_MISSES), dev-root's to fix",
-    # Moved in from the held-out set by the end-of-session-27 check (strict until analysed):
-    "launchers/dd-rocm-r9700-two-node-ray-tp2-v0111rc2-gpt-oss-aiter-rmsnorm-sigsegv-rccl-noise":
-        "Why not fixed: the advice exists (rocm-aiter-native-crash, a native crash with the "
-        "fact aiter seen, answers the worker's SIGSEGV with VLLM_ROCM_USE_AITER=0; tests/"
-        "test_s28_fix_classes_d.py), but the root read is an RCCL `NCCL WARN` record (line 99) "
-        "rather than the remote worker's SIGSEGV (line 149): a root-cause miss "
-        "(KNOWN_VERDICT_MISSES), dev-root's to fix",
+    # (Session 28: startup/ff-skyrl-gpu-ci-pytest-v0160-dense-model-dp2-... and launchers/dd-rocm-
+    # r9700-two-node-... left this list once both halves met: sigs-d's signatures
+    # (external-data-parallel-needs-moe for the DP client's bare stats-address assertion;
+    # rocm-aiter-native-crash, a native crash with the fact aiter seen) and dev-root's roots
+    # (pytest's `E   assert` as a frame's source line; a native record the process went on past
+    # is no cause of its death); tests/test_s28_fix_classes_d.py, tests/test_s28_root_classes.py.)
     # (Session 28's split: startup/kk-gaudi-v0-warmup-old-synapse-... left this list when the
     # Gaudi PyTorch bridge's KeyError 'get_pt_<setting>' became
     # hpu-bridge-setting-unknown-to-gaudi-software; startup/gg-gaudi-hpu-chunked-local-attention-...
