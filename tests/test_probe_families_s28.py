@@ -144,3 +144,41 @@ def test_openai_non_empty_string_check_is_not_the_empty_identifier_family(name: 
     report = explain_text(client_traceback(error, f"OpenAI({name}=provider)"),
                           signatures=SIGNATURES)
     assert report.signature is None or report.signature.id != "openai-client-empty-identifier"
+
+
+# torch.distributed's checks of groups, ranks, meshes and stores (torch's distributed_c10d.py,
+# device_mesh.py, rendezvous; torch 2.14 source), and the same forms without its parts.
+TORCH_DISTRIBUTED = st.one_of(
+    st.builds("ValueError: Cannot specify both '{0}' and 'group_{0}' args as per eager impl".format,
+              st.sampled_from(["src", "dst"])),
+    st.just("ValueError: Default process group has not been initialized, please make sure to "
+            "call init_process_group."),
+    st.builds("RuntimeError: Unable to perform re-rendezvous using {}:// method".format,
+              st.sampled_from(["env", "tcp", "file"])),
+    st.builds("ValueError: Invalid type for group, must be one of List, Processgroup, "
+              "DeviceMesh or (DeviceMesh, int), got {}.".format, NAMES),
+    st.just("ValueError: Only 1D mesh is supported, pass in (DeviceMesh, int) together if "
+            "mesh > 1D"),
+)
+NOT_TORCH_DISTRIBUTED = st.one_of(
+    st.builds("ValueError: Cannot specify both '{0}' and '{0}_path' args".format,
+              st.sampled_from(["src", "dst"])),
+    st.builds("ValueError: Invalid type for {}, must be one of List or Tuple.".format, NAMES),
+)
+
+
+@settings(max_examples=15, deadline=None)
+@given(error=TORCH_DISTRIBUTED, starting=st.booleans())
+def test_torch_distributed_check_printed_alone_gets_its_family(error: str, starting: bool) -> None:
+    report = explain_text(engine_record(error, starting=starting), signatures=SIGNATURES)
+    assert report.signature is not None and report.signature.id == "torch-distributed-check-failed"
+    for knob in ("external_launcher", "VLLM_ALLREDUCE_USE_SYMM_MEM=0", "MASTER_ADDR", "pip check"):
+        assert knob in report.signature.fix
+
+
+@settings(max_examples=10, deadline=None)
+@given(error=NOT_TORCH_DISTRIBUTED, starting=st.booleans())
+def test_same_form_without_torch_distributed_words_is_not_its_family(error: str,
+                                                                    starting: bool) -> None:
+    report = explain_text(engine_record(error, starting=starting), signatures=SIGNATURES)
+    assert report.signature is None or report.signature.id != "torch-distributed-check-failed"
