@@ -74,6 +74,31 @@ def test_the_fix_is_never_missing_when_the_message_states_one(data: st.DataObjec
         # the family's fix names every setting the remedy names: its own, or the remedy added
         fix = out["signature"]["fix"]
         assert remedy in fix or (knobs(remedy) and all(k in fix for k in knobs(remedy)))
+    # whoever shows it, a reader sees the message's own advice once: as the fix, or as its section
+    if remedy in report.signature.fix:
+        assert remedy not in _advice_section(render_markdown(report), "#### "), message
+        assert remedy not in _advice_section(_text(report), ""), message
+
+
+def _advice_section(out: str, heading: str) -> str:
+    """The report's "The message's own advice" section, up to the next heading."""
+    if "The message's own advice" not in out:
+        return ""
+    rest = out.split("The message's own advice", 1)[1]
+    ends = re.search(rf"\n{re.escape(heading)}[A-Z]|\n<details>|\n\n[A-Z][a-z]+( [a-z]+)*\n", rest)
+    return rest[:ends.start()] if ends else rest
+
+
+def _text(report: object) -> str:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from logsleuth.render.text import render_text
+
+    out = StringIO()
+    render_text(report, Console(file=out, width=10_000, no_color=True))  # type: ignore[arg-type]
+    return out.getvalue()
 
 
 def test_a_message_nobody_wrote_a_signature_for_gets_its_own_remedy() -> None:
@@ -100,3 +125,20 @@ def test_a_symptoms_remedy_is_not_the_fix_for_a_root_cause_without_one() -> None
            "exploded unexpectedly', please check the stack trace above for the root cause\n")
     report = explain_text(log, signatures=default_signatures())
     assert report.signature is None or report.signature.kind is not SignatureKind.MESSAGE
+
+
+@settings(max_examples=10, deadline=None)
+@given(free=st.floats(1, 70), total=st.sampled_from([24.0, 40.0, 79.25, 141.0]),
+       wrapped=st.booleans())
+def test_a_family_fix_that_quotes_the_message_s_advice_is_not_followed_by_it_again(
+        free: float, total: float, wrapped: bool) -> None:
+    # the free-memory family quotes the check's own advice; the report says it once
+    advice = "Decrease GPU memory utilization or reduce GPU memory used by other processes."
+    line = (f"ValueError: Free memory on device ({free:.2f}/{total} GiB) on startup is less than "
+            f"desired GPU memory utilization (0.9, {total * 0.9:.2f} GiB). {advice}")
+    log = ("(EngineCore_DP0 pid=7) ERROR 12-07 10:00:00 [core.py:700] " + line) if wrapped else line
+    report = explain_text(log + "\n", signatures=default_signatures())
+    assert report.signature is not None and report.signature.kind is SignatureKind.FAMILY
+    assert advice in report.signature.fix
+    assert advice not in _advice_section(render_markdown(report), "#### ")
+    assert advice not in _advice_section(_text(report), "")

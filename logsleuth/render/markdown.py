@@ -8,7 +8,7 @@ from pathlib import Path
 
 from logsleuth.errors import LogsleuthError
 from logsleuth.model import Report, SignatureKind, Verdict
-from logsleuth.render.origin import advice_lines, origin_sentence
+from logsleuth.render.origin import advice_to_show, origin_sentence
 from logsleuth.render.text import (confidence_sentence, difference_lines, environment,
                                    runs_lines)
 
@@ -51,9 +51,10 @@ def render_markdown(report: Report, *, footer: str | None = None) -> str:
             out.append(f"- … and {len(report.symptoms) - 12} more")
     fix = _fix(report)
     out += ["", *fix] if fix else []
-    if report.advice is not None and not _is_message(report):
-        text, *names = advice_lines(report.advice)
-        out += ["", "#### The message's own advice", "", f"> {_inline(text)}"]
+    own_advice = advice_to_show(report)
+    if own_advice:
+        text, *names = own_advice
+        out += ["", "#### The message's own advice"] + (["", f"> {_inline(text)}"] if text else [])
         out += ["", *[f"- {_inline(n)}" for n in names]] if names else []
     chain = _chain(report)
     out += ["", *chain, ""] if chain else [""]
@@ -141,11 +142,6 @@ def _fix(report: Report) -> list[str]:
     if match.references:
         out += ["", "References:", *[f"- {url}" for url in match.references]]
     return out
-
-
-def _is_message(report: Report) -> bool:
-    """Whether the fix shown is the message's own advice (then not shown twice)."""
-    return report.signature is not None and report.signature.kind is SignatureKind.MESSAGE
 
 
 def _chain(report: Report) -> list[str]:

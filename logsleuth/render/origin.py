@@ -3,7 +3,7 @@ the text and Markdown renderers."""
 
 from __future__ import annotations
 
-from logsleuth.model import ConfigName, MessageAdvice, Origin
+from logsleuth.model import ConfigName, MessageAdvice, Origin, Report, SignatureKind
 
 _VERBS = {"raise": "raised", "log": "logged", "warn": "warned"}
 
@@ -34,3 +34,18 @@ def advice_lines(advice: MessageAdvice) -> list[str]:
     """The advice and, one per line, the settings it names."""
     release = f" (vLLM {advice.release})" if advice.release else ""
     return [advice.text, *(name_sentence(n) + release for n in advice.names)]
+
+
+def advice_to_show(report: Report) -> list[str]:
+    """The message's own advice as its own section: none when the fix shown is that advice, and
+    only what the fix does not already quote (a family's fix quotes the advice of its own error)
+    so that nobody reads the same sentence twice."""
+    match, advice = report.signature, report.advice
+    if advice is None or (match is not None and match.kind is SignatureKind.MESSAGE):
+        return []
+    fix = match.fix if match is not None else ""
+    text, *settings = advice_lines(advice)
+    if text not in fix:
+        return [text, *settings]
+    left = [line for line, name in zip(settings, advice.names) if name.name not in fix]
+    return ["", *left] if left else []

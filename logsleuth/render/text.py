@@ -9,7 +9,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from logsleuth.model import Confidence, ErrorEvent, Match, Report, SignatureKind, Verdict
-from logsleuth.render.origin import advice_lines, origin_sentence
+from logsleuth.render.origin import advice_to_show, origin_sentence
 
 MAX_MESSAGE_CHARS = 400
 INNER_FRAMES = 4
@@ -233,11 +233,12 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         console.print(Text("\nNo known signature matches this failure.", style="yellow"))
         console.print(Padding(Text("Add one: logsleuth signatures new --from LOG", style="dim"),
                               (0, 2), expand=False))
-    message_fix = report.signature is not None and report.signature.kind is SignatureKind.MESSAGE
-    if report.advice is not None and not message_fix:  # as the fix above when no signature matched
-        advice, *settings = advice_lines(report.advice)
+    own_advice = advice_to_show(report)  # the fix above when no signature matched
+    if own_advice:
+        advice, *settings = own_advice
         console.print(Text("\nThe message's own advice", style="bold underline"))
-        console.print(Padding(Text(advice, style="green"), (0, 2), expand=False))
+        if advice:
+            console.print(Padding(Text(advice, style="green"), (0, 2), expand=False))
         for setting in settings:
             console.print(Padding(Text(f"- {setting}"), (0, 2), expand=False))
     # beside a last resort, the near misses are worth a look as they were with no match at all
