@@ -492,27 +492,16 @@ KNOWN_VERDICT_MISSES = {
     # causality.yaml `latent`, tests/test_s28_survived_records.py;
     # dev-root read the same record as one that says it goes on, causality.yaml `goes_on`, and
     # Gaudi's "Generated N buckets" as a start-up step, tests/test_s28_root_classes.py.)
-    "runtime/hh-v085-h20-offline-llm-generate-execute-model-rpc-timeout-enginedeaderror-twice":
-        "Why not fixed: the label contradicts its own twins. The excerpt is the executor's bare "
-        "`TimeoutError` from shm_broadcast's acquire_read, `TimeoutError: RPC call to "
-        "execute_model timed out.` raised from it, and the driver's EngineDeadError twice: a "
-        "worker that stopped answering and printed nothing. The label calls the RPC timeout the "
-        "cause in the log \"as in earlier RPC-timeout cases\", but those cases "
-        "(runtime/b-v090-execute-model-rpc-timeout-after-a-day, runtime/offline-v09-lost-indent-"
-        "execute-model-rpc-timeout) are labelled root_cause_in_log: false, as causality.yaml "
-        "`mechanisms` and `symptoms` read the RPC timeout (it says where the cause is: the "
-        "worker that did not answer); no reading of the three logs tells this one apart, so "
-        "answering `failure` here would miss the two twins. The label wants a second look",
-    # Session 27's random development split (eighteenth), analysed:
-    "runtime/b-v0-docker-hermes-tool-parser-jsondecodeerror":
-        "Why not fixed: the excerpt is one ERROR record of the hermes tool parser's "
-        "extract_tool_calls (`Error in extracting tool call from response.`, its traceback, "
-        "`json.decoder.JSONDecodeError: Expecting value: ...`) and nothing after it: the same "
-        "shape, call site and exception as healthy/hermes-tool-parser-jsondecodeerror-no-date, "
-        "labelled healthy (vLLM catches the error by design and answers the model's text as "
-        "content: causality.yaml `handled`). What makes this report a failure (every tool call "
-        "answered as content since 0.6.4, a regression from 0.6.3.post1) is in the issue's "
-        "prose, not in the log; any rule that calls this log failing calls its twin failing",
+    # (runtime/hh-v085-h20-offline-llm-generate-execute-model-rpc-timeout-enginedeaderror-twice left
+    # this list when its label came to agree with its twins (runtime/b-v090-execute-model-rpc-timeout-
+    # after-a-day, runtime/offline-v09-lost-indent-execute-model-rpc-timeout): the RPC timeout with
+    # nothing from the worker is root_cause_missing, the tuning README's "Wait timeouts" convention;
+    # tests/test_label_consistency.py now flags logs that read the same with labels that disagree.)
+    # Session 27's random development split (eighteenth), analysed: (runtime/b-v0-docker-hermes-
+    # tool-parser-jsondecodeerror left this list, as healthy/b-v0-docker-hermes-tool-parser-
+    # jsondecodeerror, when its label came to agree with its twin healthy/hermes-tool-parser-
+    # jsondecodeerror-no-date: the hermes parser's extract_tool_calls catches the JSONDecodeError,
+    # logs it and answers the text as content; the regression is in the issue's prose, not the log.)
     # (Session 27's random development split (eighteenth): three of its four cold verdict or root
     # misses left this list, each fixed for its class (tests/test_s27_root_classes.py):
     # launchers/u-xinference-vllm-qwen25-vl-72b-transformers-unrecognized-qwen2-5-vl-ui-timestamp
@@ -602,18 +591,10 @@ KNOWN_VERDICT_MISSES = {
     # of a completion answered 2xx is output served (milestones.serving); tests/test_loop_exit.py.)
     # Session 23's random development split (fourteenth), cold misses of verdict or root (strict;
     # each leaves when fixed or gets a "Why not fixed" reason once analysed):
-    "runtime/w-ascend-v090-v1-qwen25-7b-benchmark-29th-request-gather-v3-index-out-of-range-507035-wrapped-lines":
-        "Why not fixed: the label's root contradicts the labels of its class. The log opens on the "
-        "AscendC GatherV3 kernel's own assertion (`[ASSERT] ... gather_v3_base.h:137: Assertion "
-        "... Index 326 out of range[0 257)!`), then the device's vector-core exception and the "
-        "host's `RuntimeError: ACL stream synchronize failed, error code:507035`; logsleuth names "
-        "the assertion (line 2), the case's own judgement calls it the device-side cause, yet "
-        "labels the RuntimeError (line 36) the root. runtime/n-ascend-v091-v1-qwen25vl-request-"
-        "gather-v3-assert-ocr-text is the same kernel, assertion and 507035 chain, labelled with "
-        "the [ASSERT] line as root, as the CUDA device-side assertions are (runtime/b-v1-qwen25vl-"
-        "scatter-gather-device-assert, b-v011-dots-ocr-masked-scatter-device-assert: the kernel's "
-        "`Assertion ... failed.` line before `CUDA error: device-side assert triggered`). "
-        "Answering the RuntimeError here would answer those wrong; the label should name line 2",
+    # (runtime/w-ascend-v090-v1-qwen25-7b-benchmark-29th-request-gather-v3-index-out-of-range-507035-
+    # wrapped-lines left this list when its label came to name the AscendC kernel's [ASSERT] line
+    # (line 2), as its twin runtime/n-ascend-v091-v1-qwen25vl-request-gather-v3-assert-ocr-text and
+    # the CUDA device-side assertions are labelled.)
     # Moved in from the held-out set by the end-of-session-22 check: the three healthy RL
     # trainer logs (verl running vLLM rollouts) called failing left this list when an RL
     # trainer's step done became evidence that the run went on generating (causality.yaml
@@ -935,15 +916,9 @@ KNOWN_VERDICT_MISSES = {
     # failure prints (causal.py `_bursts`): the failed /wake_up's allocator line, its engine-core
     # RuntimeError, the 500 and the API server's traceback run from line 211 to 311, and the chat
     # completion answered 200 at line 315 is within the window after them.)
-    # Why not fixed: this label puts the root at the RuntimeError `PassManager::run failed` that
-    # carries Triton's MLIR failure, while the tuning case of the same shape
-    # (startup/v1-blackwell-triton-mlir-pass-failure-fused-moe: the compiler's `error: Failures
-    # have been detected while processing an MLIR pass pipeline`, then the same RuntimeError)
-    # is labelled with the compiler's line as the root. logsleuth names the earliest error, the
-    # compiler's line, for both; satisfying this label would break that one. The two labels need
-    # one judgement (the lead's), not a mechanism.
-    "startup/v08-v100-triton-prefix-prefill-mlir-passmanager":
-        "labelled with the RuntimeError; the same shape elsewhere is labelled with the compiler line",
+    # (startup/v08-v100-triton-prefix-prefill-mlir-passmanager left this list when its label came to
+    # name Triton's compiler line (`error: Failures have been detected while processing an MLIR pass
+    # pipeline`), as its twin startup/v1-blackwell-triton-mlir-pass-failure-fused-moe is labelled.)
 }
 
 
