@@ -89,18 +89,23 @@ def test_keywords_need_every_entry_and_take_either_alternative() -> None:
     assert census.names("set nccl_p2p_disable and shm_size", remedy)
 
 
+def _answer_with_fix(monkeypatch: pytest.MonkeyPatch, census: ModuleType, fix: str) -> None:
+    """Every report the census reads answers with this fix instead of its signature's own."""
+    original = census.explain_text
+
+    def replaced(text: str, **kwargs: object) -> object:
+        report = original(text, **kwargs)
+        return replace(report, signature=replace(report.signature, fix=fix))
+    monkeypatch.setattr(census, "explain_text", replaced)
+
+
 def test_a_fix_without_the_remedies_is_counted_as_lacking(monkeypatch: pytest.MonkeyPatch) -> None:
     census = tool()
     signatures = default_signatures()
     entry = next(e for e in census.census()
                  if e.held and census.measure_one(e, signatures).answered == e.family)
     assert census.measure_one(entry, signatures).status is census.Status.NAMED
-    original = census.explain_text
-
-    def blanked(text: str, **kwargs: object) -> object:
-        report = original(text, **kwargs)
-        return replace(report, signature=replace(report.signature, fix=""))
-    monkeypatch.setattr(census, "explain_text", blanked)
+    _answer_with_fix(monkeypatch, census, "")
     result = census.measure_one(entry, signatures)
     assert result.status is census.Status.LACKING
     assert result.missing == tuple(r.remedy for r in entry.held)
@@ -132,10 +137,5 @@ def test_an_exact_signature_answering_a_familys_record_is_read_too(
                  and kinds.get(census.measure_one(e, signatures).answered or "")
                  is census.SignatureKind.EXACT)
     assert census.measure_one(entry, signatures).status is census.Status.NAMED
-    original = census.explain_text
-
-    def blanked(text: str, **kwargs: object) -> object:
-        report = original(text, **kwargs)
-        return replace(report, signature=replace(report.signature, fix="Look above."))
-    monkeypatch.setattr(census, "explain_text", blanked)
+    _answer_with_fix(monkeypatch, census, "Look above.")
     assert census.measure_one(entry, signatures).status is census.Status.LACKING
