@@ -32,10 +32,10 @@ def measured() -> tuple[object, ...]:
 def test_the_catalogue_cites_a_vllm_page_for_every_record() -> None:
     records = tool().catalogue()
     assert len(records) >= 40
-    # vLLM's pages (the platform plugins' under docs.vllm.ai/projects/) and the one platform
-    # whose documentation lives in its fork's README (HabanaAI's Gaudi fork, before vllm-gaudi)
+    # vLLM's pages (the platform plugins' under docs.vllm.ai/projects/) and the platforms whose
+    # documentation lives in their repository (HabanaAI's Gaudi fork, Baidu's vLLM-Kunlun)
     hosts = ("https://docs.vllm.ai/", "https://github.com/vllm-project/vllm/blob/",
-             "https://github.com/HabanaAI/vllm-fork/blob/")
+             "https://github.com/HabanaAI/vllm-fork/blob/", "https://github.com/baidu/vLLM-Kunlun/blob/")
     assert [r.doc for r in records if not r.doc.startswith(hosts)] == []
     assert all(r.remedies and all(r.remedies) for r in records)
 
