@@ -181,12 +181,15 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # Then holdout-d's 15 oo-* cases (oo-* alone, cold with the session-27 code: verdict 15/15, root
 # 4/5, fix 0/1, case 14) came in (352): verdict 334, root 230/255, fix 76/157, case 249 with the
 # session-27 code; the final session-28 code on the same 352: verdict 334, root 230/255, fix
-# 77/157, case 250; floors that less 2.
+# 77/157, case 250; floors that less 2. Then holdout-e's 13 pp-* cases (pp-* alone, cold with the
+# session-28 code: verdict 12/13, root 1/1, fix 0/0, case 12) came in (365): verdict 346, root
+# 231/256, fix 77/157, case 262 with the final session-28 code (the session-27 code: 346, 231/256,
+# 76/157, 261); floors that less 2.
 FLOORS = {
-    "verdict": 332,
-    "root": 228,
+    "verdict": 344,
+    "root": 229,
     "fix": 75,
-    "case": 248,
+    "case": 260,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
 # failing case called no_failure. Counted, never listed. Measured 6 on 106 cases; 14 on 162 cases
@@ -252,8 +255,9 @@ FLOORS = {
 # on the 327 after the end-of-session-27 check's move, plus 1; 8 on the 297 left by session 28's
 # split (one of the 30 moved), plus 1; 12 on 337 once holdout-d's 20 mm-* and holdout-e's 20 nn-*
 # cases came in, two of each answered the wrong way cold (leaving them out would bias the measure),
-# plus 1; still 12 on 352 once holdout-d's 15 oo-* cases came in (none answered the wrong way), plus 1.
-MAX_WRONG_WAY = 13
+# plus 1; still 12 on 352 once holdout-d's 15 oo-* cases came in (none answered the wrong way), plus 1;
+# 13 on 365 once holdout-e's 13 pp-* cases came in, one of them answered the wrong way, plus 1.
+MAX_WRONG_WAY = 14
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
