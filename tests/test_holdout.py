@@ -184,7 +184,9 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # 77/157, case 250; floors that less 2. Then holdout-e's 13 pp-* cases (pp-* alone, cold with the
 # session-28 code: verdict 12/13, root 1/1, fix 0/0, case 12) came in (365): verdict 346, root
 # 231/256, fix 77/157, case 262 with the final session-28 code (the session-27 code: 346, 231/256,
-# 76/157, 261); floors that less 2.
+# 76/157, 261); floors that less 2. Then the end-of-session-28 check printed two healthy cases, both
+# answered `failure`, moved to tuning (363): verdict 346, root 231/256, fix 77/157, case 262 with the
+# final session-28 code; the floors still hold, unchanged.
 FLOORS = {
     "verdict": 344,
     "root": 229,
@@ -256,8 +258,9 @@ FLOORS = {
 # split (one of the 30 moved), plus 1; 12 on 337 once holdout-d's 20 mm-* and holdout-e's 20 nn-*
 # cases came in, two of each answered the wrong way cold (leaving them out would bias the measure),
 # plus 1; still 12 on 352 once holdout-d's 15 oo-* cases came in (none answered the wrong way), plus 1;
-# 13 on 365 once holdout-e's 13 pp-* cases came in, one of them answered the wrong way, plus 1.
-MAX_WRONG_WAY = 14
+# 13 on 365 once holdout-e's 13 pp-* cases came in, one of them answered the wrong way, plus 1; 11 on
+# the 363 after the end-of-session-28 check moved two of them out, plus 1.
+MAX_WRONG_WAY = 12
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
@@ -268,8 +271,8 @@ MAX_WRONG_WAY = 14
 # session 15: less the fifth split's 40, plus holdout-e's 40 m-* cases, less one whose name a helper's
 # grep printed, less two the end check printed; session 16: less the sixth split's 40,
 # plus holdout-d's 40 n-* cases, plus holdout-d's 19 o-* cases, less the seventh split's 30;
-# session 17: less the eighth split's 30, plus holdout-e's 10 p-* cases, less two the end check printed; session 18: less the ninth split's 30, plus holdout-d's 23 q-* cases, less two the end check printed; session 19: less the tenth split's 30, plus holdout-e's 16 r-* cases, plus holdout-d's 18 s-* cases, less one the end check printed; session 20: less the eleventh split's 30, plus holdout-d's 20 t-* cases, plus holdout-e's 20 u-* cases, less five whose names the lead saw at a merge, less two the lead read to find a regression, less one whose thread a sweep took, less one the end check printed; session 21: less the twelfth split's 30, less one sharing a moved case's thread, plus holdout-d's v-* cases, plus holdout-e's 24 w-* cases; session 21's end check moved two out; session 22: less the thirteenth split's 30, plus 20 y-*, 20 x-*, 19 z-* and 14 aa-* cases, less seven whose names a grep printed, plus 9 bb-* cases; less five the end-of-session-22 check or the lead printed; session 23: less the fourteenth split's 30, plus holdout-d's 21 cc-* cases, plus holdout-e's 20 dd-* cases, less five whose names the lead saw at a merge, less two the end-of-session-23 check printed; session 24: less the fifteenth split's 30, plus holdout-d's 25 ee-* cases; session 24: plus holdout-e's 15 ff-* cases, less three the end-of-session-24 check printed; session 25: less the sixteenth split's 30; session 25: plus holdout-d's 25 gg-* cases; session 25: plus holdout-e's 18 hh-* cases, less two the end-of-session-25 check printed; session 26: less the seventeenth split's 30; session 26: plus holdout-d's 20 ii-* cases, plus holdout-e's 20 jj-* cases, less two the end-of-session-26 check printed; session 27: less the eighteenth split's 30, plus holdout-d's 20 kk-* cases, plus holdout-e's 20 ll-* cases, less two the end-of-session-27 check printed; session 28: less the nineteenth split's 30; session 28: plus holdout-d's 20 mm-* cases, plus holdout-e's 20 nn-* cases; session 28: plus holdout-d's 15 oo-* cases; session 28: plus holdout-e's 13 pp-* cases), and the groups it must have.
-MIN_CASES = 365
+# session 17: less the eighth split's 30, plus holdout-e's 10 p-* cases, less two the end check printed; session 18: less the ninth split's 30, plus holdout-d's 23 q-* cases, less two the end check printed; session 19: less the tenth split's 30, plus holdout-e's 16 r-* cases, plus holdout-d's 18 s-* cases, less one the end check printed; session 20: less the eleventh split's 30, plus holdout-d's 20 t-* cases, plus holdout-e's 20 u-* cases, less five whose names the lead saw at a merge, less two the lead read to find a regression, less one whose thread a sweep took, less one the end check printed; session 21: less the twelfth split's 30, less one sharing a moved case's thread, plus holdout-d's v-* cases, plus holdout-e's 24 w-* cases; session 21's end check moved two out; session 22: less the thirteenth split's 30, plus 20 y-*, 20 x-*, 19 z-* and 14 aa-* cases, less seven whose names a grep printed, plus 9 bb-* cases; less five the end-of-session-22 check or the lead printed; session 23: less the fourteenth split's 30, plus holdout-d's 21 cc-* cases, plus holdout-e's 20 dd-* cases, less five whose names the lead saw at a merge, less two the end-of-session-23 check printed; session 24: less the fifteenth split's 30, plus holdout-d's 25 ee-* cases; session 24: plus holdout-e's 15 ff-* cases, less three the end-of-session-24 check printed; session 25: less the sixteenth split's 30; session 25: plus holdout-d's 25 gg-* cases; session 25: plus holdout-e's 18 hh-* cases, less two the end-of-session-25 check printed; session 26: less the seventeenth split's 30; session 26: plus holdout-d's 20 ii-* cases, plus holdout-e's 20 jj-* cases, less two the end-of-session-26 check printed; session 27: less the eighteenth split's 30, plus holdout-d's 20 kk-* cases, plus holdout-e's 20 ll-* cases, less two the end-of-session-27 check printed; session 28: less the nineteenth split's 30; session 28: plus holdout-d's 20 mm-* cases, plus holdout-e's 20 nn-* cases; session 28: plus holdout-d's 15 oo-* cases; session 28: plus holdout-e's 13 pp-* cases, less two the end-of-session-28 check printed), and the groups it must have.
+MIN_CASES = 363
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...

@@ -484,6 +484,11 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Moved in from the held-out set by the end-of-session-28 check (strict until analysed):
+    "healthy/nn-llm-compressor-v015rc2dev-lm-eval-awq-recovery-threshold-error-lines-vllm-fine":
+        "moved in from the held-out set by the end-of-session-28 check: not yet analysed",
+    "healthy/pp-ascend-training-capture-bench-client-run":
+        "moved in from the held-out set by the end-of-session-28 check: not yet analysed",
     # Session 28's random development split (nineteenth), strict until analysed:
     # (healthy/kk-gaudi-v0-bucketing-legacy-mode-token-budget-error-then-continues left this list
     # when the Gaudi runner's ERROR record that sets its bucketing check aside (`Ignoring
