@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -96,6 +96,5 @@ def with_release_remedies(match: Match | None, version: str | None,
              and not r.named_by(match.fix)]
     if not lines:
         return match
-    fix = f"{match.fix.rstrip()}\n\nConfirmed for vLLM {version} (the log's release): " \
-          + " ".join(lines) + "\n"
-    return replace(match, fix=fix)
+    return match.with_paragraph(f"Confirmed for vLLM {version} (the log's release): "
+                                + " ".join(lines))

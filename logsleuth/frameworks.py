@@ -10,7 +10,7 @@ engine argument; `with_framework_knobs` adds those names after whatever fix answ
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -121,6 +121,6 @@ def with_framework_knobs(match: Match | None, events: Iterable[ErrorEvent],
     lines = framework_lines(match.fix, framework)
     if not lines:
         return match
-    fix = f"{match.fix.rstrip()}\n\nvLLM runs inside {framework.title} here: set these " \
-          f"through {framework.title}'s own options, not vLLM's flags: " + "; ".join(lines) + ".\n"
-    return replace(match, fix=fix)
+    return match.with_paragraph(f"vLLM runs inside {framework.title} here: set these through "
+                                f"{framework.title}'s own options, not vLLM's flags: "
+                                + "; ".join(lines) + ".")

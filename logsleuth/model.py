@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum, StrEnum
 
 from logsleuth.quickinit import quick_init
@@ -498,6 +498,11 @@ class Match:
         answers the root cause under the matching threshold (it fits only in part)."""
         partial = self.kind is SignatureKind.FAMILY and self.score < MATCH_THRESHOLD
         return Confidence.LOW if self.target == "symptom" or partial else Confidence.HIGH
+
+    def with_paragraph(self, paragraph: str) -> Match:
+        """The match with a paragraph after its fix: what the log adds to the signature's advice
+        (the log's release, platform, framework, plugin, the other spelling of a setting)."""
+        return replace(self, fix=f"{self.fix.rstrip()}\n\n{paragraph}\n")
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ log (the `platform` fact, or words of the root cause) and its spelling of each k
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -113,6 +113,5 @@ def with_platform_knobs(match: Match | None, root: ErrorEvent | None, facts: Map
     lines = platform_lines(match.fix, platform)
     if not lines:
         return match
-    fix = f"{match.fix.rstrip()}\n\nThis is {platform.title}: its names for the CUDA knobs " \
-          "above are " + "; ".join(lines) + ".\n"
-    return replace(match, fix=fix)
+    return match.with_paragraph(f"This is {platform.title}: its names for the CUDA knobs above "
+                                f"are " + "; ".join(lines) + ".")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -277,7 +277,7 @@ def with_drift(match: Match | None, drift: Drift | None, root: ErrorEvent | None
     if match.target == "symptom" or section in match.fix \
             or (key is not None and f"`{key}` was removed" in match.fix):
         return match  # the family's fix already dates it (index/__init__.py _release_note)
-    return replace(match, fix=f"{match.fix.rstrip()}\n\n{section}\n")
+    return match.with_paragraph(section)
 
 
 def drift_match(drift: Drift, section: str) -> Match:

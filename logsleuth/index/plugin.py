@@ -16,7 +16,7 @@ from __future__ import annotations
 import gzip
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -292,7 +292,7 @@ def with_plugin_code(match: Match | None, root: ErrorEvent | None,
         return match
     version = facts.get("vllm_version")
     section = plugin_code_section(code, version if isinstance(version, str) else None)
-    return replace(match, fix=f"{match.fix.rstrip()}\n\n{section}\n")
+    return match.with_paragraph(section)
 
 
 __all__ = ["PluginIndex", "PluginHead", "PluginCode", "default_plugins", "plugin_heads",

@@ -18,7 +18,6 @@ evidence. Most disappearances are not that, and give nothing:
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from rapidfuzz import fuzz, process
 
@@ -205,7 +204,7 @@ def with_upgrade(match: Match | None, evidence: ReleaseEvidence | None,
         return release_match(root, evidence)
     if match.target == "symptom":
         return match
-    return replace(match, fix=f"{match.fix.rstrip()}\n\n{upgrade_section(evidence)}\n")
+    return match.with_paragraph(upgrade_section(evidence))
 
 
 def release_match(event: ErrorEvent, evidence: ReleaseEvidence) -> Match:

@@ -22,7 +22,7 @@ config.json or another library's parameter.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 
 from logsleuth.index.data import VllmIndex, default_index
@@ -101,4 +101,4 @@ def with_spellings(match: Match | None, spellings: Spellings | None = None) -> M
     flags = [f"`{s}`" for s in spelled if s.startswith("--")]
     lines = ([KEYWORDS + ", ".join(keywords) + "."] if keywords else []) \
         + ([FLAGS + ", ".join(flags) + "."] if flags else [])
-    return replace(match, fix=f"{match.fix.rstrip()}\n\n" + " ".join(lines) + "\n")
+    return match.with_paragraph(" ".join(lines))
