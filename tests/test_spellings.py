@@ -9,7 +9,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from logsleuth.index.spellings import default_spellings, missing_spellings, with_spellings
+from logsleuth.index.spellings import (
+    default_server_flags, default_spellings, missing_spellings, with_spellings)
 from logsleuth.model import Match, SignatureKind
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
@@ -66,6 +67,27 @@ def test_other_tools_flags_and_plain_words_are_left_alone() -> None:
     assert missing_spellings(fix) == ()
     assert with_spellings(_match(fix)) == _match(fix)
     assert with_spellings(None) is None
+
+
+SERVER_FLAGS = sorted(default_server_flags())
+
+
+def test_the_server_flags_are_the_api_servers_own() -> None:
+    # mined from the releases' cli_args.py: the common ones are there, no engine argument is
+    assert {"--tool-call-parser", "--lora-modules", "--chat-template", "--port"} <= set(SERVER_FLAGS)
+    assert not {"--max-model-len", "--enforce-eager", "--reasoning-parser"} & set(SERVER_FLAGS)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(SERVER_FLAGS), st.sampled_from(FLAGS),
+       st.sampled_from(["Set `--{}` and `--{}`.", "pass --{} x --{} 2"]))
+def test_a_flag_only_the_server_reads_gains_no_keyword(server: str, engine: str,
+                                                       shape: str) -> None:
+    # `LLM(...)` has no `tool_call_parser=`: the keyword line names only the engine's arguments
+    field, switch = TABLE.flags[engine]
+    spelled = missing_spellings(shape.format(server.removeprefix("--"), engine))
+    assert spelled == (f"{field}=True" if switch else field,)
+    assert server.removeprefix("--") not in TABLE.flags
 
 
 def test_every_shipped_fix_reads_in_both_spellings() -> None:

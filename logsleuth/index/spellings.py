@@ -16,19 +16,27 @@ same holds for every fix and every argument, including ones written after this m
 Only names that are engine arguments of some indexed release count, so a pip, Docker or Hugging
 Face CLI flag (`--force-reinstall`, `--shm-size`, `--local-dir`) is left alone, and a snake-case
 word counts only when it is given a value (`name=`): a bare one may be a key of the model's
-config.json or another library's parameter.
+config.json or another library's parameter. Flags only the API server reads (`--tool-call-parser`,
+`--lora-modules`: `vllm_server_flags.json.gz`, mined by `tools/vllm_index/server_flags.py`) have
+no keyword in `LLM(...)` or `EngineArgs` and are left alone too.
 """
 
 from __future__ import annotations
 
+import gzip
+import json
 import re
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
 
 from logsleuth.index.data import VllmIndex, default_index
 from logsleuth.model import Match
 
-__all__ = ["Spellings", "default_spellings", "missing_spellings", "with_spellings"]
+__all__ = ["Spellings", "default_server_flags", "default_spellings", "missing_spellings",
+           "with_spellings"]
+
+SERVER_FLAGS_FILE = "vllm_server_flags.json.gz"
 
 # a flag as a whole word: not inside a longer flag or path, not a negative number
 _FLAG = re.compile(r"(?<![\w/.-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?![\w-])")
@@ -47,21 +55,30 @@ class Spellings:
     fields: dict[str, str]  # field -> flag
 
     @classmethod
-    def of(cls, index: VllmIndex) -> Spellings:
+    def of(cls, index: VllmIndex, server_flags: frozenset[str] = frozenset()) -> Spellings:
         flags: dict[str, tuple[str, bool]] = {}
         for argument in index.arguments:
             name = argument.flag.removeprefix("--")
             if not re.fullmatch(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+", name) \
                     or argument.field != name.replace("-", "_"):
                 continue  # internal (`---api-process-count`), one-word or renamed arguments
+            if argument.flag in server_flags:
+                continue  # the API server's own: no keyword of LLM(...) or EngineArgs
             switch = "bool" in (argument.type or "").lower() or argument.default in ("False",)
             flags[name] = (argument.field, switch or flags.get(name, ("", False))[1])
         return cls(flags, {field: flag for flag, (field, _) in flags.items()})
 
 
 @cache
+def default_server_flags() -> frozenset[str]:
+    """The flags of `vllm serve` only the API server reads, shipped inside the package."""
+    raw = resources.files("logsleuth.index").joinpath(SERVER_FLAGS_FILE).read_bytes()
+    return frozenset(json.loads(gzip.decompress(raw))["flags"])
+
+
+@cache
 def default_spellings() -> Spellings:
-    return Spellings.of(default_index())
+    return Spellings.of(default_index(), default_server_flags())
 
 
 def missing_spellings(fix: str, spellings: Spellings | None = None) -> tuple[str, ...]:
