@@ -12,13 +12,24 @@ and the ways a log shows it, with a near miss:
   grammar-bitmask-rows-out-of-step; the same IndexError elsewhere does not get it;
 - "Encoder cache miss for <mm_hash>." raised by a worker (assertion or RuntimeError) or quoted by
   the engine core: encoder-cache-entry-missing-at-gather, whose fix names the encoder cache and the
-  runner's encoder step; the processor cache's own miss does not get it."""
+  runner's encoder step; the processor cache's own miss does not get it;
+- a platform plugin's own module calling a `torch.ops` operator that refuses its arguments (torch's
+  dispatcher frame `torch/_ops.py` innermost), the plugin installed, checked out or its directory on
+  the path as it is: the **Plugin code** paragraph names the module, and the plugin's switch between
+  its implementations of that module (signatures/plugin-switches.yaml: vllm-ascend's
+  USE_OPTIMIZED_MODEL for its Qwen2.5-VL vision tower); the same operator called by vLLM's code or
+  another library's gets no plugin paragraph."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from logsleuth.errors import SignatureError
+from logsleuth.index.plugin import load_switches
 from v1log import PYTHONS, SITE_PACKAGES, TRACEBACK_PREFIXES, python_traceback, signature_advice
 
 # ---- a vllm package without its compiled extensions --------------------------------------------
@@ -170,3 +181,78 @@ def test_the_processor_cache_miss_is_not_the_encoder_cache(mm_hash: str, prefix:
     report = explain_text(log)
     assert report.signature is None or \
         report.signature.id != "encoder-cache-entry-missing-at-gather", log
+
+
+# ---- a plugin's own code calling a torch.ops operator ---------------------------------------------
+# (the twentieth split's Ascend vision tower whose unpadded implementation passed CPU tensors to an
+# NPU operator: torch's dispatcher frame under the plugin's is no library of its own; the plugin's
+# directory on the path as it is names the plugin too; a switch of the plugin's between its
+# implementations of the module that raised is named, signatures/plugin-switches.yaml)
+
+_PLUGIN_ROOTS = st.sampled_from(["{site}", "/home/u/", "/root/vllm-ascend/", "/opt/src/"])
+_SWITCHED = st.sampled_from(["models/qwen2_5_vl_without_padding.py", "models/qwen2_5_vl.py",
+                             "models/qwen2_5_omni_thinker.py", "ops/mm_encoder_attention.py",
+                             "patch/worker/patch_qwen2_5_vl.py"])
+_UNSWITCHED = st.sampled_from(["attention/attention_v1.py", "ops/rotary_embedding.py",
+                               "models/deepseek_v2.py", "worker/model_runner_v1.py"])
+_OPERATOR_ERRORS = st.sampled_from([
+    "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, "
+    "npu:0 and cpu! (when checking argument for argument r1 in method wrapper__npu_rotary_mul)",
+    "RuntimeError: expected scalar type BFloat16 but found Float",
+])
+
+
+def _plugin_op_log(root: str, module_file: str, error: str, prefix: str, py: str, site: str) -> str:
+    site_root = site.format(py=py)
+    plugin = root.format(site=site_root) + "vllm_ascend/" + module_file
+    frames = [(f"{site_root}vllm/v1/worker/gpu_model_runner.py", "execute_model",
+               "model_output = self.model(**model_kwargs)"),
+              (f"{site_root}torch/nn/modules/module.py", "_call_impl",
+               "return forward_call(*args, **kwargs)"),
+              (plugin, "forward", "q = torch_npu.npu_rotary_mul(q, cos, sin)"),
+              (f"{site_root}torch/_ops.py", "__call__", "return self._op(*args, **(kwargs or {}))")]
+    return python_traceback(frames, error, prefix)
+
+
+@settings(max_examples=40, deadline=None)
+@given(root=_PLUGIN_ROOTS, module_file=_SWITCHED, error=_OPERATOR_ERRORS,
+       prefix=TRACEBACK_PREFIXES, py=PYTHONS, site=SITE_PACKAGES)
+def test_a_plugin_module_a_switch_selects_names_the_plugin_and_its_switch(
+        root: str, module_file: str, error: str, prefix: str, py: str, site: str) -> None:
+    _, fix = signature_advice(_plugin_op_log(root, module_file, error, prefix, py, site))
+    module = "vllm_ascend." + module_file.removesuffix(".py").replace("/", ".")
+    assert "**Plugin code**" in fix and f"`{module}`" in fix, fix
+    assert "USE_OPTIMIZED_MODEL" in fix and "qwen2_5_vl_without_padding" in fix, fix
+
+
+@settings(max_examples=30, deadline=None)
+@given(root=_PLUGIN_ROOTS, module_file=_UNSWITCHED, error=_OPERATOR_ERRORS,
+       prefix=TRACEBACK_PREFIXES, py=PYTHONS, site=SITE_PACKAGES)
+def test_a_plugin_module_no_switch_selects_names_the_plugin_only(
+        root: str, module_file: str, error: str, prefix: str, py: str, site: str) -> None:
+    _, fix = signature_advice(_plugin_op_log(root, module_file, error, prefix, py, site))
+    assert "**Plugin code**" in fix and "vllm_ascend." in fix, fix
+    assert "USE_OPTIMIZED_MODEL" not in fix, fix
+
+
+@settings(max_examples=20, deadline=None)
+@given(error=_OPERATOR_ERRORS, py=PYTHONS, site=SITE_PACKAGES,
+       caller=st.sampled_from(["vllm/_custom_ops.py", "torch_npu/contrib/function/rotary.py"]))
+def test_an_operator_called_by_vllm_or_another_library_is_not_the_plugins(
+        error: str, py: str, site: str, caller: str) -> None:
+    site_root = site.format(py=py)
+    frames = [(f"{site_root}vllm_ascend/worker/model_runner_v1.py", "execute_model",
+               "hidden_states = self.model(input_ids)"),
+              (f"{site_root}{caller}", "rotary", "return torch.ops.npu.npu_rotary_mul(q, c, s)"),
+              (f"{site_root}torch/_ops.py", "__call__", "return self._op(*args, **(kwargs or {}))")]
+    _, fix = signature_advice(python_traceback(frames, error))
+    assert "**Plugin code**" not in fix, fix
+
+
+def test_a_switch_file_without_its_sources_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "plugin-switches.yaml"
+    path.write_text("switches:\n  - package: vllm-ascend\n    modules: '^vllm_ascend\\.x$'\n"
+                    "    text: say it\n")
+    with pytest.raises(SignatureError):
+        load_switches(path)
+    assert load_switches()  # the shipped file reads
