@@ -83,6 +83,23 @@ def library_modules(event: ErrorEvent) -> tuple[str, ...]:
     return _class_module(event.exception) or (() if event.frames else _plugin_module(event))
 
 
+def raising_package_module(event: ErrorEvent, packages: frozenset[str]) -> str | None:
+    """The module of `packages` (import names) whose frame raised `event`: the innermost frame
+    that is neither Python's own nor torch's operator dispatcher (`op_dispatcher`), when it lies
+    in one of `packages`, installed, in a checkout or on the path as a bare directory
+    (`package_module`); frames of no package (a user's script) are passed over as
+    library_modules does. None when vLLM's frame or another library's is further in."""
+    for frame in reversed(event.frames):
+        if _standard_library(frame.file) or op_dispatcher(frame.file):
+            continue
+        if frame_module(frame.file, frame.function) is not None:
+            return None
+        module = _installed_module(frame.file) or package_module(frame.file, packages)
+        if module is not None:
+            return module if module.split(".", 1)[0] in packages else None
+    return None
+
+
 def _plugin_module(event: ErrorEvent) -> tuple[str, ...]:
     """A bare error line (an excerpt's last line, an ERROR record) whose message vLLM never
     prints and a plugin's index does (`vllm_ascend.ops.fused_moe`, `lmcache.v1.storage_backend`):
@@ -191,6 +208,27 @@ def _standard_library(file: str) -> bool:
     """Python's own modules and generated code (`<frozen runpy>`, `<string>`)."""
     path = file.replace("\\", "/")
     return file.startswith("<") or ("/lib/python3" in path and "-packages/" not in path)
+
+
+def op_dispatcher(file: str) -> bool:
+    """torch's operator dispatcher (`torch/_ops.py`): a call of `torch.ops.<namespace>.<op>` enters
+    the compiled operator through its `__call__`, so a custom operator's error (torch_npu's, a
+    plugin's, vLLM's own `_C` ops) is raised under this frame. The caller above it passed the
+    arguments, as it does for an operator torch binds directly (`torch.matmul`), whose error
+    shows no frame of torch's at all."""
+    return file.replace("\\", "/").endswith("/torch/_ops.py")
+
+
+def package_module(file: str, packages: frozenset[str]) -> str | None:
+    """`/home/u/vllm_ascend/models/x.py` -> `vllm_ascend.models.x` when `vllm_ascend` is one of
+    `packages`: a known package's directory put on the path as it is (`PYTHONPATH`, a copied
+    tree), neither installed nor in a checkout named after it. The innermost such directory."""
+    path = file.replace("\\", "/")
+    parts = path.split("/")
+    for index in range(len(parts) - 2, 0, -1):
+        if parts[index] in packages:
+            return _dotted(path, len("/".join(parts[:index])))
+    return None
 
 
 def _installed_module(file: str) -> str | None:

@@ -22,13 +22,18 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import regex
+
 from logsleuth.index.data import (MessageKind, MessageTemplate, Templates, VllmIndex,
                                   filed_texts, marshal_copy)
 from logsleuth.index.lookup import TemplateMatcher, TextMatch
 from logsleuth.index.origin import (MAX_SITES, change_since, library_modules, plugin_frames,
-                                    span)
+                                    raising_package_module, span)
+from logsleuth.errors import SignatureError
 from logsleuth.knowledge import default_causality
 from logsleuth.model import ErrorEvent, Match, Origin, OriginSite, SignatureKind
+from logsleuth.resources import data_dir
+from logsleuth.yamlload import load_yaml
 
 SCHEMA = "logsleuth.plugin-index/1"
 PREFIX = "plugin_"
@@ -238,25 +243,76 @@ class PluginCode:
 
 def plugin_code(event: ErrorEvent, facts: Mapping[str, object] | None = None) -> PluginCode | None:
     """The plugin whose own code raised `event`: the innermost traceback frame outside Python's
-    own modules is in a package a shipped plugin index covers, with no vLLM or other library
-    frame further in (a torch or CANN error the plugin only called into is the device's, not the
-    plugin's). Which packages are plugins is the shipped indexes' business, not a list here."""
-    modules = library_modules(event) if event.frames else ()
-    if not modules:
+    own modules is in a package a shipped plugin index covers (installed, checked out, or its
+    directory on the path), with no vLLM or other library frame further in (a torch or CANN error
+    the plugin only called into is the device's, not the plugin's; torch's operator dispatcher
+    under a `torch.ops` call is no library frame: the plugin made the call, as it makes those
+    torch binds directly). Which packages are plugins is the shipped indexes' business, not a
+    list here."""
+    names = frozenset(name[len(PREFIX):-len(SUFFIX)] for name in plugin_files())
+    raiser = raising_package_module(event, names) if event.frames else None
+    if raiser is None:
         return None
-    top = modules[0].split(".", 1)[0]
-    if top not in {name[len(PREFIX):-len(SUFFIX)] for name in plugin_files()}:
-        return None
+    top = raiser.split(".", 1)[0]
     found = next((h for h in plugin_heads() if h.module == top), None)
     plugin = _plugin(found)[0] if found is not None else None  # that plugin's index alone
     if plugin is None or not plugin.index.releases:
         return None
     version = (facts or {}).get(plugin.version_fact)
-    return PluginCode(plugin.package, modules[0], version if isinstance(version, str) else None,
+    return PluginCode(plugin.package, raiser, version if isinstance(version, str) else None,
                       plugin.index.releases[-1])
 
 
 PLUGIN_CODE_LABEL = "**Plugin code**"
+SWITCHES_FILE = "plugin-switches.yaml"
+
+
+@dataclass(frozen=True, slots=True)
+class PluginSwitch:
+    """One switch of signatures/plugin-switches.yaml: a plugin's choice between its own
+    implementations of the modules `modules` matches, and what to say about it."""
+
+    package: str  # the plugin's pip name
+    modules: regex.Pattern[str]  # searched in the dotted module that raised
+    text: str
+
+
+def load_switches(path: Path | None = None) -> tuple[PluginSwitch, ...]:
+    """Read a plugin-switches file (the shipped signatures/plugin-switches.yaml by default)."""
+    path = path or data_dir("signatures") / SWITCHES_FILE
+    data, _ = load_yaml(path)
+    entries = data.get("switches") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise SignatureError(f"{path}: `switches` must be a list")
+    out = []
+    for number, entry in enumerate(entries):
+        where = f"{path}: switches[{number}]"
+        if not isinstance(entry, dict) or not all(
+                isinstance(entry.get(key), str) and entry.get(key) for key in
+                ("package", "modules", "text")):
+            raise SignatureError(f"{where}: needs `package`, `modules` and `text` (text)")
+        source = entry.get("source")
+        if not isinstance(source, list) or not source or not all(
+                isinstance(url, str) and url.startswith("https://") for url in source):
+            raise SignatureError(f"{where}: `source` must list the https pages it was read from")
+        try:
+            modules = regex.compile(entry["modules"])
+        except regex.error as exc:
+            raise SignatureError(f"{where}.modules: {exc}") from None
+        out.append(PluginSwitch(entry["package"], modules, " ".join(entry["text"].split())))
+    return tuple(out)
+
+
+@cache
+def default_switches() -> tuple[PluginSwitch, ...]:
+    """The shipped switches, read once."""
+    return load_switches()
+
+
+def plugin_switches(code: PluginCode) -> tuple[PluginSwitch, ...]:
+    """The switches of the plugin that raised whose modules include the one that raised."""
+    return tuple(s for s in default_switches()
+                 if s.package == code.package and s.modules.search(code.module))
 
 
 def plugin_code_section(code: PluginCode, vllm_version: str | None) -> str:
@@ -274,7 +330,8 @@ def plugin_code_section(code: PluginCode, vllm_version: str | None) -> str:
             f"'{package}'`; the newest release indexed here is {code.newest}). If the matching "
             f"release still fails, report it to {package}'s issue tracker (its repository is "
             f"linked from https://pypi.org/project/{package}/) with this traceback and "
-            f"`pip show vllm {package}`.")
+            f"`pip show vllm {package}`."
+            + "".join(f" {switch.text}" for switch in plugin_switches(code)))
 
 
 def with_plugin_code(match: Match | None, root: ErrorEvent | None,
@@ -295,6 +352,7 @@ def with_plugin_code(match: Match | None, root: ErrorEvent | None,
     return match.with_paragraph(section)
 
 
-__all__ = ["PluginIndex", "PluginHead", "PluginCode", "default_plugins", "plugin_heads",
+__all__ = ["PluginIndex", "PluginHead", "PluginCode", "PluginSwitch", "load_switches",
+           "default_switches", "plugin_switches", "default_plugins", "plugin_heads",
            "release_plugins", "plugin_origin", "plugin_named", "plugin_frames", "plugin_code",
            "with_plugin_code", "MessageKind"]

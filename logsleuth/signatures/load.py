@@ -27,11 +27,11 @@ from logsleuth.yamlload import KeyPath, load_yaml
 ENV_VAR = "LOGSLEUTH_SIGNATURES"  # extra signature directories, separated by os.pathsep
 # Files in the signatures directory that are not signatures: its data files (causality, facts,
 # the phrasing of a message's remedy, the line shapes of API drift, the knobs each class of
-# families must name).
+# families must name, a plugin's switches between its implementations).
 NOT_SIGNATURES = frozenset({"causality.yaml", "facts.yaml", "remedy.yaml", "drift.yaml",
                             "framework-knobs.yaml", "platform-knobs.yaml",
                             "family-knobs.yaml", "documented-remedies.yaml",
-                            "confirmed-remedies.yaml"})
+                            "confirmed-remedies.yaml", "plugin-switches.yaml"})
 
 
 class Severity(Enum):
