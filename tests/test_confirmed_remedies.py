@@ -139,3 +139,24 @@ def test_an_exact_signature_answering_a_familys_record_is_read_too(
     assert census.measure_one(entry, signatures).status is census.Status.NAMED
     _answer_with_fix(monkeypatch, census, "Look above.")
     assert census.measure_one(entry, signatures).status is census.Status.LACKING
+
+
+def test_a_member_of_a_familys_class_without_its_release_remedy_is_listed() -> None:
+    """An exact signature whose example the family answers when exact signatures are withheld
+    is a member of the family's class; it is listed when its advice on a log of the remedy's
+    releases lacks the family's release-scoped remedy, and not once the census gives it that
+    remedy (cuda-oom-multimodal-profile-run: the V1 engine's 1024 profiling sequences)."""
+    census = tool()
+    signatures = default_signatures()
+    loo = census._loo()
+    probes = [p for p in loo.signature_probes(signatures)
+              if p.name.startswith("cuda-oom-multimodal-profile-run:")]
+    assert probes
+    entries = census.census()
+    family = next(e for e in entries if e.family == "cuda-oom-during-profiling")
+    assert not census.members_without([family], signatures, probes=probes)
+    planted = census.Remedy.from_dict({"remedy": "planted", "keywords": ["NOT_A_KNOB_ANYWHERE"],
+                                       "threads": [], "releases": ">=0.8.0,<0.11.0"})
+    lines = census.members_without([replace(family, remedies=(planted,))], signatures,
+                                   probes=probes)
+    assert lines and all("cuda-oom-multimodal-profile-run" in line for line in lines)

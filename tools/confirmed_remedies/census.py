@@ -21,6 +21,7 @@ named by the family's fix. This tool reads the census and says, per family:
     PYTHONPATH=. .venv/bin/python tools/confirmed_remedies/census.py            # what is not named
     PYTHONPATH=. .venv/bin/python tools/confirmed_remedies/census.py --show all
     PYTHONPATH=. .venv/bin/python tools/confirmed_remedies/census.py --order
+    PYTHONPATH=. .venv/bin/python tools/confirmed_remedies/census.py --members --jobs 2
     git archive <commit> signatures | tar -x -C /tmp/base
     PYTHONPATH=. .venv/bin/python tools/confirmed_remedies/census.py --signatures /tmp/base/signatures
 
@@ -73,6 +74,20 @@ def _docs_probe() -> ModuleType:
 
 
 PROBE = _docs_probe()
+
+
+def _loo() -> ModuleType:
+    """tools/family_loo/loo.py, registered under the name tests/tool_import.py gives it."""
+    name = "_tool_family_loo_loo"
+    if name in sys.modules:
+        return sys.modules[name]
+    path = HERE.parent / "family_loo" / "loo.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 class Status(Enum):
@@ -283,6 +298,49 @@ def order(entries: Sequence[Entry], signatures: SignatureSet) -> list[str]:
     return lines
 
 
+def _with_release(text: str, release: str) -> str:
+    """A log whose vLLM release the engine's first line says (as `_explain` writes it)."""
+    return (f"(EngineCore_DP0 pid=4100) INFO 02-05 10:11:00 [core.py:70] Initializing a V1 LLM "
+            f"engine (v{release}) with config: model='m'\n") + text
+
+
+def members_without(entries: Sequence[Entry], signatures: SignatureSet, jobs: int = 1,
+                    probes: Sequence[object] | None = None) -> list[str]:
+    """The exact signatures of a family's class that do not carry its release-scoped remedies.
+
+    A family's release-scoped remedy reaches the logs the family answers (logsleuth/confirmed.py);
+    a member of the family's class that an exact signature knows reads that signature's fix
+    instead. The members are found as tools/family_loo finds them: every exact signature whose
+    positive example, with all exact signatures withheld, that family answers. Each member's
+    example is then read as a log of the newest release the remedy holds for, with the whole
+    database: a member whose advice does not name the remedy is listed (census it with
+    `signature:` and the same remedy, as rpc-execute-model-timeout is)."""
+    scoped = {e.family: [r for r in e.remedies if r.releases is not None] for e in entries
+              if e.kind is SignatureKind.FAMILY}
+    scoped = {family: remedies for family, remedies in scoped.items() if remedies}
+    loo = _loo()
+    results = loo.run(loo.signature_probes(signatures) if probes is None else probes, jobs=jobs)
+    kinds = {s.id: s.kind for s in signatures}
+    lines = []
+    for result in results:
+        if result.family not in scoped:
+            continue
+        member = result.probe.name.split(":")[0]
+        for remedy in scoped[result.family]:
+            release = release_in(remedy.releases or "")
+            if release is None:
+                continue
+            text = result.probe.log.read_text(encoding="utf-8", errors="replace")
+            report = explain_text(_with_release(text, release), signatures=signatures)
+            advice = report.signature
+            if advice is None or kinds.get(advice.id) is not SignatureKind.EXACT \
+                    or names(advice.fix, remedy):
+                continue
+            lines.append(f"{result.family} {remedy.releases} ({release}): {advice.id} "
+                         f"({result.probe.log.name}) lacks {remedy.remedy[:60]!r}")
+    return sorted(set(lines))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--catalogue", type=Path, default=CATALOGUE)
@@ -290,12 +348,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", choices=("lacking", "all", "none"), default="lacking")
     parser.add_argument("--order", action="store_true",
                         help="where each record's most-confirmed held remedy stands in its fix")
+    parser.add_argument("--members", action="store_true",
+                        help="the exact signatures of a family's class without its "
+                        "release-scoped remedies (minutes: every exact example, families alone)")
+    parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args(argv)
     signatures = (load_signatures(args.signatures, shipped=False) if args.signatures
                   else default_signatures())
     entries = census(args.catalogue)
     if args.order:
         print("\n".join(order(entries, signatures)))
+        return 0
+    if args.members:
+        print("\n".join(members_without(entries, signatures, args.jobs)) or "none")
         return 0
     for problem in problems(entries, signatures):
         print(f"census: {problem}")
