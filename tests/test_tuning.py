@@ -23,17 +23,6 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
-    # Session 29's random development split (twentieth), strict until analysed:
-    "launchers/t-strix-halo-two-node-ray-roce-tp2-rccl-gfx1151-hip-invalid-kernel-file":
-        "session 29's random development split (twentieth), cold miss: not yet analysed",
-    "runtime/ii-gaudi-qwen25vl-batched-multimodal-prefill-bs-bucket-max-mrope-expanded-size-4-vs-3":
-        "session 29's random development split (twentieth), cold miss: not yet analysed",
-    "runtime/x-spyre-plugin-chunked-prefill-cancel-large-prefill-ongoing-prefills-assert-four-lines":
-        "session 29's random development split (twentieth), cold miss: not yet analysed",
-    "startup/dd-rocm-strix-halo-pip-cuda-wheel-no-platform-libcudart-failed-to-infer-device-type-comment":
-        "session 29's random development split (twentieth), cold miss: not yet analysed",
-    "startup/ee-ascend-vllm-serve-cli-quant-action-choices-none-typeerror-err99999":
-        "session 29's random development split (twentieth), cold miss: not yet analysed",
     # (Three of session 29's split's cold fix misses left this list, each fixed for its class
     # (tests/test_s29_fix_classes.py): launchers/h-v01-docker-pythonpath-... when the compiled
     # extensions vLLM's releases import (`_C` and its siblings, cumem_allocator, 0.1-0.2's
@@ -47,6 +36,13 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # innermost) and a plugin directory on the path as it is became the plugin's code
     # (index/origin.py raising_package_module), whose paragraph names the module and the plugin's
     # switch between its implementations of it (signatures/plugin-switches.yaml).)
+    # (Five of session 29's twentieth split left this list with their classes' signatures:
+    # platform-plugin-parser-hook-rejects-vllm-parser (a plugin's pre_register_and_update meeting
+    # another release's argparse objects), spyre-chunked-prefill-cancelled-request-kept,
+    # vllm-build-for-another-platform (the fact vllm_ops_build: the runtime the compiled ops could
+    # not load), rccl-kernels-missing-for-gpu-arch (the Strix Halo two-node case, whose root stays
+    # in KNOWN_VERDICT_MISSES) and mrope-positions-batched-prefill-shape:
+    # tests/test_s29_fix_classes_d.py.)
     # (Session 28: startup/ff-skyrl-gpu-ci-pytest-v0160-dense-model-dp2-... and launchers/dd-rocm-
     # r9700-two-node-... left this list once both halves met: sigs-d's signatures
     # (external-data-parallel-needs-moe for the DP client's bare stats-address assertion;
