@@ -67,6 +67,9 @@ class LinePattern:
     kinds: frozenset[LineKind] = _DEFAULT_KINDS
     template: str | None = None  # builds the value from named groups: '{major}.{minor}'
     needle: str = ""  # text every match contains: a substring test spares most searches
+    # of a pattern that ignores case (`(?i)` at its start, no other flag): text every match
+    # holds ignoring ASCII case, lower-cased; an ASCII line without it is not searched
+    folded: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,15 +122,28 @@ def _load_table(path: Path) -> FactTable:
     return FactTable(records, specs)
 
 
+def folded_literal(pattern: str) -> str:
+    """For a pattern that ignores case by a leading `(?i)` and has no other inline flag: the
+    text every match holds ignoring case (required_literal of the rest), lower-cased; "" for any
+    other pattern, or one whose text is not ASCII. On an ASCII line, ignoring case compares
+    ASCII letters only, so a line whose lower-cased text lacks it holds no match."""
+    if not pattern.startswith("(?i)"):
+        return ""
+    needle = required_literal(pattern[len("(?i)"):])  # "" if the rest sets a flag of its own
+    return needle.lower() if needle.isascii() else ""
+
+
 def _spec(name: str, body: dict[str, Any]) -> FactSpec:
     patterns: list[LinePattern] = []
     for item in body.get("patterns", ()):
         if isinstance(item, str):
-            patterns.append(LinePattern(regex.compile(item), needle=required_literal(item)))
+            patterns.append(LinePattern(regex.compile(item), needle=required_literal(item),
+                                        folded=folded_literal(item)))
         else:
             kinds = frozenset(LineKind(k) for k in item.get("kinds", ())) or _DEFAULT_KINDS
             patterns.append(LinePattern(regex.compile(item["regex"]), kinds, item.get("template"),
-                                        required_literal(item["regex"])))
+                                        required_literal(item["regex"]),
+                                        folded_literal(item["regex"])))
     return FactSpec(name, str(body.get("type", "str")), tuple(body.get("requested", ())),
                     tuple(body.get("effective", ())), tuple(patterns),
                     bool(body.get("compare", False)), bool(body.get("auto_resolves", False)),
@@ -371,16 +387,23 @@ class FactCollector:
         hold, in their order: a needle without a digit is in a line exactly when it is in the
         line's shape, so those left out would fail the needle's test on this line, and lines of
         one shape (a day of metrics lines, every start's set-up lines) test a few needles
-        instead of every pattern's (~50 for a record's text)."""
+        instead of every pattern's (~50 for a record's text). A pattern that ignores case has
+        no needle but may have a folded one (`folded_literal`): an ASCII line whose shape,
+        lower-cased, lacks it (without a digit) holds no match, and is not searched (three
+        such patterns were searched on every record line)."""
         shape = shape_key(text)
         kept = self._by_shape.get((kind, shape))
         if kept is None:
             if len(self._by_shape) >= _SHAPES:
                 self._by_shape.clear()  # a bound: shapes that recur come back
+            # an ASCII line's shape, lower-cased, for the needles of patterns that ignore case
+            folded = shape.lower() if shape.isascii() else None
             kept = self._by_shape[(kind, shape)] = [
                 (spec, pattern) for spec, pattern in candidates
-                if not pattern.needle or _has_digit(pattern.needle)
-                or pattern.needle.encode("utf-8", "surrogatepass") in shape]
+                if (not pattern.needle or _has_digit(pattern.needle)
+                    or pattern.needle.encode("utf-8", "surrogatepass") in shape)
+                and (folded is None or not pattern.folded or _has_digit(pattern.folded)
+                     or pattern.folded.encode("ascii") in folded)]
         return kept
 
     def _present(self, text: str) -> frozenset[str]:
