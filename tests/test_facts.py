@@ -634,3 +634,32 @@ def test_folded_literal_is_the_needle_of_a_pattern_that_ignores_case() -> None:
     assert all(p.folded for spec in fact_table().specs for p in spec.patterns
                if p.pattern.pattern.startswith("(?i)") and "lmcache" in p.pattern.pattern)
 
+
+class _NeverHeld(set[Any]):
+    """A set that keeps nothing: a collector that searches every line again."""
+
+    def add(self, _item: Any) -> None:
+        return None
+
+
+@given(st.lists(st.tuples(st.sampled_from([
+    "INFO 01-24 01:50:35 [gpu_model_runner.py:{n}] Starting to load model /models/x...",
+    "INFO 01-24 01:50:35 [cuda.py:{n}] Using FLASH_ATTN attention backend",
+    "INFO 01-24 01:50:35 [utils.py:{n}] LMCache version {n}.{n}.{n}",
+    "INFO 01-24 01:50:35 [api_server.py:{n}] vLLM API server version 0.{n}.{n}",
+    "INFO 01-24 01:50:35 [model.py:{n}] Using max model len {n}",
+    "INFO 01-24 01:50:35 [x.py:1] no fact here {n}",
+]), st.integers(0, 3)), min_size=1, max_size=16))
+def test_silent_lines_read_alike_when_they_recur(lines: list[tuple[str, int]]) -> None:
+    """A line whose searches found nothing is not searched again when its text comes back (a
+    restart's start-up lines): facts and origins as searching every copy gives, the same texts
+    coming back before and after other lines' facts are found."""
+    texts = [template.replace("{n}", str(value)) for template, value in lines]
+    kept, every = FactCollector(), FactCollector()
+    setattr(every, "_silent", _NeverHeld())
+    for number, text in enumerate(texts * 2, 1):
+        line = parse_line(text, number)
+        kept.look(line)
+        every.look(line)
+    assert kept.result() == every.result()
+    assert kept.origins() == every.origins()
