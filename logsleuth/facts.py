@@ -67,6 +67,9 @@ class LinePattern:
     kinds: frozenset[LineKind] = _DEFAULT_KINDS
     template: str | None = None  # builds the value from named groups: '{major}.{minor}'
     needle: str = ""  # text every match contains: a substring test spares most searches
+    # of a pattern that ignores case (`(?i)` at its start, no other flag): text every match
+    # holds ignoring ASCII case, lower-cased; an ASCII line without it is not searched
+    folded: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,15 +122,28 @@ def _load_table(path: Path) -> FactTable:
     return FactTable(records, specs)
 
 
+def folded_literal(pattern: str) -> str:
+    """For a pattern that ignores case by a leading `(?i)` and has no other inline flag: the
+    text every match holds ignoring case (required_literal of the rest), lower-cased; "" for any
+    other pattern, or one whose text is not ASCII. On an ASCII line, ignoring case compares
+    ASCII letters only, so a line whose lower-cased text lacks it holds no match."""
+    if not pattern.startswith("(?i)"):
+        return ""
+    needle = required_literal(pattern[len("(?i)"):])  # "" if the rest sets a flag of its own
+    return needle.lower() if needle.isascii() else ""
+
+
 def _spec(name: str, body: dict[str, Any]) -> FactSpec:
     patterns: list[LinePattern] = []
     for item in body.get("patterns", ()):
         if isinstance(item, str):
-            patterns.append(LinePattern(regex.compile(item), needle=required_literal(item)))
+            patterns.append(LinePattern(regex.compile(item), needle=required_literal(item),
+                                        folded=folded_literal(item)))
         else:
             kinds = frozenset(LineKind(k) for k in item.get("kinds", ())) or _DEFAULT_KINDS
             patterns.append(LinePattern(regex.compile(item["regex"]), kinds, item.get("template"),
-                                        required_literal(item["regex"])))
+                                        required_literal(item["regex"]),
+                                        folded_literal(item["regex"])))
     return FactSpec(name, str(body.get("type", "str")), tuple(body.get("requested", ())),
                     tuple(body.get("effective", ())), tuple(patterns),
                     bool(body.get("compare", False)), bool(body.get("auto_resolves", False)),
@@ -250,10 +266,12 @@ class FactCollector:
         # frame lines need not walk every pattern to learn that none is for frames
         self._for_kind: dict[LineKind, list[tuple[FactSpec, LinePattern]]] | None = None
         self._silent_runs: set[object] = set()  # keys of LineRuns that found no fact
-        # long lines whose every search, none cut short by the time budget, found no fact:
-        # by kind, level and a digest of their text (a restart-heavy log prints the same 3 KB
-        # engine config line at every start, and each start searched it again: 2.6 ms)
-        self._silent_long: set[tuple[LineKind, Level | None, bytes]] = set()
+        # lines whose every search, none cut short by the time budget, found no fact: by kind,
+        # level and their text (a digest of a long one). What is looked for only shrinks, so
+        # such a line finds nothing again: a restart-heavy log prints the same start-up lines
+        # at every start (the 3 KB engine config line cost 2.6 ms each time), from new pids at
+        # new times, and each start searched them again
+        self._silent: set[tuple[LineKind, Level | None, str | bytes]] = set()
         self._long: Needles | None = None  # every text `look` tests, for a long line's one pass
         # the candidates of `_for_kind` a short line of each kind and shape may match (`_shaped`)
         self._by_shape: dict[tuple[LineKind, bytes], list[tuple[FactSpec, LinePattern]]] = {}
@@ -311,15 +329,17 @@ class FactCollector:
             return
         if line.level in _ERROR_LEVELS and line.kind in (LineKind.PLAIN, LineKind.INDENTED):
             return  # facts are announced in INFO records, not in traceback text: keeps it cheap
-        silent = None
-        if UNTIMED_CHARS < len(text) <= KEPT_LONG_CHARS:
-            # what is looked for only shrinks, so a text that found nothing (no search timed
-            # out) finds nothing again
+        # what is looked for only shrinks, so a text that found nothing (no search timed out)
+        # finds nothing again
+        silent: tuple[LineKind, Level | None, str | bytes] | None = None
+        if len(text) <= UNTIMED_CHARS:
+            silent = (line.kind, line.level, text)
+        elif len(text) <= KEPT_LONG_CHARS:
             silent = (line.kind, line.level,
                       hashlib.blake2b(text.encode("utf-8", "surrogatepass"),
                                       digest_size=16).digest())
-            if silent in self._silent_long:
-                return
+        if silent is not None and silent in self._silent:
+            return
         if self._screen is None or self._for_kind is None:
             self._screen = Screen(p.pattern.pattern for s in self._pending for p in s.patterns)
             self._for_kind = {}
@@ -336,12 +356,13 @@ class FactCollector:
                 return
         else:
             candidates = self._shaped(line.kind, candidates, text)
-        found = cut = False
+        found = cut = searched = False
         for spec, pattern in candidates:
             if (pattern.needle not in text if present is None
                     else pattern.needle and pattern.needle not in present) \
                     or spec.name in self._observed:
                 continue
+            searched = True
             try:  # (no keyword when there is no budget: parsing one costs ~1 us a search)
                 hit = pattern.pattern.search(text, timeout=_TIMEOUT) \
                     if len(text) > UNTIMED_CHARS else pattern.pattern.search(text)
@@ -360,10 +381,12 @@ class FactCollector:
             self._pending = [s for s in self._pending if s.name not in self._observed]
             self._screen = self._for_kind = None
             self._by_shape.clear()
-        elif silent is not None and not cut:
-            if len(self._silent_long) >= _SILENT_RUNS:
-                self._silent_long.clear()  # a bound; lines that recur come back
-            self._silent_long.add(silent)
+        elif silent is not None and not cut and (searched or len(text) > UNTIMED_CHARS):
+            # (a short line that no search read was cheap: a day of metrics lines, whose
+            # texts never recur, would only churn the set)
+            if len(self._silent) >= _SILENT_RUNS:
+                self._silent.clear()  # a bound; lines that recur come back
+            self._silent.add(silent)
 
     def _shaped(self, kind: LineKind, candidates: list[tuple[FactSpec, LinePattern]],
                 text: str) -> list[tuple[FactSpec, LinePattern]]:
@@ -371,16 +394,23 @@ class FactCollector:
         hold, in their order: a needle without a digit is in a line exactly when it is in the
         line's shape, so those left out would fail the needle's test on this line, and lines of
         one shape (a day of metrics lines, every start's set-up lines) test a few needles
-        instead of every pattern's (~50 for a record's text)."""
+        instead of every pattern's (~50 for a record's text). A pattern that ignores case has
+        no needle but may have a folded one (`folded_literal`): an ASCII line whose shape,
+        lower-cased, lacks it (without a digit) holds no match, and is not searched (three
+        such patterns were searched on every record line)."""
         shape = shape_key(text)
         kept = self._by_shape.get((kind, shape))
         if kept is None:
             if len(self._by_shape) >= _SHAPES:
                 self._by_shape.clear()  # a bound: shapes that recur come back
+            # an ASCII line's shape, lower-cased, for the needles of patterns that ignore case
+            folded = shape.lower() if shape.isascii() else None
             kept = self._by_shape[(kind, shape)] = [
                 (spec, pattern) for spec, pattern in candidates
-                if not pattern.needle or _has_digit(pattern.needle)
-                or pattern.needle.encode("utf-8", "surrogatepass") in shape]
+                if (not pattern.needle or _has_digit(pattern.needle)
+                    or pattern.needle.encode("utf-8", "surrogatepass") in shape)
+                and (folded is None or not pattern.folded or _has_digit(pattern.folded)
+                     or pattern.folded.encode("ascii") in folded)]
         return kept
 
     def _present(self, text: str) -> frozenset[str]:

@@ -236,8 +236,8 @@ def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
         # whatever the line holds, and the anchor's own search must read it
         after = find(b"\n", following)
         line_end = after if after >= 0 else size
-        if _non_ascii(_UNANCHORED, block, following, line_end)[0][0] >= 0:
-            position = following
+        if not block[following:line_end].isascii():  # (a copy of one line: cheaper than a
+            position = following  # search call, which costs ~2 us whatever it reads)
         else:
             position = line_end + 1
     return spans
@@ -348,9 +348,6 @@ def _message_lines_left(block: bytes, start: int, end: int) -> int:
 
 _UNANCHORED = re2._Anchor.UNANCHORED
 _FROM_START = re2._Anchor.ANCHOR_START
-_LATIN1 = re2.Options()
-_LATIN1.encoding = re2.Options.Encoding.LATIN1
-_non_ascii = re2.compile(b"[\\x80-\\xff]", _LATIN1)._regexp.Match  # byte by byte
 
 
 def _raw_search(pattern: re2._Regexp) -> Callable[[bytes, int, int], tuple[int, int]]:

@@ -12,7 +12,8 @@ import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from logsleuth.facts import FactCollector, RecordFormat, parse_record, split_top_level
+from logsleuth.facts import (FactCollector, RecordFormat, folded_literal, fact_table, parse_record,
+                             split_top_level)
 from logsleuth.knowledge import UNTIMED_CHARS
 from logsleuth.model import ConfigDifference
 from logsleuth.pipeline import explain, explain_text
@@ -608,7 +609,57 @@ def test_shape_filter_reads_each_era_alike() -> None:
     # a needle with a digit (`Creating v1 connector`): a shape masks it, so it is always tested
     "INFO {n}-{n} 01:50:35 [factory.py:{n}] Creating v1 connector with name: NixlConnector and "
     "engine_id: {n}",
+    # patterns that ignore case (their needle folded: `folded_literal`), in any case, and on
+    # lines that are not ASCII (never screened by it)
+    "INFO {n}-{n} 01:50:35 [utils.py:{n}] LMCache version {n}.{n}.{n}",
+    "INFO {n}-{n} 01:50:35 [utils.py:{n}] lmcache=={n}.{n} loaded",
+    "INFO {n}-{n} 01:50:35 [nixl.py:{n}] NIXL {n}.{n}.{n} is available",
+    "INFO {n}-{n} 01:50:35 [nixl.py:{n}] Nixl version: v{n}.{n} ✓",
+    "WARNING {n}-{n} 01:50:35 [x.py:{n}] failed to initialize flashinfer ALLREDUCE workspace",
+    "INFO {n}-{n} 01:50:35 [x.py:{n}] no fact here ✓ {n}",
 ]), st.integers(0, 99999)), min_size=1, max_size=12))
 def test_shape_filter_reads_generated_lines_alike(lines: list[tuple[str, int]]) -> None:
     """Lines of a few shapes with any digits: facts and origins as every needle's test gives."""
     _same_facts([template.replace("{n}", str(value)) for template, value in lines])
+
+
+def test_folded_literal_is_the_needle_of_a_pattern_that_ignores_case() -> None:
+    """A leading `(?i)` and no other flag: the required text, lower-cased; anything else: none."""
+    assert folded_literal(r"(?i)(?<![\w/-])LMCache(?:==|\s+)v?(?P<value>\d+)") == "lmcache"
+    assert folded_literal(r"(?i)Failed to initialize Flashinfer (?:a|b) workspace") \
+        == "failed to initialize flashinfer "
+    assert folded_literal(r"LMCache (?P<value>\d+)") == ""  # case matters: its own needle
+    assert folded_literal(r"(?i)nixl(?x) version") == ""  # another flag
+    assert folded_literal(r"(?i)naïve (?P<value>\d+)") == ""  # not ASCII
+    assert all(p.folded for spec in fact_table().specs for p in spec.patterns
+               if p.pattern.pattern.startswith("(?i)") and "lmcache" in p.pattern.pattern)
+
+
+class _NeverHeld(set[Any]):
+    """A set that keeps nothing: a collector that searches every line again."""
+
+    def add(self, _item: Any) -> None:
+        return None
+
+
+@given(st.lists(st.tuples(st.sampled_from([
+    "INFO 01-24 01:50:35 [gpu_model_runner.py:{n}] Starting to load model /models/x...",
+    "INFO 01-24 01:50:35 [cuda.py:{n}] Using FLASH_ATTN attention backend",
+    "INFO 01-24 01:50:35 [utils.py:{n}] LMCache version {n}.{n}.{n}",
+    "INFO 01-24 01:50:35 [api_server.py:{n}] vLLM API server version 0.{n}.{n}",
+    "INFO 01-24 01:50:35 [model.py:{n}] Using max model len {n}",
+    "INFO 01-24 01:50:35 [x.py:1] no fact here {n}",
+]), st.integers(0, 3)), min_size=1, max_size=16))
+def test_silent_lines_read_alike_when_they_recur(lines: list[tuple[str, int]]) -> None:
+    """A line whose searches found nothing is not searched again when its text comes back (a
+    restart's start-up lines): facts and origins as searching every copy gives, the same texts
+    coming back before and after other lines' facts are found."""
+    texts = [template.replace("{n}", str(value)) for template, value in lines]
+    kept, every = FactCollector(), FactCollector()
+    setattr(every, "_silent", _NeverHeld())
+    for number, text in enumerate(texts * 2, 1):
+        line = parse_line(text, number)
+        kept.look(line)
+        every.look(line)
+    assert kept.result() == every.result()
+    assert kept.origins() == every.origins()
