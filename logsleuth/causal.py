@@ -407,23 +407,22 @@ def _stopped(activity: list[Milestone], stuck: list[Milestone], hangs: list[Mile
 
 def _others_verdicts(nodes: dict[int, _Node], activity: list[Milestone],
                      know: Causality) -> list[int]:
-    """The errors of a run that are all another program's verdicts on what the engine produced
+    """The errors of a run that are all another program's records, naming nothing of vLLM's
     (causality.yaml `others_records`: an evaluation harness's `ERROR - FAILED: Recovery thresholds
-    not met` after the offline engine it drove came up and generated): level-only records of a
-    logger that is not vLLM's, printed after the run's engine came up, naming nothing of vLLM's.
-    None when any error of the run is not such a record: a failure of vLLM's stays the failure,
-    and is weighed above them as any record is (`_pick_root`)."""
-    if not nodes:
-        return []
-    up = min((m.line for m in activity if m.kind in (MilestoneKind.READY, MilestoneKind.SERVING)
-              or m.phase in _STARTED), default=None)
-    if up is None:
+    not met` after the offline engine it drove came up and generated), in a run whose engine came
+    up: level-only records of a logger that is not vLLM's. Printed before the engine came up, such
+    a record stopped nothing (the engine came up after it); in a run whose engine never came up it
+    is all the log says of why, and stays the failure. None when any error of the run is not such
+    a record: a failure of vLLM's stays the failure, and is weighed above them as any record is
+    (`_pick_root`)."""
+    if not nodes or not any(m.kind in (MilestoneKind.READY, MilestoneKind.SERVING)
+                            or m.phase in _STARTED for m in activity):
         return []
     for node in nodes.values():
         event = node.event
         record = event.kind is EventKind.ERROR_RECORD and event.exception in _LEVEL_LABELS \
             or event.kind is EventKind.DIAGNOSTIC
-        if not record or event.first_line < up or event.latent or event.failing_warning \
+        if not record or event.latent or event.failing_warning \
                 or node.pointer is not None or know.logged_natively(event.site, event.exception) \
                 or not know.others_verdict(event.site, event.message):
             return []

@@ -3,11 +3,12 @@ or fatal, from evidence; causality.yaml `others_records`).
 
 An evaluation harness drives an offline engine (or a served one), then logs its own verdict on
 the scores at ERROR with its own logger (`| compare_with_baseline | ERROR - FAILED: Recovery
-thresholds not met`): nothing failed in vLLM, the run is healthy. The same records before the
-engine came up, a harness record that names what failed in vLLM (an exception, the engine, the
-device, a request), vLLM's own record, and any record beside a failure of vLLM's are weighed as
-before. Generated variations: the harness's logger format, its words, how many records, offline or
-served, where the vLLM failure sits."""
+thresholds not met`): nothing failed in vLLM, the run is healthy; so is a record of its own before
+the engine came up, which stopped nothing. A harness record that names what failed in vLLM (an
+exception, the engine, the device, a request), the same records in a run whose engine never came
+up, vLLM's own record, and any record beside a failure of vLLM's are weighed as before.
+Generated variations: the harness's logger format, its words, how many records and where, offline
+or served, where the vLLM failure sits."""
 
 from __future__ import annotations
 
@@ -121,6 +122,18 @@ def test_a_harness_verdict_after_a_healthy_run_is_no_failure(run: list[str], fmt
 
 
 @SOME
+@given(run_kinds, formats, verdicts, st.data())
+def test_a_harness_record_before_the_engine_came_up_stopped_nothing(run: list[str],
+                                                                    fmt: list[int],
+                                                                    words: list[int],
+                                                                    data: st.DataObject) -> None:
+    # the engine came up after it: the record did not stop the run
+    at = data.draw(st.integers(0, len(run) - 1))
+    report = explain([*run[:at], *records(fmt, words), *run[at:], *HARNESS_WORK])
+    assert report.verdict is Verdict.NO_FAILURE, report.root_cause
+
+
+@SOME
 @given(run_kinds, st.integers(0, len(FORMATS) - 1), st.integers(0, len(NAMES_VLLM) - 1),
        formats, verdicts)
 def test_a_harness_record_that_names_vllm_failing_stays_the_failure(
@@ -146,7 +159,7 @@ def test_a_vllm_failure_before_the_harness_lines_stays_the_root(fmt: list[int],
 
 @SOME
 @given(formats, verdicts)
-def test_a_harness_record_before_the_engine_came_up_stays_the_failure(fmt: list[int],
+def test_a_harness_record_in_a_start_up_that_never_completed_stays_the_failure(fmt: list[int],
                                                                       words: list[int]) -> None:
     # the engine never got to its KV cache: the record is all the log says of why
     lines = [*OFFLINE[:4], *records(fmt, words)]
