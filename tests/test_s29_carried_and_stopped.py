@@ -46,8 +46,14 @@ INNER = [
 ]
 
 
-def explain(lines: list[str]) -> Report:
-    return explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+# the wrappers a collector puts around every line: none, docker's time, journald, compose
+WRAPS = ["", "2026-01-31T14:21:03.123456789Z ", "Jan 31 14:21:03 gpu-node-1 vllm[4242]: ",
+         "vllm-1  | "]
+
+
+def explain(lines: list[str], wrap: str = "") -> Report:
+    return explain_text("".join(f"{wrap}{line}\n" for line in lines),
+                        signatures=default_signatures())
 
 
 def _worker(pid: int, ip: str | None) -> str:
@@ -101,11 +107,11 @@ def _own(pid: int, ip: str | None, failure: tuple[str, str]) -> list[str]:
 
 @SOME
 @given(st.integers(1, 4), st.data(), st.sampled_from(FAILURES), st.booleans(),
-       st.sampled_from([None, "192.168.100.2"]))
+       st.sampled_from([None, "192.168.100.2"]), st.sampled_from(WRAPS))
 def test_the_callers_carried_copy_printed_first_is_the_root(workers: int, data: st.DataObject,
                                                             failure: tuple[str, str],
                                                             class_named: bool,
-                                                            ip: str | None) -> None:
+                                                            ip: str | None, wrap: str) -> None:
     pids = [17931 + 7 * i for i in range(workers)]
     named = data.draw(st.sampled_from(pids))
     order = data.draw(st.permutations(pids))
@@ -113,7 +119,7 @@ def test_the_callers_carried_copy_printed_first_is_the_root(workers: int, data: 
     root_line = len(lines)
     for pid in order:
         lines += _own(pid, ip, failure)
-    report = explain(lines)
+    report = explain(lines, wrap)
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None
     assert (report.root_cause.line, report.root_cause.message) == (root_line, failure[1])
@@ -176,11 +182,13 @@ END = ["INFO:     Shutting down", "INFO:     Waiting for application shutdown.",
 
 
 @SOME
-@given(st.lists(st.integers(0, len(TEARDOWN) - 1), min_size=1, max_size=6), st.booleans())
-def test_errors_after_the_http_servers_stop_are_its_teardown(which: list[int], end: bool) -> None:
+@given(st.lists(st.integers(0, len(TEARDOWN) - 1), min_size=1, max_size=6), st.booleans(),
+       st.sampled_from(WRAPS))
+def test_errors_after_the_http_servers_stop_are_its_teardown(which: list[int], end: bool,
+                                                             wrap: str) -> None:
     lines = [*SERVING, *STOP, *(line for i in which for line in TEARDOWN[i]),
              *(END if end else [])]
-    assert explain(lines).verdict is Verdict.NO_FAILURE
+    assert explain(lines, wrap).verdict is Verdict.NO_FAILURE
 
 
 @SOME
@@ -205,3 +213,18 @@ def test_a_failure_before_the_stop_stays_the_root(which: list[int]) -> None:
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None
     assert report.root_cause.line == len(SERVING) + len(failure)
+
+
+@SOME
+@given(st.integers(1, 4), st.sampled_from(FAILURES), st.integers(0, 6))
+def test_a_carried_copy_whose_traceback_head_was_cut_stays_the_root(workers: int,
+                                                                    failure: tuple[str, str],
+                                                                    cut: int) -> None:
+    # a paste that begins inside the caller's traceback, at most at the carrier's line
+    pids = [17931 + 7 * i for i in range(workers)]
+    caller = _caller(pids[0], None, failure, True)[cut:]
+    lines = caller + [line for pid in pids for line in _own(pid, None, failure)]
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None
+    assert (report.root_cause.line, report.root_cause.message) == (len(caller), failure[1])

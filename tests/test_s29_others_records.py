@@ -8,7 +8,7 @@ the engine came up, which stopped nothing. A harness record that names what fail
 exception, the engine, the device, a request), the same records in a run whose engine never came
 up, vLLM's own record, and any record beside a failure of vLLM's are weighed as before.
 Generated variations: the harness's logger format, its words, how many records and where, offline
-or served, where the vLLM failure sits."""
+or served, where the vLLM failure sits, the collector's wrapper around every line."""
 
 from __future__ import annotations
 
@@ -98,8 +98,14 @@ VLLM_FAILURE = [
 ]
 
 
-def explain(lines: list[str]) -> Report:
-    return explain_text("\n".join(lines) + "\n", signatures=default_signatures())
+# the wrappers a collector puts around every line: none, docker's time, journald, compose
+WRAPS = ["", "2026-01-31T14:21:03.123456789Z ", "Jan 31 14:21:03 gpu-node-1 vllm[4242]: ",
+         "vllm-1  | "]
+
+
+def explain(lines: list[str], wrap: str = "") -> Report:
+    return explain_text("".join(f"{wrap}{line}\n" for line in lines),
+                        signatures=default_signatures())
 
 
 def records(formats: list[int], verdicts: list[int]) -> list[str]:
@@ -112,12 +118,12 @@ verdicts = st.lists(st.integers(0, len(VERDICTS) - 1), min_size=5, max_size=5)
 
 
 @SOME
-@given(run_kinds, formats, verdicts, st.booleans(), st.booleans())
+@given(run_kinds, formats, verdicts, st.booleans(), st.booleans(), st.sampled_from(WRAPS))
 def test_a_harness_verdict_after_a_healthy_run_is_no_failure(run: list[str], fmt: list[int],
                                                              words: list[int], work: bool,
-                                                             summary: bool) -> None:
+                                                             summary: bool, wrap: str) -> None:
     report = explain([*run, *(HARNESS_WORK if work else []), *records(fmt, words),
-                      *(SUMMARY if summary else [])])
+                      *(SUMMARY if summary else [])], wrap)
     assert report.verdict is Verdict.NO_FAILURE, report.root_cause
 
 
@@ -135,11 +141,12 @@ def test_a_harness_record_before_the_engine_came_up_stopped_nothing(run: list[st
 
 @SOME
 @given(run_kinds, st.integers(0, len(FORMATS) - 1), st.integers(0, len(NAMES_VLLM) - 1),
-       formats, verdicts)
+       formats, verdicts, st.sampled_from(WRAPS))
 def test_a_harness_record_that_names_vllm_failing_stays_the_failure(
-        run: list[str], fmt: int, which: int, more: list[int], words: list[int]) -> None:
+        run: list[str], fmt: int, which: int, more: list[int], words: list[int],
+        wrap: str) -> None:
     named = FORMATS[fmt].format(NAMES_VLLM[which])
-    report = explain([*run, named, *records(more, words)])
+    report = explain([*run, named, *records(more, words)], wrap)
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None and report.root_cause.line == len(run) + 1
 
