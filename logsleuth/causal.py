@@ -405,6 +405,30 @@ def _stopped(activity: list[Milestone], stuck: list[Milestone], hangs: list[Mile
     return stopped
 
 
+def _others_verdicts(nodes: dict[int, _Node], activity: list[Milestone],
+                     know: Causality) -> list[int]:
+    """The errors of a run that are all another program's records, naming nothing of vLLM's
+    (causality.yaml `others_records`: an evaluation harness's `ERROR - FAILED: Recovery thresholds
+    not met` after the offline engine it drove came up and generated), in a run whose engine came
+    up: level-only records of a logger that is not vLLM's. Printed before the engine came up, such
+    a record stopped nothing (the engine came up after it); in a run whose engine never came up it
+    is all the log says of why, and stays the failure. None when any error of the run is not such
+    a record: a failure of vLLM's stays the failure, and is weighed above them as any record is
+    (`_pick_root`)."""
+    if not nodes or not any(m.kind in (MilestoneKind.READY, MilestoneKind.SERVING)
+                            or m.phase in _STARTED for m in activity):
+        return []
+    for node in nodes.values():
+        event = node.event
+        record = event.kind is EventKind.ERROR_RECORD and event.exception in _LEVEL_LABELS \
+            or event.kind is EventKind.DIAGNOSTIC
+        if not record or event.latent or event.failing_warning \
+                or node.pointer is not None or know.logged_natively(event.site, event.exception) \
+                or not know.others_verdict(event.site, event.message):
+            return []
+    return list(nodes)
+
+
 def _bare(event: ErrorEvent) -> bool:
     """An exception line printed alone: no traceback, no record introducing it, no chain."""
     return event.kind is EventKind.EXCEPTION and not event.frames and event.title is None \
@@ -653,6 +677,8 @@ class CausalGraph:
                 shutdown_noise.append(event)
             else:
                 nodes[event.id] = node
+        for key in _others_verdicts(nodes, activity, know):
+            shutdown_noise.append(nodes.pop(key).event)  # another program's, naming no failure
         _speakers(nodes, know)
         _placeless_copies(nodes)
         _exit_reports(nodes, events, know)
@@ -1695,14 +1721,23 @@ def _pick_root(nodes: dict[int, _Node], know: Causality, graph: nx.DiGraph[int],
                     or event.process in (other.event.process, node.speaks_for))
                    and _first_line(other.event.message) in event.text for other in near)
 
+    # The remote traceback a carrier prints under its line (causality.yaml `carriers`: Ray's
+    # `RayTaskError(X): ray::RayWorkerWrapper.execute_method() (pid=N, ...)`) is the error of the
+    # process the carrier names, whatever prefix the caller's output gives it: a report that
+    # points at that role points at this copy too, which the caller often prints before the
+    # worker's own record reaches the log (Ray forwards a remote worker's output later).
+    raised_as = {a: nodes[b].pointer for a, b, data in graph.edges(data=True)
+                 if data["reason"] is LinkReason.EMBEDDED and nodes[b].pointer is not None
+                 and know.carried_class(nodes[b].event.text) is not None}
+
     def rank(node: _Node) -> tuple[int, int, int, int, int, int, int, int, int]:
         # a script run to describe the environment failed on its own (causality.yaml
         # `diagnostics`): the failure it was run to report comes first, wherever it is printed
         diagnostic = know.diagnostic(node.event.frames)
         weak = node.event.kind is EventKind.ERROR_RECORD and not aborted_over(node.event) \
             and node.event.id not in explaining
-        off_target = bool(pointed) and not any(node.process_role in _COMPATIBLE[p]
-                                               for p in pointed)
+        role = raised_as.get(node.event.id) or node.process_role
+        off_target = bool(pointed) and not any(role in _COMPATIBLE[p] for p in pointed)
         unquoted = bool(quoted) and node.event.id not in quoted
         # of the records, one that names no exception (only its level: `[ERROR] RUNTIME(...)`,
         # `EZ9999: ...` of CANN, any logger's ERROR line) comes after one that names the exception
