@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from logsleuth.assemble import CUT_TRACEBACK
 from logsleuth.deployments import ONE, Deployments, deployments_of
+from logsleuth.drivers import default_drivers
 from logsleuth.fingerprint import fingerprint
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRole,
@@ -629,6 +630,9 @@ class CausalGraph:
         end = max((e.last_line for e in errors), default=0) + 1
         end = max([end, *(m.line + 1 for m in [*activity, *starts])])
 
+        # the run's engine produced output from here on: a driver's records after it judge it
+        first_output = min((m.line for m in activity if m.kind is MilestoneKind.SERVING),
+                           default=None)
         nodes: dict[int, _Node] = {}
         shutdown_noise: list[ErrorEvent] = []  # and records that say they are harmless
         steps = [*activity, *starts]  # once, not per error: an error-heavy log has thousands
@@ -649,7 +653,7 @@ class CausalGraph:
                 shutdown_noise.append(event)  # a program's loop closing (`teardown`)
                 continue
             node = _classify(event, know)
-            if node.role is EventRole.BENIGN:
+            if node.role is EventRole.BENIGN or _driver_verdict(node, first_output):
                 shutdown_noise.append(event)
             else:
                 nodes[event.id] = node
@@ -1371,6 +1375,18 @@ def _join_crash(first: ErrorEvent, later: ErrorEvent) -> ErrorEvent:
         and len(later.frames) > len(first.frames) else first
     return replace(named, id=first.id, first_line=min(first.first_line, later.first_line),
                    last_line=max(first.last_line, later.last_line))
+
+
+def _driver_verdict(node: _Node, first_output: int | None) -> bool:
+    """An unprefixed record of the program that drives vLLM (a harness, a benchmark client, a
+    trainer: another logger than vLLM's), printed after the run's engine produced output, whose
+    words report no failure of vLLM: that program's judgement of its task (a score under a
+    threshold, a sample it could not parse), no cause (drivers.yaml, logsleuth/drivers.py)."""
+    if first_output is None or node.event.first_line <= first_output \
+            or node.role is EventRole.BENIGN or node.corrupting \
+            or node.process_role is not Role.MAIN:
+        return False
+    return default_drivers().judges_output(node.event)
 
 
 def _classify(event: ErrorEvent, know: Causality) -> _Node:

@@ -31,7 +31,7 @@ ENV_VAR = "LOGSLEUTH_SIGNATURES"  # extra signature directories, separated by os
 NOT_SIGNATURES = frozenset({"causality.yaml", "facts.yaml", "remedy.yaml", "drift.yaml",
                             "framework-knobs.yaml", "platform-knobs.yaml",
                             "family-knobs.yaml", "documented-remedies.yaml",
-                            "confirmed-remedies.yaml"})
+                            "confirmed-remedies.yaml", "drivers.yaml"})
 
 
 class Severity(Enum):

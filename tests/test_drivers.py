@@ -1,0 +1,174 @@
+"""The program that drives vLLM prints its own ERROR records about its task; they are no failure
+of vLLM (issue 10; signatures/drivers.yaml, logsleuth/drivers.py).
+
+An evaluation harness (lm-eval, lighteval, a quantisation toolkit's evaluation script), a
+benchmark client or an RL trainer logs with a logger of its own, in its own format, and marks at
+ERROR what failed *in its task*: a score below a threshold, an answer it could not parse, a metric
+it could not compute. Printed unprefixed after the run's engine produced output (the offline
+batch finished, a harness's request bar at 100%, a benchmark's count of successful requests),
+such a record is that program's judgement of the work it got: the run is `no_failure`.
+
+Counter-evidence keeps `failure`, in both directions:
+- the record reports vLLM's failure as the driver saw it (a refused or dropped connection, a 5xx
+  answer, a timeout, a request that failed, an engine or server that died, a CUDA error, an
+  exception named);
+- the record is vLLM's own (its record header, `[core.py:N]`), a logger named for vLLM, or one
+  that names a source file's line (torch's glog, native code);
+- it comes before any output of the engine (start-up: it may be why nothing was served);
+- a vLLM failure printed before the driver's records stays the root.
+
+Also: a terminal's progress bar redrawn over one line for longer than the reader keeps of a line
+(64 KiB: an evaluation of a thousand requests) is read as its last drawing, where the harness's
+bar says 100% (read.py `_cut_long_lines`).
+
+Generated over driver logger formats, messages, the evidence of output and positions.
+(tests/fixtures/tuning/healthy/nn-llm-compressor-v015rc2dev-lm-eval-awq-recovery-threshold-error-
+lines-vllm-fine is the real log of the class.)
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logsleuth.model import Verdict
+from logsleuth.pipeline import explain_text
+
+SOME = settings(max_examples=20, deadline=None)
+
+ENGINE = [
+    "INFO 01-29 05:21:22 [utils.py:282] non-default args: {'model': 'meta-llama/Llama-3-8B'}",
+    "INFO 01-29 05:21:24 [core.py:96] Initializing a V1 LLM engine (v0.15.0) with config: "
+    "model='meta-llama/Llama-3-8B'",
+    "INFO 01-29 05:21:33 [gpu_model_runner.py:4122] Model loading took 14.96 GiB memory and "
+    "4.67 seconds",
+    "INFO 01-29 05:21:34 [kv_cache_utils.py:1307] GPU KV cache size: 451,312 tokens",
+    "INFO 01-29 05:21:40 [llm.py:343] Supported tasks: ['generate']",
+]
+# the evidence that the engine produced output, as the driver or vLLM prints it
+OUTPUT = [
+    "Processed prompts: 100%|██████████| {n}/{n} [01:15<00:00,  1.06it/s]",
+    "Running generate_until requests:   0%|   | 0/{n} [00:00<?, ?it/s]\r"
+    "Running generate_until requests: 100%|██████████| {n}/{n} [19:15<00:00,  1.16s/it]",
+    "Running loglikelihood requests: 100%|██████████| {n}/{n} [02:10<00:00, 7.6it/s]",
+    "Successful requests:                     {n}        ",
+    'INFO:     127.0.0.1:40000 - "POST /v1/completions HTTP/1.1" 200 OK',
+]
+# another program's logger (the driver's own format: loguru, Python's logging defaults, lm-eval's,
+# a bare level tag), {msg} the record's text
+DRIVER_FORMATS = [
+    "2026-01-29T05:51:50.616355+0000 | compare_with_baseline | ERROR - {msg}",
+    "2026-01-29 05:51:50.616 | ERROR    | __main__:evaluate:86 - {msg}",
+    "2026-01-29 05:51:50,616 - lighteval - ERROR - {msg}",
+    "ERROR:root:{msg}",
+    "[2026-01-29 05:51:50] ERROR evaluator.py:324: {msg}",
+    "[ERROR] {msg}",
+]
+# what a driver says of its task (no failure of vLLM)
+JUDGEMENTS = [
+    "✗ exact_match,strict-match | Baseline: 0.7620 | Compressed: 0.6930 | Recovery: 91.00% | "
+    "Threshold: ≥92.00%",
+    "FAILED: Recovery thresholds not met",
+    "Prompt templates not found",
+    "doc_to_choice must return list",
+    "accuracy 0.41 is below the expected 0.55 for gsm8k",
+    "could not extract an answer from sample 17",
+    "Score regression detected: mmlu dropped by 3.2 points",
+]
+# what a driver says of vLLM's failure
+FAILURES = [
+    "API request failed after multiple retries. Please check the API status.",
+    "Cannot connect to host localhost:8000 ssl:default [Connection refused]",
+    "Request failed with status code 500",
+    "Server disconnected without sending a response.",
+    "request timed out after 600 seconds",
+    "vLLM engine died, aborting the evaluation",
+    "Exception:ClientConnectorError('localhost:8000'), retrying.",
+    "CUDA error: an illegal memory access was encountered",
+    "Failed requests: 12",
+]
+
+
+def _log(output: str, n: int, records: list[str], *, before: bool = False) -> str:
+    lines = [*ENGINE]
+    if before:
+        lines += records
+    lines.append(output.format(n=n))
+    if not before:
+        lines += records
+    return "\n".join(lines) + "\n"
+
+
+@SOME
+@given(st.sampled_from(OUTPUT), st.integers(1, 5000), st.lists(
+    st.tuples(st.sampled_from(DRIVER_FORMATS), st.sampled_from(JUDGEMENTS)), min_size=1,
+    max_size=4))
+def test_a_drivers_judgement_after_output_is_no_failure(output: str, n: int,
+                                                        records: list[tuple[str, str]]) -> None:
+    text = _log(output, n, [form.format(msg=msg) for form, msg in records])
+    assert explain_text(text).verdict is Verdict.NO_FAILURE
+
+
+@SOME
+@given(st.sampled_from(OUTPUT), st.integers(1, 5000), st.sampled_from(DRIVER_FORMATS),
+       st.sampled_from(FAILURES), st.sampled_from(JUDGEMENTS))
+def test_a_driver_reporting_vllms_failure_stays_failure(output: str, n: int, form: str,
+                                                        failure: str, judgement: str) -> None:
+    text = _log(output, n, [form.format(msg=failure), form.format(msg=judgement)])
+    assert explain_text(text).verdict is not Verdict.NO_FAILURE
+
+
+@SOME
+@given(st.sampled_from(OUTPUT), st.integers(1, 5000), st.sampled_from(JUDGEMENTS))
+def test_vllms_own_record_after_output_stays_failure(output: str, n: int, msg: str) -> None:
+    records = [f"ERROR 01-29 05:51:50 [core.py:708] {msg}",
+               f"[E129 05:51:50.090053684 ProcessGroupNCCL.cpp:1524] {msg}"]
+    if not msg.startswith("FAILED:"):
+        # (a logging-format record whose text opens with a tool's `FAILED:` is read as a relay
+        # of that tool's line, the logger's name with the relay's wrapper: not told apart)
+        records.append(f"2026-01-29 05:51:50,616 - vllm.engine.async_llm_engine - ERROR - {msg}")
+    for record in records:
+        text = _log(output, n, [record])
+        assert explain_text(text).verdict is not Verdict.NO_FAILURE, record
+
+
+@SOME
+@given(st.sampled_from(DRIVER_FORMATS), st.sampled_from(JUDGEMENTS))
+def test_a_drivers_record_before_any_output_stays_failure(form: str, msg: str) -> None:
+    # the engine never served: the record may be why (the survival rules decide it)
+    text = "\n".join([*ENGINE, form.format(msg=msg)]) + "\n"
+    assert explain_text(text).verdict is not Verdict.NO_FAILURE
+
+
+@SOME
+@given(st.sampled_from(OUTPUT), st.integers(1, 5000), st.sampled_from(DRIVER_FORMATS),
+       st.sampled_from(JUDGEMENTS))
+def test_a_vllm_failure_then_a_drivers_records_stays_the_root(output: str, n: int, form: str,
+                                                              msg: str) -> None:
+    crash = ["ERROR 01-29 05:40:00 [core.py:708] EngineCore encountered a fatal error.",
+             "Traceback (most recent call last):",
+             '  File "/usr/lib/python3/site-packages/vllm/v1/engine/core.py", line 701, in '
+             "run_engine_core",
+             "    engine_core.run_busy_loop()",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"]
+    lines = [*ENGINE, output.format(n=n), *crash, form.format(msg=msg)]
+    report = explain_text("\n".join(lines) + "\n")
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and "OutOfMemoryError" in report.root_cause.exception
+
+
+def test_an_overwritten_bar_longer_than_a_line_is_read_as_its_last_drawing() -> None:
+    # lm-eval's bar over a thousand requests: one line of ~100 KiB of `\r` redraws, then the
+    # harness's threshold records; the bar's last drawing (100%) is the engine's output
+    bar = "".join(f"Running generate_until requests: {i * 100 // 1000:3d}%|   | {i}/1000 "
+                  f"[00:{i % 60:02d}<00:00,  1.16s/it]\r" for i in range(1000))
+    bar += "Running generate_until requests: 100%|██████████| 1000/1000 [19:15<00:00,  1.16s/it]"
+    assert len(bar.encode()) > 64 * 1024
+    record = "2026-01-29T05:51:50.616588+0000 | compare_with_baseline | ERROR - FAILED: " \
+             "Recovery thresholds not met"
+    text = "\n".join([*ENGINE, bar, record]) + "\n"
+    assert explain_text(text).verdict is Verdict.NO_FAILURE
+    # the same bar stopped short of its end is no output: the record stays an error
+    stopped = bar.rsplit("\r", 1)[0]
+    text = "\n".join([*ENGINE, stopped, record]) + "\n"
+    assert explain_text(text).verdict is not Verdict.NO_FAILURE
