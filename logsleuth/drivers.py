@@ -1,5 +1,6 @@
 """Records of the program that drives vLLM: an evaluation harness's, a benchmark client's, an RL
-trainer's own ERROR records about the work it got back, which say nothing of vLLM.
+trainer's own ERROR records about the work it got back, and its usage errors, which say nothing
+of vLLM.
 
 `signatures/drivers.yaml` says which records are another program's (a logger that names no source
 file's line and is not vLLM's) and which words report vLLM's failure as that program saw it; the
@@ -33,6 +34,8 @@ class Drivers:
     own_sites: regex.Pattern[str]
     own_loggers: regex.Pattern[str]
     reports_failure: tuple[regex.Pattern[str], ...]
+    usage_errors: tuple[regex.Pattern[str], ...] = ()
+    own_programs: regex.Pattern[str] | None = None
 
     def foreign(self, event: ErrorEvent) -> bool:
         """A record of a logger that is neither vLLM's nor one that names a source line: a
@@ -43,6 +46,14 @@ class Drivers:
         site = event.site
         return site is None or not (self.own_sites.search(site)
                                     or self.own_loggers.search(site))
+
+    def usage_error(self, event: ErrorEvent) -> bool:
+        """A driver's error on its own command line (argparse's, click's), not vLLM's server's."""
+        if event.kind is not EventKind.DIAGNOSTIC or event.frames:
+            return False
+        text = event.text
+        return any(pattern.search(text) for pattern in self.usage_errors) \
+            and not (self.own_programs is not None and self.own_programs.search(text))
 
     def reports_vllm_failure(self, event: ErrorEvent) -> bool:
         """The record's words report a failure of the server, engine or device it drove."""
@@ -55,7 +66,8 @@ class Drivers:
     def judges_output(self, event: ErrorEvent) -> bool:
         """The record is a driver's judgement of its task (given that it follows the engine's
         output): another program's record whose words report no failure of vLLM."""
-        return self.foreign(event) and not self.reports_vllm_failure(event)
+        return (self.foreign(event) or self.usage_error(event)) \
+            and not self.reports_vllm_failure(event)
 
 
 def load_drivers(path: Path | None = None) -> Drivers:
@@ -76,9 +88,14 @@ def load_drivers(path: Path | None = None) -> Drivers:
     reports = data.get("reports_failure", [])
     if not isinstance(reports, list):
         raise SignatureError("reports_failure: expected a list", location=str(path))
+    usage = data.get("usage_errors", [])
+    if not isinstance(usage, list):
+        raise SignatureError("usage_errors: expected a list", location=str(path))
     return Drivers(compile_(data.get("own_sites"), "own_sites"),
                    compile_(data.get("own_loggers"), "own_loggers"),
-                   tuple(compile_(p, "reports_failure") for p in reports))
+                   tuple(compile_(p, "reports_failure") for p in reports),
+                   tuple(compile_(p, "usage_errors") for p in usage),
+                   compile_(data.get("own_programs"), "own_programs"))
 
 
 @cache

@@ -17,6 +17,19 @@ Counter-evidence keeps `failure`, in both directions:
 - it comes before any output of the engine (start-up: it may be why nothing was served);
 - a vLLM failure printed before the driver's records stays the root.
 
+A driver's usage error (argparse's `prog: error: ...`, click's `Error: No such option`) after the
+engine's output is the driver's next invocation failing on its own command line; vLLM's server's
+own (`vllm serve: error:`, the top-level `vllm: error:`) is its deployment's exit, and a usage
+error with no output of the engine anywhere is what the log shows.
+
+A trainer's Ray actor (a process none of vLLM's roles names: verl's `TaskRunner`) logging in its
+own format is such a driver too; an engine core's or a worker's record is vLLM's whatever its
+format.
+
+At the exit of an offline program whose last batch finished, CPython's `Fatal Python error: ...
+at interpreter shutdown` (a daemon thread still holding stdout's lock) is the exit, no failure
+(causality.yaml `offline_exits`); with the batch unfinished it stays the failure.
+
 Also: a terminal's progress bar redrawn over one line for longer than the reader keeps of a line
 (64 KiB: an evaluation of a thousand requests) is read as its last drawing, where the harness's
 bar says 100% (read.py `_cut_long_lines`).
@@ -172,3 +185,69 @@ def test_an_overwritten_bar_longer_than_a_line_is_read_as_its_last_drawing() -> 
     stopped = bar.rsplit("\r", 1)[0]
     text = "\n".join([*ENGINE, stopped, record]) + "\n"
     assert explain_text(text).verdict is not Verdict.NO_FAILURE
+
+
+@SOME
+@given(st.sampled_from(OUTPUT), st.integers(1, 5000), st.sampled_from(JUDGEMENTS),
+       st.integers(1, 99999))
+def test_a_trainers_actor_record_after_output_is_no_failure_an_engines_is_not(
+        output: str, n: int, msg: str, pid: int) -> None:
+    record = f"ERROR:2026-03-26 21:59:41,526:{msg}"
+    text = _log(output, n, [f"(TaskRunner pid={pid}) {record}"])
+    assert explain_text(text).verdict is Verdict.NO_FAILURE
+    text = _log(output, n, [f"(EngineCore_DP0 pid={pid}) {record}"])
+    assert explain_text(text).verdict is not Verdict.NO_FAILURE
+
+
+INTERPRETER_EXIT = [
+    "Fatal Python error: _enter_buffered_busy: could not acquire lock for "
+    "<_io.BufferedWriter name='<{stream}>'> at interpreter shutdown, possibly due to daemon "
+    "threads",
+    "Python runtime state: finalizing (tstate=0x{tstate:016x})",
+    "",
+    "Thread 0x{thread:016x} (most recent call first):",
+    "  <no Python frame>",
+    "Aborted (core dumped)",
+]
+
+
+@SOME
+@given(st.sampled_from(["stdout", "stderr"]), st.integers(1, 2**40), st.integers(1, 2**40),
+       st.integers(1, 5000))
+def test_the_interpreters_exit_after_a_finished_batch_is_no_failure(
+        stream: str, tstate: int, thread: int, n: int) -> None:
+    tail = [line.format(stream=stream, tstate=tstate, thread=thread) for line in INTERPRETER_EXIT]
+    done = f"Processed prompts: 100%|██████████| {n}/{n} [00:15<00:00,  6.4it/s]"
+    assert explain_text("\n".join([*ENGINE, done, *tail]) + "\n").verdict is Verdict.NO_FAILURE
+    # mid-batch (its bar unfinished) or before any output, the crash is what the log shows
+    half = f"Processed prompts:  50%|█████     | {n}/{2 * n} [00:15<00:15,  6.4it/s]"
+    for lines in ([*ENGINE, half, *tail], [*ENGINE, *tail]):
+        assert explain_text("\n".join(lines) + "\n").verdict is not Verdict.NO_FAILURE
+
+
+DRIVER_PROGRAMS = ["lm_eval", "lighteval", "benchmark_serving.py", "vllm bench serve",
+                   "/usr/bin/genai-perf", "run_eval.py"]
+USAGE = ["unrecognized arguments: --foo", "argument --backend: invalid choice: 'x' (choose "
+         "from 'vllm', 'openai')", "the following arguments are required: --model"]
+
+
+@SOME
+@given(st.sampled_from(OUTPUT), st.integers(1, 5000), st.sampled_from(DRIVER_PROGRAMS),
+       st.sampled_from(USAGE))
+def test_a_drivers_usage_error_after_output_is_no_failure(output: str, n: int, prog: str,
+                                                          usage: str) -> None:
+    name = prog.rsplit("/", 1)[-1]
+    lines = [f"usage: {name} [-h] [--model MODEL]", f"{prog}: error: {usage}"]
+    assert explain_text(_log(output, n, lines)).verdict is Verdict.NO_FAILURE
+    # with no output of the engine, the usage error is what the log shows
+    assert explain_text("\n".join([*ENGINE, *lines]) + "\n").verdict is not Verdict.NO_FAILURE
+
+
+@SOME
+@given(st.sampled_from(OUTPUT), st.integers(1, 5000), st.sampled_from(["vllm serve", "vllm",
+                                                                       "api_server.py"]),
+       st.sampled_from(USAGE))
+def test_vllms_own_usage_error_after_output_stays_failure(output: str, n: int, prog: str,
+                                                          usage: str) -> None:
+    lines = [f"usage: {prog} [-h] [--model MODEL]", f"{prog}: error: {usage}"]
+    assert explain_text(_log(output, n, lines)).verdict is not Verdict.NO_FAILURE
