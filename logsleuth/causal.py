@@ -1378,11 +1378,12 @@ def _join_crash(first: ErrorEvent, later: ErrorEvent) -> ErrorEvent:
 
 
 def _driver_verdict(node: _Node, first_output: int | None) -> bool:
-    """A record of the program that drives vLLM (a harness, a benchmark client, a trainer:
-    another logger than vLLM's; unprefixed, or from a process none of vLLM's roles names, such
-    as a trainer's Ray actor), printed after the run's engine produced output, whose
-    words report no failure of vLLM: that program's judgement of its task (a score under a
-    threshold, a sample it could not parse), no cause (drivers.yaml, logsleuth/drivers.py)."""
+    """An error of the program that drives vLLM (a harness, a benchmark client, a trainer: a
+    record of another logger than vLLM's, its usage error, a traceback through its code and not
+    vLLM's engine; unprefixed, or from a process none of vLLM's roles names, such as a trainer's
+    Ray actor), printed after the run's engine produced output, whose words report no failure of
+    vLLM: that program's judgement of its task (a score under a threshold, a sample it could not
+    parse, a results file it could not write), no cause (drivers.yaml, logsleuth/drivers.py)."""
     if first_output is None or node.event.first_line <= first_output \
             or node.role is EventRole.BENIGN or node.corrupting \
             or node.process_role not in (Role.MAIN, Role.OTHER):

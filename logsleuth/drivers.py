@@ -1,11 +1,12 @@
-"""Records of the program that drives vLLM: an evaluation harness's, a benchmark client's, an RL
-trainer's own ERROR records about the work it got back, and its usage errors, which say nothing
-of vLLM.
+"""Errors of the program that drives vLLM: an evaluation harness's, a benchmark client's, an RL
+trainer's own ERROR records about the work it got back, its usage errors and its own tracebacks,
+which say nothing of vLLM.
 
-`signatures/drivers.yaml` says which records are another program's (a logger that names no source
-file's line and is not vLLM's) and which words report vLLM's failure as that program saw it; the
-causal stage asks `judges_output` of each error record printed after the run's engine produced
-output (causal.py `_build_run`): such a record is that program's verdict on its task, no cause.
+`signatures/drivers.yaml` says which errors are another program's (a logger that names no source
+file's line and is not vLLM's, a driver's command line, a traceback in a driver's code and none in
+vLLM's engine) and which words report vLLM's failure as that program saw it; the causal stage
+asks `judges_output` of each error printed after the run's engine produced output (causal.py
+`_driver_verdict`): such an error is that program's verdict on its task, no cause.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ FILE = "drivers.yaml"
 
 # the kinds of error a driver's logger writes without a traceback: a record, a tool's line
 _RECORDS = frozenset({EventKind.ERROR_RECORD, EventKind.DIAGNOSTIC})
+_BUDGET = 0.05  # seconds a pattern may search one text; running out keeps the error
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,8 +36,11 @@ class Drivers:
     own_sites: regex.Pattern[str]
     own_loggers: regex.Pattern[str]
     reports_failure: tuple[regex.Pattern[str], ...]
+    names_exception: tuple[regex.Pattern[str], ...] = ()
     usage_errors: tuple[regex.Pattern[str], ...] = ()
     own_programs: regex.Pattern[str] | None = None
+    frames: tuple[regex.Pattern[str], ...] = ()
+    engine_frames: regex.Pattern[str] | None = None
 
     def foreign(self, event: ErrorEvent) -> bool:
         """A record of a logger that is neither vLLM's nor one that names a source line: a
@@ -55,19 +60,34 @@ class Drivers:
         return any(pattern.search(text) for pattern in self.usage_errors) \
             and not (self.own_programs is not None and self.own_programs.search(text))
 
-    def reports_vllm_failure(self, event: ErrorEvent) -> bool:
-        """The record's words report a failure of the server, engine or device it drove."""
+    def own_traceback(self, event: ErrorEvent) -> bool:
+        """A traceback raised through a driver's code, none of whose frames is vLLM's engine."""
+        if event.kind is not EventKind.EXCEPTION or not event.frames:
+            return False
+        files = [frame.file for frame in event.frames]
+        if self.engine_frames is not None and any(self.engine_frames.search(f) for f in files):
+            return False
+        return any(pattern.search(f) for f in files for pattern in self.frames)
+
+    def reports_vllm_failure(self, event: ErrorEvent, patterns: tuple[regex.Pattern[str], ...]
+                             ) -> bool:
+        """The error's words report a failure of the server, engine or device it drove."""
         text = event.text
         try:
-            return any(pattern.search(text, timeout=0.05) for pattern in self.reports_failure)
+            return any(pattern.search(text, timeout=_BUDGET) for pattern in patterns)
         except TimeoutError:  # a line too long to read in time: it stays an error
             return True
 
     def judges_output(self, event: ErrorEvent) -> bool:
-        """The record is a driver's judgement of its task (given that it follows the engine's
-        output): another program's record whose words report no failure of vLLM."""
-        return (self.foreign(event) or self.usage_error(event)) \
-            and not self.reports_vllm_failure(event)
+        """The error is a driver's own, about its task (given that it follows the engine's
+        output): another program's record, usage error or traceback whose words report no
+        failure of vLLM."""
+        if self.foreign(event) or self.usage_error(event):
+            return not self.reports_vllm_failure(
+                event, (*self.reports_failure, *self.names_exception))
+        if self.own_traceback(event):
+            return not self.reports_vllm_failure(event, self.reports_failure)
+        return False
 
 
 def load_drivers(path: Path | None = None) -> Drivers:
@@ -85,20 +105,20 @@ def load_drivers(path: Path | None = None) -> Drivers:
         except regex.error as exc:
             raise SignatureError(f"{where}: {exc}", location=str(path)) from None
 
-    reports = data.get("reports_failure", [])
-    if not isinstance(reports, list):
-        raise SignatureError("reports_failure: expected a list", location=str(path))
-    usage = data.get("usage_errors", [])
-    if not isinstance(usage, list):
-        raise SignatureError("usage_errors: expected a list", location=str(path))
+    def patterns(key: str) -> tuple[regex.Pattern[str], ...]:
+        items = data.get(key, [])
+        if not isinstance(items, list):
+            raise SignatureError(f"{key}: expected a list", location=str(path))
+        return tuple(compile_(item, key) for item in items)
+
     return Drivers(compile_(data.get("own_sites"), "own_sites"),
                    compile_(data.get("own_loggers"), "own_loggers"),
-                   tuple(compile_(p, "reports_failure") for p in reports),
-                   tuple(compile_(p, "usage_errors") for p in usage),
-                   compile_(data.get("own_programs"), "own_programs"))
+                   patterns("reports_failure"), patterns("names_exception"),
+                   patterns("usage_errors"), compile_(data.get("own_programs"), "own_programs"),
+                   patterns("frames"), compile_(data.get("engine_frames"), "engine_frames"))
 
 
 @cache
 def default_drivers() -> Drivers:
-    """The shipped drivers knowledge, loaded once (only when a run holds such a record)."""
+    """The shipped drivers knowledge, loaded once (only when a run holds such an error)."""
     return load_drivers()

@@ -22,6 +22,12 @@ engine's output is the driver's next invocation failing on its own command line;
 own (`vllm serve: error:`, the top-level `vllm: error:`) is its deployment's exit, and a usage
 error with no output of the engine anywhere is what the log shows.
 
+A traceback raised through a harness's or a benchmark client's own code (lm-eval, lighteval,
+OpenCompass, GuideLLM, vLLM's benchmark clients) with no frame in vLLM's engine, after the
+engine's output, is the harness failing on the answers it got; one through vLLM's engine (a
+generate call that raised), one whose exception reports the server's failure (a refused
+connection, a 5xx answer) or one before any output stays the failure.
+
 A trainer's Ray actor (a process none of vLLM's roles names: verl's `TaskRunner`) logging in its
 own format is such a driver too; an engine core's or a worker's record is vLLM's whatever its
 format.
@@ -251,3 +257,44 @@ def test_vllms_own_usage_error_after_output_stays_failure(output: str, n: int, p
                                                           usage: str) -> None:
     lines = [f"usage: {prog} [-h] [--model MODEL]", f"{prog}: error: {usage}"]
     assert explain_text(_log(output, n, lines)).verdict is not Verdict.NO_FAILURE
+
+
+DRIVER_FRAMES = [
+    ("/usr/lib/python3/site-packages/lm_eval/evaluator.py", "evaluate"),
+    ("/opt/venv/lib/python3.12/site-packages/lighteval/metrics/metrics.py", "compute"),
+    ("/workspace/opencompass/opencompass/tasks/openicl_eval.py", "_score"),
+    ("/usr/local/lib/python3.11/dist-packages/guidellm/benchmark/output.py", "save_json"),
+    ("/usr/local/lib/python3.12/dist-packages/vllm/benchmarks/serve.py", "save_to_pytorch"),
+    ("/home/u/vllm/benchmarks/benchmark_serving.py", "main"),
+]
+OWN_EXCEPTIONS = ["ValueError: log_samples must be True for 'bypass' metric-only tasks",
+                  "KeyError: 'acc_norm'",
+                  "TypeError: Object of type ndarray is not JSON serializable",
+                  "ZeroDivisionError: division by zero"]
+SERVER_EXCEPTIONS = [
+    "aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host localhost:8000",
+    "openai.InternalServerError: Error code: 500 - {'detail': 'engine dead'}",
+    "httpx.ReadTimeout: timed out",
+]
+VLLM_FRAME = ("/usr/lib/python3/site-packages/vllm/entrypoints/llm.py", "generate")
+
+
+def _traceback(frames: list[tuple[str, str]], exception: str) -> list[str]:
+    lines = ["Traceback (most recent call last):"]
+    for number, (path, function) in enumerate(frames, 10):
+        lines += [f'  File "{path}", line {number}, in {function}', "    do_it()"]
+    return [*lines, exception]
+
+
+@SOME
+@given(st.sampled_from(OUTPUT), st.integers(1, 5000),
+       st.lists(st.sampled_from(DRIVER_FRAMES), min_size=1, max_size=3),
+       st.sampled_from(OWN_EXCEPTIONS), st.sampled_from(SERVER_EXCEPTIONS))
+def test_a_drivers_own_traceback_after_output_is_no_failure(
+        output: str, n: int, frames: list[tuple[str, str]], own: str, server: str) -> None:
+    assert explain_text(_log(output, n, _traceback(frames, own))).verdict is Verdict.NO_FAILURE
+    # through vLLM's engine, reporting the server's failure, or before any output: a failure
+    for lines in (_log(output, n, _traceback([*frames, VLLM_FRAME], own)),
+                  _log(output, n, _traceback(frames, server)),
+                  "\n".join([*ENGINE, *_traceback(frames, own)]) + "\n"):
+        assert explain_text(lines).verdict is not Verdict.NO_FAILURE, lines
