@@ -81,6 +81,7 @@ DRIVER_FORMATS = [
     "2026-01-29 05:51:50,616 - lighteval - ERROR - {msg}",
     "ERROR:root:{msg}",
     "[2026-01-29 05:51:50] ERROR evaluator.py:324: {msg}",
+    "2026-01-29:05:51:50 ERROR    [evaluator:324] {msg}",  # lm-eval 0.4.x's own format
     "[ERROR] {msg}",
 ]
 # what a driver says of its task (no failure of vLLM)
