@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from logsleuth.assemble import CUT_TRACEBACK
 from logsleuth.deployments import ONE, Deployments, deployments_of
-from logsleuth.drivers import default_drivers
+from logsleuth.drivers import default_drivers, passed_sessions
 from logsleuth.fingerprint import fingerprint
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRole,
@@ -572,6 +572,7 @@ class CausalGraph:
         stuck: list[Milestone] = []  # stats of an engine holding requests and doing nothing
         starts: list[Milestone] = []
         sections: list[int] = []  # the lines of a test report's section headers
+        reports: list[tuple[int, str]] = []  # and their texts
         shutdown_from: int | None = None
         began = False  # the log shows this run's start (vLLM's start line, its first step)
         # output a test runner captured while a test ran, printed after the test's failure
@@ -583,6 +584,7 @@ class CausalGraph:
                 began = began or event.kind is MilestoneKind.START or event.phase is Phase.INIT
                 if event.kind is MilestoneKind.REPORT:
                     sections.append(event.line)
+                    reports.append((event.line, event.text))
                 if event.kind in _SECTIONS or captured and inside(captured, event.line):
                     continue
                 if event.kind is MilestoneKind.HANG:
@@ -633,6 +635,8 @@ class CausalGraph:
         # the run's engine produced output from here on: a driver's records after it judge it
         first_output = min((m.line for m in activity if m.kind is MilestoneKind.SERVING),
                            default=None)
+        # a test runner's sessions whose summary reports success: their errors were expected
+        passed = passed_sessions(reports, default_drivers()) if reports else []
         nodes: dict[int, _Node] = {}
         shutdown_noise: list[ErrorEvent] = []  # and records that say they are harmless
         steps = [*activity, *starts]  # once, not per error: an error-heavy log has thousands
@@ -645,6 +649,10 @@ class CausalGraph:
                     [f"{frame.file}:{frame.function}" for frame in event.frames]):
                 # a helper's teardown bookkeeping after the run was up (causality `teardown`)
                 shutdown_noise.append(event)
+                continue
+            if any(after < event.first_line and event.last_line < before
+                   for after, before in passed):
+                shutdown_noise.append(event)  # part of a passing test (drivers.yaml)
                 continue
             if _offline_exit(event, errors, steps, know):
                 shutdown_noise.append(event)  # an offline program's exit (`offline_exits`)

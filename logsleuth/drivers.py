@@ -41,6 +41,8 @@ class Drivers:
     own_programs: regex.Pattern[str] | None = None
     frames: tuple[regex.Pattern[str], ...] = ()
     engine_frames: regex.Pattern[str] | None = None
+    passed_sessions: regex.Pattern[str] | None = None
+    session_starts: regex.Pattern[str] | None = None
 
     def foreign(self, event: ErrorEvent) -> bool:
         """A record of a logger that is neither vLLM's nor one that names a source line: a
@@ -90,6 +92,23 @@ class Drivers:
         return False
 
 
+def passed_sessions(reports: list[tuple[int, str]], drivers: Drivers) -> list[tuple[int, int]]:
+    """The spans (after line, before line) of the test sessions whose summary reports success,
+    from the test report's section lines (line, text) in line order: each from its session's
+    start header (or the run's start, 0) to its summary."""
+    if drivers.passed_sessions is None:
+        return []
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for line, text in reports:
+        if drivers.session_starts is not None and drivers.session_starts.search(text):
+            start = line
+        elif drivers.passed_sessions.search(text):
+            spans.append((start, line))
+            start = line
+    return spans
+
+
 def load_drivers(path: Path | None = None) -> Drivers:
     """Compile a drivers file (the shipped signatures/drivers.yaml by default)."""
     path = path or data_dir("signatures") / FILE
@@ -115,7 +134,9 @@ def load_drivers(path: Path | None = None) -> Drivers:
                    compile_(data.get("own_loggers"), "own_loggers"),
                    patterns("reports_failure"), patterns("names_exception"),
                    patterns("usage_errors"), compile_(data.get("own_programs"), "own_programs"),
-                   patterns("frames"), compile_(data.get("engine_frames"), "engine_frames"))
+                   patterns("frames"), compile_(data.get("engine_frames"), "engine_frames"),
+                   compile_(data.get("passed_sessions"), "passed_sessions"),
+                   compile_(data.get("session_starts"), "session_starts"))
 
 
 @cache

@@ -28,6 +28,11 @@ engine's output, is the harness failing on the answers it got; one through vLLM'
 generate call that raised), one whose exception reports the server's failure (a refused
 connection, a 5xx answer) or one before any output stays the failure.
 
+A test runner's session whose summary reports success (pytest's `=== 3 passed, 2 warnings in
+52.31s ===`) held only passing tests: the errors printed in it were expected by them (a test of
+vLLM's error handling) or gone on from. A summary that counts a failure or an error, and a crash
+printed after the summary, stay the failure.
+
 A trainer's Ray actor (a process none of vLLM's roles names: verl's `TaskRunner`) logging in its
 own format is such a driver too; an engine core's or a worker's record is vLLM's whatever its
 format.
@@ -299,3 +304,45 @@ def test_a_drivers_own_traceback_after_output_is_no_failure(
                   _log(output, n, _traceback(frames, server)),
                   "\n".join([*ENGINE, *_traceback(frames, own)]) + "\n"):
         assert explain_text(lines).verdict is not Verdict.NO_FAILURE, lines
+
+
+SESSION_ERRORS = [
+    ["ERROR 01-29 05:21:40 [serving_chat.py:200] Error in preprocessing prompt inputs",
+     "Traceback (most recent call last):",
+     '  File "/usr/lib/python3/site-packages/vllm/entrypoints/openai/serving_chat.py", line 190,'
+     " in create_chat_completion",
+     '    raise ValueError("too long")',
+     "ValueError: This model's maximum context length is 4096 tokens"],
+    ["(EngineCore_DP0 pid=123) ERROR 01-29 05:21:41 [core.py:708] EngineCore failed to start.",
+     "(EngineCore_DP0 pid=123) ERROR 01-29 05:21:41 [core.py:708] ValueError: invalid kv cache "
+     "dtype"],
+    ["RuntimeError: Engine core initialization failed. See root cause above."],
+]
+PASSED = st.builds("{} passed{}{} in {}.{:02d}s".format, st.integers(1, 500),
+                   st.sampled_from(["", ", 3 skipped"]), st.sampled_from(["", ", 2 warnings"]),
+                   st.integers(1, 9999), st.integers(0, 99))
+
+
+def _session(errors: list[list[str]], summary: str, header: bool = True) -> list[str]:
+    lines = ["=" * 29 + " test session starts " + "=" * 30] if header else []
+    lines += ["platform linux -- Python 3.12.3, pytest-8.3.5, pluggy-1.5.0", "collected 3 items",
+              "", "tests/entrypoints/test_errors.py " + ENGINE[0], *ENGINE[1:]]
+    for error in errors:
+        lines += [*error, "."]
+    return [*lines, f"{'=' * 20} {summary} {'=' * 20}"]
+
+
+@SOME
+@given(st.lists(st.sampled_from(SESSION_ERRORS), min_size=1, max_size=3), PASSED, st.booleans(),
+       st.integers(1, 20))
+def test_a_passing_test_sessions_errors_are_no_failure(errors: list[list[str]], passed: str,
+                                                       header: bool, failed: int) -> None:
+    assert explain_text("\n".join(_session(errors, passed, header)) + "\n").verdict \
+        is Verdict.NO_FAILURE
+    # a session that counts a failure or an error, or a crash after the summary, is a failure
+    for summary in (f"{failed} failed, {passed}", f"{passed.split(' in ')[0]}, {failed} error"
+                    f"{'s' if failed > 1 else ''} in 1.00s"):
+        text = "\n".join(_session(errors, summary, header)) + "\n"
+        assert explain_text(text).verdict is not Verdict.NO_FAILURE, summary
+    text = "\n".join([*_session(errors, passed, header), "Segmentation fault (core dumped)"])
+    assert explain_text(text + "\n").verdict is not Verdict.NO_FAILURE
