@@ -87,6 +87,9 @@ DRIVER_FORMATS = [
     "ERROR:root:{msg}",
     "[2026-01-29 05:51:50] ERROR evaluator.py:324: {msg}",
     "2026-01-29:05:51:50 ERROR    [evaluator:324] {msg}",  # lm-eval 0.4.x's own format
+    "[2026-01-29 05:51:50,616] [   ERROR]: {msg} (metrics.py:120)",  # lighteval's root logger
+    "01/29 05:51:50 - OpenCompass - ERROR - /opt/opencompass/tasks/openicl_eval.py - _score - "
+    "241 - {msg}",  # OpenCompass (mmengine's MMFormatter)
     "[ERROR] {msg}",
 ]
 # what a driver says of its task (no failure of vLLM)
