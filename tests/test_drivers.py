@@ -127,23 +127,33 @@ def _log(output: str, n: int, records: list[str], *, before: bool = False) -> st
     return "\n".join(lines) + "\n"
 
 
+# the wrappers a log is read through: none, docker's time, journald's prefix
+WRAPPERS = ["{}", "2026-01-29T05:51:50.123456789Z {}", "Jan 29 05:51:50 gpu-node-3 vllm[4242]: {}"]
+
+
+def _wrapped(text: str, wrapper: str) -> str:
+    return "".join(wrapper.format(line) + "\n" for line in text.splitlines())
+
+
 @SOME
 @given(st.sampled_from(OUTPUT), st.integers(1, 5000), st.lists(
     st.tuples(st.sampled_from(DRIVER_FORMATS), st.sampled_from(JUDGEMENTS)), min_size=1,
-    max_size=4))
+    max_size=4), st.sampled_from(WRAPPERS))
 def test_a_drivers_judgement_after_output_is_no_failure(output: str, n: int,
-                                                        records: list[tuple[str, str]]) -> None:
+                                                        records: list[tuple[str, str]],
+                                                        wrapper: str) -> None:
     text = _log(output, n, [form.format(msg=msg) for form, msg in records])
-    assert explain_text(text).verdict is Verdict.NO_FAILURE
+    assert explain_text(_wrapped(text, wrapper)).verdict is Verdict.NO_FAILURE
 
 
 @SOME
 @given(st.sampled_from(OUTPUT), st.integers(1, 5000), st.sampled_from(DRIVER_FORMATS),
-       st.sampled_from(FAILURES), st.sampled_from(JUDGEMENTS))
+       st.sampled_from(FAILURES), st.sampled_from(JUDGEMENTS), st.sampled_from(WRAPPERS))
 def test_a_driver_reporting_vllms_failure_stays_failure(output: str, n: int, form: str,
-                                                        failure: str, judgement: str) -> None:
+                                                        failure: str, judgement: str,
+                                                        wrapper: str) -> None:
     text = _log(output, n, [form.format(msg=failure), form.format(msg=judgement)])
-    assert explain_text(text).verdict is not Verdict.NO_FAILURE
+    assert explain_text(_wrapped(text, wrapper)).verdict is not Verdict.NO_FAILURE
 
 
 @SOME
