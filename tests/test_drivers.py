@@ -114,6 +114,7 @@ FAILURES = [
     "Exception:ClientConnectorError('localhost:8000'), retrying.",
     "CUDA error: an illegal memory access was encountered",
     "Failed requests: 12",
+    "failed (exitcode: 1) local_rank: 0 (pid: 4242) of binary: /usr/bin/python3",
 ]
 
 
@@ -164,7 +165,9 @@ def test_vllms_own_record_after_output_stays_failure(output: str, n: int, msg: s
     if not msg.startswith("FAILED:"):
         # (a logging-format record whose text opens with a tool's `FAILED:` is read as a relay
         # of that tool's line, the logger's name with the relay's wrapper: not told apart)
-        records.append(f"2026-01-29 05:51:50,616 - vllm.engine.async_llm_engine - ERROR - {msg}")
+        records += [f"2026-01-29 05:51:50,616 - vllm.engine.async_llm_engine - ERROR - {msg}",
+                    f"2026-01-29 05:51:50,616 - torch.distributed.elastic.multiprocessing.api - "
+                    f"ERROR - {msg}"]
     for record in records:
         text = _log(output, n, [record])
         assert explain_text(text).verdict is not Verdict.NO_FAILURE, record
