@@ -52,9 +52,14 @@ lines-vllm-fine is the real log of the class.)
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from logsleuth.drivers import load_drivers
+from logsleuth.errors import SignatureError
 from logsleuth.model import Verdict
 from logsleuth.pipeline import explain_text
 
@@ -362,3 +367,13 @@ def test_a_passing_test_sessions_errors_are_no_failure(errors: list[list[str]], 
         assert explain_text(text).verdict is not Verdict.NO_FAILURE, summary
     text = "\n".join([*_session(errors, passed, header), "Segmentation fault (core dumped)"])
     assert explain_text(text + "\n").verdict is not Verdict.NO_FAILURE
+
+
+def test_a_broken_drivers_file_says_where(tmp_path: Path) -> None:
+    bad = tmp_path / "drivers.yaml"
+    bad.write_text("own_sites: '(unclosed'\nown_loggers: '^vllm'\n", encoding="utf-8")
+    with pytest.raises(SignatureError, match="own_sites") as caught:
+        load_drivers(bad)
+    assert caught.value.location == str(bad)
+    shipped = load_drivers()
+    assert shipped.reports_failure and shipped.frames and shipped.passed_sessions is not None
