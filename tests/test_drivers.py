@@ -93,6 +93,7 @@ DRIVER_FORMATS = [
     "[2026-01-29 05:51:50] ERROR evaluator.py:324: {msg}",
     "2026-01-29:05:51:50 ERROR    [evaluator:324] {msg}",  # lm-eval 0.4.x's own format
     "[2026-01-29 05:51:50,616] [   ERROR]: {msg} (metrics.py:120)",  # lighteval's root logger
+    "26-01-29 05:51:50|ERROR    |guidellm.benchmark.benchmarker:run:176 - {msg}",  # GuideLLM
     "01/29 05:51:50 - OpenCompass - ERROR - /opt/opencompass/tasks/openicl_eval.py - _score - "
     "241 - {msg}",  # OpenCompass (mmengine's MMFormatter)
     "[ERROR] {msg}",
