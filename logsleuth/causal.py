@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from logsleuth.assemble import CUT_TRACEBACK
 from logsleuth.deployments import ONE, Deployments, deployments_of
+from logsleuth.drivers import default_drivers, passed_sessions
 from logsleuth.fingerprint import fingerprint
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRole,
@@ -595,6 +596,7 @@ class CausalGraph:
         stuck: list[Milestone] = []  # stats of an engine holding requests and doing nothing
         starts: list[Milestone] = []
         sections: list[int] = []  # the lines of a test report's section headers
+        reports: list[tuple[int, str]] = []  # and their texts
         shutdown_from: int | None = None
         began = False  # the log shows this run's start (vLLM's start line, its first step)
         # output a test runner captured while a test ran, printed after the test's failure
@@ -606,6 +608,7 @@ class CausalGraph:
                 began = began or event.kind is MilestoneKind.START or event.phase is Phase.INIT
                 if event.kind is MilestoneKind.REPORT:
                     sections.append(event.line)
+                    reports.append((event.line, event.text))
                 if event.kind in _SECTIONS or captured and inside(captured, event.line):
                     continue
                 if event.kind is MilestoneKind.HANG:
@@ -653,6 +656,11 @@ class CausalGraph:
         end = max((e.last_line for e in errors), default=0) + 1
         end = max([end, *(m.line + 1 for m in [*activity, *starts])])
 
+        # the run's engine produced output from here on: a driver's records after it judge it
+        first_output = min((m.line for m in activity if m.kind is MilestoneKind.SERVING),
+                           default=None)
+        # a test runner's sessions whose summary reports success: their errors were expected
+        passed = passed_sessions(reports, default_drivers()) if reports else []
         nodes: dict[int, _Node] = {}
         shutdown_noise: list[ErrorEvent] = []  # and records that say they are harmless
         steps = [*activity, *starts]  # once, not per error: an error-heavy log has thousands
@@ -666,6 +674,10 @@ class CausalGraph:
                 # a helper's teardown bookkeeping after the run was up (causality `teardown`)
                 shutdown_noise.append(event)
                 continue
+            if any(after < event.first_line and event.last_line < before
+                   for after, before in passed):
+                shutdown_noise.append(event)  # part of a passing test (drivers.yaml)
+                continue
             if _offline_exit(event, errors, steps, know):
                 shutdown_noise.append(event)  # an offline program's exit (`offline_exits`)
                 continue
@@ -673,7 +685,7 @@ class CausalGraph:
                 shutdown_noise.append(event)  # a program's loop closing (`teardown`)
                 continue
             node = _classify(event, know)
-            if node.role is EventRole.BENIGN:
+            if node.role is EventRole.BENIGN or _driver_verdict(node, first_output):
                 shutdown_noise.append(event)
             else:
                 nodes[event.id] = node
@@ -1397,6 +1409,20 @@ def _join_crash(first: ErrorEvent, later: ErrorEvent) -> ErrorEvent:
         and len(later.frames) > len(first.frames) else first
     return replace(named, id=first.id, first_line=min(first.first_line, later.first_line),
                    last_line=max(first.last_line, later.last_line))
+
+
+def _driver_verdict(node: _Node, first_output: int | None) -> bool:
+    """An error of the program that drives vLLM (a harness, a benchmark client, a trainer: a
+    record of another logger than vLLM's, its usage error, a traceback through its code and not
+    vLLM's engine; unprefixed, or from a process none of vLLM's roles names, such as a trainer's
+    Ray actor), printed after the run's engine produced output, whose words report no failure of
+    vLLM: that program's judgement of its task (a score under a threshold, a sample it could not
+    parse, a results file it could not write), no cause (drivers.yaml, logsleuth/drivers.py)."""
+    if first_output is None or node.event.first_line <= first_output \
+            or node.role is EventRole.BENIGN or node.corrupting \
+            or node.process_role not in (Role.MAIN, Role.OTHER):
+        return False
+    return default_drivers().judges_output(node.event)
 
 
 def _classify(event: ErrorEvent, know: Causality) -> _Node:

@@ -71,6 +71,7 @@ class LogInput:
         limit = self.max_line_bytes
         pending = b""  # the unfinished last line, never more than `limit` bytes
         skipping = False  # inside the rest of an over-long line whose head is in `pending`
+        window = b""  # while skipping, the last `limit` + 1 bytes of that line (last_drawing)
         while True:
             try:
                 chunk = stream.read(BLOCK_SIZE)
@@ -87,8 +88,11 @@ class LogInput:
                 self.nul_bytes += chunk.count(b"\0")
             if skipping:
                 newline = chunk.find(b"\n")
+                window = (window + chunk[:newline if newline >= 0 else len(chunk)]
+                          [-(limit + 1):])[-(limit + 1):]
                 if newline < 0:
                     continue
+                pending = last_drawing(pending, window, limit)
                 chunk = chunk[newline:]  # the cut line ends here: keep its \n
                 skipping = False
             # one copy per block: the unfinished line before it, and this block up to its last \n
@@ -100,10 +104,13 @@ class LogInput:
                 body, pending = b"", pending + chunk
             if len(pending) > limit:
                 self.cut_lines += 1
+                window = pending[-(limit + 1):]
                 pending = pending[:limit]
                 skipping = True
             if body:
                 yield self._cut_long_lines(body)
+        if skipping:
+            pending = last_drawing(pending, window, limit)
         if pending:
             yield pending
         if self.notice_counts:
@@ -134,7 +141,9 @@ class LogInput:
             if end < 0:
                 end = size
             if end - start > limit:
-                pieces.append(data[kept:start + limit])
+                pieces += [data[kept:start], last_drawing(data[start:start + limit],
+                                                          data[max(start, end - limit - 1):end],
+                                                          limit)]
                 kept = end
                 self.cut_lines += 1
             position = end + 1
@@ -148,6 +157,20 @@ class LogInput:
             self._stream.close()
         except (OSError, ValueError):
             pass
+
+
+def last_drawing(head: bytes, tail: bytes, limit: int) -> bytes:
+    """What is kept of a line longer than `limit`: its first `limit` bytes (`head`), or, for a
+    terminal's line drawn over again after each `\r` (a progress bar redrawn for hours: an
+    evaluation harness's bar over a thousand requests is ~100 KiB), its last drawing from that
+    `\r` on, when it fits: what the terminal showed, and what tokenize/grammar.py `clean` reads
+    of a line. `tail` is the line's last `limit` + 1 bytes (a `\r` that ends the line is a
+    record's line end, not a drawing)."""
+    stop = len(tail) - 1 if tail.endswith(b"\r") else len(tail)
+    last = tail.rfind(b"\r", 0, stop)
+    if last >= 0 and len(tail) - last <= limit:
+        return tail[last:]
+    return head
 
 
 def reading_notices(cut_lines: int, nul_bytes: int, limit: int) -> list[str]:

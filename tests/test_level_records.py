@@ -2,7 +2,8 @@
 
 A failing log whose one error line has a shape the grammar did not know read as healthy: a Rust
 router's tracing record, a Go sidecar's logfmt or JSON record, a wrapper's Python logger in a format
-of its own (LLaMA-Factory, InstructLab, tornado), Ascend CANN's `[ERROR]` records behind a vLLM
+of its own (LLaMA-Factory, InstructLab, tornado, lm-eval, lighteval, OpenCompass,
+GuideLLM), Ascend CANN's `[ERROR]` records behind a vLLM
 process prefix and its bare error codes (`EZ9999: Inner Error!`), a tool's `FATAL: ` or `error: `,
 the kernel's `segfault at`, and the exit lines that only report a failure (Go's `exit status 1`,
 docker's classic builder, Open MPI, a pod listed in CrashLoopBackOff). Each shape is generated
@@ -52,6 +53,20 @@ RECORD = st.one_of(
               DATE, LEVEL, st.integers(1, 999), MESSAGE),
     st.builds(lambda d, lv, n, m: (f"{lv} {d},123 instructlab.model.backends.vllm:{n}: {m}", True),
               DATE, st.sampled_from(["ERROR", "CRITICAL"]), st.integers(1, 999), MESSAGE),
+    # lm-eval 0.4.x's own format: the date and time joined by a colon (lm_eval/utils.py)
+    st.builds(lambda d, lv, n, m: (f"{d.replace(' ', ':')} {lv:<8} [evaluator:{n}] {m}", True),
+              DATE, st.sampled_from(["ERROR", "CRITICAL"]), st.integers(1, 999), MESSAGE),
+    # lighteval's root logger (its level padded in brackets, the call site after the message)
+    # and OpenCompass's (mmengine's MMFormatter: month/day, the logger's name; at ERROR the path,
+    # function and line before the message)
+    st.builds(lambda d, lv, m: (f"[{d},123] [{lv:>8}]: {m} (vllm_model.py:281)", True), DATE,
+              st.sampled_from(["ERROR", "CRITICAL"]), MESSAGE),
+    st.builds(lambda d, lv, m: (f"{d[5:].replace('-', '/')} - OpenCompass - {lv} - /opt/"
+                                f"opencompass/tasks/openicl_eval.py - _score - 241 - {m}", True),
+              DATE, st.sampled_from(["ERROR", "CRITICAL"]), MESSAGE),
+    # GuideLLM's console sink (loguru's, a two-digit year, no spaces around the bars)
+    st.builds(lambda d, lv, m: (f"{d[2:]}|{lv:<8} |guidellm.scheduler.worker_group:run:705 - {m}",
+                                True), DATE, st.sampled_from(["ERROR", "CRITICAL"]), MESSAGE),
     st.builds(lambda d, letter, m: (f"[{letter} {d}.123 serverapp:12] {m}", True), DATE,
               st.sampled_from(["E", "C"]), MESSAGE),
     # Go: logfmt and JSON records

@@ -98,8 +98,39 @@ def test_cli_exits_0_1_or_3_with_a_valid_report(data: bytes) -> None:
 def test_line_cap_matches_a_plain_reference(data: bytes, limit: int) -> None:
     log = LogInput("x", io.BytesIO(data), max_line_bytes=limit)
     out = b"".join(log.blocks())
-    expected = b"\n".join(line[:limit] for line in data.split(b"\n"))
+    expected = b"\n".join(_cut(line, limit) for line in data.split(b"\n"))
     assert out == expected
+
+
+def _cut(line: bytes, limit: int) -> bytes:
+    """A line cut to `limit` bytes, or a terminal's redrawn line to its last drawing (from its
+    last `\r`, one that ends the line aside) when that fits (read.py `last_drawing`)."""
+    if len(line) <= limit:
+        return line
+    last = line.rfind(b"\r", 0, len(line) - 1 if line.endswith(b"\r") else len(line))
+    return line[last:] if last >= 0 and len(line) - last <= limit else line[:limit]
+
+
+@FAST
+@given(st.lists(st.sampled_from([b"x", b"ab", b"\r", b"\r\n", b"\n", b"12345"]), max_size=400),
+       st.integers(1, 64), st.integers(1, 50))
+def test_line_cap_is_the_same_across_block_bounds(parts: list[bytes], limit: int,
+                                                  block: int) -> None:
+    # a line cut inside one block or across several (read.py's `skipping`) keeps the same bytes
+    data = b"".join(parts)
+    log = LogInput("x", _Chunked(data, block), max_line_bytes=limit)
+    assert b"".join(log.blocks()) == b"\n".join(_cut(line, limit) for line in data.split(b"\n"))
+
+
+class _Chunked(io.BytesIO):
+    """A stream that hands out at most `block` bytes a read, whatever is asked."""
+
+    def __init__(self, data: bytes, block: int) -> None:
+        super().__init__(data)
+        self._block = block
+
+    def read(self, size: int | None = -1) -> bytes:
+        return super().read(self._block)
 
 
 # ---- the root cause survives noise --------------------------------------------------------------

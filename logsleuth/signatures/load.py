@@ -27,11 +27,13 @@ from logsleuth.yamlload import KeyPath, load_yaml
 ENV_VAR = "LOGSLEUTH_SIGNATURES"  # extra signature directories, separated by os.pathsep
 # Files in the signatures directory that are not signatures: its data files (causality, facts,
 # the phrasing of a message's remedy, the line shapes of API drift, the knobs each class of
-# families must name, a plugin's switches between its implementations).
+# families must name, a plugin's switches between its implementations, the programs that
+# drive vLLM).
 NOT_SIGNATURES = frozenset({"causality.yaml", "facts.yaml", "remedy.yaml", "drift.yaml",
                             "framework-knobs.yaml", "platform-knobs.yaml",
                             "family-knobs.yaml", "documented-remedies.yaml",
-                            "confirmed-remedies.yaml", "plugin-switches.yaml"})
+                            "confirmed-remedies.yaml", "plugin-switches.yaml",
+                            "drivers.yaml"})
 
 
 class Severity(Enum):

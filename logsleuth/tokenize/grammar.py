@@ -435,7 +435,8 @@ class _ToRecords(Transformer[Token, object]):
         # `2024-01-02 03:04:05.123 | INFO     | module:func:12 - ` or `... | ERROR | worker | `
         stamp, level, site = (part.strip() for part in str(items[0]).split("|")[:3])
         site = site.removesuffix("-").strip()
-        return _Header(_level_word(level), stamp[5:19], site)
+        day = 3 if stamp[2] == "-" else 5  # GuideLLM's two-digit year
+        return _Header(_level_word(level), stamp[day:day + 14], site)
 
     def level_word(self, items: list[Token]) -> _Header:
         # `ERROR `, `- ERROR - `, `[ERROR] `, `[ERROR|2024-06-26 10:00:00] `, `[E 2024-... x:12] `:
