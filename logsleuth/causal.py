@@ -410,22 +410,35 @@ def _others_verdicts(nodes: dict[int, _Node], activity: list[Milestone],
                      know: Causality) -> list[int]:
     """The errors of a run that are all another program's records, naming nothing of vLLM's
     (causality.yaml `others_records`: an evaluation harness's `ERROR - FAILED: Recovery thresholds
-    not met` after the offline engine it drove came up and generated), in a run whose engine came
-    up: level-only records of a logger that is not vLLM's. Printed before the engine came up, such
-    a record stopped nothing (the engine came up after it); in a run whose engine never came up it
-    is all the log says of why, and stays the failure. None when any error of the run is not such
+    not met` after the offline engine it drove came up and generated), in a run whose engine
+    produced output: level-only records of a logger that is not vLLM's, printed by a process none
+    of vLLM's roles names. Printed before the engine came up, such a record stopped nothing (the
+    engine came up and worked after it); in a run whose engine never produced output it may be
+    all the log says of why, and stays the failure. None when any error of the run is not such
     a record: a failure of vLLM's stays the failure, and is weighed above them as any record is
-    (`_pick_root`)."""
-    if not nodes or not any(m.kind in (MilestoneKind.READY, MilestoneKind.SERVING)
-                            or m.phase in _STARTED for m in activity):
-        return []
+    (`_pick_root`).
+
+    `_driver_verdict` sets aside, one at a time, the driving program's errors printed after the
+    engine's first output whose words report no failure of vLLM (drivers.yaml); this rule covers
+    what it cannot: such records printed before the output (the engine came up after them), and
+    only when nothing else of the run is an error, none of them in words a driver reports vLLM's
+    failure in. (Two rules of one class, written in parallel in session 29; one home for both is
+    a follow-up.)"""
+    if not nodes or not any(m.kind is MilestoneKind.SERVING for m in activity):
+        return []  # no output of the engine's: such a record may be why (drivers.yaml)
+    drivers = default_drivers()
     for node in nodes.values():
         event = node.event
         record = event.kind is EventKind.ERROR_RECORD and event.exception in _LEVEL_LABELS \
             or event.kind is EventKind.DIAGNOSTIC
         if not record or event.latent or event.failing_warning \
+                or node.process_role not in (Role.MAIN, Role.OTHER) \
                 or node.pointer is not None or know.logged_natively(event.site, event.exception) \
-                or not know.others_verdict(event.site, event.message):
+                or not know.others_verdict(event.site, event.message) \
+                or not drivers.foreign(event) \
+                or drivers.reports_vllm_failure(event, drivers.reports_failure):
+            # the loggers and the words drivers.yaml knows as vLLM's, torch's, Ray's or as a
+            # report of vLLM's failure count too
             return []
     return list(nodes)
 
