@@ -72,3 +72,56 @@ def test_another_hccl_failure_at_communicator_creation_is_not_a_rank_table(
         prefix: str, call: str, cann: str, pid: int) -> None:
     sid, _ = signature_advice(_log(prefix, call, cann, pid))
     assert sid != "hccl-ranktable-invalid"
+
+
+# ---- the documented remedies three families lacked (signatures/documented-remedies.yaml) ----------
+
+@settings(max_examples=20, deadline=None)
+@given(prefix=_PREFIXES, local=st.sampled_from(["8.2.RC1", "8.3.RC1", "8.5.0"]),
+       remote=st.sampled_from(["8.1.RC1", "8.0.0", "7.0.0"]), peer=st.integers(1, 63))
+def test_cann_versions_inconsistent_between_ranks_names_the_plog_check(
+        prefix: str, local: str, remote: str, peer: int) -> None:
+    cann = (f"EI0008: The CANN versions are inconsistent: localCannVersion={local}, "
+            f"remoteCannVersion={remote}, remoteRank={peer}.")
+    sid, fix = signature_advice(_log(prefix, "HcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, "
+                                     "config, &(comm->hcclComm_))", cann, 880))
+    assert sid == "hccl-collective-arguments-inconsistent"
+    assert "CannVersion" in fix and "ASCEND_GLOBAL_LOG_LEVEL" in fix
+
+
+def _worker_error(prefix: str, frames: list[tuple[str, str, str]], error: str) -> str:
+    lines = ["Traceback (most recent call last):"]
+    for path, func, code in frames:
+        lines += [f'  File "{path}", line 212, in {func}', f"    {code}"]
+    lines.append(error)
+    return "\n".join(prefix + line for line in lines) + "\n"
+
+
+@settings(max_examples=20, deadline=None)
+@given(prefix=_PREFIXES, npus=st.sampled_from([4, 8, 16]), cpus=st.integers(4, 30),
+       minimum=st.sampled_from([3, 5]))
+def test_too_few_cpus_for_the_ascend_cpu_binding_names_the_cpuset(
+        prefix: str, npus: int, cpus: int, minimum: int) -> None:
+    error = ("RuntimeError: Insufficient CPUs for binding with CPU role reservations: "
+             f"total_allowed={cpus}, total_npus={npus}, min_per_npu={cpus // npus} (<{minimum}). "
+             f"Need at least {npus * minimum} CPUs in cpuset.")
+    log = _worker_error(prefix, [("/vllm-workspace/vllm-ascend/vllm_ascend/worker/worker.py", "init_device",
+                                  "self._bind_cpus()"),
+                                 ("/vllm-workspace/vllm-ascend/vllm_ascend/cpu_binding.py", "bind_cpus",
+                                  "raise RuntimeError(")], error)
+    sid, fix = signature_advice(log)
+    assert sid == "ascend-cpu-binding-failed"
+    assert "cpuset" in fix and "enable_cpu_binding" in fix
+
+
+@settings(max_examples=15, deadline=None)
+@given(prefix=_PREFIXES, kind=st.sampled_from(["audio", "video"]),
+       where=st.sampled_from(["/usr/local/python3.11.13/lib/python3.11/site-packages/",
+                              "/usr/local/lib/python3.10/dist-packages/"]))
+def test_missing_media_extras_name_the_plugin_faqs_package(prefix: str, kind: str, where: str) -> None:
+    log = _worker_error(prefix, [(f"{where}vllm/multimodal/{kind}.py", "load_bytes",
+                                  f"PlaceholderModule(...)")],
+                        f"ImportError: Please install vllm[{kind}] for {kind} support")
+    sid, fix = signature_advice(log)
+    assert sid == "multimodal-extras-not-installed"
+    assert "qwen-omni-utils" in fix and f"vllm[{kind}]" in fix
