@@ -125,3 +125,15 @@ def test_missing_media_extras_name_the_plugin_faqs_package(prefix: str, kind: st
     sid, fix = signature_advice(log)
     assert sid == "multimodal-extras-not-installed"
     assert "qwen-omni-utils" in fix and f"vllm[{kind}]" in fix
+
+
+@settings(max_examples=15, deadline=None)
+@given(prefix=_PREFIXES, labelled=st.booleans(), rank=st.integers(0, 63), dev=st.integers(0, 15))
+def test_a_roce_cqe_error_names_hccls_collective_retry(prefix: str, labelled: bool, rank: int, dev: int) -> None:
+    text = (f"An error CQE occurred during operator execution. Local information: server 10.0.2.15, "
+            f"device ID {dev}, device IP 29.6.12.5. Peer information: server 10.0.2.16.")
+    cann = (f"[PID: 412] 2026-08-02-03:11:47.228.019 Execution_Error_ROCE_CQE(EI0013): {text}"
+            if labelled else f"EI0013: {text}")
+    sid, fix = signature_advice(_log(prefix, "HcclAllReduce(...)", cann, 412))
+    assert sid == "hccl-roce-error-cqe"
+    assert "HCCL_OP_RETRY_ENABLE" in fix and "hccn_tool" in fix
