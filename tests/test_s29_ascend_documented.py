@@ -137,3 +137,34 @@ def test_a_roce_cqe_error_names_hccls_collective_retry(prefix: str, labelled: bo
     sid, fix = signature_advice(_log(prefix, "HcclAllReduce(...)", cann, 412))
     assert sid == "hccl-roce-error-cqe"
     assert "HCCL_OP_RETRY_ENABLE" in fix and "hccn_tool" in fix
+
+
+# ---- the fused MC2 operators VLLM_ASCEND_ENABLE_FUSED_MC2 selects (vllm-ascend's env-var page) ----
+
+_FUSED_OPS = st.sampled_from(["aclnnDispatchFFNCombine", "aclnnDispatchFFNCombineV2", "aclnnMegaMoe"])
+_OTHER_OPS = st.sampled_from(["aclnnGroupedMatmulV4", "aclnnFusedInferAttentionScoreV3", "aclnnMoeInitRouting"])
+
+
+def _operator_log(prefix: str, op: str, pid: int) -> str:
+    return _worker_error(prefix, [
+        ("/vllm-workspace/vllm-ascend/vllm_ascend/worker/model_runner_v1.py", "execute_model",
+         "hidden_states = self.model(input_ids, positions)"),
+        ("/vllm-workspace/vllm-ascend/vllm_ascend/ops/fused_moe/moe_comm_method.py", "fused_experts",
+         "out = torch.ops._C_ascend.dispatch_ffn_combine(**kwargs)"),
+    ], f"RuntimeError: call {op} failed, detail:EZ9999: Inner Error!\n"
+       f"EZ9999: [PID: {pid}] 2026-09-30-12:00:41.310.007 tiling check failed.")
+
+
+@settings(max_examples=20, deadline=None)
+@given(prefix=_PREFIXES, op=_FUSED_OPS, pid=st.integers(2, 999999))
+def test_a_fused_mc2_operator_failure_names_its_switch(prefix: str, op: str, pid: int) -> None:
+    sid, fix = signature_advice(_operator_log(prefix, op, pid))
+    assert sid == "ascend-moe-distribute-dispatch-failed"
+    assert "VLLM_ASCEND_ENABLE_FUSED_MC2" in fix
+
+
+@settings(max_examples=10, deadline=None)
+@given(prefix=_PREFIXES, op=_OTHER_OPS, pid=st.integers(2, 999999))
+def test_another_operator_in_the_moe_layer_is_not_the_fused_mc2(prefix: str, op: str, pid: int) -> None:
+    sid, _ = signature_advice(_operator_log(prefix, op, pid).replace("dispatch_ffn_combine", "npu_grouped_matmul"))
+    assert sid != "ascend-moe-distribute-dispatch-failed"
