@@ -168,3 +168,56 @@ def test_a_fused_mc2_operator_failure_names_its_switch(prefix: str, op: str, pid
 def test_another_operator_in_the_moe_layer_is_not_the_fused_mc2(prefix: str, op: str, pid: int) -> None:
     sid, _ = signature_advice(_operator_log(prefix, op, pid).replace("dispatch_ffn_combine", "npu_grouped_matmul"))
     assert sid != "ascend-moe-distribute-dispatch-failed"
+
+
+# ---- vllm-ascend's graph compiler (AscendCompiler: npugraph_ex, the fusion passes) --------------
+
+_ASCEND_COMPILER_PATHS = st.sampled_from([
+    [("/vllm-workspace/vllm-ascend/vllm_ascend/compilation/compiler_interface.py", "npugraph_ex_compile",
+      "return nfx.compile_fx(graph, example_inputs, options)"),
+     ("{site}npugraph_ex/npu_fx_compiler.py", "compile_fx", "gm = self._optimize(gm)")],
+    [("/vllm-workspace/vllm-ascend/vllm_ascend/compilation/compiler_interface.py", "fusion_pass_compile",
+      "graph = pass_manager(graph)"),
+     ("/vllm-workspace/vllm-ascend/vllm_ascend/compilation/passes/qknorm_rope_fusion_pass.py", "__call__",
+      "self.patterns.apply(graph)")],
+    [("{site}vllm_ascend/compilation/graph_fusion_pass_manager.py", "__call__", "pass_(graph)"),
+     ("{site}vllm_ascend/compilation/passes/norm_quant_fusion_pass.py", "__call__", "matched = self.apply(graph)")],
+])
+_INNER = st.sampled_from(["RuntimeError: npu_add_rms_norm: expected a tensor of dtype float16 or bfloat16, got float32",
+                          "AssertionError: pattern replacement produced 3 outputs, expected 2",
+                          "KeyError: 'val'",
+                          "ModuleNotFoundError: No module named 'triton'"])
+_SITES = st.sampled_from(["/usr/local/python3.11.13/lib/python3.11/site-packages/",
+                          "/usr/local/lib/python3.10/dist-packages/"])
+
+
+def _compile_failure(prefix: str, inner_frames: list[tuple[str, str, str]], inner: str, site: str) -> str:
+    frames = [(f"{site}torch/_dynamo/output_graph.py", "_call_user_compiler",
+               "compiled_fn = compiler_fn(gm, self.example_inputs())"),
+              (f"{site}vllm/compilation/backends.py", "compile",
+               "compiled_graph, handle = self.compiler.compile(")]
+    frames += [(p.format(site=site), f, c) for p, f, c in inner_frames]
+    error = ("torch._dynamo.exc.BackendCompilerFailed: backend='<vllm.compilation.backends.VllmBackend "
+             f"object at 0xfffd2c1e8d10>' raised:\n{inner}\n\n"
+             'Set TORCH_LOGS="+dynamo" and TORCHDYNAMO_VERBOSE=1 for more information')
+    return _worker_error(prefix, frames, error)
+
+
+@settings(max_examples=25, deadline=None)
+@given(prefix=_PREFIXES, path=_ASCEND_COMPILER_PATHS, inner=_INNER, site=_SITES)
+def test_the_ascend_graph_compiler_failing_names_its_switches(
+        prefix: str, path: list[tuple[str, str, str]], inner: str, site: str) -> None:
+    sid, fix = signature_advice(_compile_failure(prefix, path, inner, site))
+    assert sid == "ascend-graph-compiler-failed"
+    for knob in ("enable_npugraph_ex", "npugraph_ex_config", "fuse_qknorm_rope", "fuse_norm_quant",
+                 "PIECEWISE", "--enforce-eager"):
+        assert knob in fix
+
+
+@settings(max_examples=10, deadline=None)
+@given(prefix=_PREFIXES, inner=_INNER, site=_SITES)
+def test_inductor_failing_on_a_gpu_is_not_the_ascend_compiler(prefix: str, inner: str, site: str) -> None:
+    path = [(f"{site}torch/_inductor/compile_fx.py", "compile_fx", "return aot_autograd(...)(model_, inputs)"),
+            (f"{site}torch/_inductor/codecache.py", "load_by_key_path", "mod = _reload_python_module(key, path)")]
+    sid, _ = signature_advice(_compile_failure(prefix, path, inner, site))
+    assert sid != "ascend-graph-compiler-failed"
