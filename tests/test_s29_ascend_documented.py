@@ -221,3 +221,18 @@ def test_inductor_failing_on_a_gpu_is_not_the_ascend_compiler(prefix: str, inner
             (f"{site}torch/_inductor/codecache.py", "load_by_key_path", "mod = _reload_python_module(key, path)")]
     sid, _ = signature_advice(_compile_failure(prefix, path, inner, site))
     assert sid != "ascend-graph-compiler-failed"
+
+
+@settings(max_examples=15, deadline=None)
+@given(prefix=_PREFIXES, npu=st.integers(0, 15), gib=st.sampled_from(["512.00 MiB", "2.00 GiB", "1.25 GiB"]),
+       where=st.sampled_from([("vllm_ascend/worker/model_runner_v1.py", "profile_run"),
+                              ("vllm_ascend/ops/fused_moe/token_dispatcher.py", "token_dispatch")]))
+def test_an_npu_out_of_memory_names_hccls_buffers(prefix: str, npu: int, gib: str, where: tuple[str, str]) -> None:
+    error = (f"RuntimeError: NPU out of memory. Tried to allocate {gib} (NPU {npu}; 60.97 GiB total capacity; "
+             "49.80 GiB already allocated; 49.80 GiB current active; 1.12 GiB free; 51.06 GiB reserved in "
+             "total by PyTorch)")
+    log = _worker_error(prefix, [(f"/vllm-workspace/vllm-ascend/{where[0]}", where[1], "out = self.forward(x)")],
+                        error)
+    sid, fix = signature_advice(log)
+    assert sid == "accelerator-oom-npu-xpu"
+    assert "HCCL_BUFFSIZE" in fix and "PYTORCH_NPU_ALLOC_CONF" in fix
