@@ -32,10 +32,13 @@ def measured() -> tuple[object, ...]:
 def test_the_catalogue_cites_a_vllm_page_for_every_record() -> None:
     records = tool().catalogue()
     assert len(records) >= 40
-    # vLLM's pages (the platform plugins' under docs.vllm.ai/projects/) and the platforms whose
-    # documentation lives in their repository (HabanaAI's Gaudi fork, Baidu's vLLM-Kunlun)
+    # vLLM's pages (the platform plugins' under docs.vllm.ai/projects/), the platforms whose
+    # documentation lives in their repository (HabanaAI's Gaudi fork, Baidu's vLLM-Kunlun), and the
+    # Ascend stack's own references under vllm-ascend (CANN's error codes and HCCL guide, torch_npu's
+    # environment variables, on hiascend.com)
     hosts = ("https://docs.vllm.ai/", "https://github.com/vllm-project/vllm/blob/",
-             "https://github.com/HabanaAI/vllm-fork/blob/", "https://github.com/baidu/vLLM-Kunlun/blob/")
+             "https://github.com/HabanaAI/vllm-fork/blob/", "https://github.com/baidu/vLLM-Kunlun/blob/",
+             "https://www.hiascend.com/document/detail/")
     assert [r.doc for r in records if not r.doc.startswith(hosts)] == []
     assert all(r.remedies and all(r.remedies) for r in records)
 
