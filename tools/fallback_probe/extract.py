@@ -152,10 +152,15 @@ LIBRARIES = (
     Library("vllm-kunlun", ("vllm_kunlun-",), r"^vllm_kunlun\."),
     Library("vllm-rbln", ("vllm_rbln-",), r"^vllm_rbln\."),
     Library("tpu-inference", ("tpu_inference-",), r"^tpu_inference\."),
-    Library("lmcache", ("lmcache-",), r"^lmcache\.", r"^lmcache\.(?:.*\.)?(?:tests?|benchmarks?)\b"),
+    # LMCache's SGLang integration and CLI, and Mooncake's object stores for training data and
+    # weight resharding (reshard, structured_object_store, dataproto_catalog: what RL frameworks
+    # call, not vLLM's connector) are left out
+    Library("lmcache", ("lmcache-",), r"^lmcache\.",
+            r"^lmcache\.(?:(?:.*\.)?(?:tests?|benchmarks?)\b|cli\b|integration\.sglang\b)"),
     Library("nixl", ("nixl-", "nixl_cu12-"), r"^nixl(?:_ep)?(?:_cu12)?\."),
     Library("mooncake", ("mooncake_transfer_engine-",), r"^mooncake\.",
-            r"^mooncake\.(?:cli\w*|transfer_engine_topology_dump)$"),
+            r"^mooncake\.(?:cli\w*|transfer_engine_topology_dump|reshard|structured_object_store|"
+            r"dataproto_catalog)\b"),
     # projects that run vLLM inside them: their vLLM glue only (TRL's client and server, verl's
     # rollout workers and patches, ms-swift's engines and NPU patches)
     Library("trl", ("trl-",), r"^trl\.(?:generation\.vllm|scripts\.vllm_serve|"
