@@ -120,3 +120,44 @@ def test_an_error_in_a_plugins_vllm_folder_gets_the_plugins_family(
     assert report.signature.kind.value != "fallback", (log, report.signature.id)
     if report.signature.kind.value == "family" and report.signature.id.startswith("library-"):
         assert report.signature.id == family, log
+
+
+# verl-delta-weight-transfer-rejected: verl 0.9.1's vLLM-side checks of delta weight transfer
+# (the words its messages share), as a bare last line, under a Ray actor's RayTaskError or at
+# the end of a traceback through verl's rollout
+_DELTA = ("delta_sharded with vLLM requires {w}", "delta_sharded with vLLM MoE does not support {w}",
+          "VERL delta weight transfer requires {w}", "VERL delta IPC updates require {w}",
+          "DeltaFlush is missing {w}", "Unsupported DeltaFlush encoding: {w}",
+          "Delta checksum mismatch in vLLM consumer: got {w}",
+          "weight_transfer_config must be a mapping when using delta_sharded")
+_RAY = ("(TaskRunner pid=2210) ray.exceptions.RayTaskError({cls}): ray::vLLMHttpServer."
+        "launch_server() (pid=3012, ip=10.0.0.5)\n")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(template=st.sampled_from(_DELTA), words=_WORDS, cls=_CLASSES,
+       shape=st.sampled_from(("bare", "ray", "frames")))
+def test_verls_delta_transfer_checks_get_the_family(template: str, words: str, cls: str,
+                                                    shape: str) -> None:
+    line = f"(TaskRunner pid=2210) {cls}: {template.format(w=words)}\n"
+    log = {"bare": line, "ray": _RAY.format(cls=cls) + line,
+           "frames": _TRAINER + _frame("/usr/local/lib/python3.11/site-packages/verl/workers/"
+                                       "rollout/vllm_rollout/delta_weight_transfer.py",
+                                       "require_vllm_delta_support") + line}[shape]
+    report = explain_text(log, signatures=default_signatures())
+    assert report.signature is not None, log
+    assert report.signature.id == "verl-delta-weight-transfer-rejected", (log,
+                                                                        report.signature.id)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(words=_WORDS, cls=_CLASSES,
+       near=st.sampled_from(("delta_sharded ships only the indices position encoding; got {w}",
+                             "Weight delta for {w} exceeds the update budget",
+                             "sharded delta of {w} requires a flush",
+                             "DeltaFlushing is disabled for {w}")))
+def test_near_miss_other_delta_words_are_not_the_family(words: str, cls: str, near: str) -> None:
+    log = f"(TaskRunner pid=2210) {cls}: {near.format(w=words)}\n"
+    report = explain_text(log, signatures=default_signatures())
+    assert report.signature is None or \
+        report.signature.id != "verl-delta-weight-transfer-rejected", log
