@@ -161,3 +161,42 @@ def test_near_miss_other_delta_words_are_not_the_family(words: str, cls: str, ne
     report = explain_text(log, signatures=default_signatures())
     assert report.signature is None or \
         report.signature.id != "verl-delta-weight-transfer-rejected", log
+
+
+# framework-vllm-ascend-patch-target-mismatch: a framework's opt-in patch variable refusing the
+# target it found, or a vLLM-Ascend call whose signature the patch cannot bind
+_UPPER = st.text(string.ascii_uppercase + "_", min_size=2, max_size=12).filter(
+    lambda s: s[0].isalpha())
+_CAMEL = st.text(string.ascii_letters, min_size=3, max_size=12).filter(lambda s: s[0].isalpha())
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(env=_UPPER, target=_CAMEL, member=_NAME, kind=st.sampled_from(("implementation",
+                                                                      "signature")),
+       form=st.integers(0, 3), words=_WORDS, ray=st.booleans())
+def test_a_frameworks_patch_refusing_its_target_gets_the_family(
+        env: str, target: str, member: str, kind: str, form: int, words: str,
+        ray: bool) -> None:
+    message = (f"{env}_PATCH found an unsupported {target}.{member} {kind}.",
+               f"{env}_PATCH could not load the required vllm-ascend 0.2.x patch targets.",
+               f"Unsupported vLLM-Ascend {member} signature: signature=({words})",
+               f"Failed to bind vLLM-Ascend {member} arguments: {words}")[form]
+    log = (_RAY.format(cls="RuntimeError") if ray else "") + \
+        f"(TaskRunner pid=2210) RuntimeError: {message}\n"
+    report = explain_text(log, signatures=default_signatures())
+    assert report.signature is not None, log
+    assert report.signature.id == "framework-vllm-ascend-patch-target-mismatch", (
+        log, report.signature.id)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(target=_CAMEL, member=_NAME, words=_WORDS,
+       near=st.sampled_from(("The scheduler found an unsupported {t}.{m} implementation.",
+                             "Unsupported {t} signature for {m}: {w}",
+                             "Failed to bind {t} arguments: {w}")))
+def test_near_miss_unsupported_implementations_without_a_patch_are_not_the_family(
+        target: str, member: str, words: str, near: str) -> None:
+    log = f"(TaskRunner pid=2210) RuntimeError: {near.format(t=target, m=member, w=words)}\n"
+    report = explain_text(log, signatures=default_signatures())
+    assert report.signature is None or \
+        report.signature.id != "framework-vllm-ascend-patch-target-mismatch", log
