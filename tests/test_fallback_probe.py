@@ -21,7 +21,8 @@ from tool_import import import_tool
 # (22.5%) after the plugin-only-message rule and the session's families. (Session 26's sample of
 # 240 from the narrower space: 66 -> 55.) The ceiling is that count: a change that makes more of
 # the space fall back fails here.
-MAX_MISSED = 72
+# Session 29 (families and the plugin-folder rule only added): 64 with its base code, 63 after.
+MAX_MISSED = 63
 
 
 @cache

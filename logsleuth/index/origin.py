@@ -257,12 +257,21 @@ def vllm_module(file: str) -> str | None:
 
     A directory named `vllm` above an installed library's file is not vLLM's package: a virtual
     environment created inside a vLLM source checkout puts torch at
-    `~/vllm/.venv/lib/python3.12/site-packages/torch/...` (vllm#26678's log)."""
+    `~/vllm/.venv/lib/python3.12/site-packages/torch/...` (vllm#26678's log). Nor is a folder
+    named `vllm` inside another installed package: a plugin's or a framework's vLLM glue
+    (`site-packages/tpu_inference/layers/vllm/`, `lmcache/integration/vllm/`,
+    `verl/utils/vllm/`) is that package's code."""
     path = file.replace("\\", "/")
     start = path.rfind("/vllm/")
     installed = max(path.rfind("/site-packages/"), path.rfind("/dist-packages/"))
     if start < 0 or start < installed:
         return None
+    if installed >= 0:  # the package right after site-packages (an egg's folder passed over)
+        start = path.find("/", installed + 1)
+        while path.rfind(".egg", 0, path.find("/", start + 1)) > start:
+            start = path.find("/", start + 1)
+        if not path.startswith("/vllm/", start):
+            return None
     if path[path.rfind("/", 0, start) + 1:start].startswith("."):
         return None  # a hidden directory's `vllm` is vLLM's cache (`~/.cache/vllm/`), not its code
     return _dotted(path, start)

@@ -142,6 +142,34 @@ LIBRARIES = (
     Library("prometheus_client", ("prometheus_client-",), r"^prometheus_client\."),
     Library("llguidance", ("llguidance-",), r"^llguidance\."),
     Library("lm_format_enforcer", ("lm_format_enforcer-",), r"^lmformatenforcer\."),
+    # since session 29: vLLM's platform plugins and KV-connector packages from their own source
+    # (PyPI wheels; vllm-ascend's and vllm-gaudi's repositories, the first an sdist whose build
+    # needs the CANN toolkit, the second not on the index), their tests, examples and benchmarks
+    # left out; each is rendered the way vLLM prints its own errors (probe.py `PLUGIN_SOURCES`)
+    Library("vllm-ascend", ("vllm_ascend-",), r"^vllm_ascend\."),
+    Library("vllm-gaudi", ("vllm_gaudi-",), r"^vllm_gaudi\."),
+    Library("vllm-spyre", ("vllm_spyre-",), r"^vllm_spyre\."),
+    Library("vllm-kunlun", ("vllm_kunlun-",), r"^vllm_kunlun\."),
+    Library("vllm-rbln", ("vllm_rbln-",), r"^vllm_rbln\."),
+    Library("tpu-inference", ("tpu_inference-",), r"^tpu_inference\."),
+    # LMCache's SGLang integration and CLI, and Mooncake's object stores for training data and
+    # weight resharding (reshard, structured_object_store, dataproto_catalog: what RL frameworks
+    # call, not vLLM's connector) are left out
+    Library("lmcache", ("lmcache-",), r"^lmcache\.",
+            r"^lmcache\.(?:(?:.*\.)?(?:tests?|benchmarks?)\b|cli\b|integration\.sglang\b)"),
+    Library("nixl", ("nixl-", "nixl_cu12-"), r"^nixl(?:_ep)?(?:_cu12)?\."),
+    Library("mooncake", ("mooncake_transfer_engine-",), r"^mooncake\.",
+            r"^mooncake\.(?:cli\w*|transfer_engine_topology_dump|reshard|structured_object_store|"
+            r"dataproto_catalog)\b"),
+    # projects that run vLLM inside them: their vLLM glue only (TRL's client and server, verl's
+    # rollout workers and patches, ms-swift's engines and NPU patches)
+    Library("trl", ("trl-",), r"^trl\.(?:generation\.vllm|scripts\.vllm_serve|"
+                              r"experimental\.\w+\.vllm_client|cli\.commands\.vllm_serve)"),
+    Library("verl", ("verl-",), r"^verl\.(?:workers\.rollout\.vllm_rollout|utils\.vllm|"
+                                r"third_party\.vllm|utils\.(?:qat|modelopt)\.vllm)"),
+    Library("ms-swift", ("ms_swift-",), r"^swift\.(?:infer_engine\.(?:grpo_)?vllm|"
+                                       r"rlhf_trainers\.vllm|ray\.megatron\.rollout\.\w*vllm|"
+                                       r"model\.npu_patch\.vllm)"),
 )
 
 _NOT_ERRORS = re.compile(r"Warning$|^[a-z]|^(?:StopIteration|StopAsyncIteration|SystemExit|"

@@ -233,6 +233,10 @@ LIBRARY_SHAPES: dict[str, tuple[tuple[Shape, tuple[str, str]], ...]] = {
                                            "compile_grammar")),
                    (Shape.API_SERVING, ("v1/structured_output/backend_guidance.py",
                                         "validate_guidance_grammar"))),
+    # projects that run vLLM inside them: their own script's traceback
+    "trl": ((Shape.CLIENT, ("", "")),),
+    "verl": ((Shape.CLIENT, ("", "")),),
+    "ms-swift": ((Shape.CLIENT, ("", "")),),
     "lm_format_enforcer": ((Shape.ENGINE_SERVING, ("v1/structured_output/"
                                                    "backend_lm_format_enforcer.py",
                                                    "compile_grammar")),
@@ -273,8 +277,16 @@ QUALIFIED = {"SafetensorError": "safetensors_rust.SafetensorError",
 FULL_MODULE = ("torch", "triton", "flash_attn", "xformers")
 CLASS_HOME = {"mistral_common": "mistral_common.exceptions",
               "lmformatenforcer": "lmformatenforcer.exceptions"}
+# Raise sites mined from a plugin's or KV-connector package's own source (extract.py, since
+# session 29): the vLLM module each stands for (`vllm_gaudi.v1.worker.` as `vllm.v1.worker.`;
+# a connector package's sites as the KV-transfer connector that calls it, in the worker)
+PLUGIN_SOURCES = {"vllm-ascend": "vllm_ascend", "vllm-gaudi": "vllm_gaudi",
+                  "vllm-spyre": "vllm_spyre", "vllm-kunlun": "vllm_kunlun",
+                  "vllm-rbln": "vllm_rbln", "tpu-inference": "tpu_inference"}
+CONNECTOR_SOURCES = frozenset({"lmcache", "nixl", "mooncake"})
 # Sources printed the way vLLM prints its own errors: vLLM and its plugins (their indexes)
-VLLM_LIKE = frozenset({"vllm", *(plugin.package for plugin, _ in default_plugins())})
+VLLM_LIKE = frozenset({"vllm", *(plugin.package for plugin, _ in default_plugins()),
+                       *PLUGIN_SOURCES, *CONNECTOR_SOURCES})
 BUILTIN = frozenset(name for name in dir(builtins) if name.endswith(("Error", "Exception")))
 
 
@@ -421,10 +433,33 @@ def plugin_events(sample: int, seed: int) -> list[Event]:
     return out
 
 
-def library_events(messages: Iterable[LibraryMessage]) -> list[Event]:
-    """Each library message where vLLM meets the library, with its frames and cut above them."""
+def plugin_source_events(messages: Iterable[LibraryMessage]) -> list[Event]:
+    """The raise sites mined from the plugins' and connector packages' source, each in the shape
+    of the vLLM module it stands for, with the plugin's frame innermost and bare."""
     out = []
     for message in messages:
+        if message.library in CONNECTOR_SOURCES:
+            as_vllm = "vllm.distributed.kv_transfer"
+        else:
+            as_vllm = "vllm" + message.module.removeprefix(PLUGIN_SOURCES[message.library])
+        shapes = next(s for pattern, s in VLLM_SHAPES if pattern.search(as_vllm))
+        digest = int(hashlib.sha1(message.template.encode()).hexdigest()[:8], 16)
+        for variant in ("frames", "bare"):
+            out.append(Event(message.library, message.module, message.function, message.cls,
+                             message.template, shapes[digest % len(shapes)].value, variant))
+    return out
+
+
+def library_events(messages: Iterable[LibraryMessage]) -> list[Event]:
+    """Each library message where vLLM meets the library, with its frames and cut above them;
+    the plugins' and connector packages' sites as `plugin_source_events`."""
+    out = []
+    messages = list(messages)
+    mined = [m for m in messages if m.library in PLUGIN_SOURCES or m.library in CONNECTOR_SOURCES]
+    out += plugin_source_events(mined)
+    for message in messages:
+        if message.library in PLUGIN_SOURCES or message.library in CONNECTOR_SOURCES:
+            continue
         shapes = LIBRARY_SHAPES[message.library]
         digest = int(hashlib.sha1(message.template.encode()).hexdigest()[:8], 16)
         shape = shapes[digest % len(shapes)][0]

@@ -7,6 +7,11 @@ the index's simple page (PEP 691 JSON, the page pip itself reads), the sdist is 
 for a release without one, its smallest wheel: the Python source is the same in all of them),
 `<import package>/**/*.py` is copied to DIR/<package>/src/<version>/, and the archive deleted.
 Nothing downloaded is imported, built or run.
+
+A plugin not published on PyPI (vllm-gaudi) is read from a local git clone of its repository
+instead: `--git vllm-gaudi=/path/to/vllm-gaudi.git` takes its release tags (`v0.19.0rc0`), the
+same selection of first and last release of every release number, and copies each tag's
+`<import package>/**/*.py` with `git archive` (tests, examples and benchmarks left out).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import argparse
 import json
 import re
 import shutil
+import subprocess
 import sys
 import tarfile
 import tempfile
@@ -22,7 +28,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from packages import PACKAGES, select_releases
+from packages import GIT_ONLY, PACKAGES, select_releases
 
 _SIMPLE = "https://pypi.org/simple/{name}/"
 _VERSION = re.compile(r"^[A-Za-z0-9_.]+?-(\d[^-]*?)(?:\.tar\.gz|\.zip|-.*\.whl)$")
@@ -107,14 +113,43 @@ def fetch(name: str, package: str, version: str, files: list[dict[str, object]],
     return True
 
 
+def fetch_git(name: str, package: str, git_dir: Path, cache: Path) -> None:
+    """The selected release tags of a git clone (`vX.Y.Z[rcN]`), each as a tar from
+    `git archive`, extracted like an sdist."""
+    tags = subprocess.run(["git", "--git-dir", str(git_dir), "tag"], check=True,
+                          capture_output=True, text=True).stdout.split()
+    versions = {t.removeprefix("v"): t for t in tags if re.fullmatch(r"v?\d+(?:\.\d+)+\S*", t)}
+    for version in select_releases(list(versions)):
+        target = cache / name / "src" / version
+        if (target / ".complete").exists():
+            continue
+        with tempfile.TemporaryDirectory(dir=cache) as tmp:
+            archive = Path(tmp) / f"{name}-{version}.tar"
+            with archive.open("wb") as out:
+                subprocess.run(["git", "--git-dir", str(git_dir), "archive", versions[version]],
+                               check=True, stdout=out)
+            if target.exists():
+                shutil.rmtree(target)
+            target.mkdir(parents=True)
+            count = _extract(archive, package, target)
+            (target / ".complete").write_text(f"{versions[version]}\n{count}\n")
+        print(f"{name} {version}: {count} .py files from tag {versions[version]}", file=sys.stderr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, required=True, help="outside the repository")
     parser.add_argument("--package", action="append", choices=sorted(PACKAGES))
     parser.add_argument("--all", action="store_true", help="every release, not the selection")
+    parser.add_argument("--git", action="append", default=[], metavar="NAME=GIT_DIR",
+                        help="read NAME's release tags from this git clone, not PyPI")
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
-    for name in args.package or sorted(PACKAGES):
+    clones = dict(item.split("=", 1) for item in args.git)
+    for name, git_dir in clones.items():
+        fetch_git(name, PACKAGES[name], Path(git_dir), args.cache)
+    for name in [n for n in args.package or sorted(PACKAGES)
+                 if n not in clones and n not in GIT_ONLY]:
         by_version = release_files(name)
         versions = list(by_version) if args.all else select_releases(list(by_version))
         for version in versions:

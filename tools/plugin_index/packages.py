@@ -25,7 +25,11 @@ PACKAGES: dict[str, str] = {
     "vllm-spyre": "vllm_spyre",
     "vllm-rbln": "vllm_rbln",
     "vllm-metal": "vllm_metal",
+    "vllm-kunlun": "vllm_kunlun",
+    "vllm-gaudi": "vllm_gaudi",  # not on PyPI: its repository's release tags (fetch.py --git)
 }
+# packages read from a git clone only (fetch.py --git NAME=DIR)
+GIT_ONLY = frozenset({"vllm-gaudi"})
 
 
 def base(version: str) -> str:
