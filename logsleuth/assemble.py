@@ -902,6 +902,11 @@ class Assembler:
             self._flush(channel, out)
             trace = None
         if trace is not None:
+            if _dedented_source(trace, line):
+                # a traceback pasted without its indentation (a chat, an editor, a copy that
+                # stripped leading spaces): the line right under a frame is that frame's source
+                # line, as it is indented (_body_line); its code says what the frame did
+                trace.frames[-1] = replace(trace.frames[-1], code=line.text.strip()[:200])
             trace.last_line = line.number
             return
         if line.level in _QUIET_LEVELS and line.kind in (LineKind.EXCEPTION_REPR, LineKind.PLAIN) \
@@ -1389,6 +1394,16 @@ def _asserted(line: LogLine) -> bool:
     pytest's explanation of a failed assertion behind its `E` margin."""
     return (line.exception or "").rsplit(".", 1)[-1] == "AssertionError" \
         and (line.message or "").startswith("assert ")
+
+
+def _dedented_source(trace: _Trace, line: LogLine) -> bool:
+    """`line`, printed at the margin right under the frame a traceback read last (no other line
+    between them), stands where Python prints that frame's source line: a plain line with no
+    record's level or call site of its own."""
+    return not trace.closing and not trace.fault_dump and not trace.native_stack \
+        and bool(trace.frames) and trace.frames[-1].code is None \
+        and trace.last_line == line.number - 1 and line.kind is LineKind.PLAIN \
+        and line.level is None and line.site is None and bool(line.text.strip())
 
 
 def _source_slot(trace: _Trace, line: LogLine) -> bool:
