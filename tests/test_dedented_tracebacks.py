@@ -106,16 +106,18 @@ _CLASSES = st.from_regex(r"[A-Z][a-z]{1,6}(?:[A-Z][a-z]{1,6}){0,2}", fullmatch=T
 
 @settings(max_examples=150, deadline=None)
 @given(_MODULES, _CLASSES, st.sampled_from(["", "  "]))
-def test_a_dotted_class_alone_is_code_with_a_colon_an_exception(module: str, name: str,
-                                                                trailing: str) -> None:
-    """`serialization.SerializedRayObject` alone (a dedented source listing's line) is no
-    exception line; with its message after a colon it is (`triton.runtime.errors.OutOfResources:
-    out of resource`), and a bare name that says it is an error stays one."""
-    from logsleuth.model import LineKind
-    from logsleuth.tokenize import parse_line
-
-    assert parse_line(f"{module}.{name}{trailing}").kind is not LineKind.EXCEPTION
-    with_message = parse_line(f"{module}.{name}: out of resource: shared memory")
-    assert (with_message.kind, with_message.exception) == (LineKind.EXCEPTION, f"{module}.{name}")
-    bare = parse_line(f"{module}.{name}Error{trailing}")
-    assert (bare.kind, bare.exception) == (LineKind.EXCEPTION, f"{module}.{name}Error")
+def test_a_dotted_class_alone_is_code_under_frames_an_exception(module: str, name: str,
+                                                               trailing: str) -> None:
+    """`serialization.SerializedRayObject` alone with no traceback open (a dedented source
+    listing's line) is no error; with its message after a colon it is one
+    (`triton.runtime.errors.OutOfResources: out of resource`), and so is the bare name under a
+    traceback's frames (`bdb.BdbQuit`), and a bare name that says it is an error."""
+    dotted = f"{module}.{name}"
+    listing = f"serialized_objects: List[\n{dotted}{trailing}\n] = get_objects(refs)\n"
+    assert _errors(listing) == []
+    assert [e.exception for e in _errors(f"{dotted}: out of resource: shared memory\n")] \
+        == [dotted]
+    assert [e.exception for e in _errors(f"{dotted}Error{trailing}\n")] == [f"{dotted}Error"]
+    raised = ('Traceback (most recent call last):\n  File "/usr/lib/python3.12/bdb.py", '
+              f"line 125, in dispatch_line\n    if self.quitting: raise {name}\n{dotted}\n")
+    assert [e.exception for e in _errors(raised)] == [dotted]
