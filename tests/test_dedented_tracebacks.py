@@ -121,3 +121,21 @@ def test_a_dotted_class_alone_is_code_under_frames_an_exception(module: str, nam
     raised = ('Traceback (most recent call last):\n  File "/usr/lib/python3.12/bdb.py", '
               f"line 125, in dispatch_line\n    if self.quitting: raise {name}\n{dotted}\n")
     assert [e.exception for e in _errors(raised)] == [dotted]
+
+
+@settings(max_examples=150, deadline=None)
+@given(_MODULES, st.from_regex(r"[A-Za-z][A-Za-z0-9]{0,8}", fullmatch=True),
+       st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True),
+       st.sampled_from(["TypeError", "ray.exceptions.ActorDiedError", "ValueError"]))
+def test_a_call_at_the_margin_is_code_a_wrapped_class_an_exception(module: str, name: str,
+                                                                   argument: str,
+                                                                   inner: str) -> None:
+    """`ctypes.CDLL(path)` (a frame's source line pasted at the margin) is no exception line;
+    `ray.exceptions.RayTaskError(TypeError): ...`, a class wrapping another's, is one."""
+    from logsleuth.model import LineKind
+    from logsleuth.tokenize import parse_line
+
+    assert parse_line(f"{module}.{name}({argument})").kind is not LineKind.EXCEPTION
+    wrapped = parse_line(f"ray.exceptions.RayTaskError({inner}): ray::Worker.execute()")
+    assert (wrapped.kind, wrapped.exception) \
+        == (LineKind.EXCEPTION, f"ray.exceptions.RayTaskError({inner})")
