@@ -14,6 +14,7 @@ one open traceback per channel, at most MAX_FRAMES frames and MAX_MESSAGE_LINES 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -774,6 +775,12 @@ class Assembler:
             trace.heading = _heading(line)
             trace.bare, trace.unwrapped = not line.relayed, line.outer is None
             return
+        if _code_alone(line):
+            # no traceback is open for it to end: a class's dotted name alone on its line
+            # (`serialization.SerializedRayObject`) is an expression of a source listing pasted
+            # without its indentation (pytest's report), not a bare raise, which ends a
+            # traceback (`bdb.BdbQuit` under its frames) or names what it is (`...CancelledError`)
+            return
         if trace is not None and _introduces_inner(trace) \
                 and len(trace.message_lines) < MAX_MESSAGE_LINES:
             # torch's wrappers end their first line with "raised:" and print the inner
@@ -902,6 +909,11 @@ class Assembler:
             self._flush(channel, out)
             trace = None
         if trace is not None:
+            if _dedented_source(trace, line):
+                # a traceback pasted without its indentation (a chat, an editor, a copy that
+                # stripped leading spaces): the line right under a frame is that frame's source
+                # line, as it is indented (_body_line); its code says what the frame did
+                trace.frames[-1] = replace(trace.frames[-1], code=line.text.strip()[:200])
             trace.last_line = line.number
             return
         if line.level in _QUIET_LEVELS and line.kind in (LineKind.EXCEPTION_REPR, LineKind.PLAIN) \
@@ -1389,6 +1401,29 @@ def _asserted(line: LogLine) -> bool:
     pytest's explanation of a failed assertion behind its `E` margin."""
     return (line.exception or "").rsplit(".", 1)[-1] == "AssertionError" \
         and (line.message or "").startswith("assert ")
+
+
+def _code_alone(line: LogLine) -> bool:
+    """An exception line that is a dotted class name alone, bare of any record's level, whose
+    class does not say it is an error (no `Error`, `Exception`, `Interrupt`, ... in its name)."""
+    name = line.exception or ""
+    return "." in name and not line.message and line.level is None \
+        and line.text.strip() == name and _ERROR_WORD.search(name.rsplit(".", 1)[-1]) is None
+
+
+# the words an exception class's name says it is one by (grammars/vllm.lark EXC_TYPE)
+_ERROR_WORD = re.compile(r"Error|Exception|Exit|Interrupt|Failure|Fault|Timeout|Iteration"
+                         r"|Group|Warning|error$")
+
+
+def _dedented_source(trace: _Trace, line: LogLine) -> bool:
+    """`line`, printed at the margin right under the frame a traceback read last (no other line
+    between them), stands where Python prints that frame's source line: a plain line with no
+    record's level or call site of its own."""
+    return not trace.closing and not trace.fault_dump and not trace.native_stack \
+        and bool(trace.frames) and trace.frames[-1].code is None \
+        and trace.last_line == line.number - 1 and line.kind is LineKind.PLAIN \
+        and line.level is None and line.site is None and bool(line.text.strip())
 
 
 def _source_slot(trace: _Trace, line: LogLine) -> bool:

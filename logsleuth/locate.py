@@ -230,6 +230,13 @@ def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
                 spans.append((start, below))
                 position = below + 1  # the anchor's search reads on from the next line
                 continue
+        source = _source_line_below(block, start, end, size)
+        if source > end:
+            # a frame printed at the margin ends the stretch: the line under it is its source
+            # line, unanchored once a paste lost the indentation Python gave it
+            spans.append((start, source))
+            position = source + 1
+            continue
         spans.append((start, end))
         # the line at `following` was read to its end and holds no match, unless it holds bytes
         # that are not UTF-8 (a damaged log): `[^\n]` matches none, so the stretch stopped there
@@ -241,6 +248,25 @@ def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
         else:
             position = line_end + 1
     return spans
+
+
+def _source_line_below(block: bytes, start: int, end: int, size: int) -> int:
+    """Where the line under the stretch block[start:end] ends when the stretch's last line is a
+    Python frame (`File "x.py", line 3, in f`) and that line is not blank: the frame's source
+    line, which a traceback pasted without its indentation prints at the margin; else `end`."""
+    if end >= size:
+        return end
+    last = max(start, block.rfind(b"\n", start, end) + 1)
+    if _frame_line(_UNANCHORED, block, last, end)[0][1] < 0:
+        return end
+    after = block.find(b"\n", end + 1)
+    below = after if after >= 0 else size
+    return below if block[end + 1:below].strip() else end
+
+
+# A Python frame's line (`File "/x/y.py", line 12, in f`), behind any wrapper.
+_FRAME_LINE = re2.compile(rb'File "[^"\n]+", line \d+,? in \S', re2.Options())
+_frame_line = _FRAME_LINE._regexp.Match
 
 
 def _ends_in_colon(block: bytes, start: int, end: int) -> bool:

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lark import Lark
 
-from logsleuth.locate import (_EXCEPTION_LINE, _FROM_START, _anchored_spans, _not_message,
+from logsleuth.locate import (_EXCEPTION_LINE, _FRAME_LINE, _FROM_START, _anchored_spans,
+                               _not_message,
                                _last_line_matching, _last_match_line, _raw_search, line_spans)
 from logsleuth.read import open_input
 from logsleuth.tokenize import anchor_patterns
@@ -95,7 +96,8 @@ def _anchored_one_by_one(block: bytes) -> list[int]:
     under a run of anchored lines with an unanchored line below it, the lines down to a blank
     one or a prompt's: twelve at most under a last line that ends in a colon, and under a line
     among the run's last twelve that names an exception, twelve less the lines after it (an
-    exception's message printed under it, or going on below)."""
+    exception's message printed under it, or going on below); under a last line that is a
+    Python frame, the non-blank line below (its source line, printed at the margin)."""
     anchor = anchor_patterns()[0]
     lines = block.split(b"\n")
     anchored = [bool(line) and anchor.search(line) is not None for line in lines]
@@ -119,12 +121,20 @@ def _anchored_one_by_one(block: bytes) -> list[int]:
         left = 12 if lines[number].rstrip().endswith(b":") else 0 if named is None \
             or any(_prompt(lines[e]) for e in range(named + 1, number + 1)) \
             else max(0, 12 - (number - named))
+        source = below < len(lines) and not anchored[below] and lines[below].strip() \
+            and _FRAME_LINE.search(lines[number]) is not None
         if left and below < len(lines) and not anchored[below]:
             while below < len(lines) and below - number <= left and lines[below].strip() \
                     and not _prompt(lines[below]):
                 numbers.append(below)
                 below += 1
+            if below == number + 1 and source:  # no message below: the frame's source line
+                numbers.append(below)
+                below += 1
             number = run = below
+        elif source:  # a frame at the margin: the line under it is its source line
+            numbers.append(below)
+            number = run = below + 1
         else:
             number += 1
     return numbers
@@ -144,6 +154,8 @@ _STRETCH_LINES = [*_LINES,
                   b"2025-01-02T03:04:05.123456789Z Killed", b"vllm-1  | Killed",
                   b"Process EngineCore_DP0:",
                   b"   ^^^^^", b"NCCL WARN x", b"\r", b"  indented",
+                  # a frame at the margin (a paste that lost its indentation) and its source
+                  b'File "/x/serving.py", line 12, in f', b"raise ValueError(msg)",
                   # bytes that are not UTF-8 (a damaged log), in an anchored line and in another
                   b"ValueError: rob\xff\xfe\xc3(ustness probe failed",
                   b"INFO 01-05 09:00:21 caf\xe9 \x80 served",

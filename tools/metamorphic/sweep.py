@@ -9,6 +9,7 @@ many subjects kept their answer and what the others lost; `--breaks FILE` writes
 a JSON line (case, transform, what differs, the reference and the transformed answer).
 
     PYTHONPATH=. python tools/metamorphic/sweep.py [--only TRANSFORM,...] [--breaks FILE]
+        [--cases SUBSTRING] [--case-file IDS]
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default="", help="comma-separated transforms")
     parser.add_argument("--cases", default="", help="a substring a case id must hold")
+    parser.add_argument("--case-file", type=Path,
+                        help="a file of case ids (group/name), one a line: only these")
     parser.add_argument("--set", choices=("corpus", "tuning", "both"), default="both",
                         help="which labelled cases are subjects")
     parser.add_argument("--breaks", type=Path, help="write every break here, one JSON a line")
@@ -80,6 +83,9 @@ def main() -> None:
     names = tuple(args.only.split(",")) if args.only else tuple(TRANSFORMS)
     sets = {"corpus": [CORPUS], "tuning": [TUNING_DIR], "both": [CORPUS, TUNING_DIR]}[args.set]
     cases = [c for root in sets for c in load_cases(root) if args.cases in c.id]
+    if args.case_file:
+        wanted = {line.strip() for line in args.case_file.read_text().splitlines() if line.strip()}
+        cases = [c for c in cases if c.id in wanted]
     kept: Counter[str] = Counter()
     lost: dict[str, Counter[str]] = defaultdict(Counter)
     breaks = []
