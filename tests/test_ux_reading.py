@@ -1,0 +1,47 @@
+"""What a new user reads: a quoted message that was cut says so; list items at a terminal's
+width keep a hanging indent."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import logsleuth
+
+WORKER = "(Worker pid=200) ERROR 02-05 10:11:05 [multiproc_executor.py:870] "
+CORE = "(EngineCore_DP0 pid=100) ERROR 02-05 10:11:06 [core.py:1] "
+
+
+def _log(pointer: str) -> str:
+    return "\n".join([
+        "INFO 02-05 10:11:01 [api_server.py:1] vLLM API server version 0.10.0",
+        WORKER + "WorkerProc failed to start.",
+        WORKER + "Traceback (most recent call last):",
+        WORKER + '  File "/x/vllm/v1/worker/gpu_worker.py", line 10, in load_model',
+        WORKER + '    raise ValueError("bad thing")',
+        WORKER + "ValueError: bad thing",
+        CORE + "EngineCore failed to start.",
+        CORE + "Traceback (most recent call last):",
+        CORE + '  File "/x/vllm/v1/engine/core.py", line 5, in run',
+        CORE + '    raise Exception("...")',
+        CORE + f"Exception: {pointer}",
+    ]) + "\n"
+
+
+POINTER = ("WorkerProc initialization failed due to an exception in a background process. "
+           "See stack trace for root cause.")
+
+
+@pytest.mark.parametrize("extra", [0, 1, 3, 8, 20])
+def test_a_quoted_report_that_was_cut_ends_in_an_ellipsis(tmp_path, extra):
+    message = POINTER + "".join(f" word{i}" for i in range(extra))
+    path = tmp_path / "vllm.log"
+    path.write_text(_log(message))
+    report = logsleuth.explain(str(path))
+    quoted = [r for r in report.reasons if "only reports a failure elsewhere" in r]
+    assert quoted, report.reasons
+    said = re.search(r'elsewhere: "(.*)"\.$', quoted[0]).group(1)
+    if said != message:
+        assert said.endswith("…"), said
+        assert message.startswith(said[:-1])
