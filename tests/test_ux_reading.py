@@ -45,3 +45,48 @@ def test_a_quoted_report_that_was_cut_ends_in_an_ellipsis(tmp_path, extra):
     if said != message:
         assert said.endswith("…"), said
         assert message.startswith(said[:-1])
+
+
+def _items(text: str, heading: str) -> list[list[str]]:
+    """The list items under `heading`, each as the lines it was printed on."""
+    lines = text.splitlines()
+    start = lines.index(heading) + 1
+    items: list[list[str]] = []
+    for line in lines[start:]:
+        if not line.strip() or not line.startswith("  "):
+            break
+        if line.startswith("  - "):
+            items.append([line])
+        else:
+            items[-1].append(line)
+    return items
+
+
+@pytest.mark.parametrize("width", [40, 60, 80])
+def test_list_items_wrapped_at_a_width_hang_under_their_first_word(tmp_path, width):
+    from click.testing import CliRunner
+
+    from logsleuth.cli import main
+
+    path = tmp_path / "vllm.log"
+    path.write_text(_log(POINTER))
+    result = CliRunner().invoke(main, ["explain", "--width", str(width), str(path)])
+    for heading in ("Why this one", "Symptoms (errors that follow from it)"):
+        items = _items(result.output, heading)
+        assert items and any(len(item) > 1 for item in items), result.output
+        for item in items:
+            for line in item[1:]:
+                assert line.startswith("    ") and line[4] != " ", (heading, item)
+            assert all(len(line) <= width for line in item)
+
+
+def test_list_items_in_a_pipe_stay_one_line_each(tmp_path):
+    from click.testing import CliRunner
+
+    from logsleuth.cli import main
+
+    path = tmp_path / "vllm.log"
+    path.write_text(_log(POINTER))
+    result = CliRunner().invoke(main, ["explain", str(path)])
+    for heading in ("Why this one", "Symptoms (errors that follow from it)"):
+        assert all(len(item) == 1 for item in _items(result.output, heading)), result.output
