@@ -90,3 +90,46 @@ def test_list_items_in_a_pipe_stay_one_line_each(tmp_path):
     result = CliRunner().invoke(main, ["explain", str(path)])
     for heading in ("Why this one", "Symptoms (errors that follow from it)"):
         assert all(len(item) == 1 for item in _items(result.output, heading)), result.output
+
+
+NOT_LOGS = {"empty": b"", "prose": b"hello world\nthis is a letter, not a log\n",
+            "binary": bytes(range(256)) * 40}
+
+
+@pytest.mark.parametrize("command", [["graph"], ["graph", "--format", "mermaid"],
+                                     ["timeline"], ["timeline", "--format", "svg"]])
+@pytest.mark.parametrize("kind", sorted(NOT_LOGS))
+def test_a_picture_of_something_that_is_no_log_says_so_and_exits_3(tmp_path, command, kind):
+    from click.testing import CliRunner
+
+    from logsleuth.cli import EXIT_NOT_A_LOG, main
+
+    path = tmp_path / "input.log"
+    path.write_bytes(NOT_LOGS[kind])
+    result = CliRunner().invoke(main, [*command, str(path)])
+    assert result.exit_code == EXIT_NOT_A_LOG, result.output
+    said = [line for line in result.stderr.splitlines() if line]
+    assert len(said) == 1 and said[0].startswith(f"logsleuth: {path}: no line of this input")
+
+
+@pytest.mark.parametrize("command", [["graph"], ["timeline"]])
+def test_a_picture_of_a_log_exits_0(tmp_path, command):
+    from click.testing import CliRunner
+
+    from logsleuth.cli import EXIT_NO_FAILURE, main
+
+    path = tmp_path / "vllm.log"
+    path.write_text(_log(POINTER))
+    result = CliRunner().invoke(main, [*command, str(path)])
+    assert result.exit_code == EXIT_NO_FAILURE and not result.stderr
+
+
+@pytest.mark.parametrize("command", ["explain", "graph", "timeline"])
+def test_every_exit_code_a_command_can_return_is_in_its_help(command):
+    from click.testing import CliRunner
+
+    from logsleuth.cli import EXIT_INTERNAL, EXIT_NOT_A_LOG, EXIT_OUTPUT, EXIT_UNUSABLE, main
+
+    shown = CliRunner().invoke(main, [command, "--help"]).output
+    for code in (EXIT_UNUSABLE, EXIT_NOT_A_LOG, EXIT_OUTPUT, EXIT_INTERNAL):
+        assert re.search(rf"(?m)^\s+{code}\s+\S", shown), (command, code)

@@ -53,6 +53,7 @@ Exit codes:
   2    no report: the input could not be used (missing, a directory, unreadable)
   3    report printed, but no line of the input looks like log output
   4    the report could not be written
+  70   logsleuth itself failed (a bug); one line on stderr, never a traceback
   130  interrupted (with --follow, after a report of what was read)
 """
 
