@@ -133,3 +133,26 @@ def test_every_exit_code_a_command_can_return_is_in_its_help(command):
     shown = CliRunner().invoke(main, [command, "--help"]).output
     for code in (EXIT_UNUSABLE, EXIT_NOT_A_LOG, EXIT_OUTPUT, EXIT_INTERNAL):
         assert re.search(rf"(?m)^\s+{code}\s+\S", shown), (command, code)
+
+
+@pytest.mark.parametrize("words", [4, 9, 14])
+def test_the_timeline_in_a_pipe_or_a_file_is_never_wrapped(tmp_path, words):
+    from click.testing import CliRunner
+
+    from logsleuth.cli import main
+
+    message = " ".join(f"setting{i}=value{i}" for i in range(words))
+    path = tmp_path / "vllm.log"
+    path.write_text(_log(POINTER).replace("bad thing", message))
+    piped = CliRunner().invoke(main, ["timeline", str(path)]).output
+    out = tmp_path / "timeline.txt"
+    CliRunner().invoke(main, ["timeline", "-o", str(out), str(path)])
+    for text in (piped, out.read_text()):
+        rows = text.splitlines()
+        root = [i for i, row in enumerate(rows) if "ROOT CAUSE" in row]
+        assert len(root) == 1, text
+        # the row after the root cause's is another event of its lane or the blank after the
+        # lane, never the wrapped tail of its label
+        after = rows[root[0] + 1] if root[0] + 1 < len(rows) else ""
+        assert not after.strip() or after.startswith("  "), text
+        assert "\x1b[" not in text

@@ -116,13 +116,9 @@ def timeline(path: str, fmt: str, output: Path | None) -> None:
     picture = build_timeline(analysis.events, analysis.inference, analysis.origins,
                              analysis.facts)
     if fmt == "text":
-        if output is None:
-            from rich.console import Console
-
-            render_timeline_text(picture, Console(highlight=False))
-        else:
-            emit(render_rich(lambda console: render_timeline_text(picture, console),
-                             width=120, terminal=False), output)
+        # a terminal gets colour at its width; a pipe or a file whole lines (cli/output.py)
+        emit(render_rich(lambda console: render_timeline_text(picture, console), width=None,
+                         terminal=None if output is None else False), output)
     elif fmt == "svg":
         emit(timeline_svg(picture), output)
     else:
