@@ -156,3 +156,15 @@ def test_the_timeline_in_a_pipe_or_a_file_is_never_wrapped(tmp_path, words):
         after = rows[root[0] + 1] if root[0] + 1 < len(rows) else ""
         assert not after.strip() or after.startswith("  "), text
         assert "\x1b[" not in text
+
+
+@pytest.mark.parametrize("command", ["explain", "graph", "timeline"])
+def test_a_refusal_is_one_line_on_stderr_however_long_the_path(tmp_path, command):
+    from click.testing import CliRunner
+
+    from logsleuth.cli import EXIT_UNUSABLE, main
+
+    path = tmp_path / ("a-rather-long-directory-name-" * 6) / "missing.log"
+    result = CliRunner().invoke(main, [command, str(path)])
+    assert result.exit_code == EXIT_UNUSABLE
+    assert result.stderr.splitlines() == [f"logsleuth: {path}: no such file"], result.stderr

@@ -50,7 +50,8 @@ def _analyse_or_exit(path: str) -> Analysis:
     except LogsleuthError as exc:
         from rich.console import Console
 
-        Console(stderr=True).print(f"logsleuth: {exc}", markup=False, highlight=False)
+        Console(stderr=True).print(f"logsleuth: {exc}", markup=False, highlight=False,
+                                   soft_wrap=True)
         sys.exit(EXIT_UNUSABLE)
 
 
