@@ -168,3 +168,25 @@ def test_a_refusal_is_one_line_on_stderr_however_long_the_path(tmp_path, command
     result = CliRunner().invoke(main, [command, str(path)])
     assert result.exit_code == EXIT_UNUSABLE
     assert result.stderr.splitlines() == [f"logsleuth: {path}: no such file"], result.stderr
+
+
+@pytest.mark.parametrize("kind", sorted(NOT_LOGS))
+def test_triage_keeps_what_is_no_log_apart_from_a_healthy_log(tmp_path, kind):
+    import json
+
+    from click.testing import CliRunner
+
+    from logsleuth.cli import main
+
+    healthy = tmp_path / "healthy.log"
+    healthy.write_text("INFO 02-05 10:11:01 [api_server.py:1] vLLM API server version 0.10.0\n"
+                       "INFO 02-05 10:11:09 [launcher.py:1] Application startup complete.\n")
+    other = tmp_path / "other.log"
+    other.write_bytes(NOT_LOGS[kind])
+    result = CliRunner().invoke(main, ["triage", "--no-cache", "--format", "json",
+                                       str(healthy), str(other)])
+    groups = {g["title"]: [c.rsplit("/", 1)[-1] for c in g.get("examples", ())] or g["count"]
+              for g in json.loads(result.stdout)["groups"]}
+    assert len(groups) == 2, groups
+    assert "no failure" in groups
+    assert any("no line looks like log output" in title for title in groups), groups
