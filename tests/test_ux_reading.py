@@ -190,3 +190,36 @@ def test_triage_keeps_what_is_no_log_apart_from_a_healthy_log(tmp_path, kind):
     assert len(groups) == 2, groups
     assert "no failure" in groups
     assert any("no line looks like log output" in title for title in groups), groups
+
+
+_WIDTH_PROBE = ("<pre id=\"probe\"></pre><script>document.getElementById('probe').textContent = "
+                "document.documentElement.scrollWidth + ' ' + window.innerWidth;</script>")
+
+
+def test_the_timeline_page_fits_a_narrow_window_without_scrolling_sideways(tmp_path):
+    import shutil
+    import subprocess
+
+    from logsleuth.cli.graph import analyse
+    from logsleuth.render.timeline import build_timeline, timeline_html
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no chromium")
+    log = tmp_path / "vllm.log"
+    log.write_text(_log(POINTER))
+    analysis = analyse(str(log))
+    page = timeline_html(build_timeline(analysis.events, analysis.inference, analysis.origins,
+                                        analysis.facts))
+    path = tmp_path / "timeline.html"
+    path.write_text(page.replace("</body>", _WIDTH_PROBE + "</body>"), encoding="utf-8")
+    done = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'profile'}", "--window-size=700,900",
+         "--virtual-time-budget=3000", "--dump-dom", path.as_uri()],
+        capture_output=True, text=True, timeout=120, check=False)
+    found = re.search(r'<pre id="probe">(\d+) (\d+)</pre>', done.stdout)
+    assert found, done.stdout[-2000:]
+    scroll, window = map(int, found.groups())
+    assert scroll <= window, (scroll, window)
