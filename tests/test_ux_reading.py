@@ -223,3 +223,19 @@ def test_the_timeline_page_fits_a_narrow_window_without_scrolling_sideways(tmp_p
     assert found, done.stdout[-2000:]
     scroll, window = map(int, found.groups())
     assert scroll <= window, (scroll, window)
+
+
+@pytest.mark.parametrize("logs", [1, 2])
+def test_the_triage_headline_counts_in_english(tmp_path, logs):
+    from click.testing import CliRunner
+
+    from logsleuth.cli import main
+
+    paths = []
+    for i in range(logs):
+        path = tmp_path / f"vllm{i}.log"
+        path.write_text(_log(POINTER))
+        paths.append(str(path))
+    head = CliRunner().invoke(main, ["triage", "--no-cache", *paths]).stdout.splitlines()[0]
+    assert (f"{logs} log, " if logs == 1 else f"{logs} logs, ") in head, head
+    assert " in 1 group (read" in head, head
