@@ -239,3 +239,17 @@ def test_the_triage_headline_counts_in_english(tmp_path, logs):
     head = CliRunner().invoke(main, ["triage", "--no-cache", *paths]).stdout.splitlines()[0]
     assert (f"{logs} log, " if logs == 1 else f"{logs} logs, ") in head, head
     assert " in 1 group (read" in head, head
+
+
+@pytest.mark.parametrize("command", [["explain"], ["explain", "--format", "json"], ["graph"],
+                                     ["timeline"]])
+@pytest.mark.parametrize("typing", [True, False])
+def test_reading_stdin_from_a_terminal_says_how_to_end_it(monkeypatch, command, typing):
+    from click.testing import CliRunner
+
+    from logsleuth.cli import main, output
+
+    monkeypatch.setattr(output, "stdin_is_terminal", lambda: typing)
+    result = CliRunner().invoke(main, [*command, "-"], input=_log(POINTER))
+    assert ("Ctrl-D" in result.stderr) is typing, result.stderr
+    assert result.exit_code in (0, 1), result.output

@@ -45,6 +45,9 @@ def analyse(path: str) -> Analysis:
 
 
 def _analyse_or_exit(path: str) -> Analysis:
+    from logsleuth.cli.output import hint_if_typing
+
+    hint_if_typing(path)
     try:
         return analyse(path)
     except LogsleuthError as exc:
