@@ -253,3 +253,29 @@ def test_reading_stdin_from_a_terminal_says_how_to_end_it(monkeypatch, command, 
     result = CliRunner().invoke(main, [*command, "-"], input=_log(POINTER))
     assert ("Ctrl-D" in result.stderr) is typing, result.stderr
     assert result.exit_code in (0, 1), result.output
+
+
+@pytest.mark.parametrize("kind", sorted(NOT_LOGS))
+def test_the_text_report_of_no_log_does_not_call_it_a_healthy_log(tmp_path, kind):
+    from click.testing import CliRunner
+
+    from logsleuth.cli import EXIT_NOT_A_LOG, main
+
+    path = tmp_path / "input.log"
+    path.write_bytes(NOT_LOGS[kind])
+    result = CliRunner().invoke(main, ["explain", str(path)])
+    assert result.exit_code == EXIT_NOT_A_LOG
+    assert "Nothing in this log failed" not in result.stdout
+    assert "Nothing to explain: " in result.stdout, result.stdout
+
+
+def test_the_text_report_of_a_healthy_log_says_nothing_failed(tmp_path):
+    from click.testing import CliRunner
+
+    from logsleuth.cli import EXIT_NO_FAILURE, main
+
+    path = tmp_path / "vllm.log"
+    path.write_text("INFO 02-05 10:11:01 [api_server.py:1] vLLM API server version 0.10.0\n"
+                    "INFO 02-05 10:11:09 [launcher.py:1] Application startup complete.\n")
+    result = CliRunner().invoke(main, ["explain", str(path)])
+    assert result.exit_code == EXIT_NO_FAILURE and "Nothing in this log failed." in result.stdout

@@ -196,6 +196,10 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         if report.failed_processes:
             names = ", ".join(p.label for p in report.failed_processes)
             console.print(Padding(Text(f"processes that failed: {names}"), (0, 2), expand=False))
+    elif not report.recognised:  # the wrong file: nothing was explained (exit 3)
+        why = "no line of this input looks like log output" if report.lines_read else \
+            "the input is empty"
+        console.print(Text(f"\nNothing to explain: {why}.", style="yellow"))
     else:
         console.print(Text("\nNothing in this log failed.", style="green"))
 
