@@ -279,3 +279,19 @@ def test_the_text_report_of_a_healthy_log_says_nothing_failed(tmp_path):
                     "INFO 02-05 10:11:09 [launcher.py:1] Application startup complete.\n")
     result = CliRunner().invoke(main, ["explain", str(path)])
     assert result.exit_code == EXIT_NO_FAILURE and "Nothing in this log failed." in result.stdout
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html"])
+@pytest.mark.parametrize("kind", [*sorted(NOT_LOGS), "healthy"])
+def test_markdown_and_html_tell_no_log_from_a_healthy_log(tmp_path, fmt, kind):
+    from click.testing import CliRunner
+
+    from logsleuth.cli import main
+
+    path = tmp_path / "input.log"
+    path.write_bytes(NOT_LOGS[kind] if kind in NOT_LOGS else (
+        b"INFO 02-05 10:11:01 [api_server.py:1] vLLM API server version 0.10.0\n"
+        b"INFO 02-05 10:11:09 [launcher.py:1] Application startup complete.\n"))
+    out = CliRunner().invoke(main, ["explain", "--format", fmt, str(path)]).stdout
+    assert ("Nothing in this log failed." in out) is (kind == "healthy"), out[-3000:]
+    assert ("Nothing to explain: " in out) is (kind != "healthy")

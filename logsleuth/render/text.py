@@ -65,6 +65,15 @@ def confidence_sentence(match: Match) -> str | None:
             "find the first error to be sure.")
 
 
+def no_failure_sentence(report: Report) -> str:
+    """What a report without a root cause or a failure says: a healthy log, or the wrong file."""
+    if report.recognised:
+        return "Nothing in this log failed."
+    why = "no line of this input looks like log output" if report.lines_read else \
+        "the input is empty"
+    return f"Nothing to explain: {why}."
+
+
 def difference_lines(report: Report) -> list[str]:
     """One sentence per setting the engine did not take from the command line."""
     out = []
@@ -196,12 +205,9 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         if report.failed_processes:
             names = ", ".join(p.label for p in report.failed_processes)
             console.print(Padding(Text(f"processes that failed: {names}"), (0, 2), expand=False))
-    elif not report.recognised:  # the wrong file: nothing was explained (exit 3)
-        why = "no line of this input looks like log output" if report.lines_read else \
-            "the input is empty"
-        console.print(Text(f"\nNothing to explain: {why}.", style="yellow"))
-    else:
-        console.print(Text("\nNothing in this log failed.", style="green"))
+    else:  # the wrong file (exit 3) is no healthy log
+        console.print(Text(f"\n{no_failure_sentence(report)}",
+                           style="green" if report.recognised else "yellow"))
 
     if report.phase is not None and report.verdict is not Verdict.NO_FAILURE:
         console.print(Padding(Text(f"phase: {report.phase.phase.value} "
