@@ -297,3 +297,17 @@ def test_markdown_and_html_tell_no_log_from_a_healthy_log(tmp_path, fmt, kind):
     out = CliRunner().invoke(main, ["explain", "--format", fmt, str(path)]).stdout
     assert ("Nothing in this log failed." in out) is (kind == "healthy"), out[-3000:]
     assert ("Nothing to explain: " in out) is (kind != "healthy")
+
+
+@pytest.mark.parametrize("healthy_runs", [1, 2])
+def test_one_failed_run_among_several_is_not_called_the_last_of_them(tmp_path, healthy_runs):
+    from logsleuth.render.text import runs_lines
+
+    healthy = ("INFO 02-05 10:11:01 [api_server.py:1] vLLM API server version 0.10.0\n"
+               "INFO 02-05 10:11:09 [launcher.py:1] Application startup complete.\n")
+    path = tmp_path / "vllm.log"
+    path.write_text(_log(POINTER) + healthy * healthy_runs)
+    report = logsleuth.explain(str(path))
+    assert len(report.runs) == 1 + healthy_runs, report.runs
+    said = runs_lines(report)[0]
+    assert said.startswith(f"a failure in 1 of {1 + healthy_runs} runs") and "last of" not in said

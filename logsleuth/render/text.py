@@ -94,8 +94,13 @@ def runs_lines(report: Report) -> list[str]:
     explained = next((r for r in runs if r.explained), runs[-1])
     out: list[str] = []
     if explained.verdict is not Verdict.NO_FAILURE:
-        out.append(f"the same failure in {explained.same_failure} of {len(runs)} runs; this "
-                   f"report explains the last of them (from line {explained.start_line})")
+        if explained.same_failure > 1:
+            out.append(f"the same failure in {explained.same_failure} of {len(runs)} runs; "
+                       f"this report explains the last of them (from line "
+                       f"{explained.start_line})")
+        else:  # "the last of them" of one run reads as a miscount
+            out.append(f"a failure in 1 of {len(runs)} runs; this report explains it (from "
+                       f"line {explained.start_line})")
     others = len({r.fingerprint for r in runs if r.fingerprint} - {explained.fingerprint})
     if others:
         out.append(f"{others} other way(s) of failing in the other runs (--format json: runs)")
