@@ -816,7 +816,7 @@ class CausalGraph:
                 # are theirs
                 other_tests = (f"The first failed test (line {first}) failed only with a report "
                                f"of a failure elsewhere; an error of a later test (line "
-                               f"{root.event.line}: {_first_line(root.event.text)[:80]}) is that "
+                               f"{root.event.line}: {_quote(root.event.text, 80)}) is that "
                                "test's own, not its cause.",)
                 root = None
         if root is None:
@@ -1521,6 +1521,13 @@ def _first_line(text: str) -> str:
     return " ".join(text.split("\n", 1)[0].split())
 
 
+def _quote(text: str, limit: int) -> str:
+    """A message's first line for a sentence, at most `limit` characters; a cut one ends in `…`
+    so a reader does not take the cut for the message's own end ("See stack tr")."""
+    first = _first_line(text)
+    return first if len(first) <= limit else first[:limit - 1].rstrip() + "…"
+
+
 def _link(graph: nx.DiGraph[int], nodes: dict[int, _Node], work: _Work,
           know: Causality | None = None) -> None:
     """Add every edge; linear in the number of errors except for a bounded pointer reach. No
@@ -1913,7 +1920,7 @@ def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
                 if d["reason"] is LinkReason.POINTER]
     for symptom in pointers[:3]:
         reasons.append(f"Line {symptom.line} ({symptom.process.name}) only reports a failure "
-                       f"elsewhere: \"{_first_line(symptom.message)[:90]}\".")
+                       f"elsewhere: \"{_quote(symptom.message, 90)}\".")
     if root.embedded:
         reasons.append("It quotes the error of another process whose own traceback is not in "
                        "the log.")

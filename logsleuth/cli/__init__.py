@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from logsleuth.cli.output import emit, is_terminal, render_rich
+from logsleuth.cli.output import emit, hint_if_typing, is_terminal, render_rich
 from logsleuth.dependencies import missing_package_message
 from logsleuth.errors import LogsleuthError, OutputError
 from logsleuth.model import Report, SignatureKind, Verdict
@@ -53,6 +53,7 @@ Exit codes:
   2    no report: the input could not be used (missing, a directory, unreadable)
   3    report printed, but no line of the input looks like log output
   4    the report could not be written
+  70   logsleuth itself failed (a bug); one line on stderr, never a traceback
   130  interrupted (with --follow, after a report of what was read)
 """
 
@@ -228,6 +229,7 @@ width_option = click.option("--width", type=click.IntRange(min=20), default=None
 def explain(path: str, fmt: str, signature_dirs: tuple[Path, ...], verbose: bool, fail_on: str,
             output: Path | None, width: int | None, redact: bool | None, follow: bool,
             timeout: float | None, settle: float) -> None:
+    hint_if_typing(path)
     interrupted, events = False, None
     if follow:
         from logsleuth.follow import FollowInterrupted

@@ -46,6 +46,21 @@ def render_rich(draw: Callable[[Console], None], *, width: int | None,
     return "".join(line.rstrip() + "\n" for line in text.splitlines())
 
 
+def stdin_is_terminal() -> bool:
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
+STDIN_HINT = ("logsleuth: reading a log from the terminal: paste it and end with Ctrl-D, or give "
+              "a file (logsleuth explain vllm.log) or a pipe (cat vllm.log | logsleuth explain -)")
+
+
+def hint_if_typing(path: str) -> None:
+    """`-` with nobody piping in waits for the terminal: say so, rather than seem to hang."""
+    if path == "-" and stdin_is_terminal():
+        sys.stderr.write(STDIN_HINT + "\n")
+        sys.stderr.flush()
+
+
 def emit(text: str, output: Path | None = None) -> None:
     """Write to stdout or to `output`; a file-system error becomes an OutputError, never a
     traceback. A reader that went away (`| head`) is not an error."""

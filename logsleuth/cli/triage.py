@@ -27,6 +27,8 @@ Exit codes:
   0  every usable log was read and none shows a failure
   1  at least one log shows a failure (verdict failure or root_cause_missing)
   2  no input could be used: no file found, or none could be read
+  4  the result could not be written (a full disk, a missing directory)
+  70 logsleuth itself failed (a bug); one line on stderr, never a traceback
 """
 
 

@@ -13,7 +13,8 @@ from html import escape
 
 from logsleuth.model import ErrorEvent, Report, Verdict
 from logsleuth.render.markdown import source_lines
-from logsleuth.render.text import confidence_sentence, difference_lines, environment
+from logsleuth.render.text import (confidence_sentence, difference_lines, environment,
+                                   no_failure_sentence)
 
 _VERDICT = {Verdict.FAILURE: ("Failure", "#c00000"),
             Verdict.ROOT_CAUSE_MISSING: ("Failure, root cause not in the log", "#b26b00"),
@@ -85,7 +86,7 @@ def _root_cause(report: Report) -> list[str]:
     event = report.root_cause
     if event is None:
         if report.verdict is Verdict.NO_FAILURE:
-            return ["<h2>Root cause</h2><p>Nothing in this log failed.</p>"]
+            return [f"<h2>Root cause</h2><p>{escape(no_failure_sentence(report))}</p>"]
         out = ["<h2>Root cause</h2><p>The log shows a failure but not its cause. Where to look:"
                "</p><ul>"]
         out += [f"<li>{escape(hint)}</li>" for hint in report.look_for]

@@ -10,7 +10,7 @@ from logsleuth.errors import LogsleuthError
 from logsleuth.model import Report, SignatureKind, Verdict
 from logsleuth.render.origin import advice_to_show, origin_sentence
 from logsleuth.render.text import (confidence_sentence, difference_lines, environment,
-                                   runs_lines)
+                                   no_failure_sentence, runs_lines)
 
 HEAD_LINES = 3  # first lines of a traceback kept in the excerpt
 TAIL_LINES = 10  # and its last lines, where the innermost frames and the message are
@@ -76,7 +76,7 @@ def _title(report: Report) -> str:
 def _root_cause(report: Report, lines: dict[int, str] | None) -> list[str]:
     event = report.root_cause
     if event is None:
-        said = "Nothing in this log failed." if report.verdict is Verdict.NO_FAILURE \
+        said = no_failure_sentence(report) if report.verdict is Verdict.NO_FAILURE \
             else "Not in this log."
         out = ["#### Root cause", "", said]
         out += [f"- {escape(hint)}" for hint in report.look_for]

@@ -6,6 +6,7 @@ import re
 
 from rich.console import Console, Group
 from rich.padding import Padding
+from rich.table import Table
 from rich.text import Text
 
 from logsleuth.model import Confidence, ErrorEvent, Match, Report, SignatureKind, Verdict
@@ -64,6 +65,15 @@ def confidence_sentence(match: Match) -> str | None:
             "find the first error to be sure.")
 
 
+def no_failure_sentence(report: Report) -> str:
+    """What a report without a root cause or a failure says: a healthy log, or the wrong file."""
+    if report.recognised:
+        return "Nothing in this log failed."
+    why = "no line of this input looks like log output" if report.lines_read else \
+        "the input is empty"
+    return f"Nothing to explain: {why}."
+
+
 def difference_lines(report: Report) -> list[str]:
     """One sentence per setting the engine did not take from the command line."""
     out = []
@@ -84,8 +94,13 @@ def runs_lines(report: Report) -> list[str]:
     explained = next((r for r in runs if r.explained), runs[-1])
     out: list[str] = []
     if explained.verdict is not Verdict.NO_FAILURE:
-        out.append(f"the same failure in {explained.same_failure} of {len(runs)} runs; this "
-                   f"report explains the last of them (from line {explained.start_line})")
+        if explained.same_failure > 1:
+            out.append(f"the same failure in {explained.same_failure} of {len(runs)} runs; "
+                       f"this report explains the last of them (from line "
+                       f"{explained.start_line})")
+        else:  # "the last of them" of one run reads as a miscount
+            out.append(f"a failure in 1 of {len(runs)} runs; this report explains it (from "
+                       f"line {explained.start_line})")
     others = len({r.fingerprint for r in runs if r.fingerprint} - {explained.fingerprint})
     if others:
         out.append(f"{others} other way(s) of failing in the other runs (--format json: runs)")
@@ -94,6 +109,17 @@ def runs_lines(report: Report) -> list[str]:
     if not out:
         out.append(f"none of the {len(runs)} runs failed")
     return out
+
+
+def _item(text: Text) -> Padding:
+    """A list item (`text` starts with "- ") indented two columns; a line it wraps onto at a
+    terminal's width hangs under its first word, not under the dash. Unwrapped (a pipe, a
+    file) it prints as the one line it is."""
+    grid = Table.grid()
+    grid.add_column(no_wrap=True)
+    grid.add_column()
+    grid.add_row(text[:2], text[2:])
+    return Padding(grid, (0, 2), expand=False)
 
 
 def _trim(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
@@ -184,8 +210,9 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         if report.failed_processes:
             names = ", ".join(p.label for p in report.failed_processes)
             console.print(Padding(Text(f"processes that failed: {names}"), (0, 2), expand=False))
-    else:
-        console.print(Text("\nNothing in this log failed.", style="green"))
+    else:  # the wrong file (exit 3) is no healthy log
+        console.print(Text(f"\n{no_failure_sentence(report)}",
+                           style="green" if report.recognised else "yellow"))
 
     if report.phase is not None and report.verdict is not Verdict.NO_FAILURE:
         console.print(Padding(Text(f"phase: {report.phase.phase.value} "
@@ -194,22 +221,22 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
     if len(report.runs) > 1:
         console.print(Text("\nRuns", style="bold underline"))
         for sentence in runs_lines(report):
-            console.print(Padding(Text(f"- {sentence}"), (0, 2)))
+            console.print(_item(Text(f"- {sentence}")))
     if report.reasons:
         # a run that did not fail has reasons only for the requests its server refused
         heading = "Why this one" if report.verdict is not Verdict.NO_FAILURE \
             else "Refused requests"
         console.print(Text(f"\n{heading}", style="bold underline"))
         for reason in report.reasons:
-            console.print(Padding(Text(f"- {reason}"), (0, 2), expand=False))
+            console.print(_item(Text(f"- {reason}")))
     if report.config_differences:
         console.print(Text("\nRequested vs effective", style="bold underline"))
         for sentence in difference_lines(report):
-            console.print(Padding(Text(f"- {sentence}", style="bold yellow"), (0, 2), expand=False))
+            console.print(_item(Text(f"- {sentence}", style="bold yellow")))
     if report.look_for:
         console.print(Text("\nWhere to look", style="bold underline"))
         for hint in report.look_for:
-            console.print(Padding(Text(f"- {hint}"), (0, 2), expand=False))
+            console.print(_item(Text(f"- {hint}")))
 
     if report.signature is not None:
         match = report.signature
@@ -240,15 +267,15 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         if advice:
             console.print(Padding(Text(advice, style="green"), (0, 2), expand=False))
         for setting in settings:
-            console.print(Padding(Text(f"- {setting}"), (0, 2), expand=False))
+            console.print(_item(Text(f"- {setting}")))
     # beside a last resort, the near misses are worth a look as they were with no match at all
     weak = report.signature is None \
         or report.signature.kind in (SignatureKind.FALLBACK, SignatureKind.RELEASE)
     if report.alternatives and (verbose or weak):
         console.print(Text("\nAlso considered", style="bold underline"))
         for alt in report.alternatives:
-            console.print(Padding(Text(f"- {alt.id} ({alt.kind.value}, {alt.score:.2f}): "
-                                       f"{alt.title}"), (0, 2), expand=False))
+            console.print(_item(Text(f"- {alt.id} ({alt.kind.value}, {alt.score:.2f}): "
+                                     f"{alt.title}")))
 
     if report.symptoms:
         # a consequence may be printed before its cause (an UnboundLocalError above the error that
@@ -263,7 +290,7 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
             line.append(f"  {_trim(event.text, 140)}")
             if report.root_cause and event.line < report.root_cause.line:
                 line.append("  (printed above the root cause)", style="dim")
-            console.print(Padding(line, (0, 2), expand=False))
+            console.print(_item(line))
         if len(report.symptoms) > len(shown):
             console.print(Padding(Text(f"... {len(report.symptoms) - len(shown)} more "
                                        "(--verbose)", style="dim"), (0, 2), expand=False))
@@ -273,9 +300,8 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
         for event in report.survived:
             copies = f"  ({event.occurrences:,} times, the last at line " \
                 f"{event.last_occurrence})" if event.occurrences > 1 else ""
-            console.print(Padding(Text(f"- line {event.line} {event.process.name}  "
-                                       f"{_trim(event.text, 140)}{copies}"), (0, 2),
-                                  expand=False))
+            console.print(_item(Text(f"- line {event.line} {event.process.name}  "
+                                     f"{_trim(event.text, 140)}{copies}")))
     rows = environment(report.facts, verbose=verbose)
     if rows:
         console.print(Text("\nEnvironment", style="bold underline"))
@@ -290,4 +316,4 @@ def render_text(report: Report, console: Console, *, verbose: bool = False) -> N
     if report.notices:
         console.print(Text("\nNotices", style="bold yellow"))
         for notice in report.notices:
-            console.print(Padding(Text(f"- {notice}", style="yellow"), (0, 2), expand=False))
+            console.print(_item(Text(f"- {notice}", style="yellow")))

@@ -233,7 +233,9 @@ def timeline_html(timeline: Timeline, *, title: str = "logsleuth timeline") -> s
         for lane in timeline.lanes for event in lane.events)
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
             f"{escape(title)}</title><style>body{{font-family:Helvetica,Arial,sans-serif}}"
-            "td{padding:2px 8px;border-bottom:1px solid #eee;font-size:13px}</style></head>"
+            "td{padding:2px 8px;border-bottom:1px solid #eee;font-size:13px}"
+            # the picture shrinks to a narrow window rather than scroll the page sideways
+            "svg{max-width:100%;height:auto}</style></head>"
             f"<body><h2>{escape(title)}</h2>\n{timeline_svg(timeline)}\n<table><tr><th>process"
             "</th><th>line</th><th>kind</th><th>event</th></tr>\n"
             f"{rows}\n</table></body></html>\n")

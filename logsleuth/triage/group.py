@@ -38,5 +38,5 @@ def _title(case: Case) -> str:
     if case.kind is GroupKind.UNMATCHED:  # the template or masked message it is grouped by
         return case.fingerprint.partition(":")[2] or masked_text(case.cause)
     if case.kind is GroupKind.NO_FAILURE:
-        return "no failure"
+        return case.fingerprint.partition(":")[2] or "no failure"
     return case.fingerprint.partition(":")[2]

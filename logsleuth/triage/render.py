@@ -172,12 +172,17 @@ def _label(group: Group) -> str:
 
 def _headline(result: TriageResult) -> str:
     counts = summary(result)
-    parts = [f"{counts['logs']} logs"]
+    parts = [_counted(counts['logs'], "log")]
     parts += [f"{counts[key]} {key}" for key in
               ("failure", "root_cause_missing", "no_failure", "unreadable", "crashed")
               if counts[key]]
-    return ", ".join(parts) + f" in {counts['groups']} groups (read {counts['read']}, " \
-                              f"cached {counts['cached']})"
+    return ", ".join(parts) + f" in {_counted(counts['groups'], 'group')} (read " \
+                              f"{counts['read']}, cached {counts['cached']})"
+
+
+def _counted(count: int, noun: str) -> str:
+    """`1 log`, `2 logs`."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _sections(result: TriageResult) -> list[tuple[GroupKind, list[Group]]]:

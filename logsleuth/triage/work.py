@@ -52,6 +52,9 @@ def explain_paths(paths: Sequence[str], signature_dirs: tuple[str, ...] = ()) ->
     return [explain_path(path, signature_dirs) for path in paths]
 
 
+NOT_A_LOG = "no line looks like log output (empty, prose, binary): is it the right file?"
+
+
 def case_from(explained: Explained, file: FileId | None, *, from_cache: bool = False) -> Case:
     """The Case of one explained path."""
     from logsleuth.signatures.template import mask
@@ -74,7 +77,9 @@ def case_from(explained: Explained, file: FileId | None, *, from_cache: bool = F
     if ref is not None and by_signature:
         kind, fingerprint = GroupKind.SIGNATURE, f"signature:{ref.id}"
     elif verdict is Verdict.NO_FAILURE:
-        kind, fingerprint = GroupKind.NO_FAILURE, "no_failure"
+        # an empty file or one with no line of log output (explain's exit 3) is no healthy log
+        kind, fingerprint = GroupKind.NO_FAILURE, "no_failure" if report.get(
+            "recognised", True) else f"no_failure:{NOT_A_LOG}"
     else:
         kind, fingerprint = GroupKind.UNMATCHED, f"unmatched:{_template_text(report, cause)}"
     return Case(explained.path, Status.REPORTED, fingerprint, kind, file, verdict, ref, cause,
