@@ -12,7 +12,7 @@ asks `judges_output` of each error printed after the run's engine produced outpu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import regex
@@ -83,13 +83,26 @@ class Drivers:
     def judges_output(self, event: ErrorEvent) -> bool:
         """The error is a driver's own, about its task (given that it follows the engine's
         output): another program's record, usage error or traceback whose words report no
-        failure of vLLM."""
+        failure of vLLM. Not a line whose own words the grammar reads as an error without any
+        header (`Status: FAILED`, `Exit status: 1`, `[FAILED] server start`: a launcher's or a
+        harness's last word that the run failed, tests/test_final_error_shapes.py); a judgement
+        of scores reads as plain text on its own."""
+        if event.kind is EventKind.ERROR_RECORD and _says_failed(event.message):
+            return False
         if self.foreign(event) or self.usage_error(event):
             return not self.reports_vllm_failure(
                 event, (*self.reports_failure, *self.names_exception))
         if self.own_traceback(event):
             return not self.reports_vllm_failure(event, self.reports_failure)
         return False
+
+
+@lru_cache(maxsize=1024)  # bounded: a handled-error log asks it of many texts
+def _says_failed(text: str) -> bool:
+    """The grammar reads the text, alone, as an error or critical line."""
+    from logsleuth.tokenize import parse_line  # the grammar, loaded only when a driver's line is asked
+    line = parse_line(text.split("\n", 1)[0])
+    return line.level is not None and line.level.value in ("ERROR", "CRITICAL")
 
 
 def passed_sessions(reports: list[tuple[int, str]], drivers: Drivers) -> list[tuple[int, int]]:
