@@ -14,7 +14,6 @@ one open traceback per channel, at most MAX_FRAMES frames and MAX_MESSAGE_LINES 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -775,12 +774,6 @@ class Assembler:
             trace.heading = _heading(line)
             trace.bare, trace.unwrapped = not line.relayed, line.outer is None
             return
-        if _code_alone(line):
-            # no traceback is open for it to end: a class's dotted name alone on its line
-            # (`serialization.SerializedRayObject`) is an expression of a source listing pasted
-            # without its indentation (pytest's report), not a bare raise, which ends a
-            # traceback (`bdb.BdbQuit` under its frames) or names what it is (`...CancelledError`)
-            return
         if trace is not None and _introduces_inner(trace) \
                 and len(trace.message_lines) < MAX_MESSAGE_LINES:
             # torch's wrappers end their first line with "raised:" and print the inner
@@ -1401,19 +1394,6 @@ def _asserted(line: LogLine) -> bool:
     pytest's explanation of a failed assertion behind its `E` margin."""
     return (line.exception or "").rsplit(".", 1)[-1] == "AssertionError" \
         and (line.message or "").startswith("assert ")
-
-
-def _code_alone(line: LogLine) -> bool:
-    """An exception line that is a dotted class name alone, bare of any record's level, whose
-    class does not say it is an error (no `Error`, `Exception`, `Interrupt`, ... in its name)."""
-    name = line.exception or ""
-    return "." in name and not line.message and line.level is None \
-        and line.text.strip() == name and _ERROR_WORD.search(name.rsplit(".", 1)[-1]) is None
-
-
-# the words an exception class's name says it is one by (grammars/vllm.lark EXC_TYPE)
-_ERROR_WORD = re.compile(r"Error|Exception|Exit|Interrupt|Failure|Fault|Timeout|Iteration"
-                         r"|Group|Warning|error$")
 
 
 def _dedented_source(trace: _Trace, line: LogLine) -> bool:

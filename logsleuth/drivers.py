@@ -18,7 +18,7 @@ from pathlib import Path
 import regex
 
 from logsleuth.errors import SignatureError
-from logsleuth.model import ErrorEvent, EventKind
+from logsleuth.model import ErrorEvent, EventKind, Level
 from logsleuth.resources import data_dir
 from logsleuth.yamlload import load_yaml
 
@@ -87,14 +87,19 @@ class Drivers:
         header (`Status: FAILED`, `Exit status: 1`, `[FAILED] server start`: a launcher's or a
         harness's last word that the run failed, tests/test_final_error_shapes.py); a judgement
         of scores reads as plain text on its own."""
-        if event.kind is EventKind.ERROR_RECORD and _says_failed(event.message):
-            return False
+        if event.kind is EventKind.ERROR_RECORD and (
+                event.exception not in _LEVEL_NAMES or _says_failed(event.message)):
+            return False  # it names an exception class (any form), or says the run failed
         if self.foreign(event) or self.usage_error(event):
             return not self.reports_vllm_failure(
                 event, (*self.reports_failure, *self.names_exception))
         if self.own_traceback(event):
             return not self.reports_vllm_failure(event, self.reports_failure)
         return False
+
+
+# the labels an error record without an exception carries (its level's name)
+_LEVEL_NAMES = frozenset({*(level.value for level in Level), "FATAL", "ERR"})
 
 
 @lru_cache(maxsize=1024)  # bounded: a handled-error log asks it of many texts
