@@ -1,5 +1,5 @@
 """Another program's ERROR records around a healthy vLLM run, both directions (issue 10: survived
-or fatal, from evidence; causality.yaml `others_records`).
+or fatal, from evidence; signatures/drivers.yaml `alone_sites`, `names_failure`).
 
 An evaluation harness drives an offline engine (or a served one), then logs its own verdict on
 the scores at ERROR with its own logger (`| compare_with_baseline | ERROR - FAILED: Recovery
