@@ -406,41 +406,38 @@ def _stopped(activity: list[Milestone], stuck: list[Milestone], hangs: list[Mile
     return stopped
 
 
-def _others_verdicts(nodes: dict[int, _Node], activity: list[Milestone],
-                     know: Causality) -> list[int]:
-    """The errors of a run that are all another program's records, naming nothing of vLLM's
-    (causality.yaml `others_records`: an evaluation harness's `ERROR - FAILED: Recovery thresholds
-    not met` after the offline engine it drove came up and generated), in a run whose engine
-    produced output: level-only records of a logger that is not vLLM's, printed by a process none
-    of vLLM's roles names. Printed before the engine came up, such a record stopped nothing (the
-    engine came up and worked after it); in a run whose engine never produced output it may be
-    all the log says of why, and stays the failure. None when any error of the run is not such
-    a record: a failure of vLLM's stays the failure, and is weighed above them as any record is
-    (`_pick_root`).
-
-    `_driver_verdict` sets aside, one at a time, the driving program's errors printed after the
-    engine's first output whose words report no failure of vLLM (drivers.yaml); this rule covers
-    what it cannot: such records printed before the output (the engine came up after them), and
-    only when nothing else of the run is an error, none of them in words a driver reports vLLM's
-    failure in. (Two rules of one class, written in parallel in session 29; one home for both is
-    a follow-up.)"""
-    if not nodes or not any(m.kind is MilestoneKind.SERVING for m in activity):
-        return []  # no output of the engine's: such a record may be why (drivers.yaml)
+def _drivers_verdicts(nodes: dict[int, _Node], first_output: int | None,
+                      know: Causality) -> tuple[list[int], list[int]]:
+    """The errors of a run whose engine produced output (from `first_output` on) that are the
+    program's that drives vLLM (a harness, a benchmark client, a trainer), not vLLM's failure
+    (drivers.yaml, logsleuth/drivers.py): printed by a process none of vLLM's roles names
+    (unprefixed, or a trainer's Ray actor), and
+    - each one printed after that output that is that program's judgement of its task (a record
+      of another logger than vLLM's, its usage error, a traceback through its code and not vLLM's
+      engine, whose words report no failure of vLLM: a score under a threshold, a sample it could
+      not parse, a results file it could not write; `judges_output`);
+    - then, when every other error of the run is a level-only record of such a logger naming
+      nothing of vLLM's (`alone`; one pointing at no other error, no native logger's), those too,
+      wherever they were printed: before the output the engine came up after them, and they
+      stopped nothing (an evaluation harness's `ERROR - FAILED: Recovery thresholds not met`).
+    In a run whose engine never produced output such an error may be all the log says of why,
+    and stays the failure; one beside an error of vLLM's is weighed as any record is
+    (`_pick_root`). The two lists, in the errors' order: those judged one at a time, and those
+    set aside as a whole."""
+    if first_output is None or not nodes:
+        return [], []  # (drivers.yaml is loaded only when a run holds such an error)
     drivers = default_drivers()
-    for node in nodes.values():
-        event = node.event
-        record = event.kind is EventKind.ERROR_RECORD and event.exception in _LEVEL_LABELS \
-            or event.kind is EventKind.DIAGNOSTIC
-        if not record or event.latent or event.failing_warning \
-                or node.process_role not in (Role.MAIN, Role.OTHER) \
-                or node.pointer is not None or know.logged_natively(event.site, event.exception) \
-                or not know.others_verdict(event.site, event.message) \
-                or not drivers.foreign(event) \
-                or drivers.reports_vllm_failure(event, drivers.reports_failure):
-            # the loggers and the words drivers.yaml knows as vLLM's, torch's, Ray's or as a
-            # report of vLLM's failure count too
-            return []
-    return list(nodes)
+    theirs = {key: node for key, node in nodes.items()
+              if node.process_role in (Role.MAIN, Role.OTHER)}
+    judged = [key for key, node in theirs.items()
+              if node.event.first_line > first_output and not node.corrupting
+              and drivers.judges_output(node.event)]
+    rest = [key for key in nodes if key not in judged]
+    if all(key in theirs and nodes[key].pointer is None
+           and not know.logged_natively(nodes[key].event.site, nodes[key].event.exception)
+           and drivers.alone(nodes[key].event) for key in rest):
+        return judged, rest
+    return judged, []
 
 
 def _bare(event: ErrorEvent) -> bool:
@@ -676,6 +673,7 @@ class CausalGraph:
         passed = passed_sessions(reports, default_drivers()) if reports else []
         nodes: dict[int, _Node] = {}
         shutdown_noise: list[ErrorEvent] = []  # and records that say they are harmless
+        places: dict[int, int] = {}  # an error's place among them, were it set aside in turn
         steps = [*activity, *starts]  # once, not per error: an error-heavy log has thousands
         loop_exit = _loop_exit(errors, steps, know)
         for event in errors:
@@ -698,12 +696,17 @@ class CausalGraph:
                 shutdown_noise.append(event)  # a program's loop closing (`teardown`)
                 continue
             node = _classify(event, know)
-            if node.role is EventRole.BENIGN or _driver_verdict(node, first_output):
+            if node.role is EventRole.BENIGN:
                 shutdown_noise.append(event)
             else:
                 nodes[event.id] = node
-        for key in _others_verdicts(nodes, activity, know):
-            shutdown_noise.append(nodes.pop(key).event)  # another program's, naming no failure
+                places[event.id] = len(shutdown_noise)
+        # the driving program's errors (drivers.yaml): each judged one at its place among the
+        # errors set aside, the run's others as a whole after them
+        judged, alone = _drivers_verdicts(nodes, first_output, know)
+        for key in reversed(judged):
+            shutdown_noise.insert(places[key], nodes.pop(key).event)
+        shutdown_noise += [nodes.pop(key).event for key in alone]
         _speakers(nodes, know)
         _placeless_copies(nodes)
         _exit_reports(nodes, events, know)
@@ -1422,20 +1425,6 @@ def _join_crash(first: ErrorEvent, later: ErrorEvent) -> ErrorEvent:
         and len(later.frames) > len(first.frames) else first
     return replace(named, id=first.id, first_line=min(first.first_line, later.first_line),
                    last_line=max(first.last_line, later.last_line))
-
-
-def _driver_verdict(node: _Node, first_output: int | None) -> bool:
-    """An error of the program that drives vLLM (a harness, a benchmark client, a trainer: a
-    record of another logger than vLLM's, its usage error, a traceback through its code and not
-    vLLM's engine; unprefixed, or from a process none of vLLM's roles names, such as a trainer's
-    Ray actor), printed after the run's engine produced output, whose words report no failure of
-    vLLM: that program's judgement of its task (a score under a threshold, a sample it could not
-    parse, a results file it could not write), no cause (drivers.yaml, logsleuth/drivers.py)."""
-    if first_output is None or node.event.first_line <= first_output \
-            or node.role is EventRole.BENIGN or node.corrupting \
-            or node.process_role not in (Role.MAIN, Role.OTHER):
-        return False
-    return default_drivers().judges_output(node.event)
 
 
 def _classify(event: ErrorEvent, know: Causality) -> _Node:

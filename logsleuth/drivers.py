@@ -4,9 +4,12 @@ which say nothing of vLLM.
 
 `signatures/drivers.yaml` says which errors are another program's (a logger that names no source
 file's line and is not vLLM's, a driver's command line, a traceback in a driver's code and none in
-vLLM's engine) and which words report vLLM's failure as that program saw it; the causal stage
-asks `judges_output` of each error printed after the run's engine produced output (causal.py
-`_driver_verdict`): such an error is that program's verdict on its task, no cause.
+vLLM's engine) and which words report vLLM's failure as that program saw it. The causal stage
+asks it once about the errors of a run whose engine produced output (causal.py
+`_drivers_verdicts`): each error printed after that output that `judges_output` is that
+program's verdict on its task, no cause; and when every other error of the run is a record
+`alone` (a level-only record of such a logger that names nothing of vLLM's, printed before the
+output too), they are that program's own as a whole.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ FILE = "drivers.yaml"
 # the kinds of error a driver's logger writes without a traceback: a record, a tool's line
 _RECORDS = frozenset({EventKind.ERROR_RECORD, EventKind.DIAGNOSTIC})
 _BUDGET = 0.05  # seconds a pattern may search one text; running out keeps the error
+_LEVEL_LABELS = frozenset(level.value for level in Level)  # an error record labelled by its level
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +47,8 @@ class Drivers:
     engine_frames: regex.Pattern[str] | None = None
     passed_sessions: regex.Pattern[str] | None = None
     session_starts: regex.Pattern[str] | None = None
+    alone_sites: regex.Pattern[str] | None = None
+    names_failure: regex.Pattern[str] | None = None
 
     def foreign(self, event: ErrorEvent) -> bool:
         """A record of a logger that is neither vLLM's nor one that names a source line: a
@@ -96,6 +102,24 @@ class Drivers:
         if self.own_traceback(event):
             return not self.reports_vllm_failure(event, self.reports_failure)
         return False
+
+    def alone(self, event: ErrorEvent) -> bool:
+        """A record that is no cause wherever it was printed, if every error of its run is one
+        (`alone_sites`, `names_failure`): a level-only record (no exception named, no
+        traceback) of another program's logger, which names a call site that is no source
+        file's line nor vLLM's, and whose words name nothing of vLLM's."""
+        record = event.kind is EventKind.ERROR_RECORD and event.exception in _LEVEL_LABELS \
+            or event.kind is EventKind.DIAGNOSTIC
+        if not record or event.latent or event.failing_warning or event.site is None \
+                or self.alone_sites is None or self.names_failure is None:
+            return False
+        try:  # a text too long to read in time: it stays an error
+            if self.alone_sites.search(event.site, timeout=_BUDGET) \
+                    or self.names_failure.search(event.message, timeout=_BUDGET):
+                return False
+        except TimeoutError:
+            return False
+        return self.foreign(event) and not self.reports_vllm_failure(event, self.reports_failure)
 
 
 # the labels an error record without an exception carries (its level's name)
@@ -154,7 +178,9 @@ def load_drivers(path: Path | None = None) -> Drivers:
                    patterns("usage_errors"), compile_(data.get("own_programs"), "own_programs"),
                    patterns("frames"), compile_(data.get("engine_frames"), "engine_frames"),
                    compile_(data.get("passed_sessions"), "passed_sessions"),
-                   compile_(data.get("session_starts"), "session_starts"))
+                   compile_(data.get("session_starts"), "session_starts"),
+                   compile_(data.get("alone_sites"), "alone_sites"),
+                   compile_(data.get("names_failure"), "names_failure"))
 
 
 @cache

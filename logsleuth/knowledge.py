@@ -185,11 +185,6 @@ class Causality:
     # the words after its cause's headline with which an exception restates that cause as what
     # happened while it worked (`restated`)
     restated: regex.Pattern[str] | None = None
-    # the call sites of a record that vLLM's or a library's own code wrote (a source file's line,
-    # vLLM's logger names), and the words by which a record of another program's logger names a
-    # failure of vLLM (`others_records`, causal.py `_others_verdicts`)
-    own_sites: regex.Pattern[str] | None = None
-    names_failure: regex.Pattern[str] | None = None
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -520,14 +515,6 @@ class Causality:
         """The error is the job's end as its scheduler or owner decided it (a wall-time limit,
         a preemption, a cancellation)."""
         return any(_search(pattern, text) for pattern in self.scheduler_stops)
-
-    def others_verdict(self, site: str | None, text: str) -> bool:
-        """Whether a record is another program's that names no failure of vLLM: its header has a
-        call site that is neither a source file's line nor vLLM's logger (`others_records`), and
-        its text names no exception, process, device or resource of vLLM's."""
-        return site is not None and self.own_sites is not None \
-            and self.names_failure is not None and _search(self.own_sites, site) is None \
-            and _search(self.names_failure, text) is None
 
     def logged_natively(self, site: str | None, label: str) -> bool:
         """Whether an error record was logged by native code (a C++ logger's call site, NCCL)."""
@@ -909,7 +896,6 @@ def load_causality(path: Path | None = None) -> Causality:
         raise SignatureError(f"invalid milestone kind in requests: {exc}",
                              location=str(path)) from None
     exits = data.get("exits", {})
-    others = data.get("others_records", {})
     diagnostics = data.get("diagnostics", {})
     unraisable = data.get("unraisable", {})
     unbound = data.get("unbound", {})
@@ -988,11 +974,7 @@ def load_causality(path: Path | None = None) -> Causality:
                      compile_(unbound["binds"], "unbound") if "binds" in unbound else None,
                      tuple(compile_(p, "startup_waits")
                            for p in data.get("startup_waits", [])),
-                     compile_(data["restated"], "restated") if "restated" in data else None,
-                     compile_(others["own_sites"], "others_records")
-                     if "own_sites" in others else None,
-                     compile_(others["names_failure"], "others_records")
-                     if "names_failure" in others else None)
+                     compile_(data["restated"], "restated") if "restated" in data else None)
 
 
 @cache

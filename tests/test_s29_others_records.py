@@ -1,5 +1,5 @@
 """Another program's ERROR records around a healthy vLLM run, both directions (issue 10: survived
-or fatal, from evidence; causality.yaml `others_records`).
+or fatal, from evidence; signatures/drivers.yaml `alone_sites`, `names_failure`).
 
 An evaluation harness drives an offline engine (or a served one), then logs its own verdict on
 the scores at ERROR with its own logger (`| compare_with_baseline | ERROR - FAILED: Recovery
@@ -212,3 +212,32 @@ def test_a_status_word_after_a_logging_header_is_the_records_message(line: str, 
     events = [e for e in logsleuth.parse(io.BytesIO(f"{line}\n".encode()))
               if isinstance(e, ErrorEvent)]
     assert [(e.site, e.message) for e in events] == [(site, text)]
+
+
+# a harness's own traceback after the engine's output: in its metric code (judged on its own,
+# drivers.yaml `frames`), or through vLLM's engine (`engine_frames`: vLLM's failure)
+HARNESS_TRACEBACK = [
+    "Traceback (most recent call last):",
+    '  File "/usr/lib/python3/site-packages/lm_eval/evaluator.py", line 500, in evaluate',
+    "    results = task.process_results(doc, outputs)",
+    '  File "/usr/lib/python3/site-packages/{}", line 88, in {}',
+    "    raise ValueError(msg)",
+    "ValueError: could not parse the answer of sample 17",
+]
+
+
+@SOME
+@given(run_kinds, formats, verdicts, st.data())
+def test_records_before_the_output_and_a_judged_error_after_it_are_the_drivers_together(
+        run: list[str], fmt: list[int], words: list[int], data: st.DataObject) -> None:
+    # one rule in two parts (causal.py `_drivers_verdicts`): the traceback after the output is
+    # judged on its own, and the records before it are then all that is left of the run
+    at = data.draw(st.integers(0, len(run) - 1))
+    harness = "\n".join(HARNESS_TRACEBACK).format("lm_eval/api/metrics.py", "exact_match")
+    lines = [*run[:at], *records(fmt, words), *run[at:], *HARNESS_WORK, *harness.split("\n")]
+    assert explain(lines).verdict is Verdict.NO_FAILURE
+    # raised through vLLM's engine, the traceback is vLLM's failure, and the records beside it
+    # are weighed as any record is: the run failed
+    engine = "\n".join(HARNESS_TRACEBACK).format("vllm/v1/engine/llm_engine.py", "step")
+    lines = [*run[:at], *records(fmt, words), *run[at:], *HARNESS_WORK, *engine.split("\n")]
+    assert explain(lines).verdict is Verdict.FAILURE

@@ -518,7 +518,7 @@ KNOWN_VERDICT_MISSES = {
     # (healthy/nn-llm-compressor-v015rc2dev-lm-eval-awq-recovery-threshold-error-lines-vllm-fine
     # left this list when level-only records of another program's logger, after the engine came
     # up, naming nothing of vLLM's, in a run with no other error, became that program's verdict:
-    # causality.yaml `others_records`, causal.py `_others_verdicts`,
+    # drivers.yaml `alone_sites`/`names_failure`, causal.py `_drivers_verdicts`,
     # tests/test_s29_others_records.py.)
     "healthy/pp-ascend-training-capture-bench-client-run":
         "Why not fixed: the capture's first `bash test.sh` exits in vLLM's argparse (`vllm: error: "
