@@ -216,7 +216,9 @@ def test_watchdog_timeout_mid_serving_names_speculative_decoding(op: str, seq: i
 # an optional feature a fix may tell the reader to turn off, and the spellings that name its knob
 _FEATURES = {
     "prefix caching": ("enable-prefix-caching", "enable_prefix_caching"),
-    "chunked prefill": ("enable-chunked-prefill", "enable_chunked_prefill"),
+    # (a platform plugin's own switch of it too: vllm-spyre's VLLM_SPYRE_USE_CHUNKED_PREFILL)
+    "chunked prefill": ("enable-chunked-prefill", "enable_chunked_prefill",
+                        "VLLM_SPYRE_USE_CHUNKED_PREFILL"),
     "speculative decoding": ("speculative-config", "speculative_config", "speculative-model",
                              "num_speculative_tokens", "num-speculative-tokens"),
     "lora": ("enable-lora", "enable_lora"),
