@@ -188,12 +188,17 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # answered `failure`, moved to tuning (363): verdict 346, root 231/256, fix 77/157, case 262 with the
 # final session-28 code; the floors still hold, unchanged. Session 29's twentieth random split
 # moved 30 to tuning (333 left): verdict 317, root 210/234, fix 72/143, case 242 with the
-# session-28 code; floors that less 2.
+# session-28 code; floors that less 2. Then two cases whose names the lead's grep printed moved
+# to tuning, and holdout-d's 15 qq-* cases (alone, cold with the session's base code: verdict
+# 14/15, root 12/12, fix 1/2, case 13) and holdout-e's 15 rr-* cases (verdict 13/15, root 9/9,
+# fix 5/8, case 11) came in (361): verdict 342, root 229/253, fix 77/152, case 264 with the
+# session-28 code; the final session-29 code on the same 361: verdict 342, root 229/253, fix
+# 79/152, case 266; floors that less 2.
 FLOORS = {
-    "verdict": 315,
-    "root": 208,
-    "fix": 70,
-    "case": 240,
+    "verdict": 340,
+    "root": 227,
+    "fix": 77,
+    "case": 264,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
 # failing case called no_failure. Counted, never listed. Measured 6 on 106 cases; 14 on 162 cases
@@ -262,8 +267,9 @@ FLOORS = {
 # plus 1; still 12 on 352 once holdout-d's 15 oo-* cases came in (none answered the wrong way), plus 1;
 # 13 on 365 once holdout-e's 13 pp-* cases came in, one of them answered the wrong way, plus 1; 11 on
 # the 363 after the end-of-session-28 check moved two of them out, plus 1; 10 on the 333 left by
-# session 29's split (one of the 30 moved), plus 1.
-MAX_WRONG_WAY = 11
+# session 29's split (one of the 30 moved), plus 1; 11 on 361 once holdout-e's 15 rr-* cases came
+# in, one of them answered the wrong way (leaving it out would bias the measure), plus 1.
+MAX_WRONG_WAY = 12
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
