@@ -58,13 +58,13 @@ THREAD = re.compile(r"^https://github\.com/vllm-project/vllm/(?:issues|pull)/(\d
 DOCS = ("https://docs.vllm.ai/", "https://github.com/vllm-project/vllm/blob/")
 
 
-def _docs_probe() -> ModuleType:
-    """tools/docs_remedy_probe/probe.py, registered under the name tests/tool_import.py gives
-    it (several tools name their script `probe.py`)."""
-    name = "_tool_docs_remedy_probe_probe"
+def _tool(folder: str, script: str) -> ModuleType:
+    """tools/<folder>/<script>.py, registered under the name tests/tool_import.py gives it
+    (several tools name their script `probe.py`)."""
+    name = f"_tool_{folder}_{script}"
     if name in sys.modules:
         return sys.modules[name]
-    path = HERE.parent / "docs_remedy_probe" / "probe.py"
+    path = HERE.parent / folder / f"{script}.py"
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -73,21 +73,12 @@ def _docs_probe() -> ModuleType:
     return module
 
 
-PROBE = _docs_probe()
+PROBE = _tool("docs_remedy_probe", "probe")
 
 
 def _loo() -> ModuleType:
-    """tools/family_loo/loo.py, registered under the name tests/tool_import.py gives it."""
-    name = "_tool_family_loo_loo"
-    if name in sys.modules:
-        return sys.modules[name]
-    path = HERE.parent / "family_loo" / "loo.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    """tools/family_loo/loo.py, loaded when first needed (only `--members` reads it)."""
+    return _tool("family_loo", "loo")
 
 
 class Status(Enum):
