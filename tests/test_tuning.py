@@ -504,6 +504,9 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Moved in from the held-out set by the end-of-session-29 check (strict until analysed):
+    "healthy/rr-verl-tpu-v4-fused-worker-ppo-vllm-rollout-xla-deserialize-warnings-7618-lines":
+        "moved in from the held-out set by the end-of-session-29 check: not yet analysed",
     # Session 29's random development split (twentieth), analysed:
     # (healthy/mm-v061post2-lmcache-disagg-decode-serving-then-gloo-pipe-teardown-errors left this
     # list when vLLM's `Shutting down FastAPI HTTP server.`, which its launcher logs only on the
