@@ -14,8 +14,10 @@ one open traceback per channel, at most MAX_FRAMES frames and MAX_MESSAGE_LINES 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from logsleuth.hint import WarningHints
@@ -24,6 +26,7 @@ from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, Frame,
                              Level, LineKind, LineRun, LogLine, Milestone, MilestoneKind, Phase,
                              Process, RecordRun)
 from logsleuth.quickinit import quick_init
+from logsleuth.tokenize.grammar import terminal_regex
 
 if TYPE_CHECKING:  # recur.py classifies through causal.py, which imports this module
     from logsleuth.recur import Recurrences
@@ -933,7 +936,7 @@ class Assembler:
         # (causality.yaml `failing_warnings`): the step failed; read as an error record
         failing = line.level in _QUIET_LEVELS \
             and line.kind in (LineKind.PLAIN, LineKind.EXCEPTION_REPR) \
-            and self._causality.failing_warning(line.text)
+            and (self._causality.failing_warning(line.text) or _failed_request(line))
         if failing:
             is_error_record = True
         if line.kind is LineKind.UVICORN and line.text.startswith(("ERROR", "CRITICAL")):
@@ -1394,6 +1397,19 @@ def _asserted(line: LogLine) -> bool:
     pytest's explanation of a failed assertion behind its `E` margin."""
     return (line.exception or "").rsplit(".", 1)[-1] == "AssertionError" \
         and (line.message or "").startswith("assert ")
+
+
+def _failed_request(line: LogLine) -> bool:
+    """A warning that quotes a server's OpenAI-style error body, as the grammar reads one
+    (vllm.lark REQUEST_FAILED: lm-eval's API models log `API request failed with error message:
+    {"object":"error",...}` at WARNING before they retry): the request failed, as when the body
+    is printed bare (tests/test_client_error_pastes.py)."""
+    return line.kind is LineKind.EXCEPTION_REPR and _request_failed().search(line.text) is not None
+
+
+@cache
+def _request_failed() -> re.Pattern[str]:
+    return terminal_regex("REQUEST_FAILED")
 
 
 def _dedented_source(trace: _Trace, line: LogLine) -> bool:
