@@ -323,16 +323,25 @@ def test_cache_rows_hold_the_report_contract(tmp_path: Path) -> None:
     ("failing+broken", 1),
     ("broken", 2),
     ("empty", 2),
+    ("prose", 3),
+    ("prose+broken", 3),
+    ("prose+healthy", 0),
+    ("prose+failing", 1),
 ])
 def test_exit_codes(tmp_path: Path, setup: str, code: int) -> None:
     names = {"healthy": HEALTHY, "failing": "startup/tp-size-not-dividing-heads-32-by-3"}
     copy_cases(tmp_path, [names[part] for part in setup.split("+") if part in names])
     if "broken" in setup:
         (tmp_path / "gone.log").symlink_to(tmp_path / "nowhere")
+    if "prose" in setup:  # files named like logs that hold no log output
+        (tmp_path / "notes.txt").write_text("remember to rerun the benchmark\n")
+        (tmp_path / "blob.log").write_bytes(bytes(range(256)))
     result = run("--recursive", "--no-cache", "--format", "json", str(tmp_path))
     assert result.exit_code == code, result.output
     if setup == "empty":
         assert "no log file found" in result.stderr
+    if code == 3:
+        assert "looks like log output" in result.stderr
 
 
 def test_a_missing_path_argument_exits_2_and_is_listed(tmp_path: Path) -> None:

@@ -10,7 +10,8 @@ import click
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from logsleuth.cli import EXIT_FAILURE, EXIT_NO_FAILURE, EXIT_UNUSABLE, main, signature_set
+from logsleuth.cli import EXIT_FAILURE, EXIT_NO_FAILURE, EXIT_NOT_A_LOG, EXIT_UNUSABLE, main, \
+    signature_set
 from logsleuth.cli.output import emit, render_rich
 from logsleuth.model import Verdict
 
@@ -27,6 +28,7 @@ Exit codes:
   0  every usable log was read and none shows a failure
   1  at least one log shows a failure (verdict failure or root_cause_missing)
   2  no input could be used: no file found, or none could be read
+  3  nothing failed, and no file read holds a line that looks like log output
   4  the result could not be written (a full disk, a missing directory)
   70 logsleuth itself failed (a bug); one line on stderr, never a traceback
 """
@@ -118,4 +120,11 @@ def triage(paths: tuple[str, ...], recursive: bool, globs: tuple[str, ...], fmt:
             click.echo("logsleuth: no log file found", err=True)
         sys.exit(EXIT_UNUSABLE)
     failed = result.count(Verdict.FAILURE) + result.count(Verdict.ROOT_CAUSE_MISSING)
-    sys.exit(EXIT_FAILURE if failed else EXIT_NO_FAILURE)
+    if failed:
+        sys.exit(EXIT_FAILURE)
+    # as explain: a run over files none of which is a log (the wrong directory, the wrong glob)
+    # must not pass for a run over healthy logs
+    if not any(case.recognised for case in result.cases if case.status is Status.REPORTED):
+        click.echo("logsleuth: no file read holds a line that looks like log output", err=True)
+        sys.exit(EXIT_NOT_A_LOG)
+    sys.exit(EXIT_NO_FAILURE)

@@ -96,6 +96,7 @@ class Case:
     error: str | None = None
     notices: int = 0
     lines_read: int = 0
+    recognised: bool = True  # False: no line of the file looks like log output (explain's exit 3)
     # Bookkeeping of this run, not part of the answer: equal cases compare equal either way.
     from_cache: bool = field(default=False, compare=False)
 

@@ -84,7 +84,8 @@ def case_from(explained: Explained, file: FileId | None, *, from_cache: bool = F
         kind, fingerprint = GroupKind.UNMATCHED, f"unmatched:{_template_text(report, cause)}"
     return Case(explained.path, Status.REPORTED, fingerprint, kind, file, verdict, ref, cause,
                 notices=len(report.get("notices", ())),
-                lines_read=int(report.get("lines_read", 0)), from_cache=from_cache)
+                lines_read=int(report.get("lines_read", 0)),
+                recognised=bool(report.get("recognised", True)), from_cache=from_cache)
 
 
 def masked_text(cause: Cause | None) -> str:
