@@ -71,24 +71,27 @@ def _exit(analysis: Analysis, path: str) -> None:
     sys.exit(EXIT_NOT_A_LOG)
 
 
+# graph and timeline answer alike: one table for both help texts
+_PICTURE_EXIT_CODES = """
+\b
+Exit codes:
+  0    the picture was printed
+  2    no picture: the input could not be used (missing, a directory, unreadable)
+  3    the picture was printed, but no line of the input looks like log output
+  4    the picture could not be written
+  70   logsleuth itself failed (a bug); one line on stderr, never a traceback
+"""
 
 
-@main.command()
+@main.command(help="""The causal graph across processes: errors and lifecycle events coloured by
+process role, edges labelled with why they are linked. SVG uses graphviz's `dot` when installed.
+""" + _PICTURE_EXIT_CODES)
 @click.argument("path", type=click.Path(dir_okay=True, allow_dash=True, path_type=str))
 @click.option("--format", "fmt", type=click.Choice(["dot", "mermaid", "svg"]), default="dot",
               show_default=True, help="Graphviz DOT, Mermaid, or an SVG picture.")
 @output_option
 def graph(path: str, fmt: str, output: Path | None) -> None:
-    """The causal graph across processes: errors and lifecycle events coloured by process role,
-    edges labelled with why they are linked. SVG uses graphviz's `dot` when installed.
-
-    \b
-    Exit codes:
-      0    the picture was printed
-      2    no picture: the input could not be used (missing, a directory, unreadable)
-      3    the picture was printed, but no line of the input looks like log output
-      4    the picture could not be written
-      70   logsleuth itself failed (a bug); one line on stderr, never a traceback"""
+    """The causal graph of one log (its help text: above)."""
     from logsleuth.render.graph import build_picture, to_dot, to_mermaid, to_svg
 
     analysis = _analyse_or_exit(path)
@@ -98,21 +101,14 @@ def graph(path: str, fmt: str, output: Path | None) -> None:
     _exit(analysis, path)
 
 
-@main.command()
+@main.command(help="One lane per process with its key events and the failure, by log line.\n"
+                   + _PICTURE_EXIT_CODES)
 @click.argument("path", type=click.Path(dir_okay=True, allow_dash=True, path_type=str))
 @click.option("--format", "fmt", type=click.Choice(["text", "svg", "html"]), default="text",
               show_default=True, help="Terminal lanes, an SVG picture, or an HTML page.")
 @output_option
 def timeline(path: str, fmt: str, output: Path | None) -> None:
-    """One lane per process with its key events and the failure, by log line.
-
-    \b
-    Exit codes:
-      0    the picture was printed
-      2    no picture: the input could not be used (missing, a directory, unreadable)
-      3    the picture was printed, but no line of the input looks like log output
-      4    the picture could not be written
-      70   logsleuth itself failed (a bug); one line on stderr, never a traceback"""
+    """The timeline of one log (its help text: above)."""
     from logsleuth.render.timeline import (build_timeline, render_timeline_text, timeline_html,
                                            timeline_svg)
 
