@@ -199,7 +199,9 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # 209/231, fix 71/139, case 244 with the session-29 code; floors that less 2.
 # Then holdout-d's 15 ss-* cases (alone, cold with the session's base code: verdict 13/15, root
 # 6/7, fix 1/4, case 10) came in (345): verdict 326, root 215/238, fix 72/143, case 254; floors
-# unchanged until the session's final code is measured.
+# unchanged. Then holdout-e's 15 tt-* cases (alone, cold with the session's base code: verdict
+# 13/15, root 10/10, fix 3/3, case 13) came in (360): verdict 339, root 225/248, fix 75/146, case
+# 267; floors unchanged until the session's final code is measured.
 FLOORS = {
     "verdict": 311,
     "root": 207,
@@ -277,8 +279,9 @@ FLOORS = {
 # in, one of them answered the wrong way (leaving it out would bias the measure), plus 1; 10 on
 # the 360 after the end-of-session-29 check moved that one out, plus 2 (kept); 10 on the 330 left
 # by session 30's split (none of the 30 moved), plus 1; 12 on 345 once holdout-d's 15 ss-* cases came
-# in, two of them answered the wrong way cold (leaving them out would bias the measure), plus 1.
-MAX_WRONG_WAY = 13
+# in, two of them answered the wrong way cold (leaving them out would bias the measure), plus 1;
+# 14 on 360 once holdout-e's 15 tt-* cases came in, two of them answered the wrong way cold, plus 1.
+MAX_WRONG_WAY = 15
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
