@@ -24,12 +24,17 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 30's random development split (twenty-first), strict until analysed:
-    "launchers/ii-gaudi-pytest-teardown-cleanup-dist-env-empty-cache-allocator-for-hpu-not-device-allocator-oneline":
-        "session 30's random development split (twenty-first), cold miss: not yet analysed",
-    "launchers/o-pipelinerl-vllm-083-internal-process-group-port-race-oneline":
-        "session 30's random development split (twenty-first), cold miss: not yet analysed",
-    "runtime/hh-ascend-v0170-pd-decode-prefix-cache-full-hit-kv-xfer-finished-assert-status-finished-dp3":
-        "session 30's random development split (twenty-first), cold miss: not yet analysed",
+    # (Three of session 30's split's cold fix misses left this list, each fixed for its class
+    # (tests/test_s30_fix_classes.py): launchers/ii-gaudi-pytest-teardown-... when torch.accelerator's
+    # memory calls on a device whose allocator is no c10::DeviceAllocator (`Allocator for hpu/npu/
+    # musa/mps/jax is not a DeviceAllocator`, vLLM's cleanup_dist_env_and_memory from 0.18) became
+    # torch-accelerator-allocator-not-device-allocator; launchers/o-pipelinerl-... when torch's TCP
+    # store unable to listen on the wildcard address with its errno's name cut off became
+    # port-in-use, whose fix (and address-in-use's) now names the race for a port vLLM picked
+    # itself (a VLLM_PORT base per instance); runtime/hh-ascend-v0170-pd-decode-... when the
+    # scheduler's bare asserts in _update_from_kv_xfer_finished became
+    # kv-connector-reports-transfer-for-request-not-waiting (a decode instance's full prefix cache
+    # hit reported as received), the internal-assertion family naming it too.)
     "startup/gg-ascend-v0260-dflash-spec-decode-tp2-profile-2304-tokens-above-2048-piecewise-range-assert-tail":
         "session 30's random development split (twenty-first), cold miss: not yet analysed",
     "startup/ii-gaudi-inc-calibration-max-model-len-128-exponential-bucketing-log2-zero-math-domain-error-esc-text-wrapped":
