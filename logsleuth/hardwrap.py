@@ -17,6 +17,18 @@ way. A log whose longest lines are
 padded table rows, repeated stats lines, or rows that end where a word ends has none of that
 evidence.
 
+A paste wrapped at word boundaries (an editor's or a tracker's soft wrap, a reporter who broke
+lines by hand) has no one width: each row ends where a word did, and the space between the rows is
+gone. Its strict evidence is the record head cut before its call site (`soft_wrapped`): at least
+`_MIN_EVIDENCE` rows with different text after them are a record's head with no call site
+(`(Worker_TP1 pid=7) ERROR 10-22 22:53:05`), the row after begins with a call site (the time
+before it, when the cut came earlier) and no process or level of its own
+(`[multiproc_executor.py:703] File`), and the two read as one are one record's head with its call
+site. vLLM prints a record's call site on its head's line, so nothing but a wrap puts it
+on the next. `wrap_width` then says `SOFT` (0): every row may go on its line, as `_goes_on`
+decides, and rows are joined with the space the wrap took (tests/fixtures/tuning: ii-gaudi-inc-
+calibration-...-esc-text-wrapped, a plugin's worker log pasted wrapped at 72 columns).
+
 Each cut line's rows are joined into one line (`HardWrapped`), so every later stage reads the
 log as it was printed; `Rows` keeps where each line read lies in the file, and the report's line
 numbers are mapped back to the file's own rows (inputorder.py: a line at the first row it
@@ -40,6 +52,12 @@ _SAME_START = 3
 _HEAD_ROWS = 4  # a record's head never takes more rows than this
 _JOINED_BYTES = 1 << 20  # a runaway chain of rows (never a real line) keeps only its start
 _DIGITS = str.maketrans("0123456789", "0000000000")
+SOFT = 0  # the width `wrap_width` says for rows wrapped at word boundaries (no one width)
+# a soft wrap is looked for only in a head whose rows are all this narrow (an editor's or a
+# form's width; a log as printed has longer lines: a frame under a record's head, the config
+# line), and in its first rows only: the grammar reads each row it looks at
+_SOFT_MAX_WIDTH = 160
+_SOFT_ROWS = 400
 
 
 def _width(row: bytes) -> int:
@@ -166,14 +184,23 @@ def _same_start(first: str, after: str) -> bool:
 
 
 def wrap_width(head: bytes) -> int | None:
-    """The width the log's lines were hard-wrapped at, or None when the head shows no wrap
-    (see above). `head` is the input's first bytes; a last line it cuts is not read."""
+    """The width the log's lines were hard-wrapped at, `SOFT` when they were wrapped at word
+    boundaries, or None when the head shows no wrap (see above). `head` is the input's first
+    bytes; a last line it cuts is not read."""
     rows = head.split(b"\n")
     rows.pop()  # after the last newline: empty, or a row the head cut
     texts = [row.rstrip(b"\r").decode("utf-8", "replace") for row in rows]
     if len(texts) < 2:
         return None
     width = max(len(text) for text in texts)
+    hard = _hard_width(texts, width)
+    if hard is None and width <= _SOFT_MAX_WIDTH and soft_wrapped(texts[:_SOFT_ROWS]):
+        return SOFT
+    return hard
+
+
+def _hard_width(texts: list[str], width: int) -> int | None:
+    """`width` when the rows `texts` (`width` the widest) were hard-wrapped at it."""
     if width < _MIN_WIDTH:
         return None
     wide = cut = 0
@@ -202,8 +229,40 @@ def wrap_width(head: bytes) -> int | None:
     return width if len(evidence) >= _MIN_EVIDENCE and 2 * cut >= wide else None
 
 
+def soft_wrapped(texts: list[str]) -> bool:
+    """Whether `texts` (a head's rows) were wrapped at word boundaries: record heads cut before
+    their call site (see above)."""
+    from logsleuth.model import MAIN
+    from logsleuth.tokenize import clean, parse_line
+
+    evidence: set[str] = set()
+    head = None  # the row before, when it begins with a process's prefix
+    for at, text in enumerate(texts):
+        line = parse_line(clean(text))
+        if head is not None and line.site is not None and line.level is None \
+                and line.process is MAIN and not line.depth:
+            # the row begins with the rest of a record's head (its call site, the time before it
+            # when the cut came earlier) and no process or level of its own: read after the
+            # head, it is that record's call site (not one the head's own line already had)
+            joined = parse_line(clean(f"{head} {text}"))
+            if joined.site == line.site and joined.level is not None \
+                    and joined.process is not MAIN:
+                # told apart by the text that follows (a head cut right before its message
+                # leaves the same rest on every record)
+                evidence.add(f"{text}\n{texts[at + 1] if at + 1 < len(texts) else ''}"
+                             .translate(_DIGITS))
+                if len(evidence) >= _MIN_EVIDENCE:
+                    return True
+        head = text if line.process is not MAIN else None  # a process's record, perhaps cut
+    return False
+
+
 def notice(width: int) -> str:
     """What the report says of a log read joined."""
+    if width == SOFT:
+        return ("the log's lines were wrapped at word boundaries (an editor's or a form's paste); "
+                "the rows of each wrapped line were read as one line, and line numbers are the "
+                "file's own rows")
     return (f"the log's lines were hard-wrapped at {width} characters (a terminal's copy, a "
             "form's paste); the rows of each cut line were read as one line, and line numbers "
             "are the file's own rows")
@@ -275,6 +334,9 @@ class HardWrapped(JoinedRows):
         return b"".join(line + b"\n" for line in out)
 
     def _wide(self, row: bytes) -> bool:
+        """Whether `row` may go on in the next (a soft wrap's rows all may)."""
+        if self._width == SOFT:
+            return True
         return len(row) >= self._width and _width(row) == self._width
 
     def _take(self, rows: list[bytes]) -> list[bytes]:
@@ -323,6 +385,8 @@ class HardWrapped(JoinedRows):
 
     def _join(self, row: bytes) -> None:
         self._open[-1] = self._open[-1].rstrip(b"\r")
+        if self._width == SOFT and not row[:1].isspace():
+            row = b" " + row  # the space the wrap took
         if self._kept < _JOINED_BYTES:
             self._kept += len(row)
         else:

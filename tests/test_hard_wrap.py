@@ -52,6 +52,14 @@ COLLECTED_WRAPPED = {
     "startup-custom-allreduce-warnings/log.txt",  # session 27's split: wrapped at 136 as posted
     "tests/fixtures/tuning/healthy/ff-ray-two-nodes-v01011-a100-40gb-tp2-qwen2-7b-wrapped-145-"
     "cols-startup/log.txt",  # session 26's split: wrapped at 145 columns as posted
+    "tests/fixtures/tuning/startup/ii-gaudi-inc-calibration-max-model-len-128-exponential-"
+    "bucketing-log2-zero-math-domain-error-esc-text-wrapped/log.txt",  # session 30's split:
+    # wrapped at word boundaries (72 columns) as posted, read joined by its record heads
+    "tests/fixtures/tuning/healthy/nn-ray-two-node-tp2-v01011-startup-tp-bigger-than-reserved-"
+    "gpus-warnings-wrapped/log.txt",  # session 30's split: hard-wrapped at 147 as posted (the
+    # split's move left it out of this list; the base already read it joined)
+    "tests/fixtures/tuning/launchers/ee-ascend-ray-two-node-v0102-pp2-tp8-ray-start-num-gpus-no-"
+    "npu-in-placement-group-wrapped/log.txt",  # the same split: hard-wrapped at 145, likewise
     "signatures/distributed/gloo-peer-connection-lost.negative.log",
     "signatures/distributed/gloo-recv-timeout.log",
     "signatures/ray/ray-compiled-graph-channel-timeout.negative.log",

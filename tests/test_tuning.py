@@ -23,7 +23,6 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
-    # Session 30's random development split (twenty-first), strict until analysed:
     # (Three of session 30's split's cold fix misses left this list, each fixed for its class
     # (tests/test_s30_fix_classes.py): launchers/ii-gaudi-pytest-teardown-... when torch.accelerator's
     # memory calls on a device whose allocator is no c10::DeviceAllocator (`Allocator for hpu/npu/
@@ -35,10 +34,16 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # scheduler's bare asserts in _update_from_kv_xfer_finished became
     # kv-connector-reports-transfer-for-request-not-waiting (a decode instance's full prefix cache
     # hit reported as received), the internal-assertion family naming it too.)
-    "startup/gg-ascend-v0260-dflash-spec-decode-tp2-profile-2304-tokens-above-2048-piecewise-range-assert-tail":
-        "session 30's random development split (twenty-first), cold miss: not yet analysed",
-    "startup/ii-gaudi-inc-calibration-max-model-len-128-exponential-bucketing-log2-zero-math-domain-error-esc-text-wrapped":
-        "session 30's random development split (twenty-first), cold miss: not yet analysed",
+    # (startup/gg-ascend-v0260-dflash-... of session 30's split left this list when a forward pass
+    # longer than the token budget that ends the compiled graph ranges ("Shape: N out of considered
+    # ranges", a plugin's graph buffers below the pass) became compile-range-exceeded-by-batch,
+    # whose fix names --max-num-batched-tokens and a drafter's max_num_seqs * (1 +
+    # num_speculative_tokens): tests/test_s30_compile_range_and_bucketing.py. startup/ii-gaudi-inc-calibration-...
+    # left it when a paste wrapped at word boundaries became a wrap hardwrap.py reads (SOFT: record
+    # heads cut before their call site, rows joined with the space the wrap took), so its frames
+    # are frames, and a degenerate warm-up bucket range raised in a plugin's bucketing package
+    # became warmup-bucketing-range-degenerate, whose fix names --max-model-len against
+    # --block-size, the bucket variables and strategies, VLLM_SKIP_WARMUP.)
     # (Three of session 29's split's cold fix misses left this list, each fixed for its class
     # (tests/test_s29_fix_classes.py): launchers/h-v01-docker-pythonpath-... when the compiled
     # extensions vLLM's releases import (`_C` and its siblings, cumem_allocator, 0.1-0.2's
