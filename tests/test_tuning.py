@@ -531,9 +531,19 @@ KNOWN_VERDICT_MISSES = {
     # raised in a reader its shutdown woke after a worker died, became a symptom, so the worker's
     # unprefixed native abort is the root (causality.yaml `symptoms`).
     # Session 30's random development split (twenty-first), strict until analysed:
-    # Moved in from the held-out set by the end-of-session-29 check (strict until analysed):
+    # Moved in from the held-out set by the end-of-session-29 check, analysed:
     "healthy/rr-verl-tpu-v4-fused-worker-ppo-vllm-rollout-xla-deserialize-warnings-7618-lines":
-        "moved in from the held-out set by the end-of-session-29 check: not yet analysed",
+        "Why not fixed: the log ends on verl's step bar redrawn at 0 of 58 (`[07:16<?`) after the "
+        "trainer began its first step (`Training from scratch`, the rollout's sampling kwargs): "
+        "the engine had produced no output, and the workers' last records (XLA's compiler, "
+        "stamped 19:14:23, nine seconds after the bar's first drawing) are followed by seven "
+        "minutes in which no process printed. That is the shape the shared corpus labels a hang "
+        "(runtime/tp2-hang-acs-iommu-p2p: start-up done, the first generation's bar at 0 the "
+        "log's last line: root_cause_missing), which the stall rule answers (causal.py "
+        "`_stalled`). Calling this one a healthy excerpt needs to know that a first RL step on "
+        "TPU may spend seven silent minutes, or that a driver's step bar says nothing of vLLM "
+        "(a rollout that hangs in its first generate leaves the same last line): guessing. The "
+        "label and the corpus's disagree; the lead decides which gives way",
     # Session 29's random development split (twentieth), analysed:
     # (healthy/mm-v061post2-lmcache-disagg-decode-serving-then-gloo-pipe-teardown-errors left this
     # list when vLLM's `Shutting down FastAPI HTTP server.`, which its launcher logs only on the
