@@ -240,6 +240,19 @@ def test_the_exception_of_an_escaped_line_is_the_records(
 
 @SOME
 @given(st.sampled_from(RAISED), st.sampled_from(BREAKS), st.sampled_from(WRAPS))
+def test_an_escaped_string_on_the_records_indented_line(raised: tuple[str, str], escape: str,
+                                                        wrap: str) -> None:
+    # the record's header on its line, the escaped string indented under it
+    name, message = raised
+    lines = ["ERROR 10-27 15:54:53 [model.py:502] Error generating stream:",
+             f'    "ray::RayWorkerWrapper.execute_method() (pid=12){escape}  At least one of the '
+             f'input arguments could not be computed:{escape}{name}: {message}"']
+    root = explain(lines, wrap).root_cause
+    assert root is not None and root.exception == name, root
+
+
+@SOME
+@given(st.sampled_from(RAISED), st.sampled_from(BREAKS), st.sampled_from(WRAPS))
 def test_a_record_below_error_or_an_answer_quoting_one_is_no_failure(
         raised: tuple[str, str], escape: str, wrap: str) -> None:
     name, message = raised
