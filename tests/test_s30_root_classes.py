@@ -171,6 +171,19 @@ def test_the_servers_output_printed_before_the_report_is_the_root(error: str,
     assert report.root_cause is not None and report.root_cause.exception == "ValueError"
 
 
+@SOME
+@given(FIRST_ERRORS, st.integers(1, 3), st.sampled_from(WRAPS))
+def test_a_summary_alone_whose_first_test_failed_with_a_report_leaves_the_root_out(
+        error: str, later: int, wrap: str) -> None:
+    # `--tb=no -rf`: the short summary is the whole report
+    lines = ["=========================== short test summary info ============================",
+             f"FAILED tests/quantization/test_x.py::test_first[a] - {error.format(name='t')}",
+             *(f"FAILED tests/quantization/test_x.py::test_later_{i} - AssertionError: Results "
+               f"for model='m{i}' are not the same." for i in range(later)),
+             f"====== {later + 1} failed, 78 passed in 4561.59s (1:16:01) ======"]
+    assert explain(lines, wrap).verdict is Verdict.ROOT_CAUSE_MISSING
+
+
 @given(st.sampled_from([FORK, FORK_NEW, SERVER]), st.sampled_from(WRAPS))
 @SOME
 def test_a_helpers_report_alone_is_a_symptom(error: str, wrap: str) -> None:
