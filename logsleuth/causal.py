@@ -605,8 +605,7 @@ class CausalGraph:
         hangs: list[Milestone] = []
         stuck: list[Milestone] = []  # stats of an engine holding requests and doing nothing
         starts: list[Milestone] = []
-        sections: list[int] = []  # the lines of a test report's section headers
-        reports: list[tuple[int, str]] = []  # and their texts
+        reports: list[tuple[int, str]] = []  # a test report's section headers: lines, texts
         shutdown_from: int | None = None
         began = False  # the log shows this run's start (vLLM's start line, its first step)
         # output a test runner captured while a test ran, printed after the test's failure
@@ -617,7 +616,6 @@ class CausalGraph:
             if isinstance(event, Milestone):
                 began = began or event.kind is MilestoneKind.START or event.phase is Phase.INIT
                 if event.kind is MilestoneKind.REPORT:
-                    sections.append(event.line)
                     reports.append((event.line, event.text))
                 if event.kind in _SECTIONS or captured and inside(captured, event.line):
                     continue
@@ -637,7 +635,7 @@ class CausalGraph:
         errors = _merge_crashes(_fold_recovered_asserts(
             _fold_native_echoes(sorted(errors, key=lambda e: (e.line, e.id)))))
         # (before a summary line folds into the report it restates: which test failed first)
-        first_test = _first_test(errors, sections, know)
+        first_test = _first_test(errors, reports, know)
         errors = fold_record_heads(fold_restatements(_fold_mechanisms(errors, know), know))
         # a reporter's headline above the run's records that its own copy below restates
         errors = fold_headlines(errors, sorted(e.line for e in events if isinstance(e, Milestone)))
@@ -843,30 +841,41 @@ class CausalGraph:
                          links, failed, chain=chain, copies=copies)
 
 
-def _first_test(errors: list[ErrorEvent], sections: list[int],
+def _first_test(errors: list[ErrorEvent], reports: list[tuple[int, str]],
                 know: Causality) -> tuple[int, int] | None:
     """The lines of the first failed test, when the run's first error is a test runner's summary
-    line (`FAILED tests/x.py::test - <error>`, causality.yaml `restatements`) and the test
-    failed only with reports of a failure elsewhere: that line and what its message holds (a
-    remote traceback a RayTaskError carries), up to the next test's summary line or the next
-    section of the report.
+    line (`FAILED tests/x.py::test - <error>`, causality.yaml `restatements`) or sits in the
+    section of a test's report (under pytest's `____ test_x ____`, causality.yaml
+    `test_headings`), and the test failed only with reports of a failure elsewhere: that line
+    or heading and what follows (a remote traceback a RayTaskError carries, the test's `E`
+    lines, the output it captured), up to the next test's summary line or the next section of
+    the report.
 
-    pytest's summary lists the failed tests one line each in the order they ran; each test is
-    its own failure, set up and torn down on its own. A later test's error is no cause of an
-    earlier test's: when the first test failed only with a report of a failure elsewhere (the
-    engine core's `See root cause above`), its cause is not in the log, whatever other tests
-    failed of (an assertion of their own, another fixture's error). The summary line counts as
-    the error it names, though it restates another's copy (folded later). None: not such a
-    run, or the first test's own error is there."""
+    pytest lists the failed tests in the order they ran, a section each and then a summary line
+    each; each test is its own failure, set up and torn down on its own. A later test's error
+    is no cause of an earlier test's: when the first test failed only with a report of a
+    failure elsewhere (the engine core's `See root cause above`, vLLM's test helpers' word that
+    the child process or the server they started exited), its cause is not in the log, whatever
+    other tests failed of (an assertion of their own, another fixture's error). The summary
+    line counts as the error it names, though it restates another's copy (folded later); so
+    does pytest's place-and-type line (`utils.py:161: RuntimeError`) under the test's `E` lines
+    of the same exception. None: not such a run, or the first test's own error is there."""
     ordered = sorted(errors, key=lambda e: (e.first_line, e.id))
-    if not ordered or not know.restates(ordered[0].title):
+    if not ordered:
         return None
     first = ordered[0].first_line
-    bounds = [e.first_line for e in ordered[1:] if know.restates(e.title) and e.first_line > first]
-    bounds += [line for line in sections if line > first]
+    if not know.restates(ordered[0].title):
+        heading = max(((line, text) for line, text in reports if line < first), default=None)
+        if heading is None or not know.heads_test(heading[1]):
+            return None
+        first = heading[0]
+    bounds = [e.first_line for e in ordered if know.restates(e.title) and e.first_line > first]
+    bounds += [line for line, _ in reports if line > first]
     last = min(bounds, default=max(e.last_line for e in ordered) + 1) - 1
     test = [e for e in ordered if first <= e.first_line <= last]
-    if any(_classify(e, know).role is not EventRole.SYMPTOM for e in test):
+    named = {e.exception for e in test if e.text != e.exception}
+    if any(_classify(e, know).role is not EventRole.SYMPTOM for e in test
+           if not (_bare(e) and e.text == e.exception and e.exception in named)):
         return None
     return first, last
 

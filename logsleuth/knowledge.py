@@ -185,6 +185,8 @@ class Causality:
     # the words after its cause's headline with which an exception restates that cause as what
     # happened while it worked (`restated`)
     restated: regex.Pattern[str] | None = None
+    # a test report's heading of one test's section (`test_headings`)
+    test_headings: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -681,6 +683,11 @@ class Causality:
         full elsewhere (pytest's short test summary, `FAILED tests/x.py::test - `)."""
         return wrapper is not None and any(_search(p, wrapper) for p in self.restatements)
 
+    def heads_test(self, text: str) -> bool:
+        """A test report's section line heads one test's section (pytest's `____ test_x ____`),
+        not the session's (`=== FAILURES ===`)."""
+        return any(_search(p, text) for p in self.test_headings)
+
     def program_exits(self, diagnostic: str) -> bool:
         """A tool's own error line (`prog: error: ...`) names a program that exits on it and
         may be the one that starts vLLM (`exits.programs`)."""
@@ -974,7 +981,8 @@ def load_causality(path: Path | None = None) -> Causality:
                      compile_(unbound["binds"], "unbound") if "binds" in unbound else None,
                      tuple(compile_(p, "startup_waits")
                            for p in data.get("startup_waits", [])),
-                     compile_(data["restated"], "restated") if "restated" in data else None)
+                     compile_(data["restated"], "restated") if "restated" in data else None,
+                     tuple(compile_(p, "test_headings") for p in data.get("test_headings", [])))
 
 
 @cache

@@ -227,6 +227,9 @@ _GLOG_LEVELS = {"D": Level.DEBUG, "I": Level.INFO, "W": Level.WARNING, "E": Leve
 # Short labels for fatal lines: `*** SIGSEGV received ...` is `SIGSEGV`, C++'s
 # `terminate called after throwing an instance of 'c10::Error'` is `terminate`.
 _SOURCE_PLACE = re.compile(r"^ \([^()\s]+:\d+\)(?=:)")
+# The escaped line break an embedded exception's lead ends with (grammars/vllm.lark EXC_LEAD:
+# a message logged as one escaped string, `\n` or `\r\n`, doubled when escaped twice).
+_ESCAPED_BREAK = re.compile(r"\\+(?:r\\+)?n$")
 _FATAL_LABELS = {"*** SIG": "SIG", "terminate called": "terminate", "what()": "terminate",
                  "Unhandled exception": "terminate"}
 # A shell's words for the signal that ended a child (bash's and zsh's job reports, fish's signal
@@ -747,8 +750,17 @@ class _ToRecords(Transformer[Token, object]):
         body = items[-1]
         assert isinstance(body, _Body)
         lead = str(items[0])
+        message = body.message
+        escape = _ESCAPED_BREAK.search(lead)
+        if escape is not None and message is not None:
+            # a message that holds its lines as escapes (`"...\\nValueError: x"`: a JSON or
+            # repr string logged on one line): the exception's message ends with its own line,
+            # and the quote the string opened in the lead closes it
+            message = message.split(escape[0], 1)[0]
+            if message[-1:] in ("'", '"') and lead.count(message[-1]) % 2:
+                message = message[:-1]
         return _Body(LineKind.EXCEPTION_REPR, f"{lead}{body.text}", exception=body.exception,
-                     message=body.message)
+                     message=message)
 
     def embedded_repr(self, items: list[Token]) -> _Body:
         # `... err=ValueError('message'), type(err)=...`: the class, and the quoted message up to
