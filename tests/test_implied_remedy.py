@@ -166,3 +166,22 @@ def test_a_package_whose_name_is_inside_a_word_of_the_fix_is_still_added() -> No
     report = explain_text(log, signatures=default_signatures())
     assert report.signature is not None and report.signature.kind is SignatureKind.FAMILY
     assert "pip install -U ba" in report.signature.fix
+
+
+def _pip_names() -> dict[str, str]:
+    from logsleuth.resources import data_dir
+    from logsleuth.yamlload import load_yaml
+    data, _ = load_yaml(data_dir("signatures") / "remedy.yaml")
+    return dict(data["pip_names"])
+
+
+@pytest.mark.parametrize(("module", "pip_name"), sorted(_pip_names().items()))
+@pytest.mark.parametrize("form", ["No module named '{m}'", "No module named '{m}.{sub}'",
+                                  "ModuleNotFoundError: No module named '{m}.{sub}.{sub}'"])
+def test_a_missing_module_is_installed_by_its_pip_name(module: str, pip_name: str,
+                                                       form: str) -> None:
+    """`import flashinfer` comes from `flashinfer-python`, `import mooncake` from
+    `mooncake-transfer-engine`: the advice spells the name pip installs, whichever module of the
+    package was missing."""
+    advice = advice_of(form.format(m=module, sub="core"))
+    assert advice is not None and f"pip install {pip_name}" in advice.replace("-U ", ""), advice
