@@ -101,13 +101,21 @@ class Anchors:
     # the anchor's lines, a whole stretch of consecutive ones at a time: a logged traceback is
     # found by one search instead of one search (and a line's worth of Python) per line
     stretch: re2._Regexp
+    # each sampler behind `(?s:.*)`, matched from the start of a range: its match ends where
+    # the range's last match of the sampler does (`_last_line_within`); None for a sampler that
+    # matches an empty text (its end would not tell the line)
+    lasts: tuple[re2._Regexp | None, ...] = ()
 
     @classmethod
     def compile(cls, anchor: str, *samplers: str) -> Anchors:
         """From the terminals' regular expressions."""
-        return cls(compile_bytes(anchor), tuple(compile_bytes(text) for text in samplers),
+        compiled = tuple(compile_bytes(text) for text in samplers)
+        return cls(compile_bytes(anchor), compiled,
                    compile_bytes("|".join(f"(?:{text})" for text in samplers)),
-                   compile_bytes(anchor.join(_STRETCH)))
+                   compile_bytes(anchor.join(_STRETCH)),
+                   tuple(None if sampler.search(b"") is not None
+                         else compile_bytes(f"(?s:.*)(?:{text})")
+                         for sampler, text in zip(compiled, samplers)))
 
 
 # Whole lines, one or more in a row, each holding a match of the anchor, matched from the start
@@ -128,8 +136,9 @@ def line_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
         # each kind's searches after every stretch and back from the end
         return spans
     found = set(spans)
-    for sampler in anchors.samplers:  # of each kind of activity: the first after each
-        search = _raw_search(sampler)  # anchored stretch,
+    lasts = anchors.lasts or (None,) * len(anchors.samplers)
+    for sampler, last_of in zip(anchors.samplers, lasts):  # of each kind of activity: the
+        search = _raw_search(sampler)  # first after each anchored stretch,
         firsts = _first_matches_after(block, spans, search)
         found.update(_line_around(block, hit) for hit in firsts if hit >= 0)
         last = _last_line_matching(block, search, 0, len(block))  # the block's last,
@@ -146,7 +155,12 @@ def line_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
                 low = max(previous, start - _NEAR)
                 first = firsts[index - 1] if index else low
                 if first >= 0:
-                    line = _last_line_matching(block, search, max(low, first), start)
+                    low = max(low, first)
+                    # (a short gap, a rejected request's answer and the activity around it
+                    # between two records: one search of it all, not one per line asked)
+                    line = _last_line_within(block, last_of, low, start) \
+                        if last_of is not None and start - low <= _SHORT_GAP \
+                        else _last_line_matching(block, search, low, start)
                     if line is not None:
                         found.add(line)
             previous = end
@@ -257,7 +271,10 @@ def _source_line_below(block: bytes, start: int, end: int, size: int) -> int:
     if end >= size:
         return end
     last = max(start, block.rfind(b"\n", start, end) + 1)
-    if _frame_line(_UNANCHORED, block, last, end)[0][1] < 0:
+    # (every match holds `File "`: a line without it, most stretches' last, is answered by a
+    # byte search instead of an RE2 call, which costs ~2 us whatever it reads)
+    if block.find(_FRAME_TEXT, last, end) < 0 \
+            or _frame_line(_UNANCHORED, block, last, end)[0][1] < 0:
         return end
     after = block.find(b"\n", end + 1)
     below = after if after >= 0 else size
@@ -267,6 +284,7 @@ def _source_line_below(block: bytes, start: int, end: int, size: int) -> int:
 # A Python frame's line (`File "/x/y.py", line 12, in f`), behind any wrapper.
 _FRAME_LINE = re2.compile(rb'File "[^"\n]+", line \d+,? in \S', re2.Options())
 _frame_line = _FRAME_LINE._regexp.Match
+_FRAME_TEXT = b'File "'  # the literal every match of _FRAME_LINE holds
 
 
 def _ends_in_colon(block: bytes, start: int, end: int) -> bool:
@@ -417,6 +435,19 @@ def _line_around(block: bytes, where: int) -> tuple[int, int]:
 
 def _last_match_line(block: bytes, pattern: re2._Regexp) -> tuple[int, int] | None:
     return _last_line_matching(block, _raw_search(pattern), 0, len(block))
+
+
+_SHORT_GAP = 1 << 10  # bytes a `(?s:.*)` search reads at about the cost of one call
+
+
+def _last_line_within(block: bytes, last_of: re2._Regexp, low: int, high: int
+                      ) -> tuple[int, int] | None:
+    """`_last_line_matching(block, <the sampler's search>, low, high)` in one search, `last_of`
+    being the sampler behind `(?s:.*)`: matched from `low`, the greedy `.*` takes all it can, so
+    the sampler's part starts at the last place in block[low:high] where it matches, and ends
+    in that place's line (a sampler matches within one line, and not an empty text)."""
+    end = last_of._regexp.Match(_FROM_START, block, low, high)[0][1]
+    return None if end < 0 else _line_around(block, end - 1)
 
 
 def _last_line_matching(block: bytes, search: Callable[[bytes, int, int], tuple[int, int]],

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from lark import Lark
 
 from logsleuth.locate import (_EXCEPTION_LINE, _FRAME_LINE, _FROM_START, _anchored_spans,
-                               _not_message,
-                               _last_line_matching, _last_match_line, _raw_search, line_spans)
+                               _not_message, _last_line_matching, _last_line_within,
+                               _last_match_line, _raw_search, line_spans)
 from logsleuth.read import open_input
 from logsleuth.tokenize import anchor_patterns
 from logsleuth.tokenize.scan import located_by
@@ -54,6 +54,10 @@ def test_last_activity_line_is_the_one_finditer_ends_on(lines: list[bytes],
         assert _last_line_matching(block, _raw_search(pattern), low, high) \
             == _reference(block, pattern, low, high)
         assert _last_match_line(block, pattern) == _reference(block, pattern, 0, len(block))
+    # and in one search of the sampler behind `(?s:.*)` (a short gap's way)
+    for pattern, last_of in zip(anchor_patterns()[1:], located_by().lasts):
+        assert last_of is not None
+        assert _last_line_within(block, last_of, low, high) == _reference(block, pattern, low, high)
 
 
 def test_kept_anchor_texts_are_the_grammars(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
