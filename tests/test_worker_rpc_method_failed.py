@@ -1,10 +1,11 @@
 """worker-rpc-method-failed: a method a framework runs on vLLM's workers through collective_rpc
 failed (vLLM's restatements of it) or is not on the worker (no worker extension loaded). Members
-are generated: any method name, vLLM's worker classes, each restatement vLLM prints (the
-multiprocess executor's, the engine core client's, the engine core's ERROR record, V0's worker
-wrapper for weight-sync methods), bare or under a framework's frames, with the process prefix a
-launcher puts on the lines. Near misses: V0's wrapper failing its own set-up method, another
-utility call than collective_rpc, an attribute missing on a model or config object."""
+are generated: any method name, vLLM's worker classes, each restatement vLLM prints (the engine
+core client's, the engine core's ERROR record, V0's worker wrapper for weight-sync methods), bare
+or under a framework's frames, with the process prefix a launcher puts on the lines. Near misses:
+V0's wrapper failing its own set-up method, another utility call than collective_rpc, an
+attribute missing on a model or config object, the multiprocess executor's restatement of any
+worker failure, Ray's own `Worker` object at interpreter exit."""
 
 from __future__ import annotations
 
@@ -55,8 +56,6 @@ def test_a_collective_rpc_failure_gets_the_family(data: st.DataObject, method: s
                                                    worker: str, inner: str, prefix: str,
                                                    caller: str) -> None:
     line = data.draw(st.sampled_from((
-        f"RuntimeError: Worker failed with error '{inner}', please check the stack trace above "
-        "for the root cause",
         f"Exception: Call to collective_rpc method failed: {inner}",
         f"AttributeError: '{worker}' object has no attribute '{method}'",
         f"NotImplementedError: Method '{method}' is not implemented.",
@@ -80,5 +79,20 @@ def test_near_misses_are_not_the_family(data: st.DataObject, method: str, inner:
         # an attribute missing on a model or config object, not on vLLM's worker
         f"AttributeError: '{name.capitalize()}ForCausalLM' object has no attribute '{method}'",
         f"AttributeError: '{name.capitalize()}Config' object has no attribute '{method}'",
-        f"AttributeError: 'Worker' object attribute '{method}' is read-only")))
+        f"AttributeError: 'Worker' object attribute '{method}' is read-only",
+        # the multiprocess executor's restatement of any worker failure (a batch, warm-up): the
+        # error it quotes is what answers
+        f"RuntimeError: Worker failed with error '{inner}', please check the stack trace above "
+        "for the root cause")))
     assert _explain([line], prefix, "") != FAMILY, line
+
+
+def test_near_miss_rays_own_worker_object_at_exit_is_not_the_family() -> None:
+    lines = ["Exception ignored in: <function RayGPUExecutor.__del__ at 0x7ff2ee7048b0>",
+             "Traceback (most recent call last):",
+             f'  File "{SITE}vllm/executor/ray_gpu_executor.py", line 396, in __del__',
+             "    self.forward_dag.teardown()",
+             f'  File "{SITE}ray/experimental/channel/shared_memory_channel.py", line 512, '
+             "in close", "    self._worker.core_worker.experimental_channel_set_error(ref)",
+             "AttributeError: 'Worker' object has no attribute 'core_worker'"]
+    assert _explain(lines, "", "") != FAMILY
