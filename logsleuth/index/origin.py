@@ -6,9 +6,9 @@ from functools import cache
 
 from rapidfuzz import fuzz, process
 
-from logsleuth.index.data import (MessageTemplate, VllmIndex, default_index, module_functions,
-                                  site_records)
-from logsleuth.index.lookup import TemplateMatcher, TextMatch, literal_of
+from logsleuth.index.data import (MessageKind, MessageTemplate, VllmIndex, default_index,
+                                  module_functions, site_records)
+from logsleuth.index.lookup import Fit, TemplateMatcher, TextMatch, literal_of
 from logsleuth.index.versions import release_of, version_key
 from logsleuth.knowledge import default_causality
 from logsleuth.model import ErrorEvent, Origin, OriginSite
@@ -58,7 +58,7 @@ def raising_modules(event: ErrorEvent) -> tuple[str, ...]:
     """
     if event.frames:
         innermost = frame_module(event.frames[-1].file, event.frames[-1].function)
-        return (innermost,) if innermost else ()
+        return (innermost,) if innermost else cut_above_vllm(event)
     origin = origin_of(event, default_matcher())
     if origin is None:
         return ()
@@ -79,8 +79,32 @@ def library_modules(event: ErrorEvent) -> tuple[str, ...]:
             return ()
         library = _installed_module(frame.file) or _checkout_module(frame.file)
         if library is not None:
-            return (library,)
+            return () if cut_above_vllm(event) else (library,)
     return _class_module(event.exception) or (() if event.frames else _plugin_module(event))
+
+
+def cut_above_vllm(event: ErrorEvent) -> tuple[str, ...]:
+    """A framework's traceback cut above vLLM's raise site: the innermost frame that is not
+    Python's own lies in a program that runs vLLM through its Python API (a framework of
+    framework-knobs.yaml: verl, TRL, OpenRLHF, ms-swift, LLaMA-Factory, ...), and the message is,
+    whole, one that vLLM's index files under this exception class (`top_p must be in (0, 1], got
+    1.5.` for a `SamplingParams(...)` the framework built). An excerpt that kept the framework's
+    frames and the exception line, or a wrapper that re-raised the error in the framework, leaves
+    this; vLLM raised it, so the modules the index names answer, not the framework's glue. A
+    framework's own message (its check, in its words) is no vLLM template and stays its own."""
+    frame = next((f for f in reversed(event.frames) if not _standard_library(f.file)), None)
+    if frame is None or not event.message or frame_module(frame.file, frame.function):
+        return ()
+    from logsleuth.frameworks import default_frameworks  # it reads the signature files
+
+    if not any(p.search(frame.file) for f in default_frameworks() for p in f.frames):
+        return ()
+    found = default_matcher().find(event.message)
+    if found is None or found.fit is not Fit.WHOLE:
+        return ()
+    short = event.exception.rsplit(".", 1)[-1]
+    return tuple(dict.fromkeys(s.module for s in found.sites if s.cls == short
+                               and s.kind is MessageKind.RAISE))
 
 
 def raising_package_module(event: ErrorEvent, packages: frozenset[str]) -> str | None:

@@ -95,6 +95,7 @@ class Shape(Enum):
     WORKER_SERVING = "worker_serving"  # a worker fails executing a batch
     WORKER_INIT = "worker_init"  # a worker fails setting up its device and groups
     CLIENT = "client"  # a client script (benchmark, OpenAI client) of the server
+    FRAMEWORK = "framework"  # a training or serving framework calling vLLM's Python API
 
 
 # The vLLM frames above the raise site, outermost first: (file under vllm/, function).
@@ -123,6 +124,7 @@ OUTER: dict[Shape, tuple[tuple[str, str], ...]] = {
                         ("v1/worker/gpu_worker.py", "init_device"),
                         ("distributed/parallel_state.py", "init_distributed_environment")),
     Shape.CLIENT: (),  # the client script's own frame: CLIENT_FRAME
+    Shape.FRAMEWORK: (),  # the framework's frames, then the API surface's: FRAMEWORKS, SURFACES
 }
 CLIENT_FRAME = ("/home/user/bench/run_benchmark.py", "send_request")
 
@@ -145,6 +147,72 @@ VLLM_SHAPES: tuple[tuple[re.Pattern[str], tuple[Shape, ...]], ...] = tuple(
          (Shape.ENGINE_SERVING, Shape.ENGINE_START)),
         (r"", (Shape.ENGINE_START,)),
     ))
+
+# Programs around vLLM that call its Python API (since session 30): how each prints a failure (the
+# process prefix its launcher puts on every line, or a Ray task error the driver re-raises) and
+# its own frames, outermost first, down to the call into vLLM; the surface's frames follow.
+@dataclass(frozen=True, slots=True)
+class Framework:
+    name: str
+    prefix: str  # "(WorkerDict pid=3101) " for a Ray actor's lines, "" for a script
+    ray_task: str  # the Ray method whose RayTaskError the driver prints, "" for none
+    frames: tuple[tuple[str, str], ...]  # (path under site-packages or absolute, function)
+
+
+FRAMEWORKS = (
+    Framework("verl", "", "WorkerDict.actor_rollout_init_model",
+              (("verl/single_controller/ray/base.py", "func"),
+               ("verl/workers/fsdp_workers.py", "init_model"),
+               ("verl/workers/fsdp_workers.py", "_build_rollout"),
+               ("verl/workers/rollout/vllm_rollout/vllm_rollout_spmd.py", "__init__"))),
+    Framework("trl", "", "", (("/home/user/train_grpo.py", "<module>"),
+                              ("trl/trainer/grpo_trainer.py", "__init__"))),
+    Framework("openrlhf", "(LLMRayActor pid=5120) ", "",
+              (("ray/_private/worker.py", "main_loop"),
+               ("openrlhf/trainer/ray/vllm_engine.py", "__init__"))),
+    Framework("llamafactory", "", "", (("/app/src/llamafactory/cli.py", "main"),
+                                       ("llamafactory/chat/vllm_engine.py", "__init__"))),
+    Framework("ms-swift", "", "", (("swift/cli/infer.py", "<module>"),
+                                   ("swift/infer_engine/vllm_engine.py", "_prepare_engine"))),
+    Framework("pipelinerl", "", "", (("/workspace/PipelineRL/pipelinerl/launch.py", "main"),
+                                     ("pipelinerl/vllm1.py", "run_llm"))),
+    Framework("lmcache", "", "", (("/home/user/offline_kv_sharing.py", "main"),
+                                  ("lmcache/integration/vllm/vllm_v1_adapter.py",
+                                   "start_load_kv"))),
+)
+# vLLM's public API surfaces the frameworks call, by the raising module (first match wins): the
+# vLLM frames between the framework's call and the raise site, outermost first.
+_CONSTRUCT = (("entrypoints/llm.py", "__init__"), ("v1/engine/llm_engine.py", "from_engine_args"))
+_WORKER = (*_CONSTRUCT, ("v1/engine/llm_engine.py", "__init__"),
+           ("v1/executor/uniproc_executor.py", "_init_executor"),
+           ("v1/worker/worker_base.py", "init_device"), ("v1/worker/gpu_worker.py", "init_device"))
+_GENERATE = (("entrypoints/llm.py", "generate"), ("entrypoints/llm.py", "_validate_and_add_requests"),
+             ("v1/engine/llm_engine.py", "add_request"))
+_RPC = (("entrypoints/llm.py", "collective_rpc"), ("v1/engine/llm_engine.py", "collective_rpc"),
+        ("v1/executor/uniproc_executor.py", "collective_rpc"), ("v1/serial_utils.py", "run_method"),
+        ("v1/worker/gpu_worker.py", "update_weights"))
+SURFACES: tuple[tuple[re.Pattern[str], tuple[tuple[str, str], ...]], ...] = tuple(
+    (re.compile(pattern), frames) for pattern, frames in (
+        (r"^vllm\.(?:engine\.arg_utils|config\b)", (*_CONSTRUCT,
+                                                     ("engine/arg_utils.py",
+                                                      "create_engine_config"))),
+        (r"^vllm\.(?:v1\.engine\.async_llm|engine\.async_llm_engine)",
+         (("v1/engine/async_llm.py", "from_engine_args"),)),
+        (r"^vllm\.(?:sampling_params|pooling_params)", ()),  # SamplingParams(...) built directly
+        (r"^vllm\.(?:v1\.engine\.(?:processor|input_processor)|inputs|lora\.request)",
+         _GENERATE),
+        (r"^vllm\.distributed\.weight_transfer\.\w*(?:engine|factory)", _RPC),
+        (r"^vllm\.distributed\.weight_transfer", ()),  # the trainer side, in the trainer
+        (r"^vllm\.(?:distributed\.(?:parallel_state|utils)|utils\.network_utils|"
+         r"v1\.worker\.worker_base|worker\.worker_base)", _WORKER),
+        (r"^vllm\.distributed\.kv_transfer\.(?:kv_transfer_state|kv_connector\.(?:v1\.)?"
+         r"(?:base|factory|utils|lmcache_connector|lmcache_integration\.\w+))\b",
+         (("v1/worker/gpu_model_runner.py",
+                                                "maybe_setup_kv_connector"),)),
+        (r"^vllm\.(?:v1\.engine\.core_client|v1\.executor|executor|v1\.engine\.llm_engine|"
+         r"engine\.llm_engine|entrypoints\.llm)", _CONSTRUCT[:1]),
+    ))
+
 
 # Where vLLM meets each library: the shapes, the vLLM frame that calls into it, and for a library
 # whose messages come from compiled code (Rust), the Python frame that made the call.
@@ -303,6 +371,7 @@ class Event:
     variant: str  # "frames" (the raise site's frames innermost), "tail" (cut above them) or
     # "bare" (the exception line alone)
     kind: str = "raise"  # or the log level of a logged error
+    caller: str = ""  # the framework of a FRAMEWORK event (FRAMEWORKS)
 
     @property
     def digest(self) -> int:
@@ -327,9 +396,11 @@ def _printed_class(event: Event) -> str:
 
 def render(event: Event) -> str:
     """The log lines of this event: the process's traceback, then what the others print."""
-    message = fill(event.template, holes().get(event.template) if event.source == "vllm"
-                   else None)
+    message = fill(event.template, holes().get(event.template)
+                   if event.source in ("vllm", "vllm-api") else None)
     shape = Shape(event.shape)
+    if shape is Shape.FRAMEWORK:
+        return render_framework(event, message)
     if event.kind != "raise":
         prefix = {Shape.API_START: API, Shape.API_SERVING: API}.get(
             shape, WORKER if shape.name.startswith("WORKER") else CORE)
@@ -389,6 +460,59 @@ def render(event: Event) -> str:
         f"{API}vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. "
         "See stack trace (above) for the root cause.\n")
     return "".join(f"{head}{line}\n" for line in [opening, *body]) + after
+
+
+def render_framework(event: Event, message: str) -> str:
+    """A framework's traceback that ends in vLLM: the framework's frames, the API surface's, the
+    raise site's (`frames`), or cut above the raise site (`tail`), or the line alone (`bare`);
+    a Ray actor's lines under its prefix, a Ray task's error as the driver re-raises it."""
+    framework = next(f for f in FRAMEWORKS if f.name == event.caller)
+    surface = next(frames for pattern, frames in SURFACES if pattern.search(event.module))
+    frames: list[str] = []
+    for path, function in framework.frames:
+        frames += _frame(path if path.startswith("/") else SITE + path, function)
+    for file, function in surface:
+        frames += _frame(SITE + "vllm/" + file, function)
+    if event.variant == "frames":
+        frames += _frame(SITE + event.module.replace(".", "/") + ".py",
+                         event.function.rsplit(".", 1)[-1] or "<module>")
+    first, *rest = message.split("\n")
+    line = f"{event.cls}: {first}"
+    if event.variant == "bare":
+        body = [line, *rest]
+    elif framework.ray_task:
+        body = ["Traceback (most recent call last):",
+                *_frame("/opt/train/verl/trainer/main_ppo.py", "run"),
+                *_frame(SITE + "ray/_private/worker.py", "get"),
+                f"ray.exceptions.RayTaskError({event.cls}): ray::{framework.ray_task}() "
+                "(pid=3101, ip=10.0.0.2, actor_id=5f0c2a, repr=<verl.single_controller.ray.base."
+                "WorkerDict object at 0x7f3a2c1b9e40>)", *frames, line, *rest]
+    else:
+        body = ["Traceback (most recent call last):", *frames, line, *rest]
+    return "".join(f"{framework.prefix}{text}\n" for text in body)
+
+
+def framework_events(sample: int, seed: int) -> list[Event]:
+    """vLLM's error templates raised on the public API surfaces frameworks call (SURFACES: the
+    LLM / LLMEngine / AsyncLLM constructors and generate / collective_rpc, SamplingParams and
+    PoolingParams validation, the weight-transfer engines and their trainer side, the distributed
+    set-up an in-process engine runs, the KV-transfer connectors), each in one framework's
+    traceback (FRAMEWORKS, by the message's digest; the KV connectors' in LMCache's), with frames,
+    cut and bare; `sample` of them (0: all)."""
+    templates = [t for t in error_templates(default_index()) if t.kind is MessageKind.RAISE
+                 and any(p.search(t.module) for p, _ in SURFACES)]
+    if sample:
+        templates = random.Random(seed).sample(templates, min(sample, len(templates)))
+    runners = [f for f in FRAMEWORKS if f.name != "lmcache"]
+    out = []
+    for template in templates:
+        digest = int(hashlib.sha1(template.text.encode()).hexdigest()[:8], 16)
+        caller = ("lmcache" if template.module.startswith("vllm.distributed.kv_transfer")
+                  else runners[digest % len(runners)].name)
+        for variant in VARIANTS:
+            out.append(Event("vllm-api", template.module, template.function, template.cls,
+                             template.text, Shape.FRAMEWORK.value, variant, caller=caller))
+    return out
 
 
 VARIANTS = ("frames", "tail", "bare")
@@ -538,7 +662,10 @@ def counts(results: Iterable[Result]) -> dict[str, Counter[Advice]]:
     for result in results:
         out["all"][result.advice] += 1
         out[result.event.source][result.advice] += 1
-        side = ("vllm" if result.event.source == "vllm" else "plugins"
+        if result.event.caller:
+            out[f"frameworks/{result.event.caller}"][result.advice] += 1
+        side = ("vllm" if result.event.source == "vllm" else "frameworks"
+                if result.event.source == "vllm-api" else "plugins"
                 if result.event.source in VLLM_LIKE else "libraries")
         out[f"{side}/{result.event.variant}"][result.advice] += 1
     return out
@@ -578,6 +705,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plugin-sample", type=int, default=250,
                         help="error templates to draw from each plugin's index (0: every one)")
     parser.add_argument("--source", help="measure only the sources this regex finds")
+    parser.add_argument("--api-sample", type=int, default=0,
+                        help="vLLM API-surface templates in frameworks' tracebacks (0: all)")
     parser.add_argument("--seed", type=int, default=26)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--clusters", type=int, default=30)
@@ -590,7 +719,8 @@ def main(argv: list[str] | None = None) -> int:
         events = read_events(args.events)
     else:
         events = (vllm_events(args.vllm_sample, args.seed) + library_events(read())
-                  + plugin_events(args.plugin_sample, args.seed))
+                  + plugin_events(args.plugin_sample, args.seed)
+                  + framework_events(args.api_sample, args.seed))
         if args.source:
             events = [e for e in events if re.search(args.source, e.source)]
     if args.write_sample:
