@@ -12,11 +12,13 @@ lines of an error may be streams begun before it (causal.py IN_FLIGHT).
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from logsleuth.model import Verdict
 from logsleuth.pipeline import explain_text
+from tool_import import import_tool
 
 MODEL = "Qwen/Qwen2.5-7B-Instruct"
 # (era, the worker's and engine core's prefixes, the API server's, record head with `{site}`)
@@ -146,3 +148,17 @@ def test_record_then_answers_or_one_stats_line_alone_is_not_survived(era: str, m
         log.stats(output=False)
     report = explain_text(log.text())
     assert report.verdict is not Verdict.NO_FAILURE, log.text()
+
+
+@pytest.mark.long
+def test_verdict_probe_sample_answers_the_right_way() -> None:
+    """The verdict probe (tools/verdict_probe) on a few of vLLM's ERROR templates drawn from the
+    index: none of its healthy contexts is called failing and no record followed by its
+    process's death is called healthy (the fatal_end and fatal_teardown contexts hold the
+    parsers' records that `handled` declares survived whatever follows; not asserted here)."""
+    probe = import_tool("verdict_probe", "probe")
+    items = [item for item in probe.events(["ERROR"], 6, 30)
+             if item[0].context in ("healthy", "healthy_short", "fatal_exit")]
+    assert len(items) == 18
+    wrong = [(r.event.context, r.event.text) for r in map(probe.measure_one, items) if r.wrong]
+    assert not wrong

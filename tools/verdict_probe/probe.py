@@ -7,7 +7,8 @@ record shape of a release era that prints it:
 
 - `v0`      (<= 0.7.3): unprefixed `ERROR 10-17 12:43:16 engine.py:160] ...`; a worker's record
   from the multiprocessing executor's `(VllmWorkerProcess pid=N)` or Ray's `(RayWorkerWrapper pid=N)`;
-- `v1early` (0.8 - 0.10.1): `[file.py:N]` records; unprefixed but a worker's `(VllmWorker rank=0 pid=N)`;
+- `v1early` (0.8 - 0.10.1): `[file.py:N]` records; unprefixed but a worker's `(VllmWorker rank=0 pid=N)`
+  (Ray's `(RayWorkerWrapper pid=N)` under the Ray executor, in this era and the next);
 - `v1`      (0.10.2 on): `(APIServer pid=N)`, `(EngineCore_DP0 pid=N)`, `(Worker_TP0 pid=N)`.
 
 Each record goes into generated contexts:
@@ -21,8 +22,10 @@ Each record goes into generated contexts:
 - `fatal_end`: a start-up or serving run where the record (ERROR/CRITICAL only) is the last thing
   its process says and the run ends there with no further progress.
 - `fatal_exit`: the same, then the exit vLLM prints for that process's death (an engine core that
-  failed to start, a dead engine, a worker that died). A report of `no_failure` for either fatal
-  context is a failing log called healthy.
+  failed to start, a dead engine, a worker that died);
+- `fatal_teardown`: a start-up whose record (ERROR/CRITICAL) is followed only by the noise a
+  program's exit prints (torch's process group left, leaked semaphores). A report of
+  `no_failure` for any fatal context is a failing log called healthy.
 
 Misses are ranked by class: level, module (the subsystem), era and context, and by the template's
 first words (its family), largest first.
@@ -57,7 +60,7 @@ from logsleuth.pipeline import explain_text  # noqa: E402
 from logsleuth.signatures import SignatureSet, default_signatures  # noqa: E402
 
 LEVELS = ("WARNING", "ERROR", "CRITICAL")
-CONTEXTS = ("healthy", "healthy_short", "fatal_end", "fatal_exit")
+CONTEXTS = ("healthy", "healthy_short", "fatal_end", "fatal_exit", "fatal_teardown")
 HEALTHY = ("healthy", "healthy_short")
 ERAS = ("v0", "v1early", "v1")
 MODEL = "Qwen/Qwen2.5-7B-Instruct"
@@ -142,6 +145,8 @@ class Shape:
             if role == "worker":
                 return "(RayWorkerWrapper pid=4201) " if self.ray else "(VllmWorkerProcess pid=4201) "
             return ""
+        if role == "worker" and self.ray:  # the Ray executor's actors, as Ray relays their lines
+            return "(RayWorkerWrapper pid=4201) "
         if self.era == "v1early":
             return "(VllmWorker rank=0 pid=4201) " if role == "worker" else ""
         return {"api": "(APIServer pid=4000) ", "core": "(EngineCore_DP0 pid=4100) ",
@@ -162,7 +167,7 @@ class Shape:
     def banner(self) -> list[str]:
         version = {"v0": "0.6.3", "v1early": "0.9.2", "v1": "0.11.0"}[self.era]
         out = self.info("api", "api_server.py", f"vLLM API server version {version}")
-        out += self.info("api", "model.py", f"Resolved architecture: Qwen2ForCausalLM")
+        out += self.info("api", "model.py", "Resolved architecture: Qwen2ForCausalLM")
         if self.era == "v0":
             out += self.info("core", "llm_engine.py", f"Initializing an LLM engine (v{version}) "
                              f"with config: model='{MODEL}', tokenizer='{MODEL}', seed=0")
@@ -208,6 +213,19 @@ class Shape:
         self.served += n
         return out
 
+    def teardown(self) -> list[str]:
+        """The noise a program's exit prints with no error of its own (torch's process group
+        left, multiprocessing's leaked semaphores)."""
+        return [
+            "[rank0]:[W205 10:12:40.123456 ProcessGroupNCCL.cpp:1538] Warning: WARNING: "
+            "destroy_process_group() was not called before program exit, which can leak "
+            "resources. For more info, please see https://pytorch.org/docs/stable/distributed."
+            "html#shutdown (function operator())",
+            "/usr/lib/python3.12/multiprocessing/resource_tracker.py:279: UserWarning: "
+            "resource_tracker: There appear to be 1 leaked semaphore objects to clean up at "
+            "shutdown",
+            "  warnings.warn('resource_tracker: There appear to be %d '"]
+
     def death(self, role: str, serving: bool) -> list[str]:
         """What vLLM prints when the record's process dies there."""
         if self.era == "v0":
@@ -225,7 +243,12 @@ class Shape:
                     "RuntimeError: Engine process failed to start. See stack trace for the "
                     "root cause."]
         out: list[str] = []
-        if role == "worker":
+        if role == "worker" and self.ray:
+            out += self.record("core", "ERROR", "core.py", "EngineCore encountered a fatal "
+                               "error.", 719)
+            out += self.plain("core", "ray.exceptions.ActorDiedError: The actor died "
+                              "unexpectedly before finishing this task.")
+        elif role == "worker":
             out += self.record("core", "ERROR", "multiproc_executor.py", "Worker proc "
                                "VllmWorker-0 died unexpectedly, shutting down executor.", 149)
         if serving:
@@ -265,6 +288,8 @@ def render(event: Event, message: str, file: str) -> str:
     lines += record()
     if event.context == "fatal_exit":
         lines += shape.death(event.role, serving)
+    elif event.context == "fatal_teardown":
+        lines += shape.teardown()
     return "\n".join(lines) + "\n"
 
 
@@ -299,12 +324,14 @@ def events(levels: Sequence[str], sample: int, seed: int) -> list[tuple[Event, s
         # server process`) is never followed by normal work
         dies = causality.symptom_of(f"{template.cls}: {message}") is not None
         for context in CONTEXTS:
-            if context == "fatal_end" and template.cls == "WARNING":
+            if context in ("fatal_end", "fatal_teardown") and template.cls == "WARNING":
                 continue  # a warning with nothing after it says nothing of a failure
             if context in HEALTHY and dies:
                 continue
+            # the exit's noise alone after serving may be a clean stop: start-up only
+            serving = rng.random() < 0.5 and context != "fatal_teardown"
             out.append((Event(text, template.cls, template.module, era, role, ray, context,
-                              rng.random() < 0.5), message, file))
+                              serving), message, file))
     return out
 
 
