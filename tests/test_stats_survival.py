@@ -150,6 +150,58 @@ def test_record_then_answers_or_one_stats_line_alone_is_not_survived(era: str, m
     assert report.verdict is not Verdict.NO_FAILURE, log.text()
 
 
+def _offline(era: str, message: str, site: str, startup: bool) -> tuple[_Log, list[str]]:
+    """An offline `LLM` (no API server) whose worker logs the record during start-up or during
+    a batch; returns the log so far and the rest of the batch's bars."""
+    log = _Log(era)
+    log.api = ""  # the program's own process, unprefixed
+    log.record(log.worker, "INFO", "default_loader.py:267", "Loading weights took 3.2 seconds")
+    if startup:
+        log.record(log.worker, "ERROR", site, message)
+    log.record(log.core, "INFO", "kv_cache_utils.py:1087", "GPU KV cache size: 940,176 tokens")
+    bars = _batch(64)
+    log.lines += bars[:2]
+    if not startup:
+        log.record(log.worker, "ERROR", site, message)
+    return log, bars[2:]
+
+
+def _batch(size: int) -> list[str]:
+    bar = ("Processed prompts: {:3d}%|{}| {}/{} [00:0{}<00:00, 15.2it/s, est. speed input: "
+           "1500.00 toks/s, output: {} toks/s]")
+    return [f"Adding requests: 100%|##########| {size}/{size} [00:00<00:00, 1500.2it/s]",
+            bar.format(0, "          ", 0, size, 0, "0.00"),
+            bar.format(50, "#####     ", size // 2, size, 2, "410.00"),
+            bar.format(100, "##########", size, size, 4, "800.00")]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(sorted(ERAS)), MESSAGES, SITES, st.booleans(), st.integers(1, 3))
+def test_offline_record_then_later_batches_finished_is_survived(era: str, message: str,
+                                                                site: str, startup: bool,
+                                                                batches: int) -> None:
+    """An offline run's generate bar at 100% is the engine's account of a batch's output: the
+    batch in flight at the record, then another one finished, show the engine went on."""
+    log, rest = _offline(era, message, site, startup)
+    log.lines += rest
+    for _ in range(batches):
+        log.lines += _batch(32)
+    assert explain_text(log.text()).verdict is Verdict.NO_FAILURE, log.text()
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(sorted(ERAS)), MESSAGES, SITES)
+def test_offline_record_then_the_batch_stops_stays_the_failure(era: str, message: str,
+                                                               site: str) -> None:
+    """Counter-evidence: the record mid-batch, then the bar never finishes (the program stopped
+    there), or only the batch in flight finishes: not survived."""
+    log, rest = _offline(era, message, site, startup=False)
+    assert explain_text(log.text()).verdict is not Verdict.NO_FAILURE, log.text()
+    log.lines += rest[:1]
+    log.lines.append("Killed")
+    assert explain_text(log.text()).verdict is not Verdict.NO_FAILURE, log.text()
+
+
 @pytest.mark.long
 def test_verdict_probe_sample_answers_the_right_way() -> None:
     """The verdict probe (tools/verdict_probe) on a few of vLLM's ERROR templates drawn from the
@@ -158,7 +210,7 @@ def test_verdict_probe_sample_answers_the_right_way() -> None:
     parsers' records that `handled` declares survived whatever follows; not asserted here)."""
     probe = import_tool("verdict_probe", "probe")
     items = [item for item in probe.events(["ERROR"], 6, 30)
-             if item[0].context in ("healthy", "healthy_short", "fatal_exit")]
-    assert len(items) == 18
+             if item[0].context in ("healthy", "healthy_short", "healthy_offline", "fatal_exit")]
+    assert len(items) == 24
     wrong = [(r.event.context, r.event.text) for r in map(probe.measure_one, items) if r.wrong]
     assert not wrong

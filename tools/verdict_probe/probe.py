@@ -19,6 +19,8 @@ Each record goes into generated contexts:
   `failure` or `root_cause_missing` is a healthy log called failing.
 - `healthy_short`: the same with a short tail: four requests answered and four stats lines with
   tokens produced after the record (eight lines, the length of an excerpt a user pastes).
+- `healthy_offline`: an offline `LLM` (no API server): the record during start-up or during a
+  batch, then that batch's bar and the next one's to 100%.
 - `fatal_end`: a start-up or serving run where the record (ERROR/CRITICAL only) is the last thing
   its process says and the run ends there with no further progress.
 - `fatal_exit`: the same, then the exit vLLM prints for that process's death (an engine core that
@@ -60,8 +62,9 @@ from logsleuth.pipeline import explain_text  # noqa: E402
 from logsleuth.signatures import SignatureSet, default_signatures  # noqa: E402
 
 LEVELS = ("WARNING", "ERROR", "CRITICAL")
-CONTEXTS = ("healthy", "healthy_short", "fatal_end", "fatal_exit", "fatal_teardown")
-HEALTHY = ("healthy", "healthy_short")
+CONTEXTS = ("healthy", "healthy_short", "healthy_offline", "fatal_end", "fatal_exit",
+            "fatal_teardown")
+HEALTHY = ("healthy", "healthy_short", "healthy_offline")
 ERAS = ("v0", "v1early", "v1")
 MODEL = "Qwen/Qwen2.5-7B-Instruct"
 
@@ -130,8 +133,8 @@ def era_of(template: MessageTemplate, releases: Sequence[str], rng: random.Rando
 class Shape:
     """The record heads of one era: `line(role, level, file, text)`."""
 
-    def __init__(self, era: str, ray: bool) -> None:
-        self.era, self.ray = era, ray
+    def __init__(self, era: str, ray: bool, offline: bool = False) -> None:
+        self.era, self.ray, self.offline = era, ray, offline
         self.clock = 0
         self.served = 0
 
@@ -141,6 +144,8 @@ class Shape:
         return f"02-05 10:{11 + seconds // 60:02d}:{seconds % 60:02d}"
 
     def prefix(self, role: str) -> str:
+        if role == "api" and self.offline:
+            return ""  # an offline `LLM`: the program's own process, unprefixed
         if self.era == "v0":
             if role == "worker":
                 return "(RayWorkerWrapper pid=4201) " if self.ray else "(VllmWorkerProcess pid=4201) "
@@ -166,7 +171,8 @@ class Shape:
     # -- the run's phases -------------------------------------------------------------------
     def banner(self) -> list[str]:
         version = {"v0": "0.6.3", "v1early": "0.9.2", "v1": "0.11.0"}[self.era]
-        out = self.info("api", "api_server.py", f"vLLM API server version {version}")
+        out = [] if self.offline else self.info("api", "api_server.py",
+                                                 f"vLLM API server version {version}")
         out += self.info("api", "model.py", "Resolved architecture: Qwen2ForCausalLM")
         if self.era == "v0":
             out += self.info("core", "llm_engine.py", f"Initializing an LLM engine (v{version}) "
@@ -212,6 +218,15 @@ class Shape:
                                  "GPU KV cache usage: 1.2%, Prefix cache hit rate: 0.0%")
         self.served += n
         return out
+
+    def batch(self, size: int) -> list[str]:
+        """An offline `LLM.generate` batch: its bars, to 100%."""
+        bar = "Processed prompts: {:3d}%|{}| {}/{} [00:0{}<00:00, 15.2it/s, est. speed input: " \
+            "1500.00 toks/s, output: {} toks/s]"
+        return [f"Adding requests: 100%|##########| {size}/{size} [00:00<00:00, 1500.2it/s]",
+                bar.format(0, "          ", 0, size, 0, "0.00"),
+                bar.format(50, "#####     ", size // 2, size, 2, "410.00"),
+                bar.format(100, "##########", size, size, 4, "800.00")]
 
     def teardown(self) -> list[str]:
         """The noise a program's exit prints with no error of its own (torch's process group
@@ -269,11 +284,21 @@ class Shape:
 
 def render(event: Event, message: str, file: str) -> str:
     """The event's log."""
-    shape = Shape(event.era, event.ray)
+    shape = Shape(event.era, event.ray, event.context == "healthy_offline")
     lines = shape.banner()
 
     def record() -> list[str]:
         return shape.record(event.role, event.level, file, message)
+    if event.context == "healthy_offline":
+        ready = (shape.info("core", "kv_cache_utils.py", "GPU KV cache size: 940,176 tokens")
+                 if event.era != "v0" else shape.info("core", "gpu_executor.py",
+                                                       "# GPU blocks: 10786, # CPU blocks: 2048"))
+        if not event.serving:  # during start-up, then two batches
+            lines += shape.loaded() + record() + ready + shape.batch(64) + shape.batch(32)
+        else:  # during a batch, then the next
+            batch = shape.batch(64)
+            lines += shape.loaded() + ready + batch[:2] + record() + batch[2:] + shape.batch(32)
+        return "\n".join(lines) + "\n"
     if event.context in HEALTHY:
         after = 20 if event.context == "healthy" else 4
         if not event.serving:  # during start-up, which then completes and serves
