@@ -235,7 +235,7 @@ class _Work:
                               else self.serving[:bisect_left(self.serving, stopped)])
                 if not node.corrupting:
                     steps.append(self.ready)
-                    steps.append(_later_stats(self.stats, node.event.last_line))
+                    steps.append(_later_stats(self.stats, node))
             else:
                 served = self.own_serving.get(owner, [])
                 stopped = self.stopped.get(owner)
@@ -243,8 +243,7 @@ class _Work:
                               else served[:bisect_left(served, stopped)])
                 if not node.corrupting:
                     steps.append(self.own_steps.get(owner, []))
-                    steps.append(_later_stats(self.own_stats.get(owner, []),
-                                              node.event.last_line))
+                    steps.append(_later_stats(self.own_stats.get(owner, []), node))
         if _may_be_request_error(node) and node.role is EventRole.CAUSE \
                 and node.pointer not in (Role.ENGINE_CORE, Role.WORKER):
             # One rule for every error the HTTP server may have hit in one request (an API
@@ -329,13 +328,18 @@ class _Work:
                 or any(_any_between(lines, flight, end) for lines in answers + others))
 
 
-def _later_stats(stats: list[int], after: int) -> list[int]:
-    """The engine's stats lines with output after the first one that follows line `after`: the
-    first may count tokens produced before the error, each later one an interval wholly after
-    it. Not answers in flight (a stream's `200` is logged as it starts): output the engine
-    produced, so a step of the engine's work, however soon after the error (the verdict probe,
-    tools/verdict_probe: a worker's record mid-serving, then a few stats intervals with output)."""
-    return stats[bisect_right(stats, after) + 1:]
+def _later_stats(stats: list[int], node: _Node) -> list[int]:
+    """For an error record (a logged line, no traceback), the engine's stats lines with output
+    after the first one that follows it: the first may count tokens produced before the error,
+    each later one an interval (or an offline batch) wholly after it. Not answers in flight (a
+    stream's `200` is logged as it starts): output the engine produced, so a step of the engine's
+    work, however soon after the record (the verdict probe, tools/verdict_probe: a worker's
+    record mid-serving or mid-batch, then a few intervals or batches with output). Not for an
+    exception: an engine core's or worker's traceback is most often its process's end, and the
+    answers and stats just after it in flight (tests/test_survival.py)."""
+    if node.event.kind is not EventKind.ERROR_RECORD:
+        return []
+    return stats[bisect_right(stats, node.event.last_line) + 1:]
 
 
 # The kinds of unnamed output's error that the deployment's later work saves like an engine's
