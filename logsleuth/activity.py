@@ -7,7 +7,10 @@ two lines that belong to other events (an error's first, own and last line, its 
 the answers in flight, any other milestone, a process's first appearance; causal.py, runs.py,
 phase.py), which one came last before such a line, and which came last of all. Between two such
 lines, the milestones of one process and kind answer all of that through the first and the last
-of them: the others are dropped as soon as a later one shows they lie in the middle.
+of them: the others are dropped as soon as a later one shows they lie in the middle. The engine's
+own stats lines with output (causality.yaml `engine_stats`) are a stretch of their own among the
+`serving` lines: two of them after an error show an interval of output wholly after it (causal.py
+`_Work.evidence`), and answers between them must not fold them away.
 
 An event still being assembled (a traceback waiting for its next line) may yet bring such a
 line: nothing after the first line it could have is dropped until it is complete.
@@ -19,6 +22,7 @@ from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable
 
 from logsleuth.causal import IN_FLIGHT
+from logsleuth.knowledge import default_causality
 from logsleuth.model import ErrorEvent, Event, Milestone, MilestoneKind, Process
 
 _SERVING, _ALIVE, _REJECTED = MilestoneKind.SERVING, MilestoneKind.ALIVE, MilestoneKind.REJECTED
@@ -39,10 +43,11 @@ class ActivityFold:
     def __init__(self) -> None:
         self._events: list[Event | None] = []
         self._marks: list[int] = []  # sorted: the lines inference compares activity with
-        self._last: dict[tuple[Process, MilestoneKind], _Last] = {}
+        self._last: dict[tuple[Process, MilestoneKind, bool], _Last] = {}
         self._seen: set[Process] = set()
         self.dropped = 0
         self._holes = 0  # dropped places not yet closed
+        self._stats = default_causality().engine_stats
 
     def add(self, events: Iterable[Event], pending_from: Callable[[], int | None]) -> None:
         """Take events as the assembler completes them; `pending_from` says the first line of
@@ -105,7 +110,8 @@ class ActivityFold:
 
     def _fold(self, milestone: Milestone, kind: MilestoneKind,
               pending_from: Callable[[], int | None]) -> None:
-        key = (milestone.process, kind)
+        key = (milestone.process, kind, kind is _SERVING and self._stats is not None
+               and self._stats.search(milestone.text) is not None)
         previous = self._last.get(key)
         line = milestone.line
         if previous is None:

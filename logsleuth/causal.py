@@ -102,6 +102,9 @@ class _Work:
     ready: list[int] = field(default_factory=list)  # start-up completed (any process)
     own_steps: dict[Process, list[int]] = field(default_factory=dict)  # start-up steps, ready
     own_serving: dict[Process, list[int]] = field(default_factory=dict)
+    # the engine's stats lines with output (causality.yaml `engine_stats`), all and by process
+    stats: list[int] = field(default_factory=list)
+    own_stats: dict[Process, list[int]] = field(default_factory=dict)
     # the answers that show the HTTP server went on after a request error, by process
     # (causality.yaml `requests.saved_by`), and those of the kind that answers the failed request
     # itself (`requests.answered_by`), of which the first after the error does not count
@@ -143,6 +146,9 @@ class _Work:
             if kind is MilestoneKind.SERVING:
                 work.serving.append(line)
                 work.own_serving.setdefault(process, []).append(line)
+                if know.engine_stats is not None and know.engine_stats.search(milestone.text):
+                    work.stats.append(line)
+                    work.own_stats.setdefault(process, []).append(line)
             if kind is know.request_answer:
                 work.own_request_answers.setdefault(process, []).append(line)
             elif kind in know.request_savers:
@@ -229,6 +235,7 @@ class _Work:
                               else self.serving[:bisect_left(self.serving, stopped)])
                 if not node.corrupting:
                     steps.append(self.ready)
+                    steps.append(_later_stats(self.stats, node))
             else:
                 served = self.own_serving.get(owner, [])
                 stopped = self.stopped.get(owner)
@@ -236,6 +243,7 @@ class _Work:
                               else served[:bisect_left(served, stopped)])
                 if not node.corrupting:
                     steps.append(self.own_steps.get(owner, []))
+                    steps.append(_later_stats(self.own_stats.get(owner, []), node))
         if _may_be_request_error(node) and node.role is EventRole.CAUSE \
                 and node.pointer not in (Role.ENGINE_CORE, Role.WORKER):
             # One rule for every error the HTTP server may have hit in one request (an API
@@ -318,6 +326,20 @@ class _Work:
         steps, answers, others = self.evidence(node)
         return (any(_any_between(lines, after, end) for lines in steps)
                 or any(_any_between(lines, flight, end) for lines in answers + others))
+
+
+def _later_stats(stats: list[int], node: _Node) -> list[int]:
+    """For an error record (a logged line, no traceback), the engine's stats lines with output
+    after the first one that follows it: the first may count tokens produced before the error,
+    each later one an interval (or an offline batch) wholly after it. Not answers in flight (a
+    stream's `200` is logged as it starts): output the engine produced, so a step of the engine's
+    work, however soon after the record (the verdict probe, tools/verdict_probe: a worker's
+    record mid-serving or mid-batch, then a few intervals or batches with output). Not for an
+    exception: an engine core's or worker's traceback is most often its process's end, and the
+    answers and stats just after it in flight (tests/test_survival.py)."""
+    if node.event.kind is not EventKind.ERROR_RECORD:
+        return []
+    return stats[bisect_right(stats, node.event.last_line) + 1:]
 
 
 # The kinds of unnamed output's error that the deployment's later work saves like an engine's

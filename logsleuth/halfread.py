@@ -10,7 +10,7 @@ process that parses: a forked copy held every module and cache of its parent (50
     python -c 'from logsleuth.halfread import main; main()' REQUEST_JSON
 
 REQUEST_JSON: path, size, chunk, block, name, max_line_bytes, spool, claims and patterns (ANCHOR,
-SERVING, ALIVE; null: read from anchors.lark here). It prints one JSON line: the chunks it read
+SERVING, ALIVE, STATS; null: read from anchors.lark here). It prints one JSON line: the chunks it read
 (index, spool offsets, lines counted), the file's last bytes (hex) when it read the last chunk,
 and what limited the reading.
 

@@ -23,12 +23,12 @@ import re2
 from logsleuth.resources import cache_dir, data_dir
 
 
-_ANCHOR_TERMINALS = ("ANCHOR", "SERVING", "ALIVE")
+_ANCHOR_TERMINALS = ("ANCHOR", "SERVING", "ALIVE", "STATS")
 
 
 @cache
-def anchor_texts() -> tuple[str, str, str]:
-    """(ANCHOR, SERVING, ALIVE): the regular expressions of anchors.lark's terminals, ANCHOR
+def anchor_texts() -> tuple[str, str, str, str]:
+    """(ANCHOR, SERVING, ALIVE, STATS): the regular expressions of anchors.lark's terminals, ANCHOR
     joined by the warning lines that state a remedy (remedy.warning_anchor).
 
     Lark makes them; a copy is kept in the cache directory under a digest of the grammar's
@@ -49,7 +49,7 @@ def anchor_texts() -> tuple[str, str, str]:
         found = None  # absent or unreadable: Lark makes them
     if isinstance(found, list) and len(found) == len(_ANCHOR_TERMINALS) \
             and all(isinstance(item, str) for item in found):
-        return found[0], found[1], found[2]
+        return found[0], found[1], found[2], found[3]
     from lark import Lark
 
     from logsleuth.remedy import warning_anchor
@@ -66,7 +66,7 @@ def anchor_texts() -> tuple[str, str, str]:
             os.replace(out.name, kept)
         except OSError:
             pass  # a cache that cannot be written is no cache (a read-only home, say)
-    return made[0], made[1], made[2]
+    return made[0], made[1], made[2], made[3]
 
 
 def _kept_anchor_texts(grammar: bytes) -> Path | None:
@@ -96,7 +96,7 @@ class Anchors:
     """The patterns that say which lines can matter (anchors.lark), compiled for bytes."""
 
     anchor: re2._Regexp
-    samplers: tuple[re2._Regexp, ...]  # kinds of activity (SERVING, ALIVE)
+    samplers: tuple[re2._Regexp, ...]  # kinds of activity (SERVING, ALIVE, STATS)
     activity: re2._Regexp  # any kind: a block without one needs no sampler's search
     # the anchor's lines, a whole stretch of consecutive ones at a time: a logged traceback is
     # found by one search instead of one search (and a line's worth of Python) per line
@@ -128,7 +128,7 @@ _STRETCH = (r"(?:[^\n]*(?:", r")[^\n]*(?:\n|\z))+")
 def line_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
     """Where the anchored lines of a block are (byte offsets; a span may hold several lines in
     a row, without the line break after the last), with the activity lines that tell whether
-    work went on: of each kind (SERVING, ALIVE), the first after each stretch of anchored
+    work went on: of each kind (SERVING, ALIVE, STATS), the first after each stretch of anchored
     lines (did the process that just logged an error keep working?) and the block's last."""
     spans = _anchored_spans(block, anchors)
     if _raw_search(anchors.activity)(block, 0, len(block))[0] < 0:

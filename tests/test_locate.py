@@ -50,7 +50,7 @@ def test_last_activity_line_is_the_one_finditer_ends_on(lines: list[bytes],
     block = b"\n".join(lines) + b"\n"
     high = data.draw(st.sampled_from([i + 1 for i, byte in enumerate(block) if byte == 10]))
     low = data.draw(st.integers(0, high))
-    for pattern in anchor_patterns()[1:]:  # SERVING, ALIVE
+    for pattern in anchor_patterns()[1:]:  # SERVING, ALIVE, STATS
         assert _last_line_matching(block, _raw_search(pattern), low, high) \
             == _reference(block, pattern, low, high)
         assert _last_match_line(block, pattern) == _reference(block, pattern, 0, len(block))
@@ -72,7 +72,7 @@ def test_kept_anchor_texts_are_the_grammars(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setenv("LOGSLEUTH_CACHE_DIR", str(tmp_path))
     grammar = Lark.open(str(data_dir("grammars") / "anchors.lark"), parser="lalr")
     anchor, *samplers = (grammar.get_terminal(name).pattern.to_regexp()
-                         for name in ("ANCHOR", "SERVING", "ALIVE"))
+                         for name in ("ANCHOR", "SERVING", "ALIVE", "STATS"))
     made = (f"(?:{anchor})|{warning_anchor()}", *samplers)
     for damage in (None, "", "[1, 2, 3]", '["a"]', "{"):
         locate.anchor_texts.cache_clear()
@@ -204,7 +204,7 @@ def _activity_one_by_one(block: bytes, spans: list[tuple[int, int]]) -> set[int]
         starts.append(starts[-1] + len(line) + 1)
     stretch_lines = set(_lines_of(block, spans))
     found: set[int] = set()
-    for pattern in anchor_patterns()[1:]:  # SERVING, ALIVE
+    for pattern in anchor_patterns()[1:]:  # SERVING, ALIVE, STATS
         hits = [pattern.search(line) is not None for line in lines]
         # a line's match must also end before the gap does: the gap ends where the next
         # stretch starts, after the line break, so a line's whole text lies in it

@@ -24,15 +24,15 @@ from logsleuth.tokenize.shape import MASK, ShapeCache
 
 
 @cache
-def anchor_patterns() -> tuple[re2._Regexp, re2._Regexp, re2._Regexp]:
-    """(ANCHOR, SERVING, ALIVE) from anchors.lark, compiled with RE2 for bytes.
+def anchor_patterns() -> tuple[re2._Regexp, re2._Regexp, re2._Regexp, re2._Regexp]:
+    """(ANCHOR, SERVING, ALIVE, STATS) from anchors.lark, compiled with RE2 for bytes.
 
     RE2 runs the alternation as one DFA pass; Python's backtracking `re` tries every
     alternative at every position and is sixty times slower here.
     """
     anchors = located_by()
-    serving, alive = anchors.samplers
-    return anchors.anchor, serving, alive
+    serving, alive, stats = anchors.samplers
+    return anchors.anchor, serving, alive, stats
 
 
 @cache
