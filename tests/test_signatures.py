@@ -153,6 +153,40 @@ def test_lint_reports_broken_files_with_path_and_line(tmp_path: Path, name: str,
         [p.format() for p in problems]
 
 
+@pytest.mark.parametrize("folder,beside", [
+    ("memory", None),       # a shipped category's folder
+    ("new-category", "cuda"),  # a new category folder beside a shipped one (a copied tree)
+])
+def test_a_signature_in_another_categorys_folder_fails_lint(tmp_path: Path, folder: str,
+                                                            beside: str | None) -> None:
+    # categories are folders: a file in memory/ that says `category: attention` is misfiled
+    text = GOOD.format(id="misfiled", regex="xyz").replace("category: misc",
+                                                            "category: attention")
+    path = tmp_path / folder / "misfiled.yaml"
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+    if beside:
+        (tmp_path / beside).mkdir()
+        (tmp_path / beside / "other.yaml").write_text(
+            GOOD.format(id="other", regex="abc").replace("category: misc", f"category: {beside}"),
+            encoding="utf-8")
+    for given in ([path], [tmp_path]):  # the file named alone, or its tree
+        problems = [p for p in lint(given, examples=False) if p.is_error]
+        assert any(f"does not match the directory '{folder}'" in p.message
+                   and p.location == f"{path}:3" and "attention/" in (p.hint or "")
+                   for p in problems), [p.format() for p in problems]
+
+
+def test_a_flat_folders_signature_keeps_its_own_category(tmp_path: Path) -> None:
+    # `my-sigs/<id>.yaml` (README: a directory may be flat), even in a checkout beside build/
+    (tmp_path / "build").mkdir()
+    path = tmp_path / "my-sigs" / "flat-one.yaml"
+    path.parent.mkdir()
+    path.write_text(GOOD.format(id="flat-one", regex="xyz"), encoding="utf-8")
+    for given in ([path], [path.parent]):
+        assert not [p for p in lint(given, examples=False) if "category" in p.message]
+
+
 @pytest.mark.parametrize("expression", [">=0.10.0,<0.11.1", "<0.6.4", ">0.8 # newer only",
                                         "!=0.9.0"])
 def test_an_unquoted_comparison_gets_a_hint_to_quote_it(tmp_path: Path, expression: str) -> None:
