@@ -18,7 +18,7 @@ from logsleuth.cli import main
 from logsleuth.errors import SignatureError
 from logsleuth.signatures import default_signatures, load_signatures, shipped_directory
 from logsleuth.signatures.examples import run_examples
-from logsleuth.signatures.lint import lint
+from logsleuth.signatures.lint import Problem, lint
 from logsleuth.signatures.load import load_signature_file, signature_files
 from logsleuth.signatures.template import Template, mask
 
@@ -245,6 +245,31 @@ def test_signatures_lint_command_fails_on_a_broken_file(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["signatures", "lint", str(tmp_path)])
     assert result.exit_code == 1
     assert f"{path}:14: error: duplicate key 'status'" in result.output
+
+
+def test_lint_points_at_the_line_of_each_unedited_or_unsourced_key(tmp_path: Path) -> None:
+    # the skeleton's TODOs and the examples' sources are errors at their own lines, not line 1
+    log = CORPUS / "startup" / "tp-size-not-dividing-heads-32-by-3" / "log.txt"
+    made = CliRunner().invoke(main, ["signatures", "new", "--from", str(log), "--dir",
+                                     str(tmp_path), "--category", "config", "--id", "heads"])
+    assert made.exit_code == 0, made.output
+    path = tmp_path / "config" / "heads.yaml"
+    (tmp_path / "config" / "heads.negative.log").write_text("ValueError: other\n")
+    text = path.read_text(encoding="utf-8")
+    line_of = {key: number for number, row in enumerate(text.splitlines(), 1)
+               for key in ("description", "fix", "references", "examples")
+               if row.startswith(f"{key}:")}
+    problems = [p for p in lint([path], examples=False) if p.is_error]
+
+    def at(problem: Problem, key: str) -> bool:  # the key's line, or its block's first
+        line = int(problem.location.rpartition(":")[2])
+        return line_of[key] <= line <= line_of[key] + 1
+
+    for key in ("description", "fix", "references", "examples"):
+        assert any(p.message.startswith(f"{key} still holds") and at(p, key) for p in problems), \
+            (key, [p.format() for p in problems])
+    unsourced = [p for p in problems if "heads.negative.log has no source" in p.message]
+    assert unsourced and at(unsourced[0], "examples"), [p.format() for p in problems]
 
 
 def test_signatures_new_writes_a_skeleton_that_matches_its_log(tmp_path: Path) -> None:
