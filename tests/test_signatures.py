@@ -272,6 +272,18 @@ def test_lint_points_at_the_line_of_each_unedited_or_unsourced_key(tmp_path: Pat
     assert unsourced and at(unsourced[0], "examples"), [p.format() for p in problems]
 
 
+def test_lint_warnings_about_a_message_or_a_related_id_point_at_its_line(tmp_path: Path) -> None:
+    text = GOOD.format(id="paraphrase", regex="xyz").replace(
+        "  regex: ['xyz']\n", "  message: ['Zorblax quux fizzled beyond all repair']\n") \
+        + "related: [no-such-signature-anywhere]\n"
+    path = _write(tmp_path, "paraphrase", text)
+    warnings = [p for p in lint([path], examples=False) if not p.is_error]
+    assert any(p.message.startswith("match.message.0:") and p.location == f"{path}:9"
+               for p in warnings), [p.format() for p in warnings]
+    assert any("related id" in p.message and p.location == f"{path}:14"
+               for p in warnings), [p.format() for p in warnings]
+
+
 def test_signatures_new_writes_a_skeleton_that_matches_its_log(tmp_path: Path) -> None:
     log = CORPUS / "startup" / "tp-size-not-dividing-heads-32-by-3" / "log.txt"
     result = CliRunner().invoke(main, ["signatures", "new", "--from", str(log), "--dir",

@@ -86,7 +86,8 @@ def lint(paths: list[Path], *, examples: bool = True) -> list[Problem]:
     for signature in loaded:
         for related in signature.related:
             if related not in known:
-                problems.append(Problem(signature.location, f"related id '{related}' is unknown",
+                problems.append(Problem(_at(signature, "related"),
+                                        f"related id '{related}' is unknown",
                                         is_error=False))
     return sorted(problems, key=_order)
 
@@ -124,7 +125,9 @@ def _index_problems(loaded: list[Signature]) -> list[Problem]:
             continue
         versions = next((f.expression for f in signature.facts if f.name == VERSION_FACT), None)
         for finding in linter.check(tuple(t.text for t in signature.templates), versions):
-            problems.append(Problem(signature.location,
+            about = ("match", "facts", VERSION_FACT) if VERSION_FACT in finding.message \
+                else ("match", "message", finding.template_number)
+            problems.append(Problem(_at(signature, *about),
                                     f"match.message.{finding.template_number}: "
                                     f"{finding.message}", finding.hint, is_error=False))
     return problems
@@ -136,7 +139,7 @@ _PUBLIC = regex.compile(r"^(?:https?://\S+|constructed: \S.*)", regex.DOTALL)
 _PLACEHOLDER = regex.compile(r"\bTODO\b")
 
 
-def _at(signature: Signature, *key: str) -> str:
+def _at(signature: Signature, *key: str | int) -> str:
     """`path:line` of a key of the signature's file (its first line when the key is not
     there): a problem found after loading points at the text to change."""
     from logsleuth.signatures.load import _line_for
