@@ -274,6 +274,13 @@ def test_lint_fails_on_an_unedited_skeleton(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "TODO" in result.stdout
 
 
+def test_signatures_new_says_what_each_option_is() -> None:
+    # CONTRIBUTING's first step: --category is the folder the files go to, and lint holds it
+    text = " ".join(run("signatures", "new", "--help").stdout.split())
+    assert "its folder under --dir" in text and "signatures list" in text
+    assert "it is the files' name" in text and "--signatures" in text
+
+
 def test_signatures_show_prints_a_fix_without_a_log() -> None:
     result = run("signatures", "show", "cuda-fork-reinit")
     assert result.exit_code == 0 and "Fix:" in result.stdout

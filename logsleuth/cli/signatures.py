@@ -133,10 +133,16 @@ def show_signature(signature_id: str, signature_dirs: tuple[Path, ...]) -> None:
 @click.option("--from", "log_path", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A log whose root cause the new signature should match.")
-@click.option("--category", default="misc", show_default=True)
-@click.option("--id", "signature_id", default=None, help="Defaults to one made from the error.")
+@click.option("--category", default="misc", show_default=True,
+              help="The signature's category, and so its folder under --dir (lint fails a "
+                   "file whose category is not its folder's); `logsleuth signatures list` "
+                   "shows the shipped ones.")
+@click.option("--id", "signature_id", default=None,
+              help="Defaults to one made from the error; it is the files' name.")
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("signatures"), show_default=True)
+              default=Path("signatures"), show_default=True,
+              help="The signature tree to write into: a checkout's signatures/, or a "
+                   "directory of your own for --signatures.")
 def new_signature(log_path: Path, category: str, signature_id: str | None,
                   directory: Path) -> None:
     """Write a skeleton signature from a log's root cause, with the log excerpt as its example."""
