@@ -245,6 +245,16 @@ def test_an_empty_signature_folder_is_a_notice(tmp_path: Path) -> None:
     assert any("holds no signature files" in notice for notice in report.notices)
 
 
+def test_signatures_test_with_nothing_to_run_says_so(tmp_path: Path) -> None:
+    # a contributor who names the log, or an empty folder, must not read "0 passed" as a pass
+    log = tmp_path / "vllm.log"
+    log.write_text("ValueError: x\n", encoding="utf-8")
+    for given in (log, tmp_path):
+        result = run("signatures", "test", str(given))
+        assert result.exit_code == 2 and "no example logs" in result.stderr, result.output
+        assert "passed" not in result.stdout
+
+
 def test_a_category_folder_tests_like_its_files() -> None:
     folder = SHIPPED / "pooling"  # a small one: every example is run twice (cuda's 36: 8 s)
     by_folder = run("signatures", "test", str(folder))

@@ -94,6 +94,12 @@ def test_signatures(paths: tuple[Path, ...], verbose: bool, fmt: str) -> None:
     from logsleuth.signatures.examples import run_examples
 
     results = run_examples(list(paths))  # a broken file raises: `signatures lint` says all
+    if not results:  # "0 passed, 0 failed" and exit 0 would read as a pass
+        given = " ".join(map(str, paths)) or "the shipped signatures"
+        click.echo(f"logsleuth: no example logs to run for {given}: name signature files "
+                   "(<id>.yaml) or their folders; a signature's examples are <id>.log and "
+                   "<id>.negative.log beside it", err=True)
+        sys.exit(EXIT_UNUSABLE)
     failed = [r for r in results if not r.passed]
     if fmt == "json":
         emit(json.dumps({"passed": len(results) - len(failed), "failed": len(failed),
