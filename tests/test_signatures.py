@@ -272,6 +272,16 @@ def test_lint_points_at_the_line_of_each_unedited_or_unsourced_key(tmp_path: Pat
     assert unsourced and at(unsourced[0], "examples"), [p.format() for p in problems]
 
 
+def test_lint_of_an_example_log_says_it_is_not_a_signature_file(tmp_path: Path) -> None:
+    # not "invalid YAML: mapping values are not allowed" about a log's third line
+    log = tmp_path / "misc" / "some-id.log"
+    log.parent.mkdir()
+    log.write_text("INFO 03-01 10:00:01 [core.py:1] a: b\nValueError: x: y\n", encoding="utf-8")
+    problems = lint([log], examples=False)
+    assert [(p.location, p.message) for p in problems] == \
+        [(f"{log}:1", "not a signature file (<id>.yaml)")]
+
+
 def test_lint_warnings_about_a_message_or_a_related_id_point_at_its_line(tmp_path: Path) -> None:
     text = GOOD.format(id="paraphrase", regex="xyz").replace(
         "  regex: ['xyz']\n", "  message: ['Zorblax quux fizzled beyond all repair']\n") \

@@ -58,6 +58,11 @@ def lint(paths: list[Path], *, examples: bool = True) -> list[Problem]:
     problems: list[Problem] = _phrasing_problems(paths)
     loaded: list[Signature] = []
     for path in lint_files(paths):
+        if path.suffix != ".yaml":  # an example log named on its own: not YAML to parse
+            problems.append(Problem(f"{path}:1", "not a signature file (<id>.yaml)",
+                                    "lint the signature's .yaml or its folder: its example "
+                                    "logs are checked with it"))
+            continue
         found: list[SignatureError] = []
         signature = _load(path, found)
         problems += [Problem(p.location or str(path), p.detail, p.hint) for p in found]
