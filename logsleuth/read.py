@@ -193,6 +193,10 @@ def _describe(exc: BaseException) -> str:
 _MAX_PATH_CHARS = 4096  # PATH_MAX on Linux: a longer string is not a path
 
 
+DIRECTORY_GIVEN = ("is a directory, not a log file (`logsleuth triage DIR` explains every log "
+                   "in a directory)")
+
+
 def open_input(source: Source, *, name: str | None = None,
                max_line_bytes: int = MAX_LINE_BYTES) -> LogInput:
     """Open a log. `source` is a path, `-` (stdin), or a binary or text file object.
@@ -218,7 +222,7 @@ def open_input(source: Source, *, name: str | None = None,
             path = Path(source)
             display = name or str(source)
             if path.is_dir():
-                raise InputError("is a directory, not a log file", location=display)
+                raise InputError(DIRECTORY_GIVEN, location=display)
             try:
                 stream = open(path, "rb")  # noqa: SIM115 - closed by LogInput.blocks
             except FileNotFoundError:

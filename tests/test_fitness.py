@@ -218,6 +218,14 @@ def test_a_source_of_the_wrong_type_is_a_clear_type_error(source: object) -> Non
             call(source)
 
 
+@pytest.mark.parametrize("command", [["explain"], ["explain", "--follow", "--timeout", "1"],
+                                     ["graph"], ["timeline"]])
+def test_a_directory_given_as_a_log_points_at_triage(tmp_path: Path, command: list[str]) -> None:
+    result = run(*command, str(tmp_path))
+    assert result.exit_code == 2 and "is a directory" in result.stderr, result.output
+    assert "logsleuth triage DIR" in result.stderr and len(result.stderr.splitlines()) == 1
+
+
 # ---- one signature tree, folders of any shape -------------------------------------------------------
 
 SHIPPED = ROOT / "signatures"
