@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -211,7 +212,7 @@ def test_log_text_given_as_a_path_is_a_clear_error() -> None:
 
 
 @pytest.mark.parametrize("source", [SEED.read_bytes()[:2000], 42, None])
-def test_a_source_of_the_wrong_type_is_a_clear_type_error(source: object) -> None:
+def test_a_source_of_the_wrong_type_is_a_clear_type_error(source: Any) -> None:
     # not an AttributeError from the reader's insides ('bytes' object has no attribute 'read')
     for call in (logsleuth.explain, lambda s: list(logsleuth.parse(s))):
         with pytest.raises(TypeError, match="BytesIO" if isinstance(source, bytes) else "path"):
