@@ -37,6 +37,7 @@ from logsleuth.inputorder import FileLines
 from logsleuth.model import ErrorEvent, Event, Report, Verdict
 from logsleuth.knowledge import default_causality
 from logsleuth.pipeline import build_report, explain_events, feed_folded, folded_events, in_file
+from logsleuth.read import DIRECTORY_GIVEN
 from logsleuth.recur import Recurrences
 from logsleuth.wholelines import BLOCK_SIZE
 from logsleuth.signatures import SignatureSet
@@ -104,7 +105,7 @@ def follow(path: str | os.PathLike[str], *, timeout: float | None = None,
     else:
         path = Path(path)
         if path.is_dir():
-            raise InputError("is a directory, not a log file", location=str(path))
+            raise InputError(DIRECTORY_GIVEN, location=str(path))
         source, name = _FileSource(path), str(path)
     started = clock()
     state = _Follower()

@@ -41,9 +41,15 @@ def explain(source: Source | LogInput, *, signatures: SignatureSet | None = None
             name: str | None = None, progress: Callable[[int], None] | None = None) -> Report:
     """Explain one log: a path, `-` for stdin, a file object, or an opened LogInput.
 
-    Raises InputError only when the input cannot be used at all; everything else that limits
-    the analysis is reported in `Report.notices`. `progress`, if given, is called with the
-    number of (uncompressed) bytes of each block as it is read.
+    `signatures`: the set to match (`load_signatures(...)`; the shipped ones when None).
+    `name`: what the report calls the log (`Report.source`; the path or the file's name when
+    None). `progress`, if given, is called with the number of (uncompressed) bytes of each
+    block as it is read.
+
+    Raises InputError (a LogsleuthError) only when the input cannot be used at all (a missing
+    file, a directory, no permission); everything else that limits the analysis is reported in
+    `Report.notices`. Raises TypeError for a source that is none of the above (bytes: wrap
+    them in io.BytesIO; log text: `explain_text`).
     """
     return explain_events(source, signatures=signatures, name=name, progress=progress)[0]
 
@@ -248,7 +254,8 @@ def explain_text(text: str, *, signatures: SignatureSet | None = None,
 def parse(source: Source | str | Path) -> Iterator[Event]:
     """The error events and lifecycle milestones of a log, in log order (by the line each
     starts at). Events are few (a handful per thousand lines), so they are gathered first:
-    the assembler completes a traceback only when the line after it arrives."""
+    the assembler completes a traceback only when the line after it arrives. `source` and
+    the errors raised are `explain`'s."""
     log = source if isinstance(source, LogInput) else open_input(source)
     stats = TokenizeStats()
     events = list(assemble(tokenize(log.blocks(), stats)))

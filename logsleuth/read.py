@@ -193,12 +193,16 @@ def _describe(exc: BaseException) -> str:
 _MAX_PATH_CHARS = 4096  # PATH_MAX on Linux: a longer string is not a path
 
 
+DIRECTORY_GIVEN = ("is a directory, not a log file (`logsleuth triage DIR` explains every log "
+                   "in a directory)")
+
+
 def open_input(source: Source, *, name: str | None = None,
                max_line_bytes: int = MAX_LINE_BYTES) -> LogInput:
     """Open a log. `source` is a path, `-` (stdin), or a binary or text file object.
 
     Raises InputError when the input cannot be used at all (missing, a directory, no
-    permission, stdin closed). gzip is recognised by its magic bytes, whatever the file is
+    permission, stdin closed), TypeError when `source` is none of these (bytes, a number). gzip is recognised by its magic bytes, whatever the file is
     called. Lines longer than `max_line_bytes` are cut, with a notice.
     """
     if isinstance(source, str) and ("\n" in source or len(source) > _MAX_PATH_CHARS):
@@ -218,7 +222,7 @@ def open_input(source: Source, *, name: str | None = None,
             path = Path(source)
             display = name or str(source)
             if path.is_dir():
-                raise InputError("is a directory, not a log file", location=display)
+                raise InputError(DIRECTORY_GIVEN, location=display)
             try:
                 stream = open(path, "rb")  # noqa: SIM115 - closed by LogInput.blocks
             except FileNotFoundError:
@@ -232,9 +236,15 @@ def open_input(source: Source, *, name: str | None = None,
     elif isinstance(source, io.TextIOBase) or hasattr(source, "encoding"):
         stream = cast(BinaryIO, _TextAsBytes(cast(TextIO, source)))
         display = name or str(getattr(source, "name", "<text>"))
-    else:
+    elif callable(getattr(source, "read", None)):
         stream = source
         display = name or str(getattr(source, "name", "<stream>"))
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        raise TypeError("this is the log's bytes, not a path or a file: pass io.BytesIO(data) "
+                        "(or the decoded text to logsleuth.explain_text())")
+    else:
+        raise TypeError(f"a log is a path, '-' (stdin) or a file object, not "
+                        f"{type(source).__name__}")
     log = _unwrap(LogInput(str(display), stream, max_line_bytes=max_line_bytes))
     if isinstance(source, (str, os.PathLike)) and str(source) != "-" \
             and isinstance(log._stream, _Peekable):

@@ -18,6 +18,7 @@ workers asking for the same log at once both explain it and write the same repor
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -49,10 +50,28 @@ def report_of(log: Path) -> dict[str, Any]:
         report: dict[str, Any] = json.loads(stored.read_text(encoding="utf-8"))
     else:
         report = report_to_dict(logsleuth.explain(log))
+        check_contract(report)
         if stored is not None:
             _write(stored, report)
     _KEPT[log] = report
     return report
+
+
+@functools.cache
+def _validator() -> Any:
+    import jsonschema
+
+    schema = json.loads((Path(__file__).parent / "report.schema.json").read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def check_contract(report: dict[str, Any]) -> None:
+    """Every labelled log's report (corpus, tuning, held-out) is held to the JSON contract,
+    tests/report.schema.json (shared/REPORT_SCHEMA.md and the fields README.md documents),
+    once, when it is explained: the contract is checked on every real log the suite reads."""
+    problems = [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message[:200]}"
+                for e in _validator().iter_errors(report)]
+    assert not problems, f"{report.get('source')}: the report breaks its contract: {problems}"
 
 
 def _write(path: Path, report: dict[str, Any]) -> None:

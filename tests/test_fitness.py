@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -210,6 +211,22 @@ def test_log_text_given_as_a_path_is_a_clear_error() -> None:
     assert logsleuth.explain_text(text).verdict == "failure"
 
 
+@pytest.mark.parametrize("source", [SEED.read_bytes()[:2000], 42, None])
+def test_a_source_of_the_wrong_type_is_a_clear_type_error(source: Any) -> None:
+    # not an AttributeError from the reader's insides ('bytes' object has no attribute 'read')
+    for call in (logsleuth.explain, lambda s: list(logsleuth.parse(s))):
+        with pytest.raises(TypeError, match="BytesIO" if isinstance(source, bytes) else "path"):
+            call(source)
+
+
+@pytest.mark.parametrize("command", [["explain"], ["explain", "--follow", "--timeout", "1"],
+                                     ["graph"], ["timeline"]])
+def test_a_directory_given_as_a_log_points_at_triage(tmp_path: Path, command: list[str]) -> None:
+    result = run(*command, str(tmp_path))
+    assert result.exit_code == 2 and "is a directory" in result.stderr, result.output
+    assert "logsleuth triage DIR" in result.stderr and len(result.stderr.splitlines()) == 1
+
+
 # ---- one signature tree, folders of any shape -------------------------------------------------------
 
 SHIPPED = ROOT / "signatures"
@@ -235,6 +252,16 @@ def test_a_flat_signature_folder_is_loaded(tmp_path: Path) -> None:
 def test_an_empty_signature_folder_is_a_notice(tmp_path: Path) -> None:
     report = logsleuth.explain(SEED, signatures=logsleuth.load_signatures(tmp_path))
     assert any("holds no signature files" in notice for notice in report.notices)
+
+
+def test_signatures_test_with_nothing_to_run_says_so(tmp_path: Path) -> None:
+    # a contributor who names the log, or an empty folder, must not read "0 passed" as a pass
+    log = tmp_path / "vllm.log"
+    log.write_text("ValueError: x\n", encoding="utf-8")
+    for given in (log, tmp_path):
+        result = run("signatures", "test", str(given))
+        assert result.exit_code == 2 and "no example logs" in result.stderr, result.output
+        assert "passed" not in result.stdout
 
 
 def test_a_category_folder_tests_like_its_files() -> None:
@@ -264,6 +291,13 @@ def test_lint_fails_on_an_unedited_skeleton(tmp_path: Path) -> None:
     assert made.exit_code == 0 and "--signatures" in made.stdout  # says how it is picked up
     result = run("signatures", "lint", str(tmp_path))
     assert result.exit_code == 1 and "TODO" in result.stdout
+
+
+def test_signatures_new_says_what_each_option_is() -> None:
+    # CONTRIBUTING's first step: --category is the folder the files go to, and lint holds it
+    text = " ".join(run("signatures", "new", "--help").stdout.split())
+    assert "its folder under --dir" in text and "signatures list" in text
+    assert "it is the files' name" in text and "--signatures" in text
 
 
 def test_signatures_show_prints_a_fix_without_a_log() -> None:

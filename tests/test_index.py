@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import random
 import re
 
@@ -284,6 +285,24 @@ def test_lint_checks_the_version_range_against_the_releases_printing_it() -> Non
     # a soft range (`?`: weighs, never rules out) names the same releases
     assert linter.check((template,), "?>=0.1,<0.3") == []
     assert len(linter.check((template,), "?>=0.3")) == 1
+
+
+def test_lint_compares_the_same_templates_whatever_the_string_hashing() -> None:
+    # a short text held by more templates than are compared: which ones are compared (and so
+    # lint's hint and a part's vLLM spread) was decided by a set's order, different each run
+    import subprocess
+    import sys
+
+    probe = ("from logsleuth.index import default_index\n"
+             "from logsleuth.index.lint import IndexLinter\n"
+             "linter = IndexLinter(default_index())\n"
+             "for text in ('must be a multiple of', 'is not supported for', 'Frobnicator width "
+             "must be a multiple of {num} got {num} for layer {quoted}'):\n"
+             "    print([n.text for n in linter.nearest(text)])\n")
+    seen = {subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+            for seed in ("1", "2", "3")}
+    assert len(seen) == 1
 
 
 # --- the pipeline and the CLI ------------------------------------------------------------------

@@ -36,3 +36,15 @@ def test_reports_are_json_whole(case: object) -> None:
     tuple read back is a list, which compares unequal)."""
     report = report_to_dict(logsleuth.explain(case.log))  # type: ignore[attr-defined]
     assert json.loads(json.dumps(report)) == report
+
+
+def test_the_contract_check_holds_reports_to_readmes_fields() -> None:
+    seed = CORPUS / "seed" / "seed-kimi-k25-nvfp4-sm120-full" / "log.txt"
+    report = report_to_dict(logsleuth.explain(seed))
+    labelled_reports.check_contract(report)
+    for broken in ({**report, "runs": [{**report["runs"][0], "explained": "yes"}]},
+                   {**report, "signature": {**report["signature"], "kind": "guess"}},
+                   {**report, "alternatives": [{"id": "x", "title": "y", "score": 0.5}]},
+                   {**report, "verdict": "failure", "root_cause": None}):
+        with pytest.raises(AssertionError, match="contract"):
+            labelled_reports.check_contract(broken)

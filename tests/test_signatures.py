@@ -18,7 +18,7 @@ from logsleuth.cli import main
 from logsleuth.errors import SignatureError
 from logsleuth.signatures import default_signatures, load_signatures, shipped_directory
 from logsleuth.signatures.examples import run_examples
-from logsleuth.signatures.lint import lint
+from logsleuth.signatures.lint import Problem, lint
 from logsleuth.signatures.load import load_signature_file, signature_files
 from logsleuth.signatures.template import Template, mask
 
@@ -153,6 +153,40 @@ def test_lint_reports_broken_files_with_path_and_line(tmp_path: Path, name: str,
         [p.format() for p in problems]
 
 
+@pytest.mark.parametrize("folder,beside", [
+    ("memory", None),       # a shipped category's folder
+    ("new-category", "cuda"),  # a new category folder beside a shipped one (a copied tree)
+])
+def test_a_signature_in_another_categorys_folder_fails_lint(tmp_path: Path, folder: str,
+                                                            beside: str | None) -> None:
+    # categories are folders: a file in memory/ that says `category: attention` is misfiled
+    text = GOOD.format(id="misfiled", regex="xyz").replace("category: misc",
+                                                            "category: attention")
+    path = tmp_path / folder / "misfiled.yaml"
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+    if beside:
+        (tmp_path / beside).mkdir()
+        (tmp_path / beside / "other.yaml").write_text(
+            GOOD.format(id="other", regex="abc").replace("category: misc", f"category: {beside}"),
+            encoding="utf-8")
+    for given in ([path], [tmp_path]):  # the file named alone, or its tree
+        problems = [p for p in lint(given, examples=False) if p.is_error]
+        assert any(f"does not match the directory '{folder}'" in p.message
+                   and p.location == f"{path}:3" and "attention/" in (p.hint or "")
+                   for p in problems), [p.format() for p in problems]
+
+
+def test_a_flat_folders_signature_keeps_its_own_category(tmp_path: Path) -> None:
+    # `my-sigs/<id>.yaml` (README: a directory may be flat), even in a checkout beside build/
+    (tmp_path / "build").mkdir()
+    path = tmp_path / "my-sigs" / "flat-one.yaml"
+    path.parent.mkdir()
+    path.write_text(GOOD.format(id="flat-one", regex="xyz"), encoding="utf-8")
+    for given in ([path], [path.parent]):
+        assert not [p for p in lint(given, examples=False) if "category" in p.message]
+
+
 @pytest.mark.parametrize("expression", [">=0.10.0,<0.11.1", "<0.6.4", ">0.8 # newer only",
                                         "!=0.9.0"])
 def test_an_unquoted_comparison_gets_a_hint_to_quote_it(tmp_path: Path, expression: str) -> None:
@@ -211,6 +245,53 @@ def test_signatures_lint_command_fails_on_a_broken_file(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["signatures", "lint", str(tmp_path)])
     assert result.exit_code == 1
     assert f"{path}:14: error: duplicate key 'status'" in result.output
+
+
+def test_lint_points_at_the_line_of_each_unedited_or_unsourced_key(tmp_path: Path) -> None:
+    # the skeleton's TODOs and the examples' sources are errors at their own lines, not line 1
+    log = CORPUS / "startup" / "tp-size-not-dividing-heads-32-by-3" / "log.txt"
+    made = CliRunner().invoke(main, ["signatures", "new", "--from", str(log), "--dir",
+                                     str(tmp_path), "--category", "config", "--id", "heads"])
+    assert made.exit_code == 0, made.output
+    path = tmp_path / "config" / "heads.yaml"
+    (tmp_path / "config" / "heads.negative.log").write_text("ValueError: other\n")
+    text = path.read_text(encoding="utf-8")
+    line_of = {key: number for number, row in enumerate(text.splitlines(), 1)
+               for key in ("description", "fix", "references", "examples")
+               if row.startswith(f"{key}:")}
+    problems = [p for p in lint([path], examples=False) if p.is_error]
+
+    def at(problem: Problem, key: str) -> bool:  # the key's line, or its block's first
+        line = int(problem.location.rpartition(":")[2])
+        return line_of[key] <= line <= line_of[key] + 1
+
+    for key in ("description", "fix", "references", "examples"):
+        assert any(p.message.startswith(f"{key} still holds") and at(p, key) for p in problems), \
+            (key, [p.format() for p in problems])
+    unsourced = [p for p in problems if "heads.negative.log has no source" in p.message]
+    assert unsourced and at(unsourced[0], "examples"), [p.format() for p in problems]
+
+
+def test_lint_of_an_example_log_says_it_is_not_a_signature_file(tmp_path: Path) -> None:
+    # not "invalid YAML: mapping values are not allowed" about a log's third line
+    log = tmp_path / "misc" / "some-id.log"
+    log.parent.mkdir()
+    log.write_text("INFO 03-01 10:00:01 [core.py:1] a: b\nValueError: x: y\n", encoding="utf-8")
+    problems = lint([log], examples=False)
+    assert [(p.location, p.message) for p in problems] == \
+        [(f"{log}:1", "not a signature file (<id>.yaml)")]
+
+
+def test_lint_warnings_about_a_message_or_a_related_id_point_at_its_line(tmp_path: Path) -> None:
+    text = GOOD.format(id="paraphrase", regex="xyz").replace(
+        "  regex: ['xyz']\n", "  message: ['Zorblax quux fizzled beyond all repair']\n") \
+        + "related: [no-such-signature-anywhere]\n"
+    path = _write(tmp_path, "paraphrase", text)
+    warnings = [p for p in lint([path], examples=False) if not p.is_error]
+    assert any(p.message.startswith("match.message.0:") and p.location == f"{path}:9"
+               for p in warnings), [p.format() for p in warnings]
+    assert any("related id" in p.message and p.location == f"{path}:14"
+               for p in warnings), [p.format() for p in warnings]
 
 
 def test_signatures_new_writes_a_skeleton_that_matches_its_log(tmp_path: Path) -> None:

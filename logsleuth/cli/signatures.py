@@ -94,6 +94,12 @@ def test_signatures(paths: tuple[Path, ...], verbose: bool, fmt: str) -> None:
     from logsleuth.signatures.examples import run_examples
 
     results = run_examples(list(paths))  # a broken file raises: `signatures lint` says all
+    if not results:  # "0 passed, 0 failed" and exit 0 would read as a pass
+        given = " ".join(map(str, paths)) or "the shipped signatures"
+        click.echo(f"logsleuth: no example logs to run for {given}: name signature files "
+                   "(<id>.yaml) or their folders; a signature's examples are <id>.log and "
+                   "<id>.negative.log beside it", err=True)
+        sys.exit(EXIT_UNUSABLE)
     failed = [r for r in results if not r.passed]
     if fmt == "json":
         emit(json.dumps({"passed": len(results) - len(failed), "failed": len(failed),
@@ -133,10 +139,16 @@ def show_signature(signature_id: str, signature_dirs: tuple[Path, ...]) -> None:
 @click.option("--from", "log_path", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A log whose root cause the new signature should match.")
-@click.option("--category", default="misc", show_default=True)
-@click.option("--id", "signature_id", default=None, help="Defaults to one made from the error.")
+@click.option("--category", default="misc", show_default=True,
+              help="The signature's category, and so its folder under --dir (lint fails a "
+                   "file whose category is not its folder's); `logsleuth signatures list` "
+                   "shows the shipped ones.")
+@click.option("--id", "signature_id", default=None,
+              help="Defaults to one made from the error; it is the files' name.")
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("signatures"), show_default=True)
+              default=Path("signatures"), show_default=True,
+              help="The signature tree to write into: a checkout's signatures/, or a "
+                   "directory of your own for --signatures.")
 def new_signature(log_path: Path, category: str, signature_id: str | None,
                   directory: Path) -> None:
     """Write a skeleton signature from a log's root cause, with the log excerpt as its example."""

@@ -8,6 +8,7 @@ the warning names the nearest template vLLM does print.
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import cached_property
@@ -72,7 +73,11 @@ class IndexLinter:
         for token in set(TOKEN.findall(fixed)):
             votes.update(self._by_token.get(token, ()))
         scored: list[Nearest] = []
-        for number, _ in votes.most_common(MAX_COMPARED):
+        # ties broken by the index's order, not by the order the words were counted in (a
+        # set's, which changes with each run's string hashing): the same templates are compared
+        # in every run, so lint's hints and a part's vLLM spread do not change between runs
+        for number, _ in heapq.nsmallest(MAX_COMPARED, votes.items(),
+                                         key=lambda item: (-item[1], item[0])):
             text = self.index.texts[number]
             other = " ".join(literal_of(text).split())
             similarity = fuzz.partial_ratio(fixed, other) if len(fixed) <= len(other) \

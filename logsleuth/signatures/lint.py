@@ -58,6 +58,11 @@ def lint(paths: list[Path], *, examples: bool = True) -> list[Problem]:
     problems: list[Problem] = _phrasing_problems(paths)
     loaded: list[Signature] = []
     for path in lint_files(paths):
+        if path.suffix != ".yaml":  # an example log named on its own: not YAML to parse
+            problems.append(Problem(f"{path}:1", "not a signature file (<id>.yaml)",
+                                    "lint the signature's .yaml or its folder: its example "
+                                    "logs are checked with it"))
+            continue
         found: list[SignatureError] = []
         signature = _load(path, found)
         problems += [Problem(p.location or str(path), p.detail, p.hint) for p in found]
@@ -86,7 +91,8 @@ def lint(paths: list[Path], *, examples: bool = True) -> list[Problem]:
     for signature in loaded:
         for related in signature.related:
             if related not in known:
-                problems.append(Problem(signature.location, f"related id '{related}' is unknown",
+                problems.append(Problem(_at(signature, "related"),
+                                        f"related id '{related}' is unknown",
                                         is_error=False))
     return sorted(problems, key=_order)
 
@@ -124,7 +130,9 @@ def _index_problems(loaded: list[Signature]) -> list[Problem]:
             continue
         versions = next((f.expression for f in signature.facts if f.name == VERSION_FACT), None)
         for finding in linter.check(tuple(t.text for t in signature.templates), versions):
-            problems.append(Problem(signature.location,
+            about = ("match", "facts", VERSION_FACT) if VERSION_FACT in finding.message \
+                else ("match", "message", finding.template_number)
+            problems.append(Problem(_at(signature, *about),
                                     f"match.message.{finding.template_number}: "
                                     f"{finding.message}", finding.hint, is_error=False))
     return problems
@@ -134,6 +142,19 @@ def _index_problems(loaded: list[Signature]) -> list[Problem]:
 _VLLM_ISSUE = regex.compile(r"github\.com/vllm-project/vllm/issues/(\d+)")
 _PUBLIC = regex.compile(r"^(?:https?://\S+|constructed: \S.*)", regex.DOTALL)
 _PLACEHOLDER = regex.compile(r"\bTODO\b")
+
+
+def _at(signature: Signature, *key: str | int) -> str:
+    """`path:line` of a key of the signature's file (its first line when the key is not
+    there): a problem found after loading points at the text to change."""
+    from logsleuth.signatures.load import _line_for
+    from logsleuth.yamlload import load_yaml
+
+    try:
+        _, lines = load_yaml(signature.path)
+    except (SignatureError, OSError):
+        return signature.location
+    return f"{signature.path}:{_line_for(lines, key)}"
 
 
 def _source_problems(signature: Signature) -> list[Problem]:
@@ -147,17 +168,21 @@ def _source_problems(signature: Signature) -> list[Problem]:
                         is_error=False)] if beside else []
     problems: list[Problem] = []
     for name in sorted(set(beside) - set(sources)):
-        problems.append(Problem(where, f"example {name} has no source in `examples`",
+        problems.append(Problem(_at(signature, "examples"),
+                                f"example {name} has no source in `examples`",
                                 f"add `{name}: <URL or 'constructed: why'>` under examples"))
     for name in sorted(set(sources) - set(beside)):
-        problems.append(Problem(where, f"`examples` lists {name}, which is not beside the file"))
+        problems.append(Problem(_at(signature, "examples", name),
+                                f"`examples` lists {name}, which is not beside the file"))
     for name, source in sorted(sources.items()):
         if not _PUBLIC.match(source.strip()):
-            problems.append(Problem(where, f"example {name}: source {source[:60]!r} is neither a "
+            problems.append(Problem(_at(signature, "examples", name),
+                                    f"example {name}: source {source[:60]!r} is neither a "
                                     "URL nor 'constructed: ...'"))
         issue = _VLLM_ISSUE.search(source)
         if beside.get(name) and issue and int(issue.group(1)) % 2 == 1:
-            problems.append(Problem(where, f"example {name} comes from odd-numbered vLLM issue "
+            problems.append(Problem(_at(signature, "examples", name),
+                                    f"example {name} comes from odd-numbered vLLM issue "
                                     f"#{issue.group(1)}, which belongs to the held-out set",
                                     "take examples from even-numbered issues or vLLM's source"))
     return problems
@@ -168,7 +193,7 @@ def _placeholder_problems(signature: Signature) -> list[Problem]:
     texts = {"title": signature.title, "description": signature.description,
              "fix": signature.fix, "references": " ".join(signature.references),
              "examples": " ".join(source for _, source in signature.example_sources)}
-    return [Problem(signature.location, f"{field} still holds a skeleton placeholder (TODO)",
+    return [Problem(_at(signature, field), f"{field} still holds a skeleton placeholder (TODO)",
                     "write it, or delete the line")
             for field, text in texts.items() if _PLACEHOLDER.search(text)]
 

@@ -176,7 +176,8 @@ def _load(path: Path, problems: list[SignatureError], *, probe: bool = True) -> 
     if data["category"] != path.parent.name and not _in_flat_directory(path):
         problems.append(SignatureError(
             f"category '{data['category']}' does not match the directory '{path.parent.name}'",
-            location=f"{where}:{lines.get(('category',), 1)}"))
+            location=f"{where}:{lines.get(('category',), 1)}",
+            hint=f"move the file to {data['category']}/, or write category: {path.parent.name}"))
     match = data["match"]
     templates: list[Template] = []
     for index, text in enumerate(match.get("message", [])):
@@ -336,8 +337,27 @@ def signature_files(directory: Path) -> list[Path]:
 
 
 def _in_flat_directory(path: Path) -> bool:
-    """A file of a flat directory: its category need not be its folder's name."""
-    return not any(p.is_dir() and any(p.glob("*.yaml")) for p in path.parent.iterdir())
+    """A file of a flat directory (`<id>.yaml`: a contributor's few signatures): its category
+    need not be its folder's name. A file is in a category folder (`<category>/<id>.yaml`)
+    when its folder is named after a shipped category, or sits beside one that holds
+    signatures (a new category of the shipped tree or of a copy laid out like it)."""
+    known = _shipped_categories()
+    folder = path.parent
+    if folder.name in known:
+        return False
+    try:
+        return not any(p.name in known and p.is_dir() and any(p.glob("*.yaml"))
+                       for p in folder.parent.iterdir())
+    except OSError:
+        return True
+
+
+@cache
+def _shipped_categories() -> frozenset[str]:
+    """The category folders of the shipped signatures."""
+    root = data_dir("signatures")
+    return frozenset(p.name for p in root.iterdir()
+                     if p.is_dir() and not p.name.startswith(("_", ".")))
 
 
 def load_directory(directory: Path, *, collect_errors: bool = False,
