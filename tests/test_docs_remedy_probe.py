@@ -42,7 +42,8 @@ def test_the_catalogue_cites_a_vllm_page_for_every_record() -> None:
              "https://www.hiascend.com/document/detail/",
              "https://github.com/vllm-project/tpu-inference/blob/",
              "https://github.com/vllm-project/vllm-spyre/blob/",
-             "https://github.com/vllm-project/vllm-gaudi/blob/")
+             "https://github.com/vllm-project/vllm-gaudi/blob/",
+             "https://github.com/vllm-project/vllm-metal/blob/")
     assert [r.doc for r in records if not r.doc.startswith(hosts)] == []
     assert all(r.remedies and all(r.remedies) for r in records)
 
