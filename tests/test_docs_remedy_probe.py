@@ -35,10 +35,15 @@ def test_the_catalogue_cites_a_vllm_page_for_every_record() -> None:
     # vLLM's pages (the platform plugins' under docs.vllm.ai/projects/), the platforms whose
     # documentation lives in their repository (HabanaAI's Gaudi fork, Baidu's vLLM-Kunlun), and the
     # Ascend stack's own references under vllm-ascend (CANN's error codes and HCCL guide, torch_npu's
-    # environment variables, on hiascend.com)
+    # environment variables, on hiascend.com), and the platform plugins' repositories at a pinned
+    # commit, for their docs/ pages and for the source that raises a check the pages leave unquoted
     hosts = ("https://docs.vllm.ai/", "https://github.com/vllm-project/vllm/blob/",
              "https://github.com/HabanaAI/vllm-fork/blob/", "https://github.com/baidu/vLLM-Kunlun/blob/",
-             "https://www.hiascend.com/document/detail/")
+             "https://www.hiascend.com/document/detail/",
+             "https://github.com/vllm-project/tpu-inference/blob/",
+             "https://github.com/vllm-project/vllm-spyre/blob/",
+             "https://github.com/vllm-project/vllm-gaudi/blob/",
+             "https://github.com/vllm-project/vllm-metal/blob/")
     assert [r.doc for r in records if not r.doc.startswith(hosts)] == []
     assert all(r.remedies and all(r.remedies) for r in records)
 
