@@ -10,7 +10,9 @@ neither of which is a frame.
 The width is inferred only from strict evidence in the head of the log (`wrap_width`): no line
 is longer than it, and at least `_MIN_EVIDENCE` rows with different texts (each with the line
 after it, digits masked: a stats line repeated is one) are exactly that wide, cut mid-token (the
-row ends inside a word, number or path and the next line goes on with one), and followed by a
+row ends inside a word, number or path and the next line goes on with one) or where two words
+meet (the next line begins with the one space the cut left, or the row ends with it before a
+word: a short excerpt's few cut lines seldom all fall inside a word), and followed by a
 line without the shape of a line of its own, as the grammar reads it (no record header, process
 prefix, wrapper, frame or traceback shape: `_goes_on`); and most rows that wide are followed that
 way. A log whose longest lines are
@@ -110,7 +112,11 @@ def _goes_on(first: str, row: str, after: str, so_far: str | None = None) -> tup
         return _cut_in_head(head, after), False
     plain, own = _shapes()
     if line.kind is plain:
-        return True, mid_token
+        # a cut at a space between two words is evidence too: the space begins the next row,
+        # or ends this one before a word (a line's own text seldom ends in one space)
+        at_space = spaced or (row[-1:] == " " and not row[-2:-1].isspace()
+                              and after[:1].isalnum())
+        return True, mid_token or at_space
     # another kind (a frame's shape the grammar reads in a cut path, an error line): the line's
     # own unless the row cut a token it goes on (`.../site-` + `packages/...", line 3, in f`,
     # `Runtime` + `Error: ...`), the line and the row are not indented (`Worker failed ` +

@@ -52,6 +52,12 @@ COLLECTED_WRAPPED = {
     "startup-custom-allreduce-warnings/log.txt",  # session 27's split: wrapped at 136 as posted
     "tests/fixtures/tuning/healthy/ff-ray-two-nodes-v01011-a100-40gb-tp2-qwen2-7b-wrapped-145-"
     "cols-startup/log.txt",  # session 26's split: wrapped at 145 columns as posted
+    "tests/fixtures/tuning/healthy/nn-ray-two-node-tp2-v01011-startup-tp-bigger-than-reserved-"
+    "gpus-warnings-wrapped/log.txt",  # session 30's split: wrapped at 147 as committed
+    "tests/fixtures/tuning/launchers/ee-ascend-ray-two-node-v0102-pp2-tp8-ray-start-num-gpus-no-"
+    "npu-in-placement-group-wrapped/log.txt",  # session 30's split: wrapped at 145 as posted
+    "tests/fixtures/tuning/startup/v080-gemma3-cudagraph-capture-local-attn-masks-wrapped/"
+    "log.txt",  # wrapped at 132 and padded as posted: read once cuts at spaces are evidence
     "signatures/distributed/gloo-peer-connection-lost.negative.log",
     "signatures/distributed/gloo-recv-timeout.log",
     "signatures/ray/ray-compiled-graph-channel-timeout.negative.log",
@@ -263,6 +269,67 @@ def test_a_wrap_at_any_seam_of_the_root_line_reads_as_the_line(
     got = _report(moved.lines)
     assert any("hard-wrapped" in notice for notice in got["notices"])
     want, have = answer_of(original), answer_of(got)
+    assert (have.verdict, have.exception, have.message) == (want.verdict, want.exception,
+                                                            want.message)
+    assert have.line == moved.where[want.line - 1][0]  # type: ignore[index]
+
+
+WORDS = ("model", "config", "tokenizer", "request", "engine", "worker", "cache", "blocks",
+         "memory", "device", "tensor", "parallel", "size", "must", "be", "divisible", "by",
+         "the", "number", "of", "attention", "heads", "found", "expected", "shape", "value")
+
+
+def _cut_at_spaces(head: str, length: int, width: int, rng: random.Random) -> str:
+    """`head`, then words drawn from WORDS up to about `length` characters, laid out so that
+    every multiple of `width` falls where two words meet: the row ends with a word (the space
+    begins the next row) or with the space (the next row begins with a word)."""
+    def filler(size: int) -> str:
+        return (rng.choice(WORDS) * size)[:size]
+
+    line = head
+    while len(line) < length:
+        word = rng.choice(WORDS)
+        seam = (len(line) // width + 1) * width  # where the next cut falls
+        room = seam - len(line)
+        if len(line) + 1 + len(word) < seam:
+            line += " " + word
+        elif room >= 3 and rng.random() < 0.5:  # the space ends the row
+            line += " " + filler(room - 2) + " " + word
+        elif room >= 2:  # a word ends the row
+            line += " " + filler(room - 1)
+        else:
+            line += filler(1)  # the row's last word one letter longer
+    return line
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(100, 200), st.integers(2, 4), st.sampled_from(["none", "compose", "docker"]),
+       st.randoms(use_true_random=False))
+def test_an_excerpt_cut_between_words_reads_as_the_excerpt(width: int, records: int,
+                                                          prefix: str, rng: random.Random
+                                                          ) -> None:
+    """A short excerpt whose long lines a terminal cut only where words meet (a cut at a space,
+    no word cut in two) still says its width: rows exactly that wide, each followed by a row of
+    no shape of its own that begins with a word or with the one space the cut left. The root
+    is the error line's type and whole message, at its first row."""
+    # records of different modules: rows alike but for their digits are one row of evidence
+    heads = [f"INFO 03-14 09:26:{n:02d} [{module}.py:{100 + n}]"
+             for n, module in enumerate(["config", "loader", "worker", "engine"][:records])]
+    heads += ["Traceback (most recent call last):",
+              '  File "/usr/lib/python3.12/site-packages/vllm/engine/llm_engine.py", line 42, in '
+              "step", "    self.model_executor.execute_model()", "ValueError:"]
+    lines = [PREFIXES[prefix](n) + head for n, head in enumerate(heads)]
+    long = [n for n, head in enumerate(heads) if head.startswith(("INFO", "ValueError"))]
+    for n in long:
+        lines[n] = _cut_at_spaces(lines[n], rng.randrange(width + 10, 2 * width), width, rng)
+    original = _report(lines)
+    moved = wrapped(lines, width)
+    assert moved is not None
+    assume(max(len(row) for row in moved.lines) == width)
+    got = _report(moved.lines)
+    assert any("hard-wrapped" in notice for notice in got["notices"])
+    want, have = answer_of(original), answer_of(got)
+    assert want.exception == "ValueError"
     assert (have.verdict, have.exception, have.message) == (want.verdict, want.exception,
                                                             want.message)
     assert have.line == moved.where[want.line - 1][0]  # type: ignore[index]
