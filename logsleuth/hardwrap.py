@@ -12,12 +12,12 @@ is longer than it, and at least `_MIN_EVIDENCE` rows with different texts (each 
 after it, digits masked: a stats line repeated is one) are exactly that wide, cut mid-token (the
 row ends inside a word, number or path and the next line goes on with one) or where two words
 meet (the next line begins with the one space the cut left, or the row ends with it before a
-word: a short excerpt's few cut lines seldom all fall inside a word), and followed by a
+word: a short excerpt's few cut lines seldom all fall inside a word) or inside a record's head
+at a seam no space marks (`... E 812 812] logging.cc` + `:447: ...`), and followed by a
 line without the shape of a line of its own, as the grammar reads it (no record header, process
 prefix, wrapper, frame or traceback shape: `_goes_on`); and most rows that wide are followed that
-way. A log whose longest lines are
-padded table rows, repeated stats lines, or rows that end where a word ends has none of that
-evidence.
+way. A log whose longest lines are padded table rows (many spaces at their end) or repeated
+stats lines has none of that evidence.
 
 Each cut line's rows are joined into one line (`HardWrapped`), so every later stage reads the
 log as it was printed; `Rows` keeps where each line read lies in the file, and the report's line
@@ -108,15 +108,18 @@ def _goes_on(first: str, row: str, after: str, so_far: str | None = None) -> tup
             or (line.level is not None and line.text.strip() != text.strip()):
         # a record's head (a level read off the line, not one its words imply): the line's
         # own, unless the row cut the line's head (`(EngineCore_DP0 pid=5) ERROR ` +
-        # `08-01 20:00:09 [core.py:710] ...`, `... [core.py` + `:710] ...`)
-        return _cut_in_head(head, after), False
+        # `08-01 20:00:09 [core.py:710] ...`, `... [core.py` + `:710] ...`); a cut inside the
+        # head, before a row with no time of its own, is evidence of the width (`... E 812 812]
+        # logging.cc` + `:447: *** SIGSEGV received ...`)
+        cut = _cut_in_head(head, after)
+        return cut, cut and line.time is None and _sealed(row, after)
     plain, own = _shapes()
     if line.kind is plain:
         # a cut at a space between two words is evidence too: the space begins the next row,
         # or ends this one before a word (a line's own text seldom ends in one space)
         at_space = spaced or (row[-1:] == " " and not row[-2:-1].isspace()
                               and after[:1].isalnum())
-        return True, mid_token or at_space
+        return True, mid_token or at_space or (_sealed(row, after) and _cut_in_head(head, after))
     # another kind (a frame's shape the grammar reads in a cut path, an error line): the line's
     # own unless the row cut a token it goes on (`.../site-` + `packages/...", line 3, in f`,
     # `Runtime` + `Error: ...`), the line and the row are not indented (`Worker failed ` +
@@ -127,6 +130,12 @@ def _goes_on(first: str, row: str, after: str, so_far: str | None = None) -> tup
     unindented = not first[:1].isspace() and not after[:1].isspace()
     return ((mid_token or unindented) and line.kind not in own) \
         or _cut_in_head(head, after) or _message_cut(head), False
+
+
+def _sealed(row: str, after: str) -> bool:
+    """Neither side of the seam is a space: a cut inside a token or a record's head."""
+    return bool(row[-1:]) and not row[-1:].isspace() and bool(after[:1]) \
+        and not after[:1].isspace()
 
 
 def _message_cut(so_far: str) -> bool:

@@ -333,3 +333,39 @@ def test_an_excerpt_cut_between_words_reads_as_the_excerpt(width: int, records: 
     assert (have.verdict, have.exception, have.message) == (want.verdict, want.exception,
                                                             want.message)
     assert have.line == moved.where[want.line - 1][0]  # type: ignore[index]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 40), st.integers(3, 8), st.randoms(use_true_random=False))
+def test_an_excerpt_cut_inside_its_record_heads_reads_as_the_excerpt(seam: int, frames: int,
+                                                                     rng: random.Random) -> None:
+    """A native crash report relayed by Ray (`(RayWorkerWrapper pid=N) [time E pid tid]
+    logging.cc:447: ...` records, one a frame) wrapped where every row ends inside the record's
+    head, at a seam no space marks (`logging.cc` + `:447: ...`, `E 812 8` + `12] ...`): the rows
+    cut the heads, which says the width though no word is cut in two. The root is the report's
+    first line, whole."""
+    pid = rng.randrange(100, 9999)
+    head = (f"(RayWorkerWrapper pid={pid}) [2025-04-17 15:09:14,{rng.randrange(100, 999)} "
+            f"E {pid} {pid}] logging.cc:447:")
+    # the seams inside the head that no space marks, from the time on
+    seams = [n for n in range(head.index("[") + 1, len(head))
+             if not head[n - 1].isspace() and not head[n].isspace()]
+    width = seams[seam % len(seams)]
+    assume(width >= 60)
+    bodies = [f" *** SIGSEGV received at time={rng.randrange(10**9, 10**10)} on cpu "
+              f"{rng.randrange(256)} ***",
+              f" PC: @     0x{rng.randrange(16**12):012x}  (unknown)  ncclAllReduce()"]
+    bodies += [f"     @     0x{rng.randrange(16**12):012x}  (unknown)  (unknown)"
+               for _ in range(frames)]
+    lines = [head + body for body in bodies]
+    original = _report(lines)
+    moved = wrapped(lines, width)
+    assert moved is not None
+    assume(max(len(row) for row in moved.lines) == width)
+    got = _report(moved.lines)
+    assert any("hard-wrapped" in notice for notice in got["notices"])
+    want, have = answer_of(original), answer_of(got)
+    assert want.exception
+    assert (have.verdict, have.exception, have.message) == (want.verdict, want.exception,
+                                                            want.message)
+    assert have.line == moved.where[want.line - 1][0]  # type: ignore[index]
