@@ -42,6 +42,7 @@ _SAME_START = 3
 _HEAD_ROWS = 4  # a record's head never takes more rows than this
 _JOINED_BYTES = 1 << 20  # a runaway chain of rows (never a real line) keeps only its start
 _DIGITS = str.maketrans("0123456789", "0000000000")
+_QUOTE = "> "  # a markdown quote's border, before every row of a quoted paste
 
 
 def _width(row: bytes) -> int:
@@ -80,6 +81,13 @@ def _goes_on(first: str, row: str, after: str, so_far: str | None = None) -> tup
     from logsleuth.model import MAIN
     from logsleuth.tokenize import clean, parse_line
 
+    if first.startswith(_QUOTE) and after.startswith(_QUOTE):
+        # a quote of a terminal's copy (a reply or an issue quoting a wrapped paste: `> ` before
+        # every row): the rows inside the quote are judged as the terminal showed them (a row
+        # joined already lost its border)
+        cut = len(_QUOTE)
+        return _goes_on(first[cut:], row[cut:] if row.startswith(_QUOTE) else row, after[cut:],
+                        None if so_far is None else so_far[cut:])
     if not after.strip() or _same_start(first, after):
         return False, False
     head = first if so_far is None else so_far
@@ -130,6 +138,11 @@ def _goes_on(first: str, row: str, after: str, so_far: str | None = None) -> tup
     unindented = not first[:1].isspace() and not after[:1].isspace()
     return ((mid_token or unindented) and line.kind not in own) \
         or _cut_in_head(head, after) or _message_cut(head), False
+
+
+def _unquoted(first: str, row: str) -> str:
+    """`row` as it goes on the line `first` began: without the quote's border both carry."""
+    return row[len(_QUOTE):] if first.startswith(_QUOTE) and row.startswith(_QUOTE) else row
 
 
 def _sealed(row: str, after: str) -> bool:
@@ -203,7 +216,7 @@ def wrap_width(head: bytes) -> int | None:
         if first is None:
             so_far = text
         elif so_far and len(so_far) < _HEAD_ROWS * width:
-            so_far += text
+            so_far += _unquoted(so_far, text)
         else:
             so_far = ""
         goes_on, mid_token = _goes_on(first or text, text, after, so_far)
@@ -338,6 +351,8 @@ class HardWrapped(JoinedRows):
 
     def _join(self, row: bytes) -> None:
         self._open[-1] = self._open[-1].rstrip(b"\r")
+        if self._first.startswith(_QUOTE) and row.startswith(_QUOTE.encode()):
+            row = row[len(_QUOTE):]  # a quoted row's border is the quote's, not the line's
         if self._kept < _JOINED_BYTES:
             self._kept += len(row)
         else:

@@ -369,3 +369,31 @@ def test_an_excerpt_cut_inside_its_record_heads_reads_as_the_excerpt(seam: int, 
     assert (have.verdict, have.exception, have.message) == (want.verdict, want.exception,
                                                             want.message)
     assert have.line == moved.where[want.line - 1][0]  # type: ignore[index]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(FAILURES), st.integers(0, 20), st.integers(70, 200),
+       st.randoms(use_true_random=False))
+def test_a_quoted_terminal_copy_reads_as_the_copy(kind: str, served: int, width: int,
+                                                 rng: random.Random) -> None:
+    """A terminal's copy quoted in markdown (a reply or an issue quoting a wrapped paste: `> `
+    before every row, `>` alone for a blank one): the rows inside the quote say the width they
+    say unquoted, and the quoted copy reads as the copy unquoted (its rows joined alike)."""
+    lines = _log(kind, served, "none", rng)
+    moved = wrapped(lines, width)
+    assume(moved is not None and len({line for line in lines if len(line) > width}) >= 3)
+    assert moved is not None
+
+    def quoted(rows: list[str]) -> list[str]:
+        return [f"> {row}" if row else ">" for row in rows]
+
+    head = ("\n".join(moved.lines) + "\n").encode()[:HEAD_BYTES]
+    quoted_head = ("\n".join(quoted(moved.lines)) + "\n").encode()[:HEAD_BYTES]
+    read = wrap_width(head)
+    assert wrap_width(quoted_head) == (None if read is None else read + 2)
+    assume(read is not None)
+    unquoted, got = _report(moved.lines), _report(quoted(moved.lines))
+    assert any("hard-wrapped" in notice for notice in got["notices"])
+    want, have = answer_of(unquoted), answer_of(got)
+    assert (have.verdict, have.exception, have.message, have.line) \
+        == (want.verdict, want.exception, want.message, want.line)
