@@ -73,7 +73,8 @@ def _goes_on(first: str, row: str, after: str, so_far: str | None = None) -> tup
     it does mid-token with no shape at all (evidence of a width).
 
     It does not when it is blank, begins as the line's first row did (a launcher's prefix before
-    every row), repeats a border the first row began with (a box, a quote), or has the shape of
+    every row), repeats a border the first row began with (a box; inside a markdown quote's
+    `> ` on both rows, the rows are judged without it), or has the shape of
     a line of its own to the grammar: a record header, a process prefix or a wrapper (unless the
     row cut the line's head), a traceback's, chain's or process's header, an indented line. A
     call site alone is the rest of a cut head. Another shape (an error line, a frame the grammar
