@@ -10,7 +10,8 @@ neither of which is a frame.
 The width is inferred only from strict evidence in the head of the log (`wrap_width`): no line
 is longer than it, and at least `_MIN_EVIDENCE` rows with different texts (each with the line
 after it, digits masked: a stats line repeated is one) are exactly that wide, cut mid-token (the
-row ends inside a word, number or path and the next line goes on with one) or where two words
+row ends inside a word, number or path and the next line goes on with one, or with the comma or
+closing bracket that ends it, whatever shape the rest has) or where two words
 meet (the next line begins with the one space the cut left, or the row ends with it before a
 word: a short excerpt's few cut lines seldom all fall inside a word) or inside a record's head
 at a seam no space marks (`... E 812 812] logging.cc` + `:447: ...`), and followed by a
@@ -43,6 +44,7 @@ _HEAD_ROWS = 4  # a record's head never takes more rows than this
 _JOINED_BYTES = 1 << 20  # a runaway chain of rows (never a real line) keeps only its start
 _DIGITS = str.maketrans("0123456789", "0000000000")
 _QUOTE = "> "  # a markdown quote's border, before every row of a quoted paste
+_CLOSERS = frozenset(",;)]}")  # what ends a token and never begins a line
 
 
 def _width(row: bytes) -> int:
@@ -102,7 +104,10 @@ def _goes_on(first: str, row: str, after: str, so_far: str | None = None) -> tup
     spaced = after[:1] == " " and after[1:2] not in ("", " ", "\t") and not row[-1:].isspace()
     text = clean(after[1:] if spaced else after)
     line = parse_line(text)
-    mid_token = _in_token(row[-1:]) and _in_token(after[:1]) and not spaced
+    # a cut inside a token, or before the comma or closing bracket that ends one (a line of its
+    # own never begins with one: `(pid=60914` + `, name=...`, `line 6209` + `,in f`)
+    mid_token = _in_token(row[-1:]) and (_in_token(after[:1]) or after[:1] in _CLOSERS) \
+        and not spaced
     outer = _wrapper(line.outer)
     if line.site is not None and line.time is None and not outer \
             and (line.process is MAIN or text.lstrip()[:1].isdigit()) and not line.depth:
@@ -137,8 +142,11 @@ def _goes_on(first: str, row: str, after: str, so_far: str | None = None) -> tup
     # a line that ends a raw traceback (its exception after a code line) never follows a row of a
     # line that was not indented, and a frame or code line of one begins with spaces
     unindented = not first[:1].isspace() and not after[:1].isspace()
-    return ((mid_token or unindented) and line.kind not in own) \
-        or _cut_in_head(head, after) or _message_cut(head), False
+    goes_on = ((mid_token or unindented) and line.kind not in own) \
+        or _cut_in_head(head, after) or _message_cut(head)
+    # a token cut in two says a width whatever shape its rest has (`... fd limit err` + `ors
+    # like `OSError: [Errno 24] ...`)
+    return goes_on, goes_on and mid_token and line.kind not in own
 
 
 def _unquoted(first: str, row: str) -> str:

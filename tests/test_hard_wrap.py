@@ -279,10 +279,12 @@ WORDS = ("model", "config", "tokenizer", "request", "engine", "worker", "cache",
          "the", "number", "of", "attention", "heads", "found", "expected", "shape", "value")
 
 
-def _cut_at_spaces(head: str, length: int, width: int, rng: random.Random) -> str:
-    """`head`, then words drawn from WORDS up to about `length` characters, laid out so that
-    every multiple of `width` falls where two words meet: the row ends with a word (the space
-    begins the next row) or with the space (the next row begins with a word)."""
+def _cut_at_spaces(head: str, length: int, width: int, rng: random.Random,
+                   sep: str = " ") -> str:
+    """`head`, then words drawn from WORDS, `sep` between them, up to about `length` characters,
+    laid out so that every multiple of `width` falls where two words meet: the row ends with a
+    word (the separator begins the next row) or, with a space between words, with the space
+    (the next row begins with a word)."""
     def filler(size: int) -> str:
         return (rng.choice(WORDS) * size)[:size]
 
@@ -291,37 +293,39 @@ def _cut_at_spaces(head: str, length: int, width: int, rng: random.Random) -> st
         word = rng.choice(WORDS)
         seam = (len(line) // width + 1) * width  # where the next cut falls
         room = seam - len(line)
-        if len(line) + 1 + len(word) < seam:
-            line += " " + word
-        elif room >= 3 and rng.random() < 0.5:  # the space ends the row
+        if len(line) + len(sep) + len(word) < seam:
+            line += sep + word
+        elif sep == " " and room >= 3 and rng.random() < 0.5:  # the space ends the row
             line += " " + filler(room - 2) + " " + word
-        elif room >= 2:  # a word ends the row
-            line += " " + filler(room - 1)
+        elif room >= len(sep) + 1:  # a word ends the row
+            line += sep + filler(room - len(sep))
         else:
-            line += filler(1)  # the row's last word one letter longer
+            line += filler(room)  # the row's last word longer, to the cut
     return line
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(100, 200), st.integers(2, 4), st.sampled_from(["none", "compose", "docker"]),
-       st.randoms(use_true_random=False))
+       st.sampled_from([" ", ", ", "; "]), st.randoms(use_true_random=False))
 def test_an_excerpt_cut_between_words_reads_as_the_excerpt(width: int, records: int,
-                                                          prefix: str, rng: random.Random
-                                                          ) -> None:
+                                                          prefix: str, sep: str,
+                                                          rng: random.Random) -> None:
     """A short excerpt whose long lines a terminal cut only where words meet (a cut at a space,
-    no word cut in two) still says its width: rows exactly that wide, each followed by a row of
-    no shape of its own that begins with a word or with the one space the cut left. The root
+    or before the comma after a word: no word cut in two) still says its width: rows exactly
+    that wide, each followed by a row of no shape of its own that begins with a word, with the
+    one space the cut left or with the comma (no line of its own begins with one). The root
     is the error line's type and whole message, at its first row."""
     # records of different modules: rows alike but for their digits are one row of evidence
     heads = [f"INFO 03-14 09:26:{n:02d} [{module}.py:{100 + n}]"
              for n, module in enumerate(["config", "loader", "worker", "engine"][:records])]
     heads += ["Traceback (most recent call last):",
               '  File "/usr/lib/python3.12/site-packages/vllm/engine/llm_engine.py", line 42, in '
-              "step", "    self.model_executor.execute_model()", "ValueError:"]
+              "step", "    self.model_executor.execute_model()", "ValueError: expected"]
     lines = [PREFIXES[prefix](n) + head for n, head in enumerate(heads)]
     long = [n for n, head in enumerate(heads) if head.startswith(("INFO", "ValueError"))]
     for n in long:
-        lines[n] = _cut_at_spaces(lines[n], rng.randrange(width + 10, 2 * width), width, rng)
+        lines[n] = _cut_at_spaces(lines[n], rng.randrange(width + 10, 2 * width), width, rng,
+                                  sep)
     original = _report(lines)
     moved = wrapped(lines, width)
     assert moved is not None
