@@ -863,6 +863,13 @@ class Assembler:
 
     def _other_line(self, channel: _Channel, line: LogLine, out: list[Event]) -> None:
         trace = channel.trace
+        if trace is not None and _dedented_symbol(trace, line):
+            # a crash handler's stack pasted without its indentation: the line right under the
+            # banner or a symbol is the next symbol, as it is indented (_body_line)
+            trace.frames.append(Frame(NATIVE_FILE, 0, line.text.strip()[:200]))
+            del trace.frames[:-MAX_FRAMES]
+            trace.last_line = line.number
+            return
         if trace is not None and trace.closing:
             continues = line.level in _ERROR_LEVELS or (line.level is None and line.site is None)
             if line.kind in (LineKind.PY_WARNING, LineKind.PROGRESS):
@@ -1420,6 +1427,17 @@ def _dedented_source(trace: _Trace, line: LogLine) -> bool:
         and bool(trace.frames) and trace.frames[-1].code is None \
         and trace.last_line == line.number - 1 and line.kind is LineKind.PLAIN \
         and line.level is None and line.site is None and bool(line.text.strip())
+
+
+def _dedented_symbol(trace: _Trace, line: LogLine) -> bool:
+    """`line`, printed at the margin right under a native crash handler's banner or the symbol
+    read last (no other line between them), stands where the handler prints the next symbol:
+    a plain line with no record's level or call site, a name (`ccl_comm::post_coll(...)`), not
+    words (nothing but its arguments holds a space)."""
+    text = line.text.strip()
+    return trace.native_stack and trace.last_line == line.number - 1 \
+        and line.kind is LineKind.PLAIN and line.level is None and line.site is None \
+        and bool(text) and " " not in text.split("(", 1)[0]
 
 
 def _source_slot(trace: _Trace, line: LogLine) -> bool:

@@ -10,12 +10,15 @@ neither of which is a frame.
 The width is inferred only from strict evidence in the head of the log (`wrap_width`): no line
 is longer than it, and at least `_MIN_EVIDENCE` rows with different texts (each with the line
 after it, digits masked: a stats line repeated is one) are exactly that wide, cut mid-token (the
-row ends inside a word, number or path and the next line goes on with one), and followed by a
+row ends inside a word, number or path and the next line goes on with one, or with the comma or
+closing bracket that ends it, whatever shape the rest has) or where two words
+meet (the next line begins with the one space the cut left, or the row ends with it before a
+word: a short excerpt's few cut lines seldom all fall inside a word) or inside a record's head
+at a seam no space marks (`... E 812 812] logging.cc` + `:447: ...`), and followed by a
 line without the shape of a line of its own, as the grammar reads it (no record header, process
 prefix, wrapper, frame or traceback shape: `_goes_on`); and most rows that wide are followed that
-way. A log whose longest lines are
-padded table rows, repeated stats lines, or rows that end where a word ends has none of that
-evidence.
+way. A log whose longest lines are padded table rows (many spaces at their end) or repeated
+stats lines has none of that evidence.
 
 A paste wrapped at word boundaries (an editor's or a tracker's soft wrap, a reporter who broke
 lines by hand) has no one width: each row ends where a word did, and the space between the rows is
@@ -58,6 +61,8 @@ SOFT = 0  # the width `wrap_width` says for rows wrapped at word boundaries (no 
 # line), and in its first rows only: the grammar reads each row it looks at
 _SOFT_MAX_WIDTH = 160
 _SOFT_ROWS = 400
+_QUOTE = "> "  # a markdown quote's border, before every row of a quoted paste
+_CLOSERS = frozenset(",;)]}")  # what ends a token and never begins a line
 
 
 def _width(row: bytes) -> int:
@@ -88,7 +93,8 @@ def _goes_on(first: str, row: str, after: str, so_far: str | None = None) -> tup
     it does mid-token with no shape at all (evidence of a width).
 
     It does not when it is blank, begins as the line's first row did (a launcher's prefix before
-    every row), repeats a border the first row began with (a box, a quote), or has the shape of
+    every row), repeats a border the first row began with (a box; inside a markdown quote's
+    `> ` on both rows, the rows are judged without it), or has the shape of
     a line of its own to the grammar: a record header, a process prefix or a wrapper (unless the
     row cut the line's head), a traceback's, chain's or process's header, an indented line. A
     call site alone is the rest of a cut head. Another shape (an error line, a frame the grammar
@@ -96,6 +102,13 @@ def _goes_on(first: str, row: str, after: str, so_far: str | None = None) -> tup
     from logsleuth.model import MAIN
     from logsleuth.tokenize import clean, parse_line
 
+    if first.startswith(_QUOTE) and after.startswith(_QUOTE):
+        # a quote of a terminal's copy (a reply or an issue quoting a wrapped paste: `> ` before
+        # every row): the rows inside the quote are judged as the terminal showed them (a row
+        # joined already lost its border)
+        cut = len(_QUOTE)
+        return _goes_on(first[cut:], row[cut:] if row.startswith(_QUOTE) else row, after[cut:],
+                        None if so_far is None else so_far[cut:])
     if not after.strip() or _same_start(first, after):
         return False, False
     head = first if so_far is None else so_far
@@ -109,7 +122,10 @@ def _goes_on(first: str, row: str, after: str, so_far: str | None = None) -> tup
     spaced = after[:1] == " " and after[1:2] not in ("", " ", "\t") and not row[-1:].isspace()
     text = clean(after[1:] if spaced else after)
     line = parse_line(text)
-    mid_token = _in_token(row[-1:]) and _in_token(after[:1]) and not spaced
+    # a cut inside a token, or before the comma or closing bracket that ends one (a line of its
+    # own never begins with one: `(pid=60914` + `, name=...`, `line 6209` + `,in f`)
+    mid_token = _in_token(row[-1:]) and (_in_token(after[:1]) or after[:1] in _CLOSERS) \
+        and not spaced
     outer = _wrapper(line.outer)
     if line.site is not None and line.time is None and not outer \
             and (line.process is MAIN or text.lstrip()[:1].isdigit()) and not line.depth:
@@ -124,11 +140,18 @@ def _goes_on(first: str, row: str, after: str, so_far: str | None = None) -> tup
             or (line.level is not None and line.text.strip() != text.strip()):
         # a record's head (a level read off the line, not one its words imply): the line's
         # own, unless the row cut the line's head (`(EngineCore_DP0 pid=5) ERROR ` +
-        # `08-01 20:00:09 [core.py:710] ...`, `... [core.py` + `:710] ...`)
-        return _cut_in_head(head, after), False
+        # `08-01 20:00:09 [core.py:710] ...`, `... [core.py` + `:710] ...`); a cut inside the
+        # head, before a row with no time of its own, is evidence of the width (`... E 812 812]
+        # logging.cc` + `:447: *** SIGSEGV received ...`)
+        cut = _cut_in_head(head, after)
+        return cut, cut and line.time is None and _sealed(row, after)
     plain, own = _shapes()
     if line.kind is plain:
-        return True, mid_token
+        # a cut at a space between two words is evidence too: the space begins the next row,
+        # or ends this one before a word (a line's own text seldom ends in one space)
+        at_space = spaced or (row[-1:] == " " and not row[-2:-1].isspace()
+                              and after[:1].isalnum())
+        return True, mid_token or at_space or (_sealed(row, after) and _cut_in_head(head, after))
     # another kind (a frame's shape the grammar reads in a cut path, an error line): the line's
     # own unless the row cut a token it goes on (`.../site-` + `packages/...", line 3, in f`,
     # `Runtime` + `Error: ...`), the line and the row are not indented (`Worker failed ` +
@@ -137,8 +160,22 @@ def _goes_on(first: str, row: str, after: str, so_far: str | None = None) -> tup
     # a line that ends a raw traceback (its exception after a code line) never follows a row of a
     # line that was not indented, and a frame or code line of one begins with spaces
     unindented = not first[:1].isspace() and not after[:1].isspace()
-    return ((mid_token or unindented) and line.kind not in own) \
-        or _cut_in_head(head, after) or _message_cut(head), False
+    goes_on = ((mid_token or unindented) and line.kind not in own) \
+        or _cut_in_head(head, after) or _message_cut(head)
+    # a token cut in two says a width whatever shape its rest has (`... fd limit err` + `ors
+    # like `OSError: [Errno 24] ...`)
+    return goes_on, goes_on and mid_token and line.kind not in own
+
+
+def _unquoted(first: str, row: str) -> str:
+    """`row` as it goes on the line `first` began: without the quote's border both carry."""
+    return row[len(_QUOTE):] if first.startswith(_QUOTE) and row.startswith(_QUOTE) else row
+
+
+def _sealed(row: str, after: str) -> bool:
+    """Neither side of the seam is a space: a cut inside a token or a record's head."""
+    return bool(row[-1:]) and not row[-1:].isspace() and bool(after[:1]) \
+        and not after[:1].isspace()
 
 
 def _message_cut(so_far: str) -> bool:
@@ -215,7 +252,7 @@ def _hard_width(texts: list[str], width: int) -> int | None:
         if first is None:
             so_far = text
         elif so_far and len(so_far) < _HEAD_ROWS * width:
-            so_far += text
+            so_far += _unquoted(so_far, text)
         else:
             so_far = ""
         goes_on, mid_token = _goes_on(first or text, text, after, so_far)
@@ -385,6 +422,8 @@ class HardWrapped(JoinedRows):
 
     def _join(self, row: bytes) -> None:
         self._open[-1] = self._open[-1].rstrip(b"\r")
+        if self._first.startswith(_QUOTE) and row.startswith(_QUOTE.encode()):
+            row = row[len(_QUOTE):]  # a quoted row's border is the quote's, not the line's
         if self._width == SOFT and not row[:1].isspace():
             row = b" " + row  # the space the wrap took
         if self._kept < _JOINED_BYTES:

@@ -11,6 +11,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import tempfile
 from bisect import bisect_right
 from collections.abc import Callable
@@ -245,9 +246,12 @@ def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
                 position = below + 1  # the anchor's search reads on from the next line
                 continue
         source = _source_line_below(block, start, end, size)
+        if source == end:
+            source = _stack_below(block, start, end, size)
         if source > end:
             # a frame printed at the margin ends the stretch: the line under it is its source
-            # line, unanchored once a paste lost the indentation Python gave it
+            # line, unanchored once a paste lost the indentation Python gave it (a crash
+            # handler's banner: the symbols under it, the same way)
             spans.append((start, source))
             position = source + 1
             continue
@@ -279,6 +283,37 @@ def _source_line_below(block: bytes, start: int, end: int, size: int) -> int:
     after = block.find(b"\n", end + 1)
     below = after if after >= 0 else size
     return below if block[end + 1:below].strip() else end
+
+
+def _stack_below(block: bytes, start: int, end: int, size: int) -> int:
+    """Where the lines under the stretch block[start:end] end when the stretch's last line is a
+    native crash handler's banner (grammars/vllm.lark CRASH_BANNER): the handler's stack, one
+    symbol a line, which a paste that lost its indentation prints at the margin, unanchored:
+    the lines under it up to a blank one, at most _MESSAGE_LINES_BELOW (the assembler reads
+    which are symbols); else `end`."""
+    if end >= size:
+        return end
+    last = max(start, block.rfind(b"\n", start, end) + 1)
+    if b"!!!" not in block[last:end] \
+            or _crash_banner().search(block[last:end].decode("utf-8", "replace")) is None:
+        return end
+    below = end
+    for _ in range(_MESSAGE_LINES_BELOW):
+        if below >= size:
+            break
+        after = block.find(b"\n", below + 1)
+        stop = after if after >= 0 else size
+        if not block[below + 1:stop].strip():
+            break
+        below = stop
+    return below
+
+
+@cache
+def _crash_banner() -> re.Pattern[str]:
+    from logsleuth.tokenize.grammar import terminal_regex  # (tokenize imports this module)
+
+    return terminal_regex("CRASH_BANNER")
 
 
 # A Python frame's line (`File "/x/y.py", line 12, in f`), behind any wrapper.

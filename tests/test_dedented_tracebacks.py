@@ -140,3 +140,36 @@ def test_a_call_at_the_margin_is_code_a_wrapped_class_an_exception(module: str, 
     wrapped = parse_line(f"ray.exceptions.RayTaskError({inner}): ray::Worker.execute()")
     assert (wrapped.kind, wrapped.exception) \
         == (LineKind.EXCEPTION, f"ray.exceptions.RayTaskError({inner})")
+
+
+# a native symbol as a crash handler prints it: a qualified name, its arguments elided or typed
+_SYMBOLS = st.from_regex(r"[a-z_]{2,8}(?:::[a-z_]{2,10}){0,2}\((?:\.\.\.|int, char const\*)?\)",
+                         fullmatch=True)
+_AFTER = ["", "INFO 09-02 11:20:15 [core.py:71] Shutting down\n", "\nthe job ended\n"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_SYMBOLS, min_size=1, max_size=8), st.sampled_from(_AFTER))
+def test_a_dedented_native_stack_keeps_its_symbols(symbols: list[str], after: str) -> None:
+    """A native crash handler's stack under its banner (`!!!!!!! Segfault encountered !!!!!!!`,
+    one symbol a line, indented) pasted at the margin: the lines under the banner are its
+    symbols all the same (locate.py `_stack_below`, assemble.py `_dedented_symbol`), up to a
+    blank line or a record of its own."""
+    text = ("|CCL_WARN| failed to get PCI device: [0:0:2:0]\n"
+            "!!!!!!! Segfault encountered !!!!!!!\n"
+            + "".join(f"  {symbol}\n" for symbol in symbols) + after)
+    indented, dedented = _errors(text), _errors(_dedent(text))
+    assert [(e.exception, e.message, e.frames) for e in dedented] \
+        == [(e.exception, e.message, e.frames) for e in indented]
+    assert len(indented[0].frames) == len(symbols)
+
+
+def test_a_dedented_oneccl_stack_is_still_oneccl_s() -> None:
+    """The sweep's break: oneCCL's symbols under the banner say whose crash it is, dedented as
+    indented (signatures/platform/xpu-oneccl-native-crash)."""
+    text = ("!!!!!!! Segfault encountered !!!!!!!\n  ccl_comm::post_coll(...)\n"
+            "  ccl_comm::allreduce_impl(...)\n")
+    for pasted in (text, _dedent(text)):
+        report = report_to_dict(explain_text(pasted, signatures=default_signatures()))
+        signature = report["signature"]
+        assert isinstance(signature, dict) and signature["id"] == "xpu-oneccl-native-crash"

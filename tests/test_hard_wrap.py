@@ -60,6 +60,8 @@ COLLECTED_WRAPPED = {
     # split's move left it out of this list; the base already read it joined)
     "tests/fixtures/tuning/launchers/ee-ascend-ray-two-node-v0102-pp2-tp8-ray-start-num-gpus-no-"
     "npu-in-placement-group-wrapped/log.txt",  # the same split: hard-wrapped at 145, likewise
+    "tests/fixtures/tuning/startup/v080-gemma3-cudagraph-capture-local-attn-masks-wrapped/"
+    "log.txt",  # wrapped at 132 and padded as posted: read once cuts at spaces are evidence
     "signatures/distributed/gloo-peer-connection-lost.negative.log",
     "signatures/distributed/gloo-recv-timeout.log",
     "signatures/ray/ray-compiled-graph-channel-timeout.negative.log",
@@ -274,3 +276,132 @@ def test_a_wrap_at_any_seam_of_the_root_line_reads_as_the_line(
     assert (have.verdict, have.exception, have.message) == (want.verdict, want.exception,
                                                             want.message)
     assert have.line == moved.where[want.line - 1][0]  # type: ignore[index]
+
+
+WORDS = ("model", "config", "tokenizer", "request", "engine", "worker", "cache", "blocks",
+         "memory", "device", "tensor", "parallel", "size", "must", "be", "divisible", "by",
+         "the", "number", "of", "attention", "heads", "found", "expected", "shape", "value")
+
+
+def _cut_at_spaces(head: str, length: int, width: int, rng: random.Random,
+                   sep: str = " ") -> str:
+    """`head`, then words drawn from WORDS, `sep` between them, up to about `length` characters,
+    laid out so that every multiple of `width` falls where two words meet: the row ends with a
+    word (the separator begins the next row) or, with a space between words, with the space
+    (the next row begins with a word)."""
+    def filler(size: int) -> str:
+        return (rng.choice(WORDS) * size)[:size]
+
+    line = head
+    while len(line) < length:
+        word = rng.choice(WORDS)
+        seam = (len(line) // width + 1) * width  # where the next cut falls
+        room = seam - len(line)
+        if len(line) + len(sep) + len(word) < seam:
+            line += sep + word
+        elif sep == " " and room >= 3 and rng.random() < 0.5:  # the space ends the row
+            line += " " + filler(room - 2) + " " + word
+        elif room >= len(sep) + 1:  # a word ends the row
+            line += sep + filler(room - len(sep))
+        else:
+            line += filler(room)  # the row's last word longer, to the cut
+    return line
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(100, 200), st.integers(2, 4), st.sampled_from(["none", "compose", "docker"]),
+       st.sampled_from([" ", ", ", "; "]), st.randoms(use_true_random=False))
+def test_an_excerpt_cut_between_words_reads_as_the_excerpt(width: int, records: int,
+                                                          prefix: str, sep: str,
+                                                          rng: random.Random) -> None:
+    """A short excerpt whose long lines a terminal cut only where words meet (a cut at a space,
+    or before the comma after a word: no word cut in two) still says its width: rows exactly
+    that wide, each followed by a row of no shape of its own that begins with a word, with the
+    one space the cut left or with the comma (no line of its own begins with one). The root
+    is the error line's type and whole message, at its first row."""
+    # records of different modules: rows alike but for their digits are one row of evidence
+    heads = [f"INFO 03-14 09:26:{n:02d} [{module}.py:{100 + n}]"
+             for n, module in enumerate(["config", "loader", "worker", "engine"][:records])]
+    heads += ["Traceback (most recent call last):",
+              '  File "/usr/lib/python3.12/site-packages/vllm/engine/llm_engine.py", line 42, in '
+              "step", "    self.model_executor.execute_model()", "ValueError: expected"]
+    lines = [PREFIXES[prefix](n) + head for n, head in enumerate(heads)]
+    long = [n for n, head in enumerate(heads) if head.startswith(("INFO", "ValueError"))]
+    for n in long:
+        lines[n] = _cut_at_spaces(lines[n], rng.randrange(width + 10, 2 * width), width, rng,
+                                  sep)
+    original = _report(lines)
+    moved = wrapped(lines, width)
+    assert moved is not None
+    assume(max(len(row) for row in moved.lines) == width)
+    got = _report(moved.lines)
+    assert any("hard-wrapped" in notice for notice in got["notices"])
+    want, have = answer_of(original), answer_of(got)
+    assert want.exception == "ValueError"
+    assert (have.verdict, have.exception, have.message) == (want.verdict, want.exception,
+                                                            want.message)
+    assert have.line == moved.where[want.line - 1][0]  # type: ignore[index]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 40), st.integers(3, 8), st.randoms(use_true_random=False))
+def test_an_excerpt_cut_inside_its_record_heads_reads_as_the_excerpt(seam: int, frames: int,
+                                                                     rng: random.Random) -> None:
+    """A native crash report relayed by Ray (`(RayWorkerWrapper pid=N) [time E pid tid]
+    logging.cc:447: ...` records, one a frame) wrapped where every row ends inside the record's
+    head, at a seam no space marks (`logging.cc` + `:447: ...`, `E 812 8` + `12] ...`): the rows
+    cut the heads, which says the width though no word is cut in two. The root is the report's
+    first line, whole."""
+    pid = rng.randrange(100, 9999)
+    head = (f"(RayWorkerWrapper pid={pid}) [2025-04-17 15:09:14,{rng.randrange(100, 999)} "
+            f"E {pid} {pid}] logging.cc:447:")
+    # the seams inside the head that no space marks, from the time on
+    seams = [n for n in range(head.index("[") + 1, len(head))
+             if not head[n - 1].isspace() and not head[n].isspace()]
+    width = seams[seam % len(seams)]
+    assume(width >= 60)
+    bodies = [f" *** SIGSEGV received at time={rng.randrange(10**9, 10**10)} on cpu "
+              f"{rng.randrange(256)} ***",
+              f" PC: @     0x{rng.randrange(16**12):012x}  (unknown)  ncclAllReduce()"]
+    bodies += [f"     @     0x{rng.randrange(16**12):012x}  (unknown)  (unknown)"
+               for _ in range(frames)]
+    lines = [head + body for body in bodies]
+    original = _report(lines)
+    moved = wrapped(lines, width)
+    assert moved is not None
+    assume(max(len(row) for row in moved.lines) == width)
+    got = _report(moved.lines)
+    assert any("hard-wrapped" in notice for notice in got["notices"])
+    want, have = answer_of(original), answer_of(got)
+    assert want.exception
+    assert (have.verdict, have.exception, have.message) == (want.verdict, want.exception,
+                                                            want.message)
+    assert have.line == moved.where[want.line - 1][0]  # type: ignore[index]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(FAILURES), st.integers(0, 20), st.integers(70, 200),
+       st.randoms(use_true_random=False))
+def test_a_quoted_terminal_copy_reads_as_the_copy(kind: str, served: int, width: int,
+                                                 rng: random.Random) -> None:
+    """A terminal's copy quoted in markdown (a reply or an issue quoting a wrapped paste: `> `
+    before every row, `>` alone for a blank one): the rows inside the quote say the width they
+    say unquoted, and the quoted copy reads as the copy unquoted (its rows joined alike)."""
+    lines = _log(kind, served, "none", rng)
+    moved = wrapped(lines, width)
+    assume(moved is not None and len({line for line in lines if len(line) > width}) >= 3)
+    assert moved is not None
+
+    def quoted(rows: list[str]) -> list[str]:
+        return [f"> {row}" if row else ">" for row in rows]
+
+    head = ("\n".join(moved.lines) + "\n").encode()[:HEAD_BYTES]
+    quoted_head = ("\n".join(quoted(moved.lines)) + "\n").encode()[:HEAD_BYTES]
+    read = wrap_width(head)
+    assert wrap_width(quoted_head) == (None if read is None else read + 2)
+    assume(read is not None)
+    unquoted, got = _report(moved.lines), _report(quoted(moved.lines))
+    assert any("hard-wrapped" in notice for notice in got["notices"])
+    want, have = answer_of(unquoted), answer_of(got)
+    assert (have.verdict, have.exception, have.message, have.line) \
+        == (want.verdict, want.exception, want.message, want.line)
