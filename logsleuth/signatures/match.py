@@ -308,10 +308,10 @@ class SignatureSet:
         if self._screen is None:
             self._screen = _Screen(self.signatures)
         screen = self._screen
-        modules = {id(t): _raising_modules(t.event) if screen.modules else ((), ())
-                   for t in targets}
+        modules = {id(t): _raising_modules(t.event, self._causality) if screen.modules
+                   else ((), ()) for t in targets}
         prepared = [(t, text, mask(text), lowered_if_ascii(text))
-                    for t in targets for text in _readings(t.event)]
+                    for t in targets for text in _readings(t.event, self._causality)]
         spreads: dict[int, int | None] = {}  # vllm_spread of a target, once asked for
         classes = self._class_families(prepared)
         # which signatures each reading may give a message score (the rest score None)
@@ -658,11 +658,25 @@ def _raised_outside_vllm(event: ErrorEvent) -> bool:
     return raised_by_vllm(event) is False
 
 
-def _raising_modules(event: ErrorEvent) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(vLLM modules, installed library module) that raised the error."""
+def _raising_modules(event: ErrorEvent, causality: Causality | None = None
+                     ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(vLLM modules, installed library module) that raised the error.
+
+    A wrapper that restates its cause's str(e) (causality.yaml `wrappers`: the executor's
+    `Worker failed with error '...'`) was raised by the module that restated it, not by the one
+    that failed: the modules are those of the quoted cause, the ones vLLM's index files its
+    message under (none when the index does not know it). The restating module alone names
+    no subsystem: an executor's family is the answer only for a cause the executor raises."""
     # imported here: the index's lookup uses this package's template vocabulary
     from logsleuth.index.origin import library_modules, raising_modules
 
+    quoted = _quoted_cause(event, causality)
+    if quoted is not None:
+        cls, message = quoted
+        if cls is not None and causality is not None and causality.interpreter_class(message):
+            return (), ()  # the interpreter's words: any module's code may have raised them
+        cause = replace(event, exception=cls or event.exception, message=message, frames=())
+        return raising_modules(cause), ()
     return raising_modules(event), library_modules(event)
 
 
@@ -774,14 +788,16 @@ def _compare(value: object, clause: str) -> bool:
 _WRAP = re.compile(r"(?<=\w) {6,}(?=\w)")
 
 
-def _readings(event: ErrorEvent) -> list[str]:
+def _readings(event: ErrorEvent, causality: Causality | None = None) -> list[str]:
     """The texts a signature's message patterns are tried on.
 
     `Type: message` as printed; as written when a terminal wrapped it (`conf        iguration`:
     a long run of spaces inside a word is where a pasted line was broken); without the count
     Ray's deduplication appended; and for an exception with no message (a bare `assert`) or a
     traceback cut before its exception line (a pasted excerpt: the source line is all it says),
-    `Type: <the failing source line>`.
+    `Type: <the failing source line>`. A wrapper that restates its cause's str(e)
+    (causality.yaml `wrappers`) is read also as that cause, `Type: message`, where its class is
+    known (`_quoted_cause`): the class's own families and fallback may answer it.
     """
     from logsleuth.assemble import CUT_TRACEBACK  # here: assemble imports this module
 
@@ -800,7 +816,28 @@ def _readings(event: ErrorEvent) -> list[str]:
     if (not event.message or event.exception == CUT_TRACEBACK) and event.frames \
             and event.frames[-1].code:
         readings.append(f"{event.exception}: {event.frames[-1].code}")
+    cause = _quoted_cause(event, causality)
+    if cause is not None and cause[0] is not None:
+        readings.append(f"{cause[0]}: {cause[1]}")
     return readings
+
+
+def _quoted_cause(event: ErrorEvent, causality: Causality | None
+                  ) -> tuple[str | None, str] | None:
+    """For a wrapper that restates its cause's str(e) (causality.yaml `wrappers`): the cause's
+    class where it is known (the one vLLM's index raises the whole message with, else the
+    built-in exception whose words the message is: `interpreter_messages`; None when neither
+    knows it) and its message; None for any other event."""
+    quoted = causality.wrapped_cause(event.message) if causality is not None else None
+    if causality is None or quoted is None:
+        return None
+    quoted = quoted.strip()
+    builtin = causality.interpreter_class(quoted)
+    if builtin is not None:
+        return builtin, quoted
+    from logsleuth.index.bare import raised_class  # the index loads only when one is met
+
+    return raised_class(quoted), quoted
 
 
 _SYNTAX = re.compile(r"\\[dDwWsSbB]|\(\?[:i=!<]*|[\[\](){}?*+|^$.\\]|\{\d*,?\d*\}")
