@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import IntEnum
 
 from logsleuth.index.data import MessageTemplate, VllmIndex, sites_of
@@ -28,8 +28,9 @@ MIN_LITERAL_CHARS = 28
 # A short template admitted by its share of a short message, whose fixed words name no program
 # entity ("{any} must be positive", "{any} is not supported"), says where the message comes from
 # only through what its placeholders hold: words vLLM's templates use, or an entity (an
-# identifier, an acronym, a word with digits). Made-up words in plain-word frames name no vLLM
-# subsystem, whatever module prints that frame (issue 11, tests/test_nonsense_probe.py).
+# identifier, an acronym, a word with digits), or through a traceback that passes its site.
+# Made-up words in plain-word frames name no vLLM subsystem, whatever module prints that frame
+# (issue 11, tests/test_nonsense_probe.py): such a fit is `weak`.
 
 
 class Fit(IntEnum):
@@ -47,6 +48,9 @@ class TextMatch:
     fit: Fit
     literal_chars: int
     sites: tuple[MessageTemplate, ...]
+    # a short template of plain words whose placeholders hold no entity and no word of vLLM's
+    # (MIN_LITERAL_CHARS): only a traceback through one of its sites says vLLM printed it
+    weak: bool = False
 
 
 def literal_of(text: str) -> str:
@@ -173,8 +177,6 @@ class TemplateMatcher:
                 words = self._words[text] = tuple(literal_of(text).split())
             if not all(word in message for word in words):
                 continue  # its pattern needs each of its words as it is: not compiled for none
-            if literal < MIN_LITERAL_CHARS and not self._fill_names_vllm(text, words, message):
-                continue
             pattern = self._patterns.get(text)
             if pattern is None:
                 pattern = self._patterns[text] = compile_template(text)
@@ -186,4 +188,7 @@ class TemplateMatcher:
                 continue
             if best is None or (fit, literal) > (best.fit, best.literal_chars):
                 best = TextMatch(text, fit, literal, self._sites_of(text))
+        if best is not None and best.literal_chars < MIN_LITERAL_CHARS \
+                and not self._fill_names_vllm(best.text, self._words[best.text], message):
+            best = replace(best, weak=True)
         return best
