@@ -110,7 +110,7 @@ def _whole(matcher: TemplateMatcher, text: str) -> TextMatch | None:
     """The template the whole line, or the whole of it after a program's own label, renders."""
     for message in _messages(text):
         match = matcher.find(message) if message else None
-        if match is not None and match.fit is Fit.WHOLE:
+        if match is not None and match.fit is Fit.WHOLE and not match.weak:
             return match
     return None
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import IntEnum
 
 from logsleuth.index.data import MessageTemplate, VllmIndex, sites_of
@@ -25,6 +25,12 @@ MAX_MESSAGE_CHARS = 4000  # longer messages are compared on their start: templat
 # claim every message that ends that way.
 MIN_LITERAL_SHARE = 0.35
 MIN_LITERAL_CHARS = 28
+# A short template admitted by its share of a short message, whose fixed words name no program
+# entity ("{any} must be positive", "{any} is not supported"), says where the message comes from
+# only through what its placeholders hold: words vLLM's templates use, or an entity (an
+# identifier, an acronym, a word with digits), or through a traceback that passes its site.
+# Made-up words in plain-word frames name no vLLM subsystem, whatever module prints that frame
+# (issue 11, tests/test_nonsense_probe.py): such a fit is `weak`.
 
 
 class Fit(IntEnum):
@@ -42,6 +48,9 @@ class TextMatch:
     fit: Fit
     literal_chars: int
     sites: tuple[MessageTemplate, ...]
+    # a short template of plain words whose placeholders hold no entity and no word of vLLM's
+    # (MIN_LITERAL_CHARS): only a traceback through one of its sites says vLLM printed it
+    weak: bool = False
 
 
 def literal_of(text: str) -> str:
@@ -111,6 +120,7 @@ class TemplateMatcher:
         self._patterns: dict[str, re.Pattern[str]] = {}
         self._literal: dict[str, int] = {}
         self._words: dict[str, tuple[str, ...]] = {}  # a template's fixed words (literal_of)
+        self._vocabulary: frozenset[str] | None = None
 
     @property
     def texts(self) -> int:
@@ -121,6 +131,28 @@ class TemplateMatcher:
         if found is None:
             found = self._sites[text] = sites_of(self.index, text)
         return found
+
+    def vocabulary(self) -> frozenset[str]:
+        """Every word (TOKEN, lower case) of every template's fixed text, made on first use."""
+        if self._vocabulary is None:
+            self._vocabulary = frozenset(
+                word.lower() for text in self.index.texts
+                for word in TOKEN.findall(literal_of(text)))
+        return self._vocabulary
+
+    def _fill_names_vllm(self, text: str, words: tuple[str, ...], message: str) -> bool:
+        """Whether a short template's fit says the message is vLLM's: its fixed words name a
+        program entity, or what its placeholders hold does (see MIN_LITERAL_CHARS)."""
+        from logsleuth.signatures.generic import names_nothing  # it imports the index lazily
+
+        if not names_nothing(text, regex=False):
+            return True
+        fixed = set(words)
+        fill = " ".join(w for w in message.split() if w not in fixed)
+        if not names_nothing(fill, regex=False):
+            return True
+        tokens = TOKEN.findall(fill)
+        return not tokens or all(t.lower() in self.vocabulary() for t in tokens)
 
     def candidates(self, message: str) -> set[str]:
         """The template texts filed under a word of the message."""
@@ -156,4 +188,7 @@ class TemplateMatcher:
                 continue
             if best is None or (fit, literal) > (best.fit, best.literal_chars):
                 best = TextMatch(text, fit, literal, self._sites_of(text))
+        if best is not None and best.literal_chars < MIN_LITERAL_CHARS \
+                and not self._fill_names_vllm(best.text, self._words[best.text], message):
+            best = replace(best, weak=True)
         return best

@@ -33,10 +33,11 @@ def origin_of(event: ErrorEvent, matcher: TemplateMatcher, version: str | None =
     index = matcher.index
     short = event.exception.rsplit(".", 1)[-1]
     in_frames = frame_sites(event)
-    if default_causality().pythons_own(event.message) and not any(
+    if (found.weak or default_causality().pythons_own(event.message)) and not any(
             (s.module, s.function.rsplit(".", 1)[-1]) in in_frames for s in found.sites):
-        # Python's own words (the interpreter's `python3: No module named vllm`, any import's):
-        # a vLLM template that copies them is not who printed them, without its frames
+        # Python's own words (the interpreter's `python3: No module named vllm`, any import's),
+        # or a few plain words around words vLLM never prints (lookup.py, `weak`): a vLLM
+        # template that holds them is not who printed them, without its frames
         return None
     # the site the traceback passes through, then the class the log names, then the newest
     ranked = sorted(found.sites, key=lambda s: (
@@ -100,7 +101,7 @@ def cut_above_vllm(event: ErrorEvent) -> tuple[str, ...]:
     if not any(p.search(frame.file) for f in default_frameworks() for p in f.frames):
         return ()
     found = default_matcher().find(event.message)
-    if found is None or found.fit is not Fit.WHOLE:
+    if found is None or found.fit is not Fit.WHOLE or found.weak:
         return ()
     short = event.exception.rsplit(".", 1)[-1]
     return tuple(dict.fromkeys(s.module for s in found.sites if s.cls == short

@@ -187,6 +187,8 @@ def plugin_origin(event: ErrorEvent, facts: Mapping[str, object] | None = None,
         if found is None:
             continue
         through = any(_in_frames(s, frames) for s in found.sites)
+        if found.weak and not through:
+            continue  # plain words around words no template holds (lookup.py, `weak`)
         rank = (through, int(found.fit), found.literal_chars)
         if best is None or rank > best[0]:
             best = (rank, plugin, found)
