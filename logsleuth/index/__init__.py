@@ -27,7 +27,7 @@ from logsleuth.index.release import upgrade_for, with_upgrade
 from logsleuth.index.spellings import with_spellings
 from logsleuth.model import (ConfigName, ErrorEvent, EventKind, Evidence, Match, MessageAdvice, Origin,
                              ReleaseEvidence, Report, SignatureKind)
-from logsleuth.remedy import advice_of, default_phrasing, knobs
+from logsleuth.remedy import advice_of, default_phrasing, knobs, remedy_of
 from logsleuth.signatures.match import MAX_ALTERNATIVES
 
 __all__ = ["VllmIndex", "default_index", "annotate", "origins_of", "release_after"]
@@ -230,7 +230,11 @@ def _with_named_settings(report: Report, advice: MessageAdvice | None = None) ->
     if event is None:
         return match
     fix = match.fix
-    if advice is not None and advice.event_line == event.line and _lacks(fix, advice.text):
+    # the remedy the message states, apart from what its wording implies: a fix naming the
+    # implied package (`pip install flashinfer-python`) still lacks a stated step that names none
+    stated = remedy_of(event.message)
+    if advice is not None and advice.event_line == event.line and (
+            _lacks(fix, advice.text) or (stated is not None and _lacks(fix, stated))):
         # the class's fix holds for the class; the message's own words hold for this error
         fix = f"{fix.rstrip()}\n\nThe error's own message advises: {advice.text}\n"
     shown = []
