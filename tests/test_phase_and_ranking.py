@@ -277,3 +277,22 @@ def test_an_unprefixed_log_reads_every_lifecycle_line(prefix: str, upto: int,
     report = explain_text(_log(prefix, lines))
     assert report.phase is not None and report.phase.source == "log"
     assert report.phase.phase is (Phase.SERVING if serving else LIFECYCLE[upto][1])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.booleans(), st.integers(1_000_000, 4_000_000), st.randoms(use_true_random=False))
+def test_an_offline_engine_s_workers_that_talked_first_keep_their_phase(
+        last_first: bool, pid: int, rng: random.Random) -> None:
+    """An offline engine's workers (no API server of their own; pids above another server's)
+    print their start-up before that server begins, then fail while it serves: they are none of
+    its children, and its serving is not their phase."""
+    workers = [f"(VllmWorker rank={rank} pid={pid + rank}) " for rank in range(2)]
+    own = [f"{prefix}INFO 05-10 16:00:15 [gpu_model_runner.py:1686] Graph capturing finished in "
+           f"112 secs, took 0.95 GiB" for prefix in workers]
+    failing = workers[::-1] if last_first else workers
+    own += [f"{prefix}ERROR 05-10 16:00:16 [multiproc_executor.py:470] {OOM}" for prefix in failing]
+    other = Server(api=990_001, engine=990_101, workers=2)
+    host = other.startup() + other.requests(40)
+    lines = interleave(own, len(own) - 2, host, rng).lines
+    assert _phase(own) is Phase.GRAPH_CAPTURE
+    assert _phase(lines) is Phase.GRAPH_CAPTURE
