@@ -22,8 +22,7 @@ A run holds several when the log says so:
 Then each API server with a pid heads a deployment. It owns one engine core of each name: the
 nearest pid above its own among those that first talk after it began (it starts them); the
 rest of the processes with a pid go with the nearest engine core or API server below them (an
-engine core starts its workers), unless they talked before that deployment's API server began
-(no child of it). Processes with a pid that no server owns, and unprefixed output
+engine core starts its workers). Processes with a pid that no server owns, and unprefixed output
 that printed its own start or talked before any server began, are one more deployment, the
 unowned one. Other unprefixed output (a library's line, an
 NCCL warning printed without a prefix beside prefixed processes) may be anyone's: its work
@@ -129,16 +128,12 @@ def deployments_of(events: Iterable[Event], know: Causality) -> Deployments:
     # every other process with a pid: the deployment of the nearest engine core or API server
     # below it (a server starts its engine cores, they start their workers)
     parents = sorted(ones + heads, key=lambda p: p.pid or 0)
-    starts = {server.pid or 0: line for server, line in servers.items()}
     pids = [p.pid or 0 for p in parents]
     for process in first:
         if process.pid is None or process in groups:
             continue
         index = bisect_right(pids, process.pid) - 1
-        head = groups[parents[index]] if index >= 0 else UNOWNED
-        begins = starts.get(head)
-        # a process that talked before that server began is none of its children
-        groups[process] = head if begins is None or begins <= first[process] else UNOWNED
+        groups[process] = groups[parents[index]] if index >= 0 else UNOWNED
     return Deployments(groups)
 
 

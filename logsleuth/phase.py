@@ -7,21 +7,15 @@ section of signatures/causality.yaml:
 - the failing traceback's frames (`profile_run`, `capture_model`, `load_weights`): the
   strongest evidence, since they name the code that was running;
 - the lifecycle lines before the error (`Loading weights took`, `# GPU blocks`,
-  `Capturing CUDA graphs`): the most advanced phase the engine had begun. When two deployments
-  write into one run of the log at once (deployments.py tells whose processes are whose), only
-  the lines of the failing process's own deployment count: another server serving beside a
-  start-up that fails makes no serving failure of it. Lines deployments.py cannot place
-  (unprefixed output of no start, a run that holds one deployment) count as before.
+  `Capturing CUDA graphs`): the most advanced phase the engine had begun.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from logsleuth.deployments import deployments_of
 from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import ErrorEvent, Event, Inference, Milestone, MilestoneKind, Phase, PhaseEvidence
-from logsleuth.runs import split_runs
 
 # The lifecycle milestones that causality.yaml keeps for other reasons also mark a phase.
 _MILESTONE_PHASES = {MilestoneKind.READY: Phase.SERVING, MilestoneKind.SERVING: Phase.SERVING,
@@ -41,20 +35,7 @@ def failure_phase(inference: Inference, events: Iterable[Event],
         found = frames_phase(event, know)
         if found is not None:
             return found
-    return lines_phase(first.line, own_deployment(first, list(events), know))
-
-
-def own_deployment(event: ErrorEvent, events: list[Event], know: Causality) -> list[Event]:
-    """`events` less the milestones of another deployment than `event`'s in the run `event`
-    belongs to (all of them when the run holds one, or `event`'s process may be any's)."""
-    runs = [run for run in split_runs(events, know) if run.start_line <= event.line]
-    if not runs:
-        return events
-    deployments = deployments_of(runs[-1].events, know)
-    if not deployments.several or deployments.of(event.process) is None:
-        return events
-    return [e for e in events if not isinstance(e, Milestone)
-            or deployments.shares(event.process, e.process)]
+    return lines_phase(first.line, events)
 
 
 def frames_phase(event: ErrorEvent, causality: Causality | None = None) -> PhaseEvidence | None:

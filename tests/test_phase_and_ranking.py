@@ -4,11 +4,10 @@ do not gate, exact signatures before families, and ties broken by evidence, neve
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import logsleuth
@@ -18,8 +17,6 @@ from logsleuth.pipeline import explain_text
 from logsleuth.render.json import report_to_dict
 from logsleuth.signatures import THRESHOLD, load_signatures
 from logsleuth.tokenize import anchor_patterns
-from metamorphic import interleave
-from scenario_logs import Server
 
 # ---- phase from lifecycle lines ------------------------------------------------------------
 # Real line texts by era (shared/research/vllm-log-format.md section 4), each with the phase it
@@ -220,79 +217,3 @@ def test_kinds_are_ordered_by_strength() -> None:
     strengths = [kind.strength for kind in SignatureKind]
     assert strengths == sorted(strengths, reverse=True) and len(set(strengths)) == len(strengths)
     assert SignatureKind.EXACT.strength > SignatureKind.FAMILY.strength
-
-
-# ---- phase of one deployment beside another (issue 10: the interleave transforms) --------------
-# Two deployments writing into one log: the failing one's phase is read from its own lifecycle
-# lines (deployments.py tells whose processes are whose); another server serving beside a
-# start-up that fails makes no serving failure of it.
-
-def _deployment_failing(server: Server, upto: int, serving: bool) -> list[str]:
-    """`server`'s start-up up to its `upto`th line (all of it and some answers when `serving`),
-    then its engine core's out-of-memory error and its API server's report of it."""
-    lines = server.startup() + server.requests(12) if serving else server.startup()[:upto]
-    return lines + [server.engine_line("ERROR", "core.py:710", OOM),
-                    server.api_line("ERROR", "core_client.py:564",
-                                    "Engine core proc EngineCore_DP0 died unexpectedly, "
-                                    "shutting down client.")]
-
-
-def _beside(lines: list[str], rng: random.Random) -> list[str]:
-    other = Server(api=990_001, engine=990_101, workers=2)
-    return interleave(lines, 0, other.startup() + other.requests(max(40, len(lines))), rng).lines
-
-
-def _phase(lines: list[str]) -> Phase | None:
-    report = explain_text("\n".join(lines) + "\n")
-    return report.phase.phase if report.phase is not None else None
-
-
-@settings(max_examples=25, deadline=None)
-@given(st.integers(3, 7), st.integers(1000, 90_000), st.booleans(),
-       st.randoms(use_true_random=False))
-def test_another_deployment_s_lines_do_not_set_the_failure_s_phase(
-        upto: int, api: int, serving: bool, rng: random.Random) -> None:
-    """A start-up failure keeps its start-up phase among another server's answers; a serving
-    failure keeps its serving phase."""
-    server = Server(api=api, engine=api + 100, workers=2)
-    alone = _deployment_failing(server, upto, serving)
-    expected = _phase(alone)
-    assert expected is (Phase.SERVING if serving else LIFECYCLE_OF[upto])
-    assert _phase(_beside(alone, rng)) is expected
-
-
-# the phase the Server's start-up lines reach after its first `upto` lines
-LIFECYCLE_OF = {3: Phase.INIT, 4: Phase.PROFILE, 5: Phase.PROFILE, 6: Phase.KV_CACHE,
-                7: Phase.KV_CACHE}
-
-
-@given(prefix=st.sampled_from(["", "INFO 06-19 16:59:22 [core.py:171] "]),
-       upto=st.integers(min_value=0, max_value=len(LIFECYCLE) - 1),
-       serving=st.booleans())
-def test_an_unprefixed_log_reads_every_lifecycle_line(prefix: str, upto: int,
-                                                       serving: bool) -> None:
-    """Unprefixed output tells nobody's lines apart: every lifecycle line counts, as before."""
-    lines = [text for text, _ in LIFECYCLE[:upto + 1]]
-    lines += ["Application startup complete."] if serving else []
-    report = explain_text(_log(prefix, lines))
-    assert report.phase is not None and report.phase.source == "log"
-    assert report.phase.phase is (Phase.SERVING if serving else LIFECYCLE[upto][1])
-
-
-@settings(max_examples=25, deadline=None)
-@given(st.booleans(), st.integers(1_000_000, 4_000_000), st.randoms(use_true_random=False))
-def test_an_offline_engine_s_workers_that_talked_first_keep_their_phase(
-        last_first: bool, pid: int, rng: random.Random) -> None:
-    """An offline engine's workers (no API server of their own; pids above another server's)
-    print their start-up before that server begins, then fail while it serves: they are none of
-    its children, and its serving is not their phase."""
-    workers = [f"(VllmWorker rank={rank} pid={pid + rank}) " for rank in range(2)]
-    own = [f"{prefix}INFO 05-10 16:00:15 [gpu_model_runner.py:1686] Graph capturing finished in "
-           f"112 secs, took 0.95 GiB" for prefix in workers]
-    failing = workers[::-1] if last_first else workers
-    own += [f"{prefix}ERROR 05-10 16:00:16 [multiproc_executor.py:470] {OOM}" for prefix in failing]
-    other = Server(api=990_001, engine=990_101, workers=2)
-    host = other.startup() + other.requests(40)
-    lines = interleave(own, len(own) - 2, host, rng).lines
-    assert _phase(own) is Phase.GRAPH_CAPTURE
-    assert _phase(lines) is Phase.GRAPH_CAPTURE
