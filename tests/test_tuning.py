@@ -525,6 +525,8 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    "healthy/tt-lm-eval-vllm-backend-v06-a100-leaderboard-command-and-progress-bar-14-percent":
+        "moved in from the held-out set by the end-of-session-30 check: not yet analysed",
     # Session 30's random development split (twenty-first): three of its cold verdict or root
     # misses left this list, each fixed for its class (tests/test_s30_root_classes.py):
     # launchers/ll-v091dev-ci-buildkite-quantization-cpu-offload-server-exited-unexpectedly-symptom
