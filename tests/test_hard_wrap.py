@@ -72,6 +72,23 @@ def _report(lines: list[str]) -> dict[str, Any]:
     return report_to_dict(explain_text("\n".join(lines) + "\n", signatures=default_signatures()))
 
 
+def _reads_wrapped_as_printed(lines: list[str], width: int) -> Any:
+    """Wrap `lines` at `width` (every row that wide: else the draw is skipped), and check the
+    wrapped copy says it was wrapped and gives the original's answer at the first row of the
+    original's root line; the original's answer (metamorphic.answer_of)."""
+    original = _report(lines)
+    moved = wrapped(lines, width)
+    assert moved is not None
+    assume(max(len(row) for row in moved.lines) == width)
+    got = _report(moved.lines)
+    assert any("hard-wrapped" in notice for notice in got["notices"])
+    want, have = answer_of(original), answer_of(got)
+    assert (have.verdict, have.exception, have.message) == (want.verdict, want.exception,
+                                                            want.message)
+    assert have.line == moved.where[want.line - 1][0]  # type: ignore[index]
+    return want
+
+
 def _failure(server: Server, kind: str) -> list[str]:
     if kind == "illegal access":
         return (server.worker_runtime_error(1, ILLEGAL_ACCESS)
@@ -330,17 +347,8 @@ def test_an_excerpt_cut_between_words_reads_as_the_excerpt(width: int, records: 
     for n in long:
         lines[n] = _cut_at_spaces(lines[n], rng.randrange(width + 10, 2 * width), width, rng,
                                   sep)
-    original = _report(lines)
-    moved = wrapped(lines, width)
-    assert moved is not None
-    assume(max(len(row) for row in moved.lines) == width)
-    got = _report(moved.lines)
-    assert any("hard-wrapped" in notice for notice in got["notices"])
-    want, have = answer_of(original), answer_of(got)
+    want = _reads_wrapped_as_printed(lines, width)
     assert want.exception == "ValueError"
-    assert (have.verdict, have.exception, have.message) == (want.verdict, want.exception,
-                                                            want.message)
-    assert have.line == moved.where[want.line - 1][0]  # type: ignore[index]
 
 
 @settings(max_examples=30, deadline=None)
@@ -366,17 +374,8 @@ def test_an_excerpt_cut_inside_its_record_heads_reads_as_the_excerpt(seam: int, 
     bodies += [f"     @     0x{rng.randrange(16**12):012x}  (unknown)  (unknown)"
                for _ in range(frames)]
     lines = [head + body for body in bodies]
-    original = _report(lines)
-    moved = wrapped(lines, width)
-    assert moved is not None
-    assume(max(len(row) for row in moved.lines) == width)
-    got = _report(moved.lines)
-    assert any("hard-wrapped" in notice for notice in got["notices"])
-    want, have = answer_of(original), answer_of(got)
+    want = _reads_wrapped_as_printed(lines, width)
     assert want.exception
-    assert (have.verdict, have.exception, have.message) == (want.verdict, want.exception,
-                                                            want.message)
-    assert have.line == moved.where[want.line - 1][0]  # type: ignore[index]
 
 
 @settings(max_examples=30, deadline=None)
