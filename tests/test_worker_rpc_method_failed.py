@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import string
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from logsleuth.pipeline import explain_text
@@ -61,6 +61,10 @@ def test_a_collective_rpc_failure_gets_the_family(data: st.DataObject, method: s
         f"NotImplementedError: Method '{method}' is not implemented.",
         f"ERROR 05-02 10:11:30 [worker_base.py:620] Error executing method '{weight}'. This might "
         "cause deadlock in distributed execution.")))
+    # Python's own words ("'Worker' object has no attribute") are the family's only on a call
+    # path through vLLM (its `origin: python`): a bare copy names no place, and Ray's own `Worker`
+    # says the same at interpreter exit (the last test): a bare copy is not claimed
+    assume(caller or not line.startswith("AttributeError"))
     assert _explain([line], prefix, "" if line.startswith("ERROR") else caller) == FAMILY, line
 
 
