@@ -61,6 +61,10 @@ ALLOWED: dict[str, str] = {
     "healthy/t-ascend-v074dev-early-v1-qwen25-7b-modelscope-vllm-c-missing-warnings-serving-curl-in-paste":
         "the `No module named 'vllm._C'` warning of the Ascend plugin's start is followed by the "
         "server's start and a completion answered 200; its failing twins end on it",
+    "healthy/tt-macos-m3-flask-app-imports-vllm-c-extension-and-triton-missing-warnings-reloader-serving":
+        "the `No module named 'vllm._C'` warning of vLLM imported as a library (a web app's "
+        "start, no engine) is followed by the app's own start and its server running, twice "
+        "(the reloader's second start); its failing twins end on it",
 }
 
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
