@@ -206,6 +206,9 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # tuning (359): verdict 339, root 225/248, fix 75/146, case 267; floors unchanged.
 # Session 31's twenty-second random split moved 30 to tuning (329 left): verdict 310, root
 # 210/229, fix 70/133, case 246 with the session-30 code; floors that less 2.
+# Then holdout-d's 12 uu-* cases (alone, cold with the session's base code: verdict 7/12, root
+# 4/10, fix 0/3, case 5) came in (341): verdict 317, root 214/239, fix 70/136, case 251; floors
+# unchanged.
 FLOORS = {
     "verdict": 308,
     "root": 208,
@@ -286,8 +289,10 @@ FLOORS = {
 # in, two of them answered the wrong way cold (leaving them out would bias the measure), plus 1;
 # 14 on 360 once holdout-e's 15 tt-* cases came in, two of them answered the wrong way cold, plus 1;
 # 13 on the 359 after the end-of-session-30 check moved one of them out, plus 2 (kept); 12 on the
-# 329 left by session 31's split (one of the 30 moved), plus 1.
-MAX_WRONG_WAY = 13
+# 329 left by session 31's split (one of the 30 moved), plus 1; 16 on 341 once holdout-d added 12
+# uu-* cases (failing logs whose last lines hold no Python traceback), four of them answered the
+# wrong way cold (leaving them out would bias the measure), plus 1.
+MAX_WRONG_WAY = 17
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
