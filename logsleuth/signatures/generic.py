@@ -51,6 +51,12 @@ NAMED = re.compile(r"\w+(?:[._]\w+)+|--\w|\b[A-Za-z]*[a-z][A-Z]\w*|\b[A-Z]{2,}\w
 # an exception class in the text (`^AssertionError: `, `(?:\w+\.)*KeyError`): the type, which
 # the exception part judges, not what the message names
 _CLASS = re.compile(r"(?:\w+\.)*\w*(?:Error|Exception|Warning|Interrupt)\b:?")
+# the interpreter's own type names (`'NoneType' object has no attribute 'get'`, `'NotImplementedType'
+# object is not callable`): every line that meets a None prints them, so they name no program
+# entity, whatever their CamelCase says
+_INTERPRETER_TYPES = re.compile(r"\b(?:%s)\b" % "|".join(sorted(
+    {type(None).__name__, type(NotImplemented).__name__, type(...).__name__}
+    | {name for name, value in vars(builtins).items() if isinstance(value, type)})))
 # regex syntax that is not fixed text: negative look-arounds (what the text must not say),
 # classes, escapes of classes, group openers, quantifiers, anchors
 _NEGATIVE = re.compile(r"\(\?<?!(?:[^()\\]|\\.|\((?:[^()\\]|\\.)*\))*\)")
@@ -72,8 +78,9 @@ def fixed_text(part: str, *, regex: bool) -> str:
 @cache
 def names_nothing(part: str, *, regex: bool) -> bool:
     """Whether a message part's fixed text names no program entity (NAMED), its exception
-    class left aside."""
-    return NAMED.search(_CLASS.sub(" ", fixed_text(part, regex=regex))) is None
+    class and the interpreter's type names left aside."""
+    text = _INTERPRETER_TYPES.sub(" ", _CLASS.sub(" ", fixed_text(part, regex=regex)))
+    return NAMED.search(text) is None
 
 
 def packages(modules: list[str]) -> set[str]:
@@ -91,11 +98,14 @@ def max_packages(sites: tuple[MessageTemplate, ...]) -> int:
 
 def vllm_spread(event: ErrorEvent) -> int | None:
     """How many vLLM packages print the event's message in one release; None when vLLM's index
-    does not hold the message (another program printed it)."""
+    does not hold the message (another program printed it) or holds it only as a weak template."""
     from logsleuth.index.origin import default_matcher
 
     found = default_matcher().find(event.message) if event.message else None
-    return None if found is None else max_packages(found.sites)
+    # a weak template (the interpreter's own words around placeholders: `{any} object has no
+    # attribute {any}`, which one of vLLM's __getattr__ re-raises) does not make the message
+    # vLLM's: any line of any package prints those words
+    return None if found is None or found.weak else max_packages(found.sites)
 
 
 @cache
