@@ -104,8 +104,6 @@ def test_citations_reads_each_form(text: str, expected: set[str]) -> None:
 # `examples` key (replacing any example whose source is held out by one from an even issue or
 # vLLM's source), then delete its line.
 UNDECLARED: frozenset[str] = frozenset(line.split("  # ")[0].strip() for line in """
-attention/attention-backend-sparse-mla-unsupported  # .2 is built around the forced-backend reasons
-  # quoted in flashinfer's tracker (#2166 there); replace it with vLLM's selector text
 attention/multi-step-attention-backend-unsupported  # written in the commit that generalised from the
   # old held-out set (18e9b0b4); its example's source is not recorded
 build/flash-attn-undefined-symbol  # .log's error and frames come from odd vLLM threads
