@@ -116,7 +116,6 @@ distributed/gloo-connect-full-mesh-failed  # the even thread's lines with frames
   # from other trackers (verl); needs re-assembly from vLLM source
 distributed/nccl-p2p-iommu-hang  # .log is https://github.com/vllm-project/vllm/issues/9920;
   # the negative's source is unrecorded
-memory/memory-profiling-assert  # the negative is a real user's log of unrecorded source
 plugin/ascend-moe-expert-parallel-shape-mismatch  # .log comes from vllm-ascend's tracker (held out);
   # no vllm-ascend source-built example yet
 plugin/plugin-patched-function-signature-mismatch  # .log comes from vllm-ascend's tracker (held out)
