@@ -104,8 +104,6 @@ def test_citations_reads_each_form(text: str, expected: set[str]) -> None:
 # `examples` key (replacing any example whose source is held out by one from an even issue or
 # vLLM's source), then delete its line.
 UNDECLARED: frozenset[str] = frozenset(line.split("  # ")[0].strip() for line in """
-attention/multi-step-attention-backend-unsupported  # written in the commit that generalised from the
-  # old held-out set (18e9b0b4); its example's source is not recorded
 build/flash-attn-undefined-symbol  # .log's error and frames come from odd vLLM threads
   # (NOTES-batch2.md); needs a source-built example
 build/flashinfer-import-abi-mismatch  # positive constructed, the negative's source unrecorded
