@@ -104,8 +104,6 @@ def test_citations_reads_each_form(text: str, expected: set[str]) -> None:
 # `examples` key (replacing any example whose source is held out by one from an even issue or
 # vLLM's source), then delete its line.
 UNDECLARED: frozenset[str] = frozenset(line.split("  # ")[0].strip() for line in """
-build/flash-attn-undefined-symbol  # .log's error and frames come from odd vLLM threads
-  # (NOTES-batch2.md); needs a source-built example
 build/flashinfer-import-abi-mismatch  # positive constructed, the negative's source unrecorded
 build/missing-python-headers  # the positive draws on an odd vLLM thread (NOTES-batch2.md)
 build/triton-ptxas-arch-unsupported  # .log is a corpus case whose source is another
