@@ -105,7 +105,6 @@ def test_citations_reads_each_form(text: str, expected: set[str]) -> None:
 # vLLM's source), then delete its line.
 UNDECLARED: frozenset[str] = frozenset(line.split("  # ")[0].strip() for line in """
 build/flashinfer-import-abi-mismatch  # positive constructed, the negative's source unrecorded
-build/missing-python-headers  # the positive draws on an odd vLLM thread (NOTES-batch2.md)
 build/triton-ptxas-arch-unsupported  # .log is a corpus case whose source is another
   # project's tracker (gpustack)
 distributed/gloo-connect-full-mesh-failed  # the even thread's lines with frames assembled
