@@ -104,8 +104,6 @@ def test_citations_reads_each_form(text: str, expected: set[str]) -> None:
 # `examples` key (replacing any example whose source is held out by one from an even issue or
 # vLLM's source), then delete its line.
 UNDECLARED: frozenset[str] = frozenset(line.split("  # ")[0].strip() for line in """
-build/triton-ptxas-arch-unsupported  # .log is a corpus case whose source is another
-  # project's tracker (gpustack)
 distributed/gloo-connect-full-mesh-failed  # the even thread's lines with frames assembled
   # from other trackers (verl); needs re-assembly from vLLM source
 distributed/nccl-p2p-iommu-hang  # .log is https://github.com/vllm-project/vllm/issues/9920;
