@@ -104,7 +104,6 @@ def test_citations_reads_each_form(text: str, expected: set[str]) -> None:
 # `examples` key (replacing any example whose source is held out by one from an even issue or
 # vLLM's source), then delete its line.
 UNDECLARED: frozenset[str] = frozenset(line.split("  # ")[0].strip() for line in """
-plugin/plugin-patched-function-signature-mismatch  # .log comes from vllm-ascend's tracker (held out)
 """.split("\n")) - {""}
 
 
