@@ -97,34 +97,11 @@ def test_citations_reads_each_form(text: str, expected: set[str]) -> None:
     assert citations(text) == expected
 
 
-# Signatures whose example logs have no `examples` key: their sources are not declared, so the
-# lint's check that no example comes from an odd-numbered vLLM issue cannot see them (one such
-# example, attention-head-size-unsupported's, was built around a held-out issue's text until
-# session 24). Written before the key existed; this set may only shrink: give the file an
-# `examples` key (replacing any example whose source is held out by one from an even issue or
-# vLLM's source), then delete its line.
-UNDECLARED: frozenset[str] = frozenset(line.split("  # ")[0].strip() for line in """
-""".split("\n")) - {""}
-
-
-def undeclared() -> set[str]:
-    from logsleuth.signatures import load_signatures
-
-    out = set()
-    for signature in load_signatures(ROOT, shipped=False):
-        if any(True for _ in signature.examples()) and not signature.example_sources:
-            out.add(signature.path.relative_to(ROOT).with_suffix("").as_posix())
-    return out
-
-
-def test_every_example_log_declares_its_source() -> None:
-    new = undeclared() - UNDECLARED
-    assert not new, f"example logs without an `examples` key giving their sources: {sorted(new)}"
-
-
-def test_undeclared_list_only_holds_live_entries() -> None:
-    gone = UNDECLARED - undeclared()
-    assert not gone, f"these declare their examples now, delete from UNDECLARED: {sorted(gone)}"
+# Every example log's source is declared in its signature's `examples` key: a signature with
+# example logs and no such key is a lint error (logsleuth/signatures/lint.py, held by
+# test_signature_sources.py and test_signatures.test_shipped_set_lints_clean), so the lint's
+# check that no example comes from an odd-numbered vLLM issue sees every example. (Until
+# session 31 eleven signatures predated the key and were listed here as exceptions.)
 
 
 # The same partition for the files beside the YAML and for the test suite: an example log (its
