@@ -97,52 +97,11 @@ def test_citations_reads_each_form(text: str, expected: set[str]) -> None:
     assert citations(text) == expected
 
 
-# Signatures whose example logs have no `examples` key: their sources are not declared, so the
-# lint's check that no example comes from an odd-numbered vLLM issue cannot see them (one such
-# example, attention-head-size-unsupported's, was built around a held-out issue's text until
-# session 24). Written before the key existed; this set may only shrink: give the file an
-# `examples` key (replacing any example whose source is held out by one from an even issue or
-# vLLM's source), then delete its line.
-UNDECLARED: frozenset[str] = frozenset(line.split("  # ")[0].strip() for line in """
-attention/attention-backend-sparse-mla-unsupported  # .2 is built around the forced-backend reasons
-  # quoted in flashinfer's tracker (#2166 there); replace it with vLLM's selector text
-attention/multi-step-attention-backend-unsupported  # written in the commit that generalised from the
-  # old held-out set (18e9b0b4); its example's source is not recorded
-build/flash-attn-undefined-symbol  # .log's error and frames come from odd vLLM threads
-  # (NOTES-batch2.md); needs a source-built example
-build/flashinfer-import-abi-mismatch  # positive constructed, the negative's source unrecorded
-build/missing-python-headers  # the positive draws on an odd vLLM thread (NOTES-batch2.md)
-build/triton-ptxas-arch-unsupported  # .log is a corpus case whose source is another
-  # project's tracker (gpustack)
-distributed/gloo-connect-full-mesh-failed  # the even thread's lines with frames assembled
-  # from other trackers (verl); needs re-assembly from vLLM source
-distributed/nccl-p2p-iommu-hang  # .log is https://github.com/vllm-project/vllm/issues/9920;
-  # the negative's source is unrecorded
-memory/memory-profiling-assert  # the negative is a real user's log of unrecorded source
-plugin/ascend-moe-expert-parallel-shape-mismatch  # .log comes from vllm-ascend's tracker (held out);
-  # no vllm-ascend source-built example yet
-plugin/plugin-patched-function-signature-mismatch  # .log comes from vllm-ascend's tracker (held out)
-""".split("\n")) - {""}
-
-
-def undeclared() -> set[str]:
-    from logsleuth.signatures import load_signatures
-
-    out = set()
-    for signature in load_signatures(ROOT, shipped=False):
-        if any(True for _ in signature.examples()) and not signature.example_sources:
-            out.add(signature.path.relative_to(ROOT).with_suffix("").as_posix())
-    return out
-
-
-def test_every_example_log_declares_its_source() -> None:
-    new = undeclared() - UNDECLARED
-    assert not new, f"example logs without an `examples` key giving their sources: {sorted(new)}"
-
-
-def test_undeclared_list_only_holds_live_entries() -> None:
-    gone = UNDECLARED - undeclared()
-    assert not gone, f"these declare their examples now, delete from UNDECLARED: {sorted(gone)}"
+# Every example log's source is declared in its signature's `examples` key: a signature with
+# example logs and no such key is a lint error (logsleuth/signatures/lint.py, held by
+# test_signature_sources.py and test_signatures.test_shipped_set_lints_clean), so the lint's
+# check that no example comes from an odd-numbered vLLM issue sees every example. (Until
+# session 31 eleven signatures predated the key and were listed here as exceptions.)
 
 
 # The same partition for the files beside the YAML and for the test suite: an example log (its

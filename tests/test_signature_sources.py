@@ -58,6 +58,19 @@ def test_examples_lint_errors(tmp_path: Path, extra: str, logs: tuple[str, ...],
     assert any(words in e for e in errors), errors
 
 
+def test_example_logs_without_an_examples_key_fail_lint(tmp_path: Path) -> None:
+    """CONTRIBUTING.md: an example log whose public source is not declared is an error, not a
+    warning (the check that no example comes from the held-out set cannot see it otherwise)."""
+    path = _write(tmp_path, "", ("sourced.log", "sourced.negative.log"))
+    errors = [p for p in lint([tmp_path], examples=False) if p.is_error]
+    assert [p.location for p in errors] == [f"{path}:1"], [p.format() for p in errors]
+    assert "no `examples` key: give each example log's public source" in errors[0].format()
+    assert errors[0].format().startswith(f"{path}:1: error: ")
+    result = CliRunner().invoke(main, ["signatures", "lint", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert f"{path}:1: error: no `examples` key" in result.output
+
+
 def test_fully_sourced_examples_lint_clean(tmp_path: Path) -> None:
     _write(tmp_path, "examples:\n  sourced.log: https://github.com/vllm-project/vllm/issues/4\n"
            "  sourced.negative.log: 'constructed: another message'\n",

@@ -162,10 +162,10 @@ def _source_problems(signature: Signature) -> list[Problem]:
     where = signature.location
     beside = {path.name: positive for path, positive in signature.examples()}
     sources = dict(signature.example_sources)
-    if not sources:
+    if not sources:  # CONTRIBUTING.md: an example without a declared source is an error
         return [Problem(where, "no `examples` key: give each example log's public source",
-                        "examples: {<id>.log: <URL>, <id>.negative.log: 'constructed: ...'}",
-                        is_error=False)] if beside else []
+                        "examples: {<id>.log: <URL>, <id>.negative.log: 'constructed: ...'}")
+                ] if beside else []
     problems: list[Problem] = []
     for name in sorted(set(beside) - set(sources)):
         problems.append(Problem(_at(signature, "examples"),
