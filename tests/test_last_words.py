@@ -1,0 +1,116 @@
+"""A run's last words with no traceback above them, in the forms the failure probe
+(tools/failure_probe) found read as no error: pytest's last line alone when tests failed, Hydra's
+report that its job raised (verl's trainers), absl's `F0000 00:00:<epoch>` header of a check that
+failed before logging was set up (XLA, TPU), and Slurm's `sacct` row of a job that failed or ran
+out of memory (grammars/vllm.lark LEVEL_LINE, GLOG_HEADER, EXIT_REPORT). Each beside its benign
+twin: a summary of passes, a completed job, a time limit (a scheduler's stop).
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logsleuth.model import Verdict
+from logsleuth.pipeline import explain_text
+
+MODEL = "Qwen/Qwen2.5-7B-Instruct"
+HEADS = st.sampled_from(["", "2025-06-01T10:11:35.123456789Z ", "[2025-06-01T10:11:35Z] "])
+
+
+def _run(head: str, last: list[str], serving: bool) -> str:
+    lines = [f"INFO 02-05 10:11:31 [core.py:100] Initializing a V1 LLM engine (v0.9.2) with "
+             f"config: model='{MODEL}', tokenizer='{MODEL}', seed=0",
+             "INFO 02-05 10:11:33 [default_loader.py:262] Loading weights took 3.21 seconds"]
+    if serving:
+        lines += ["INFO 02-05 10:11:40 [api_server.py:1000] Starting vLLM API server on "
+                  "http://0.0.0.0:8000",
+                  "INFO:     Application startup complete.",
+                  'INFO:     127.0.0.1:50100 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+    return "\n".join(head + line for line in lines + last) + "\n"
+
+
+def _counts(draw: st.DrawFn, bad: bool) -> str:
+    """pytest's counts in its order (failed, passed, skipped, ..., errors)."""
+    failed = draw(st.integers(0, 3)) if bad else 0
+    errors = (draw(st.integers(0 if failed else 1, 2)) if bad else 0)
+    parts = [f"{failed} failed"] if failed else []
+    parts += [f"{n} {word}" for n, word in ((draw(st.integers(0, 40)), "passed"),
+                                           (draw(st.integers(0, 3)), "skipped"),
+                                           (draw(st.integers(0, 9)), "warnings")) if n]
+    if errors:
+        parts.append(f"{errors} error" + ("s" if errors > 1 else ""))
+    if not parts:
+        parts = ["12 passed"]
+    took = draw(st.sampled_from(["120.31s (0:02:00)", "3.02s", "95.10s (0:01:35)"]))
+    bar = "=" * draw(st.integers(5, 30))
+    return f"{bar} {', '.join(parts)} in {took} {bar}"
+
+
+@st.composite
+def failed_summaries(draw: st.DrawFn) -> str:
+    return _counts(draw, True)
+
+
+@st.composite
+def passed_summaries(draw: st.DrawFn) -> str:
+    return _counts(draw, False)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(HEADS, failed_summaries(), st.booleans())
+def test_pytest_last_line_with_failures_is_a_failure(head: str, summary: str,
+                                                     serving: bool) -> None:
+    report = explain_text(_run(head, [summary], serving))
+    assert report.verdict is not Verdict.NO_FAILURE, summary
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(HEADS, passed_summaries(), st.booleans())
+def test_pytest_last_line_of_passes_is_a_result(head: str, summary: str, serving: bool) -> None:
+    report = explain_text(_run(head, [summary], serving))
+    assert report.verdict is Verdict.NO_FAILURE, summary
+
+
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(HEADS, st.sampled_from([
+    "Error executing job with overrides: ['actor_rollout_ref.rollout.name=vllm', "
+    "'trainer.n_gpus_per_node=8']",
+    "Error executing job with overrides: []",
+]), st.booleans())
+def test_hydra_job_error_is_a_failure(head: str, line: str, with_hint: bool) -> None:
+    last = [line] + (["", "Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack "
+                      "trace."] if with_hint else [])
+    report = explain_text(_run(head, last, False))
+    assert report.verdict is not Verdict.NO_FAILURE
+    assert report.root_cause is not None and "Error executing job" in report.root_cause.text
+
+
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(HEADS, st.sampled_from(["F0000 00:00:1748772760.123456", "F0601 10:12:40.123456"]),
+       st.sampled_from(["tpu_program.cc:412] Check failed: program.ok() INTERNAL: Failed to "
+                        "compile the TPU program",
+                        "pjrt_client.cc:2809] Check failed: status.ok() RESOURCE_EXHAUSTED: "
+                        "Error allocating device buffer"]))
+def test_absl_fatal_check_in_both_header_forms_is_a_failure(head: str, stamp: str,
+                                                            rest: str) -> None:
+    report = explain_text(_run(head, [f"{stamp}    4201 {rest}",
+                                      "*** Check failure stack trace: ***"], False))
+    assert report.verdict is not Verdict.NO_FAILURE
+    assert report.root_cause is not None and "Check failed" in report.root_cause.text
+
+
+@settings(max_examples=12, deadline=None, derandomize=True)
+@given(st.sampled_from(["OUT_OF_MEMORY      0:125", "FAILED      1:0", "NODE_FAIL      0:0",
+                        "OUT_OF_ME+      0:125"]), st.booleans())
+def test_sacct_row_of_a_failed_job_is_a_failure(state: str, serving: bool) -> None:
+    row = f"4412               vllm        gpu   {state}"
+    report = explain_text(_run("", ["JobID    JobName  Partition      State ExitCode", row],
+                               serving))
+    assert report.verdict is not Verdict.NO_FAILURE
+
+
+def test_sacct_row_of_a_completed_or_cancelled_job_is_no_failure() -> None:
+    for state in ("COMPLETED      0:0", "CANCELLED      0:15"):
+        report = explain_text(_run("", [f"4412               vllm        gpu   {state}"], True))
+        assert report.verdict is Verdict.NO_FAILURE, state
