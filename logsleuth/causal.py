@@ -2019,12 +2019,22 @@ def _stalled(last_line: str, line_count: int, know: Causality, *, started: bool,
     line = parse_line(last_line)
     if line.kind is not LineKind.PROGRESS:
         phase = None if started or not began else know.waiting_in(last_line)
+        went_on = phase is None and not started and began \
+            and line.level in (Level.ERROR, Level.CRITICAL) and know.says_goes_on(line.text)
+        if went_on:
+            # an error record that says start-up goes on with a fallback (causality.yaml
+            # `goes_on`: "falling back to disk loading"), and nothing after it: the step it went
+            # on with never printed a line, as a working start-up would have (tools/failure_probe)
+            phase = max((p for p in reached if p in _START_UP), key=_START_UP.index,
+                        default=Phase.INIT)
         if phase is None or any(_START_UP.index(p) > _START_UP.index(phase)
                                 for p in reached if p in _START_UP and phase in _START_UP):
             return None
         # a wait on peers names the usual culprits; a step that prints its own end (the load,
         # the profile run) only says where it stopped
-        step, why = (("a set-up step that waits on other processes", "a rank that never joined, "
+        step, why = (("an error record that says start-up goes on", "the step it went on "
+                      "with never finished") if went_on else
+                     ("a set-up step that waits on other processes", "a rank that never joined, "
                       "a transport that never connected") if phase is Phase.INIT else
                      ("a start-up step that never printed its end", "slow storage, a peer "
                       "that never answered, a process stuck in a collective"))

@@ -114,3 +114,42 @@ def test_sacct_row_of_a_completed_or_cancelled_job_is_no_failure() -> None:
     for state in ("COMPLETED      0:0", "CANCELLED      0:15"):
         report = explain_text(_run("", [f"4412               vllm        gpu   {state}"], True))
         assert report.verdict is Verdict.NO_FAILURE, state
+
+
+# vLLM's own records whose text says the program goes on (causality.yaml `goes_on`), as the
+# message index holds them (a weight loader's, a KV offloader's, an NCCL tuning warning's words)
+GOES_ON = st.sampled_from([
+    "(VllmWorker rank=0 pid=4201) ERROR 02-05 10:11:34 [ipc_loader.py:88] Weight cache IPC "
+    "loading failed; falling back to disk loading",
+    "(Worker_TP0 pid=4201) ERROR 02-05 10:11:34 [manager.py:210] KV offload tier-poll thread "
+    "stopping after 3.0s of consecutive failures; falling back to per-step servicing.",
+    "ERROR 02-05 10:11:34 hpu_model_runner.py:120] The current bucketing configuration would "
+    "exceed token budget. Ignoring max_num_batched_tokens and using 8192",
+])
+
+
+@settings(max_examples=12, deadline=None, derandomize=True)
+@given(HEADS, GOES_ON)
+def test_a_start_up_that_ends_on_a_fallback_record_stopped_there(head: str, record: str) -> None:
+    # the step the record says start-up goes on with never printed a line: as a start-up that
+    # ends on `Starting to load model`, a stall whose cause is not in the log
+    report = explain_text(_run(head, [record], False))
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING
+    assert any("goes on" in symptom.message for symptom in report.symptoms)
+
+
+@settings(max_examples=12, deadline=None, derandomize=True)
+@given(HEADS, GOES_ON, st.sampled_from(["ready", "serving", "warning"]))
+def test_a_fallback_record_the_run_went_on_from_is_no_failure(head: str, record: str,
+                                                              after: str) -> None:
+    # the counter-evidence: start-up completes after it, it comes while serving, or a record of
+    # another level (a warning) says it
+    if after == "warning":
+        report = explain_text(_run(head, [record.replace("ERROR", "WARNING")], False))
+    elif after == "ready":
+        report = explain_text(_run(head, [record, "INFO 02-05 10:11:40 [api_server.py:1000] "
+                                          "Starting vLLM API server on http://0.0.0.0:8000",
+                                          "INFO:     Application startup complete."], False))
+    else:
+        report = explain_text(_run(head, [record], True))
+    assert report.verdict is Verdict.NO_FAILURE

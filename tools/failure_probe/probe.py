@@ -31,7 +31,6 @@ import argparse
 import json
 import random
 import sys
-import textwrap
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -77,6 +76,7 @@ class Statement:
     survivable: bool
     benign: bool
     serving_only: bool
+    startup_only: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +111,8 @@ def catalogue(path: Path = HERE / "statements.yaml") -> list[Statement]:
             lines = entry["text"].rstrip("\n").split("\n")
             out.append(Statement(entry["id"], group, tuple(lines), entry.get("by", "shell"),
                                  bool(entry.get("survivable")), bool(entry.get("benign")),
-                                 bool(entry.get("serving_only"))))
+                                 bool(entry.get("serving_only")),
+                                 bool(entry.get("startup_only"))))
     return out
 
 
@@ -133,12 +134,8 @@ def wrap(lines: list[str], wrapper: str, rng: random.Random, at: int) -> list[st
                 for i, line in enumerate(lines)]
     if wrapper == "ray":
         return [f"(pid=4000) {line}" if line else line for line in lines]
-    if wrapper == "wrapped":
-        out: list[str] = []
-        for line in lines:
-            out += textwrap.wrap(line, 80, break_long_words=True, break_on_hyphens=False,
-                                 drop_whitespace=False) or [""]
-        return out
+    if wrapper == "wrapped":  # a terminal's hard wrap: rows of exactly 80 columns, mid-token
+        return [line[i:i + 80] for line in lines for i in range(0, max(len(line), 1), 80)]
     if wrapper == "glued" and 0 < at < len(lines):
         return lines[:at - 1] + [lines[at - 1] + lines[at]] + lines[at + 1:]
     return lines
@@ -191,9 +188,12 @@ def cases(statements: Sequence[Statement], seed: int, per: int) -> list[tuple[St
             ["survived"] if statement.survivable else [])
         for context in contexts:
             for i in range(per):
-                wrapper = WRAPPERS[i % len(WRAPPERS)] if per >= len(WRAPPERS) \
-                    else rng.choice(WRAPPERS)
-                serving = statement.serving_only or rng.random() < 0.5
+                # a launcher writes its own lines whole: never run on from its program's
+                wrappers = [w for w in WRAPPERS if w != "glued" or statement.by != "outside"]
+                wrapper = wrappers[i % len(wrappers)] if per >= len(wrappers) \
+                    else rng.choice(wrappers)
+                serving = statement.serving_only or not statement.startup_only \
+                    and rng.random() < 0.5
                 case = Case(statement.id, statement.group, context, wrapper, rng.choice(ERAS),
                             serving, rng.random() < 0.3)
                 out.append((statement, case, rng.randrange(1 << 30)))
