@@ -153,3 +153,45 @@ def test_a_fallback_record_the_run_went_on_from_is_no_failure(head: str, record:
     else:
         report = explain_text(_run(head, [record], True))
     assert report.verdict is Verdict.NO_FAILURE
+
+
+EXIT_NOISE = st.sampled_from([
+    ["[rank0]:[W601 10:12:40.123456 ProcessGroupNCCL.cpp:1538] Warning: WARNING: "
+     "destroy_process_group() was not called before program exit, which can leak resources. For "
+     "more info, please see https://pytorch.org/docs/stable/distributed.html#shutdown (function "
+     "operator())"],
+    ["/usr/lib/python3.12/multiprocessing/resource_tracker.py:279: UserWarning: resource_tracker: "
+     "There appear to be 1 leaked semaphore objects to clean up at shutdown",
+     "  warnings.warn('resource_tracker: There appear to be %d '"],
+])
+
+
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(HEADS, EXIT_NOISE, st.booleans())
+def test_a_start_up_that_ends_on_the_exit_noise_exited_there(head: str, noise: list[str],
+                                                             fallback: bool) -> None:
+    # (after a fall-back record too: the record said start-up went on, the exit says it did not)
+    before = ["(VllmWorker rank=0 pid=4201) ERROR 02-05 10:11:34 [ipc_loader.py:88] Weight "
+              "cache IPC loading failed; falling back to disk loading"] if fallback else []
+    report = explain_text(_run(head, before + noise, False))
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING
+    assert any("exited there" in symptom.message for symptom in report.symptoms)
+
+
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(HEADS, EXIT_NOISE, st.sampled_from(["serving", "ctrl-c", "offline"]))
+def test_the_exit_noise_after_work_or_a_stop_asked_for_is_no_failure(head: str, noise: list[str],
+                                                                     before: str) -> None:
+    if before == "serving":
+        text = _run(head, noise, True)
+    elif before == "ctrl-c":
+        text = _run(head, ["^CTraceback (most recent call last):",
+                           '  File "/usr/local/bin/vllm", line 8, in <module>',
+                           "    sys.exit(main())", "KeyboardInterrupt"] + noise, False)
+    else:  # an offline `LLM` that sized its KV cache and finished its batch
+        text = _run(head, ["INFO 02-05 10:11:38 [kv_cache_utils.py:700] GPU KV cache size: "
+                           "940,176 tokens",
+                           "Processed prompts: 100%|##########| 64/64 [00:04<00:00, 15.2it/s, "
+                           "est. speed input: 1500.00 toks/s, output: 800.00 toks/s]"] + noise,
+                    False)
+    assert explain_text(text).verdict is Verdict.NO_FAILURE
