@@ -99,7 +99,7 @@ def clean(raw: str) -> str:
         # how many copies it held back (Ray's docs, Configuring Logging: Log deduplication). The
         # count is Ray's, not the line's: the same message, frame or record printed bare elsewhere.
         raw = terminal_regex("RAY_REPEATED").sub("", raw)
-    if raw.rstrip().endswith(_GLUED_ENDS) or "terminate called" in raw \
+    if raw[-48:].rstrip().endswith(_GLUED_ENDS) or "terminate called" in raw \
             or "Fatal Python error: " in raw:
         glued = terminal_regex("GLUED_TAIL").search(raw)
         if glued is not None:  # a death run on from a line its end never came to
