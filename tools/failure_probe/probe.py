@@ -61,7 +61,7 @@ from logsleuth.pipeline import explain_text  # noqa: E402
 from logsleuth.signatures import SignatureSet, default_signatures  # noqa: E402
 
 ERAS = ("v0", "v1early", "v1")
-WRAPPERS = ("plain", "docker", "compose", "journald", "ray", "wrapped", "glued")
+WRAPPERS = ("plain", "docker", "cri", "compose", "journald", "ray", "wrapped", "glued")
 CONTEXTS = ("fatal", "survived", "benign")
 
 
@@ -127,6 +127,9 @@ def wrap(lines: list[str], wrapper: str, rng: random.Random, at: int) -> list[st
     if wrapper == "docker":
         return [f"2025-06-01T10:{i // 60 % 60:02d}:{i % 60:02d}.{rng.randint(0, 999999999):09d}Z {line}"
                 for i, line in enumerate(lines)]
+    if wrapper == "cri":  # the node's container log files (containerd): time, stream, F(ull)
+        return [f"2025-06-01T10:{i // 60 % 60:02d}:{i % 60:02d}.{rng.randint(0, 999999999):09d}Z "
+                f"stderr F {line}" for i, line in enumerate(lines)]
     if wrapper == "compose":
         return [f"vllm-1  | {line}" for line in lines]
     if wrapper == "journald":
@@ -170,7 +173,7 @@ def render(statement: Statement, case: Case, seed: int) -> str:
         else:
             lines += shape.ready() + shape.serve(12)
     if statement.by == "outside" and case.context != "survived" and case.wrapper in (
-            "docker", "compose", "ray", "journald"):
+            "docker", "cri", "compose", "ray", "journald"):
         # the launcher's own lines are not its program's output: unwrapped, or systemd's own
         head = wrap(lines[:-tail], case.wrapper, rng, at)
         own = [f"Jun 01 10:59:59 gpu-node-3 systemd[1]: {line}" for line in lines[-tail:]] \
@@ -235,7 +238,7 @@ def summary(results: Sequence[Result], top: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--per", type=int, default=7, help="draws per statement and context")
+    parser.add_argument("--per", type=int, default=8, help="draws per statement and context")
     parser.add_argument("--seed", type=int, default=31)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--top", type=int, default=25)
