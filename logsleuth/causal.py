@@ -784,7 +784,8 @@ class CausalGraph:
             reached = {m.phase for m in activity if m.phase is not None}
             late_hangs = _standing_hangs(late_hangs, started, know)
             bar = _stalled(last_line, line_count, know, started=started, began=began,
-                           reached=reached) if not work.serving else None
+                           reached=reached, asked=shutdown_from is not None) \
+                if not work.serving else None
             if bar is None and not late_hangs and deployments.several and tail:
                 bar = _stall_of(tail, line_count, know, deployments, events, began=began)
             times = sum(know.wait_times(h.text) for h in late_hangs)  # (kubectl's `x20`)
@@ -2001,8 +2002,8 @@ _START_UP = (Phase.INIT, Phase.LOAD, Phase.PROFILE, Phase.KV_CACHE, Phase.GRAPH_
 
 
 def _stalled(last_line: str, line_count: int, know: Causality, *, started: bool,
-             began: bool = True, reached: frozenset[Phase] | set[Phase] = frozenset()
-             ) -> ErrorEvent | None:
+             began: bool = True, reached: frozenset[Phase] | set[Phase] = frozenset(),
+             asked: bool = False) -> ErrorEvent | None:
     """A log that ends on an unfinished progress bar stopped (hung or killed) mid-way. So does a
     log that ends on a finished one before start-up completed (`started`), where the log shows
     the run from its start (`began`): the step after it (the next download, the weights, the
@@ -2019,18 +2020,33 @@ def _stalled(last_line: str, line_count: int, know: Causality, *, started: bool,
     line = parse_line(last_line)
     if line.kind is not LineKind.PROGRESS:
         phase = None if started or not began else know.waiting_in(last_line)
+        went_on = phase is None and not started and began \
+            and line.level in (Level.ERROR, Level.CRITICAL) and know.says_goes_on(line.text)
+        # the program's exit, with no stop asked for (causality.yaml `exit_noise`)
+        exited = phase is None and not started and began and not asked \
+            and know.is_exit_noise(last_line)
+        if went_on or exited:
+            # an error record that says start-up goes on with a fallback (causality.yaml
+            # `goes_on`: "falling back to disk loading"), and nothing after it: the step it went
+            # on with never printed a line, as a working start-up would have (tools/failure_probe)
+            phase = max((p for p in reached if p in _START_UP), key=_START_UP.index,
+                        default=Phase.INIT)
         if phase is None or any(_START_UP.index(p) > _START_UP.index(phase)
                                 for p in reached if p in _START_UP and phase in _START_UP):
             return None
         # a wait on peers names the usual culprits; a step that prints its own end (the load,
         # the profile run) only says where it stopped
-        step, why = (("a set-up step that waits on other processes", "a rank that never joined, "
+        step, why = (("an error record that says start-up goes on", "the step it went on "
+                      "with never finished") if went_on else
+                     ("the noise of the program's exit", "") if exited else
+                     ("a set-up step that waits on other processes", "a rank that never joined, "
                       "a transport that never connected") if phase is Phase.INIT else
                      ("a start-up step that never printed its end", "slow storage, a peer "
                       "that never answered, a process stuck in a collective"))
+        ending = ("the program exited there without printing an error" if exited else
+                  f"the run hung there ({why}) or was killed, without printing an error")
         message = (f"the log ends in the {phase.value} phase on {step} "
-                   f"('{line.text.strip()[:80]}'), before start-up completed: the run hung "
-                   f"there ({why}) or was killed, without printing an error")
+                   f"('{line.text.strip()[:80]}'), before start-up completed: {ending}")
         return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, line.process, line_count,
                           line_count, line_count)
     finished = "100%" in line.text

@@ -187,6 +187,10 @@ class Causality:
     restated: regex.Pattern[str] | None = None
     # a test report's heading of one test's section (`test_headings`)
     test_headings: tuple[regex.Pattern[str], ...] = ()
+    # an error record's statement of what the program goes on with (`goes_on`; also in `harmless`)
+    goes_on: tuple[regex.Pattern[str], ...] = ()
+    # what a program prints only as it exits without an error (`exit_noise`)
+    exit_noise: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -700,6 +704,15 @@ class Causality:
         (`goes_on`)."""
         return any(_search(pattern, text) for pattern in self.harmless)
 
+    def says_goes_on(self, text: str) -> bool:
+        """The record's text states what the program goes on with: a fallback, a setting
+        ignored, a cost in speed alone (`goes_on`)."""
+        return any(_search(pattern, text) for pattern in self.goes_on)
+
+    def is_exit_noise(self, text: str) -> bool:
+        """A line a program prints only as it exits, with no error of its own (`exit_noise`)."""
+        return any(_search(pattern, text) for pattern in self.exit_noise)
+
     def exits(self, places: list[str]) -> bool:
         """A traceback (its frames' "file:function", outermost first) that reached the top of a
         vLLM program uncaught: the program exited (`exits`)."""
@@ -982,7 +995,9 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "startup_waits")
                            for p in data.get("startup_waits", [])),
                      compile_(data["restated"], "restated") if "restated" in data else None,
-                     tuple(compile_(p, "test_headings") for p in data.get("test_headings", [])))
+                     tuple(compile_(p, "test_headings") for p in data.get("test_headings", [])),
+                     tuple(compile_(p, "goes_on") for p in data.get("goes_on", [])),
+                     tuple(compile_(p, "exit_noise") for p in data.get("exit_noise", [])))
 
 
 @cache

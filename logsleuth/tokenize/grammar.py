@@ -99,6 +99,11 @@ def clean(raw: str) -> str:
         # how many copies it held back (Ray's docs, Configuring Logging: Log deduplication). The
         # count is Ray's, not the line's: the same message, frame or record printed bare elsewhere.
         raw = terminal_regex("RAY_REPEATED").sub("", raw)
+    if raw[-48:].rstrip().endswith(_GLUED_ENDS) or "terminate called" in raw \
+            or "Fatal Python error: " in raw:
+        glued = terminal_regex("GLUED_TAIL").search(raw)
+        if glued is not None:  # a death run on from a line its end never came to
+            raw = raw[:_outer_end(raw[:glued.start()])] + glued.group()
     if "\r" in raw:
         segments = raw.split("\r")
         shown = [s for s in segments if s.strip()]
@@ -111,6 +116,19 @@ def clean(raw: str) -> str:
 
 
 _INDENT_CHARS = 64  # indentation deeper than this holds no tab worth reading
+# how a line with a death glued to its end ends (grammars/vllm.lark GLUED_TAIL): a cheap screen
+_GLUED_ENDS = ("Killed", "fault", "Aborted", "error", "instruction", "exception", "dumped)")
+
+
+def _outer_end(text: str) -> int:
+    """Where the wrappers and process prefix of a line end (not its record header: the text
+    glued after a record is not that record's)."""
+    end = 0
+    for name, token in _lex_head(text)[1]:
+        if _HEAD_RULES[name][0] == 2:
+            break
+        end += len(token)
+    return end
 
 
 def _expand_indent(raw: str) -> str:
