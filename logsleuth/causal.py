@@ -2049,6 +2049,8 @@ def _stalled(last_line: str, line_count: int, know: Causality, *, started: bool,
                    f"('{line.text.strip()[:80]}'), before start-up completed: {ending}")
         return ErrorEvent(0, EventKind.ERROR_RECORD, STALLED, message, line.process, line_count,
                           line_count, line_count)
+    if know.counts_answers(line.text.strip()):
+        return None  # a run read while it worked: its bar counts answers (`answered_bars`)
     finished = "100%" in line.text
     if finished and (started or not began):
         # a finished step is where a reporter cuts an excerpt of a working run (a docs page's

@@ -191,6 +191,8 @@ class Causality:
     goes_on: tuple[regex.Pattern[str], ...] = ()
     # what a program prints only as it exits without an error (`exit_noise`)
     exit_noise: tuple[regex.Pattern[str], ...] = ()
+    # an unfinished generate bar that counts the engine's answers (`answered_bars`)
+    answered_bars: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -709,6 +711,10 @@ class Causality:
         ignored, a cost in speed alone (`goes_on`)."""
         return any(_search(pattern, text) for pattern in self.goes_on)
 
+    def counts_answers(self, bar: str) -> bool:
+        """An unfinished progress bar that counts answers the engine gave (`answered_bars`)."""
+        return any(_search(pattern, bar) for pattern in self.answered_bars)
+
     def is_exit_noise(self, text: str) -> bool:
         """A line a program prints only as it exits, with no error of its own (`exit_noise`)."""
         return any(_search(pattern, text) for pattern in self.exit_noise)
@@ -997,7 +1003,8 @@ def load_causality(path: Path | None = None) -> Causality:
                      compile_(data["restated"], "restated") if "restated" in data else None,
                      tuple(compile_(p, "test_headings") for p in data.get("test_headings", [])),
                      tuple(compile_(p, "goes_on") for p in data.get("goes_on", [])),
-                     tuple(compile_(p, "exit_noise") for p in data.get("exit_noise", [])))
+                     tuple(compile_(p, "exit_noise") for p in data.get("exit_noise", [])),
+                     tuple(compile_(p, "answered_bars") for p in data.get("answered_bars", [])))
 
 
 @cache
