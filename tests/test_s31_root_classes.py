@@ -49,6 +49,9 @@ EXITS = [
     "Exception: Command failed with exit status {rc}",
     "AssertionError: Subprocess returned non-zero exit code",
     "ChildProcessError: benchmark.sh terminated with non-zero exit status {rc}",
+    "RuntimeError: Command '['vllm', 'serve', 'http://models.local:9000/llama']' returned "
+    "non-zero exit status {rc}.",
+    "AssertionError: vLLM process exited with code {rc} (SIGKILL)",
 ]
 CODES = st.sampled_from([1, 2, 137, -9])
 
@@ -150,6 +153,8 @@ def test_a_word_that_goes_on_with_the_reason_is_the_root(form: str, rc: int, wra
     "AssertionError: outputs differ between the baseline and the speculative run",
     "RuntimeError: the command's output holds no JSON: exited",
     "ValueError: Process exited with code 1",  # not a driver's word: a ValueError is data's
+    # a reason named before the code (a colon and a space)
+    "RuntimeError: model load: weights missing for layer 3, process exited with code 1",
 ]), st.sampled_from(WRAPS))
 def test_other_assertions_stay_the_root(error: str, wrap: str) -> None:
     report = explain([error], wrap)
