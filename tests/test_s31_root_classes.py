@@ -256,11 +256,14 @@ def test_the_exception_of_a_glued_record_is_the_root(
 
 
 @SOME
-@given(st.sampled_from(HEADS), st.sampled_from(RAISED), st.sampled_from(WRAPS))
+@given(st.sampled_from(HEADS), st.sampled_from(RAISED), st.sampled_from(WRAPS), st.booleans())
 def test_glued_and_unglued_read_the_same_root(head: str, raised: tuple[str, str],
-                                              wrap: str) -> None:
+                                              wrap: str, each: bool) -> None:
+    # the wrapper before the first record only, or before each (`docker logs -t` glued)
     records, root = _records(head, raised, True, True)
-    apart, glued = explain(records, wrap), explain([" ".join(records)], wrap)
+    glued_line = " ".join(f"{wrap}{record}" for record in records)[len(wrap):] if each \
+        else " ".join(records)
+    apart, glued = explain(records, wrap), explain([glued_line], wrap)
     for report in (apart, glued):
         assert report.verdict is Verdict.FAILURE
         assert report.root_cause is not None

@@ -985,7 +985,7 @@ _TRANSFORMER = _ToRecords()
 
 
 # what a record's head glued inside a line holds (GLUED_HEAD), asked first of a frame's line
-_GLUED_HINTS = (" pid=", " [rank", " ERROR ", " CRITICAL ")
+_GLUED_HINTS = (" pid=", " [rank", " ERROR ", " CRITICAL ", "Z ", "Z] ", ":00 ", ":00] ")
 
 
 def _glued_exception(text: str) -> _Body | None:
