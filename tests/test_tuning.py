@@ -37,8 +37,6 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "code line as evidence in matching: not done this session",
     "startup/ff-speculators-e2e-pytest-v0172rc1-torch210-standalone-compile-faketensormode-patch-enginecore-failed":
         "session 31's random development split (twenty-second), cold miss: not yet analysed",
-    "startup/u-v0130-wsl-rtx4070-draft-model-spec-decode-not-implemented-records-glued-one-line":
-        "session 31's random development split (twenty-second), cold miss: not yet analysed",
     # (launchers/t-systemd-user-unit-v0271-nvfp4-stale-aot-compile-cache-... of session 31's split
     # left this list when a graph loaded from vLLM's torch.compile cache (its `call` frame inside
     # torch_compile_cache/) calling a custom operator the run never registered became
@@ -60,6 +58,9 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # start-up batch became device-kernel-status-check-failed (--max-num-seqs,
     # --max-num-batched-tokens) and speculative-decoding-config stopped reading a kernel named
     # speculative_attention as a speculative config.)
+    # (startup/u-v0130-wsl-rtx4070-draft-model-spec-decode-not-implemented-records-glued-one-line left
+    # this list with its root (KNOWN_VERDICT_MISSES below): its exception, read, is the exact
+    # signature's.)
     # (Three of session 30's split's cold fix misses left this list, each fixed for its class
     # (tests/test_s30_fix_classes.py): launchers/ii-gaudi-pytest-teardown-... when torch.accelerator's
     # memory calls on a device whose allocator is no c10::DeviceAllocator (`Allocator for hpu/npu/
@@ -562,15 +563,22 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
-    # Session 31's random development split (twenty-second), strict until analysed:
-    "launchers/t-systemd-user-unit-v0271-nvfp4-stale-aot-compile-cache-flashinfer-mm-fp4-grep-filtered-journal":
-        "session 31's random development split (twenty-second), cold miss: not yet analysed",
-    "startup/ff-speculators-e2e-pytest-v0172rc1-torch210-standalone-compile-faketensormode-patch-enginecore-failed":
-        "session 31's random development split (twenty-second), cold miss: not yet analysed",
-    "startup/s-v0191-wsl-docker-restart-loop-26-starts-4gib-gpu-free-memory-below-utilization":
-        "session 31's random development split (twenty-second), cold miss: not yet analysed",
-    "startup/u-v0130-wsl-rtx4070-draft-model-spec-decode-not-implemented-records-glued-one-line":
-        "session 31's random development split (twenty-second), cold miss: not yet analysed",
+    # Session 31's random development split (twenty-second): its four cold verdict or root misses
+    # left this list (tests/test_s31_root_classes.py): startup/ff-speculators-e2e-pytest-v0172rc1-
+    # torch210-standalone-compile-faketensormode-patch-enginecore-failed when a driver's word that
+    # the command it ran exited non-zero (`AssertionError: run_vllm.py command exited with
+    # non-zero return code: 1`, a harness's `Process exited with code 1`) became a symptom
+    # (causality.yaml `symptoms`), so the command's own error is the root;
+    # startup/u-v0130-wsl-rtx4070-draft-model-spec-decode-not-implemented-records-glued-one-line
+    # when an exception line a paste glued behind a record's head (`... ^^^^ (APIServer
+    # pid=135812) NotImplementedError: ...`: a process prefix, torch's rank prefix, vLLM's
+    # header) became that record's, read as it would be alone, from any line (a frame's too),
+    # its message ending at the next glued record (grammars/vllm.lark EXC_LEAD, GLUED_HEAD);
+    # startup/s-v0191-wsl-docker-restart-loop-26-starts-4gib-gpu-free-memory-below-utilization and
+    # launchers/t-systemd-user-unit-v0271-nvfp4-stale-aot-compile-cache-flashinfer-mm-fp4-grep-
+    # filtered-journal when their labels came to name the last failed run's copy of the failure
+    # every run repeats, as issue 10 and the twin crash loop launchers/c-neuron-inf2-docker-
+    # restart-loop-gemma4-qkv-keyerror do (tests/fixtures/tuning/README.md, "Crash-loop labels").
     # Session 30's random development split (twenty-first): three of its cold verdict or root
     # misses left this list, each fixed for its class (tests/test_s30_root_classes.py):
     # launchers/ll-v091dev-ci-buildkite-quantization-cpu-offload-server-exited-unexpectedly-symptom

@@ -53,7 +53,7 @@ START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_c
 # on its own (index/bare.py), Ray's repeat count (signatures/match.py), a source line that is an
 # annotated assignment (assemble.py), the colour codes and closing HTML clean() takes off
 PART_SYMBOLS = ("client_answer", "client_status_code", "pasted_line", "ray_repeated",
-                "annotated_source", "pre_lexing")
+                "annotated_source", "pre_lexing", "glued_head")
 
 
 @cache
@@ -169,6 +169,9 @@ class _Body:
     chain: ChainReason | None = None
     level: Level | None = None  # uvicorn writes its level in the body: `ERROR:    ...`
     depth: int = 0  # an exception group's margin at the body's start (`_margin`)
+    # the head of a record a paste glued inside the line, whose exception the body is
+    # (embedded_exception): its process and its header
+    glued: tuple[Process, _Header] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,6 +216,11 @@ _ASSERTION = "AssertionError"
 
 def _combine(head: _Head, body: _Body, number: int = 0) -> LogLine:
     header = head.header
+    process = head.process
+    if body.glued is not None:
+        # the exception of a record glued inside the line: its own process and level, not those
+        # of the record the line began with (an INFO record's, say)
+        process, header = body.glued
     if head.asserts and body.kind is LineKind.PLAIN:
         # pytest's explanation of a plain `assert` that failed: the AssertionError it raised
         body = _Body(LineKind.EXCEPTION, f"{_ASSERTION}: {body.text}", exception=_ASSERTION,
@@ -227,7 +235,7 @@ def _combine(head: _Head, body: _Body, number: int = 0) -> LogLine:
         # A relaying logger's level speaks for a plain message only: the exceptions, frames
         # and fatal lines it relays are what they are, at whatever level it relays them
         level = head.relay_level
-    return LogLine(number, body.kind, body.text, head.process, level,
+    return LogLine(number, body.kind, body.text, process, level,
                    header.time, header.site, body.exception, body.message, body.frame,
                    body.chain, head.outer, body.depth or head.depth, head.relayed)
 
@@ -572,6 +580,9 @@ class _ToRecords(Transformer[Token, object]):
 
     def frame(self, items: list[Token]) -> _Body:
         # `  File "/p/x.py", line 12, in f` (faulthandler: `line 12 in f`)
+        glued = _glued_exception(str(items[0]))
+        if glued is not None:  # the rest of a traceback a paste glued onto its frame's line
+            return glued
         if 'File "' not in str(items[0]):
             return self._ipython_frame(str(items[0]))
         rest = str(items[0]).split('File "', 1)[1]
@@ -607,6 +618,9 @@ class _ToRecords(Transformer[Token, object]):
     def exc_line(self, items: list[Token]) -> _Body:
         name = str(items[0]).strip().lstrip("|").strip()
         message = str(items[1]).strip() if len(items) > 1 else ""
+        glued = terminal_regex("GLUED_HEAD").search(message) if " " in message else None
+        if glued is not None:  # the next record, glued on by a paste, is not the message
+            message = message[:glued.start()]
         text = f"{name}: {message}" if message else name
         if name.endswith(":"):  # `Name:` and nothing after: the text keeps the colon (EXC_TYPE)
             name = name[:-1].rstrip()
@@ -777,8 +791,12 @@ class _ToRecords(Transformer[Token, object]):
             message = message.split(escape[0], 1)[0]
             if message[-1:] in ("'", '"') and lead.count(message[-1]) % 2:
                 message = message[:-1]
-        return _Body(LineKind.EXCEPTION_REPR, f"{lead}{body.text}", exception=body.exception,
-                     message=message)
+        # records a paste glued into one line: the exception is the glued record's, read as that
+        # record alone would be (its message ends where the next record's head begins: exc_line)
+        glued = _glued_head(lead) if escape is None else None
+        return _Body(LineKind.EXCEPTION if glued else LineKind.EXCEPTION_REPR,
+                     f"{lead}{body.text}", exception=body.exception, message=message,
+                     glued=glued)
 
     def embedded_repr(self, items: list[Token]) -> _Body:
         # `... err=ValueError('message'), type(err)=...`: the class, and the quoted message up to
@@ -982,6 +1000,43 @@ def _level_word(word: str) -> Level | None:
 
 
 _TRANSFORMER = _ToRecords()
+
+
+# what a record's head glued inside a line holds (GLUED_HEAD), asked first of a frame's line
+_GLUED_HINTS = (" pid=", " [rank", " ERROR ", " CRITICAL ", "Z ", "Z] ", ":00 ", ":00] ")
+
+
+def _glued_exception(text: str) -> _Body | None:
+    """The first exception line a paste glued inside `text` behind a record's head (the line
+    breaks of a traceback turned into spaces: grammars/vllm.lark GLUED_HEAD), read as that
+    record alone would be, with its head; None when `text` holds none."""
+    if not any(hint in text for hint in _GLUED_HINTS):
+        return None
+    exception = terminal_regex("EXC_TYPE")
+    for glued in terminal_regex("GLUED_HEAD").finditer(text):
+        start = glued.start() + 1
+        end, tokens = _lex_head(text[start:])
+        if tokens and exception.match(text, start + end):
+            body = _parse_body(text[start + end:])
+            if body.kind is LineKind.EXCEPTION and body.exception:
+                head = _parse_head(tokens)
+                return _Body(LineKind.EXCEPTION, text, exception=body.exception,
+                             message=body.message, glued=(head.process, head.header))
+    return None
+
+
+def _glued_head(lead: str) -> tuple[Process, _Header] | None:
+    """The head of the record a paste glued at the end of `lead` (an exception's lead: grammars/
+    vllm.lark EXC_LEAD), as its process and header; None when the lead ends in no glued head."""
+    if not lead.endswith(" "):
+        return None
+    for glued in terminal_regex("GLUED_HEAD").finditer(lead):
+        start = glued.start() + 1
+        end, tokens = _lex_head(lead[start:])
+        if tokens and start + end == len(lead):
+            head = _parse_head(tokens)  # (no prefix: an unprefixed record, main's)
+            return head.process, head.header
+    return None
 
 
 @cache
