@@ -23,7 +23,7 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
-    # Session 31's random development split (twenty-second), strict until analysed:
+    # Session 31's random development split (twenty-second): one left, with its reason:
     "launchers/cc-verl-ray-taskrunner-qwen-vl-video-rollout-metadata-none-get-three-lines":
         "Why not fixed: the paste is three lines, the failing source line "
         "(`metadata.get(` of a processor's `_call_hf_processor`), Python's carets and "
@@ -35,8 +35,11 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "anchored line the tokenizer reads (a Ray prefix with one space). Reading it would take "
         "an anchor for the line above `^^^`, a frame without a file in the assembler and the "
         "code line as evidence in matching: not done this session",
-    "startup/ff-speculators-e2e-pytest-v0172rc1-torch210-standalone-compile-faketensormode-patch-enginecore-failed":
-        "session 31's random development split (twenty-second), cold miss: not yet analysed",
+    # (startup/ff-speculators-e2e-pytest-... of session 31's split left this list once its root was
+    # the command's own error (a harness's "command exited with non-zero return code" is a
+    # symptom: tests/test_s31_root_classes.py) and vLLM 0.18's standalone-compile patch resolving
+    # a function by its dotted path became standalone-compile-fake-mode-patch-resolves-function,
+    # the torch-internals family beside it: tests/test_s31_fix_classes_d.py.)
     # (launchers/t-systemd-user-unit-v0271-nvfp4-stale-aot-compile-cache-... of session 31's split
     # left this list when a graph loaded from vLLM's torch.compile cache (its `call` frame inside
     # torch_compile_cache/) calling a custom operator the run never registered became
