@@ -5,7 +5,9 @@ buffer (16 KiB in containerd), or one flushed before its newline (a progress bar
 mid-line), comes as `P` pieces followed by the `F` piece that ends it. Read one piece a line, an
 exception's message is cut where the runtime cut it. The pieces are joined into the line their
 first piece is on, and each later piece leaves a blank line, so every other line keeps its number.
-Pieces are joined per stream (stdout and stderr interleave in one file).
+Pieces are joined per stream (stdout and stderr interleave in one file). A file saved with CRLF
+line ends (copied through Windows) has a `\r` at each piece's end: only the last piece's is kept,
+since a `\r` inside a line is a terminal's redraw, which would keep the last piece alone.
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ class CriPieces(JoinedRows):
                 held.append(line)
                 continue
             if len(held[at]) < _JOINED_BYTES:
-                held[at] += piece
+                held[at] = held[at].removesuffix(b"\r") + piece
             held.append(b"")
             if kind == b"F":
                 del chains[stream]
