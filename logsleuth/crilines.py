@@ -24,11 +24,13 @@ _JOINED_BYTES = 1 << 20  # a runaway chain of pieces (never a real line) keeps o
 @cache
 def _cri_line(multiline: bool = False) -> re.Pattern[bytes]:
     """containerd's line prefix, `<time> <stream> <F|P> ` (grammars/vllm.lark CRI_TIME), for
-    bytes; `multiline`: at the start of any line of a block. Compiled from the grammar when
-    first asked: the reader sniffs the head's times with the grammar before it asks."""
+    bytes, inside a markdown quote or not (`> `, nested or bare: a pod's file pasted as a quote,
+    its pieces joined behind the quote's marks, which stay on the first piece's line);
+    `multiline`: at the start of any line of a block. Compiled from the grammar when first
+    asked: the reader sniffs the head's times with the grammar before it asks."""
     from logsleuth.tokenize.grammar import terminal_regex
 
-    prefix = terminal_regex("CRI_TIME").pattern.encode()
+    prefix = b"(?:> ?)*" + terminal_regex("CRI_TIME").pattern.encode()
     return re.compile(b"^" + prefix, re.M) if multiline else re.compile(prefix)
 
 

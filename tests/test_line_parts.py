@@ -162,14 +162,16 @@ CRI_LINES = [
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(time=st.sampled_from(CRI_TIMES), stream=st.sampled_from(["stdout", "stderr"]),
        line=st.sampled_from(CRI_LINES), cuts=st.lists(st.integers(1, 120), max_size=3, unique=True),
-       ended=st.booleans(), end=st.sampled_from(["\n", "\r\n"]))
+       ended=st.booleans(), end=st.sampled_from(["\n", "\r\n"]),
+       quote=st.sampled_from(["", "> ", "> > ", ">"]))
 def test_a_cri_line_cut_into_pieces_is_read_as_the_whole_line(
         time: str, stream: str, line: tuple[str, str], cuts: list[int], ended: bool,
-        end: str) -> None:
+        end: str, quote: str) -> None:
     """An error line containerd wrote in `P` pieces, at any time form, with or without the `F`
     piece that ends it (a log cut short: what came is read), the file's lines ended by LF or
-    by CRLF (copied through Windows: a `\r` at each piece's end is no terminal's redraw): the
-    same error at the same line as the line written whole."""
+    by CRLF (copied through Windows: a `\r` at each piece's end is no terminal's redraw), the
+    file pasted as a markdown quote or not: the same error at the same line as the line
+    written whole."""
     text, exception = line
     bounds = [0, *sorted(cuts), len(text)]
     pieces = [text[a:b] for a, b in zip(bounds, bounds[1:])]
@@ -180,8 +182,8 @@ def test_a_cri_line_cut_into_pieces_is_read_as_the_whole_line(
         assume(f"{exception.rsplit('.', 1)[-1]}: " in "".join(pieces[:-1])[:-5])
         written = written[:-1]
     before = f"{time} stdout F INFO 07-22 10:38:50 [api_server.py:1] vLLM API server version 0.9.1"
-    whole = explain_text(end.join([before, f"{time} {stream} F {text}"]) + end)
-    report = explain_text(end.join([before, *written]) + end)
+    whole = explain_text(end.join(quote + x for x in [before, f"{time} {stream} F {text}"]) + end)
+    report = explain_text(end.join(quote + x for x in [before, *written]) + end)
     assert whole.root_cause is not None and report.root_cause is not None, written
     assert (report.root_cause.exception, report.root_cause.line) == (exception, 2), written
     if ended:
