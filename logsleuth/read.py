@@ -304,7 +304,8 @@ def _unwrap(log: LogInput) -> LogInput:
                            "it was read oldest first, and line numbers are the file's own")
         return log
     if is_cri(head.peek(_NEWEST_FIRST_HEAD_BYTES)):
-        log._stream = CriPieces(head)  # type: ignore[assignment]
+        pieces = CriPieces(head)
+        log._stream, log.rows = pieces, pieces.rows  # type: ignore[assignment]
         return log
     if _cr_line_ends(head.peek(_NEWEST_FIRST_HEAD_BYTES)):
         log._stream = _CrLines(head)  # type: ignore[assignment]
