@@ -268,6 +268,11 @@ def input_from_text(text: str, *, name: str = "<text>") -> LogInput:
     return _unwrap(LogInput(name, io.BytesIO(text.encode("utf-8", "surrogateescape"))))
 
 
+def _json_notice(key: str) -> str:
+    return (f"the log is JSON lines (Docker's json-file, journalctl -o json, a log service's "
+            f"export); the `{key}` field of each line was read")
+
+
 def _unwrap(log: LogInput) -> LogInput:
     """Look at the first bytes: gzip is decompressed, UTF-16 is re-encoded to UTF-8."""
     head = _Peekable(log._stream)
@@ -292,8 +297,7 @@ def _unwrap(log: LogInput) -> LogInput:
     key = message_key(json_head, cut=len(json_head) >= _NEWEST_FIRST_HEAD_BYTES)
     if key is not None:
         log._stream = JsonMessages(head, key)  # type: ignore[assignment]
-        log.notices.append(f"the log is JSON lines (Docker's json-file, journalctl -o json, a "
-                           f"log service's export); the `{key}` field of each line was read")
+        log.notices.append(_json_notice(key))
         return log
     from logsleuth.tokenize.sniff import newest_first  # the grammar reads the head's times
 
@@ -304,7 +308,17 @@ def _unwrap(log: LogInput) -> LogInput:
                            "it was read oldest first, and line numbers are the file's own")
         return log
     if is_cri(head.peek(_NEWEST_FIRST_HEAD_BYTES)):
-        log._stream = CriPieces(head)  # type: ignore[assignment]
+        pieces = CriPieces(head)
+        log.rows = pieces.rows
+        # JSON lines are told on the joined head: a head of cut objects is no JSON
+        joined = _Peekable(cast(BinaryIO, pieces))
+        json_head = joined.peek(_NEWEST_FIRST_HEAD_BYTES)
+        key = message_key(json_head, cut=len(json_head) >= _NEWEST_FIRST_HEAD_BYTES)
+        if key is None:
+            log._stream = joined  # type: ignore[assignment]
+            return log
+        log._stream = JsonMessages(joined, key)  # type: ignore[assignment]
+        log.notices.append(_json_notice(key))
         return log
     if _cr_line_ends(head.peek(_NEWEST_FIRST_HEAD_BYTES)):
         log._stream = _CrLines(head)  # type: ignore[assignment]

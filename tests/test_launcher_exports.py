@@ -475,6 +475,26 @@ def test_a_json_lines_log_behind_a_launchers_wrapper_gives_the_answer_of_its_tex
 
 
 @SOME
+@given(st.sampled_from(["log", "MESSAGE", "textPayload", "message"]),
+       st.lists(st.integers(40, 400), min_size=len(FAILING), max_size=len(FAILING)),
+       st.sampled_from(["\n", "\r\n"]))
+def test_a_json_lines_log_whose_lines_containerd_cut_gives_the_answer_of_its_text(
+        key: str, cuts: list[int], end: str) -> None:
+    """A pod's CRI file of a program that logs JSON, each object longer than a cut written in
+    `P` pieces: the objects are told on the joined lines (a head of cut objects is no JSON)."""
+    plain = explain(FAILING)
+    out = []
+    for line, cut in zip(_json_lines(FAILING, key, ["stdout"] * len(FAILING)).splitlines(), cuts):
+        pieces = [line[i:i + cut] for i in range(0, len(line), cut)]
+        out += [f"2024-01-02T03:04:05.123456789Z stdout {'P' if i < len(pieces) - 1 else 'F'} {x}"
+                for i, x in enumerate(pieces)]
+    result = explain_text(end.join(out) + end, signatures=default_signatures())
+    assert result.root_cause is not None and plain.root_cause is not None
+    assert result.root_cause.exception == plain.root_cause.exception
+    assert any("JSON lines" in notice for notice in result.notices)
+
+
+@SOME
 @given(json_wrappers, st.integers(0, 20))
 def test_a_healthy_json_lines_log_behind_a_wrapper_is_no_failure(wrapper: str,
                                                                   served: int) -> None:

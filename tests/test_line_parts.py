@@ -162,12 +162,16 @@ CRI_LINES = [
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(time=st.sampled_from(CRI_TIMES), stream=st.sampled_from(["stdout", "stderr"]),
        line=st.sampled_from(CRI_LINES), cuts=st.lists(st.integers(1, 120), max_size=3, unique=True),
-       ended=st.booleans())
+       ended=st.booleans(), end=st.sampled_from(["\n", "\r\n"]),
+       quote=st.sampled_from(["", "> ", "> > ", ">"]))
 def test_a_cri_line_cut_into_pieces_is_read_as_the_whole_line(
-        time: str, stream: str, line: tuple[str, str], cuts: list[int], ended: bool) -> None:
+        time: str, stream: str, line: tuple[str, str], cuts: list[int], ended: bool,
+        end: str, quote: str) -> None:
     """An error line containerd wrote in `P` pieces, at any time form, with or without the `F`
-    piece that ends it (a log cut short: what came is read): the same error at the same line as
-    the line written whole."""
+    piece that ends it (a log cut short: what came is read), the file's lines ended by LF or
+    by CRLF (copied through Windows: a `\r` at each piece's end is no terminal's redraw), the
+    file pasted as a markdown quote or not: the same error at the same line as the line
+    written whole."""
     text, exception = line
     bounds = [0, *sorted(cuts), len(text)]
     pieces = [text[a:b] for a, b in zip(bounds, bounds[1:])]
@@ -178,12 +182,45 @@ def test_a_cri_line_cut_into_pieces_is_read_as_the_whole_line(
         assume(f"{exception.rsplit('.', 1)[-1]}: " in "".join(pieces[:-1])[:-5])
         written = written[:-1]
     before = f"{time} stdout F INFO 07-22 10:38:50 [api_server.py:1] vLLM API server version 0.9.1"
-    whole = explain([before, f"{time} {stream} F {text}"])
-    report = explain([before, *written])
+    whole = explain_text(end.join(quote + x for x in [before, f"{time} {stream} F {text}"]) + end)
+    report = explain_text(end.join(quote + x for x in [before, *written]) + end)
     assert whole.root_cause is not None and report.root_cause is not None, written
     assert (report.root_cause.exception, report.root_cause.line) == (exception, 2), written
     if ended:
         assert report.root_cause.message == whole.root_cause.message
+
+
+# a Python warning's record, its message on the lines below it (as `warnings` prints one whose
+# text holds a newline), printed by a Ray worker or not, then an error later in the log
+WARNED = ["/opt/venv/lib/python3.10/site-packages/vllm/connections.py:8: RuntimeWarning: Failed "
+          "to read commit hash:", "No module named 'vllm._version'",
+          "  from vllm.version import __version__ as VLLM_VERSION",
+          "INFO 07-22 10:38:51 [api_server.py:1] vLLM API server version 0.6.3"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(time=st.sampled_from(CRI_TIMES), cuts=st.lists(st.integers(1, 120), min_size=1,
+                                                      max_size=3, unique=True),
+       error=st.booleans(), end=st.sampled_from(["\n", "\r\n"]),
+       worker=st.sampled_from(["", "(pid=880853) ", "(RolloutWorker pid=4242, ip=10.0.0.7) "]))
+def test_a_cri_line_cut_into_pieces_stays_one_with_the_lines_below_it(
+        time: str, cuts: list[int], error: bool, end: str, worker: str) -> None:
+    """A record's first line containerd wrote in `P` pieces keeps its next lines: the pieces
+    join into one line with no blank after it (a blank ends the record, and the warning's
+    message line, alone, read as an error), and a later line is reported at its file row."""
+    head = worker + WARNED[0]
+    bounds = [0, *sorted(c for c in cuts if c < len(head)), len(head)]
+    pieces = [head[a:b] for a, b in zip(bounds, bounds[1:])]
+    written = [f"{time} stderr {'P' if i < len(pieces) - 1 else 'F'} {piece}"
+               for i, piece in enumerate(pieces)]
+    tail = [*(worker + x for x in WARNED[1:3]), WARNED[3], *([CRI_LINES[0][0]] if error else [])]
+    text = end.join([*written, *(f"{time} stderr F {x}" for x in tail)]) + end
+    report = explain_text(text)
+    if not error:
+        assert report.verdict is Verdict.NO_FAILURE, (written, report.root_cause)
+        return
+    assert report.root_cause is not None and report.root_cause.exception == "ValueError"
+    assert report.root_cause.line == len(written) + len(tail)  # the file's own row
 
 
 # ---- colour codes and closing HTML, taken off before a line is parsed ----------------------------

@@ -225,7 +225,9 @@ texts = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=60)
 def test_cri_pieces_are_joined_on_the_first_line_of_each(
         lines: list[tuple[str, str, int]], rng: random.Random, block: int) -> None:
     """Lines of two streams, each cut into 1..4 pieces, the streams' pieces interleaved: every
-    line comes back whole where its first piece was, a blank where each later piece was."""
+    line comes back whole where its first piece was; a later piece right after its line's rows
+    so far is a row of that line (`rows` maps each line read to the file's row it begins on), one
+    after another stream's line leaves a blank where it was."""
     queues: dict[str, list[list[str]]] = {"stdout": [], "stderr": []}
     for text, stream, parts in lines:
         cuts = sorted(rng.sample(range(len(text) + 1), min(parts - 1, len(text) + 1)))
@@ -236,19 +238,27 @@ def test_cri_pieces_are_joined_on_the_first_line_of_each(
                                for i, piece in enumerate(pieces)])
     out: list[str] = []
     expected: list[str] = []
+    first_rows: list[int] = []  # the file's row each expected line begins on
     pending = {s: [p for line in q for p in line] for s, q in queues.items()}
     whole = {s: [t for t, st_, _ in lines if st_ == s] for s in queues}
-    starts = {s: 0 for s in queues}
+    open_at: dict[str, int] = {}  # stream -> index in expected of its open line
     while any(pending.values()):
         stream = rng.choice([s for s in pending if pending[s]])
         piece = pending[stream].pop(0)
         out.append(piece)
-        if starts[stream] == 0:
+        at = open_at.get(stream)
+        if at is None:
             expected.append(f"{piece[:piece.index(stream) + len(stream) + 3]}"
                             f"{whole[stream].pop(0)}")
-        else:
+            first_rows.append(len(out))
+            at = len(expected) - 1
+        elif at != len(expected) - 1:
             expected.append("")
-        starts[stream] = 0 if piece.split(" ")[2] == "F" else 1
+            first_rows.append(len(out))
+        if piece.split(" ")[2] == "F":
+            open_at.pop(stream, None)
+        else:
+            open_at[stream] = at
     data = ("\n".join(out) + "\n").encode()
     assert is_cri(data)
     reader = CriPieces(io.BytesIO(data))  # type: ignore[arg-type]
@@ -256,6 +266,8 @@ def test_cri_pieces_are_joined_on_the_first_line_of_each(
     while chunk := reader.read(block):
         got += chunk
     assert got.decode().split("\n")[:-1] == expected
+    assert [reader.rows.first(n) for n in range(1, len(expected) + 1)] == first_rows
+    assert reader.rows.count(len(expected)) == len(out)
 
 
 @SOME

@@ -9,7 +9,7 @@ many subjects kept their answer and what the others lost; `--breaks FILE` writes
 a JSON line (case, transform, what differs, the reference and the transformed answer).
 
     PYTHONPATH=. python tools/metamorphic/sweep.py [--only TRANSFORM,...] [--breaks FILE]
-        [--cases SUBSTRING] [--case-file IDS]
+        [--cases SUBSTRING] [--case-file IDS] [--salt TEXT]
 """
 
 from __future__ import annotations
@@ -39,12 +39,13 @@ def report(lines: list[str]) -> dict[str, object]:
     return report_to_dict(explain_text("\n".join(lines) + "\n", signatures=default_signatures()))
 
 
-def seed(case: str, transform: str) -> int:
-    return zlib.crc32(f"{case}|{transform}".encode())
+def seed(case: str, transform: str, salt: str = "") -> int:
+    """The draw's seed: the case and transform names, and a salt for another draw of each."""
+    return zlib.crc32(f"{case}|{transform}{'|' + salt if salt else ''}".encode())
 
 
-def sweep_case(job: tuple[Case, tuple[str, ...]]) -> list[dict[str, object]]:
-    case, names = job
+def sweep_case(job: tuple[Case, tuple[str, ...], str]) -> list[dict[str, object]]:
+    case, names, salt = job
     lines = case.log.read_text(encoding="utf-8", errors="replace").splitlines()
     original = report(lines)
     if not judge(case.label, original).case:
@@ -53,7 +54,7 @@ def sweep_case(job: tuple[Case, tuple[str, ...]]) -> list[dict[str, object]]:
     anchor = anchor_of(original)
     rows: list[dict[str, object]] = []
     for name in names:
-        moved = TRANSFORMS[name](lines, random.Random(seed(case.id, name)), anchor)
+        moved = TRANSFORMS[name](lines, random.Random(seed(case.id, name, salt)), anchor)
         if moved is None:
             continue
         try:
@@ -79,6 +80,8 @@ def main() -> None:
                         help="which labelled cases are subjects")
     parser.add_argument("--breaks", type=Path, help="write every break here, one JSON a line")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--salt", default="",
+                        help="draw other variations (wrapper names, cut points, interleavings)")
     args = parser.parse_args()
     names = tuple(args.only.split(",")) if args.only else tuple(TRANSFORMS)
     sets = {"corpus": [CORPUS], "tuning": [TUNING_DIR], "both": [CORPUS, TUNING_DIR]}[args.set]
@@ -91,7 +94,7 @@ def main() -> None:
     breaks = []
     wrong = 0
     with ProcessPoolExecutor(args.jobs) as pool:
-        for rows in pool.map(sweep_case, [(c, names) for c in cases], chunksize=2):
+        for rows in pool.map(sweep_case, [(c, names, args.salt) for c in cases], chunksize=2):
             for row in rows:
                 if row.get("skipped"):
                     wrong += 1
