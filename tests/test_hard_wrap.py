@@ -48,8 +48,6 @@ COLLECTED_WRAPPED = {
     "tests/fixtures/tuning/healthy/v05-bnb-llama3-openai-server-startup/log.txt",
     "tests/fixtures/tuning/runtime/w-ascend-v090-v1-qwen25-7b-benchmark-29th-request-gather-v3-"
     "index-out-of-range-507035-wrapped-lines/log.txt",  # session 23's split: wrapped as posted
-    "tests/fixtures/tuning/healthy/ll-v01011-a100-qwen-7b-half-gpu-memory-startup-hard-wrapped-"
-    "lines/log.txt",  # session 31's split: wrapped as posted
     "tests/fixtures/tuning/healthy/ff-v01011-a100-80gb-tp2-same-node-qwen2-7b-vllmworker-tp-"
     "startup-custom-allreduce-warnings/log.txt",  # session 27's split: wrapped at 136 as posted
     "tests/fixtures/tuning/healthy/ff-ray-two-nodes-v01011-a100-40gb-tp2-qwen2-7b-wrapped-145-"
