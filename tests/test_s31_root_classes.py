@@ -391,3 +391,15 @@ def test_a_record_glued_after_a_message_still_ends_it(after: str) -> None:
     # the counter-evidence: a whole record glued on after the message (a paste's) still cuts it
     line = parse_line(f"(APIServer pid=10) ValueError: bad shape (3, 4) {after}")
     assert (line.exception, (line.message or "").strip()) == ("ValueError", "bad shape (3, 4)")
+
+
+def test_a_message_that_ends_in_a_position_and_a_colon_still_ends_at_a_glued_record() -> None:
+    # triton's `CompilationError: at 106:17:` ends in a colon before its source: no word
+    # introduces a quote there, and the glued source line is the next record
+    line = parse_line("(Worker_TP1 pid=7) triton.compiler.errors.CompilationError: at 106:17: "
+                      "(Worker_TP1 pid=7)     def kernel(x):")
+    assert (line.message or "").strip() == "at 106:17:"
+    quoted = parse_line("(APIServer pid=1) RuntimeError: Request failed, retrying: "
+                        "(EngineCore_DP0 pid=2) ValueError: x")
+    assert quoted.exception == "RuntimeError"
+    assert quoted.message == "Request failed, retrying: (EngineCore_DP0 pid=2) ValueError: x"

@@ -1081,11 +1081,13 @@ def _quoted(text: str) -> bool:
     """Whether a record's head that follows `text` (the text since the line's head or the
     last record glued in it) is text that quotes a record, not a record a paste glued on: the
     text introduces it (`Request failed, retrying: (EngineCore_DP0 pid=7) ERROR ...`, `said: `)
+    (a word and a colon: not triton's `CompilationError: at 106:17:` before its glued source)
     or holds a string it opened and did not close (a JSON value, a repr, a logged prompt:
     `"content": "my server printed (EngineCore_DP0 pid=7) ...`). A record glued on follows a
     whole record: a frame, its source line, a caret line, a message."""
     text = text.rstrip()
-    return text.endswith(":") or len(_QUOTE_MARK.findall(text)) % 2 == 1
+    return text[-2:-1].isalpha() and text.endswith(":") \
+        or len(_QUOTE_MARK.findall(text)) % 2 == 1
 
 
 # what a record glued after an exception's message begins with: the next head, a header's level,
