@@ -21,12 +21,14 @@ over generated logs of its class, with the same shapes where they are the failur
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from logsleuth.model import Report, Verdict
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
+from logsleuth.tokenize import parse_line
 
 SOME = settings(max_examples=25, deadline=None)
 
@@ -308,3 +310,96 @@ def test_a_glued_source_line_that_names_an_exception_is_no_failure(
         "server 0 on http://0.0.0.0:8000",
     ])
     assert explain([line], wrap).verdict is Verdict.NO_FAILURE
+
+
+# --- a record's text that quotes another record is not a record glued on -------------------
+# (a paste's glued heads follow a whole record; a quoted head follows words that introduce it,
+# `retrying: `, or sits inside a string the text opened: a JSON value, a repr, a logged prompt)
+
+QUOTED_EXC = "RuntimeError: CUDA error: an illegal memory access was encountered"
+QUOTED_HEADS = [*HEADS, "2026-01-31T14:21:03Z ", "2026-01-31T14:21:03Z ERROR 01-14 10:00:00 "
+                "[core.py:708] "]
+LONG = "please help me read what my server printed while it ran on two gpus, " * 4
+QUOTERS = [
+    "(APIServer pid=10) WARNING 01-14 10:00:05 [client.py:9] Request failed, retrying: {q}",
+    "(APIServer pid=10) INFO 01-14 10:00:05 [client.py:9] " + LONG + "the engine said: {q}",
+    '{{"level": "info", "msg": "chat completion", "content": "My server printed {q} now"}}',
+    '{{"level": "info", "msg": "chat completion", "request": "' + LONG + '{q} now"}}',
+    "(APIServer pid=10) DEBUG 01-14 10:00:05 [x.py:1] " + LONG + "record=LogRecord(msg='{q}')",
+    "[bench] " + LONG + "server log tail: {q}",
+]
+SERVING = [*BEFORE,
+           "(APIServer pid=135812) INFO 01-14 10:00:09 [api_server.py:1920] Starting vLLM API "
+           "server 0 on http://0.0.0.0:8000",
+           '(APIServer pid=135812) INFO:     127.0.0.1:50000 - "POST /v1/chat/completions '
+           'HTTP/1.1" 200 OK']
+
+
+@SOME
+@given(st.sampled_from(QUOTED_HEADS), st.sampled_from(QUOTERS), st.sampled_from(RAISED))
+def test_a_record_that_quotes_another_records_exception_keeps_the_real_root(
+        head: str, quoter: str, raised: tuple[str, str]) -> None:
+    # the quoting record comes first, then a failed start: its own root, not the quoted one
+    records, root = _records("(EngineCore_DP0 pid=2231) ", raised, True, True)
+    lines = [*records[:len(BEFORE)], quoter.format(q=f"{head}{QUOTED_EXC}"),
+             *records[len(BEFORE):]]
+    report = explain(lines)
+    found = report.root_cause
+    name, message = raised
+    assert found is not None and found.exception == name, (found, lines)
+    assert found.message.strip() == message
+    assert found.line == root + 2
+
+
+@SOME
+@given(st.sampled_from([h for h in QUOTED_HEADS if "ERROR " not in h]),
+       st.sampled_from(QUOTERS))
+def test_a_serving_log_that_quotes_a_record_with_its_exception_is_no_failure(
+        head: str, quoter: str) -> None:
+    # (a quoted ERROR record's header is not in it: a line that names the exception an error
+    # record logged reads as that exception, as it did before records were read glued)
+    lines = [*SERVING, quoter.format(q=f"{head}{QUOTED_EXC}"), *SERVING[-2:]]
+    assert explain(lines).verdict is Verdict.NO_FAILURE, lines
+
+
+@pytest.mark.parametrize("message", [
+    "Engine core process (pid=2231) died unexpectedly with exit code -9.",
+    "Worker (EngineCore_DP0 pid=2231) stopped answering, see its log above",
+    "Worker failed with error '(EngineCore_DP0 pid=2231) ERROR 01-14 10:00:00 [core.py:708] "
+    "ValueError: bad shape', please check the stack trace above for the root cause",
+    "NCCL watchdog on [rank0]: timed out after 600000 ms",
+    "no heartbeat since 2026-01-31T14:21:03Z (EngineCore_DP0 pid=2231) is gone",
+    "bad input 2026-01-31T14:21:03Z Traceback (most recent call last) was logged",
+])
+@pytest.mark.parametrize("head", ["", "(APIServer pid=10) "])
+def test_a_message_that_quotes_a_head_keeps_its_words(message: str, head: str) -> None:
+    # a head inside an exception's message, followed by more of its words or inside its quote,
+    # is no record a paste glued on: the message is the whole of it
+    line = parse_line(f"{head}RuntimeError: {message}")
+    assert (line.exception, line.message) == ("RuntimeError", message)
+
+
+@pytest.mark.parametrize("after", [
+    "(APIServer pid=10) Traceback (most recent call last):",
+    "(APIServer pid=10)   File \"/x/vllm/v1/engine/utils.py\", line 1057, in wait",
+    "(APIServer pid=10)     raise RuntimeError(",
+    "(EngineCore_DP0 pid=2231) vllm.v1.engine.exceptions.EngineDeadError: dead",
+    "[rank0]: RuntimeError: boom",
+    "2026-01-31T14:21:03Z (APIServer pid=10) Traceback (most recent call last):",
+])
+def test_a_record_glued_after_a_message_still_ends_it(after: str) -> None:
+    # the counter-evidence: a whole record glued on after the message (a paste's) still cuts it
+    line = parse_line(f"(APIServer pid=10) ValueError: bad shape (3, 4) {after}")
+    assert (line.exception, (line.message or "").strip()) == ("ValueError", "bad shape (3, 4)")
+
+
+def test_a_message_that_ends_in_a_position_and_a_colon_still_ends_at_a_glued_record() -> None:
+    # triton's `CompilationError: at 106:17:` ends in a colon before its source: no word
+    # introduces a quote there, and the glued source line is the next record
+    line = parse_line("(Worker_TP1 pid=7) triton.compiler.errors.CompilationError: at 106:17: "
+                      "(Worker_TP1 pid=7)     def kernel(x):")
+    assert (line.message or "").strip() == "at 106:17:"
+    quoted = parse_line("(APIServer pid=1) RuntimeError: Request failed, retrying: "
+                        "(EngineCore_DP0 pid=2) ValueError: x")
+    assert quoted.exception == "RuntimeError"
+    assert quoted.message == "Request failed, retrying: (EngineCore_DP0 pid=2) ValueError: x"

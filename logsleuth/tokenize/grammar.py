@@ -618,9 +618,9 @@ class _ToRecords(Transformer[Token, object]):
     def exc_line(self, items: list[Token]) -> _Body:
         name = str(items[0]).strip().lstrip("|").strip()
         message = str(items[1]).strip() if len(items) > 1 else ""
-        glued = terminal_regex("GLUED_HEAD").search(message) if " " in message else None
+        glued = _next_record(message) if " " in message else None
         if glued is not None:  # the next record, glued on by a paste, is not the message
-            message = message[:glued.start()]
+            message = message[:glued]
         text = f"{name}: {message}" if message else name
         if name.endswith(":"):  # `Name:` and nothing after: the text keeps the colon (EXC_TYPE)
             name = name[:-1].rstrip()
@@ -794,6 +794,12 @@ class _ToRecords(Transformer[Token, object]):
         # records a paste glued into one line: the exception is the glued record's, read as that
         # record alone would be (its message ends where the next record's head begins: exc_line)
         glued = _glued_head(lead) if escape is None else None
+        if glued is None and escape is None and _quoted_head(lead, body.text) \
+                and not _ERROR_HEADER_END.search(lead) \
+                and (_CONTENT_KEY.search(lead) or len(lead) > _SHORT_LEAD):
+            # a record's text that quotes another record, its head and exception, far into a
+            # long line (a logged prompt, a retry's message): plain text, not an error it raised
+            return _Body(LineKind.PLAIN, f"{lead}{body.text}")
         return _Body(LineKind.EXCEPTION if glued else LineKind.EXCEPTION_REPR,
                      f"{lead}{body.text}", exception=body.exception, message=message,
                      glued=glued)
@@ -1013,7 +1019,11 @@ def _glued_exception(text: str) -> _Body | None:
     if not any(hint in text for hint in _GLUED_HINTS):
         return None
     exception = terminal_regex("EXC_TYPE")
+    after = 0
     for glued in terminal_regex("GLUED_HEAD").finditer(text):
+        quoted, after = _quoted(text[after:glued.start()]), glued.end()
+        if quoted:
+            continue
         start = glued.start() + 1
         end, tokens = _lex_head(text[start:])
         if tokens and exception.match(text, start + end):
@@ -1030,12 +1040,72 @@ def _glued_head(lead: str) -> tuple[Process, _Header] | None:
     vllm.lark EXC_LEAD), as its process and header; None when the lead ends in no glued head."""
     if not lead.endswith(" "):
         return None
+    after = 0
     for glued in terminal_regex("GLUED_HEAD").finditer(lead):
+        quoted, after = _quoted(lead[after:glued.start()]), glued.end()
         start = glued.start() + 1
         end, tokens = _lex_head(lead[start:])
-        if tokens and start + end == len(lead):
+        if tokens and start + end == len(lead) and not quoted:
             head = _parse_head(tokens)  # (no prefix: an unprefixed record, main's)
             return head.process, head.header
+    return None
+
+
+def _quoted_head(lead: str, rest: str) -> bool:
+    """Whether `lead` ends in a record's head that the text before it quotes (`_quoted`);
+    `rest` is what follows the lead (a glued time is a head only before a record)."""
+    after = 0
+    for glued in terminal_regex("GLUED_HEAD").finditer(lead + rest[:200]):
+        if glued.start() >= len(lead):
+            break
+        start = glued.start() + 1
+        if start + _lex_head(lead[start:])[0] == len(lead):
+            return _quoted(lead[after:glued.start()])
+        after = glued.end()
+    return False
+
+
+# an exception's lead no longer than this is read as a line that names it (EXC_LEAD's short
+# lead, grammars/vllm.lark); a longer one only where a record's head or an escaped break ends it
+_SHORT_LEAD = 241
+# a chat message's text in a JSON or repr value (EXC_LEAD's short lead reads no exception there)
+_CONTENT_KEY = re.compile(r"[\"'](?:content|text|reasoning_content|reasoning)[\"']: ?[\"']")
+# vLLM's header of an error record at the end of a lead (EXC_LEAD's first form: a line that
+# names the exception such a record logged, however long, is read so however the head is quoted)
+_ERROR_HEADER_END = re.compile(r" (?:ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.]+:\d+\] $")
+# a quote that opens or closes a string: not an apostrophe between two letters (`don't`)
+_QUOTE_MARK = re.compile(r"\"|(?<![A-Za-z])'|'(?![A-Za-z])")
+
+
+def _quoted(text: str) -> bool:
+    """Whether a record's head that follows `text` (the text since the line's head or the
+    last record glued in it) is text that quotes a record, not a record a paste glued on: the
+    text introduces it (`Request failed, retrying: (EngineCore_DP0 pid=7) ERROR ...`, `said: `)
+    (a word and a colon: not triton's `CompilationError: at 106:17:` before its glued source)
+    or holds a string it opened and did not close (a JSON value, a repr, a logged prompt:
+    `"content": "my server printed (EngineCore_DP0 pid=7) ...`). A record glued on follows a
+    whole record: a frame, its source line, a caret line, a message."""
+    text = text.rstrip()
+    return text[-2:-1].isalpha() and text.endswith(":") \
+        or len(_QUOTE_MARK.findall(text)) % 2 == 1
+
+
+# what a record glued after an exception's message begins with: the next head, a header's level,
+# a traceback's header, a frame or source line (indented), a caret line, an exception's name;
+# not a word of the message that quoted a head (`Worker (EngineCore_DP0 pid=7) stopped ...`)
+_RECORD_START = re.compile(r"\s|[A-Z\[(^]|(?:[a-z_]\w*\.)+_?[A-Z]\w*(?:\([\w.]*\))?:")
+
+
+def _next_record(message: str) -> int | None:
+    """Where the next record a paste glued onto an exception's message begins (GLUED_HEAD),
+    its head neither quoted by the message (`_quoted`) nor followed by more of its words; None
+    when the message holds none."""
+    after = 0
+    for glued in terminal_regex("GLUED_HEAD").finditer(message):
+        quoted, after = _quoted(message[after:glued.start()]), glued.end()
+        start = glued.start() + 1  # the whole head (a time, a prefix, a header after it)
+        if not quoted and _RECORD_START.match(message, start + _lex_head(message[start:])[0]):
+            return glued.start()
     return None
 
 
