@@ -44,7 +44,11 @@ pytestmark = pytest.mark.long
 # source-built (`constructed`), and six examples taken from held-out threads were dropped; the
 # probes moved groups, none was lost to a miss (65 misses before and after): cited+uncited 205 of
 # 218, constructed 509 of 561, tuning 274 of 305, corpus 36 of 36. Floors less two.
-FLOORS = {("cited", "uncited"): 203, ("constructed",): 507, ("tuning",): 259, ("corpus",): 34}
+# Session 31 (sigs-a): the last 13 uncited examples gained sources, most rebuilt from vLLM's source
+# as `constructed` (held-out or unrecorded shapes replaced), so 22 probes left cited+uncited; the
+# misses there went 12 -> 11: cited+uncited 199 of 210 (was 208 of 220), constructed 606 of 682,
+# tuning 344 of 409, corpus 36 of 36. Cited+uncited floor that less two.
+FLOORS = {("cited", "uncited"): 197, ("constructed",): 507, ("tuning",): 259, ("corpus",): 34}
 
 
 @cache

@@ -9,7 +9,6 @@ frame of a library that is no framework running vLLM."""
 
 from __future__ import annotations
 
-import string
 from functools import cache
 
 from hypothesis import HealthCheck, given, settings
@@ -97,7 +96,10 @@ def test_a_vllm_message_under_a_frameworks_frame_gets_what_the_whole_traceback_g
     assert module in raising_modules(cut.root_cause) and not library_modules(cut.root_cause)
 
 
-_WORDS = st.lists(st.text(string.ascii_lowercase, min_size=3, max_size=9), min_size=4,
+# words of no vocabulary: consonants only, so that no draw spells a failure's own word (hypothesis
+# also draws the string constants of the code under test, such as a signal's name `sigfpe`, which
+# a native crash's signature rightly claims)
+_WORDS = st.lists(st.text("bcdfghjklmnpqrstvwxz", min_size=3, max_size=9), min_size=4,
                   max_size=8).map(" ".join)
 
 
