@@ -47,7 +47,7 @@ START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_c
                  "pybasic", "cut_record", "loguru", "ci_command", "ray_serve",
                  "kserve", "neuron", "bracket_fields", "spdlog", "level_word", "cann_code",
                  "client_answer", "client_status_code", "pasted_line", "ray_repeated",
-                 "annotated_source", "pre_lexing")
+                 "annotated_source", "pre_lexing", "glued_head")
 # Start symbols of the parts of a line that another stage takes off a line's text by the
 # grammar's own terminals (terminal_regex): a client's print of an error answer, a line pasted
 # on its own (index/bare.py), Ray's repeat count (signatures/match.py), a source line that is an
