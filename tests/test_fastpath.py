@@ -248,9 +248,12 @@ def test_relaxed_screen_is_built_and_never_rules_out_a_sighted_body_on_corpus_li
     assert matched > 50  # the logs hold bodies these terminals take
 
 
-def _starts(text: str, count: int = 40) -> list[int]:
+def _starts(text: str, count: int = 24) -> list[int]:
     """Where a body may start in a line: at 0 and after each of its first spaces, `count` in
-    all (found by `str.find`, not a walk over every character of a 2 KB line)."""
+    all (found by `str.find`, not a walk over every character of a 2 KB line). The widest head
+    the corpus holds ends within its first ~20 spaces (journald's host and unit, compose's
+    service, a container's time, a process prefix, vLLM's header); 24, not 40, since the
+    test reads every tuning log and grows with the set (it was CI's slowest test, 48 s)."""
     starts = [0]
     at = text.find(" ")
     while at >= 0 and len(starts) < count:
@@ -261,7 +264,7 @@ def _starts(text: str, count: int = 40) -> list[int]:
 
 @given(st.text(alphabet=" ab", max_size=120))
 def test_starts_are_zero_and_after_the_first_spaces(text: str) -> None:
-    assert _starts(text) == [0, *(i + 1 for i, c in enumerate(text) if c == " ")][:40]
+    assert _starts(text) == [0, *(i + 1 for i, c in enumerate(text) if c == " ")][:24]
 
 
 _SIGHTED_PARTS = st.sampled_from([
