@@ -212,7 +212,8 @@ def build_report(name: str, events: list[Event], stats: TokenizeStats, facts: Fa
                     signature, alternatives, found, notices, inference.reasons,
                     inference.look_for, inference.failed_processes, inference.survived, stats.lines,
                     config_differences=facts.differences(), fact_origins=facts.origins(),
-                    phase=phase, recognised=recognised, runs=inference.runs)
+                    phase=phase, recognised=recognised,
+                    runs=inference.runs if stats.lines else ())  # an empty input ran nothing
     report = annotate(report)  # where vLLM's source prints each error, and its own advice
     return with_warning_hint(report) if warning_hint else report
 

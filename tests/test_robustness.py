@@ -164,7 +164,7 @@ FORK_ROOT = dict(verdict="failure", exception="RuntimeError",
 
 CATALOGUE = [
     Case("empty-file", lambda _: b"", verdict="no_failure", notices=("the input is empty",),
-         extra={"lines_read": 0, "recognised": False}),
+         extra={"lines_read": 0, "recognised": False, "runs": []}),
     Case("random-bytes", _random_bytes, verdict="no_failure",
          notices=("NUL byte", "looks like log output"), extra={"recognised": False}),
     Case("nul-bytes", lambda _: b"hello\0world\n\0\0\n" + TRACEBACK.replace(b"failed", b"fa\0iled"),
@@ -239,6 +239,8 @@ def test_bad_input_gets_a_report(case: Case, tmp_path: Path) -> None:
         assert report["lines_read"] == case.extra["lines_read"]
     if "recognised" in case.extra:
         assert report["recognised"] == case.extra["recognised"]
+    if "runs" in case.extra:
+        assert report["runs"] == case.extra["runs"]
 
 
 def test_the_catalogue_is_documented() -> None:
