@@ -33,7 +33,6 @@ import random
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -55,10 +54,9 @@ def _verdict_probe():  # type: ignore[no-untyped-def]
     return module
 
 
-Shape = _verdict_probe().Shape
+_VERDICT = _verdict_probe()
+Shape = _VERDICT.Shape
 
-from logsleuth.pipeline import explain_text  # noqa: E402
-from logsleuth.signatures import SignatureSet, default_signatures  # noqa: E402
 
 ERAS = ("v0", "v1early", "v1")
 WRAPPERS = ("plain", "docker", "cri", "compose", "journald", "ray", "wrapped", "glued")
@@ -203,17 +201,8 @@ def cases(statements: Sequence[Statement], seed: int, per: int) -> list[tuple[St
     return out
 
 
-_SIGNATURES: SignatureSet | None = None
-
-
 def measure_one(item: tuple[Statement, Case, int]) -> Result:
-    global _SIGNATURES  # one database per worker process
-    if _SIGNATURES is None:
-        _SIGNATURES = default_signatures()
-    statement, case, seed = item
-    report = explain_text(render(statement, case, seed), signatures=_SIGNATURES)
-    root = report.root_cause.text[:100] if report.root_cause is not None else None
-    return Result(case, report.verdict.value, root)
+    return Result(item[1], *_VERDICT.explain_verdict(render(*item)))
 
 
 def summary(results: Sequence[Result], top: int) -> str:
@@ -248,11 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     statements = [s for s in catalogue() if not args.only or s.id in args.only]
     items = cases(statements, args.seed, args.per)
-    if args.jobs > 1:
-        with ProcessPoolExecutor(args.jobs) as pool:
-            results = list(pool.map(measure_one, items, chunksize=8))
-    else:
-        results = [measure_one(item) for item in items]
+    results = _VERDICT.measure_all(measure_one, items, args.jobs, 8)
     print(summary(results, args.top))
     if args.results:
         with args.results.open("w") as out:

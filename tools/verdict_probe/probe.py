@@ -47,10 +47,11 @@ import random
 import re
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TypeVar
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "index_coverage"))
@@ -361,16 +362,32 @@ def events(levels: Sequence[str], sample: int, seed: int) -> list[tuple[Event, s
 
 
 _SIGNATURES: SignatureSet | None = None
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def explain_verdict(text: str) -> tuple[str, str | None]:
+    """A generated log's verdict and the start of its root cause's text (every probe's measure),
+    with one signature database per worker process."""
+    global _SIGNATURES
+    if _SIGNATURES is None:
+        _SIGNATURES = default_signatures()
+    report = explain_text(text, signatures=_SIGNATURES)
+    return report.verdict.value, (report.root_cause.text[:100]
+                                  if report.root_cause is not None else None)
+
+
+def measure_all(measure: Callable[[T], R], items: Sequence[T], jobs: int,
+                chunksize: int) -> list[R]:
+    """`measure` of every item, in `jobs` worker processes when more than one."""
+    if jobs <= 1:
+        return [measure(item) for item in items]
+    with ProcessPoolExecutor(jobs) as pool:
+        return list(pool.map(measure, items, chunksize=chunksize))
 
 
 def measure_one(item: tuple[Event, str, str]) -> Result:
-    global _SIGNATURES  # one database per worker process
-    if _SIGNATURES is None:
-        _SIGNATURES = default_signatures()
-    event, message, file = item
-    report = explain_text(render(event, message, file), signatures=_SIGNATURES)
-    root = report.root_cause.text[:100] if report.root_cause is not None else None
-    return Result(event, report.verdict.value, root)
+    return Result(item[0], *explain_verdict(render(*item)))
 
 
 def subsystem(module: str) -> str:
@@ -419,11 +436,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show-context", choices=CONTEXTS, help="only misses of this context")
     args = parser.parse_args(argv)
     items = events(args.levels, args.sample, args.seed)
-    if args.jobs > 1:
-        with ProcessPoolExecutor(args.jobs) as pool:
-            results = list(pool.map(measure_one, items, chunksize=16))
-    else:
-        results = [measure_one(item) for item in items]
+    results = measure_all(measure_one, items, args.jobs, 16)
     print(summary(results, args.top))
     if args.results:
         with args.results.open("w") as out:
