@@ -134,27 +134,37 @@ def _raised(server: Server, timeout: str) -> list[str]:
             f"{prefix} {timeout}"]
 
 
-def _loading(server: Server, shards: int) -> list[str]:
-    """The engine's worker still loading a large checkpoint when the wait ran out."""
-    return [f"(Worker_TP0 pid={server.workers[0]}) Loading safetensors checkpoint shards: "
-            f"{100 * n // 163:3d}% Completed | {n}/163 [{n // 6:02d}:00<20:00, 4.1s/it]"
-            for n in range(20, 20 * shards + 1, 20)]
+def _loading(server: Server, shards: int, waits: bool = False) -> list[str]:
+    """The engine's worker still loading a large checkpoint when the wait ran out; `waits`: the
+    API server's wait lines interleaved with the bars (every 10 s, 0.9+)."""
+    lines: list[str] = []
+    for n in range(20, 20 * shards + 1, 20):
+        lines.append(f"(Worker_TP0 pid={server.workers[0]}) Loading safetensors checkpoint shards:"
+                     f" {100 * n // 163:3d}% Completed | {n}/163 [{n // 6:02d}:00<20:00, 4.1s/it]")
+        if waits:
+            lines.append(server.api_line("INFO", "utils.py:862", "Waiting for 1 local, 0 remote "
+                                         "core engine proc(s) to start."))
+    return lines
 
 
 @SOME
-@given(st.sampled_from(WAIT_TIMEOUTS), st.sampled_from(["alone", "raw", "started", "loading"]),
-       st.integers(1, 7), st.sampled_from(["plain", "docker", "journald"]))
+@given(st.sampled_from(WAIT_TIMEOUTS), st.sampled_from(["alone", "raw", "started", "loading",
+                                                        "interleaved"]),
+       st.integers(1, 7), st.sampled_from(["plain", "docker", "journald"]), st.booleans())
 def test_a_start_up_wait_that_ran_out_is_the_failure(timeout: str, before: str, shards: int,
-                                                     shape: str) -> None:
+                                                     shape: str, cut: bool) -> None:
     s = Server()
+    if cut:  # the paste cut the message after its first words
+        timeout = timeout[:timeout.index(" waiting") + len(" waiting for engine")]
     if before == "alone":  # the paste of the one line (the case)
         lines = [timeout]
     elif before == "raw":  # the traceback only
         lines = _raised(s, timeout)
     elif before == "started":  # the server's and the engine's first lines, then silence
         lines = s.startup()[:3] + _raised(s, timeout)
-    else:  # weight loading still printing
-        lines = s.startup()[:3] + _loading(s, shards) + _raised(s, timeout)
+    else:  # weight loading still printing (the server's waits between the bars or not)
+        lines = s.startup()[:3] + _loading(s, shards, before == "interleaved") \
+            + _raised(s, timeout)
     report = explain(wrapped(lines, shape))
     assert report.verdict is Verdict.FAILURE, report.reasons
     root = report.root_cause
