@@ -131,9 +131,13 @@ def test_requests_in_flight_do_not_save_the_error_the_engine_core_quotes() -> No
     assert report.root_cause.line == line_of(lines, "ValueError: Token id", crash_at)
 
 
-def test_timed_out_waiting_for_engines_is_a_symptom() -> None:
+def test_timed_out_waiting_for_engines_follows_the_engines_own_error() -> None:
+    # Why 5: the front end's start-up wait is not the root where the engine's error is in the
+    # log. Alone it is the failure (an engine alive and not ready in time), as vLLM 0.17 on
+    # words the same wait at the same place (causality.yaml `symptoms`, the note on it;
+    # tests/test_s32_root_classes.py)
     s = Server()
-    lines = s.startup()[:3] + [
+    timeout = [
         f"(APIServer pid={s.api}) Traceback (most recent call last):",
         f'(APIServer pid={s.api})   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/'
         'core_client.py", line 541, in __init__',
@@ -141,8 +145,13 @@ def test_timed_out_waiting_for_engines_is_a_symptom() -> None:
         f"(APIServer pid={s.api}) TimeoutError: Timed out waiting for engines to send initial "
         "message on input socket.",
     ]
+    lines = s.startup()[:3] + s.free_memory_startup_failure()[:-4] + timeout
     report = explain(lines)
-    assert report.verdict is Verdict.ROOT_CAUSE_MISSING
+    assert report.root_cause is not None
+    assert report.root_cause.exception == "ValueError"
+    alone = explain(s.startup()[:3] + timeout)
+    assert alone.verdict is Verdict.FAILURE
+    assert alone.root_cause is not None and alone.root_cause.exception == "TimeoutError"
 
 
 def test_tcp_store_get_error_is_a_symptom_of_the_rank_that_died() -> None:
