@@ -5,7 +5,13 @@ over its wordings and the ways a log shows it, with a near miss:
   draft as "eagle", an EAGLE-1 draft as "eagle3", MTP or Medusa heads under another name): the
   loader's shape check inside the draft model's own `load_weights`, V0's or V1's path:
   spec-decode-draft-method-mismatch, whose fix names `eagle3`; the same check in the target
-  model's file stays the weight-shape family's.
+  model's file stays the weight-shape family's;
+- a kernel JIT-compiled and loaded while the engine serves (a shape warmup did not cover): the
+  CUDA driver refusing the fresh module ("Triton Error [CUDA]: operation not permitted" from
+  Triton's module load under `execute_model`), or vLLM's JIT monitor in its error mode:
+  kernel-jit-compiled-during-serving, whose fix names warmup and `do_not_specialize`; the same
+  refusal while profiling at start-up, or another Triton status while serving, stays the Triton
+  launch family's.
 """
 
 from __future__ import annotations
@@ -74,3 +80,99 @@ def test_the_same_check_in_the_target_model_stays_the_shape_family(
                 "default_weight_loader", "assert param.size() == loaded_weight.size(), (")]
     sid, _ = signature_advice(python_traceback(frames, _shape_error("assert", hidden, 3, 2), prefix))
     assert sid != "spec-decode-draft-method-mismatch"
+
+
+# ---- a kernel compiled and loaded while serving -------------------------------------------------
+
+_SERVING_FRAMES = [
+    ("{site}vllm/v1/executor/multiproc_executor.py", "worker_busy_loop",
+     "output = func(*args, **kwargs)"),
+    ("{site}vllm/v1/worker/gpu_worker.py", "execute_model",
+     "output = self.model_runner.execute_model(scheduler_output,"),
+    ("{site}vllm/v1/worker/gpu_model_runner.py", "execute_model",
+     "model_output = self._model_forward("),
+]
+_PROFILE_FRAMES = [
+    ("{site}vllm/v1/worker/gpu_worker.py", "determine_available_memory",
+     "self.model_runner.profile_run()"),
+    ("{site}vllm/v1/worker/gpu_model_runner.py", "profile_run",
+     "hidden_states, last_hidden_states = self._dummy_run("),
+]
+_TRITON_LOAD = [
+    ("{site}triton/runtime/jit.py", "run",
+     "launch_metadata = kernel.launch_metadata(grid, stream, *bound_args.values())"),
+    ("{site}triton/compiler/compiler.py", "launch_metadata", "self._init_handles()"),
+    ("{site}triton/compiler/compiler.py", "_init_handles",
+     "self.module, self.function, self.n_regs, self.n_spills, self.n_max_threads = "
+     "driver.active.utils.load_binary("),
+]
+_KERNEL_CALLERS = [
+    ("vllm/model_executor/layers/fused_moe/moe_align_block_size.py", "moe_align_block_size"),
+    ("vllm/v1/attention/ops/triton_unified_attention.py", "unified_attention"),
+    ("vllm/v1/sample/rejection_sampler.py", "rejection_sample"),
+    ("vllm/model_executor/layers/sparse_attn_indexer.py", "sparse_attn_indexer"),
+]
+
+
+def _kernel_frames(site: str, stack: list[tuple[str, str, str]], caller: tuple[str, str],
+                   kernel: str) -> list[tuple[str, str, str]]:
+    return ([(path.format(site=site), function, code) for path, function, code in stack]
+            + [(f"{site}{caller[0]}", caller[1], f"{kernel}[grid](")]
+            + [(path.format(site=site), function, code) for path, function, code in _TRITON_LOAD])
+
+
+@settings(max_examples=40, deadline=None)
+@given(caller=st.sampled_from(_KERNEL_CALLERS),
+       kernel=st.sampled_from(["_fp8_mqa_logits_kernel", "_moe_align_block_size_kernel",
+                               "kernel_unified_attention_2d", "_rejection_kernel"]),
+       status=st.sampled_from(["operation not permitted", "operation not supported"]),
+       warned=st.booleans(), py=PYTHONS, site=SITE_PACKAGES,
+       prefix=st.sampled_from(["(Worker_TP0_DCP0 pid=232) ERROR 09-07 20:59:45 "
+                               "[multiproc_executor.py:990] ",
+                               "(Worker_TP3 pid=88) ERROR 01-12 03:14:15 "
+                               "[multiproc_executor.py:712] "]))
+def test_a_kernel_loaded_while_serving_gets_warmup_advice(
+        caller: tuple[str, str], kernel: str, status: str, warned: bool, py: str, site: str,
+        prefix: str) -> None:
+    root = site.format(py=py)
+    frames = _kernel_frames(root, _SERVING_FRAMES, caller, kernel)
+    log = python_traceback(frames, f"RuntimeError: Triton Error [CUDA]: {status}", prefix)
+    if warned:  # vLLM's JIT monitor said so before the failure
+        log = (f"{prefix[:prefix.index(')') + 1]} WARNING 09-07 17:51:31 [jit_monitor.py:106] "
+               f"Triton kernel JIT compilation during inference: {kernel}. This causes a latency "
+               "spike; consider extending warmup to cover this shape/config.\n") + log
+    sid, fix = signature_advice(log)
+    assert sid == "kernel-jit-compiled-during-serving"
+    assert "warmup" in fix and "do_not_specialize" in fix, fix
+
+
+@settings(max_examples=20, deadline=None)
+@given(kernel=st.sampled_from(["_fp8_mqa_logits_kernel", "_rejection_kernel"]),
+       backend=st.sampled_from(["Triton kernel JIT compilation", "Triton autotuning",
+                                "CuTeDSL JIT compilation"]),
+       py=PYTHONS, site=SITE_PACKAGES, prefix=TRACEBACK_PREFIXES)
+def test_the_jit_monitor_in_error_mode_gets_the_same_advice(
+        kernel: str, backend: str, py: str, site: str, prefix: str) -> None:
+    root = site.format(py=py)
+    frames = [(path.format(site=root), function, code) for path, function, code in _SERVING_FRAMES]
+    frames.append((f"{root}vllm/utils/jit_monitor.py", "_handle_jit_event",
+                   "raise RuntimeError(message % args)"))
+    error = (f"RuntimeError: {backend} during inference: {kernel}. This causes a latency spike; "
+             "consider extending warmup to cover this shape/config.")
+    sid, fix = signature_advice(python_traceback(frames, error, prefix))
+    assert sid == "kernel-jit-compiled-during-serving"
+    assert "--jit-monitor-mode" in fix, fix
+
+
+@settings(max_examples=20, deadline=None)
+@given(caller=st.sampled_from(_KERNEL_CALLERS), profile=st.booleans(), py=PYTHONS,
+       site=SITE_PACKAGES, prefix=TRACEBACK_PREFIXES)
+def test_a_refusal_at_start_up_or_another_status_stays_the_launch_family(
+        caller: tuple[str, str], profile: bool, py: str, site: str, prefix: str) -> None:
+    root = site.format(py=py)
+    stack, status = ((_PROFILE_FRAMES, "operation not permitted") if profile
+                     else (_SERVING_FRAMES, "invalid argument"))
+    log = python_traceback(_kernel_frames(root, stack, caller, "_kernel"),
+                           f"RuntimeError: Triton Error [CUDA]: {status}", prefix)
+    sid, _ = signature_advice(log)
+    assert sid == "triton-launch-error"

@@ -34,8 +34,6 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "session 32's random development split (twenty-third), cold miss: not yet analysed",
     "runtime/w-ascend-v0110-dp2-tp4-full-decode-only-aclgraph-first-completion-hang-execute-model-rpc-timeout":
         "session 32's random development split (twenty-third), cold miss: not yet analysed",
-    "runtime/x-committed-4x-gb10-dcp4-rank0-triton-jit-during-inference-cuda-operation-not-permitted-grep-excerpt-crlf":
-        "session 32's random development split (twenty-third), cold miss: not yet analysed",
     "startup/hh-lmcache-cacheblend-connector-v1-vllm0191-gb10-model-tracker-not-registered-oneline":
         "session 32's random development split (twenty-third), cold miss: not yet analysed",
     "startup/jj-ascend-v091-pytest-guided-decoding-guidance-option-not-supported-on-v1-two-failed-lines":
