@@ -11,7 +11,14 @@ over its wordings and the ways a log shows it, with a near miss:
   Triton's module load under `execute_model`), or vLLM's JIT monitor in its error mode:
   kernel-jit-compiled-during-serving, whose fix names warmup and `do_not_specialize`; the same
   refusal while profiling at start-up, or another Triton status while serving, stays the Triton
-  launch family's.
+  launch family's;
+- verl's rollout layout that does not multiply out (workers placed vs local data-parallel size x
+  tensor-parallel size, printed cut after `dp_size_local` as verl's source words it, or with its
+  sizes; a world size TP does not divide), under a Ray actor's traceback, bare, or cut to the
+  assertion: verl-rollout-parallel-layout-mismatch (widened: it demanded the sizes verl's message
+  never prints), whose fix names `data_parallel_size` and the verl upgrade; another error from the
+  same launch frame does not get it. The other RL frameworks' layout checks have signatures of
+  their own (SkyRL, OpenRLHF, TRL).
 """
 
 from __future__ import annotations
@@ -176,3 +183,54 @@ def test_a_refusal_at_start_up_or_another_status_stays_the_launch_family(
                            f"RuntimeError: Triton Error [CUDA]: {status}", prefix)
     sid, _ = signature_advice(log)
     assert sid == "triton-launch-error"
+
+
+# ---- an RL framework's rollout layout vs its GPUs ----------------------------------------------
+
+_VERL_ROOTS = st.sampled_from(["/workspace/verl/", "{site}",
+                               "/tmp/ray/session_2026-03-02_11-40-12_263690_267/runtime_resources/"
+                               "working_dir_files/_ray_pkg_0a1b2c3d4e5f6a7b/"])
+_LAYOUT_ERRORS = st.sampled_from([
+    "AssertionError: num workers ({n}) should be equal to dp_size_local ",
+    "AssertionError: num workers ({n}) should be equal to dp_size_local ({d}) * tp_size ({t})",
+    "AssertionError: gpus_per_node should be divisible by tensor_model_parallel_size",
+    "AssertionError: rollout world_size: {n} is not divisible by infer_tp: {t}",
+    "AssertionError: reward model world_size: {n} is not divisible by infer_tp: {t}",
+])
+
+
+@settings(max_examples=40, deadline=None)
+@given(error=_LAYOUT_ERRORS, n=st.integers(1, 16), d=st.integers(2, 8), t=st.sampled_from([2, 4, 8]),
+       shape=st.sampled_from(["ray", "bare", "cut"]), py=PYTHONS, site=SITE_PACKAGES,
+       verl=_VERL_ROOTS)
+def test_a_rollout_layout_that_does_not_fit_gets_the_parallel_sizes(
+        error: str, n: int, d: int, t: int, shape: str, py: str, site: str, verl: str) -> None:
+    root = verl.format(site=site.format(py=py))
+    message = error.format(n=n, d=d, t=t)
+    frames = [(f"{root}verl/workers/rollout/vllm_rollout/vllm_async_server.py", "launch_server",
+               "assert len(self.workers) == data_parallel_size_local * "
+               "self.config.tensor_model_parallel_size, (")]
+    if shape == "ray":
+        log = python_traceback(frames, "ray.exceptions.RayTaskError(AssertionError): ray::"
+                               "vLLMHttpServer.launch_server() (pid=19034, ip=10.0.3.17)\n"
+                               + message, "(TaskRunner pid=18211) ")
+    elif shape == "bare":
+        log = python_traceback(frames, message)
+    else:  # a paste cut to the assertion
+        log = message + "\n"
+    sid, fix = signature_advice(log)
+    assert sid == "verl-rollout-parallel-layout-mismatch"
+    assert "data_parallel_size" in fix and "verl" in fix, fix
+
+
+@settings(max_examples=15, deadline=None)
+@given(py=PYTHONS, site=SITE_PACKAGES, verl=_VERL_ROOTS)
+def test_another_error_of_the_launch_is_no_layout_mismatch(py: str, site: str, verl: str) -> None:
+    root = verl.format(site=site.format(py=py))
+    frames = [(f"{root}verl/workers/rollout/vllm_rollout/vllm_async_server.py", "launch_server",
+               "self.model_config = AutoConfig.from_pretrained(local_path)")]
+    log = python_traceback(frames, "OSError: Incorrect path_or_model_id: '/data/ckpt/model'. "
+                           "Please provide either the path to a local folder or the repo_id of "
+                           "a model on the Hub.")
+    sid, _ = signature_advice(log)
+    assert sid != "verl-rollout-parallel-layout-mismatch"

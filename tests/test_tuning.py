@@ -26,8 +26,6 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 32's random development split (twenty-third), strict until analysed:
     "launchers/ii-ci-llm-compressor-pytest-enginecore-jit-subprocess-ninja-not-found-venv-path-wrapped":
         "session 32's random development split (twenty-third), cold miss: not yet analysed",
-    "launchers/ii-verl-ray-vllm-async-server-tp-dp-num-workers-4-not-equal-dp-size-local-wrapped-tail":
-        "session 32's random development split (twenty-third), cold miss: not yet analysed",
     "launchers/uu-oci-data-science-model-deployment-vllm-image-bootstrap-nvidia-container-cli-cuda-118-oneline":
         "session 32's random development split (twenty-third), cold miss: not yet analysed",
     "runtime/cc-ascend-v0130-a3-pcp-dcp-long-sequence-chunked-prefill-gather-v3-assert-only":
