@@ -24,19 +24,11 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 32's random development split (twenty-third), strict until analysed:
-    "launchers/ii-ci-llm-compressor-pytest-enginecore-jit-subprocess-ninja-not-found-venv-path-wrapped":
-        "session 32's random development split (twenty-third), cold miss: not yet analysed",
-    "launchers/ii-verl-ray-vllm-async-server-tp-dp-num-workers-4-not-equal-dp-size-local-wrapped-tail":
-        "session 32's random development split (twenty-third), cold miss: not yet analysed",
     "launchers/uu-oci-data-science-model-deployment-vllm-image-bootstrap-nvidia-container-cli-cuda-118-oneline":
         "session 32's random development split (twenty-third), cold miss: not yet analysed",
     "runtime/cc-ascend-v0130-a3-pcp-dcp-long-sequence-chunked-prefill-gather-v3-assert-only":
         "session 32's random development split (twenty-third), cold miss: not yet analysed",
     "runtime/w-ascend-v0110-dp2-tp4-full-decode-only-aclgraph-first-completion-hang-execute-model-rpc-timeout":
-        "session 32's random development split (twenty-third), cold miss: not yet analysed",
-    "runtime/x-committed-4x-gb10-dcp4-rank0-triton-jit-during-inference-cuda-operation-not-permitted-grep-excerpt-crlf":
-        "session 32's random development split (twenty-third), cold miss: not yet analysed",
-    "startup/c-v09-eagle3-draft-loaded-as-eagle-fc-shape":
         "session 32's random development split (twenty-third), cold miss: not yet analysed",
     "startup/hh-lmcache-cacheblend-connector-v1-vllm0191-gb10-model-tracker-not-registered-oneline":
         "session 32's random development split (twenty-third), cold miss: not yet analysed",
