@@ -28,16 +28,9 @@ gone. Its strict evidence is the record head cut before its call site (`soft_wra
 before it, when the cut came earlier) and no process or level of its own
 (`[multiproc_executor.py:703] File`), and the two read as one are one record's head with its call
 site. vLLM prints a record's call site on its head's line, so nothing but a wrap puts it
-on the next. A traceback's frame cut across rows is the same evidence (`_cut_frame_seams`): Python
-prints `File "<path>", line <n>, in <function>` on one line, so a row that ends inside that
-head (at `File`, its quoted path, `line` or the number) and rows after it that complete the frame's shape are one line cut, each seam a
-cut (tests/fixtures/tuning: ii-ci-llm-compressor-...-ninja-not-found-venv-path-wrapped, a CI
-log pasted behind pytest's `E ` margin with its frames and message wrapped), as long as the rows
-joined keep each frame a line of its own (a paste with neither a prefix nor indentation before
-its lines' first rows has no mark of where a line began, and is read as it is). `wrap_width` then
-says `SOFT` (0): every row may go on its line, as `_goes_on` decides, and rows are joined with
-the space the wrap took (tests/fixtures/tuning: ii-gaudi-inc-calibration-...-esc-text-wrapped, a
-plugin's worker log pasted wrapped at 72 columns).
+on the next. `wrap_width` then says `SOFT` (0): every row may go on its line, as `_goes_on`
+decides, and rows are joined with the space the wrap took (tests/fixtures/tuning: ii-gaudi-inc-
+calibration-...-esc-text-wrapped, a plugin's worker log pasted wrapped at 72 columns).
 
 Each cut line's rows are joined into one line (`HardWrapped`), so every later stage reads the
 log as it was printed; `Rows` keeps where each line read lies in the file, and the report's line
@@ -48,10 +41,8 @@ began on, a span to the last row of its last line).
 from __future__ import annotations
 
 import io
-import re
 from bisect import bisect_left
 from functools import cache
-from typing import cast
 
 from logsleuth.wholelines import JoinedRows
 
@@ -71,11 +62,6 @@ SOFT = 0  # the width `wrap_width` says for rows wrapped at word boundaries (no 
 _SOFT_MAX_WIDTH = 160
 _SOFT_ROWS = 400
 _QUOTE = "> "  # a markdown quote's border, before every row of a quoted paste
-# a frame as Python prints it, on one line; a row that ends inside one's head (at `File`, or at
-# its quoted path before `, line N`)
-_FRAME_LINE = re.compile(r'\bFile "[^"]+", line \d+, in \S+')
-_FRAME_CUT = re.compile(r'(?:^|\s)File(?: "[^"]*"(?:,(?: line(?: \d+(?:,(?: in)?)?)?)?)?)?\s*$')
-_FRAME_ROWS = 3  # a frame cut at its path and its line number takes three rows
 _CLOSERS = frozenset(",;)]}")  # what ends a token and never begins a line
 
 
@@ -287,10 +273,8 @@ def soft_wrapped(texts: list[str]) -> bool:
     from logsleuth.tokenize import clean, parse_line
 
     evidence: set[str] = set()
-    frames: set[str] = set()  # the seams of frames cut across rows
     head = None  # the row before, when it begins with a process's prefix
     for at, text in enumerate(texts):
-        frames.update(seam.translate(_DIGITS) for seam in _cut_frame_seams(texts, at))
         line = parse_line(clean(text))
         if head is not None and line.site is not None and line.level is None \
                 and line.process is MAIN and not line.depth:
@@ -307,36 +291,7 @@ def soft_wrapped(texts: list[str]) -> bool:
                 if len(evidence) >= _MIN_EVIDENCE:
                     return True
         head = text if line.process is not MAIN else None  # a process's record, perhaps cut
-    return len(frames) >= _MIN_EVIDENCE and _frames_stay_apart(texts)
-
-
-def _frames_stay_apart(texts: list[str]) -> bool:
-    """Whether the rows `texts`, joined as a soft wrap's, keep each frame a line of its own: a
-    paste whose lines lost every mark of where they began (no prefix, no indentation: `File`
-    at a row's start reads as a word going on) would be joined into one line, and is read as it
-    is instead."""
-    joined = HardWrapped(cast(io.RawIOBase, io.BytesIO()), SOFT)
-    data = joined.feed(("\n".join(texts) + "\n").encode()) + joined.finish()
-    return all(len(_FRAME_LINE.findall(line)) <= 1
-               for line in data.decode("utf-8", "replace").split("\n"))
-
-
-def _cut_frame_seams(texts: list[str], at: int) -> list[str]:
-    """The seams of a traceback frame cut across rows that begins at row `at` (each seam the
-    row before it and the row after, joined by a newline), or none: the row ends inside a
-    frame's head and is no frame, and with the next rows (at most `_FRAME_ROWS` in all) it
-    reads as one, which no row after the first does alone."""
-    text = texts[at]
-    if _FRAME_LINE.search(text) or not _FRAME_CUT.search(text):
-        return []
-    rows = [text]
-    for after in texts[at + 1:at + _FRAME_ROWS]:
-        if not after.strip() or _FRAME_LINE.search(after) or "File " in after:
-            return []
-        rows.append(after)
-        if _FRAME_LINE.search(" ".join(row.strip() for row in rows)):
-            return [f"{before}\n{row}" for before, row in zip(rows, rows[1:])]
-    return []
+    return False
 
 
 def notice(width: int) -> str:

@@ -64,9 +64,6 @@ COLLECTED_WRAPPED = {
     "log.txt",  # wrapped at 132 and padded as posted: read once cuts at spaces are evidence
     "tests/fixtures/tuning/healthy/ll-v01011-a100-qwen-7b-half-gpu-memory-startup-hard-wrapped-"
     "lines/log.txt",  # session 31's split: hard-wrapped as posted (the base already read it joined)
-    "tests/fixtures/tuning/launchers/ii-ci-llm-compressor-pytest-enginecore-jit-subprocess-ninja-"
-    "not-found-venv-path-wrapped/log.txt",  # session 32's split: wrapped at word boundaries as
-    # posted behind pytest's `E ` margin, read joined once cut frames are evidence
     "signatures/distributed/gloo-peer-connection-lost.negative.log",
     "signatures/distributed/gloo-recv-timeout.log",
     "signatures/ray/ray-compiled-graph-channel-timeout.negative.log",

@@ -18,13 +18,7 @@ over its wordings and the ways a log shows it, with a near miss:
   assertion: verl-rollout-parallel-layout-mismatch (widened: it demanded the sizes verl's message
   never prints), whose fix names `data_parallel_size` and the verl upgrade; another error from the
   same launch frame does not get it. The other RL frameworks' layout checks have signatures of
-  their own (SkyRL, OpenRLHF, TRL);
-- a JIT build that cannot start its build tool by name (ninja, nvcc, a compiler: `FileNotFoundError:
-  [Errno 2] No such file or directory: 'ninja'` from subprocess under FlashInfer's, torch's or
-  tvm-ffi's builder), printed or pasted wrapped at word boundaries behind a process prefix or with
-  its indentation (read joined: hardwrap.py's cut frames): jit-build-tool-not-on-path, whose fix
-  names the venv's bin on PATH; a missing file that is no tool does not get it, and a narrow
-  traceback nobody wrapped is read as it is.
+  their own (SkyRL, OpenRLHF, TRL).
 """
 
 from __future__ import annotations
@@ -240,96 +234,3 @@ def test_another_error_of_the_launch_is_no_layout_mismatch(py: str, site: str, v
                            "a model on the Hub.")
     sid, _ = signature_advice(log)
     assert sid != "verl-rollout-parallel-layout-mismatch"
-
-
-# ---- a JIT build that cannot start its build tool, pasted wrapped or not ------------------------
-
-_BUILDERS = [
-    [("{site}flashinfer/jit/core.py", "build",
-      "run_ninja(jit_env.FLASHINFER_JIT_DIR, self.ninja_path, verbose)"),
-     ("{site}flashinfer/jit/cpp_ext.py", "run_ninja", "subprocess.run(")],
-    [("{site}torch/utils/cpp_extension.py", "_jit_compile", "_write_ninja_file_and_build_library("),
-     ("{site}torch/utils/cpp_extension.py", "_run_ninja_build", "subprocess.run(")],
-    [("{site}tvm_ffi/cpp/extension.py", "build_ninja", "subprocess.run(")],
-]
-_SPAWN = [
-    ("{py_lib}subprocess.py", "run", "with Popen(*popenargs, **kwargs) as process:"),
-    ("{py_lib}subprocess.py", "__init__", "self._execute_child(args, executable, preexec_fn, "
-     "close_fds,"),
-    ("{py_lib}subprocess.py", "_execute_child",
-     "raise child_exception_type(errno_num, err_msg, err_filename)"),
-]
-
-
-def _tool_traceback(site: str, py_lib: str, builder: list[tuple[str, str, str]], tool: str,
-                    prefix: str) -> str:
-    frames = [(path.format(site=site, py_lib=py_lib), function, code)
-              for path, function, code in builder + _SPAWN]
-    return python_traceback(frames, f"FileNotFoundError: [Errno 2] No such file or directory: "
-                                    f"'{tool}'", prefix)
-
-
-def _pasted_wrapped(log: str, width: int, keep: bool = False) -> str:
-    """The log as a reporter pasted it: each line's indentation dropped (unless `keep`) and its
-    words wrapped at `width` (a word longer than that on a row of its own), the rows after a
-    line's first without the prefix or indentation it began with."""
-    import textwrap
-
-    rows = []
-    for line in log.splitlines():
-        rows += textwrap.wrap(line if keep else line.strip(), width, break_long_words=False,
-                              break_on_hyphens=False) or [""]
-    return "\n".join(rows) + "\n"
-
-
-@settings(max_examples=40, deadline=None)
-@given(builder=st.sampled_from(_BUILDERS), tool=st.sampled_from(["ninja", "nvcc", "c++", "gcc"]),
-       py=PYTHONS, site=SITE_PACKAGES,
-       py_lib=st.sampled_from(["/usr/lib/python{py}/",
-                               "/home/runner/.local/share/uv/python/cpython-{py}.11-linux-x86_64-"
-                               "gnu/lib/python{py}/"]),
-       prefix=st.sampled_from(["", "E (EngineCore pid=6388) ",
-                               "(EngineCore_DP0 pid=5120) ERROR 11-18 08:31:44 [core.py:842] ",
-                               "(Worker_TP0 pid=428) ERROR 10-30 18:49:38 "
-                               "[multiproc_executor.py:671] "]),
-       width=st.one_of(st.none(), st.integers(40, 80)), indented=st.booleans())
-def test_a_build_tool_missing_from_path_gets_the_venv_advice(
-        builder: list[tuple[str, str, str]], tool: str, py: str, site: str, py_lib: str,
-        prefix: str, width: int | None, indented: bool) -> None:
-    from logsleuth.hardwrap import wrap_width
-
-    log = _tool_traceback(site.format(py=py), py_lib.format(py=py), builder, tool, prefix)
-    if width is not None:  # pasted wrapped at word boundaries: read joined by its cut frames
-        log = _pasted_wrapped(log, width, indented)
-        if not prefix and not indented:
-            # no mark of where a printed line began: not joined into one line, read as it is
-            assert wrap_width(log.encode()) is None
-            return
-    sid, fix = signature_advice(log)
-    assert sid == "jit-build-tool-not-on-path"
-    assert "venv" in fix and "PATH" in fix and tool.rstrip("+") in fix, fix
-
-
-@settings(max_examples=20, deadline=None)
-@given(path=st.sampled_from(["templates/tool_chat_template.jinja", "/models/llama/config.json",
-                             "ninja.log", "/usr/local/cuda/bin/nvcc"]),
-       py=PYTHONS, site=SITE_PACKAGES, prefix=TRACEBACK_PREFIXES)
-def test_a_missing_file_that_is_no_build_tool_gets_other_advice(
-        path: str, py: str, site: str, prefix: str) -> None:
-    frames = [(f"{site.format(py=py)}vllm/entrypoints/chat_utils.py", "load_chat_template",
-               "with open(chat_template) as f:")]
-    log = python_traceback(frames, f"FileNotFoundError: [Errno 2] No such file or directory: "
-                                   f"'{path}'", prefix)
-    sid, _ = signature_advice(log)
-    assert sid != "jit-build-tool-not-on-path"
-
-
-@settings(max_examples=30, deadline=None)
-@given(builder=st.sampled_from(_BUILDERS), py=PYTHONS, site=SITE_PACKAGES,
-       prefix=st.sampled_from(["", "E (EngineCore pid=6388) "]))
-def test_a_narrow_traceback_nobody_wrapped_is_read_as_it_is(
-        builder: list[tuple[str, str, str]], py: str, site: str, prefix: str) -> None:
-    from logsleuth.hardwrap import wrap_width
-
-    log = _tool_traceback(site.format(py=py), f"/usr/lib/python{py}/", builder, "ninja", prefix)
-    assert wrap_width(log.encode()) is None
