@@ -25,7 +25,11 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 32's random development split (twenty-third), strict until analysed:
     "launchers/ii-ci-llm-compressor-pytest-enginecore-jit-subprocess-ninja-not-found-venv-path-wrapped":
-        "session 32's random development split (twenty-third), cold miss: not yet analysed",
+        "Why not fixed: the paste is wrapped at word boundaries and its message is cut before the "
+        "build tool's name; reading frames cut across rows as a soft wrap's evidence (5c894067) "
+        "fixed it and cost one held-out root and verdict (found by bisecting the session's commits "
+        "on counts only, no case read), so it was reverted; jit-build-tool-not-on-path matches the "
+        "message whole",
     "launchers/uu-oci-data-science-model-deployment-vllm-image-bootstrap-nvidia-container-cli-cuda-118-oneline":
         "session 32's random development split (twenty-third), cold miss: not yet analysed",
     "runtime/cc-ascend-v0130-a3-pcp-dcp-long-sequence-chunked-prefill-gather-v3-assert-only":
