@@ -16,7 +16,8 @@ generated over its wordings and the ways a log shows it, with a near miss:
 - an execute_model RPC timeout whose engine config shows data parallelism and a full CUDA-graph
   mode, however the release printed the mode (the cudagraph_mode fact, a field of the
   compilation config): data-parallel-full-cudagraph-step-hang, whose fix names PIECEWISE; a
-  piecewise mode, no graphs or one DP rank leave it to rpc-execute-model-timeout;
+  piecewise mode, no graphs or one DP rank leave it to rpc-execute-model-timeout; a log that ends
+  in the message queue's notices before the deadline: data-parallel-full-cudagraph-stall;
 - a device kernel's index assertion: the kernel-index family's fix names chunked prefill and
   context parallelism among the paths to take away."""
 
@@ -257,6 +258,40 @@ def test_a_step_timeout_without_both_halves_is_the_general_timeout(
     mode, dp = mode_dp
     sid, _ = signature_advice(_timeout_log(mode, dp, form, "EngineCore_DP0"))
     assert sid == "rpc-execute-model-timeout"
+
+
+def _stall_log(mode: str, dp: int, form: str, notices: int) -> str:
+    config = _config_line(mode, dp, form, "EngineCore_DP0").replace(" ERROR ", " INFO ")
+    lines = [config, "(APIServer pid=1) INFO:     Application startup complete."]
+    for minute in range(notices):
+        for rank in range(min(dp, 2)):
+            lines.append(f"(EngineCore_DP{rank} pid={900 + rank}) INFO 12-04 03:{12 + minute}:44 "
+                         "[shm_broadcast.py:466] No available shared memory broadcast block found "
+                         "in 60 seconds. This typically happens when some processes are hanging "
+                         "or doing some time-consuming work (e.g. compilation).")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=30, deadline=None)
+@given(mode=st.sampled_from(["FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"]),
+       dp=st.integers(2, 8), form=st.sampled_from(["json", "repr", "args"]),
+       notices=st.integers(2, 6))
+def test_a_stall_under_data_parallel_full_graphs_gets_the_graph_mode_advice(
+        mode: str, dp: int, form: str, notices: int) -> None:
+    sid, fix = signature_advice(_stall_log(mode, dp, form, notices))
+    assert sid == "data-parallel-full-cudagraph-stall"
+    assert '"cudagraph_mode": "PIECEWISE"' in fix
+
+
+@settings(max_examples=20, deadline=None)
+@given(mode_dp=st.one_of(st.tuples(st.sampled_from(["PIECEWISE", "NONE"]), st.integers(1, 8)),
+                         st.tuples(st.sampled_from(["FULL", "FULL_DECODE_ONLY"]), st.just(1))),
+       form=st.sampled_from(["json", "repr", "args"]))
+def test_a_stall_without_both_halves_is_not_the_graph_mode_deadlock(
+        mode_dp: tuple[str, int], form: str) -> None:
+    mode, dp = mode_dp
+    sid, _ = signature_advice(_stall_log(mode, dp, form, 3))
+    assert sid != "data-parallel-full-cudagraph-stall"
 
 
 @pytest.mark.parametrize(("text", "want"), [
