@@ -224,6 +224,25 @@ def parse_record(text: str, fmt: RecordFormat) -> dict[str, object]:
     return out
 
 
+def setting_at(settings: Mapping[str, object], key: str) -> tuple[bool, object]:
+    """Whether a record holds `key`, and its value. A dotted key (`compilation_config.
+    cudagraph_mode`) reads a field of a setting that is itself a mapping: a dict literal, or the
+    text of one the record printed as JSON (`{"cudagraph_mode":[2,0],"use_inductor":false}`,
+    which is no Python literal) or with reprs in it (`'mode': <CompilationMode.X: 3>`), read
+    by the same top-level split as a command line's dict."""
+    head, dot, rest = key.partition(".")
+    if head not in settings:
+        return False, None
+    value = settings[head]
+    if not dot:
+        return True, value
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        value = parse_record(value, RecordFormat.DICT)
+    if not isinstance(value, Mapping):
+        return False, None
+    return setting_at({str(k): v for k, v in value.items()}, rest)
+
+
 def _literal(raw: str) -> object:
     if not raw:
         return ""
@@ -434,8 +453,9 @@ class FactCollector:
         for spec in self._table.specs:
             keys = spec.requested if record.side is Side.REQUESTED else spec.effective
             for key in keys:
-                if key in settings:
-                    value = _normalize(spec, settings[key])
+                found, raw = setting_at(settings, key)
+                if found:
+                    value = _normalize(spec, raw)
                     if value is not None:
                         target.setdefault(spec.name, _Found(value, origin))
                     break
