@@ -65,13 +65,18 @@ def answer(report: Report) -> Answer | None:
 
 
 @cache
+def corpus_reports() -> dict[Path, Report]:
+    """Every corpus log's report, explained as its lines (lines_of) once per worker: subjects()
+    and the process each subject's root is in (_reference_process) read the same reports."""
+    return {log: explain_lines(lines_of(log)) for log in sorted(CORPUS.glob("*/*/log.txt"))}
+
+
+@cache
 def subjects() -> tuple[tuple[Path, Answer, bool], ...]:
     """(log, its answer, reported by its own deployment) for every failing corpus log."""
     know = default_causality()
     found = []
-    for log in sorted(CORPUS.glob("*/*/log.txt")):
-        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
-        report = explain_lines(lines)
+    for log, report in corpus_reports().items():
         reference = answer(report)
         if reference is None or len(report.runs) > 1:
             continue
@@ -212,9 +217,8 @@ def test_a_wrapped_log_gives_the_same_answer(subject: tuple[Path, Answer, bool],
     assert answer(explain_lines([wrap(line) for line in lines_of(log)])) == reference
 
 
-@cache
 def _reference_process(log: Path) -> str:
-    report = explain_lines(lines_of(log))
+    report = corpus_reports()[log]  # the report subjects() took the log's answer from
     assert report.root_cause is not None
     return report.root_cause.process.label
 
