@@ -227,6 +227,17 @@ def test_frame_rejects(text: str) -> None:
         tree_of(text, "frame")
 
 
+@pytest.mark.parametrize("cut", ["", " ", "1", "12,", "12, ", "12, in"])
+@pytest.mark.parametrize("second", ["/b/y.py", "/vllm-workspace/vllm/vllm/entrypoints/openai/api_server.py"])
+def test_two_frames_joined_with_the_last_cut_is_read_without_error(second: str, cut: str) -> None:
+    # a wrap's sniff joins rows: a whole frame, then the next frame cut at or after `line`; the
+    # line number of the frame the text ends on may be missing (a fuzz draw crashed here on `''`)
+    text = f'  File "/a/x.py", line 12, in f   File "{second}", line {cut}'
+    record = parsed(text)  # raised ValueError on `line ` before
+    assert record.kind is LineKind.FRAME and record.frame is not None
+    assert record.frame.file.startswith("/a/x.py")
+
+
 # ---- exc_line ---------------------------------------------------------------------------------------
 
 EXC_VALID = [

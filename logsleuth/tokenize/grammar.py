@@ -590,6 +590,8 @@ class _ToRecords(Transformer[Token, object]):
             return self._cut_frame(rest)
         file, _, rest = rest.rpartition('", line ')
         number, _, function = rest.partition(" in ")
+        if not number.rstrip(",").isdigit():  # the last of two frames a wrap joined, cut at `line`
+            return self._cut_frame(f'{file}", line {rest}')
         text = f'File "{file}", line {number.rstrip(",")}, in {function}'
         return _Body(LineKind.FRAME, text,
                      frame=Frame(file, int(number.rstrip(",")), function.strip()),
