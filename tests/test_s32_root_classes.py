@@ -24,6 +24,15 @@ over generated logs of its class, with the same shapes where they are (or are no
   another process holds the device; the last failed attempt's copy is the root and the report's
   runs say how many failed the same way (tests/fixtures/tuning: t-systemd-gb10-v0271-unified-
   memory-held-by-ollama-...-grep-n-journal, relabelled to the last failed run).
+- **A line's number before it.** `grep -n`'s `N:` glued to the line, its context lines' `N-` and
+  `--` breaks, `grep -n` over several files (`file:N:`), `cat -n`'s and `nl`'s number and tab
+  (grammars/vllm.lark LINE_NUMBER, GREP_FILE): an error record behind any of them is an error,
+  a start-up failure keeps its root.
+- **A record every earlier run went on past.** A crash loop's start-up prints a harmless ERROR
+  record every time (transformers' `[ERROR] `min_frames` ... not documented`, in the same
+  tuning case) and the log ends right after the next start's copy: that last run is no failure
+  and the last failed run is explained (runs.Recurring). A record that ended an earlier run, or
+  that is new in the last one, stays its failure.
 """
 
 from __future__ import annotations
