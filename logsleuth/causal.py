@@ -38,9 +38,9 @@ from logsleuth.recordheads import fold_record_heads
 from logsleuth.refused import Refusals, refused_only
 from logsleuth.repeats import RepeatedWait, repeated_wait
 from logsleuth.restatements import fold_headlines, fold_restatements
-from logsleuth.runs import (Outcome, RunKey, RunSlice, RunSpan, captured_spans, explained_index,
-                            exits_program, inside, outcome_of, run_key, split_runs, start_time,
-                            summarize)
+from logsleuth.runs import (Outcome, RecordKey, Recurring, RunKey, RunSlice, RunSpan,
+                            captured_spans, explained_index, exits_program, inside, outcome_of,
+                            record_key, run_key, split_runs, start_time, summarize)
 
 if TYPE_CHECKING:
     import networkx as nx  # imported where a graph is built: a run without errors needs none
@@ -571,24 +571,31 @@ class CausalGraph:
         known: dict[RunKey, tuple[Outcome, int]] = {}  # identical runs are inferred once
         graphs: dict[int, CausalGraph] = {}
         before = 0  # runs folded as they ended (runfold.py): summarised, their events gone
+        # the records earlier runs printed and went on past: benign evidence in the last run
+        recurring = Recurring()
         if folded is not None and folded.runs:
             slices[0] = RunSlice(folded.start, slices[0].end_line, slices[0].events)
             known = dict(folded.known)
             outcomes = [run.outcome for run in folded.runs]
             before = len(outcomes)
+            recurring = replace(folded.recurring, gone_past=dict(folded.recurring.gone_past))
         for index, run in enumerate(slices, before):
             last = index == before + len(slices) - 1
             key = run_key(run)
             if key in known and not last:
                 outcome, start = known[key]
                 outcomes.append(outcome.shifted(run.start_line - start, start_time(run)))
+                recurring.add(run, outcomes[-1], key)
                 continue
             graph = cls._build_run(run.events, know, last_line=last_line if last else "",
                                    line_count=line_count if last else 0,
-                                   tail=tail if last else "", restarted=not last)
+                                   tail=tail if last else "", restarted=not last,
+                                   benign=recurring.benign() if last and index else frozenset())
             outcome = outcome_of(graph._infer_run(), run)
             known.setdefault(key, (outcome, run.start_line))
             outcomes.append(outcome)
+            if not last:
+                recurring.add(run, outcome, key)
             # keep only the graphs that may still be the one explained (explained_index: the
             # last run that failed, else the last run): the last that failed so far and this
             # one (identical runs are inferred once; a log of many distinct failed runs kept
@@ -618,9 +625,12 @@ class CausalGraph:
 
     @classmethod
     def _build_run(cls, events: Iterable[Event], know: Causality, *, last_line: str = "",
-                   line_count: int = 0, tail: str = "", restarted: bool = True) -> CausalGraph:
+                   line_count: int = 0, tail: str = "", restarted: bool = True,
+                   benign: frozenset[RecordKey] = frozenset()) -> CausalGraph:
         """Classify every error of one run and link them. `restarted`: a later run of the log
-        followed this one (every run but the log's last; a folded run is never the last)."""
+        followed this one (every run but the log's last; a folded run is never the last).
+        `benign`: records every earlier run that printed them went on past (runs.Recurring),
+        set aside as survived."""
         events = tuple(events)
         errors: list[ErrorEvent] = []
         activity: list[Milestone] = []
@@ -714,6 +724,9 @@ class CausalGraph:
                 continue
             if event.id in loop_exit:
                 shutdown_noise.append(event)  # a program's loop closing (`teardown`)
+                continue
+            if benign and record_key(event) in benign:
+                shutdown_noise.append(event)  # earlier runs printed it and went on past it
                 continue
             node = _classify(event, know)
             if node.role is EventRole.BENIGN:

@@ -383,7 +383,8 @@ def _message_below(block: bytes, end: int, size: int, lines: int) -> int:
 # them (a blank line, timestamped or prefixed, one wrapper or nested: docker's timestamp and
 # CRI's `... stderr F `, compose's `vllm-1  | `, a process prefix `(VllmWorker pid=1) `, Ray's
 # `(pid=1, ip=A) `, `[rank0]: `, journald's `unit[pid]: `, kubectl's `[pod/name/container] `,
-# srun's `0: `, a quote's `>`): not the message, as the blank line it wraps is not (issue 10;
+# srun's `0: `, a line's number (grep -n's `12:`, a context line's `12-`, cat -n's `    12\t`), a
+# quote's `>`): not the message, as the blank line it wraps is not (issue 10;
 # grammars/vllm.lark reads each as a BLANK line behind its wrapper)
 _not_message = re2.compile(
     rb"(?m)[^\n]{0,100}?(?:^|[\s\]|(:])(?:DEBUG|INFO|WARNING|WARN|NOTICE)(?:[\s:]|$)"
@@ -393,7 +394,8 @@ _not_message = re2.compile(
     rb"(?:Killed|Segmentation fault|Aborted|Bus error"
     rb"|Illegal instruction|Floating point exception)(?: +\(core dumped\))?\s*$"
     rb"|(?:\s*(?:\[?\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)?\]?(?: std(?:out|err) [FP])?"
-    rb"|[\w.-]+ +\||\([^)\n]{1,80}\)|[^\n]{0,80}\]:|\[pod/[^\]\n]{1,80}\]|\d{1,5}:|>[> ]*))+\s*$",
+    rb"|[\w.-]+ +\||\([^)\n]{1,80}\)|[^\n]{0,80}\]:|\[pod/[^\]\n]{1,80}\]|\d{1,7}[:\-]|\d{1,7}\t"
+    rb"|[\w./-]+\.(?:log|txt|out|err)(?:\.\d+)?[:\-]\d+[:\-]|>[> ]*))+\s*$",
     re2.Options())._regexp.Match
 
 

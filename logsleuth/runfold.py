@@ -41,8 +41,8 @@ from logsleuth.assemble import Assembler
 from logsleuth.knowledge import Causality
 from logsleuth.model import ErrorEvent, Event, Milestone, Verdict
 from logsleuth.phase import phase_mark
-from logsleuth.runs import (Outcome, RunKey, RunSlice, RunSpan, outcome_of, run_key, split_runs,
-                           start_time)
+from logsleuth.runs import (Outcome, Recurring, RunKey, RunSlice, RunSpan, outcome_of, run_key,
+                           split_runs, start_time)
 
 FOLD_EVERY = 4_096  # events kept between two attempts (a split of the kept events each)
 KEEP = 2  # the latest runs never folded
@@ -71,6 +71,8 @@ class FoldedRuns:
     explained_events: tuple[Event, ...] = ()  # its events, counted
     mark_before_explained: Milestone | None = None  # phase mark before it (phase.phase_mark)
     mark: Milestone | None = None  # the phase mark of every folded run
+    # the records the folded runs printed and went on past (runs.Recurring)
+    recurring: Recurring = field(default_factory=Recurring)
 
     def spans(self) -> list[RunSpan]:
         return [run.span for run in self.runs]
@@ -158,6 +160,7 @@ class RunFold:
         else:
             outcome = outcome_of(CausalGraph.infer_run(run.events, self._know), run)
             folded.known[key] = (outcome, run.start_line)
+        folded.recurring.add(run, outcome, key)
         folded.runs.append(FoldedRun(RunSpan.of(run), outcome))
         mark = folded.mark
         if outcome.verdict is not Verdict.NO_FAILURE:

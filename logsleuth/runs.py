@@ -17,6 +17,15 @@ root is the first copy's. A restart prints its own time; a line without a time c
 from one and begins a run, unless the start lines right after it are such copies (the copy spliced
 onto the line before it).
 
+A record that earlier runs of the log printed and went on past is benign evidence in the last
+run (`Recurring`): a crash loop's start-up prints a library's harmless ERROR record every time,
+and a log cut right after the next start's copy of it ends on a run with nothing else in it,
+which that record must not explain. Went on past: a step of the run's work (a start, a start-up
+step, a phase, output; any process's, as the engine's steps follow the API server's records)
+after the record, and the record not the run's root. A record that was the root of an earlier
+run, or that an earlier run printed and went no further after, or that no earlier run printed,
+stays what the last run's own evidence makes it.
+
 A test runner's report is not in time order: pytest prints a failed test's error, then the
 output it captured while the test ran. A start inside captured output (causality.yaml
 `milestones.captured`, up to the next `report` section) is that test's start, printed after
@@ -29,7 +38,7 @@ from __future__ import annotations
 import hashlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from logsleuth.fingerprint import masked_first_line
 from logsleuth.knowledge import Causality
@@ -340,6 +349,62 @@ def _previous_other(ordered: Sequence[Event], line: int) -> int:
             return event.line
         index -= 1
     return 0
+
+
+RecordKey = tuple[str, str]  # an error's exception and masked first line (record_key)
+
+# the milestones that show a run's work going on (not a stop asked for, a wait, a report's
+# sections)
+_WORK = frozenset({MilestoneKind.SERVING, MilestoneKind.ALIVE, MilestoneKind.REJECTED,
+                   MilestoneKind.READY, MilestoneKind.PROGRESS, MilestoneKind.START,
+                   MilestoneKind.PHASE, MilestoneKind.BATCH})
+
+
+def record_key(event: ErrorEvent) -> RecordKey:
+    """What makes two runs' errors the same record: the exception and the message's first line,
+    numbers, paths and quoted names masked (the process that printed it aside)."""
+    return event.exception, masked_first_line(event.message)[:300]
+
+
+def went_past(run: RunSlice, outcome: Outcome) -> dict[RecordKey, bool]:
+    """Each record of a run, and whether the run went on past it: a step of the run's work after
+    a copy of it, no copy of it the run's root (`outcome`)."""
+    last_work = max((e.line for e in run.events
+                     if isinstance(e, Milestone) and e.kind in _WORK), default=0)
+    past: dict[RecordKey, bool] = {}
+    killed: set[RecordKey] = set()
+    for event in run.events:
+        if not isinstance(event, ErrorEvent):
+            continue
+        key = record_key(event)
+        if outcome.line is not None and event.first_line <= outcome.line <= event.last_line:
+            killed.add(key)
+        past[key] = past.get(key, False) or last_work > event.last_line
+    return {key: went and key not in killed for key, went in past.items()}
+
+
+@dataclass
+class Recurring:
+    """The records the runs so far printed, each with whether every run that printed it went on
+    past it: those are benign evidence in a later run (the module's note)."""
+
+    gone_past: dict[RecordKey, bool] = field(default_factory=dict)
+    by_key: dict[RunKey, dict[RecordKey, bool]] = field(default_factory=dict)
+
+    def add(self, run: RunSlice, outcome: Outcome, key: RunKey | None = None) -> None:
+        """Count one run that is not the log's last (`key`: its run_key, under which identical
+        runs are read once)."""
+        seen = self.by_key.get(key) if key is not None else None
+        if seen is None:
+            seen = went_past(run, outcome)
+            if key is not None:
+                self.by_key[key] = seen
+        for record, went in seen.items():
+            self.gone_past[record] = self.gone_past.get(record, True) and went
+
+    def benign(self) -> frozenset[RecordKey]:
+        """The records every earlier run that printed them went on past."""
+        return frozenset(record for record, went in self.gone_past.items() if went)
 
 
 def run_key(run: RunSlice) -> RunKey:

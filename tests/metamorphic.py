@@ -371,6 +371,10 @@ LINE_WRAPPERS: dict[str, Transform] = {
     "journald-docker": per_line(journald("ip-10-0-3-17", "dockerd", 1187)),
     "cri": cri,
     "srun-label": per_line(lambda rng, n: "0: "),
+    # a line's number as grep -n (matches a few lines apart) and cat -n
+    # print it before each line
+    "grep-n": per_line(lambda rng, n: f"{3 * n + 1}:"),
+    "cat-n": per_line(lambda rng, n: f"{n + 1:6d}\t"),
     "markdown-quote": quote,
 }
 

@@ -514,7 +514,12 @@ OUTERS = ["", "2024-05-01T10:00:01.123456789Z ", "2024-05-01T10:00:01.123Z stder
           "2023-11-29 11:34:19 ", "#4 3570.9 ", "136.0 ",
           # journalctl -o short-iso and short-iso-precise
           "2024-01-02T03:04:05+0000 gpu1 vllm[8052]: ",
-          "2024-01-02T03:04:05.123456+00:00 gpu1 vllm[8052]: "]
+          "2024-01-02T03:04:05.123456+00:00 gpu1 vllm[8052]: ",
+          # a line's number from a tool that numbers lines: grep -n's `N:` and a context line's
+          # `N-` (one file or several), cat -n's and nl's number and tab, grep -n over a journal
+          "285:", "7:", "284-", "vllm.log:285:", "vllm.log-284-", "serve.log.1:12:", "   285\t",
+          "     7\t", "285:Aug 24 01:02:49 dgx qwen.sh[959801]: ",
+          "284-2024-05-01T10:00:01.123456789Z "]
 # pytest's report of a failed test: the exception's margin and the short summary. Only before a
 # line as Python prints an exception (its margin takes the indentation), so only in the
 # generated lines below, not before every body

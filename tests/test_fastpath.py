@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lark.exceptions import LarkError
 
@@ -22,6 +22,7 @@ from logsleuth.tokenize.fastpath import LONG_BODY_CHARS, body_lexer
 from logsleuth.tokenize.grammar import (_TRANSFORMER, _lex_head, _record_parser,
                                         unsighted_ascii_body, unsighted_body)
 from mix_logs import MIXES, mix_log
+from test_evidence import generated_line
 
 
 def _lark_body(text: str) -> object:
@@ -90,6 +91,35 @@ def test_fast_path_agrees_with_lark_on_generated_bodies(body: str) -> None:
     if fast is not None:
         assert fast == _lark_body(body)
     _check(body.encode())
+
+
+# A tool that numbers lines puts the number before everything else on the line: grep -n's `N:`
+# (a context line's `N-`, a file's name before either with several files), cat -n's and nl's
+# right-aligned number and tab. Behind any of them a line reads as it does alone, by the fast
+# path as by Lark (the lines: every wrapper, prefix, header and error body test_evidence makes).
+LINE_NUMBERS = st.one_of(
+    st.builds(lambda n, sep: f"{n}{sep}", st.integers(1, 9_999_999), st.sampled_from([":", "-"])),
+    st.builds(lambda f, n, sep: f"{f}{sep}{n}{sep}", st.sampled_from(
+        ["vllm.log", "logs/serve.out", "/var/log/vllm/server.log.1", "run-3.txt"]),
+        st.integers(1, 99_999), st.sampled_from([":", "-"])),
+    st.builds(lambda n: f"{n:6d}\t", st.integers(1, 999_999)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(LINE_NUMBERS, generated_line)
+def test_a_line_number_before_a_line_changes_nothing_of_its_reading(number: str,
+                                                                    raw: str) -> None:
+    if number.endswith("-") and raw[:1].isdigit() and not re.match(r"\d{4}-\d\d-\d\d", raw):
+        number = number[:-1] + ":"  # a context line's `N-` before a digit is a number's dash
+    if number.endswith(":") and raw[:1].isspace():
+        number = number[:-1] + "-"  # `N: ` is srun's task label's (TASK_LABEL), a space its own
+    alone, numbered = clean(raw), clean(number + raw)
+    if parse_line(alone) != parse_line_whole(alone):
+        return  # (a disagreement of the line itself, not of its number)
+    _check((number + raw).encode())
+    read, plain = parse_line(numbered), parse_line(alone)
+    assert (read.kind, read.level, read.exception, read.message, read.process) == \
+        (plain.kind, plain.level, plain.exception, plain.message, plain.process), numbered
 
 
 # NCCL's lines, a sequence of terminals (fastpath.SEQUENCE_BODIES), stamped or not, with or

@@ -24,6 +24,15 @@ over generated logs of its class, with the same shapes where they are (or are no
   another process holds the device; the last failed attempt's copy is the root and the report's
   runs say how many failed the same way (tests/fixtures/tuning: t-systemd-gb10-v0271-unified-
   memory-held-by-ollama-...-grep-n-journal, relabelled to the last failed run).
+- **A line's number before it.** `grep -n`'s `N:` glued to the line, its context lines' `N-` and
+  `--` breaks, `grep -n` over several files (`file:N:`), `cat -n`'s and `nl`'s number and tab
+  (grammars/vllm.lark LINE_NUMBER, GREP_FILE): an error record behind any of them is an error,
+  a start-up failure keeps its root.
+- **A record every earlier run went on past.** A crash loop's start-up prints a harmless ERROR
+  record every time (transformers' `[ERROR] `min_frames` ... not documented`, in the same
+  tuning case) and the log ends right after the next start's copy: that last run is no failure
+  and the last failed run is explained (runs.Recurring). A record that ended an earlier run, or
+  that is new in the last one, stays its failure.
 """
 
 from __future__ import annotations
@@ -259,3 +268,142 @@ def test_a_crash_loop_in_a_grep_of_the_journal_is_explained_by_its_last_attempt(
     assert len(failed) == attempts and root.line == failed[-1], (failed, root.line)
     assert [run.same_failure for run in report.runs if run.verdict is Verdict.FAILURE] == \
         [attempts] * attempts
+
+
+# --- a line's number before it (grep -n, its context lines, cat -n, nl) --------------------
+
+def numbered(lines: list[str], form: str) -> list[str]:
+    """Each line behind its number as a tool that numbers lines prints it: `grep -n` (`N:`), its
+    context lines (`N-` before the lines around a match, `--` between groups), `grep -n` over
+    several files (`file:N:`), `cat -n` and `nl` (the number right-aligned, a tab)."""
+    if form == "grep":
+        return [f"{7 * i + 3}:{line}" for i, line in enumerate(lines)]
+    if form == "context":  # every third line matched, the others context, a group break before
+        out = []
+        for i, line in enumerate(lines):
+            if i and i % 5 == 0:
+                out.append("--")
+            out.append(f"{i + 40}{':' if i % 3 == 2 else '-'}{line}")
+        return out
+    if form == "files":
+        return [f"/var/log/vllm/serve.log.1:{i + 1}:{line}" for i, line in enumerate(lines)]
+    return [f"{i + 1:6d}\t{line}" for i, line in enumerate(lines)]  # cat -n, nl
+
+
+NUMBERED = ["grep", "context", "files", "cat"]
+# records printed as errors with no exception: a relayed level (transformers' logger), vLLM's
+# own record, Python's default format
+BARE_ERRORS = [
+    "[ERROR] `min_frames` is part of Qwen3VLVideoProcessorInitKwargs, but not documented. Make "
+    "sure to add it to the docstring of the function in /x/video_processing_qwen3_vl.py.",
+    "ERROR 08-24 01:02:18 [loader.py:88] Could not read the tokenizer config of /models/qwen3-8b",
+    "2025-08-24 01:02:18,123 - vllm.engine - ERROR - engine loop stopped: worker not responding",
+]
+
+
+@SOME
+@given(st.sampled_from(BARE_ERRORS), st.sampled_from(NUMBERED),
+       st.sampled_from(["plain", "journald", "docker"]), st.integers(0, 3))
+def test_an_error_record_behind_a_line_number_is_an_error(record: str, form: str, shape: str,
+                                                          before: int) -> None:
+    s = Server()
+    lines = numbered(wrapped([*s.startup()[:before], record], shape), form)
+    report = explain(lines)
+    assert report.verdict is not Verdict.NO_FAILURE, (lines, report.reasons)
+    root = report.root_cause
+    assert root is not None and root.line == len(lines), root
+
+
+@SOME
+@given(st.sampled_from(NUMBERED), st.sampled_from(["plain", "journald"]), st.integers(0, 3))
+def test_a_numbered_start_up_failure_has_its_root(form: str, shape: str, before: int) -> None:
+    s = Server()
+    plain = wrapped(s.startup()[:before + 1] + s.free_memory_startup_failure(), shape)
+    lines = numbered(plain, form)
+    report = explain(lines)
+    assert report.verdict is Verdict.FAILURE
+    root = report.root_cause
+    assert root is not None and root.exception == "ValueError", root
+    at = next(i for i, line in enumerate(lines, 1) if "ValueError: Free memory" in line)
+    assert root.line == at
+
+
+# --- a record the earlier runs of a crash loop printed and went on past ------------------------
+
+def _relayed(server: Server, word: str) -> str:
+    return (f"(APIServer pid={server.api}) [ERROR] `{word}` is part of "
+            "Qwen3VLVideoProcessorInitKwargs, but not documented. Make sure to add it to the "
+            "docstring of the function in /x/transformers/models/qwen3_vl/video_processing.py.")
+
+
+RECURRING = {  # a harmless record of every start-up, as each process prints it
+    "relayed": lambda s: [_relayed(s, "min_frames"), _relayed(s, "max_frames")],
+    "worker": lambda s: s.worker_benign_startup_error(),
+    "logged": lambda s: [s.api_line("ERROR", "chat_utils.py:512", "Failed to load the chat "
+                                    "template of /models/qwen3-8b: using the tokenizer's default")],
+}
+
+
+def _crash_loop(attempts: int, record: str, last: str, cut: int) -> tuple[list[str], list[int]]:
+    """`attempts` starts that print the record and go on starting, then fail the free-memory
+    check; then one more start, the log cut after its copy of the record (`last`: `recurring`)
+    or after a record no earlier run printed (`new`), or earlier runs died on the record
+    (`killed`: the run before the last went no further). The lines, and each failure's line."""
+    lines: list[str] = []
+    for run in range(attempts):
+        s = Server(api=959000 + 300 * run, engine=959100 + 300 * run)
+        s.second = 30 * run
+        start = s.startup()
+        said = [] if last == "new" else RECURRING[record](s)
+        if last == "killed" and run == attempts - 1:
+            lines += start[:2] + said  # this run went no further
+        else:
+            lines += start[:2] + said + start[2:3 + len(s.workers)] + \
+                s.free_memory_startup_failure()
+    s = Server(api=959000 + 300 * attempts, engine=959100 + 300 * attempts)
+    s.second = 30 * attempts
+    lines += s.startup()[:cut] + RECURRING[record](s)
+    failed = [i + 1 for i, line in enumerate(lines) if "ValueError: Free memory" in line]
+    return lines, failed
+
+
+LAYOUTS = ["plain", "journald", "grep-journal", "cat"]
+
+
+def _laid_out(lines: list[str], layout: str) -> list[str]:
+    if layout == "plain":
+        return lines
+    if layout == "cat":
+        return numbered(lines, "cat")
+    journal = wrapped(lines, "journald")
+    return numbered(journal, "grep") if layout == "grep-journal" else journal
+
+
+@SOME
+@given(st.integers(2, 4), st.sampled_from(sorted(RECURRING)), st.integers(1, 2),
+       st.sampled_from(LAYOUTS))
+def test_a_record_every_earlier_run_went_on_past_is_no_failure_of_the_cut_last_run(
+        attempts: int, record: str, cut: int, layout: str) -> None:
+    lines, failed = _crash_loop(attempts, record, "recurring", cut)
+    report = explain(_laid_out(lines, layout))
+    assert report.verdict is Verdict.FAILURE
+    root = report.root_cause
+    assert root is not None and root.exception == "ValueError", root
+    assert root.line == failed[-1], (failed, root.line)
+    assert [run.verdict for run in report.runs] == [Verdict.FAILURE] * attempts + \
+        [Verdict.NO_FAILURE]
+    assert [run.same_failure for run in report.runs[:-1]] == [attempts] * attempts
+
+
+@SOME
+@given(st.integers(2, 4), st.sampled_from(sorted(RECURRING)), st.integers(1, 2),
+       st.sampled_from(LAYOUTS), st.sampled_from(["new", "killed"]))
+def test_a_record_new_in_the_last_run_or_that_ended_an_earlier_one_stays_the_failure(
+        attempts: int, record: str, cut: int, layout: str, last: str) -> None:
+    lines, _ = _crash_loop(attempts, record, last, cut)
+    report = explain(_laid_out(lines, layout))
+    assert report.verdict is Verdict.FAILURE
+    root = report.root_cause
+    last_start = len(lines) - len(RECURRING[record](Server())) - cut
+    assert root is not None and root.line > last_start, (root, last_start)
+    assert report.runs[-1].verdict is Verdict.FAILURE and report.runs[-1].explained
