@@ -99,6 +99,13 @@ def clean(raw: str) -> str:
         # how many copies it held back (Ray's docs, Configuring Logging: Log deduplication). The
         # count is Ray's, not the line's: the same message, frame or record printed bare elsewhere.
         raw = terminal_regex("RAY_REPEATED").sub("", raw)
+    if any(hint in raw for hint in _GLUED_RECORD_HINTS):
+        cut = None
+        for cut in terminal_regex("GLUED_RECORD").finditer(raw):
+            pass
+        if cut is not None:  # records run on from a line whose end was lost: the last one
+            own = raw[cut.end():]
+            raw = raw[:_outer_end(raw[:cut.start()], prefix=not own.startswith("("))] + own
     if raw[-48:].rstrip().endswith(_GLUED_ENDS) or "terminate called" in raw \
             or "Fatal Python error: " in raw:
         glued = terminal_regex("GLUED_TAIL").search(raw)
@@ -118,14 +125,16 @@ def clean(raw: str) -> str:
 _INDENT_CHARS = 64  # indentation deeper than this holds no tab worth reading
 # how a line with a death glued to its end ends (grammars/vllm.lark GLUED_TAIL): a cheap screen
 _GLUED_ENDS = ("Killed", "fault", "Aborted", "error", "instruction", "exception", "dumped)")
+# what a line with a record glued inside it holds (grammars/vllm.lark GLUED_RECORD): a cheap screen
+_GLUED_RECORD_HINTS = ("pid=", "%", "##[", "INFO ", "ERROR ", "WARNING ", "CRITICAL ", "DEBUG ")
 
 
-def _outer_end(text: str) -> int:
-    """Where the wrappers and process prefix of a line end (not its record header: the text
-    glued after a record is not that record's)."""
+def _outer_end(text: str, prefix: bool = True) -> int:
+    """Where the wrappers and (with `prefix`) the process prefix of a line end (not its record
+    header: the text glued after a record is not that record's)."""
     end = 0
     for name, token in _lex_head(text)[1]:
-        if _HEAD_RULES[name][0] == 2:
+        if _HEAD_RULES[name][0] >= (2 if prefix else 1):
             break
         end += len(token)
     return end
