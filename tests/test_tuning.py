@@ -28,8 +28,6 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "session 32's random development split (twenty-third), cold miss: not yet analysed",
     "launchers/ii-verl-ray-vllm-async-server-tp-dp-num-workers-4-not-equal-dp-size-local-wrapped-tail":
         "session 32's random development split (twenty-third), cold miss: not yet analysed",
-    "launchers/uu-oci-data-science-model-deployment-vllm-image-bootstrap-nvidia-container-cli-cuda-118-oneline":
-        "session 32's random development split (twenty-third), cold miss: not yet analysed",
     "runtime/cc-ascend-v0130-a3-pcp-dcp-long-sequence-chunked-prefill-gather-v3-assert-only":
         "session 32's random development split (twenty-third), cold miss: not yet analysed",
     "runtime/w-ascend-v0110-dp2-tp4-full-decode-only-aclgraph-first-completion-hang-execute-model-rpc-timeout":
@@ -588,11 +586,7 @@ KNOWN_VERDICT_MISSES = {
     # Session 32's random development split (twenty-third), strict until analysed:
     "launchers/i-runpod-serverless-worker-exit-code-136-after-added-request-symptom":
         "session 32's random development split (twenty-third), cold miss: not yet analysed",
-    "launchers/uu-oci-data-science-model-deployment-vllm-image-bootstrap-nvidia-container-cli-cuda-118-oneline":
-        "session 32's random development split (twenty-third), cold miss: not yet analysed",
     "runtime/cc-ascend-v0130-a3-pcp-dcp-long-sequence-chunked-prefill-gather-v3-assert-only":
-        "session 32's random development split (twenty-third), cold miss: not yet analysed",
-    "runtime/ss-mineru-vllm-v0112-container-timestamped-max-tokens-too-large-8192-context-oneline":
         "session 32's random development split (twenty-third), cold miss: not yet analysed",
     "startup/ii-ascend-v0160-ci-163-shard-weight-loading-engine-ready-timeout-oneline":
         "session 32's random development split (twenty-third), cold miss: not yet analysed",
