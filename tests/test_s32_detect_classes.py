@@ -142,3 +142,56 @@ def test_a_budget_error_the_server_goes_on_from_is_survived(form, head: str, con
     prefix = head.split("ERROR")[0]  # the same server's output
     served = [prefix + text for text in SERVED * 2]
     assert explain_text("\n".join([line, *served]) + "\n").verdict is Verdict.NO_FAILURE
+
+
+# ---- 3. an error record's head quoted inside a JSON line ----------------------------------------
+# Where the head is a string's text (after words of that string: a request body, a ticket, a
+# structured log's field), the line is text; where a string's value begins with the record (a
+# collector relaying the line whole) or no string is open (a paste that glued records), the
+# record is read (grammar.py embedded_exception `_mid_string`, vllm.lark CUT_RECORD_HEADER,
+# GLUED_RECORD).
+
+RECORDS = st.sampled_from([
+    "ERROR 05-01 10:00:00 [engine.py:160] ValueError: boom",
+    "ERROR 05-01 10:00:00 [core.py:12] EngineCore hit an exception: Traceback (most recent call "
+    "last):",
+    "(EngineCore_DP0 pid=7) ERROR 05-01 10:00:00 [core.py:12] RuntimeError: CUDA error: out of "
+    "memory",
+    "ERROR 05-01 10:00:00 [core.py:12] Traceback (most recent call last):",
+])
+QUOTINGS = st.sampled_from([
+    '{{"level":"info","msg":"ticket text: {r}"}}',
+    '{{"timestamp": "2025-06-01T10:00:00Z", "level": "INFO", "message": "request body: '
+    '{{\\"messages\\": [{{\\"role\\": \\"user\\", \\"content\\": \\"why does vllm print {r}\\"}}]}}"}}',
+    '{{"event": "chat", "body": "{{\\"content\\": \\"{r}\\"}}", "level": "info"}}',
+    '{{"level":"info","msg":"user said {r} and more"}}',
+])
+HEALTHY_AROUND = ["INFO 05-01 09:59:00 [api_server.py:1] Starting vLLM API server on "
+                  "http://0.0.0.0:8000", "INFO:     Application startup complete."]
+ANSWER = 'INFO:     127.0.0.1:5000 - "POST /v1/chat/completions HTTP/1.1" 200 OK'
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(RECORDS, QUOTINGS, st.booleans())
+def test_a_record_quoted_in_a_json_string_is_text(record: str, quoting: str,
+                                                  answered: bool) -> None:
+    line = quoting.format(r=record)
+    lines = [*HEALTHY_AROUND, line, *([ANSWER] if answered else [])]
+    assert explain_text("\n".join(lines) + "\n").verdict is Verdict.NO_FAILURE, line
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(st.sampled_from([
+    "ERROR 05-01 10:00:00 [engine.py:160] ValueError: boom",
+    "(EngineCore_DP0 pid=7) ERROR 05-01 10:00:00 [core.py:12] RuntimeError: CUDA error: out of "
+    "memory",
+]), st.sampled_from([
+    "{r}",  # the record itself
+    "INFO 05-01 10:00:00 [logger.py:39] Finished request chatcmpl-1. {r}",  # a paste glued it on
+    '{{"level":"info","log":"{r}"}}',  # a collector's relay: the value is the record's line
+]))
+def test_a_record_not_quoted_by_words_is_the_failure(record: str, form: str) -> None:
+    line = form.format(r=record)
+    report = explain_text("\n".join([*HEALTHY_AROUND, line]) + "\n")
+    assert report.verdict is Verdict.FAILURE, line
+    assert report.root_cause is not None and report.root_cause.line == 3

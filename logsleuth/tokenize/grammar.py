@@ -101,8 +101,9 @@ def clean(raw: str) -> str:
         raw = terminal_regex("RAY_REPEATED").sub("", raw)
     if any(hint in raw for hint in _GLUED_RECORD_HINTS):
         cut = None
-        for cut in terminal_regex("GLUED_RECORD").finditer(raw):
-            pass
+        for found in terminal_regex("GLUED_RECORD").finditer(raw):
+            if raw.count('"', 0, found.start()) % 2 == 0:  # not inside a string the line opened
+                cut = found
         if cut is not None:  # records run on from a line whose end was lost: the last one
             own = raw[cut.end():]
             raw = raw[:_outer_end(raw[:cut.start()], prefix=not own.startswith("("))] + own
@@ -803,11 +804,17 @@ class _ToRecords(Transformer[Token, object]):
         # records a paste glued into one line: the exception is the glued record's, read as that
         # record alone would be (its message ends where the next record's head begins: exc_line)
         glued = _glued_head(lead) if escape is None else None
-        if glued is None and escape is None and _quoted_head(lead, body.text) \
-                and not _ERROR_HEADER_END.search(lead) \
+        header = _ERROR_HEADER_END.search(lead) if escape is None else None
+        if header is not None and (_mid_string(lead[:header.start()]) or _CONTENT_KEY.search(lead)) \
+                or glued is None and escape is None and header is None \
+                and _quoted_head(lead, body.text) \
                 and (_CONTENT_KEY.search(lead) or len(lead) > _SHORT_LEAD):
             # a record's text that quotes another record, its head and exception, far into a
-            # long line (a logged prompt, a retry's message): plain text, not an error it raised
+            # long line (a logged prompt, a retry's message): plain text, not an error it raised;
+            # an error record's head, however short the lead, where a string the line opened
+            # holds words before it (a JSON line's request body or field: `{"msg": "ticket: ERROR
+            # 05-01 ... ValueError: ..."}`): a string's value that begins with the record is a
+            # relay of its line (a collector's `{"log": "ERROR 05-01 ... ValueError: ..."}`)
             return _Body(LineKind.PLAIN, f"{lead}{body.text}")
         return _Body(LineKind.EXCEPTION if glued else LineKind.EXCEPTION_REPR,
                      f"{lead}{body.text}", exception=body.exception, message=message,
@@ -1081,9 +1088,29 @@ _SHORT_LEAD = 241
 _CONTENT_KEY = re.compile(r"[\"'](?:content|text|reasoning_content|reasoning)[\"']: ?[\"']")
 # vLLM's header of an error record at the end of a lead (EXC_LEAD's first form: a line that
 # names the exception such a record logged, however long, is read so however the head is quoted)
-_ERROR_HEADER_END = re.compile(r" (?:ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.]+:\d+\] $")
+_ERROR_HEADER_END = re.compile(r"(?<![\w.])(?:ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.]+:\d+\] $")
 # a quote that opens or closes a string: not an apostrophe between two letters (`don't`)
 _QUOTE_MARK = re.compile(r"\"|(?<![A-Za-z])'|'(?![A-Za-z])")
+
+
+def _mid_string(text: str) -> bool:
+    """Whether `text` (what comes before a record's head) leaves a string open (`_quoted`'s
+    second sense) that holds words before the head: the head is that string's text, not the
+    line a relay put in it whole."""
+    marks = [m.end() for m in _OUTER_QUOTE.finditer(text)]
+    if len(marks) % 2 == 0:
+        return False
+    said = _RELAYED_PREFIX.sub("", text[marks[-1]:])  # the record's own prefix is the record's
+    return _WORDS.search(said) is not None
+
+
+# a quote mark that opens or closes a string of the line itself (`_QUOTE_MARK` not escaped: a
+# `\"` is a quote inside that string, a JSON body held in a JSON field)
+_OUTER_QUOTE = re.compile(r"(?<!\\)(?:\"|(?<![A-Za-z])'|'(?![A-Za-z]))")
+# process prefixes that end a text before a record's header (vLLM's, Ray's, torch's rank)
+_RELAYED_PREFIX = re.compile(r"(?:\((?:[^()\n]*? )?pid=\d+(?:, ip=[\w.:\-]+)?\) ?|\[rank\d+\]: ?)+$")
+# a word in a string's value (not an escape's letter: `\n`, `\"`)
+_WORDS = re.compile(r"(?<!\\)[A-Za-z0-9]{2,}")
 
 
 def _quoted(text: str) -> bool:
