@@ -195,3 +195,32 @@ def test_a_record_not_quoted_by_words_is_the_failure(record: str, form: str) -> 
     report = explain_text("\n".join([*HEALTHY_AROUND, line]) + "\n")
     assert report.verdict is Verdict.FAILURE, line
     assert report.root_cause is not None and report.root_cause.line == 3
+
+
+# ---- 4. `docker ps -a`'s row wrapped by a narrow terminal ----------------------------------------
+# The status column begins a row of its own (the failure probe's one hard-wrapped launcher miss):
+# a non-zero exit is the exit report it is on the whole row; 0, 137 and 143 (a stop or a kill
+# asked for) and a running container are not.
+
+ROW = '3f4e5a6b7c8d   vllm/vllm-openai:latest   "vllm serve Qwen/Qwe…"   5 minutes ago'
+STARTED = "INFO 02-05 10:11:34 [gpu_model_runner.py:100] Starting to load model Qwen/Qwen3-8B..."
+
+
+@settings(max_examples=12, deadline=None, derandomize=True)
+@given(st.sampled_from(["Exited (1) 2 minutes ago", "Restarting (139) 5 seconds ago",
+                        "Exited (-11) About a minute ago"]), st.sampled_from(["  ", "    "]))
+def test_a_wrapped_status_row_of_a_failed_container_is_its_exit(status: str, indent: str) -> None:
+    text = "\n".join([STARTED, ROW, f"{indent}{status}             vllm"]) + "\n"
+    assert explain_text(text).verdict is not Verdict.NO_FAILURE
+
+
+@settings(max_examples=12, deadline=None, derandomize=True)
+@given(st.sampled_from(["Exited (0) 2 minutes ago", "Exited (137) 2 minutes ago",
+                        "Exited (143) 5 seconds ago", "Up 2 minutes"]))
+def test_a_wrapped_status_row_of_a_stop_or_a_running_container_is_none(status: str) -> None:
+    text = "\n".join([STARTED.replace("Starting to load model Qwen/Qwen3-8B...",
+                                      "Model loading took 14.25 GiB and 4.02 seconds"),
+                      "INFO:     Application startup complete.",
+                      'INFO:     127.0.0.1:5000 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+                      ROW, f"  {status}             vllm"]) + "\n"
+    assert explain_text(text).verdict is Verdict.NO_FAILURE

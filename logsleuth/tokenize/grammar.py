@@ -101,8 +101,9 @@ def clean(raw: str) -> str:
         raw = terminal_regex("RAY_REPEATED").sub("", raw)
     cut = _glued_record(raw)
     if cut is not None:  # records run on from a line whose end was lost: the last one
-        own = raw[cut[1]:]
-        raw = raw[:_outer_end(raw[:cut[0]], prefix=not own.startswith("("))] + own
+        before, own = raw[:cut[1]], raw[cut[1]:]
+        if _outer_end(before) < len(before):  # not the line's own wrappers (RunPod's `...[info]`)
+            raw = raw[:_outer_end(before, prefix=not own.startswith("("))] + own
     if raw[-48:].rstrip().endswith(_GLUED_ENDS) or "terminate called" in raw \
             or "Fatal Python error: " in raw:
         glued = terminal_regex("GLUED_TAIL").search(raw)
