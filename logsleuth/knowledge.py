@@ -571,8 +571,20 @@ class Causality:
 
     def client_fault(self, text: str) -> bool:
         """A request's error whose text says the client's request does not fit the deployment's
-        limits (`requests.clients`): vLLM refuses that request, by design."""
-        return any(_search(pattern, text) for pattern in self.client_faults)
+        limits (`requests.clients`): vLLM refuses that request, by design. Not when the message's
+        own numbers say the completion the client asks for (`budget`) fills the context
+        (`context`) alone: no prompt of that client fits, every request of its fails."""
+        found = False
+        for pattern in self.client_faults:
+            match = _search(pattern, text)
+            if match is None:
+                continue
+            found = True
+            groups = match.groupdict()
+            budget, context = groups.get("budget"), groups.get("context")
+            if budget is not None and context is not None and int(budget) >= int(context):
+                return False
+        return found
 
     def failing_warning(self, text: str) -> bool:
         """The warning is logged only while a model step's exception is handled and quotes an

@@ -30,8 +30,6 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "fixed it and cost one held-out root and verdict (found by bisecting the session's commits "
         "on counts only, no case read), so it was reverted; jit-build-tool-not-on-path matches the "
         "message whole",
-    "launchers/uu-oci-data-science-model-deployment-vllm-image-bootstrap-nvidia-container-cli-cuda-118-oneline":
-        "session 32's random development split (twenty-third), cold miss: not yet analysed",
     # (Four of session 32's split's cold fix misses (sigs-d's) left this list, each fixed for its
     # class (tests/test_s32_fix_classes_d.py): startup/hh-lmcache-cacheblend-... when a KV
     # connector asking for the model or the KV caches the worker never registered with it became
@@ -589,11 +587,9 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
     # Session 32's random development split (twenty-third), strict until analysed:
-    "launchers/uu-oci-data-science-model-deployment-vllm-image-bootstrap-nvidia-container-cli-cuda-118-oneline":
-        "session 32's random development split (twenty-third), cold miss: not yet analysed",
-    "runtime/ss-mineru-vllm-v0112-container-timestamped-max-tokens-too-large-8192-context-oneline":
-        "session 32's random development split (twenty-third), cold miss: not yet analysed",
-    # Session 32's split: four of its cold verdict or root misses left this list
+    # Session 32's split: all six of its cold verdict or root misses left this list: the two
+    # failing logs answered no_failure (uu-oci-..., ss-mineru-...) with detect's reading of a
+    # container runtime's refusal and of a completion budget no prompt fits; four
     # (tests/test_s32_root_classes.py): launchers/i-runpod-serverless-worker-exit-code-136-after-
     # added-request-symptom when a serverless platform's `worker exited with exit code 136` became
     # a launcher's exit report (grammars/vllm.lark EXIT_REPORT; 137 a KILL_REPORT), a symptom;

@@ -99,6 +99,11 @@ def clean(raw: str) -> str:
         # how many copies it held back (Ray's docs, Configuring Logging: Log deduplication). The
         # count is Ray's, not the line's: the same message, frame or record printed bare elsewhere.
         raw = terminal_regex("RAY_REPEATED").sub("", raw)
+    cut = _glued_record(raw)
+    if cut is not None:  # records run on from a line whose end was lost: the last one
+        before, own = raw[:cut[1]], raw[cut[1]:]
+        if _outer_end(before) < len(before):  # not the line's own wrappers (RunPod's `...[info]`)
+            raw = raw[:_outer_end(before, prefix=not own.startswith("("))] + own
     if raw[-48:].rstrip().endswith(_GLUED_ENDS) or "terminate called" in raw \
             or "Fatal Python error: " in raw:
         glued = terminal_regex("GLUED_TAIL").search(raw)
@@ -118,14 +123,67 @@ def clean(raw: str) -> str:
 _INDENT_CHARS = 64  # indentation deeper than this holds no tab worth reading
 # how a line with a death glued to its end ends (grammars/vllm.lark GLUED_TAIL): a cheap screen
 _GLUED_ENDS = ("Killed", "fault", "Aborted", "error", "instruction", "exception", "dumped)")
+# where a record glued inside a line may begin (grammars/vllm.lark GLUED_RECORD), found with
+# str.find (Python's regex engine took 20-60 us a serving line to search the terminal or any
+# alternation of these texts, str.find a fraction of one each): a process prefix's `pid=`, the
+# level words of vLLM's header and a CI runner's `##[` (the glue is the character before them),
+# the stats record's last fields, and glog's header after a progress bar's end (`... 2.51s/it]`)
+# (the terminal decides at each place)
+_GLUED_HEAD_TEXTS = ("INFO ", "WARNING ", "ERROR ", "CRITICAL ", "DEBUG ", "##[")
+_GLUED_STATS_TEXTS = ("cache hit rate: ", "KV cache usage: ")
+_BAR_ENDS = ("/s]", "/it]")
+_GLOG_START = re.compile(r"[IWEF]\d{4,8} \d\d:")
 
 
-def _outer_end(text: str) -> int:
-    """Where the wrappers and process prefix of a line end (not its record header: the text
-    glued after a record is not that record's)."""
+@cache
+def _glued_record_regex() -> re.Pattern[str]:
+    return terminal_regex("GLUED_RECORD")  # (built from its program on each call)
+
+
+def _glued_record(raw: str) -> tuple[int, int] | None:
+    """Where the last record glued inside `raw` begins (the text before it: up to the first
+    position; the record: from the second), or None (grammars/vllm.lark GLUED_RECORD)."""
+    places = []
+    at = raw.find("pid=", 1)
+    while at != -1:  # a process prefix glued on: `...0.0%(Worker_TP0 pid=4201) `
+        start = raw.rfind("(", 0, at)
+        if start > 0 and not raw[start - 1].isspace():
+            places.append(start - 1)
+        at = raw.find("pid=", at + 4)
+    for text in _GLUED_HEAD_TEXTS:
+        at = raw.find(text, 1)
+        while at != -1:
+            if not raw[at - 1].isspace():  # glued: no space between
+                places.append(at - 1)
+            at = raw.find(text, at + 1)
+    for text in _GLUED_STATS_TEXTS:
+        at = raw.rfind(text)  # the stats record's last field
+        if at != -1:
+            end = raw.find("%", at) + 1
+            if 0 < end < len(raw) - 1 and raw[end] not in " ,":  # and text run on from it
+                places.append(at)
+    if any(end in raw for end in _BAR_ENDS):  # glog's header run on after a bar's end
+        places += [found.start() - 1 for found in _GLOG_START.finditer(raw, 1)
+                   if not raw[found.start() - 1].isspace()]
+    if not places:
+        return None
+    regex = _glued_record_regex()
+    best: tuple[int, int] | None = None
+    for place in places:
+        found = regex.match(raw, place)
+        if found is None or raw.count('"', 0, place) % 2:  # not inside a string the line opened
+            continue
+        cut = (found.start(), found.end())
+        best = cut if best is None or cut[1] > best[1] else best
+    return best
+
+
+def _outer_end(text: str, prefix: bool = True) -> int:
+    """Where the wrappers and (with `prefix`) the process prefix of a line end (not its record
+    header: the text glued after a record is not that record's)."""
     end = 0
     for name, token in _lex_head(text)[1]:
-        if _HEAD_RULES[name][0] == 2:
+        if _HEAD_RULES[name][0] >= (2 if prefix else 1):
             break
         end += len(token)
     return end
@@ -796,11 +854,17 @@ class _ToRecords(Transformer[Token, object]):
         # records a paste glued into one line: the exception is the glued record's, read as that
         # record alone would be (its message ends where the next record's head begins: exc_line)
         glued = _glued_head(lead) if escape is None else None
-        if glued is None and escape is None and _quoted_head(lead, body.text) \
-                and not _ERROR_HEADER_END.search(lead) \
+        header = _ERROR_HEADER_END.search(lead) if escape is None else None
+        if header is not None and (_mid_string(lead[:header.start()]) or _CONTENT_KEY.search(lead)) \
+                or glued is None and escape is None and header is None \
+                and _quoted_head(lead, body.text) \
                 and (_CONTENT_KEY.search(lead) or len(lead) > _SHORT_LEAD):
             # a record's text that quotes another record, its head and exception, far into a
-            # long line (a logged prompt, a retry's message): plain text, not an error it raised
+            # long line (a logged prompt, a retry's message): plain text, not an error it raised;
+            # an error record's head, however short the lead, where a string the line opened
+            # holds words before it (a JSON line's request body or field: `{"msg": "ticket: ERROR
+            # 05-01 ... ValueError: ..."}`): a string's value that begins with the record is a
+            # relay of its line (a collector's `{"log": "ERROR 05-01 ... ValueError: ..."}`)
             return _Body(LineKind.PLAIN, f"{lead}{body.text}")
         return _Body(LineKind.EXCEPTION if glued else LineKind.EXCEPTION_REPR,
                      f"{lead}{body.text}", exception=body.exception, message=message,
@@ -1074,9 +1138,29 @@ _SHORT_LEAD = 241
 _CONTENT_KEY = re.compile(r"[\"'](?:content|text|reasoning_content|reasoning)[\"']: ?[\"']")
 # vLLM's header of an error record at the end of a lead (EXC_LEAD's first form: a line that
 # names the exception such a record logged, however long, is read so however the head is quoted)
-_ERROR_HEADER_END = re.compile(r" (?:ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.]+:\d+\] $")
+_ERROR_HEADER_END = re.compile(r"(?<![\w.])(?:ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.]+:\d+\] $")
 # a quote that opens or closes a string: not an apostrophe between two letters (`don't`)
 _QUOTE_MARK = re.compile(r"\"|(?<![A-Za-z])'|'(?![A-Za-z])")
+
+
+def _mid_string(text: str) -> bool:
+    """Whether `text` (what comes before a record's head) leaves a string open (`_quoted`'s
+    second sense) that holds words before the head: the head is that string's text, not the
+    line a relay put in it whole."""
+    marks = [m.end() for m in _OUTER_QUOTE.finditer(text)]
+    if len(marks) % 2 == 0:
+        return False
+    said = _RELAYED_PREFIX.sub("", text[marks[-1]:])  # the record's own prefix is the record's
+    return _WORDS.search(said) is not None
+
+
+# a quote mark that opens or closes a string of the line itself (`_QUOTE_MARK` not escaped: a
+# `\"` is a quote inside that string, a JSON body held in a JSON field)
+_OUTER_QUOTE = re.compile(r"(?<!\\)(?:\"|(?<![A-Za-z])'|'(?![A-Za-z]))")
+# process prefixes that end a text before a record's header (vLLM's, Ray's, torch's rank)
+_RELAYED_PREFIX = re.compile(r"(?:\((?:[^()\n]*? )?pid=\d+(?:, ip=[\w.:\-]+)?\) ?|\[rank\d+\]: ?)+$")
+# a word in a string's value (not an escape's letter: `\n`, `\"`)
+_WORDS = re.compile(r"(?<!\\)[A-Za-z0-9]{2,}")
 
 
 def _quoted(text: str) -> bool:
