@@ -1,0 +1,177 @@
+"""Families carry the remedies their exact members share (issue 11, family leave-one-out): with
+every exact signature withheld, another member of the family's class, in another shape (a bare
+line, a traceback through the member's frames or another call path, an engine core's ERROR record,
+torchrun's rank prefix, a Ray worker's prefix), is answered by the family, and the family's fix
+names the remedy the members needed; a near neighbour in the same words goes elsewhere.
+
+The remedies are the ones session 32's leave-one-out found the exact members carrying and their
+family lacking: HCCL's link variables and equal settings on every rank; the Ascend runtime's CANN
+environment, NumPy and Ray's NPU visibility; Gaudi's visible modules; the host's amdgpu driver
+under a HIP error; a parser, script or Ray of another release; full CUDA graphs under an internal
+assertion; AMD's AITER kernels under a native crash; a shape-compiling plugin's warm-up shapes."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logsleuth.pipeline import explain_text
+from logsleuth.signatures import SignatureSet, default_signatures
+from tool_import import import_tool
+from v1log import python_traceback
+
+SITE = "/usr/local/lib/python3.12/dist-packages/"
+VLLM = SITE + "vllm/"
+ALL_REDUCE = [(VLLM + "distributed/parallel_state.py", "all_reduce"),
+              (SITE + "torch/distributed/distributed_c10d.py", "all_reduce")]
+SET_DEVICE = [(VLLM + "v1/worker/worker_base.py", "init_device"),
+              (SITE + "vllm_ascend/worker/worker.py", "init_device"),
+              (SITE + "torch_npu/npu/utils.py", "set_device")]
+MEM_GET_INFO = [(VLLM + "worker/worker.py", "init_device"),
+                (SITE + "torch/cuda/memory.py", "mem_get_info")]
+GAUDI_DEVICE = [(VLLM + "v1/worker/worker_base.py", "init_device"),
+                (SITE + "vllm_gaudi/v1/worker/hpu_worker.py", "init_device")]
+DISPATCH = [(VLLM + "v1/worker/gpu_model_runner.py", "_dummy_run"),
+            (VLLM + "v1/cudagraph_dispatcher.py", "_create_padded_batch_descriptor")]
+SERVING_CHAT = [(VLLM + "entrypoints/openai/serving_chat.py", "chat_completion_stream_generator")]
+SPYRE = [(VLLM + "v1/engine/core.py", "add_request"),
+         (SITE + "vllm_spyre/platform.py", "validate_request")]
+
+
+def _hccl(label: str, text: str) -> st.SearchStrategy[str]:
+    return st.builds(
+        lambda pid, rank, peer: (f"RuntimeError: [ERROR] 2026-09-14-08:12:40 (PID:{pid}, Device:"
+                                 f"{rank}, RankID:{rank}) ERR02200 DIST call hccl api failed.\n"
+                                 f"[PID: {pid}] {label}: {text.format(peer=peer)}"),
+        st.integers(1000, 99999), st.integers(0, 7), st.integers(0, 15))
+
+
+def _npu(call: str, code: int) -> st.SearchStrategy[str]:
+    return st.builds(lambda line: f"RuntimeError: {call}:../torch_npu/csrc/core/npu/{line} NPU "
+                                  f"function error: {call.split(':')[0]}, error code is {code}",
+                     st.sampled_from(["sys_ctrl/npu_sys_ctrl.cpp:286", "NPUFunctions.cpp:91"]))
+
+
+# (error lines, frames innermost last as (path, function), the family, a remedy its fix names)
+MEMBERS = [
+    (_hccl("Communication_Error_P2P(EI0010)",
+           "P2P communication failed. Reason: the peer NPU {peer} is not reachable."),
+     ALL_REDUCE, "hccl-communication-failed", "HCCL_INTRA_ROCE_ENABLE"),
+    (_hccl("Execution_Error_ROCE_CQE(EI0013)",
+           "An error CQE occurred during operator execution. Local information: server "
+           "10.0.0.1, device ID 1. Peer information: server 10.0.0.2, device ID {peer}."),
+     ALL_REDUCE, "hccl-communication-failed", "HCCL_RDMA_RETRY_CNT"),
+    (_npu("SetPrecisionMode:../torch_npu/csrc/framework/utils/OpPreparation.cpp:155", 500001),
+     [], "ascend-npu-runtime-error-code", "set_env.sh"),
+    (_npu("ExchangeDevice", 107001), SET_DEVICE, "ascend-npu-runtime-error-code",
+     "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES"),
+    (st.builds(lambda asked, top: f"RuntimeError: Invalid HABANA_VISIBLE_MODULES={asked}. Module "
+                                  f"IDs should be between 0 and {top}.",
+               st.sampled_from(["1", "4", "2,3", "4,5,6,7"]), st.integers(0, 3)),
+     GAUDI_DEVICE, "hpu-backend-rejected", "HABANA_VISIBLE_MODULES"),
+    (st.sampled_from(["RuntimeError: HIP error: invalid argument\nHIP kernel errors might be "
+                      "asynchronously reported at some other API call, so the stacktrace below "
+                      "might be incorrect.\nFor debugging consider passing AMD_SERIALIZE_KERNEL=3",
+                      "RuntimeError: HIP error: invalid argument\nCompile with `TORCH_USE_HIP_DSA` "
+                      "to enable device-side assertions."]),
+     MEM_GET_INFO, "hip-runtime-error", "amdgpu-dkms"),
+    (st.builds(lambda name, module, script: (
+        f"ImportError: cannot import name '{name}' from '{module}' "
+        f"(/home/user/.venv/lib/python3.10/site-packages/{module.replace('.', '/')}.py)"),
+        st.sampled_from(["FlexibleArgumentParser", "get_open_port", "merge_async_iterators"]),
+        st.sampled_from(["vllm.utils", "vllm.entrypoints.utils"]), st.just("")),
+     [("/home/user/vllm/benchmarks/benchmark_throughput.py", "<module>")],
+     "python-package-version-mismatch", "VLLM_USE_PRECOMPILED"),
+    (st.builds(lambda parser, kind, kwarg: (
+        f"TypeError: {parser}{kind}Parser.__init__() got an unexpected keyword argument "
+        f"'{kwarg}'"), st.sampled_from(["Qwen3", "DeepSeekR1", "MyThink", "Hermes2Pro"]),
+        st.sampled_from(["Reasoning", "Tool"]),
+        st.sampled_from(["chat_template_kwargs", "model_config", "tools"])),
+     SERVING_CHAT, "python-package-version-mismatch", "--reasoning-parser-plugin"),
+    (st.builds(lambda name, module: f"ImportError: cannot import name '{name}' from '{module}'",
+               st.sampled_from(["DEFAULT_NCCL_SOCKET_IFNAME", "PlacementGroupSchedulingStrategy"]),
+               st.sampled_from(["ray.train.constants", "ray.util.scheduling_strategies"])),
+     [], "python-package-version-mismatch", "ray[default]=="),
+    (st.sampled_from(["AssertionError"]), DISPATCH, "vllm-internal-assertion", "cudagraph_mode"),
+    (st.sampled_from(["Fatal Python error: Segmentation fault",
+                      "Fatal Python error: Aborted"]),
+     [], "native-crash", "VLLM_ROCM_USE_AITER"),
+    (st.builds(lambda n: f"ValueError: Request {n} is outside of the warmup shapes",
+               st.integers(1, 99999)),
+     SPYRE, "library-platform-plugin-error", "VLLM_SPYRE_USE_CB"),
+]
+
+# families whose members' words name the class without a frame (an assertion's source line, a
+# plugin's module and the free-memory query are known by their frames only)
+BARE_WORDS_SUFFICE = {"hccl-communication-failed", "ascend-npu-runtime-error-code",
+                      "hpu-backend-rejected", "python-package-version-mismatch", "native-crash"}
+
+# (error line, frames, the family that must NOT answer): the same words, another failure
+NEAR_MISSES = [
+    ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+     "ProcessGroupNCCL.cpp:3356, remote process exited or there was a network error",
+     ALL_REDUCE, "hccl-communication-failed"),
+    ("RuntimeError: CUDA error: invalid device ordinal",
+     [(VLLM + "v1/worker/gpu_worker.py", "init_device"), (SITE + "torch/cuda/__init__.py",
+                                                          "set_device")],
+     "ascend-npu-runtime-error-code"),
+    ("RuntimeError: Invalid CUDA_VISIBLE_DEVICES=4. Device IDs should be between 0 and 3.",
+     [(VLLM + "v1/worker/gpu_worker.py", "init_device")], "hpu-backend-rejected"),
+    ("RuntimeError: CUDA error: invalid argument\nCUDA kernel errors might be asynchronously "
+     "reported at some other API call, so the stacktrace below might be incorrect.",
+     MEM_GET_INFO, "hip-runtime-error"),
+    ("ModuleNotFoundError: No module named 'ray'",
+     [(VLLM + "executor/ray_utils.py", "<module>")], "python-package-version-mismatch"),
+    ("ValueError: Request 17 is outside of the warmup shapes",
+     [(VLLM + "v1/engine/core.py", "add_request")], "library-platform-plugin-error"),
+]
+
+# how the traceback reaches the log: printed bare, under a V1 engine core's ERROR records, with
+# torchrun's rank prefix, from a Ray worker
+PREFIXES = ["", "(EngineCore_DP0 pid=4100) ERROR 11-03 14:02:16 [core.py:708] ", "[rank0]: ",
+            "(RayWorkerWrapper pid=233, ip=10.20.1.125) "]
+
+
+@cache
+def families() -> SignatureSet:
+    return import_tool("family_loo", "loo").families_only(default_signatures())
+
+
+def _log(error: str, frames: list[tuple[str, str]], prefix: str) -> str:
+    if not frames:
+        return "".join(prefix + line + "\n" for line in error.split("\n"))
+    return python_traceback([(path, function, "call(...)") for path, function in frames], error,
+                            prefix)
+
+
+@st.composite
+def member_logs(draw: st.DrawFn) -> tuple[str, str, str]:
+    messages, frames, family, remedy = draw(st.sampled_from(MEMBERS))
+    # a member is seen with its frames, its innermost frame alone, or (when its words say it
+    # all) as the bare message a pasted excerpt keeps
+    shapes = [frames, frames[-1:]] + ([[]] if family in BARE_WORDS_SUFFICE else [])
+    shown = draw(st.sampled_from(shapes))
+    return _log(draw(messages), shown, draw(st.sampled_from(PREFIXES))), family, remedy
+
+
+@settings(max_examples=80, deadline=None)
+@given(member_logs())
+def test_a_widened_family_answers_another_member_with_the_shared_remedy(
+        member: tuple[str, str, str]) -> None:
+    log, family, remedy = member
+    report = explain_text(log, signatures=families())
+    assert report.signature is not None, log
+    assert report.signature.id == family, (log, report.signature.id)
+    assert remedy.lower() in report.signature.fix.lower(), (family, remedy)
+
+
+@pytest.mark.parametrize(("error", "frames", "family"), NEAR_MISSES,
+                         ids=[f"{f}-{i}" for i, (_, _, f) in enumerate(NEAR_MISSES)])
+def test_a_near_neighbour_in_the_same_words_goes_elsewhere(
+        error: str, frames: list[tuple[str, str]], family: str) -> None:
+    for prefix in PREFIXES:
+        report = explain_text(_log(error, frames, prefix), signatures=families())
+        assert report.signature is None or report.signature.id != family, (error, prefix)
