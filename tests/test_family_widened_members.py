@@ -37,6 +37,14 @@ GAUDI_DEVICE = [(VLLM + "v1/worker/worker_base.py", "init_device"),
 DISPATCH = [(VLLM + "v1/worker/gpu_model_runner.py", "_dummy_run"),
             (VLLM + "v1/cudagraph_dispatcher.py", "_create_padded_batch_descriptor")]
 SERVING_CHAT = [(VLLM + "entrypoints/openai/serving_chat.py", "chat_completion_stream_generator")]
+PLACEMENT = [(VLLM + "executor/ray_distributed_executor.py", "_init_executor"),
+             (VLLM + "executor/ray_utils.py", "initialize_ray_cluster"),
+             (VLLM + "executor/ray_utils.py", "_wait_until_pg_ready")]
+MODEL_CONFIG = [(VLLM + "engine/arg_utils.py", "create_model_config"),
+                (SITE + "pydantic/_internal/_dataclasses.py", "__init__")]
+TORCH_CUDA_INIT = [(VLLM + "v1/worker/gpu_worker.py", "init_device"),
+                   (SITE + "torch/cuda/__init__.py", "set_device"),
+                   (SITE + "torch/cuda/__init__.py", "_lazy_init")]
 SPYRE = [(VLLM + "v1/engine/core.py", "add_request"),
          (SITE + "vllm_spyre/platform.py", "validate_request")]
 
@@ -53,6 +61,13 @@ def _npu(call: str, code: int) -> st.SearchStrategy[str]:
     return st.builds(lambda line: f"RuntimeError: {call}:../torch_npu/csrc/core/npu/{line} NPU "
                                   f"function error: {call.split(':')[0]}, error code is {code}",
                      st.sampled_from(["sys_ctrl/npu_sys_ctrl.cpp:286", "NPUFunctions.cpp:91"]))
+
+
+def _placement_group_timeout(gpus: int, seconds: int) -> str:
+    specs = ", ".join(["{'GPU': 1.0}"] * gpus)
+    return (f"ValueError: Cannot provide a placement group of placement_group_specs=[{specs}] "
+            f"within {seconds} seconds. See `ray status` and `ray list nodes` to make sure the "
+            "cluster has enough resources.")
 
 
 # (error lines, frames innermost last as (path, function), the family, a remedy its fix names)
@@ -102,12 +117,29 @@ MEMBERS = [
     (st.builds(lambda n: f"ValueError: Request {n} is outside of the warmup shapes",
                st.integers(1, 99999)),
      SPYRE, "library-platform-plugin-error", "VLLM_SPYRE_USE_CB"),
+    (st.builds(_placement_group_timeout, st.integers(2, 16), st.sampled_from([300, 1800])),
+     PLACEMENT, "ray-cluster-resources", "--nnodes"),
+    (st.builds(lambda n, limit: (
+        f"pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig\n"
+        f"  Value error, User-specified max_model_len ({n}) is greater than the derived "
+        f"max_model_len (max_position_embeddings={limit} or model_max_length=None in model's "
+        f"config.json). To allow overriding this maximum, set the env var "
+        f"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1."), st.sampled_from([65536, 131072, 999999]),
+        st.sampled_from([2048, 32768, 40960])),
+     MODEL_CONFIG, "engine-config-invalid", "--hf-overrides"),
+    (st.builds(lambda found: (f"RuntimeError: The NVIDIA driver on your system is too old (found "
+                              f"version {found}). Please update your GPU driver by downloading "
+                              f"and installing a new version from the URL: "
+                              f"http://www.nvidia.com/Download/index.aspx"),
+               st.sampled_from([11040, 12020, 12040])),
+     TORCH_CUDA_INIT, "library-torch-cuda-error", "--extra-index-url"),
 ]
 
 # families whose members' words name the class without a frame (an assertion's source line, a
 # plugin's module and the free-memory query are known by their frames only)
 BARE_WORDS_SUFFICE = {"hccl-communication-failed", "ascend-npu-runtime-error-code",
-                      "hpu-backend-rejected", "python-package-version-mismatch", "native-crash"}
+                      "hpu-backend-rejected", "python-package-version-mismatch", "native-crash",
+                      "ray-cluster-resources", "engine-config-invalid"}
 
 # (error line, frames, the family that must NOT answer): the same words, another failure
 NEAR_MISSES = [
@@ -127,6 +159,17 @@ NEAR_MISSES = [
      [(VLLM + "executor/ray_utils.py", "<module>")], "python-package-version-mismatch"),
     ("ValueError: Request 17 is outside of the warmup shapes",
      [(VLLM + "v1/engine/core.py", "add_request")], "library-platform-plugin-error"),
+    ("ValueError: The number of required GPUs exceeds the total number of available GPUs in the "
+     "placement group.", [(VLLM + "executor/ray_utils.py", "initialize_ray_cluster")],
+     "ray-cluster-resources"),
+    ("ValueError: This model's maximum context length is 32768 tokens. However, you requested "
+     "65536 tokens in the messages, Please reduce the length of the messages.",
+     [(VLLM + "entrypoints/openai/serving_engine.py", "_validate_input")],
+     "engine-config-invalid"),
+    ("RuntimeError: The detected CUDA version (12.1) mismatches the version that was used to "
+     "compile PyTorch (11.8). Please make sure to use the same CUDA versions.",
+     [(SITE + "torch/utils/cpp_extension.py", "_check_cuda_version")],
+     "library-torch-cuda-error"),
 ]
 
 # how the traceback reaches the log: printed bare, under a V1 engine core's ERROR records, with
