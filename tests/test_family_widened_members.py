@@ -8,7 +8,9 @@ The remedies are the ones session 32's leave-one-out found the exact members car
 family lacking: HCCL's link variables and equal settings on every rank; the Ascend runtime's CANN
 environment, NumPy and Ray's NPU visibility; Gaudi's visible modules; the host's amdgpu driver
 under a HIP error; a parser, script or Ray of another release; full CUDA graphs under an internal
-assertion; AMD's AITER kernels under a native crash; a shape-compiling plugin's warm-up shapes."""
+assertion; AMD's AITER kernels under a native crash; a shape-compiling plugin's warm-up shapes;
+the mp executor across nodes for Ray's failures; a context above the model's derived length; the
+torch index of the driver's CUDA; Triton's per-process cache; V0's KV blocks."""
 
 from __future__ import annotations
 
@@ -45,6 +47,16 @@ MODEL_CONFIG = [(VLLM + "engine/arg_utils.py", "create_model_config"),
 TORCH_CUDA_INIT = [(VLLM + "v1/worker/gpu_worker.py", "init_device"),
                    (SITE + "torch/cuda/__init__.py", "set_device"),
                    (SITE + "torch/cuda/__init__.py", "_lazy_init")]
+TRITON_CACHE = [(SITE + "triton/compiler/compiler.py", "compile"),
+                (SITE + "triton/compiler/compiler.py", "<dictcomp>")]
+V0_BLOCKS = [(VLLM + "engine/llm_engine.py", "step"),
+             (VLLM + "core/scheduler.py", "_schedule_chunked_prefill"),
+             (VLLM + "core/block_manager.py", "allocate")]
+RAY_INIT = [(VLLM + "executor/ray_utils.py", "initialize_ray_cluster"),
+            (SITE + "ray/_private/worker.py", "init"),
+            (SITE + "ray/_private/worker.py", "connect")]
+PHYSICAL_DEVICE = [(VLLM + "worker/worker_base.py", "execute_method"),
+                   (VLLM + "platforms/cuda.py", "device_id_to_physical_device_id")]
 SPYRE = [(VLLM + "v1/engine/core.py", "add_request"),
          (SITE + "vllm_spyre/platform.py", "validate_request")]
 
@@ -133,13 +145,31 @@ MEMBERS = [
                               f"http://www.nvidia.com/Download/index.aspx"),
                st.sampled_from([11040, 12020, 12040])),
      TORCH_CUDA_INIT, "library-torch-cuda-error", "--extra-index-url"),
+    (st.builds(lambda digest, kernel, pid: (
+        f"FileNotFoundError: [Errno 2] No such file or directory: '/root/.triton/cache/{digest}/"
+        f"{kernel}.json.tmp.pid_{pid}_587007'"), st.sampled_from(["de758c42", "0a1b2c3d4e5f"]),
+        st.sampled_from(["fused_moe_kernel", "_fwd_kernel", "sgmv_expand"]),
+        st.integers(100, 99999)),
+     TRITON_CACHE, "library-triton-error", "TRITON_CACHE_DIR"),
+    (st.just("ValueError: Out of memory! No free blocks are available."), V0_BLOCKS,
+     "v0-block-manager-rejected", "--kv-cache-dtype fp8"),
+    (st.builds(lambda old, new: (f"RuntimeError: Version mismatch: The cluster was started with:\n"
+                                 f"Ray: {old}\nPython: 3.12.3\nThis process on node 10.0.0.2 was "
+                                 f"started with:\nRay: {new}\nPython: 3.12.3"),
+               st.sampled_from(["2.40.0", "2.46.0"]), st.sampled_from(["2.43.0", "2.48.0"])),
+     RAY_INIT, "library-ray-error", "--nnodes"),
+    (st.just("RuntimeError: CUDA_VISIBLE_DEVICES is set to empty string, which means GPU support "
+             "is disabled. If you are using ray, please unset the environment variable "
+             "`CUDA_VISIBLE_DEVICES` inside the worker/actor."), PHYSICAL_DEVICE,
+     "parallelism-exceeds-devices", "--master-addr"),
 ]
 
 # families whose members' words name the class without a frame (an assertion's source line, a
 # plugin's module and the free-memory query are known by their frames only)
 BARE_WORDS_SUFFICE = {"hccl-communication-failed", "ascend-npu-runtime-error-code",
                       "hpu-backend-rejected", "python-package-version-mismatch", "native-crash",
-                      "ray-cluster-resources", "engine-config-invalid"}
+                      "ray-cluster-resources", "engine-config-invalid", "library-ray-error",
+                      "parallelism-exceeds-devices"}
 
 # (error line, frames, the family that must NOT answer): the same words, another failure
 NEAR_MISSES = [
@@ -170,6 +200,14 @@ NEAR_MISSES = [
      "compile PyTorch (11.8). Please make sure to use the same CUDA versions.",
      [(SITE + "torch/utils/cpp_extension.py", "_check_cuda_version")],
      "library-torch-cuda-error"),
+    ("FileNotFoundError: [Errno 2] No such file or directory: '/models/llama/config.json'",
+     [(VLLM + "transformers_utils/config.py", "get_config")], "library-triton-error"),
+    ("ValueError: No available memory for the cache blocks. Try increasing "
+     "`gpu_memory_utilization` when initializing the engine.",
+     [(VLLM + "v1/core/kv_cache_utils.py", "check_enough_kv_cache_memory")],
+     "v0-block-manager-rejected"),
+    ("ModuleNotFoundError: No module named 'ray'",
+     [(VLLM + "executor/ray_utils.py", "initialize_ray_cluster")], "library-ray-error"),
 ]
 
 # how the traceback reaches the log: printed bare, under a V1 engine core's ERROR records, with
