@@ -51,9 +51,9 @@ pytestmark = pytest.mark.long
 # Session 32 (sigs-a): families widened with the remedies their exact members share (HCCL's link
 # variables, the Ascend runtime's CANN environment, Gaudi's visible modules, the host's amdgpu
 # driver, parsers and scripts of another release, full CUDA graphs, AITER, warm-up shapes, ...):
-# cited+uncited 199 of 210, constructed 606 -> 615 of 682, tuning 350 -> 360 of 423, corpus 36 of
+# cited+uncited 199 of 210, constructed 606 -> 615 of 682, tuning 350 -> 363 of 423, corpus 36 of
 # 36. Every floor that less two.
-FLOORS = {("cited", "uncited"): 197, ("constructed",): 613, ("tuning",): 358, ("corpus",): 34}
+FLOORS = {("cited", "uncited"): 197, ("constructed",): 613, ("tuning",): 361, ("corpus",): 34}
 
 
 @cache

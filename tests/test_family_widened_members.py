@@ -10,7 +10,9 @@ environment, NumPy and Ray's NPU visibility; Gaudi's visible modules; the host's
 under a HIP error; a parser, script or Ray of another release; full CUDA graphs under an internal
 assertion; AMD's AITER kernels under a native crash; a shape-compiling plugin's warm-up shapes;
 the mp executor across nodes for Ray's failures; a context above the model's derived length; the
-torch index of the driver's CUDA; Triton's per-process cache; V0's KV blocks."""
+torch index of the driver's CUDA; Triton's per-process cache; V0's KV blocks; transformers 5
+under a tokenizer's check; a ROCm build where no platform is found; the torch a release pins
+under a compiler check."""
 
 from __future__ import annotations
 
@@ -57,6 +59,13 @@ RAY_INIT = [(VLLM + "executor/ray_utils.py", "initialize_ray_cluster"),
             (SITE + "ray/_private/worker.py", "connect")]
 PHYSICAL_DEVICE = [(VLLM + "worker/worker_base.py", "execute_method"),
                    (VLLM + "platforms/cuda.py", "device_id_to_physical_device_id")]
+TOKENIZER_INIT = [(VLLM + "transformers_utils/tokenizer.py", "get_tokenizer"),
+                  (VLLM + "transformers_utils/tokenizer.py", "get_cached_tokenizer"),
+                  (SITE + "transformers/tokenization_utils_base.py", "__getattr__")]
+DEVICE_CONFIG = [(VLLM + "engine/arg_utils.py", "create_engine_config"),
+                 (VLLM + "config/device.py", "__post_init__")]
+INDUCTOR = [(SITE + "torch/_inductor/scheduler.py", "_codegen"),
+            (SITE + "torch/_inductor/scheduler.py", "_codegen_partitions")]
 SPYRE = [(VLLM + "v1/engine/core.py", "add_request"),
          (SITE + "vllm_spyre/platform.py", "validate_request")]
 
@@ -162,14 +171,27 @@ MEMBERS = [
              "is disabled. If you are using ray, please unset the environment variable "
              "`CUDA_VISIBLE_DEVICES` inside the worker/actor."), PHYSICAL_DEVICE,
      "parallelism-exceeds-devices", "--master-addr"),
+    # transformers 5's tokenizers are its TokenizersBackend class
+    (st.builds(lambda attr: f"AttributeError: TokenizersBackend has no attribute {attr}",
+               st.sampled_from(["all_special_tokens_extended", "special_tokens_map_extended"])),
+     TOKENIZER_INIT, "tokenizer-library-check-failed", "transformers<5"),
+    (st.sampled_from(["RuntimeError: Failed to infer device type",
+                      "RuntimeError: Failed to infer device type, please set the environment "
+                      "variable `VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help "
+                      "debug the issue."]),
+     DEVICE_CONFIG, "cuda-device-unavailable", "rocm/vllm"),
+    (st.builds(lambda cls: f"AssertionError: type(self)=<class 'torch._inductor.{cls}'>",
+               st.sampled_from(["scheduler.Scheduler", "graph.GraphLowering"])),
+     INDUCTOR, "torch-compile-internal-check-failed", "requirements/cpu.txt"),
 ]
 
 # families whose members' words name the class without a frame (an assertion's source line, a
 # plugin's module and the free-memory query are known by their frames only)
 BARE_WORDS_SUFFICE = {"hccl-communication-failed", "ascend-npu-runtime-error-code",
                       "hpu-backend-rejected", "python-package-version-mismatch", "native-crash",
-                      "ray-cluster-resources", "engine-config-invalid", "library-ray-error",
-                      "parallelism-exceeds-devices"}
+                      "ray-cluster-resources", "engine-config-invalid",
+                      "parallelism-exceeds-devices", "tokenizer-library-check-failed",
+                      "cuda-device-unavailable", "torch-compile-internal-check-failed"}
 
 # (error line, frames, the family that must NOT answer): the same words, another failure
 NEAR_MISSES = [
@@ -208,6 +230,10 @@ NEAR_MISSES = [
      "v0-block-manager-rejected"),
     ("ModuleNotFoundError: No module named 'ray'",
      [(VLLM + "executor/ray_utils.py", "initialize_ray_cluster")], "library-ray-error"),
+    ("RuntimeError: Failed to infer the attention backend for this model",
+     [(VLLM + "attention/selector.py", "get_attn_backend")], "cuda-device-unavailable"),
+    ("AttributeError: 'Qwen2Config' object has no attribute 'rope_theta'",
+     [(VLLM + "model_executor/models/qwen2.py", "__init__")], "tokenizer-library-check-failed"),
 ]
 
 # how the traceback reaches the log: printed bare, under a V1 engine core's ERROR records, with
