@@ -48,7 +48,12 @@ pytestmark = pytest.mark.long
 # as `constructed` (held-out or unrecorded shapes replaced), so 22 probes left cited+uncited; the
 # misses there went 12 -> 11: cited+uncited 199 of 210 (was 208 of 220), constructed 606 of 682,
 # tuning 344 of 409, corpus 36 of 36. Cited+uncited floor that less two.
-FLOORS = {("cited", "uncited"): 197, ("constructed",): 507, ("tuning",): 259, ("corpus",): 34}
+# Session 32 (sigs-a): families widened with the remedies their exact members share (HCCL's link
+# variables, the Ascend runtime's CANN environment, Gaudi's visible modules, the host's amdgpu
+# driver, parsers and scripts of another release, full CUDA graphs, AITER, warm-up shapes, ...):
+# cited+uncited 199 of 210, constructed 606 -> 615 of 682, tuning 350 -> 363 of 423, corpus 36 of
+# 36. Every floor that less two.
+FLOORS = {("cited", "uncited"): 197, ("constructed",): 613, ("tuning",): 361, ("corpus",): 34}
 
 
 @cache
