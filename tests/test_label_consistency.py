@@ -42,6 +42,10 @@ Reading = frozenset[Statement]
 
 # case id (corpus cases as `corpus:<group>/<name>`) -> what outside its errors tells it apart
 ALLOWED: dict[str, str] = {
+    "startup/v073-runpod-newest-first-qwen25vl-architecture-unsupported":
+        "its exit report (`worker exited with exit code 1`) follows RunPod's `Uncaught exception | "
+        "<class 'ValueError'>; ...` record and the engine's `Error initializing vLLM engine: ...` "
+        "line, which name the cause; its twin's only error is the exit report (a symptom)",
     "corpus:long/healthy-dgx-spark-sigterm-shutdown":
         "its EngineDeadError follows the engine core's `[shutdown] EngineCore: trigger received "
         "signal=SIGTERM` and the API server's own shutdown after hours of serving: the error "
