@@ -438,7 +438,7 @@ class Assembler:
         if found not in _ACTIVITY or phase is not None or self.pending_from() is not None:
             return None
         recurrences = self.recurrences
-        if recurrences is not None and (not recurrences.seen(process)
+        if recurrences is not None and (not recurrences.appeared(process)
                                         or recurrences.waits_on(process, found)):
             return None
         return found

@@ -172,7 +172,7 @@ class Recurrences:
         was survived (`see` would change a group)."""
         return any(kind in group.evidence for group in self._unproven.get(process, ()))
 
-    def seen(self, process: Process) -> bool:
+    def appeared(self, process: Process) -> bool:
         """Whether the process's first word was seen (`see` or `take` would mark no start)."""
         return process is self._last_seen or process.pid is None \
             or (process.name, process.pid) in self._seen

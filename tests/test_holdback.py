@@ -1,5 +1,6 @@
-"""The assembler's answer that a record will fold into a copy group (`Assembler.copy_folds`),
-asked before feeding it, is what feeding it then does.
+"""Holding activity lines back from the assembler around copies of a request's error
+(logsleuth/holdback.py) changes no event, and the assembler's answer that a record will fold
+(`Assembler.copy_folds`) is what feeding it then does.
 
 Generated: servers that answer (`200`), log their engine's stats, reject requests with copies of
 one error whose numbers change (and near-copies: another exception, another shape, numbers that
@@ -9,16 +10,26 @@ again, and processes that appear mid-way; their lines interleave."""
 from __future__ import annotations
 
 import io
+import json
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from logsleuth.activity import ActivityFold
 from logsleuth.assemble import Assembler
+from logsleuth.facts import FactCollector
+from logsleuth.holdback import HoldBack
 from logsleuth.knowledge import default_causality
-from logsleuth.model import LineRun, LogLine, RecordRun
+from logsleuth.model import Event, LineRun, LogLine, RecordRun
+from logsleuth.pipeline import assemble_folded, build_report
 from logsleuth.read import open_input
 from logsleuth.recur import Recurrences
+from logsleuth.render.json import report_to_dict
+from logsleuth.runfold import RunFold
 from logsleuth.tokenize import TokenizeStats, tokenize_runs
+from mix_logs import MIXES, mix_log
 
 _Item = LogLine | LineRun | RecordRun
 
@@ -106,6 +117,14 @@ def _items(data: bytes) -> list[_Item]:
     return list(tokenize_runs(open_input(io.BytesIO(data)).blocks(), TokenizeStats()))
 
 
+def _read(items: list[_Item], hold: bool) -> tuple[list[Event], Assembler]:
+    recurrences = Recurrences(default_causality())
+    assembler = Assembler(recurrences=recurrences)
+    runs = RunFold(default_causality(), recurrences.counted, every=8)  # (folds often)
+    events = assemble_folded(items, assembler, runs, TokenizeStats(), hold=hold)
+    return events, assembler
+
+
 def _answers(items: list[_Item]) -> list[tuple[bool, bool]]:
     """For each record that its next line ends, with nothing being assembled before it and its
     change known: (copy_folds before feeding it, whether feeding it and that line folded it).
@@ -181,3 +200,60 @@ def test_copy_folds_answers_copies() -> None:
     answers = _answers(_items(_log(steps, 1)))
     assert answers and all(said and folded for said, folded in answers)
     assert len(answers) >= 9
+
+
+def _same(items: list[_Item]) -> None:
+    held, _ = _read(items, True)
+    plain, _ = _read(items, False)
+    assert held == plain
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_STEP, min_size=1, max_size=40), _SERVERS, st.floats(0.05, 1.0))
+def test_holding_back_changes_no_event(steps: list[tuple[str, int, int, int]], servers: int,
+                                       kept: float) -> None:
+    """Events equal with and without the hold-back (the log cut anywhere)."""
+    data = _log(steps, servers)
+    lines = data.split(b"\n")
+    _same(_items(b"\n".join(lines[:max(1, round(len(lines) * kept))])))
+
+
+@pytest.mark.parametrize("between", ["near", "hex", "fail", "waiting", "start", "new",
+                                     "interleave", "stats"])
+def test_holding_back_keeps_the_stretches_around_a_change(between: str) -> None:
+    """A server answering and rejecting copies steadily, where one step of another kind
+    comes: an error that does not fold (its lines and in-flight window are marks), a 5xx
+    streak, a start. The events are equal, and lines were held back and copies fed past them."""
+    steps: list[tuple[str, int, int, int]] = []
+    for index in range(20):
+        steps += [("copy", 5000 + 7 * index, 0, 0), ("answers", 1, 5, 0), ("stats", 3, 2, 0),
+                  ("answers", 1, 5, 0)]
+    steps.insert(41, (between, 2, 3, 0))
+    items = _items(_log(steps, 1))
+    _same(items)
+    recurrences = Recurrences(default_causality())
+    assembler = Assembler(recurrences=recurrences)
+    held = HoldBack(assembler, ActivityFold())
+    held.feed(items)
+    held.finish()
+    assert held.held > 25 and held.copies > 5
+
+
+def _report(data: bytes | Any, hold: bool) -> str:
+    source = open_input(data) if not isinstance(data, bytes) else open_input(io.BytesIO(data))
+    stats, facts = TokenizeStats(), FactCollector()
+    recurrences = Recurrences(default_causality())
+    assembler = Assembler(recurrences=recurrences)
+    runs = RunFold(default_causality(), recurrences.counted)
+    events = assemble_folded(facts.watch(tokenize_runs(source.blocks(), stats)), assembler, runs,
+                             stats, hold=hold)
+    report = build_report("log", events, stats, facts, None, tuple(assembler.notices()),
+                          folded=runs.finish())
+    return json.dumps(report_to_dict(report))
+
+
+@pytest.mark.parametrize("mix", MIXES)
+def test_holding_back_changes_no_mix_report(mix: str, mix_dir: str) -> None:
+    path, _ = mix_log(mix, 20_000, mix_dir)
+    _same(list(tokenize_runs(open_input(path).blocks(), TokenizeStats())))
+    assert _report(path, True) == _report(path, False)
