@@ -196,6 +196,9 @@ class Assembler:
         self._times: dict[str, str] = {}  # milestones' times, one string each (_shared_time)
         # the record `copy_folds` said folds, its event (id aside) and its change of state
         self._copy: tuple[RecordRun, ErrorEvent, _State] | None = None
+        # the line `activity_only` was last asked of, its 5xx answer and its marks (marks_of)
+        self._asked_line: tuple[LogLine, str | None,
+                                tuple[MilestoneKind | None, Phase | None]] | None = None
 
     def notices(self) -> list[str]:
         """What the event cap left out, one sentence per process it was hit for."""
@@ -432,9 +435,13 @@ class Assembler:
         process = line.process
         if self._failing.get(process, False):
             return None  # (its answer ends a streak of failed ones)
-        if line.kind is LineKind.ACCESS and self._causality.failed_answer(line.text) is not None:
+        failed = self._causality.failed_answer(line.text) if line.kind is LineKind.ACCESS \
+            else None
+        marks = self._causality.marks_of(line.text)
+        self._asked_line = (line, failed, marks)  # (the same answers when it is fed next)
+        if failed is not None:
             return None
-        found, phase = self._causality.marks_of(line.text)
+        found, phase = marks
         if found not in _ACTIVITY or phase is not None or self.pending_from() is not None:
             return None
         recurrences = self.recurrences
@@ -511,7 +518,9 @@ class Assembler:
             self._adopt_frame_list(line.process, key, out)  # before its record is ended
         self._end_interrupted(line.process, key, out)
         if line.kind is LineKind.ACCESS:
-            failed = self._causality.failed_answer(line.text)
+            asked = self._asked_line
+            failed = asked[1] if asked is not None and asked[0] is line \
+                else self._causality.failed_answer(line.text)
             was_failing, self._failing[line.process] = \
                 self._failing.get(line.process, False), failed is not None
             if failed is not None:
@@ -1289,7 +1298,9 @@ class Assembler:
             return None
         if line.kind is LineKind.PROGRESS and self._causality.is_unstarted_bar(line.text):
             return None  # begun or redrawn as it raised: its phase is claimed by a bar that moved
-        found, phase = self._causality.marks_of(line.text)
+        asked = self._asked_line
+        found, phase = asked[2] if asked is not None and asked[0] is line \
+            else self._causality.marks_of(line.text)
         if found is not None:  # a lifecycle line may begin a phase too (`Model loading took`)
             if phase is not None:
                 self._phases[line.process] = phase
