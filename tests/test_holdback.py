@@ -164,24 +164,18 @@ def _answers(items: list[_Item]) -> list[tuple[bool, bool]]:
 _SERVERS = st.integers(1, 3)
 
 
-_ANSWERED = {True: 0, False: 0}  # what the generated logs asked (test_copy_folds_says_both)
-
-
 @settings(max_examples=80, deadline=None)
 @given(st.lists(_STEP, min_size=1, max_size=40), _SERVERS)
 def test_copy_folds_is_what_feeding_does(steps: list[tuple[str, int, int, int]],
                                          servers: int) -> None:
     for said, folded in _answers(_items(_log(steps, servers))):
         assert said == folded
-        _ANSWERED[said] += 1
 
 
 def test_copy_folds_says_both() -> None:
-    """The generated logs asked records that fold and records that do not (the test above
-    can fail either way); and a start of vLLM, a near-copy and a 5xx streak each say no."""
-    if not _ANSWERED[True] or not _ANSWERED[False]:
-        test_copy_folds_is_what_feeding_does()
-    assert _ANSWERED[True] > 20 and _ANSWERED[False]
+    """Copies a start of vLLM, a new process or numbers that read otherwise (`0x..` then
+    `1x..`) keep apart are said not to fold, in the domain answered, and the copies before
+    them are said to fold (the test above can fail either way)."""
     answers = [("answers", 1, 2, 0)]
     for what, between in (("copy", ("start", 1, 0, 0)), ("copy", ("new", 1, 0, 0)),
                           ("hex", ("hex", 31, 1, 0))):  # (`0x..`, then `1x..`)
