@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 
 from logsleuth.causal import IN_FLIGHT
 from logsleuth.knowledge import default_causality
-from logsleuth.model import ErrorEvent, Event, Milestone, MilestoneKind, Process
+from logsleuth.model import ErrorEvent, Event, LogLine, Milestone, MilestoneKind, Process
 
 _SERVING, _ALIVE, _REJECTED = MilestoneKind.SERVING, MilestoneKind.ALIVE, MilestoneKind.REJECTED
 _ACTIVITY = frozenset({_SERVING, _ALIVE, _REJECTED})
@@ -85,6 +85,35 @@ class ActivityFold:
     def kept(self) -> int:
         """How many events are kept."""
         return len(self._events) - self._holes
+
+    def may_hold(self, line: LogLine) -> bool:
+        """Whether `quiet_key` may give the line a key at all, asked before its kind is known
+        (a stretch's last milestone lies before the line, and the marks before that)."""
+        marks = self._marks
+        return (not marks or marks[-1] < line.number - 1) and line.process in self._seen
+
+    def quiet_key(self, line: LogLine, kind: MilestoneKind) -> object | None:
+        """The key of the stretch the activity milestone `line` makes would join, when the fold
+        would keep it only as that stretch's last so far (holdback.py): its process was seen,
+        the stretch is open, and no mark lies at or after the stretch's last milestone (none
+        between, and none ahead that a later one of the stretch could pass). None otherwise."""
+        process = line.process
+        if process not in self._seen:
+            return None
+        key = (process, kind, kind is _SERVING and self._stats is not None
+               and self._stats.search(line.text) is not None)
+        previous = self._last.get(key)
+        if previous is None:
+            return None
+        marks = self._marks
+        if marks and marks[-1] >= previous[1]:
+            return None
+        return key
+
+    def opened(self, key: object) -> int:
+        """1 when the stretch's last milestone opened it (the fold keeps it whatever follows)."""
+        previous = self._last.get(key)  # type: ignore[call-overload]
+        return 1 if previous is not None and previous[2] else 0
 
     def drop_before(self, line: int, gone: set[tuple[str, int]]) -> None:
         """Forget the events before `line`: runs folded as they ended (runfold.py), whose

@@ -56,6 +56,9 @@ _BODY_OF_TRACE = (LineKind.INDENTED, LineKind.CARET, LineKind.ELIDED, LineKind.R
 
 ChannelKey = tuple[str, int | None, str | None]
 _EVENT_KINDS = {LineKind.FATAL: EventKind.FATAL, LineKind.DIAGNOSTIC: EventKind.DIAGNOSTIC}
+# lines whose activity milestone may be held back from the assembler (holdback.py), and the kinds
+_HELD_KINDS = (LineKind.ACCESS, LineKind.PLAIN, LineKind.UVICORN)
+_ACTIVITY = (MilestoneKind.SERVING, MilestoneKind.ALIVE, MilestoneKind.REJECTED)
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")
@@ -191,6 +194,11 @@ class Assembler:
         # the warnings that state a remedy, per process: an error's hint (hint.py)
         self._hints = WarningHints()
         self._times: dict[str, str] = {}  # milestones' times, one string each (_shared_time)
+        # the record `copy_folds` said folds, its event (id aside) and its change of state
+        self._copy: tuple[RecordRun, ErrorEvent, _State] | None = None
+        # the line `activity_only` was last asked of, its 5xx answer and its marks (marks_of)
+        self._asked_line: tuple[LogLine, str | None,
+                                tuple[MilestoneKind | None, Phase | None]] | None = None
 
     def notices(self) -> list[str]:
         """What the event cap left out, one sentence per process it was hit for."""
@@ -323,6 +331,136 @@ class Assembler:
             self._records = _bounded(self._records)
             self._records[(shape, before)] = after
 
+    def copy_folds(self, record: RecordRun) -> bool:
+        """Whether the record, fed now and then ended by its process's next line elsewhere (a
+        line of another channel: `_end_interrupted`), makes an error that folds into a copy
+        group already there (recur.py): asked before feeding it, changing nothing that feeding
+        reads. Answered where the assembler is steady and the record's effect is known without
+        reading it: no error being assembled, and a record feeding would replay (its change of
+        channel state learned, `feed_record`); False elsewhere. The event is the one the replay
+        and that next line would complete (tests/test_holdback.py checks the answer against
+        feeding, on generated mixes of copies, near-copies, new processes, pending records,
+        starts and 5xx streaks)."""
+        self._copy = None
+        recurrences = self.recurrences
+        if recurrences is None or self.pending_from() is not None:
+            return False
+        change = self._known(record)
+        if change is None or change.title is not None:
+            return False
+        first, last = record.first, record.last
+        process = first.process
+        probe = _Channel(process, first.site)
+        _restore(change, probe, first.number, first.time, process, last.message or "")
+        trace = probe.trace
+        if trace is None or not _ends_elsewhere(trace) or trace.quiet \
+                or trace.exception is None or trace.unraisable is not None \
+                or (trace.heading and not any(trace.message_lines) and not trace.frames
+                    and trace.title is None):
+            return False  # (what `_flush` makes of it otherwise: no event, or no copy)
+        # (the id `_flush` gives it: nothing is fed between this and `fold_copy`)
+        event = self._hints.hinted(_event_of(trace, self._next_id + 1))
+        if not recurrences.would_fold(event, self.waiting):
+            return False
+        self._copy = (record, event, change)
+        return True
+
+    def fold_copy(self, record: RecordRun) -> None:
+        """Feed the record `copy_folds` was just asked of, and end it as `end_record` does, when
+        the answer was yes and nothing was fed since: the same state and counts as feeding it
+        (the replay of its change of channel state, `feed_record`, and its event folded into
+        its group, recur.py), without building them again."""
+        asked, self._copy = self._copy, None
+        if asked is None or asked[0] is not record:
+            raise ValueError("fold_copy: not the record copy_folds said folds")
+        _, event, change = asked
+        first, last = record.first, record.last
+        process = first.process
+        key: ChannelKey = (process.name, process.pid, first.site)
+        self._last_line = max(self._last_line, last.number)
+        self._last_channel[process] = key  # (_end_interrupted: no trace waits anywhere)
+        channel = self._channel(key, process)
+        if key not in self._traced:  # the replay's trace, flushed right after (_flush)
+            self._traced[key] = self._order[key]
+        channel.ignoring = change.ignoring
+        channel.warning, channel.warning_next = change.warning[0], first.number + change.warning[1]
+        if self._new_id() != event.id:
+            raise ValueError("fold_copy: an event was made since copy_folds")
+        channel.last_event = event.id
+        assert self.recurrences is not None
+        self.recurrences.fold_copy(event)
+
+    def knows(self, record: RecordRun) -> bool:
+        """Whether feeding the record now would replay a change of its channel's state learned
+        before (`feed_record`)."""
+        return self._known(record) is not None
+
+    def _known(self, record: RecordRun) -> _State | None:
+        if not self._replayable(record):
+            return None
+        first, last = record.first, record.last
+        process = first.process
+        channel = self._channels.get((process.name, process.pid, first.site))
+        if channel is None:
+            return None
+        before = _relative_state(channel, first.number, first.time, process)
+        if before is None:
+            return None
+        return self._records.get(
+            ((first.text, first.level, record.run.key, last.level, last.exception), before))
+
+    def ended_by(self, record: RecordRun, line: LogLine) -> bool:
+        """Whether `line`, fed right after `record`, ends the record's exception before anything
+        else (`_end_interrupted`), whatever state the record left: a line of its process that
+        goes on no other channel's record, in another channel, that adopts no exception (an
+        `At:` frame list) and states no remedy (which an error's hint reads)."""
+        first = record.first
+        return line.process == first.process and line.site != first.site \
+            and line.kind is not LineKind.FRAME_LIST and _own_channel(line) \
+            and self._hints.remedy(line) is None
+
+    def activity_only(self, line: LogLine) -> MilestoneKind | None:
+        """The activity milestone's kind (an answer, a stats line) that feeding `line` now would
+        make and nothing else: no event, no phase, no remedy, no other channel's record, no
+        error being assembled to end, its process's answers not failing, its process seen by the
+        copy groups and none of them waiting for such a milestone (holdback.py). None: not so."""
+        if line.kind not in _HELD_KINDS or line.exception is not None:
+            return None
+        level = line.level
+        if level is None:  # (no record: a bare name may go on another channel's record)
+            if line.site is None and not line.depth and _field_name(line):
+                return None
+        elif level is not Level.INFO and level is not Level.DEBUG:
+            return None  # (an error is no milestone; a warning may state a remedy: hint.py)
+        process = line.process
+        if self._failing.get(process, False):
+            return None  # (its answer ends a streak of failed ones)
+        failed = self._causality.failed_answer(line.text) if line.kind is LineKind.ACCESS \
+            else None
+        marks = self._causality.marks_of(line.text)
+        self._asked_line = (line, failed, marks)  # (the same answers when it is fed next)
+        if failed is not None:
+            return None
+        found, phase = marks
+        if found not in _ACTIVITY or phase is not None or self.pending_from() is not None:
+            return None
+        recurrences = self.recurrences
+        if recurrences is not None and (not recurrences.appeared(process)
+                                        or recurrences.waits_on(process, found)):
+            return None
+        return found
+
+    def end_record(self, record: RecordRun) -> list[Event]:
+        """End the record just fed as the line `ended_by` accepts would before its own effects
+        (the event is the same whichever line ends it: `_flush` reads none)."""
+        process = record.first.process
+        key: ChannelKey = (process.name, process.pid, record.first.site)
+        out: list[Event] = []
+        waiting = self._channels.get(key)
+        if waiting is not None and waiting.trace is not None and _ends_elsewhere(waiting.trace):
+            self._flush(waiting, out)
+        return self._capped(out)
+
     def _replayable(self, record: RecordRun) -> bool:
         """One head on every line (one channel, one time) and lines that can change nothing
         but that channel (`_inert`)."""
@@ -380,7 +518,9 @@ class Assembler:
             self._adopt_frame_list(line.process, key, out)  # before its record is ended
         self._end_interrupted(line.process, key, out)
         if line.kind is LineKind.ACCESS:
-            failed = self._causality.failed_answer(line.text)
+            asked = self._asked_line
+            failed = asked[1] if asked is not None and asked[0] is line \
+                else self._causality.failed_answer(line.text)
             was_failing, self._failing[line.process] = \
                 self._failing.get(line.process, False), failed is not None
             if failed is not None:
@@ -533,10 +673,7 @@ class Assembler:
         if previous is None or previous == key:
             return
         waiting = self._channels.get(previous)
-        if waiting is not None and waiting.trace is not None and waiting.trace.closing \
-                and not waiting.trace.fault_dump and not _introduces_traceback(waiting.trace):
-            # (an exception that announces the output it carries, `... failed:`, is not ended by
-            # the records in that output: its child's log lines come from other call sites)
+        if waiting is not None and waiting.trace is not None and _ends_elsewhere(waiting.trace):
             self._flush(waiting, out)
 
     def finish(self, line_count: int = 0) -> list[Event]:
@@ -1161,7 +1298,9 @@ class Assembler:
             return None
         if line.kind is LineKind.PROGRESS and self._causality.is_unstarted_bar(line.text):
             return None  # begun or redrawn as it raised: its phase is claimed by a bar that moved
-        found, phase = self._causality.marks_of(line.text)
+        asked = self._asked_line
+        found, phase = asked[2] if asked is not None and asked[0] is line \
+            else self._causality.marks_of(line.text)
         if found is not None:  # a lifecycle line may begin a phase too (`Model loading took`)
             if phase is not None:
                 self._phases[line.process] = phase
@@ -1189,6 +1328,21 @@ class Assembler:
     def _new_id(self) -> int:
         self._next_id += 1
         return self._next_id
+
+
+def _ends_elsewhere(trace: _Trace) -> bool:
+    """A line of the trace's process in another channel completes it: its exception is read,
+    and it is no fault dump, nor an exception that announces the output it carries (`... failed:`,
+    not ended by the records in that output: its child's log lines come from other call sites)."""
+    return trace.closing and not trace.fault_dump and not _introduces_traceback(trace)
+
+
+def _own_channel(line: LogLine) -> bool:
+    """The line goes on no other channel's record, whatever the channels hold (`_continued_key`
+    is None for it in every state)."""
+    return not _cann_record(line) and not _bare_error_record(line) \
+        and (line.site is not None or line.level is not None or bool(line.depth)
+             or not (line.kind is LineKind.INDENTED or _field_name(line)))
 
 
 def _cann_record(line: LogLine) -> bool:

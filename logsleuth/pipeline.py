@@ -20,6 +20,7 @@ from logsleuth.knowledge import default_causality
 from logsleuth.model import (ErrorEvent, Event, FactOrigin, Inference, LineRun, LogLine,
                              RecordRun, Report, Verdict)
 from logsleuth.phase import failure_phase
+from logsleuth.holdback import HoldBack
 from logsleuth.recur import Recurrences
 from logsleuth.runfold import FoldedRuns, RunFold
 from logsleuth.read import LogInput, Source, input_from_text, open_input
@@ -136,12 +137,18 @@ def read_events(log: LogInput, progress: Callable[[int], None] | None = None,
 
 def assemble_folded(lines: Iterable[LogLine | LineRun | RecordRun],
                     assembler: Assembler, runs: RunFold | None = None,
-                    stats: TokenizeStats | None = None) -> list[Event]:
+                    stats: TokenizeStats | None = None, *, hold: bool = True) -> list[Event]:
     """The events of a line stream, activity folded as it streams (activity.py) and repeated
     record lines replayed (Assembler.feed_run); with `runs`, the runs that are over folded
-    (runfold.py: the events are then those of the runs not folded)."""
+    (runfold.py: the events are then those of the runs not folded). `hold`: activity lines
+    around copies of a request's error held back (holdback.py; the same events)."""
     fold = ActivityFold()  # activity between the same events is kept by its first and last
-    feed_folded(lines, assembler, fold, runs)
+    if hold:
+        held = HoldBack(assembler, fold, runs)
+        held.feed(lines)
+        held.finish()
+    else:
+        feed_folded(lines, assembler, fold, runs)
     fold.add(assembler.finish(stats.lines if stats is not None else 0), assembler.pending_from)
     return folded_events(assembler, fold)
 

@@ -86,6 +86,8 @@ class Recurrences:
         self._unproven: dict[Process, list[_Group]] = {}
         self._serial = 0
         self.folded = 0
+        # what `would_fold` found of the event it said folds: its process, group, text, shape
+        self._asked: tuple[Process, _Group, str, bytes] | None = None
 
     def see(self, milestone: Milestone) -> None:
         """A milestone, in the order they come: a start, or a process's work."""
@@ -123,19 +125,57 @@ class Recurrences:
             chained = cause.serial
         text = event.text
         shape = shape_key(text)
-        group = self._by_shape.get((event.process, event.site, mask_key(text, shape)))
-        if group is None or self._current.get(group.key) is not group \
-                or not _same_but_message(group, event, chained):
-            key = (event.process, event.kind, event.exception, fingerprint(event), event.title,
-                   event.site, tuple((f.file, f.function) for f in event.frames), event.raw,
-                   event.cause_reason, chained)
-            group = self._current.get(key)
+        group = self._group_of(event, chained, text, shape)
         if group is not None and self._folds(group, event, text, shape, waiting):
             self._fold(group, event)
             return []
         if group is None or self._split(group, event):
             self._start(event, chained, text, shape)
         return [event]
+
+    def would_fold(self, event: ErrorEvent,
+                   waiting: Callable[[], Iterable[tuple[Process, int]]]) -> bool:
+        """Whether `take` would fold the event now (into an existing group), asked without
+        changing anything (Assembler.copy_folds: the hold-back of activity around copies)."""
+        self._asked = None
+        process = event.process
+        if process is not self._last_seen and process.pid is not None \
+                and (process.name, process.pid) not in self._seen:
+            return False  # its first word may begin a run: `take` would mark a start before it
+        chained: int | None = None
+        if event.cause_id is not None:
+            cause = self._examples.get(event.cause_id)
+            if cause is None:
+                return False  # its own chain, or raised from a copy (taken back out)
+            chained = cause.serial
+        text = event.text
+        shape = shape_key(text)
+        group = self._group_of(event, chained, text, shape)
+        if group is None or not self._folds(group, event, text, shape, waiting, learn=False):
+            return False
+        self._asked = (process, group, text, shape)
+        return True
+
+    def fold_copy(self, event: ErrorEvent) -> None:
+        """Fold the event `would_fold` just said folds, as `take` would (nothing taken since)."""
+        asked, self._asked = self._asked, None
+        if asked is None or asked[0] is not event.process:
+            raise ValueError("fold_copy: not the event would_fold said folds")
+        _, group, text, shape = asked
+        self._last_seen = event.process
+        if shape not in group.shapes:
+            self._alike(group, event, text, shape)  # (learns the shape: `take`)
+        self._fold(group, event)
+
+    def waits_on(self, process: Process, kind: MilestoneKind) -> bool:
+        """Whether a milestone of this process and kind may still show that a group's example
+        was survived (`see` would change a group)."""
+        return any(kind in group.evidence for group in self._unproven.get(process, ()))
+
+    def appeared(self, process: Process) -> bool:
+        """Whether the process's first word was seen (`see` or `take` would mark no start)."""
+        return process is self._last_seen or process.pid is None \
+            or (process.name, process.pid) in self._seen
 
     def forget(self, gone: set[tuple[str, int]], before: int) -> None:
         """Forget processes (name, pid) that print no more and the run starts before line
@@ -162,6 +202,18 @@ class Recurrences:
                 event = replace(event, occurrences=group.count, last_occurrence=group.last)
             out.append(event)
         return out
+
+    def _group_of(self, event: ErrorEvent, chained: int | None, text: str, shape: bytes
+                  ) -> _Group | None:
+        """The group the event is a copy of, if any (whether it folds is `_folds`)."""
+        group = self._by_shape.get((event.process, event.site, mask_key(text, shape)))
+        if group is None or self._current.get(group.key) is not group \
+                or not _same_but_message(group, event, chained):
+            key = (event.process, event.kind, event.exception, fingerprint(event), event.title,
+                   event.site, tuple((f.file, f.function) for f in event.frames), event.raw,
+                   event.cause_reason, chained)
+            group = self._current.get(key)
+        return group
 
     def _appears(self, process: Process, line: int) -> None:
         """A process's first word may begin a run (runs.py): copies do not fold across it."""
@@ -197,7 +249,7 @@ class Recurrences:
         return index < len(self._starts) and self._starts[index] <= event.line
 
     def _folds(self, group: _Group, event: ErrorEvent, text: str, shape: bytes,
-               waiting: Callable[[], Iterable[tuple[Process, int]]]) -> bool:
+               waiting: Callable[[], Iterable[tuple[Process, int]]], learn: bool = True) -> bool:
         if self._split(group, event):
             return False
         if group.evidence and (group.worked is None or group.worked >= event.first_line):
@@ -206,15 +258,17 @@ class Recurrences:
             if first <= event.line and process.pid is not None \
                     and (process.name, process.pid) not in self._seen:
                 return False  # an error still being assembled is a new process's first word
-        return self._alike(group, event, text, shape)
+        return self._alike(group, event, text, shape, learn)
 
-    def _alike(self, group: _Group, event: ErrorEvent, text: str, shape: bytes) -> bool:
-        """Knowledge classifies the event as it did the group's example."""
+    def _alike(self, group: _Group, event: ErrorEvent, text: str, shape: bytes,
+               learn: bool = True) -> bool:
+        """Knowledge classifies the event as it did the group's example (`learn`: the event's
+        shape is kept as one of the group's)."""
         if shape in group.shapes:
             return self._know.digit_decisions(text) == group.decisions
         if recurring(event, self._know) != group.evidence:
             return False
-        if len(group.shapes) < _SHAPES:
+        if learn and len(group.shapes) < _SHAPES:
             group.shapes.add(shape)
             self._by_shape[(event.process, event.site, mask_key(text, shape))] = group
         return True

@@ -96,8 +96,10 @@ class RunFold:
         self._next = self._every
         self.folded = FoldedRuns()
 
-    def due(self, fold: ActivityFold) -> bool:
-        return fold.kept >= self._next
+    def due(self, fold: ActivityFold, held: int = 0) -> bool:
+        """Whether the runs are to be folded now (`held`: events the fold would keep of lines
+        held back from it, holdback.py)."""
+        return fold.kept + held >= self._next
 
     def fold(self, fold: ActivityFold, assembler: Assembler) -> None:
         """Fold the runs of `fold`'s events that are over (see the module's conditions)."""
