@@ -129,20 +129,20 @@ def settings_read(function: ast.AST) -> list[str]:
             if name == "getenv" and literal:
                 found.setdefault(literal, None)
             elif name == "get" and literal and isinstance(func, ast.Attribute):
-                base = _chain(func.value)
-                last = base[-1].rstrip("()") if base else ""
+                owner = _chain(func.value)
+                last = owner[-1].rstrip("()") if owner else ""
                 if last in ENV_BASES or CONFIG_BASE.search(last) or last.endswith("_config") \
                         or last == "additional_config":
                     found.setdefault(literal, None)
             elif name in {"getattr", "hasattr"} and first is not None and \
                     isinstance(second, ast.Constant) and isinstance(second.value, str):
-                base = _chain(first)
-                if base and CONFIG_BASE.search(base[-1].rstrip("()")):
+                owner = _chain(first)
+                if owner and CONFIG_BASE.search(owner[-1].rstrip("()")):
                     found.setdefault(second.value, None)
         elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and \
                 isinstance(node.slice.value, str):
-            base = _chain(node.value)
-            last = base[-1].rstrip("()") if base else ""
+            owner = _chain(node.value)
+            last = owner[-1].rstrip("()") if owner else ""
             if last in ENV_BASES or CONFIG_BASE.search(last) or last == "additional_config":
                 found.setdefault(node.slice.value, None)
     return list(found)
@@ -273,7 +273,7 @@ def ordered_sources(sources: Sequence[Path], version: object) -> list[Path]:
     return releases + others
 
 
-def _distance(a: tuple, b: tuple) -> tuple[int, ...]:
+def _distance(a: tuple[tuple[int, str], ...], b: tuple[tuple[int, str], ...]) -> tuple[int, ...]:
     """How far two releases are, minor first (0.11.2 is nearer 0.11.0 than 0.10.2 is)."""
     left = [n for n, _ in a][:3] + [0] * 3
     right = [n for n, _ in b][:3] + [0] * 3
