@@ -108,7 +108,7 @@ def settings_read(function: ast.AST) -> list[str]:
     """The settings one function body reads, in source order, each once."""
     found: dict[str, None] = {}
     for node in ast.walk(function):
-        if isinstance(node, ast.Attribute) and not isinstance(getattr(node, "ctx", None), ast.Store):
+        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Store):
             names = _chain(node)
             # the name right after a config-like object or envs
             for base, attr in zip(names, names[1:]):
@@ -262,7 +262,7 @@ def _plugin_module(file: str) -> str | None:
 
 
 def ordered_sources(sources: Sequence[Path], version: object) -> list[Path]:
-    """vLLM releases nearest the log's version first (older before newer on a tie), then the rest."""
+    """vLLM releases nearest the log's version first (by name on a tie), then the rest."""
     releases = [s for s in sources if re.fullmatch(r"\d+\.\d+\.\d+\S*", s.name)]
     others = [s for s in sources if s not in releases]
     if isinstance(version, str) and re.match(r"\d+\.\d+", version):
