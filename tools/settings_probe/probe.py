@@ -17,8 +17,8 @@ settings the function reads (and, for a method, its class's `__init__`): attribu
 "x")`, a plugin's `get_*_config().x`, string keys read from `additional_config`-like dicts), and
 asks whether a knob of the confirmed fix is among them, and how long such a list is.
 
-    .venv/bin/python tools/settings_probe/probe.py --src /tmp/src/0.11.2 --src /tmp/src/0.34.0 \
-        --src /tmp/src/vllm_ascend-git -v
+    .venv/bin/python tools/settings_probe/probe.py --src SRC/0.11.2 --src SRC/0.34.0 \
+        --src SRC/vllm_ascend-git -v  (SRC: where the wheels were extracted)
 
 Each `--src` is a folder holding the top package (`vllm/`, `vllm_ascend/`, ...); a folder named
 like a release (`0.11.2`) is that release of vLLM. The held-out set is never read. Not run-time
