@@ -174,7 +174,7 @@ MEMBERS = [
     # transformers 5's tokenizers are its TokenizersBackend class
     (st.builds(lambda attr: f"AttributeError: TokenizersBackend has no attribute {attr}",
                st.sampled_from(["all_special_tokens_extended", "special_tokens_map_extended"])),
-     TOKENIZER_INIT, "tokenizer-library-check-failed", "transformers<5"),
+     TOKENIZER_INIT, "tokenizer-class-attribute-missing", "transformers<5"),
     (st.sampled_from(["RuntimeError: Failed to infer device type",
                       "RuntimeError: Failed to infer device type, please set the environment "
                       "variable `VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help "
@@ -190,7 +190,7 @@ MEMBERS = [
 BARE_WORDS_SUFFICE = {"hccl-communication-failed", "ascend-npu-runtime-error-code",
                       "hpu-backend-rejected", "python-package-version-mismatch", "native-crash",
                       "ray-cluster-resources", "engine-config-invalid",
-                      "parallelism-exceeds-devices", "tokenizer-library-check-failed",
+                      "parallelism-exceeds-devices", "tokenizer-class-attribute-missing",
                       "cuda-device-unavailable", "torch-compile-internal-check-failed"}
 
 # (error line, frames, the family that must NOT answer): the same words, another failure
