@@ -102,7 +102,7 @@ def clean(raw: str) -> str:
     cut = _glued_record(raw)
     if cut is not None:  # records run on from a line whose end was lost: the last one
         before, own = raw[:cut[1]], raw[cut[1]:]
-        if _outer_end(before) < len(before):  # not the line's own wrappers (RunPod's `...[info]`)
+        if _outer_end(before) < len(before) and not _loses_an_error(before, own):  # not the line's own wrappers (RunPod's `...[info]`)
             raw = raw[:_outer_end(before, prefix=not own.startswith("("))] + own
     if raw[-48:].rstrip().endswith(_GLUED_ENDS) or "terminate called" in raw \
             or "Fatal Python error: " in raw:
@@ -176,6 +176,18 @@ def _glued_record(raw: str) -> tuple[int, int] | None:
         cut = (found.start(), found.end())
         best = cut if best is None or cut[1] > best[1] else best
     return best
+
+
+# an error's words: an ERROR/CRITICAL record's level or an exception's `Name: ` (a cheap screen)
+_ERROR_WORDS = re.compile(r"\b(?:ERROR|CRITICAL)\b|[a-z\d_](?:Error|Exception)\w*: ")
+
+
+def _loses_an_error(before: str, own: str) -> bool:
+    """Whether reading only the glued record `own` would drop an error the line's own text
+    `before` holds for a record that holds none (a second paste of a log spliced onto the
+    first's last line, an exception: the error is the evidence, the glued record the lesser
+    loss)."""
+    return _ERROR_WORDS.search(before) is not None and _ERROR_WORDS.search(own) is None
 
 
 def _outer_end(text: str, prefix: bool = True) -> int:
