@@ -108,15 +108,7 @@ class HoldBack:
             fold.add(assembler.feed(line), assembler.pending_from)
 
     def _give(self, item: LogLine | LineRun | RecordRun) -> None:
-        fold, assembler = self._fold, self._assembler
-        if isinstance(item, LineRun):
-            for events in assembler.feed_run(item):
-                fold.add(events, assembler.pending_from)
-        elif isinstance(item, RecordRun):
-            for events in assembler.feed_record(item):
-                fold.add(events, assembler.pending_from)
-        else:
-            fold.add(assembler.feed(item), assembler.pending_from)
+        feed_item(item, self._assembler, self._fold)
 
     def _due(self) -> None:
         """Fold the runs that are over where feeding every line would (the held lines counted as
@@ -139,3 +131,17 @@ class HoldBack:
 
 def _number(line: LogLine) -> int:
     return line.number
+
+
+def feed_item(item: LogLine | LineRun | RecordRun, assembler: Assembler,
+              fold: ActivityFold) -> None:
+    """Feed one located item (a line, a run of lines, a record's run) to the assembler and the
+    events it completes to the fold."""
+    if isinstance(item, LineRun):
+        for events in assembler.feed_run(item):
+            fold.add(events, assembler.pending_from)
+    elif isinstance(item, RecordRun):
+        for events in assembler.feed_record(item):
+            fold.add(events, assembler.pending_from)
+    else:
+        fold.add(assembler.feed(item), assembler.pending_from)

@@ -20,7 +20,7 @@ from logsleuth.knowledge import default_causality
 from logsleuth.model import (ErrorEvent, Event, FactOrigin, Inference, LineRun, LogLine,
                              RecordRun, Report, Verdict)
 from logsleuth.phase import failure_phase
-from logsleuth.holdback import HoldBack
+from logsleuth.holdback import HoldBack, feed_item
 from logsleuth.recur import Recurrences
 from logsleuth.runfold import FoldedRuns, RunFold
 from logsleuth.read import LogInput, Source, input_from_text, open_input
@@ -165,14 +165,7 @@ def feed_folded(lines: Iterable[LogLine | LineRun | RecordRun], assembler: Assem
     """Feed lines to the assembler and the events it completes to the fold (`--follow` feeds
     each new stretch of a growing log this way); with `runs`, fold the runs that are over."""
     for line in lines:
-        if isinstance(line, LineRun):
-            for events in assembler.feed_run(line):
-                fold.add(events, assembler.pending_from)
-        elif isinstance(line, RecordRun):
-            for events in assembler.feed_record(line):
-                fold.add(events, assembler.pending_from)
-        else:
-            fold.add(assembler.feed(line), assembler.pending_from)
+        feed_item(line, assembler, fold)
         if runs is not None and runs.due(fold):
             runs.fold(fold, assembler)
 
