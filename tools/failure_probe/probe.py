@@ -31,7 +31,6 @@ import argparse
 import json
 import random
 import sys
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -214,14 +213,12 @@ def summary(results: Sequence[Result], top: int) -> str:
             out.append(f"{context:9} {wrong:5} / {len(group):5} wrong "
                        f"({100 * wrong / len(group):.1f}%)")
     missed = [r for r in results if r.wrong]
-    for name, key in (("group", lambda r: (r.case.context, r.case.group)),
-                      ("wrapper", lambda r: (r.case.context, r.case.wrapper)),
-                      ("era, phase", lambda r: (r.case.context, r.case.era,
-                                                "serving" if r.case.serving else "startup")),
-                      ("statement", lambda r: (r.case.context, r.case.statement))):
-        out.append(f"\nmisses by {name}:")
-        for cls, n in Counter(map(key, missed)).most_common(top):
-            out.append(f"  {n:4}  {cls}")
+    out += _VERDICT.misses_by(missed, (
+        ("group", lambda r: (r.case.context, r.case.group)),
+        ("wrapper", lambda r: (r.case.context, r.case.wrapper)),
+        ("era, phase", lambda r: (r.case.context, r.case.era,
+                                  "serving" if r.case.serving else "startup")),
+        ("statement", lambda r: (r.case.context, r.case.statement))), top)
     return "\n".join(out)
 
 

@@ -51,7 +51,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "index_coverage"))
@@ -413,15 +413,25 @@ def summary(results: Sequence[Result], top: int) -> str:
                                       for lvl in LEVELS
                                       if by_level[(lvl, True)] + by_level[(lvl, False)]))
     missed = [r for r in results if r.wrong]
-    for name, key in (("class (context, level, era, role, phase)",
-                       lambda r: (r.event.context, r.event.level, r.event.era, r.event.role,
-                                  "serving" if r.event.serving else "startup")),
-                      ("module", lambda r: (r.event.context, subsystem(r.event.module))),
-                      ("family (first words)", lambda r: (r.event.context, family(r.event.text)))):
+    out += misses_by(missed, (
+        ("class (context, level, era, role, phase)",
+         lambda r: (r.event.context, r.event.level, r.event.era, r.event.role,
+                    "serving" if r.event.serving else "startup")),
+        ("module", lambda r: (r.event.context, subsystem(r.event.module))),
+        ("family (first words)", lambda r: (r.event.context, family(r.event.text)))), top)
+    return "\n".join(out)
+
+
+def misses_by(missed: Sequence[Any], keys: Sequence[tuple[str, Callable[[Any], object]]],
+              top: int) -> list[str]:
+    """The misses counted by each named key, the `top` largest classes of each (the failure
+    probe ranks its misses the same way)."""
+    out: list[str] = []
+    for name, key in keys:
         out.append(f"\nmisses by {name}:")
         for cls, n in Counter(map(key, missed)).most_common(top):
             out.append(f"  {n:4}  {cls}")
-    return "\n".join(out)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
