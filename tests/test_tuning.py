@@ -23,6 +23,25 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Session 33's random development split (twenty-fourth), strict until analysed:
+    "launchers/s-minikube-wsl-v064post1-mqllmengine-zmq-enotsup-engine-died-silently":
+        "moved in from the held-out set by session 33's random development split: not yet analysed",
+    "launchers/u-xinference-vllm-qwen15-14b-gptq-cuda-graph-oom-error-first-three-lines":
+        "moved in from the held-out set by session 33's random development split: not yet analysed",
+    "launchers/vv-k8s-kaito-aks-h100-v0251-phi4-pod-hostname-microsoft-uva-not-available-oneline":
+        "moved in from the held-out set by session 33's random development split: not yet analysed",
+    "runtime/ii-vllm-rbln-min-tokens-partial-prefill-empty-logits-index-put-out-of-bounds-size-0":
+        "moved in from the held-out set by session 33's random development split: not yet analysed",
+    "startup/b-v07-mllama-enc-dec-profile-assert-cut-v0-mqllmengine":
+        "moved in from the held-out set by session 33's random development split: not yet analysed",
+    "startup/cc-spyre-continuous-batching-env-with-pooling-reranker-no-pre-warmup-oneline":
+        "moved in from the held-out set by session 33's random development split: not yet analysed",
+    "startup/gg-ascend-v0260rc-kimi-k3-language-model-only-load-weights-stagemissinglayer-rot-proj-reordered-three-lines":
+        "moved in from the held-out set by session 33's random development split: not yet analysed",
+    "startup/ii-gaudi3-tp2-llama33-70b-131072-kv-cache-20gib-needed-19gib-row-parallel-oot-regression-two-lines":
+        "moved in from the held-out set by session 33's random development split: not yet analysed",
+    "startup/u-unsloth-lora-adapter-dir-passed-as-model-no-supported-config-format-oneline":
+        "moved in from the held-out set by session 33's random development split: not yet analysed",
     # Session 32's random development split (twenty-third), strict until analysed:
     "launchers/ii-ci-llm-compressor-pytest-enginecore-jit-subprocess-ninja-not-found-venv-path-wrapped":
         "Why not fixed: the paste is wrapped at word boundaries and its message is cut before the "
@@ -586,6 +605,15 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Session 33's random development split (twenty-fourth), strict until analysed:
+    "launchers/s-minikube-wsl-v064post1-mqllmengine-zmq-enotsup-engine-died-silently":
+        "moved in from the held-out set by session 33's random development split: not yet analysed",
+    "launchers/u-xinference-vllm-qwen15-14b-gptq-cuda-graph-oom-error-first-three-lines":
+        "moved in from the held-out set by session 33's random development split: not yet analysed",
+    "runtime/r-v05-graphrag-client-mixtral-chat-template-roles-alternate-error-line-in-prose":
+        "moved in from the held-out set by session 33's random development split: not yet analysed",
+    "startup/ss-flashinfer-mnnvl-open-failed-del-no-attribute-ptr-dp-ep-worker-symptom":
+        "moved in from the held-out set by session 33's random development split: not yet analysed",
     # Session 32's random development split (twenty-third), strict until analysed:
     # Session 32's split: all six of its cold verdict or root misses left this list: the two
     # failing logs answered no_failure (uu-oci-..., ss-mineru-...) with detect's reading of a
