@@ -1089,6 +1089,11 @@ class Assembler:
             and (self._causality.failing_warning(line.text) or _failed_request(line))
         if failing:
             is_error_record = True
+        if line.kind is LineKind.PLAIN and line.level is None \
+                and self._causality.reports_from_loop(line.text.strip()):
+            # asyncio's report printed bare where no logging is configured (V0's front end, a
+            # script): the record it is when the `asyncio` logger prints it at ERROR
+            is_error_record = True
         if line.kind is LineKind.UVICORN and line.text.startswith(("ERROR", "CRITICAL")):
             is_error_record = True
         printed = None
