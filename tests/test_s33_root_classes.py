@@ -72,20 +72,25 @@ STARTUP = [
 ]
 
 
+# the client's loops that poll a socket: its output loop, and its heartbeat loop (0.6.x)
+LOOPS = {"run_output_handler_loop": "while await self.output_socket.poll(timeout=VLLM_RPC_TIMEOUT",
+         "run_heartbeat_loop": "if await self.heartbeat_socket.poll(timeout=timeout) == 0:"}
+
+
 def closed_poll(site: str, task: int, carets: bool, zmq_line: int,
                 heading: str = "Task exception was never retrieved",
                 message: str = "Operation not supported",
-                raise_line: str = "raise _zmq.ZMQError(_zmq.ENOTSUP)") -> list[str]:
-    """asyncio's report of one MQLLMEngineClient output loop that polled its closed socket."""
+                raise_line: str = "raise _zmq.ZMQError(_zmq.ENOTSUP)",
+                loop: str = "run_output_handler_loop") -> list[str]:
+    """asyncio's report of one MQLLMEngineClient loop that polled its closed socket."""
     lines = [
         heading,
-        f"future: <Task finished name='Task-{task}' coro=<MQLLMEngineClient.run_output_handler_"
-        f"loop() done, defined at {site}/vllm/engine/multiprocessing/client.py:178> "
+        f"future: <Task finished name='Task-{task}' coro=<MQLLMEngineClient.{loop}() done, "
+        f"defined at {site}/vllm/engine/multiprocessing/client.py:178> "
         f"exception=ZMQError('{message}')>",
         "Traceback (most recent call last):",
-        f'  File "{site}/vllm/engine/multiprocessing/client.py", line 184, in '
-        "run_output_handler_loop",
-        "    while await self.output_socket.poll(timeout=VLLM_RPC_TIMEOUT",
+        f'  File "{site}/vllm/engine/multiprocessing/client.py", line 184, in {loop}',
+        f"    {LOOPS[loop]}",
     ]
     if carets:
         lines.append("                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^")
@@ -113,7 +118,8 @@ ENDINGS = st.sampled_from(["failed_to_start", "cut"])
 
 def polls(site: str, tasks: int, carets: bool, zmq_line: int) -> list[str]:
     return [line for task in range(2, 2 + tasks)
-            for line in closed_poll(site, task, carets, zmq_line)]
+            for line in closed_poll(site, task, carets, zmq_line,
+                                    loop=sorted(LOOPS)[task % len(LOOPS)])]
 
 
 @SOME
