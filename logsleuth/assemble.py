@@ -1037,6 +1037,12 @@ class Assembler:
                 # wraps every line (docker's time, `vllm-1  | `, `> `), the exception line has
                 # a wrapper too, and the record's relay still tells it apart (issue 10)
                 continues = False
+            if continues and line.level is None and line.kind is LineKind.PLAIN \
+                    and self._causality.reports_from_loop(line.text.strip()):
+                # asyncio's report of the next task that failed unawaited (`Task exception was
+                # never retrieved`, printed bare where no logging is configured, as V0's front end
+                # does): the next record, whose traceback follows, not this message going on
+                continues = False
             if continues and len(trace.message_lines) < MAX_MESSAGE_LINES and line.text.strip():
                 # (a CANN record's code is in its header: kept, as torch_npu's text has it)
                 code = f"{line.site}: " if _cann_record(line) else ""
@@ -1082,6 +1088,11 @@ class Assembler:
             and line.kind in (LineKind.PLAIN, LineKind.EXCEPTION_REPR) \
             and (self._causality.failing_warning(line.text) or _failed_request(line))
         if failing:
+            is_error_record = True
+        if line.kind is LineKind.PLAIN and line.level is None \
+                and self._causality.reports_from_loop(line.text.strip()):
+            # asyncio's report printed bare where no logging is configured (V0's front end, a
+            # script): the record it is when the `asyncio` logger prints it at ERROR
             is_error_record = True
         if line.kind is LineKind.UVICORN and line.text.startswith(("ERROR", "CRITICAL")):
             is_error_record = True

@@ -11,7 +11,9 @@ after it, that is the exit. The same report before any output, with any other ex
 chain (a timeout, the engine's error), followed by another error, or a CancelledError that
 reached the top of the program with no loop report, is what it says: a failure.
 
-Generated over record formats, the answer's evidence, the cancellation's spelling, its chain and
+asyncio's report printed bare (no logging configured: logging's last resort prints the message
+alone, as in V0's front end) is the same record (assemble.py). Generated over record formats,
+bare among them, the answer's evidence, the cancellation's spelling, its chain and
 what the program prints after it.
 """
 
@@ -43,7 +45,9 @@ PRINTS = ["Final answer: the date is 2025-09-18.", "[TEST] agent finished.",
           "{'messages': [AIMessage(content='ok')]}"]
 HEADS = ["[2025-09-18 09:25:53] ERROR base_events.py:1758: {report}",
          "ERROR:asyncio:{report}",
-         "2025-09-18 09:25:53,001 - asyncio - ERROR - {report}"]
+         "2025-09-18 09:25:53,001 - asyncio - ERROR - {report}",
+         # bare, where no logging is configured (logging's last resort prints the message alone)
+         "{report}"]
 REPORTS = [("Exception in callback Backend.close.<locals>.done_callback(<Task cancell...>) at "
             "/app/backend.py:278", "handle: <Handle Backend.close.<locals>.done_callback(<Task "
             "cancell...>) at /app/backend.py:278>"),
