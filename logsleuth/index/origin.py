@@ -195,6 +195,11 @@ def package_boundary(event: ErrorEvent, forwarding: frozenset[str] = frozenset()
     return None
 
 
+def package_of_frame(file: str) -> str | None:
+    """The module of a traceback frame's file: vLLM's, or an installed package's."""
+    return vllm_module(file) or _installed_module(file)
+
+
 def caller_of(event: ErrorEvent, forwarding: frozenset[str] = frozenset()) \
         -> tuple[str | None, str] | None:
     """(package, file) of the innermost frame that is not vLLM's, Python's own, or a function
