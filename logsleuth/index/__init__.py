@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import replace
 
+from logsleuth.alignment import alignment_text, boundary_of, with_alignment
 from logsleuth.confirmed import with_release_remedies
 from logsleuth.frameworks import with_framework_knobs
 from logsleuth.platform_knobs import with_platform_knobs
@@ -153,11 +154,14 @@ def annotate(report: Report) -> Report:
     signature = with_platform_knobs(signature, root, report.facts)  # ROCm's names for CUDA's
     signature = with_plugin_code(signature, root, report.facts,  # a plugin's own code raised it
                                  origins.get(root.id) if root is not None else None)
+    drift = drift_for(root, version) if root is not None else None
+    signature = with_alignment(signature, _answered(report, signature), report.facts,
+                               drifted=drift is not None)
     upgrade = _upgrade(root, origins.get(root.id), version, report.facts) \
         if root is not None else None
     signature = with_upgrade(signature, upgrade, root)
     if root is not None:  # code made for another release: what moved, since when, who calls
-        signature = with_drift(signature, drift_for(root, version), root)
+        signature = with_drift(signature, drift, root)
     signature = with_spellings(signature)  # each engine argument as a flag and as a keyword
     release_plugins()  # the plugin index a message asked for is read again by the next report
     return replace(report, origins=origins, advice=advice, signature=signature,
@@ -297,6 +301,9 @@ def _with_package_boundary(fix: str, event: ErrorEvent) -> str:
     an unexpected keyword, a missing argument): a framework built for another vLLM, or vLLM
     against another transformers. The class's fix says "two packages"; the traceback says
     which two."""
+    aligned = boundary_of(event)
+    if aligned is not None and alignment_text(aligned, {}) is not None:
+        return fix  # alignment.yaml knows the pair: with_alignment names the package to move
     phrasing = default_phrasing()
     crossing = phrasing.crossing
     if crossing is None or not crossing.search(f"{event.exception}: {event.message}",
@@ -341,6 +348,13 @@ def _lacks(fix: str, remedy: str) -> bool:
 def _names(fix: str, knob: str) -> bool:
     """Whether `fix` names `knob` as a whole name: a package `ba` is not named by `batch`."""
     return re.search(rf"(?<![\w-]){re.escape(knob)}(?![\w-])", fix) is not None
+
+
+def _answered(report: Report, match: Match | None) -> ErrorEvent | None:
+    """The error a match answers: the root cause, or for a match on the symptoms the first
+    symptom (as `_with_named_settings` reads it)."""
+    event = report.root_cause if match is None or match.target != "symptom" else None
+    return event or (report.symptoms[0] if report.symptoms else None)
 
 
 def _exact(report: Report) -> bool:

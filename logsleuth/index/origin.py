@@ -195,6 +195,11 @@ def package_boundary(event: ErrorEvent, forwarding: frozenset[str] = frozenset()
     return None
 
 
+def package_of_frame(file: str) -> str | None:
+    """The module of a traceback frame's file: vLLM's, or an installed package's."""
+    return vllm_module(file) or _installed_module(file)
+
+
 def caller_of(event: ErrorEvent, forwarding: frozenset[str] = frozenset()) \
         -> tuple[str | None, str] | None:
     """(package, file) of the innermost frame that is not vLLM's, Python's own, or a function
@@ -285,8 +290,12 @@ def vllm_module(file: str) -> str | None:
     `~/vllm/.venv/lib/python3.12/site-packages/torch/...` (vllm#26678's log). Nor is a folder
     named `vllm` inside another installed package: a plugin's or a framework's vLLM glue
     (`site-packages/tpu_inference/layers/vllm/`, `lmcache/integration/vllm/`,
-    `verl/utils/vllm/`) is that package's code."""
+    `verl/utils/vllm/`) is that package's code. A path relative to site-packages
+    (`vllm/v1/sample/sampler.py`: a plugin's pull request, a logger that shortens its paths) is
+    vLLM's package too."""
     path = file.replace("\\", "/")
+    if path.startswith("vllm/"):
+        path = "/" + path
     start = path.rfind("/vllm/")
     installed = max(path.rfind("/site-packages/"), path.rfind("/dist-packages/"))
     if start < 0 or start < installed:
