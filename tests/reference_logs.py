@@ -4,15 +4,16 @@ tuning logs, chosen so that every line shape the tuning set holds is still read.
 A reference check reads a whole log a second time by another path and compares the two line by
 line or report by report (test_replay: replayed runs against every line read; test_recur:
 folded copies against every event kept; test_linememo: a shape's plan against parse_split;
-test_fastpath: the quick screen against `re`). Run on all 1,100 tuning logs they were a fifth of
-the suite's CPU seconds, and most logs add no line shape the others lack (a vLLM 0.10 server's
-start-up and requests look alike in fifty logs). The rule, applied to the shapes
+test_fastpath: the quick screen against `re`; test_locate: stretches against each line asked).
+On all 1,100 tuning logs they were ~225 CPU-s (session 33, load ~9), a sixth of the suite, and
+most logs add no line shape the others lack (a vLLM 0.10 server's start-up and requests look
+alike in fifty logs). The rule, applied to the shapes
 `line_shapes(log)` finds among the lines the tokenizer anchors (a line's kind, level, process
 prefix, wrapper and header time masked of their digits and words, chain, exception, call site,
 group depth and relay; a replayed run or record):
 
-- every log holding a shape that fewer than RARE tuning logs hold (its shape is read where it
-  is, and by more than one log);
+- every log holding a shape that fewer than RARE tuning logs hold (a shape few logs hold is
+  read in each of them);
 - every log the manifest does not know or knows at another size (a new or changed case is read
   until the manifest is made again);
 - every STRIDE-th of the others by sorted path, so the common shapes are read in many logs and
