@@ -42,6 +42,8 @@ def _check(raw: bytes) -> None:
     assert parse_line(text) == parse_line_whole(text), text
 
 
+# (test_shape leaves the comparison of parse_line with parse_line_whole on these lines, the
+# corpus's and the mixes' at 5,000 lines cut at 4 KiB, to these two tests: keep them alike)
 @pytest.mark.parametrize("log", list(iter_logs()),
                          ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
 def test_fast_path_agrees_with_lark_on_corpus_lines(log: Path) -> None:
