@@ -205,3 +205,21 @@ def test_a_repeated_record_is_a_shape_of_its_own(tmp_path: Path) -> None:
 
 def test_the_module_names_its_manifest() -> None:
     assert reference_logs.MANIFEST.name == "reference_shapes.json"
+
+
+def test_the_manifest_tool_writes_what_the_module_reads(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tool_import import import_tool
+
+    tool = import_tool("reference_logs", "manifest")
+    entries = [("runtime/b", 12, ["x|1", "run"]), ("healthy/a", 7, []),
+               ("startup/c", 3, ["run", "z\"quoted\\"])]
+    path = tmp_path / "shapes.json"
+    path.write_text(tool.render(entries), encoding="utf-8")
+    monkeypatch.setattr(reference_logs, "MANIFEST", path)
+    reference_logs.manifest.cache_clear()
+    try:
+        assert reference_logs.manifest() == {name: (size, frozenset(shapes))
+                                             for name, size, shapes in entries}
+    finally:
+        reference_logs.manifest.cache_clear()
