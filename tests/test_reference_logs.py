@@ -5,6 +5,8 @@ now, and the line shapes the rule counts."""
 from __future__ import annotations
 
 import math
+import random
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -39,11 +41,7 @@ _SHAPES = st.sampled_from([f"shape{i}" for i in range(12)])
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.sets(_SHAPES, max_size=5), min_size=1, max_size=40), st.randoms())
 def test_the_rule_keeps_every_shape_and_every_log_of_a_rare_one(shapes: list[set[str]],
-                                                                rng: object) -> None:
-    import random
-    import tempfile
-
-    assert isinstance(rng, random.Random)
+                                                                rng: random.Random) -> None:
     with tempfile.TemporaryDirectory() as folder:
         logs = _logs(Path(folder), len(shapes))
         known = _known(logs, shapes)
