@@ -1,7 +1,7 @@
 """A line read by its shape's plan (logsleuth/tokenize/linememo.py) is what parse_split reads:
-on every corpus, tuning and mix line and on copies of each with other digits (read after the
-line twice, so that its shape's plan is made and then used), and on generated lines whose
-fields move with their digits."""
+on every line of the corpus, of the tuning logs reference_logs.py chooses and of the mixes, and
+on copies of each with other digits (read after the line twice, so that its shape's plan is made
+and then used), and on generated lines whose fields move with their digits."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from corpus_judge import corpus_and_tuning_logs, log_id
+from corpus_judge import log_id
 from digits import redigit
 from logsleuth.tokenize import clean
 from logsleuth.tokenize.grammar import parse_split
 from logsleuth.tokenize.linememo import LineMemo
 from mix_logs import MIXES, mix_log
+from reference_logs import reference_logs
 
 
 def _same(memo: LineMemo, text: str, number: int) -> None:
@@ -36,7 +37,9 @@ def _lines(data: bytes, limit: int = 1 << 16) -> list[str]:
             for raw in dict.fromkeys(data.split(b"\n"))]
 
 
-@pytest.mark.parametrize("log", corpus_and_tuning_logs(), ids=log_id)
+# every corpus log and the tuning logs reference_logs.py chooses (every line shape the
+# tuning set holds; LOGSLEUTH_REFERENCE=all: every tuning log)
+@pytest.mark.parametrize("log", reference_logs(), ids=log_id)
 def test_plans_read_like_parse_split_on_real_lines(log: Path) -> None:
     memo, rng = LineMemo(), random.Random(log.name)
     for text in _lines(log.read_bytes()):

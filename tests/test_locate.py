@@ -180,13 +180,13 @@ def test_stretches_hold_the_lines_one_search_per_line_finds(lines: list[bytes],
 
 @pytest.mark.long
 def test_stretches_on_every_corpus_and_mix_log(tmp_path: Path) -> None:
-    """The same on every block of the corpus, tuning and benchmark mix logs."""
+    """The same on every block of the corpus logs, of the tuning logs reference_logs.py chooses
+    (every line shape the tuning set holds; LOGSLEUTH_REFERENCE=all: every one) and of the
+    benchmark mix logs."""
     from mix_logs import MIXES, mix_log
+    from reference_logs import reference_logs
 
-    fixtures = Path(__file__).parent / "fixtures"
-    paths = [path for folder in ("corpus", "tuning") for path in (fixtures / folder).rglob("*")
-             if path.is_file() and path.suffix in (".txt", ".log")]
-    paths += [mix_log(mix, 3000, str(tmp_path))[0] for mix in MIXES]
+    paths = [*reference_logs(), *(mix_log(mix, 3000, str(tmp_path))[0] for mix in MIXES)]
     for path in paths:
         for block in open_input(path).blocks():
             assert _lines_of(block, _anchored_spans(block, located_by())) \

@@ -1,7 +1,7 @@
 """Folding the copies of a request's error into counts (logsleuth/recur.py) changes no report:
-the same JSON as reading with every event kept (and no per-process cap), on every corpus and
-tuning log and every benchmark mix; and a log with N copies of a survived error reports as the
-log with one, apart from the counts."""
+the same JSON as reading with every event kept (and no per-process cap), on every corpus log,
+the tuning logs reference_logs.py chooses and every benchmark mix; and a log with N copies of a
+survived error reports as the log with one, apart from the counts."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpus_judge import corpus_and_tuning_logs, log_id
+from corpus_judge import log_id
 from logsleuth.assemble import Assembler
 from logsleuth.facts import FactCollector
 from logsleuth.knowledge import default_causality
@@ -27,6 +27,7 @@ from logsleuth.render.json import report_to_dict
 from logsleuth.tokenize import TokenizeStats, tokenize_runs
 from match_memo import matched_once  # noqa: F401 (the fixture)
 from mix_logs import MIXES, mix_log
+from reference_logs import reference_logs
 
 # matching done once for a log's two readings when they hand it the same inputs (match_memo.py)
 pytestmark = pytest.mark.usefixtures("matched_once")
@@ -96,7 +97,9 @@ def _assert_same(data: bytes | Path | Tokens,
     return len(every) - len(kept)
 
 
-@pytest.mark.parametrize("log", corpus_and_tuning_logs(), ids=log_id)
+# every corpus log and the tuning logs reference_logs.py chooses (every line shape the
+# tuning set holds; LOGSLEUTH_REFERENCE=all: every tuning log)
+@pytest.mark.parametrize("log", reference_logs(), ids=log_id)
 def test_folding_changes_no_corpus_report(log: Path) -> None:
     _assert_same(log)
 

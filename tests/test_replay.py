@@ -1,8 +1,9 @@
 """Replaying repeated record lines (LineRun, Assembler.feed_run) changes nothing: the same
-events and the same JSON report as reading every line, on every corpus and tuning log, every
-benchmark mix and generated interleavings of repeated multi-line records. A record whose lines
-the tokenizer recognises whole (Tokenizer.parse_runs over stretches of lines) is grouped as the
-line-by-line loop groups it, near-identical records included."""
+events and the same JSON report as reading every line, on every corpus log and the tuning logs
+reference_logs.py chooses (every line shape the tuning set holds), every benchmark mix and
+generated interleavings of repeated multi-line records. A record whose lines the tokenizer
+recognises whole (Tokenizer.parse_runs over stretches of lines) is grouped as the line-by-line
+loop groups it, near-identical records included."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpus_judge import corpus_and_tuning_logs, log_id
+from corpus_judge import log_id
 from logsleuth.assemble import MAX_EVENTS_PER_PROCESS, Assembler
 from logsleuth.facts import FactCollector
 from logsleuth.model import ErrorEvent, Event, Hint, LineRun, RecordRun
@@ -25,6 +26,7 @@ from logsleuth.tokenize import TokenizeStats, tokenize, tokenize_runs
 from logsleuth.tokenize.scan import Tokenizer
 from match_memo import matched_once  # noqa: F401 (the fixture)
 from mix_logs import MIXES, mix_log
+from reference_logs import reference_logs
 from scenario_logs import ILLEGAL_ACCESS, Server
 
 # matching done once for a log's two readings when they hand it the same inputs (match_memo.py)
@@ -62,7 +64,9 @@ def _assert_same(data: bytes | Path, cap: int = MAX_EVENTS_PER_PROCESS) -> int:
     return grouped
 
 
-@pytest.mark.parametrize("log", corpus_and_tuning_logs(), ids=log_id)
+# every corpus log and the tuning logs reference_logs.py chooses (every line shape the
+# tuning set holds; LOGSLEUTH_REFERENCE=all: every tuning log)
+@pytest.mark.parametrize("log", reference_logs(), ids=log_id)
 def test_replaying_changes_no_corpus_report(log: Path) -> None:
     _assert_same(log)
 

@@ -1,6 +1,6 @@
 """Lexing decisions kept per digit-masked line (logsleuth/tokenize/shape.py) give what a fresh
-parse gives: the blindness proof on a table of patterns, and every corpus and mix line read
-after a copy of it with other digits (so that its shape's decision is reused)."""
+parse gives: the blindness proof on a table of patterns, and copies of every corpus and mix line
+with other digits read after the line (so that its shape's decision is reused)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,10 @@ def _check_variants(raw: bytes, rng: random.Random) -> None:
     text = clean(raw.decode("utf-8", "replace"))
     if not any(c.isdigit() for c in text):
         return
-    assert parse_line(text) == parse_line_whole(text), text  # its shape is decided here
+    # its shape is decided here; that this reading is Lark's, test_fastpath asserts on the same
+    # lines (every corpus line, every distinct mix line cut at 4 KiB): asked again here, it
+    # was a third of this module's Lark parses
+    parse_line(text)
     for _ in range(2):
         other = redigit(text, rng)
         assert parse_line(other) == parse_line_whole(other), other  # and reused here
