@@ -1,0 +1,214 @@
+"""Session 33's failing logs called healthy, as classes (issue 10: no failing log called healthy).
+
+1. A destructor that finds its own object half built. Python runs `__del__` on an object whose
+   constructor raised; the destructor then reads an attribute the constructor never set and
+   Python reports it as unraisable (`Exception ignored in: <function MnnvlMemory.__del__ at
+   0x..>` ... `AttributeError: 'MnnvlMemory' object has no attribute 'ptr'`; Python 3.14 titles
+   it `Exception ignored while calling deallocator <function ...>:`). That is a symptom of the
+   constructor's failure, printed or not (causality.yaml `unraisable.half_built`; tests/fixtures/
+   tuning/startup/ss-flashinfer-mnnvl-open-failed-del-no-attribute-ptr-dp-ep-worker-symptom),
+   not a teardown's noise. Near misses stay noise: another class's attribute (`'NoneType'`, a
+   module global the interpreter's exit cleared; Ray's `'Worker' object has no attribute
+   'core_worker'` in the executor's destructor), another exception, an unraisable exception that
+   is no destructor's; and the process working on after it saves it.
+2. A reporter's headline that nothing below restates: the error alone on the input's first line
+   (no frames, time or process prefix), then a few of the run's records that led to it, and no
+   sign the run came up (restatements.py `lone_headline`; tests/fixtures/tuning/launchers/
+   u-xinference-vllm-qwen15-14b-gptq-cuda-graph-oom-error-first-three-lines: Xinference's CUDA
+   OOM above the two records of the CUDA-graph capture it broke). Those records are the error's
+   lead-up, not work the run did after it. Near misses: a run that came up or served after the
+   line, lines of a library's noise (several, not one headline), a headline a copy below
+   restates (restatements.py `fold_headlines`).
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logsleuth.model import Verdict
+from logsleuth.pipeline import explain_text
+
+# ---- 1. a destructor that finds its object half built ---------------------------------------------
+
+CLASSES = st.sampled_from([("MnnvlMemory", "ptr", "flashinfer/comm/mnnvl.py"),
+                           ("LLM", "llm_engine", "vllm/entrypoints/llm.py"),
+                           ("CustomAllreduce", "_ptr", "vllm/distributed/device_communicators/"
+                                                       "custom_all_reduce.py"),
+                           ("PyNcclCommunicator", "comm", "vllm/distributed/device_communicators/"
+                                                          "pynccl.py")])
+# how the title names the destructor: module-level class, a nested one, one made in a function
+QUALIFIERS = st.sampled_from(["", "Outer.", "make_buffer.<locals>."])
+TITLES = st.sampled_from(["Exception ignored in: <function {q}{cls}.__del__ at 0x{addr}>",
+                          "Exception ignored while calling deallocator <function {q}{cls}.__del__ "
+                          "at 0x{addr}>:"])
+PREFIXES = st.sampled_from(["", "(Worker_DP1_EP1 pid=94008) ", "(VllmWorker rank=2 pid=4411) ",
+                            "(EngineCore_DP0 pid=941609) ", "2026-04-02T10:11:12.123456789Z "])
+CARETS = st.booleans()  # Python 3.11+ marks the failing expression under the source line
+
+
+def _destructor(cls: str, attr: str, path: str, title: str, qualifier: str, prefix: str,
+                carets: bool, *, message: str | None = None) -> list[str]:
+    lines = [title.format(q=qualifier, cls=cls, addr="fffc1b855e40"),
+             "Traceback (most recent call last):",
+             f'  File "/usr/lib/python3.12/site-packages/{path}", line 356, in __del__',
+             f"    self.close(self.{attr})",
+             *(["               " + "^" * (len(attr) + 5)] if carets else []),
+             message or f"AttributeError: '{cls}' object has no attribute '{attr}'"]
+    return [prefix + line for line in lines]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(CLASSES, TITLES, QUALIFIERS, PREFIXES, CARETS)
+def test_a_half_built_object_s_destructor_is_a_symptom(cls_attr_path, title: str, qualifier: str,
+                                                         prefix: str, carets: bool) -> None:
+    cls, attr, path = cls_attr_path
+    report = explain_text("\n".join(_destructor(cls, attr, path, title, qualifier, prefix,
+                                                carets)) + "\n")
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING
+    assert [s.message for s in report.symptoms] == [f"'{cls}' object has no attribute '{attr}'"]
+
+
+CONSTRUCTOR = ["Traceback (most recent call last):",
+               '  File "/usr/lib/python3.12/site-packages/flashinfer/comm/mnnvl.py", line 290, '
+               "in __init__",
+               "    self.ptr = self.open_mnnvl_memory(size)",
+               "RuntimeError: CUDA driver error: operation not supported"]
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(CLASSES, TITLES, PREFIXES)
+def test_the_constructor_s_error_before_it_is_the_root(cls_attr_path, title: str,
+                                                       prefix: str) -> None:
+    cls, attr, path = cls_attr_path
+    lines = [prefix + line for line in CONSTRUCTOR] + _destructor(cls, attr, path, title, "",
+                                                                  prefix, False)
+    report = explain_text("\n".join(lines) + "\n")
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.exception == "RuntimeError"
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(CLASSES, TITLES, PREFIXES, st.sampled_from([
+    # the interpreter's exit cleared a module global the destructor reads
+    "AttributeError: 'NoneType' object has no attribute 'close'",
+    # another object's attribute (Ray's worker torn down first: tests/test_unraisable.py)
+    "AttributeError: 'Worker' object has no attribute 'core_worker'",
+    "ImportError: sys.meta_path is None, Python is likely shutting down",
+    "TypeError: 'NoneType' object is not callable",
+]))
+def test_other_destructor_errors_stay_noise(cls_attr_path, title: str, prefix: str,
+                                            message: str) -> None:
+    cls, attr, path = cls_attr_path
+    lines = _destructor(cls, attr, path, title, "", prefix, False, message=message)
+    assert explain_text("\n".join(lines) + "\n").verdict is Verdict.NO_FAILURE
+
+
+def test_an_unraisable_exception_of_no_destructor_stays_noise() -> None:
+    lines = ["Exception ignored in: <function _after_fork at 0x7f3d1a2b9ea0>",
+             "AttributeError: '_after_fork' object has no attribute 'lock'",
+             "Exception ignored in: <MnnvlMemory object at 0x7f3d1a2b9ea0>",
+             "AttributeError: 'MnnvlMemory' object has no attribute 'ptr'"]
+    assert explain_text("\n".join(lines) + "\n").verdict is Verdict.NO_FAILURE
+
+
+SERVING = ["INFO 05-01 10:00:10 [api_server.py:1] Starting vLLM API server on http://0.0.0.0:8000",
+           "INFO:     Application startup complete.",
+           'INFO:     127.0.0.1:5000 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+           "INFO 05-01 10:00:20 [loggers.py:100] Engine 000: Avg prompt throughput: 120.4 "
+           "tokens/s, Avg generation throughput: 300.2 tokens/s, Running: 2 reqs, Waiting: 0 reqs"]
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(CLASSES, TITLES)
+def test_a_half_built_object_the_process_went_on_from_is_survived(cls_attr_path,
+                                                                   title: str) -> None:
+    # a fallback caught the constructor's error: the server came up and served after it
+    cls, attr, path = cls_attr_path
+    lines = [*_destructor(cls, attr, path, title, "", "", False), *SERVING]
+    assert explain_text("\n".join(lines) + "\n").verdict is Verdict.NO_FAILURE
+
+
+# ---- 2. a reporter's headline above the records that led to it --------------------------------------
+
+HEADLINES = st.sampled_from([
+    "torch.cuda.OutOfMemoryError: [address=0.0.0.0:43411, pid=101] CUDA out of memory. Tried to "
+    "allocate 70.00 MiB. GPU",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.02 GiB. GPU 0 has a total "
+    "capacity of 23.65 GiB of which 512.00 MiB is free.",
+    "ValueError: [address=0.0.0.0:35197, pid=418773] The model's max seq len (32768) is larger "
+    "than the maximum number of tokens that can be stored in KV cache (21744).",
+    "RuntimeError: CUDA error: an illegal memory access was encountered",
+])
+# the run's records that led to the error, in the eras' shapes and a launcher's re-timestamping
+V0_LEADUPS = [
+    ["INFO 07-11 13:46:49 model_runner.py:854] Capturing the model for CUDA graphs. This may lead "
+     "to unexpected consequences if the model is not static.",
+     "INFO 07-11 13:46:49 model_runner.py:858] CUDA graphs can take additional 1~3 GiB memory "
+     "per GPU."],
+    ["INFO 07-11 13:46:20 model_runner.py:160] Loading model weights took 9.2848 GB",
+     "INFO 07-11 13:46:31 gpu_executor.py:83] # GPU blocks: 1318, # CPU blocks: 2048"]]
+LEADUPS = st.sampled_from([
+    *V0_LEADUPS,
+    ["(EngineCore_DP0 pid=71) INFO 05-01 10:00:00 [gpu_model_runner.py:2000] Model loading took "
+     "14.99 GiB and 6.1 seconds",
+     "(EngineCore_DP0 pid=71) INFO 05-01 10:00:09 [gpu_worker.py:276] Available KV cache memory: "
+     "3.21 GiB"],
+])
+LAUNCHER_TIMES = st.sampled_from(["", "2024-07-11 21:46:49 ", "2024-07-11 21:46:49,123 xinference."
+                                  "model.llm.vllm.core 101 INFO     "])
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(HEADLINES, LEADUPS, LAUNCHER_TIMES)
+def test_a_headline_above_its_lead_up_is_the_failure(headline: str, leadup: list[str],
+                                                      stamp: str) -> None:
+    lines = [headline, *(stamp + line for line in leadup)]
+    report = explain_text("\n".join(lines) + "\n")
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.line == 1
+
+
+UP = ["INFO 07-11 13:47:10 model_runner.py:954] Graph capturing finished in 21 secs.",
+      "INFO:     Started server process [1]", "INFO:     Application startup complete.",
+      'INFO:     127.0.0.1:5000 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(HEADLINES, LEADUPS)
+def test_a_line_above_a_run_that_came_up_is_survived(headline: str, leadup: list[str]) -> None:
+    # a launcher's check printed it before vLLM started; the run then came up and served
+    lines = [headline, *leadup, *UP]
+    assert explain_text("\n".join(lines) + "\n").verdict is Verdict.NO_FAILURE
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(st.sampled_from(V0_LEADUPS), st.integers(2, 5))
+def test_lines_of_a_library_s_noise_are_no_headline(leadup: list[str], copies: int) -> None:
+    # protobuf's import-time noise, once per module that imports it, in the process whose
+    # records follow (an engine core's records would not save the main process's error anyway)
+    noise = ["AttributeError: 'MessageFactory' object has no attribute 'GetPrototype'"] * copies
+    report = explain_text("\n".join([*noise, *leadup]) + "\n")
+    assert report.verdict is Verdict.NO_FAILURE
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(HEADLINES, LEADUPS)
+def test_a_headline_not_on_the_first_line_is_no_headline(headline: str, leadup: list[str]) -> None:
+    # a record above it: the line is the run's own, printed between its records
+    lines = [leadup[0], headline, *leadup[1:], *UP]
+    assert explain_text("\n".join(lines) + "\n").verdict is Verdict.NO_FAILURE
+
+
+def test_a_headline_a_copy_below_restates_leaves_the_copy_the_root() -> None:
+    message = "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0."
+    lines = [message,
+             "INFO 07-11 13:46:20 llm_engine.py:100] Initializing an LLM engine (v0.5.3) with "
+             "config: model='m'",
+             "Traceback (most recent call last):",
+             '  File "/opt/vllm/vllm/worker/worker.py", line 400, in _check_if_gpu_supports_dtype',
+             "    raise ValueError(",
+             message]
+    report = explain_text("\n".join(lines) + "\n")
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.line == 6
