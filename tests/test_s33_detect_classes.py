@@ -19,6 +19,11 @@
    lead-up, not work the run did after it. Near misses: a run that came up or served after the
    line, lines of a library's noise (several, not one headline), a headline a copy below
    restates (restatements.py `fold_headlines`).
+3. `grep -rn` over the system's logs: the files without an extension (`syslog:12:`,
+   `/var/log/messages:12:`, a rotated `syslog.1-11-`, zgrep's `syslog.2.gz:12:`) before each line
+   (grammars/vllm.lark GREP_FILE). A Python logger's `ERROR:root:` record and the shell's
+   `Aborted (core dumped)` behind one were plain text: a failing log called healthy. Near misses:
+   NCCL's `host:pid:tid` and a warning's `x.py:63:` are no file's name.
 """
 
 from __future__ import annotations
@@ -26,8 +31,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from logsleuth.model import Verdict
+from logsleuth.model import LineKind, Verdict
 from logsleuth.pipeline import explain_text
+from logsleuth.tokenize import clean, parse_line
 
 # ---- 1. a destructor that finds its object half built ---------------------------------------------
 
@@ -212,3 +218,41 @@ def test_a_headline_a_copy_below_restates_leaves_the_copy_the_root() -> None:
     report = explain_text("\n".join(lines) + "\n")
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None and report.root_cause.line == 6
+
+
+# ---- 3. grep -rn over the system's logs ---------------------------------------------------------
+
+GREP_FILES = st.sampled_from(["syslog:{n}:", "/var/log/syslog:{n}:", "messages:{n}:",
+                              "/var/log/messages:{n}:", "syslog.1:{n}:", "/var/log/syslog.2.gz:{n}:",
+                              "syslog-{n}-", "kern:{n}:", "daemon:{n}: "])
+DEATHS = st.sampled_from([
+    ["ERROR:root:Engine core failed to start: see the log above", "Aborted (core dumped)"],
+    ["ERROR:root:Engine core failed to start: see the log above"],
+    ["2025-01-01 10:00:00,123 - root - ERROR - Worker 3 failed", "Aborted (core dumped)"],
+    ["Segmentation fault (core dumped)"],
+])
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(GREP_FILES, DEATHS, st.integers(1, 99_999))
+def test_an_error_behind_a_system_log_s_name_is_the_failure(grep: str, death: list[str],
+                                                            first: int) -> None:
+    lines = [grep.format(n=first + i) + line for i, line in enumerate(death)]
+    report = explain_text("\n".join(lines) + "\n")
+    assert report.verdict is Verdict.FAILURE
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(GREP_FILES)
+def test_a_healthy_run_behind_a_system_log_s_name_stays_healthy(grep: str) -> None:
+    lines = [grep.format(n=20 + i) + line for i, line in enumerate(SERVING)]
+    assert explain_text("\n".join(lines) + "\n").verdict is Verdict.NO_FAILURE
+
+
+def test_names_that_are_no_log_file_are_not_taken() -> None:
+    nccl = parse_line(clean("node-3:1234:1234 [0] NCCL INFO Bootstrap : Using eth0"))
+    assert nccl.kind is LineKind.NCCL and nccl.outer is None
+    warning = parse_line(clean("/usr/lib/python3/site-packages/x.py:63: UserWarning: old"))
+    assert warning.outer is None
+    for word in ("syslogd:12:boom", "mysyslog:12:boom", "messagesX:12:boom"):
+        assert parse_line(clean(word)).outer in (None, "12:"), word
