@@ -24,6 +24,10 @@
    (grammars/vllm.lark GREP_FILE). A Python logger's `ERROR:root:` record and the shell's
    `Aborted (core dumped)` behind one were plain text: a failing log called healthy. Near misses:
    NCCL's `host:pid:tid` and a warning's `x.py:63:` are no file's name.
+4. A shell's job report behind a head that ends in a colon (`ERROR:root:./run.sh: line 3: 99
+   Aborted (core dumped) python x.py`, grep's `vllm.log:12:` before it): the whole-line parse took
+   the head into the script's name, the head-then-body reading did not (grammars/vllm.lark
+   SHELL_SIGNAL, KILL_REPORT: a script's name has no colon). Both now read the head as the line's.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from hypothesis import strategies as st
 
 from logsleuth.model import LineKind, Verdict
 from logsleuth.pipeline import explain_text
-from logsleuth.tokenize import clean, parse_line
+from logsleuth.tokenize import clean, parse_line, parse_line_whole
 
 # ---- 1. a destructor that finds its object half built ---------------------------------------------
 
@@ -256,3 +260,33 @@ def test_names_that_are_no_log_file_are_not_taken() -> None:
     assert warning.outer is None
     for word in ("syslogd:12:boom", "mysyslog:12:boom", "messagesX:12:boom"):
         assert parse_line(clean(word)).outer in (None, "12:"), word
+
+
+# ---- 4. a shell's job report behind a head that ends in a colon -----------------------------------
+
+COLON_HEADS = st.sampled_from(["ERROR:root:", "WARNING:root:", "ERROR:__main__:", "vllm.log:12:",
+                               "syslog:12:", "12:", "0: ", "vllm-1  | ERROR:root:",
+                               "(VllmWorker rank=0 pid=1) ERROR:root:"])
+JOB_REPORTS = st.sampled_from([
+    "./run.sh: line 12: 4242 Aborted                 (core dumped) vllm serve m",
+    "run.sh: line 3: 99 Aborted (core dumped) python x.py",
+    "bash: line 1: 77 Segmentation fault      (core dumped) python -m vllm.entrypoints.api_server",
+    "/bin/sh: line 1: 4242 Killed python x.py",
+    "/opt/serve/start.sh: line 40:   812 Bus error               (core dumped) vllm serve m",
+])
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(COLON_HEADS, JOB_REPORTS)
+def test_a_job_report_behind_a_colon_head_reads_alike_both_ways(head: str, report: str) -> None:
+    text = clean(head + report)
+    line = parse_line(text)
+    assert line == parse_line_whole(text)
+    assert line.kind is LineKind.FATAL and line.text == report
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(COLON_HEADS.filter(lambda head: "WARNING" not in head), JOB_REPORTS)
+def test_a_job_report_behind_a_colon_head_is_the_failure(head: str, report: str) -> None:
+    # (behind a warning's head it is that warning's text, which its level keeps an error from)
+    assert explain_text(head + report + "\n").verdict is Verdict.FAILURE
