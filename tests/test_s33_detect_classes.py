@@ -28,6 +28,11 @@
    Aborted (core dumped) python x.py`, grep's `vllm.log:12:` before it): the whole-line parse took
    the head into the script's name, the head-then-body reading did not (grammars/vllm.lark
    SHELL_SIGNAL, KILL_REPORT: a script's name has no colon). Both now read the head as the line's.
+5. torchrun's `--tee` labels (`[default0]:`, `[trainer1]:`: torch.distributed.elastic's TailLog
+   puts `[{role}{local_rank}]:` before each line a rank wrote, glued; vLLM's external_launcher
+   runs under it): a traceback's frames, `Fatal Python error: Aborted` and an offline run's
+   finished batch behind one were read as text (grammars/vllm.lark TORCHRUN_TAG). Near misses:
+   torch's own `[rank0]:` stays a process prefix; `[2]:` and `[Errno 2]:` are no label.
 """
 
 from __future__ import annotations
@@ -290,3 +295,54 @@ def test_a_job_report_behind_a_colon_head_reads_alike_both_ways(head: str, repor
 def test_a_job_report_behind_a_colon_head_is_the_failure(head: str, report: str) -> None:
     # (behind a warning's head it is that warning's text, which its level keeps an error from)
     assert explain_text(head + report + "\n").verdict is Verdict.FAILURE
+
+
+# ---- 5. torchrun's --tee labels -----------------------------------------------------------------
+
+TEE_LABELS = st.sampled_from(["[default{n}]:", "[trainer{n}]:", "[my-role{n}]:"])
+TEE_RUNS = st.sampled_from([
+    (["Traceback (most recent call last):",
+      '  File "/opt/vllm/vllm/entrypoints/llm.py", line 10, in __init__',
+      "    self.llm_engine = LLMEngine.from_engine_args(args)",
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."], 4, 1),
+    (["INFO 05-01 10:00:00 [llm_engine.py:1] Initializing a V1 LLM engine (v0.9.2) with config: "
+      "model='m'", "Fatal Python error: Aborted", "",
+      "Thread 0x00007f (most recent call first):",
+      '  File "/opt/vllm/vllm/worker.py", line 3 in run'], 2, None),
+    (["[rank0]: Traceback (most recent call last):",
+      '[rank0]:   File "/opt/vllm/vllm/distributed/parallel_state.py", line 9, in init',
+      "[rank0]:     torch.distributed.barrier()",
+      "[rank0]: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, "
+      "unhandled cuda error"], 4, 1),
+])
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(TEE_LABELS, TEE_RUNS, st.integers(0, 15))
+def test_a_failure_behind_torchrun_s_tee_labels_is_the_failure(label: str, run, rank: int) -> None:
+    lines, root_line, frames = run
+    text = "\n".join(label.format(n=rank) + line for line in lines) + "\n"
+    report = explain_text(text)
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.line == root_line
+    if frames is not None:
+        assert len(report.root_cause.frames) == frames
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(TEE_LABELS, st.integers(0, 15))
+def test_a_finished_batch_behind_torchrun_s_tee_labels_is_healthy(label: str, rank: int) -> None:
+    lines = ["INFO 05-01 10:00:00 [llm_engine.py:1] Initializing a V1 LLM engine (v0.9.2) with "
+             "config: model='m'",
+             "Processed prompts: 100%|##########| 100/100 [00:12<00:00, 8.01it/s, est. speed "
+             "input: 100 toks/s, output: 200 toks/s]"]
+    text = "\n".join(label.format(n=rank) + line for line in lines) + "\n"
+    assert explain_text(text).verdict is Verdict.NO_FAILURE
+
+
+def test_what_is_no_tee_label_stays_as_it_was() -> None:
+    assert parse_line(clean("[rank0]: ValueError: x")).outer is None  # torch's process prefix
+    for text in ("[2]: x", "[Errno 2]: No such file or directory"):
+        assert parse_line(clean(text)).outer is None, text
+    framed = parse_line(clean('[default0]:  File "/x/y.py", line 3, in f'))
+    assert framed.kind is LineKind.FRAME and framed.outer == "[default0]:"
