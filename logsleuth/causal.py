@@ -37,7 +37,7 @@ from logsleuth.model import (ChainReason, ErrorEvent, Event, EventKind, EventRol
 from logsleuth.recordheads import fold_record_heads
 from logsleuth.refused import Refusals, refused_only
 from logsleuth.repeats import RepeatedWait, repeated_wait
-from logsleuth.restatements import fold_headlines, fold_restatements
+from logsleuth.restatements import fold_headlines, fold_restatements, lone_headline
 from logsleuth.runs import (Outcome, RecordKey, Recurring, RunKey, RunSlice, RunSpan,
                             captured_spans, explained_index, exits_program, inside, outcome_of,
                             record_key, run_key, split_runs, start_time, summarize)
@@ -91,6 +91,9 @@ class _Node:
     # a level-only record its process printed as it exited: the id of the uncaught exception it
     # follows (causality.yaml `exit_reports`)
     exit_of: int | None = None
+    # a reporter's headline above the records they pasted, which nothing restates
+    # (restatements.py `lone_headline`): those records are its lead-up, not work after it
+    headline: bool = False
 
 
 @dataclass
@@ -285,7 +288,7 @@ class _Work:
         in flight (a stream's `200` is logged as it starts) do not undo it. A program that
         exited (`exits`) went on with nothing: what the run logs after it is another
         deployment's."""
-        if node.exit:
+        if node.exit or node.headline:
             return False
         if node.role is EventRole.SYMPTOM and node.pointer is not None:
             return self.healthy_between(node, end)
@@ -319,7 +322,7 @@ class _Work:
 
     def healthy_between(self, node: _Node, end: int) -> bool:
         """Demonstrably working between the node and line `end` (answers in flight aside)."""
-        if node.exit:
+        if node.exit or node.headline:
             return False
         after = node.event.last_line
         flight = self.burst_ends.get(node.event.id, after) + IN_FLIGHT
@@ -670,7 +673,10 @@ class CausalGraph:
         first_test = _first_test(errors, reports, know)
         errors = fold_record_heads(fold_restatements(_fold_mechanisms(errors, know), know))
         # a reporter's headline above the run's records that its own copy below restates
-        errors = fold_headlines(errors, sorted(e.line for e in events if isinstance(e, Milestone)))
+        records = sorted((e for e in events if isinstance(e, Milestone)), key=lambda m: m.line)
+        errors = fold_headlines(errors, [m.line for m in records])
+        # and one nothing restates, above the lead-up to it (not work after it)
+        headline = lone_headline(errors, records)
         errors = _said_more(errors)
         warned = [e for e in errors if e.latent and not e.unraisable]
         errors, crashed = _unraisable_causes(errors, events, know)
@@ -729,6 +735,8 @@ class CausalGraph:
                 shutdown_noise.append(event)  # earlier runs printed it and went on past it
                 continue
             node = _classify(event, know)
+            if event.id == headline:
+                node = replace(node, headline=True)
             if node.role is EventRole.BENIGN:
                 shutdown_noise.append(event)
             else:
@@ -1370,7 +1378,9 @@ def _unraisable_causes(errors: list[ErrorEvent], events: tuple[Event, ...], know
                 pairs.append((before.id, crash.id))
             break
     used = {cause for cause, _ in pairs}
-    return [e for e in errors if not e.unraisable or e.id in used], pairs
+    # (a destructor's on a half-built object is a symptom of its constructor's failure)
+    return [e for e in errors if not e.unraisable or e.id in used
+            or know.built_half(e.title, e.text)], pairs
 
 
 def _fold_native_echoes(errors: list[ErrorEvent]) -> list[ErrorEvent]:
@@ -1498,7 +1508,10 @@ def _classify_text(event: ErrorEvent, know: Causality) -> _Node:
         # CUDA error it names still does
         return _Node(event, EventRole.BENIGN, process_role, None, None, corrupting,
                      fingerprint=mark)
-    if event.exception == CUT_TRACEBACK:
+    if event.exception == CUT_TRACEBACK or event.unraisable and know.built_half(event.title,
+                                                                                 text):
+        # (the second: a destructor that found its object half built, the constructor having
+        # failed: causality.yaml `unraisable.half_built`)
         return _Node(event, EventRole.SYMPTOM, process_role, None, None, corrupting, handled,
                      mark)
     embedded = know.wrapped_cause(text)

@@ -193,6 +193,9 @@ class Causality:
     exit_noise: tuple[regex.Pattern[str], ...] = ()
     # an unfinished generate bar that counts the engine's answers (`answered_bars`)
     answered_bars: tuple[regex.Pattern[str], ...] = ()
+    # a destructor's unraisable exception that finds its own object without an attribute its
+    # constructor sets: the constructor failed (`unraisable.half_built`, searched in "title\ntext")
+    half_built: regex.Pattern[str] | None = None
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -671,6 +674,13 @@ class Causality:
         exit prints after a finished batch (`offline_exits`)."""
         return any(_search(pattern, text) for pattern in self.offline_exits)
 
+    def built_half(self, title: str | None, text: str) -> bool:
+        """An unraisable exception (its `Exception ignored ...` title and "Type: message") of a
+        destructor that found its own object half built (`unraisable.half_built`): a symptom of
+        the constructor's failure."""
+        return title is not None and self.half_built is not None \
+            and _search(self.half_built, f"{title}\n{text}") is not None
+
     def kills_idle(self, text: str) -> bool:
         """The error is a kill whose report names no reason (`idle_kills`): after the run was
         up and while it was not serving, the run's end as its owner decided it."""
@@ -1016,7 +1026,9 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "test_headings") for p in data.get("test_headings", [])),
                      tuple(compile_(p, "goes_on") for p in data.get("goes_on", [])),
                      tuple(compile_(p, "exit_noise") for p in data.get("exit_noise", [])),
-                     tuple(compile_(p, "answered_bars") for p in data.get("answered_bars", [])))
+                     tuple(compile_(p, "answered_bars") for p in data.get("answered_bars", [])),
+                     compile_(unraisable["half_built"], "unraisable")
+                     if "half_built" in unraisable else None)
 
 
 @cache

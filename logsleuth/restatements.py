@@ -20,12 +20,19 @@ runtime/w-ascend-v071rc1-v0-mqllmengine-embedding-request-ascend-metadata-builde
 the server's whole log ending in that traceback). The headline precedes every record of the
 run and the run worked after it: it did not happen first, it restates the run's own copy, which
 is the error. A paste whose only line is the error has no such copy: the line stays.
+
+So does a headline that nothing below restates, above a few of the run's records and no sign
+the run came up (tests/fixtures/tuning, launchers/u-xinference-vllm-qwen15-14b-gptq-cuda-graph-
+oom-error-first-three-lines: Xinference's `torch.cuda.OutOfMemoryError: [address=..., pid=...]
+CUDA out of memory` on the first line, then the two records of the CUDA-graph capture it broke).
+The reporter put the error first and the lines that led to it after: those records are its
+lead-up, not work the run did after it (`lone_headline`; causal.py `_Work.worked_after`).
 """
 
 from __future__ import annotations
 
 from logsleuth.knowledge import Causality
-from logsleuth.model import ErrorEvent, EventKind
+from logsleuth.model import ErrorEvent, EventKind, Milestone, MilestoneKind
 
 _CUT = "..."  # pytest's mark of a summary cut to the terminal's width
 _NEAR = 3  # lines from an exception's end to pytest's place-and-type line below it (a blank between)
@@ -66,6 +73,26 @@ def fold_headlines(errors: list[ErrorEvent], records: list[int]) -> list[ErrorEv
     said = {e.id for e in errors if e.id in heads
             and any(_restates(e, copy) for copy in copies)}
     return [e for e in errors if e.id not in said]
+
+
+# the records that show a run came up or served: a headline above them is no lead-up's
+_UP = frozenset({MilestoneKind.READY, MilestoneKind.SERVING})
+
+
+def lone_headline(errors: list[ErrorEvent], records: list[Milestone]) -> int | None:
+    """The id of a reporter's headline that no copy below restates (`fold_headlines` folded
+    those): an unprefixed exception line without frames or time on the input's first line, the
+    only error above the run's first record, with the run's records below it and none that
+    shows the run up or serving. None: no such line. `errors` and `records` are in line order."""
+    if not errors or not records:
+        return None
+    head = errors[0]
+    if head.first_line != 1 or not _headline(head) or head.process.pid is not None \
+            or head.last_line >= records[0].line or any(r.kind in _UP for r in records):
+        return None
+    if len(errors) > 1 and errors[1].first_line < records[0].line:
+        return None  # lines of noise a library printed before the run, not one headline
+    return head.id
 
 
 def _headline(event: ErrorEvent) -> bool:

@@ -519,6 +519,10 @@ OUTERS = ["", "2024-05-01T10:00:01.123456789Z ", "2024-05-01T10:00:01.123Z stder
           # `N-` (one file or several), cat -n's and nl's number and tab, grep -n over a journal
           "285:", "7:", "284-", "vllm.log:285:", "vllm.log-284-", "serve.log.1:12:", "   285\t",
           "     7\t", "285:Aug 24 01:02:49 dgx qwen.sh[959801]: ",
+          # grep -rn over /var/log: the system logs without an extension, rotated, compressed
+          "syslog:12:", "/var/log/messages:12:", "syslog.1-11-", "/var/log/syslog.2.gz:12:",
+          # torchrun --tee: each local rank's line behind its role and rank, glued
+          "[default0]:", "[trainer3]:",
           "284-2024-05-01T10:00:01.123456789Z "]
 # pytest's report of a failed test: the exception's margin and the short summary. Only before a
 # line as Python prints an exception (its margin takes the indentation), so only in the

@@ -35,12 +35,9 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # logits-processor-empty-logits, and paths relative to site-packages (`vllm/v1/...`) began to
     # name vLLM's modules; startup/b-v07-mllama-enc-dec-profile-assert-cut-v0-mqllmengine when
     # mllama's profile-run assert got mllama-profile-encoder-length-assert, read by its source line.)
-    "launchers/u-xinference-vllm-qwen15-14b-gptq-cuda-graph-oom-error-first-three-lines":
-        "Why not fixed: the report answers no_failure (the OOM line, pasted first, is followed by the "
-        "CUDA-graph capture's INFO lines and is read as survived: a verdict miss for detect/dev-root), so "
-        "no signature answers. Read alone, the OOM gets cuda-oom-allocating-kv-cache, whose fix names "
-        "the other processes on the GPU; after the capture lines, cuda-oom-sampler-warmup, which now "
-        "names another process on the same GPU too (tests/test_s33_fix_classes.py)",
+    # (launchers/u-xinference-vllm-qwen15-14b-gptq-cuda-graph-oom-error-first-three-lines left this
+    # list with detect's reading of a lone headline, see KNOWN_VERDICT_MISSES: once the report
+    # answers failure, cuda-oom-allocating-kv-cache names the other processes on the GPU.)
     "startup/cc-spyre-continuous-batching-env-with-pooling-reranker-no-pre-warmup-oneline":
         "moved in from the held-out set by session 33's random development split: not yet analysed",
     "startup/gg-ascend-v0260rc-kimi-k3-language-model-only-load-weights-stagemissinglayer-rot-proj-reordered-three-lines":
@@ -613,10 +610,6 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
     # Session 33's random development split (twenty-fourth), strict until analysed:
-    "launchers/u-xinference-vllm-qwen15-14b-gptq-cuda-graph-oom-error-first-three-lines":
-        "moved in from the held-out set by session 33's random development split: not yet analysed",
-    "startup/ss-flashinfer-mnnvl-open-failed-del-no-attribute-ptr-dp-ep-worker-symptom":
-        "moved in from the held-out set by session 33's random development split: not yet analysed",
     # (Two of session 33's split's cold verdict or root misses left this list (dev-root,
     # tests/test_s33_root_classes.py): launchers/s-minikube-wsl-v064post1-mqllmengine-zmq-enotsup-
     # engine-died-silently when pyzmq's refusal to poll a socket its own process closed (`ZMQError:
@@ -627,6 +620,16 @@ KNOWN_VERDICT_MISSES = {
     # it going on. runtime/r-v05-graphrag-client-mixtral-chat-template-roles-alternate-error-line-
     # in-prose was relabelled to its twins' rule: an ERROR record that names no class is labelled
     # with a non-identifier exception (its case.yaml says which twins); its root was right.)
+    # (detect's two failing logs answered no_failure left this list, and the first KNOWN_FIX_MISSES
+    # too (tests/test_s33_detect_classes.py): launchers/u-xinference-vllm-qwen15-14b-gptq-cuda-
+    # graph-oom-error-first-three-lines when a reporter's headline that nothing below restates
+    # (an unprefixed exception line without frames or time on the input's first line, then a few
+    # of the run's start-up records and no sign the run came up) stopped being survived by those
+    # records: they are its lead-up (restatements.py `lone_headline`); startup/ss-flashinfer-mnnvl-
+    # open-failed-del-no-attribute-ptr-dp-ep-worker-symptom when a destructor's unraisable
+    # AttributeError that finds its own object without an attribute (`Exception ignored in:
+    # <function X.__del__ ...>`, `'X' object has no attribute ...`) became a symptom of the
+    # constructor's failure instead of teardown noise (causality.yaml `unraisable.half_built`).)
     # Session 32's random development split (twenty-third), strict until analysed:
     # Session 32's split: all six of its cold verdict or root misses left this list: the two
     # failing logs answered no_failure (uu-oci-..., ss-mineru-...) with detect's reading of a

@@ -6,7 +6,8 @@ runtimes, launchers, drivers and vLLM itself print when a run fails, each with t
 documents its wording) is rendered as the last lines of a generated vLLM run (start-up or
 serving, in the record shapes of the verdict probe's eras: `tools/verdict_probe/probe.py` Shape),
 inside a wrapper (none, docker/k8s timestamps, a compose service prefix, journald, Ray's
-`(pid=N)` relay, hard-wrapped at 80 columns, glued to the previous record without its line end):
+`(pid=N)` relay, `srun -l`'s task label, `torchrun --tee`'s rank label, `grep -n`'s file and line,
+hard-wrapped at 80 columns, glued to the previous record without its line end):
 
 - `fatal`: the statement ends the log. A report of `no_failure` is a failing log called healthy.
 - `survived` (statements marked `survivable`: a process that is not the server's, a record whose
@@ -58,7 +59,8 @@ Shape = _VERDICT.Shape
 
 
 ERAS = ("v0", "v1early", "v1")
-WRAPPERS = ("plain", "docker", "cri", "compose", "journald", "ray", "wrapped", "glued")
+WRAPPERS = ("plain", "docker", "cri", "compose", "journald", "ray", "wrapped", "glued", "srun",
+            "torchrun", "grep")
 CONTEXTS = ("fatal", "survived", "benign")
 
 
@@ -134,6 +136,15 @@ def wrap(lines: list[str], wrapper: str, rng: random.Random, at: int) -> list[st
                 for i, line in enumerate(lines)]
     if wrapper == "ray":
         return [f"(pid=4000) {line}" if line else line for line in lines]
+    if wrapper == "srun":  # `srun -l`: the task's number, right-aligned to the widest
+        task = rng.randint(0, 15)
+        return [f"{task:>2}: {line}" for line in lines]
+    if wrapper == "torchrun":  # `torchrun --tee 3`: the rank's role and number, glued
+        return [f"[default{rng.randint(0, 7)}]:{line}" for line in lines]
+    if wrapper == "grep":  # `grep -n` over the log file, or `grep -rn` over /var/log
+        name = rng.choice(["vllm.log", "syslog", "/var/log/messages"])
+        first = rng.randint(1, 5000)
+        return [f"{name}:{first + i}:{line}" for i, line in enumerate(lines)]
     if wrapper == "wrapped":  # a terminal's hard wrap: rows of exactly 80 columns, mid-token
         return [line[i:i + 80] for line in lines for i in range(0, max(len(line), 1), 80)]
     if wrapper == "glued" and 0 < at < len(lines):
@@ -170,7 +181,7 @@ def render(statement: Statement, case: Case, seed: int) -> str:
         else:
             lines += shape.ready() + shape.serve(12)
     if statement.by == "outside" and case.context != "survived" and case.wrapper in (
-            "docker", "cri", "compose", "ray", "journald"):
+            "docker", "cri", "compose", "ray", "journald", "srun", "torchrun"):
         # the launcher's own lines are not its program's output: unwrapped, or systemd's own
         head = wrap(lines[:-tail], case.wrapper, rng, at)
         own = [f"Jun 01 10:59:59 gpu-node-3 systemd[1]: {line}" for line in lines[-tail:]] \
