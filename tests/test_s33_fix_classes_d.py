@@ -188,3 +188,110 @@ def test_the_lora_loaders_own_refusal_is_not_a_model_path() -> None:
     sid, _ = signature_advice("ValueError: No supported LoRA modules found in "
                               "/workspace/ft/adapter_epoch8.\n")
     assert sid != "model-path-or-repo-not-found"
+
+
+# --- session 33's raise-site classes (task 2): user-facing refusals only a broad family answered -
+
+_CONFIG_PATHS = st.sampled_from(["/etc/vllm/serve.yaml", "configs/llama-70b.yml", "./serve.yaml",
+                                 "/mnt/config/vllm-config.yaml"])
+_PARSER = "/usr/local/lib/python3.12/dist-packages/vllm/utils/argparse_utils.py"
+
+
+@settings(max_examples=30, deadline=None)
+@given(path=_CONFIG_PATHS, error=st.sampled_from([
+    "FileNotFoundError: [Errno 2] No such file or directory: '{path}'",
+    "IsADirectoryError: [Errno 21] Is a directory: '{path}'",
+    "yaml.scanner.ScannerError: mapping values are not allowed here",
+]), record=st.booleans(), prefix=TRACEBACK_PREFIXES)
+def test_a_config_file_the_parser_cannot_read_gets_the_config_file_advice(
+        path: str, error: str, record: bool, prefix: str) -> None:
+    # (a PermissionError's words are cache-dir-not-writable's, an exact signature that outranks
+    # a module family: not this class's to claim)
+    frames = [(_PARSER, "parse_args", "args = self._pull_args_from_config(args)"),
+              (_PARSER, "_pull_args_from_config", "config_args = self.load_config_file(file_path)"),
+              (_PARSER, "load_config_file", "with open(file_path) as config_file:")]
+    head = (f"ERROR 03-11 09:20:14 [argparse_utils.py:498] Unable to read the config file at "
+            f"{path}. Check path correctness\n") if record else ""
+    sid, fix = signature_advice(head + python_traceback(frames, error.format(path=path), prefix))
+    assert sid == "serve-config-file-unusable"
+    assert "--config" in fix and "yaml.safe_load" in fix
+
+
+@pytest.mark.parametrize("message", [
+    "ValueError: No config file specified! Please check your command-line arguments.",
+    "AssertionError: More than one config file specified!",
+])
+def test_the_parsers_own_config_refusals_get_the_config_file_advice(message: str) -> None:
+    frames = [(_PARSER, "_pull_args_from_config", "raise ValueError(")]
+    for log in (python_traceback(frames, message), message + "\n"):
+        assert signature_advice(log)[0] == "serve-config-file-unusable", log
+
+
+def test_a_yaml_file_missing_elsewhere_is_not_the_serve_config() -> None:
+    frames = [("/usr/local/lib/python3.12/dist-packages/lmcache/v1/config.py", "from_file",
+               'with open(file_path, "r") as fin:')]
+    log = python_traceback(frames, "FileNotFoundError: [Errno 2] No such file or directory: "
+                                   "'/config/lmcache.yaml'")
+    assert signature_advice(log)[0] != "serve-config-file-unusable"
+
+
+@pytest.mark.parametrize("message", [
+    "ValueError: No model specified! Please specify model either as a positional argument or in "
+    "a config file.",
+    "ValueError: No model_tag specified! Please check your command-line arguments.",
+])
+def test_a_config_file_without_a_model_gets_the_positional_model_advice(message: str) -> None:
+    sid, fix = signature_advice(message + "\n")
+    assert sid == "serve-model-positional-required"
+    assert "model: <model>" in fix
+
+
+_VIT_BACKENDS = st.sampled_from(["ROCM_AITER_FA", "FLASHINFER", "XFORMERS", "FLEX_ATTENTION",
+                                 "TREE_ATTN"])
+
+
+@settings(max_examples=20, deadline=None)
+@given(backend=_VIT_BACKENDS, enum=st.sampled_from(["AttentionBackendEnum.", "_Backend.", ""]),
+       joined=st.booleans(), prefix=TRACEBACK_PREFIXES)
+def test_an_encoder_backend_the_platform_lacks_gets_the_encoder_backend_advice(
+        backend: str, enum: str, joined: bool, prefix: str) -> None:
+    # interface.py's copy of the message has no space between its sentences
+    gap = "" if joined else ". "
+    error = (f"AssertionError: Backend {enum}{backend} is not supported for vit attention{gap}"
+             "Supported backends are: [<AttentionBackendEnum.FLASH_ATTN: 'x'>, "
+             "<AttentionBackendEnum.TORCH_SDPA: None>]")
+    frames = [("/usr/local/lib/python3.12/dist-packages/vllm/platforms/cuda.py",
+               "get_vit_attn_backend", "assert backend in cls.get_supported_vit_attn_backends(), (")]
+    sid, fix = signature_advice(python_traceback(frames, error, prefix))
+    assert sid == "vision-encoder-attention-backend-unsupported"
+    assert "--mm-encoder-attn-backend" in fix and "Supported backends are" in fix
+
+
+@pytest.mark.parametrize("message", [
+    "RuntimeError: please set tensor_parallel_size (8) to less than max local gpu count (4)",
+    "RuntimeError: please ensure that world_size (8) is less than than max local gpu count (4)",
+    "AssertionError: please set tensor_parallel_size to less than max local gpu count",
+])
+def test_v0s_local_gpu_count_check_gets_the_device_count_advice(message: str) -> None:
+    sid, fix = signature_advice(message + "\n")
+    assert sid == "parallelism-exceeds-devices"
+    assert "--tensor-parallel-size" in fix and "CUDA_VISIBLE_DEVICES" in fix
+
+
+@pytest.mark.parametrize("message", [
+    "ValueError: OpenTelemetry is not available. Unable to configure 'otlp_traces_endpoint'. "
+    "Ensure OpenTelemetry packages are installed. Original error: No module named 'opentelemetry'",
+    "ValueError: collect_detailed_traces requires `--otlp-traces-endpoint` to be set.",
+    "ValueError: collect_model_forward_time or collect_model_execute_time requires "
+    "--otlp-traces-endpoint to be set.",
+])
+def test_tracing_flags_the_config_refuses_get_the_tracing_advice(message: str) -> None:
+    sid, fix = signature_advice(message + "\n")
+    assert sid == "tracing-config-rejected"
+    assert "opentelemetry-exporter-otlp" in fix and "--otlp-traces-endpoint" in fix
+
+
+def test_an_observability_metrics_check_is_not_tracing() -> None:
+    sid, _ = signature_advice("ValueError: custom_histogram_buckets[ttft]: bucket list must not "
+                              "be empty\n")
+    assert sid != "tracing-config-rejected"
