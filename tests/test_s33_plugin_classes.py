@@ -17,7 +17,10 @@ ways a log shows it, with near misses:
   shapes; HBM running out is not it;
 - a hybrid model's Mamba and attention KV pools on TPU not fitting the HBM under
   gpu_memory_utilization: tpu-hybrid-kv-pools-exceed-hbm, whose fix names max_num_seqs; vLLM's
-  own no-memory-for-cache-blocks is not it."""
+  own no-memory-for-cache-blocks is not it;
+- an ACL graph mode (cudagraph_mode) that vllm-ascend's attention backend or feature cannot
+  capture: ascend-aclgraph-mode-unsupported, whose fix names the mode to pick (PIECEWISE,
+  FULL_DECODE_ONLY, --enforce-eager); a capture-size refusal is not it."""
 
 from __future__ import annotations
 
@@ -225,3 +228,60 @@ def test_other_kv_memory_refusals_are_not_the_tpu_pool_class(error: str) -> None
     log = worker_failure(error, phase=Phase.KV_CACHE)
     sid, _ = signature_advice(log)
     assert sid != "tpu-hybrid-kv-pools-exceed-hbm", log
+
+
+# --- Ascend: an ACL graph mode the backend or feature cannot capture --------------------------
+
+_GRAPH_REFUSALS = st.sampled_from([
+    ("ValueError", "ACLGraphMode.{mode} is not supported with {backend} backend (support: "
+     "AttentionCGSupport.UNIFORM_BATCH); please try cudagraph_mode=PIECEWISE, and make sure "
+     "compilation level is piecewise", "worker/model_runner_v1.py"),
+    ("ValueError", "AscendFAImpl does not support ACL graph capture with {mode} mode. Please set "
+     "enforce_eager=True or not set FULL_DECODE_ONLY or use the default FIA backend.",
+     "attention/fa3_v1.py"),
+    ("RuntimeError", "Capturing attention in aclgraph is unexpected, because full graph is not "
+     "supported now", "worker/model_runner_v1.py"),
+    ("NotImplementedError", "MRV2 PCP+DP supports eager mode or FULL_DECODE_ONLY CUDA graphs only.",
+     "worker/v2/pcp_manager.py"),
+    ("NotImplementedError", "dflash2 does not currently support graph mode; please enable "
+     "enforce_eager.", "worker/v2/spec_decode/dflash2/speculator.py"),
+])
+_ASCEND_ROOTS = st.sampled_from(["/vllm-workspace/vllm-ascend/",
+                                 "/usr/local/python3.11.13/lib/python3.11/site-packages/"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(refusal=_GRAPH_REFUSALS, mode=st.sampled_from(["FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"]),
+       backend=st.sampled_from(["AscendMLABackend", "AscendAttentionBackend", "AscendSFABackend"]),
+       root=_ASCEND_ROOTS, era=_ERAS, shape=st.sampled_from(["worker", "traceback"]),
+       prefix=TRACEBACK_PREFIXES)
+def test_an_acl_graph_mode_the_backend_cannot_capture_gets_the_mode_advice(
+        refusal: tuple[str, str, str], mode: str, backend: str, root: str, era: object,
+        shape: str, prefix: str) -> None:
+    kind, template, module = refusal
+    error = f"{kind}: {template.format(mode=mode, backend=backend)}"
+    path = f"{root}vllm_ascend/{module}"
+    if shape == "worker":
+        log = worker_failure(error, phase=Phase.GRAPH_CAPTURE, era=era,  # type: ignore[arg-type]
+                             inner=((path, "initialize_aclgraph_capture"),))
+    else:
+        log = python_traceback([(path, "initialize_aclgraph_capture", f"raise {kind}(")], error,
+                               prefix)
+    sid, fix = signature_advice(log)
+    assert sid == "ascend-aclgraph-mode-unsupported", log
+    assert "PIECEWISE" in fix and "--enforce-eager" in fix and "FULL_DECODE_ONLY" in fix
+
+
+@pytest.mark.parametrize("error", [
+    "ValueError: Bad graph batch size:72! max_graph_batch_sizes:64",
+    "AssertionError: cudagraph_capture_sizes [1, 2, 4] does not contain values that are "
+    "multiples of tp_size 16",
+    "ValueError: CUDAGraphMode.FULL is not supported with FlashInferBackend backend (support: "
+    "AttentionCGSupport.UNIFORM_SINGLE_TOKEN_DECODE); please try cudagraph_mode=PIECEWISE",
+])
+def test_other_graph_refusals_are_not_the_acl_graph_mode_class(error: str) -> None:
+    log = worker_failure(error, phase=Phase.GRAPH_CAPTURE,
+                         inner=(("/vllm-workspace/vllm-ascend/vllm_ascend/worker/"
+                                 "model_runner_v1.py", "capture_model"),))
+    sid, _ = signature_advice(log)
+    assert sid != "ascend-aclgraph-mode-unsupported", log
