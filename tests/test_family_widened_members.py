@@ -68,6 +68,11 @@ INDUCTOR = [(SITE + "torch/_inductor/scheduler.py", "_codegen"),
             (SITE + "torch/_inductor/scheduler.py", "_codegen_partitions")]
 SPYRE = [(VLLM + "v1/engine/core.py", "add_request"),
          (SITE + "vllm_spyre/platform.py", "validate_request")]
+ACCELERATOR = [(VLLM + "distributed/parallel_state.py", "cleanup_dist_env_and_memory"),
+               (SITE + "torch/accelerator/memory.py", "memory_stats"),
+               (SITE + "torch/accelerator/_utils.py", "_get_device_index")]
+CLI_PARSE = [(VLLM + "entrypoints/cli/main.py", "main"),
+             (VLLM + "utils/argparse_utils.py", "parse_args")]
 
 
 def _hccl(label: str, text: str) -> st.SearchStrategy[str]:
@@ -183,6 +188,27 @@ MEMBERS = [
     (st.builds(lambda cls: f"AssertionError: type(self)=<class 'torch._inductor.{cls}'>",
                st.sampled_from(["scheduler.Scheduler", "graph.GraphLowering"])),
      INDUCTOR, "torch-compile-internal-check-failed", "requirements/cpu.txt"),
+    # torch's device-generic API on a device whose backend lacks what it needs
+    (st.builds(lambda dev: (f"RuntimeError: device_allocator INTERNAL ASSERT FAILED at \""
+                            f"/pytorch/c10/core/CachingDeviceAllocator.h\":253, please report a "
+                            f"bug to PyTorch. Allocator for {dev} is not a DeviceAllocator."),
+               st.sampled_from(["hpu", "npu", "privateuseone"])),
+     ACCELERATOR, "library-torch-accelerator-error", "VLLM_PLUGINS"),
+    (st.builds(lambda want, have: f"ValueError: {want} doesn't match the current accelerator {have}.",
+               st.sampled_from(["cuda", "xpu"]), st.sampled_from(["npu:0", "hpu:0", "npu"])),
+     ACCELERATOR, "library-torch-accelerator-error", "current_accelerator"),
+    # a required argument missing: argparse's words for any subcommand, vLLM's model check
+    (st.builds(lambda cmd, arg: f"usage: {cmd} <{arg}> [options]\n{cmd}: error: the following "
+                                f"arguments are required: {arg}",
+               st.sampled_from(["vllm serve", "vllm chat", "api_server.py"]),
+               st.sampled_from(["model_tag", "--model", "model"])),
+     [], "cli-argument-value-rejected", "positional"),
+    (st.sampled_from(["ValueError: `model` should be provided as the first positional argument "
+                      "when using `vllm serve`. i.e. `vllm serve <model> --<arg> <value>`.",
+                      "ValueError: With `vllm serve`, you should provide the model as a "
+                      "positional argument or in a config file instead of via the `--model` "
+                      "option."]),
+     CLI_PARSE, "cli-argument-value-rejected", "vllm serve <model>"),
 ]
 
 # families whose members' words name the class without a frame (an assertion's source line, a
@@ -191,7 +217,8 @@ BARE_WORDS_SUFFICE = {"hccl-communication-failed", "ascend-npu-runtime-error-cod
                       "hpu-backend-rejected", "python-package-version-mismatch", "native-crash",
                       "ray-cluster-resources", "engine-config-invalid",
                       "parallelism-exceeds-devices", "tokenizer-class-attribute-missing",
-                      "cuda-device-unavailable", "torch-compile-internal-check-failed"}
+                      "cuda-device-unavailable", "torch-compile-internal-check-failed",
+                      "cli-argument-value-rejected"}
 
 # (error line, frames, the family that must NOT answer): the same words, another failure
 NEAR_MISSES = [
@@ -224,6 +251,15 @@ NEAR_MISSES = [
      "library-torch-cuda-error"),
     ("FileNotFoundError: [Errno 2] No such file or directory: '/models/llama/config.json'",
      [(VLLM + "transformers_utils/config.py", "get_config")], "library-triton-error"),
+    ("ERROR 05-14 10:04:12 [nixl_connector.py:1290] Error handling NIXL handshake with remote "
+     "engine 10.30.1.9:5600", [], "mooncake-transfer-failed"),
+    ("RuntimeError: Failed to connect to the Ray cluster at 10.0.0.2:6379",
+     [(VLLM + "executor/ray_utils.py", "initialize_ray_cluster")], "mooncake-transfer-failed"),
+    ("RuntimeError: CUDA error: out of memory",
+     [(VLLM + "distributed/parallel_state.py", "cleanup_dist_env_and_memory"),
+      (SITE + "torch/cuda/memory.py", "empty_cache")], "library-torch-accelerator-error"),
+    ("usage: vllm serve <model_tag> [options]\nvllm serve: error: unrecognized arguments: "
+     "--enable-foo", [], "cli-argument-value-rejected"),
     ("ValueError: No available memory for the cache blocks. Try increasing "
      "`gpu_memory_utilization` when initializing the engine.",
      [(VLLM + "v1/core/kv_cache_utils.py", "check_enough_kv_cache_memory")],
@@ -282,3 +318,35 @@ def test_a_near_neighbour_in_the_same_words_goes_elsewhere(
     for prefix in PREFIXES:
         report = explain_text(_log(error, frames, prefix), signatures=families())
         assert report.signature is None or report.signature.id != family, (error, prefix)
+
+
+# Mooncake's transfer engine writes glog E-lines (with or without the year, any transport's
+# source file); the connectors (vLLM's, vllm-ascend's) write ERROR records from engine cores or
+# workers. Each alone is answered by the Mooncake family with the transports' remedies.
+MOONCAKE_LINES = st.one_of(
+    st.builds(lambda stamp, tid, source, kind, host, port: (
+        f"{stamp} {tid} {source}] Failed to connect to {kind}: {host}:{port}"),
+        st.sampled_from(["E20260302 09:16:02.481230", "E1210 03:24:54.779678"]),
+        st.integers(100, 3000000),
+        st.sampled_from(["ascend_direct_transport.cpp:820", "rdma_transport.cpp:402",
+                         "transfer_engine.cpp:311"]),
+        st.sampled_from(["target", "segment"]),
+        st.sampled_from(["10.20.0.7", "172.16.100.99", "node-3"]), st.integers(15000, 40000)),
+    st.builds(lambda proc, source, req, text: (
+        f"({proc}) ERROR 12-10 03:24:54 [{source}] {text.format(req=req)}"),
+        st.sampled_from(["EngineCore_DP0 pid=4188", "Worker_DP0_TP3 pid=2540966"]),
+        st.sampled_from(["mooncake_connector.py:419", "mooncake_connector.py:330"]),
+        st.sampled_from(["5f0e", "09be0283"]),
+        st.sampled_from(["Mooncake transfer failed for request cmpl-{req}-0",
+                         "Failed to transfer KV cache for request cmpl-{req}-0: Mooncake "
+                         "transfer failed, ret: -1"])))
+
+
+@settings(max_examples=30, deadline=None)
+@given(MOONCAKE_LINES)
+def test_a_mooncake_transfer_line_gets_the_transports_remedies(line: str) -> None:
+    report = explain_text(f"INFO:     Application startup complete.\n{line}\n",
+                          signatures=families())
+    assert report.signature is not None and report.signature.id == "mooncake-transfer-failed", line
+    fix = report.signature.fix
+    assert all(knob in fix for knob in ("use_ascend_direct", "mooncake_protocol", "VLLM_HOST_IP"))
