@@ -443,7 +443,7 @@ class Causality:
             if known is None:
                 known = (_first(self._milestone_table, sighted.classed[0], text, milestone),
                          _first(self._phase_table, sighted.classed[1], text, phase))
-                _remember(self._classed_marks, key, known, _CLASSED)
+                _remember(self._classed_marks, key, known)
             milestone, phase = known
         if sighted.others[0]:  # and those searched every time, before the first found
             milestone = _first(self._milestone_table, sighted.others[0], text, milestone)
@@ -568,7 +568,7 @@ class Causality:
                 known = tuple(i for i in sighted.classed
                               if _may_hold(text, reading[i][1])
                               and _budgeted(reading[i][0], text) is not None)
-                _remember(self._classed_reading, key, known, _CLASSED)
+                _remember(self._classed_reading, key, known)
             for index in known:
                 answers[index] = True
         for index in sighted.others:
@@ -719,7 +719,7 @@ class Causality:
         if where is _UNKNOWN:
             found = _search(self.failed_answers, text)
             where = found.span("code") if found else None
-            _remember(memo, key, where, _CLASSED)
+            _remember(memo, key, where)
         return f"HTTP {text[where[0]:where[1]]}" if isinstance(where, tuple) else None
 
     def tears_down(self, places: list[str]) -> bool:
@@ -877,9 +877,6 @@ class Causality:
 # (`Error`, `CUDA error`) begins too many messages to say which exception another names
 _RESTATED_MIN = 12
 _MEMO = 4096  # decisions kept per kind: the shapes that recur return
-# answers kept by digit classes: an access line's port, a stats line's rates make a few
-# thousand keys a day (the errors mix: 3.6k for 150k stats and access lines)
-_CLASSED = 8192
 _UNKNOWN = object()  # a text not asked yet (None is an answer)
 _ROLE, _START, _SINGLETON, _LATENT, _REFUSAL, _ENGINE_ONCE = range(6)  # `_kept`'s questions
 
@@ -911,8 +908,8 @@ def _classes_of(pattern: regex.Pattern[str]) -> bytes | None:
     return digit_classes((pattern.pattern,))
 
 
-def _remember(memo: dict[_K, _V], key: _K, value: _V, bound: int = _MEMO) -> None:
-    if len(memo) >= bound:
+def _remember(memo: dict[_K, _V], key: _K, value: _V) -> None:
+    if len(memo) >= _MEMO:
         memo.clear()
     memo[key] = value
 

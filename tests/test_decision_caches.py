@@ -311,3 +311,23 @@ def test_digit_decisions_by_shape_and_classes(data: st.DataObject) -> None:
     for asked in (text, other, _reclassed(data, text)):
         assert know.digit_decisions(asked) == tuple(
             bool(p.search(asked)) for p, _ in know._reading), asked
+
+
+@pytest.mark.parametrize(("needles", "line", "may"), [
+    (("[c10d] The client socket",), "[c10d] The client socket has failed", True),
+    (("[c10d] The client socket",), "[c23d] The client socket has failed", True),  # one shape
+    (("[c10d] The client socket",), '127.0.0.1:5100 - "POST /v1 HTTP/1.1" 200 OK', False),
+    (("HTTP 5",), "HTTP 503: Service Unavailable", True),
+    (("HTTP 5",), "HTTP Error: bad", False),
+    (("Avg prompt throughput: 0.0",), "Avg prompt throughput: 12.5 tokens/s", False),
+    (("Avg prompt throughput: 0.0",), "Avg prompt throughput: 1.5 tokens/s", True),
+    ((), "anything", True),
+])
+def test_required_texts_with_digits_screen_a_shape(needles: tuple[str, ...], line: str,
+                                                   may: bool) -> None:
+    """A pattern is left out of a shape's candidates only when none of its required texts,
+    masked, is in the shape: never when a line of the shape may hold one (digits aside)."""
+    from logsleuth.knowledge import _may_hold_shape
+    assert _may_hold_shape(needles, shape_key(line)) is may
+    if not may:
+        assert not any(n in line for n in needles)
