@@ -16,7 +16,7 @@ from logsleuth.errors import SignatureError
 from logsleuth.literal import SCREEN_CHARS, Needles, Screen, required_literals
 from logsleuth.model import Frame, MilestoneKind, Phase, Role
 from logsleuth.resources import data_dir
-from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
+from logsleuth.tokenize.shape import MASK, ShapeCache, digit_blind, digit_classes, shape_key
 from logsleuth.yamlload import load_yaml
 
 # Patterns here are short and vetted by the test suite (none backtracks catastrophically on the
@@ -220,8 +220,17 @@ class Causality:
     _phase_split: tuple[tuple[int, ...], tuple[int, ...]] = \
         field(init=False, repr=False, compare=False)
     # per shape: the first digit-blind milestone and phase patterns it matches, and the others
-    # before them that a line of the shape may match
-    _marks_memo: ShapeCache[tuple[int, int, tuple[int, ...], tuple[int, ...]]] = \
+    # before them that a line of the shape may match (`_Sighted`)
+    _marks_memo: ShapeCache[_Sighted] = field(init=False, repr=False, compare=False)
+    # what those others answer, by the line's digit classes (`_Sighted.classes`); and an
+    # access line's failed answer (where its code is), the same way (`_failed_classes`)
+    _classed_marks: dict[bytes, tuple[int, int]] = field(init=False, repr=False, compare=False)
+    # `digit_decisions` the same way: per shape, the reading patterns a text of it may match
+    # (`_Candidates`), and what those whose classes are known answer, by the text's classes
+    _reading_memo: ShapeCache[_Candidates] = field(init=False, repr=False, compare=False)
+    _classed_reading: dict[bytes, tuple[int, ...]] = field(init=False, repr=False, compare=False)
+    _failed_classes: bytes | None = field(init=False, repr=False, compare=False)
+    _classed_failed: dict[bytes, tuple[int, int] | None] = \
         field(init=False, repr=False, compare=False)
     # the marks of long lines, by a digest of their text, when no search ran out of time: a
     # restart-heavy log prints the same 3 KB engine config line at every start (2.3 ms each)
@@ -259,8 +268,13 @@ class Causality:
         object.__setattr__(self, "_handled_memo", {})
         object.__setattr__(self, "_milestone_split", _split_blind(self.milestones))
         object.__setattr__(self, "_phase_split", _split_blind(self.phase_lines))
-        object.__setattr__(self, "_marks_memo",
-                           ShapeCache[tuple[int, int, tuple[int, ...], tuple[int, ...]]]())
+        object.__setattr__(self, "_marks_memo", ShapeCache[_Sighted]())
+        object.__setattr__(self, "_classed_marks", {})
+        object.__setattr__(self, "_reading_memo", ShapeCache[_Candidates]())
+        object.__setattr__(self, "_classed_reading", {})
+        object.__setattr__(self, "_failed_classes", digit_classes(
+            (self.failed_answers.pattern,)) if self.failed_answers is not None else None)
+        object.__setattr__(self, "_classed_failed", {})
         object.__setattr__(self, "_long_marks", ShapeCache[
             tuple[MilestoneKind | None, Phase | None]](256))
         object.__setattr__(self, "_request_memo", {})
@@ -419,27 +433,48 @@ class Causality:
             if len(text) > KEPT_LONG_CHARS:  # budget, and kept by its text (a config line)
                 return self.milestone_of(text), self.phase_of_line(text)
             return self._long_marks_of(text)
-        shape = shape_key(text)
-        firsts = self._marks_memo.get(shape)
-        if firsts is None:
-            first_milestone = _first(self._milestone_table, self._milestone_split[0], text)
-            first_phase = _first(self._phase_table, self._phase_split[0], text)
-            # and the other patterns before those that a text of this shape may match: a text
-            # that a pattern's matches contain, with no digit in it, is in a line when it is in
-            # the line's shape (masking changes digits only)
-            firsts = (first_milestone, first_phase,
-                      _shape_may_hold(self._milestone_table, self._milestone_split[1],
-                                      first_milestone, shape),
-                      _shape_may_hold(self._phase_table, self._phase_split[1], first_phase,
-                                      shape))
-            self._marks_memo.put(shape, firsts)
-        milestone = _first(self._milestone_table, firsts[2], text, firsts[0]) if firsts[2] \
-            else firsts[0]
-        phase = _first(self._phase_table, firsts[3], text, firsts[1]) if firsts[3] \
-            else firsts[1]
+        data = text.encode("utf-8", "surrogatepass")
+        shape = data.translate(MASK)  # (shape_key)
+        sighted = self._marks_memo.get(shape)
+        if sighted is None:
+            sighted = self._sighted(text, shape)
+            self._marks_memo.put(shape, sighted)
+        milestone, phase = sighted.milestone, sighted.phase
+        if sighted.classes is not None:  # the patterns that tell digits apart only by class
+            key = data.translate(sighted.classes)
+            known = self._classed_marks.get(key)
+            if known is None:
+                known = (_first(self._milestone_table, sighted.classed[0], text, milestone),
+                         _first(self._phase_table, sighted.classed[1], text, phase))
+                _remember(self._classed_marks, key, known)
+            milestone, phase = known
+        if sighted.others[0]:  # and those searched every time, before the first found
+            milestone = _first(self._milestone_table, sighted.others[0], text, milestone)
+        if sighted.others[1]:
+            phase = _first(self._phase_table, sighted.others[1], text, phase)
         return (self._milestone_table[milestone][0] if milestone < len(self._milestone_table)
                 else None,
                 self._phase_table[phase][0] if phase < len(self._phase_table) else None)
+
+    def _sighted(self, text: str, shape: bytes) -> _Sighted:
+        """What `marks_of` keeps of a line's shape: the first digit-blind milestone and phase
+        patterns the line matches (those of every line of its shape), and the others before
+        them that a line of the shape may match (`_shape_may_hold`), split into those whose
+        digit classes are known (`digit_classes`) and the others."""
+        milestone = _first(self._milestone_table, self._milestone_split[0], text)
+        phase = _first(self._phase_table, self._phase_split[0], text)
+        candidates = (_shape_may_hold(self._milestone_table, self._milestone_split[1], milestone,
+                                      shape),
+                      _shape_may_hold(self._phase_table, self._phase_split[1], phase, shape))
+        tables = (self._milestone_table, self._phase_table)
+        classed = tuple(tuple(i for i in indices if _classes_of(table[i][1]) is not None)
+                        for table, indices in zip(tables, candidates))
+        others = tuple(tuple(i for i in indices if i not in kept)
+                       for indices, kept in zip(candidates, classed))
+        patterns = tuple(table[i][1].pattern for table, indices in zip(tables, classed)
+                         for i in indices)
+        return _Sighted(milestone, phase, (classed[0], classed[1]), (others[0], others[1]),
+                        digit_classes(patterns) if patterns else None)
 
     def _long_marks_of(self, text: str) -> tuple[MilestoneKind | None, Phase | None]:
         key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
@@ -510,10 +545,39 @@ class Causality:
     def digit_decisions(self, text: str) -> tuple[bool, ...]:
         """What the text-classifying patterns that tell digits apart say of `text`: two texts
         of one shape whose answers here are equal are classified alike (the others are
-        digit-blind)."""
-        # (_search, with each pattern's required texts found once)
-        return tuple([_may_hold(text, needles) and _budgeted(pattern, text) is not None
-                      for pattern, needles in self._reading])
+        digit-blind). Asked of every copy of an error: per shape, only the patterns a text of
+        the shape may match are asked (`_shape_may_hold`), and those whose digit classes are
+        known answer by the text's classes (a token count new in every copy)."""
+        reading = self._reading
+        if len(text) > UNTIMED_CHARS:  # (_search, with each pattern's required texts found once)
+            return tuple([_may_hold(text, needles) and _budgeted(pattern, text) is not None
+                          for pattern, needles in reading])
+        data = text.encode("utf-8", "surrogatepass")
+        shape = data.translate(MASK)
+        sighted = self._reading_memo.get(shape)
+        if sighted is None:
+            candidates = [i for i, (_, needles) in enumerate(reading)
+                          if _may_hold_shape(needles, shape)]
+            classed = tuple(i for i in candidates if _classes_of(reading[i][0]) is not None)
+            sighted = _Candidates(classed, tuple(i for i in candidates if i not in classed),
+                                  digit_classes(tuple(reading[i][0].pattern for i in classed))
+                                  if classed else None)
+            self._reading_memo.put(shape, sighted)
+        answers = [False] * len(reading)
+        if sighted.classes is not None:
+            key = data.translate(sighted.classes)
+            known = self._classed_reading.get(key)
+            if known is None:
+                known = tuple(i for i in sighted.classed
+                              if _may_hold(text, reading[i][1])
+                              and _budgeted(reading[i][0], text) is not None)
+                _remember(self._classed_reading, key, known)
+            for index in known:
+                answers[index] = True
+        for index in sighted.others:
+            pattern, needles = reading[index]
+            answers[index] = _may_hold(text, needles) and _budgeted(pattern, text) is not None
+        return tuple(answers)
 
     def _in_request(self, site: str | None, places: list[str]) -> bool:
         if any(_search(p, place) for p in (*self.engine_frames, *self.startup_frames)
@@ -643,9 +707,23 @@ class Causality:
         return any(_search(pattern, text) for pattern in self.deaths)
 
     def failed_answer(self, text: str) -> str | None:
-        """`HTTP <code>` when an access line answers a request with a server error."""
-        found = _search(self.failed_answers, text) if self.failed_answers is not None else None
-        return f"HTTP {found.group('code')}" if found else None
+        """`HTTP <code>` when an access line answers a request with a server error. Where the
+        code is, if anywhere, is kept by the line's digit classes (a port is new on every
+        line; the pattern tells only a `5` from other digits)."""
+        if self.failed_answers is None:
+            return None
+        classes = self._failed_classes
+        if classes is None or len(text) > UNTIMED_CHARS:
+            found = _search(self.failed_answers, text)
+            return f"HTTP {found.group('code')}" if found else None
+        key = text.encode("utf-8", "surrogatepass").translate(classes)
+        memo = self._classed_failed
+        where = memo.get(key, _UNKNOWN)
+        if where is _UNKNOWN:
+            found = _search(self.failed_answers, text)
+            where = found.span("code") if found else None
+            _remember(memo, key, where)
+        return f"HTTP {text[where[0]:where[1]]}" if isinstance(where, tuple) else None
 
     def tears_down(self, places: list[str]) -> bool:
         """A traceback (its frames' "file:function", outermost first; an interpreter's `<string>`
@@ -813,6 +891,33 @@ _UNKNOWN = object()  # a text not asked yet (None is an answer)
 _ROLE, _START, _SINGLETON, _LATENT, _REFUSAL, _ENGINE_ONCE = range(6)  # `_kept`'s questions
 
 
+@dataclass(frozen=True, slots=True)
+class _Sighted:
+    """What `marks_of` keeps of a shape of line (`Causality._sighted`)."""
+
+    milestone: int  # the first digit-blind pattern of each table a line of the shape matches
+    phase: int  # (the table's length: none)
+    # the patterns before those that tell digits apart and that a line of the shape may match:
+    # (milestones, phases) whose digit classes are known, and the others
+    classed: tuple[tuple[int, ...], tuple[int, ...]]
+    others: tuple[tuple[int, ...], tuple[int, ...]]
+    classes: bytes | None  # the classed patterns' digit classes (None: there are none)
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidates:
+    """The patterns of a list that a shape of line may match: those whose digit classes are
+    known, with the classes of them all, and the others (searched every time)."""
+
+    classed: tuple[int, ...]
+    others: tuple[int, ...]
+    classes: bytes | None  # (None: no classed pattern)
+
+
+def _classes_of(pattern: regex.Pattern[str]) -> bytes | None:
+    return digit_classes((pattern.pattern,))
+
+
 def _remember(memo: dict[_K, _V], key: _K, value: _V) -> None:
     if len(memo) >= _MEMO:
         memo.clear()
@@ -844,8 +949,10 @@ def _first(table: tuple[tuple[_K, regex.Pattern[str], tuple[str, ...]], ...],
 def _shape_may_hold(table: tuple[tuple[_K, regex.Pattern[str], tuple[str, ...]], ...],
                     indices: tuple[int, ...], limit: int, shape: bytes) -> tuple[int, ...]:
     """Those of `indices` before `limit` whose patterns a line of the shape `shape` (shape_key)
-    may match: all but those whose every required text is free of digits and not in the
-    shape (such a text is in a line exactly when it is in the line's shape)."""
+    may match: all but those none of whose required texts is in the shape, each masked as the
+    shape is (a text in a line is, masked, in the line's shape: masking changes each digit
+    alone, so a required text with digits rules a pattern out too: `[c10d] The client socket`
+    is in no access line, whose shape holds no `[c00d]`)."""
     return tuple(index for index in indices if index < limit and _may_hold_shape(
         table[index][2], shape))
 
@@ -853,11 +960,7 @@ def _shape_may_hold(table: tuple[tuple[_K, regex.Pattern[str], tuple[str, ...]],
 def _may_hold_shape(needles: tuple[str, ...], shape: bytes) -> bool:
     if not needles:
         return True
-    for needle in needles:
-        if any(character.isdigit() for character in needle) \
-                or needle.encode("utf-8", "surrogatepass") in shape:
-            return True
-    return False
+    return any(shape_key(needle) in shape for needle in needles)
 
 
 def _search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:

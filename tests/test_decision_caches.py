@@ -267,3 +267,67 @@ def test_long_text_answer_not_kept_after_a_timeout(monkeypatch: pytest.MonkeyPat
                         lambda self, asked: counted(self, asked, timing_out=False))
     assert know.start_marker(text) == know.start_marker(text) == first
     assert len(calls) == 3  # decided once more, then kept
+
+
+def _reclassed(data: st.DataObject, text: str) -> str:
+    """`text` with each ASCII digit drawn again, any digit (a port, a rate, a token count)."""
+    return "".join(data.draw(st.sampled_from("0123456789")) if c.isdigit() and c.isascii()
+                   else c for c in text)
+
+
+_ACCESS = ['127.0.0.1:44327 - "POST /v1/chat/completions HTTP/1.1" {} OK',
+           '10.0.3.7:5100 - "GET /health HTTP/1.0" {} Service Unavailable',
+           '[::1]:60999 - "POST /v1/completions HTTP/2" {} Bad Request']
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_failed_answer_by_digit_classes(data: st.DataObject) -> None:
+    """An access line's failed answer, kept by its digit classes, is the search's on access
+    lines whose port and code are drawn anew (5xx and near misses: 4xx, 2xx, a 5 elsewhere),
+    asked in turn of one knowledge, so that later lines reuse what earlier ones kept."""
+    know = default_causality()
+    fresh = load_causality()  # (its own memo: asked once per text)
+    line = data.draw(st.sampled_from(_ACCESS)).format(data.draw(st.sampled_from(
+        ["503", "500", "403", "200", "599", "404", "555"])))
+    for text in (line, _reclassed(data, line), _reclassed(data, line)):
+        found = know.failed_answers.search(text) if know.failed_answers else None
+        assert know.failed_answer(text) == (f"HTTP {found.group('code')}" if found else None)
+        assert fresh.failed_answer(text) == know.failed_answer(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_digit_decisions_by_shape_and_classes(data: st.DataObject) -> None:
+    """`digit_decisions` (the reading patterns left to those a shape may match, answered by
+    digit classes) says what each reading pattern's search says, on texts built from every
+    reading pattern's literal text, asked again with other digits."""
+    know = default_causality()
+    pattern = data.draw(st.sampled_from([p for p, _ in know._reading]))
+    seed = " ".join(required_literals(pattern.pattern)) or pattern.pattern[:20]
+    seed = data.draw(st.sampled_from([seed, f"HTTP 503: {seed}", f"Error code: 502 {seed}",
+                                      f"RuntimeError: worker exited with code 1 {seed}"]))
+    text, other = _shaped_pair(data, seed)
+    for asked in (text, other, _reclassed(data, text)):
+        assert know.digit_decisions(asked) == tuple(
+            bool(p.search(asked)) for p, _ in know._reading), asked
+
+
+@pytest.mark.parametrize(("needles", "line", "may"), [
+    (("[c10d] The client socket",), "[c10d] The client socket has failed", True),
+    (("[c10d] The client socket",), "[c23d] The client socket has failed", True),  # one shape
+    (("[c10d] The client socket",), '127.0.0.1:5100 - "POST /v1 HTTP/1.1" 200 OK', False),
+    (("HTTP 5",), "HTTP 503: Service Unavailable", True),
+    (("HTTP 5",), "HTTP Error: bad", False),
+    (("Avg prompt throughput: 0.0",), "Avg prompt throughput: 12.5 tokens/s", False),
+    (("Avg prompt throughput: 0.0",), "Avg prompt throughput: 1.5 tokens/s", True),
+    ((), "anything", True),
+])
+def test_required_texts_with_digits_screen_a_shape(needles: tuple[str, ...], line: str,
+                                                   may: bool) -> None:
+    """A pattern is left out of a shape's candidates only when none of its required texts,
+    masked, is in the shape: never when a line of the shape may hold one (digits aside)."""
+    from logsleuth.knowledge import _may_hold_shape
+    assert _may_hold_shape(needles, shape_key(line)) is may
+    if not may:
+        assert not any(n in line for n in needles)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from corpus_judge import iter_logs
 from digits import redigit
 from logsleuth.tokenize import clean, parse_line, parse_line_whole
-from logsleuth.tokenize.shape import ShapeCache, digit_blind, shape_key
+from logsleuth.tokenize.shape import ShapeCache, digit_blind, digit_classes, shape_key
 from mix_logs import MIXES, mix_log
 
 
@@ -41,6 +41,64 @@ def test_blind_patterns_decide_alike_on_any_digits(text: str, seed: int) -> None
         assert (one is None) == (two is None)
         if one is not None and two is not None:
             assert (one.end(), one.lastindex) == (two.end(), two.lastindex)
+
+
+@pytest.mark.parametrize(("patterns", "classes"), [
+    ((r"\d+",), "0000000000"), ((r"[0-9a-f]+", r"\w:\S"), "0000000000"),
+    ((r"code 5\d\d",), "0000050000"), ((r"[^4]",), "0000400000"), ((r"[1-9]\d*",), "0111111111"),
+    ((r"HTTP/[\d.]+\" 2\d\d ", r"HTTP/[\d.]+\" 4\d\d "), "0020400000"),
+    ((r"[1-4]\d\d", r"0\.0"), "0111155555"), ((r"(?!0\/)\d+/",), "0111111111"),
+    ((r"\[c10d\]", r"x[3-5]"), "0123332222"), ((r"(?i:Exit 7)",), "0000000700"),
+])
+def test_digit_classes_of_patterns(patterns: tuple[str, ...], classes: str) -> None:
+    table = digit_classes(patterns)
+    assert table is not None and table[48:58] == classes.encode()
+    assert (classes == "0000000000") is all(digit_blind(p) for p in patterns)
+
+
+@pytest.mark.parametrize("patterns", [
+    (r"(\d)\1",), (r"x", r"(?P<a>\d)(?P=a)"), (r"(?(1)a|b)",), (r"[",),
+])
+def test_digit_classes_unknown(patterns: tuple[str, ...]) -> None:
+    """A back-reference compares digits themselves; a pattern `re` cannot read is unknown."""
+    assert digit_classes(patterns) is None
+
+
+_CLASSED_PATTERNS = (r'HTTP/[\d.]+"? (?P<code>5\d\d) ', r"[1-4]\d\d\b", r"throughput: (?:[1-9]|0\.\d*[1-9])",
+                     r"(?!0/|9/KILL)\d+/\w+", r"\[c10d\] \S+", r"^\d{3,4}-\d+$", r"\b(?:2|40)\d\b")
+
+
+@given(st.text(alphabet="ab0123456789 :-./\"HTPK[]cdI", max_size=40), st.integers(0, 2**32))
+def test_patterns_decide_alike_on_one_class_key(text: str, seed: int) -> None:
+    """The property the classes stand for: two texts that the table maps alike (other digits of
+    the same class at the same places) get the same decision and spans from every pattern;
+    texts built around what the patterns read (status codes, rates, exit statuses)."""
+    import re
+    rng = random.Random(seed)
+    table = digit_classes(_CLASSED_PATTERNS)
+    assert table is not None
+    text = rng.choice(["", 'HTTP/1.1" ', "throughput: ", "[c10d] ", "9/KILL "]) + text
+    members: dict[int, list[int]] = {}
+    for digit in range(48, 58):
+        members.setdefault(table[digit], []).append(digit)
+    other = "".join(chr(rng.choice(members[table[ord(c)]])) if c.isdigit() and c.isascii()
+                    else c for c in text)
+    assert text.encode().translate(table) == other.encode().translate(table)
+    for pattern in _CLASSED_PATTERNS:
+        one, two = re.search(pattern, text), re.search(pattern, other)
+        assert (one is None) == (two is None), (pattern, text, other)
+        if one is not None and two is not None:
+            assert one.regs == two.regs
+
+
+def test_other_classes_may_decide_otherwise() -> None:
+    """Near misses: digits of two classes are told apart (a 503 is not a 403, a 0.0 rate is
+    not a 0.5 one), so their texts must not share a key."""
+    table = digit_classes(_CLASSED_PATTERNS)
+    assert table is not None
+    for one, two in (('HTTP/1.1" 503 ', 'HTTP/1.1" 403 '), ("throughput: 0.0", "throughput: 0.5"),
+                     ("9/KILL", "1/KILL"), ("[c10d] x", "[c20d] x")):
+        assert one.encode().translate(table) != two.encode().translate(table)
 
 
 def test_shape_cache_is_bounded() -> None:

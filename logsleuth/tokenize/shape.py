@@ -78,6 +78,79 @@ def _blind(items: Any) -> bool:
     return True
 
 
+@lru_cache(maxsize=1024)
+def digit_classes(patterns: tuple[str, ...]) -> bytes | None:
+    """A `bytes.translate` table that maps each ASCII digit to the least digit of its class,
+    where two digits are of one class when no construct of any of `patterns` tells them apart:
+    every literal digit and every character class holds both or neither. Two texts whose
+    encodings this table maps alike (digits of one class at every place, the rest equal) get
+    the same match decisions and spans from each pattern. None when a pattern cannot be read
+    that way (a back-reference compares the digits themselves; an unparsable one is unknown).
+    `digit_blind` is the case of a single class."""
+    found: list[frozenset[int]] = []  # the digits each digit-telling construct holds
+    for pattern in patterns:
+        try:
+            tree = sre_parse.parse(pattern)
+        except re.error:
+            return None
+        if not _digit_sets(tree, found):
+            return None
+    digits = sorted(_DIGITS)
+    least: dict[tuple[bool, ...], int] = {}
+    to = [least.setdefault(tuple(digit in held for held in found), digit) for digit in digits]
+    return bytes.maketrans(bytes(digits), bytes(to))
+
+
+def _digit_sets(items: Any, found: list[frozenset[int]]) -> bool:
+    """Add to `found` the digits each literal digit and each class that holds some digits but
+    not all holds (False: a construct not known to see digits only that way)."""
+    for op, value in items:
+        if op in (sre.LITERAL, sre.NOT_LITERAL):
+            if value in _DIGITS:
+                found.append(frozenset((value,)))
+        elif op is sre.IN:
+            held = _class_digits(value)
+            if held is None:
+                return False
+            if held and held != _DIGITS:
+                found.append(held)
+        elif op in _REPEATS:
+            if not _digit_sets(value[2], found):
+                return False
+        elif op is sre.SUBPATTERN:
+            if not _digit_sets(value[3], found):
+                return False
+        elif op is sre.BRANCH:
+            if not all(_digit_sets(branch, found) for branch in value[1]):
+                return False
+        elif op in (sre.ASSERT, sre.ASSERT_NOT):
+            if not _digit_sets(value[1], found):
+                return False
+        elif op is sre.ATOMIC_GROUP:
+            if not _digit_sets(value, found):
+                return False
+        elif op not in (sre.ANY, sre.AT, sre.CATEGORY):
+            return False  # a back-reference, or anything not known (as in `_blind`)
+    return True
+
+
+def _class_digits(items: Any) -> frozenset[int] | None:
+    """The digits a character class holds (negation aside: it holds the others, which splits
+    the digits alike), or None for an item not known."""
+    held: set[int] = set()
+    for op, value in items:
+        if op is sre.LITERAL:
+            held.add(value)
+        elif op is sre.RANGE:
+            held.update(range(value[0], value[1] + 1))
+        elif op is sre.CATEGORY:
+            if value in _ALL_DIGITS:
+                held.update(_DIGITS)
+        elif op is not sre.NEGATE:
+            return None
+    return frozenset(held & _DIGITS)
+
+
 def _class_blind(items: Any) -> bool:
     """A character class holds all ten digits or none of them (negation does not change that)."""
     held: set[int] = set()
