@@ -153,19 +153,8 @@ def _class_digits(items: Any) -> frozenset[int] | None:
 
 def _class_blind(items: Any) -> bool:
     """A character class holds all ten digits or none of them (negation does not change that)."""
-    held: set[int] = set()
-    for op, value in items:
-        if op is sre.LITERAL:
-            held.add(value)
-        elif op is sre.RANGE:
-            held.update(range(value[0], value[1] + 1))
-        elif op is sre.CATEGORY:
-            if value in _ALL_DIGITS:
-                held.update(_DIGITS)
-        elif op is not sre.NEGATE:
-            return False
-    digits = held & _DIGITS
-    return not digits or digits == _DIGITS
+    digits = _class_digits(items)
+    return digits is not None and (not digits or digits == _DIGITS)
 
 
 class ShapeCache(Generic[Decision]):
