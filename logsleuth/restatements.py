@@ -82,16 +82,18 @@ _UP = frozenset({MilestoneKind.READY, MilestoneKind.SERVING})
 def lone_headline(errors: list[ErrorEvent], records: list[Milestone]) -> int | None:
     """The id of a reporter's headline that no copy below restates (`fold_headlines` folded
     those): an unprefixed exception line without frames or time on the input's first line, the
-    only error above the run's first record, with the run's records below it and none that
-    shows the run up or serving. None: no such line. `errors` and `records` are in line order."""
+    only error of the input, with the run's records below it and none that shows the run up
+    or serving. None: no such line. `errors` and `records` are in line order."""
     if not errors or not records:
         return None
     head = errors[0]
     if head.first_line != 1 or not _headline(head) or head.process.pid is not None \
             or head.last_line >= records[0].line or any(r.kind in _UP for r in records):
         return None
-    if len(errors) > 1 and errors[1].first_line < records[0].line:
-        return None  # lines of noise a library printed before the run, not one headline
+    if len(errors) > 1:
+        # noise a library printed before the run (more lines of it above the first record), or
+        # printed once and followed by the run's own failure below: the run outlived it
+        return None
     return head.id
 
 
