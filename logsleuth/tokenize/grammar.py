@@ -1243,6 +1243,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "TASK_LABEL": (0, "launcher"), "MPI_TAG": (0, "launcher"),
     "TORCHRUN_TAG": (0, "launcher"), "MODAL_TIME": (0, "launcher"),
     "PDSH_HOST": (0, "launcher"), "STREAM_RELAY": (0, "launcher"), "RUNPOD_TAG": (0, "launcher"),
+    "PM2_TAG": (0, "launcher"), "STERN_TAG": (0, "launcher"),
     "PYLOG_RELAY": (0, "relay"), "BRACKET_LOG": (0, "relay"), "VIEW_TIME": (0, "docker"),
     "BUILDKIT_STEP": (0, "launcher"), "EMPHASIS": (0, "quote"), "STATUS_MARK": (0, "quote"),
     "PYTEST_E": (0, "quote"), "PYTEST_FAILED": (0, "summary"),
