@@ -23,6 +23,25 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Session 34's random development split (twenty-fifth), strict until analysed:
+    "launchers/g-rocm-strix-halo-v0111-docker-granite-memory-access-fault-mes-firmware":
+        "moved in from the held-out set by session 34's random development split: not yet analysed",
+    "launchers/ii-metal-ray-executor-tp1-current-platform-cpu-does-not-support-ray-engine-core-init-failed":
+        "moved in from the held-out set by session 34's random development split: not yet analysed",
+    "runtime/ii-ascend-v0202-nightly-lm-eval-qwen3-vl-mmmu-apply-chat-template-false-prompt-replacement-oneline":
+        "moved in from the held-out set by session 34's random development split: not yet analysed",
+    "runtime/rr-verl-lora-merge-ipc-weight-update-flashinfer-cutlass-moe-current-vllm-config-not-set":
+        "moved in from the held-out set by session 34's random development split: not yet analysed",
+    "startup/jj-gaudi-habana-plugin-build-version-post1-pep440-pattern-runtimeerror-oneline":
+        "moved in from the held-out set by session 34's random development split: not yet analysed",
+    "startup/ss-gaudi-plugin-v1-warmup-prompt-bucket-above-batched-tokens-broadcast-valueerror-wrapped":
+        "moved in from the held-out set by session 34's random development split: not yet analysed",
+    "startup/xx-nemo-gym-vllm-model-server-uv-pip-torch-wheels-flashinfer-jit-no-nvcc-runtimeerror-oneline":
+        "moved in from the held-out set by session 34's random development split: not yet analysed",
+    "startup/yy-ascend-v0250-w4a4-mxfp4-quant-matmul-scale-k-mismatch-ez0027-elided":
+        "moved in from the held-out set by session 34's random development split: not yet analysed",
+    "startup/zz-dgx-spark-gb10-dsv4-flash-0731-mtp2-attempt-checkpoint-without-mtp-heads-weight-key-harness-summary":
+        "moved in from the held-out set by session 34's random development split: not yet analysed",
     # Session 33's random development split (twenty-fourth): all nine of its cold fix misses left this list:
     # (Four of session 33's split left this list, dev-fix's classes, tests/test_s33_fix_classes.py:
     # launchers/s-minikube-wsl-v064post1-mqllmengine-zmq-enotsup-engine-died-silently when the ZMQ
@@ -614,6 +633,13 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Session 34's random development split (twenty-fifth), strict until analysed:
+    "launchers/uu-ascend-docker-run-openeuler-image-amd64-on-arm64-host-platform-mismatch-warning-two-lines":
+        "moved in from the held-out set by session 34's random development split: not yet analysed",
+    "startup/yy-ascend-v0250-w4a4-mxfp4-quant-matmul-scale-k-mismatch-ez0027-elided":
+        "moved in from the held-out set by session 34's random development split: not yet analysed",
+    "startup/zz-dgx-spark-gb10-dsv4-flash-0731-mtp2-attempt-checkpoint-without-mtp-heads-weight-key-harness-summary":
+        "moved in from the held-out set by session 34's random development split: not yet analysed",
     # Session 33's random development split (twenty-fourth): all four of its cold verdict or root misses left this list:
     # (Two of session 33's split's cold verdict or root misses left this list (dev-root,
     # tests/test_s33_root_classes.py): launchers/s-minikube-wsl-v064post1-mqllmengine-zmq-enotsup-
