@@ -228,12 +228,14 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # 4/5, fix 2/4, case 5) came in (357): verdict 335, root 226/248, fix 80/153, case 262; floors
 # that less 2.
 # Then session 34's split moved 30 out (327 left): verdict 307, root 207/226, fix 74/138, case 242;
+# floors that less 2. Then holdout-d's 12 bbb-* cases (alone, cold with the session-33 code: verdict
+# 10/12, root 6/9, fix 4/6, case 6) came in (339): verdict 317, root 213/235, fix 78/144, case 248;
 # floors that less 2.
 FLOORS = {
-    "verdict": 305,
-    "root": 205,
-    "fix": 72,
-    "case": 240,
+    "verdict": 315,
+    "root": 211,
+    "fix": 76,
+    "case": 246,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
 # failing case called no_failure. Counted, never listed. Measured 6 on 106 cases; 14 on 162 cases
@@ -321,8 +323,10 @@ FLOORS = {
 # wrong way cold (leaving it out would bias the measure), plus 1; still 16 on 350 once holdout-d
 # added 10 zz-* cases (none answered the wrong way cold), plus 1; 17 on 357 once holdout-e added
 # 7 aaa-* cases, one of them answered the wrong way cold (leaving it out would bias the measure),
-# plus 1; 15 on the 327 left by session 34's split (two of the 30 moved), plus 1.
-MAX_WRONG_WAY = 16
+# plus 1; 15 on the 327 left by session 34's split (two of the 30 moved), plus 1; 16 on 339 once
+# holdout-d added 12 bbb-* cases, one of them answered the wrong way cold (leaving it out would bias
+# the measure), plus 1.
+MAX_WRONG_WAY = 17
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
@@ -333,8 +337,8 @@ MAX_WRONG_WAY = 16
 # session 15: less the fifth split's 40, plus holdout-e's 40 m-* cases, less one whose name a helper's
 # grep printed, less two the end check printed; session 16: less the sixth split's 40,
 # plus holdout-d's 40 n-* cases, plus holdout-d's 19 o-* cases, less the seventh split's 30;
-# session 17: less the eighth split's 30, plus holdout-e's 10 p-* cases, less two the end check printed; session 18: less the ninth split's 30, plus holdout-d's 23 q-* cases, less two the end check printed; session 19: less the tenth split's 30, plus holdout-e's 16 r-* cases, plus holdout-d's 18 s-* cases, less one the end check printed; session 20: less the eleventh split's 30, plus holdout-d's 20 t-* cases, plus holdout-e's 20 u-* cases, less five whose names the lead saw at a merge, less two the lead read to find a regression, less one whose thread a sweep took, less one the end check printed; session 21: less the twelfth split's 30, less one sharing a moved case's thread, plus holdout-d's v-* cases, plus holdout-e's 24 w-* cases; session 21's end check moved two out; session 22: less the thirteenth split's 30, plus 20 y-*, 20 x-*, 19 z-* and 14 aa-* cases, less seven whose names a grep printed, plus 9 bb-* cases; less five the end-of-session-22 check or the lead printed; session 23: less the fourteenth split's 30, plus holdout-d's 21 cc-* cases, plus holdout-e's 20 dd-* cases, less five whose names the lead saw at a merge, less two the end-of-session-23 check printed; session 24: less the fifteenth split's 30, plus holdout-d's 25 ee-* cases; session 24: plus holdout-e's 15 ff-* cases, less three the end-of-session-24 check printed; session 25: less the sixteenth split's 30; session 25: plus holdout-d's 25 gg-* cases; session 25: plus holdout-e's 18 hh-* cases, less two the end-of-session-25 check printed; session 26: less the seventeenth split's 30; session 26: plus holdout-d's 20 ii-* cases, plus holdout-e's 20 jj-* cases, less two the end-of-session-26 check printed; session 27: less the eighteenth split's 30, plus holdout-d's 20 kk-* cases, plus holdout-e's 20 ll-* cases, less two the end-of-session-27 check printed; session 28: less the nineteenth split's 30; session 28: plus holdout-d's 20 mm-* cases, plus holdout-e's 20 nn-* cases; session 28: plus holdout-d's 15 oo-* cases; session 28: plus holdout-e's 13 pp-* cases, less two the end-of-session-28 check printed; session 29: less the twentieth split's 30; session 29: plus holdout-d's 15 qq-* cases; session 29: less two whose names the lead's grep printed, checking a helper's search results against the held-out sources; session 29: plus holdout-e's 15 rr-* cases, less one the end-of-session-29 check printed; session 30: less the twenty-first split's 30; session 30: plus holdout-d's 15 ss-* cases; session 30: plus holdout-e's 15 tt-* cases, less one the end-of-session-30 check printed; session 31: less the twenty-second split's 30; session 31: plus holdout-d's 12 uu-* cases; session 32: less the twenty-third split's 30; session 32: plus holdout-e's 15 vv-* cases; session 32: plus holdout-d's 15 ww-* cases; session 33: less the twenty-fourth split's 30, plus holdout-d's 15 xx-* cases, plus holdout-e's 15 yy-* cases less one sharing an xx-* case's source, plus holdout-d's 10 zz-* cases, plus holdout-e's 7 aaa-* cases; session 34: less the twenty-fifth split's 30), and the groups it must have.
-MIN_CASES = 327
+# session 17: less the eighth split's 30, plus holdout-e's 10 p-* cases, less two the end check printed; session 18: less the ninth split's 30, plus holdout-d's 23 q-* cases, less two the end check printed; session 19: less the tenth split's 30, plus holdout-e's 16 r-* cases, plus holdout-d's 18 s-* cases, less one the end check printed; session 20: less the eleventh split's 30, plus holdout-d's 20 t-* cases, plus holdout-e's 20 u-* cases, less five whose names the lead saw at a merge, less two the lead read to find a regression, less one whose thread a sweep took, less one the end check printed; session 21: less the twelfth split's 30, less one sharing a moved case's thread, plus holdout-d's v-* cases, plus holdout-e's 24 w-* cases; session 21's end check moved two out; session 22: less the thirteenth split's 30, plus 20 y-*, 20 x-*, 19 z-* and 14 aa-* cases, less seven whose names a grep printed, plus 9 bb-* cases; less five the end-of-session-22 check or the lead printed; session 23: less the fourteenth split's 30, plus holdout-d's 21 cc-* cases, plus holdout-e's 20 dd-* cases, less five whose names the lead saw at a merge, less two the end-of-session-23 check printed; session 24: less the fifteenth split's 30, plus holdout-d's 25 ee-* cases; session 24: plus holdout-e's 15 ff-* cases, less three the end-of-session-24 check printed; session 25: less the sixteenth split's 30; session 25: plus holdout-d's 25 gg-* cases; session 25: plus holdout-e's 18 hh-* cases, less two the end-of-session-25 check printed; session 26: less the seventeenth split's 30; session 26: plus holdout-d's 20 ii-* cases, plus holdout-e's 20 jj-* cases, less two the end-of-session-26 check printed; session 27: less the eighteenth split's 30, plus holdout-d's 20 kk-* cases, plus holdout-e's 20 ll-* cases, less two the end-of-session-27 check printed; session 28: less the nineteenth split's 30; session 28: plus holdout-d's 20 mm-* cases, plus holdout-e's 20 nn-* cases; session 28: plus holdout-d's 15 oo-* cases; session 28: plus holdout-e's 13 pp-* cases, less two the end-of-session-28 check printed; session 29: less the twentieth split's 30; session 29: plus holdout-d's 15 qq-* cases; session 29: less two whose names the lead's grep printed, checking a helper's search results against the held-out sources; session 29: plus holdout-e's 15 rr-* cases, less one the end-of-session-29 check printed; session 30: less the twenty-first split's 30; session 30: plus holdout-d's 15 ss-* cases; session 30: plus holdout-e's 15 tt-* cases, less one the end-of-session-30 check printed; session 31: less the twenty-second split's 30; session 31: plus holdout-d's 12 uu-* cases; session 32: less the twenty-third split's 30; session 32: plus holdout-e's 15 vv-* cases; session 32: plus holdout-d's 15 ww-* cases; session 33: less the twenty-fourth split's 30, plus holdout-d's 15 xx-* cases, plus holdout-e's 15 yy-* cases less one sharing an xx-* case's source, plus holdout-d's 10 zz-* cases, plus holdout-e's 7 aaa-* cases; session 34: less the twenty-fifth split's 30, plus holdout-d's 12 bbb-* cases), and the groups it must have.
+MIN_CASES = 339
 GROUPS = {"startup", "runtime", "launchers", "healthy"}
 
 # Keys of shared/corpus/README.md: every case has these ...
