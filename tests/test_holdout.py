@@ -437,7 +437,9 @@ def test_label_has_the_corpus_keys(case: Case) -> None:
 @pytest.mark.parametrize("case", HOLDOUT, ids=lambda case: case.id)
 def test_label_source_is_in_the_partition(case: Case) -> None:
     url = source_url(case)
-    assert url.startswith("https://github.com/"), url
+    # A public https page: GitHub threads, commits and files, and (since session 34) logs posted
+    # outside GitHub trackers (vendor forums, documentation pages with real output).
+    assert url.startswith("https://"), url
     issue = VLLM_ISSUE.search(url)
     if issue is not None:
         assert int(issue[1]) % 2 == 1, f"{url}: even vLLM issues are for signature examples"
