@@ -1175,10 +1175,9 @@ _FOLLOWS = frozenset({LinkReason.CHAINED, LinkReason.EMBEDDED, LinkReason.EXPLAI
 def _probes_gone_past(nodes: dict[int, _Node], graph: nx.DiGraph[int],
                       probes: dict[int, str]) -> list[ErrorEvent]:
     """The failed trial imports of optional packages (`_probes`) that the run went on past: a
-    later cause, no request's, that names an exception and does not follow from the import
-    (it names no spelling of the package) is the failure vLLM went on to. With none, the
-    import failure stays the likeliest reason the run stopped (an older vLLM imported the
-    package outright)."""
+    later cause, no request's, that does not follow from the import (it names no spelling of
+    the package) is the failure vLLM went on to. With none, the import failure stays the
+    likeliest reason the run stopped (an older vLLM imported the package outright)."""
     gone: list[ErrorEvent] = []
     for probe_id in probes:
         if probe_id not in nodes:
@@ -1191,8 +1190,6 @@ def _probes_gone_past(nodes: dict[int, _Node], graph: nx.DiGraph[int],
         if any(node.role is EventRole.CAUSE and node.event.id not in probes
                and node.event.id not in copies and not node.handled and not node.request
                and node.event.first_line > probe.event.last_line
-               and (node.event.kind is not EventKind.ERROR_RECORD
-                    or node.event.exception not in _LEVEL_LABELS)
                for node in nodes.values()):
             gone.append(probe.event)
     return gone

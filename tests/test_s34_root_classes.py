@@ -24,12 +24,16 @@ each over generated logs of its class, with the near misses that must read other
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from logsleuth.model import Report, Verdict
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
+from test_run_properties import Answer, answer, lines_of, subjects
 
 SOME = settings(max_examples=20, deadline=None)
 
@@ -183,6 +187,27 @@ def test_the_probes_own_traceback_is_gone_past_too(site: str, package: str, wrap
     ], wrap) + api_server_tail(site)
     report = explain(lines)
     assert report.root_cause is not None and report.root_cause.line == 5, report
+
+
+HARNESS = st.sampled_from([[], ["--- first error signature ---"],
+                           ["=== serve mode=mtp2 ===", "SERVE_FAILED", "--- first error ---"]])
+SUBJECT = st.sampled_from(range(64)).map(lambda i: subjects()[i % len(subjects())])
+
+
+@pytest.mark.long
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(SUBJECT, SITES, PROBED, CLASSES, st.integers(0, 3), HARNESS)
+def test_a_probed_import_above_any_failing_log_changes_nothing(
+        subject: tuple[Path, Answer, bool], site: str, package: str, cls: str, how: int,
+        harness: list[str]) -> None:
+    # issue 10's property (an error survived before the failure changes nothing) for this class:
+    # every failing corpus log under a harness's grep of an optional package's failed import
+    log, reference, _ = subject
+    above = [*harness, import_failure(cls, site, package, how)]
+    report = explain(above + lines_of(log))
+    assert answer(report) == Answer(reference.exception, reference.message,
+                                    reference.line + len(above)), report.root_cause
 
 
 # --- MTP layers the checkpoint does not have --------------------------------------------------
