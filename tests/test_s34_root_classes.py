@@ -12,7 +12,9 @@ each over generated logs of its class, with the near misses that must read other
   spark-gb10-dsv4-flash-0731-mtp2-...-harness-summary). A later error that names the package
   (`DeepGEMM backend is not available`) follows from the import; with no later cause the import
   failure stays the root; a package vLLM imports outright (flash_attn, vllm._C) or the same
-  import raised through code of its own (its frames) is not the probe's.
+  import raised through code of its own (its frames) is not the probe's. And issue 10's property
+  (errors survived before a failure change nothing) for this class: such a line grepped above any
+  failing corpus log leaves its root where it was, a few lines down.
 - **MTP layers the checkpoint does not have.** `"method": "mtp"` loads the model's own extra
   layers from the checkpoint, renamed into the MTP block (`model.layers.<L>.mtp_block.*`): a
   checkpoint whose extra layers are another drafter's (DSpark's `main_norm`) fails the lookup with
