@@ -882,7 +882,9 @@ class CausalGraph:
             return Inference(Verdict.ROOT_CAUSE_MISSING, None, symptoms, tuple(self._survived),
                              reasons, links, failed, look_for)
         symptoms = _symptom_list(nodes, root, graph)
-        reasons = _reasons(root, nodes, graph, symptoms, self._survived)
+        probed = {e.id: package for e in self._survived if e.line < root.event.line
+                  and (package := self._know.probed_package(e.exception, e.message, e.frames))}
+        reasons = _reasons(root, nodes, graph, symptoms, self._survived, probed)
         if root.event.id in self._refused:
             reasons = (reasons[0], _refused_reason(root.event, self._refused[root.event.id]),
                        *reasons[1:])
@@ -1999,7 +2001,10 @@ def _refused_reasons(survived: Iterable[ErrorEvent], refused: dict[int, int]) ->
 
 
 def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
-             symptoms: tuple[ErrorEvent, ...], survived: list[ErrorEvent]) -> tuple[str, ...]:
+             symptoms: tuple[ErrorEvent, ...], survived: list[ErrorEvent],
+             probed: dict[int, str] | None = None) -> tuple[str, ...]:
+    """Why the root is the root. `probed`: the survived errors that are an optional package's
+    failed trial import (causality.yaml `optional_imports`), by id, with the package."""
     event = root.event
     reasons: list[str] = []
     copies = [n.event for n in nodes.values()
@@ -2053,7 +2058,14 @@ def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
         reasons.append(f"{len(symptoms)} later error(s) follow from it." if not ahead else
                        f"{len(symptoms)} error(s) follow from it, {ahead} of them printed "
                        "above it.")
-    lived_through = [e for e in survived if e.line < event.line]
+    probed = probed or {}
+    gone_past = [e for e in survived if e.id in probed]
+    if gone_past:
+        packages = ", ".join(dict.fromkeys(probed[e.id] for e in gone_past))
+        reasons.append(f"vLLM went on past its failed import of the optional package(s) "
+                       f"{packages} (line {gone_past[0].line}): it probes them, logs the error "
+                       "and goes on without them.")
+    lived_through = [e for e in survived if e.line < event.line and e.id not in probed]
     if lived_through:
         # copies folded into a survived error count as the errors they are (recur.py); those
         # printed after the root cause too, since a server that survived one goes on answering

@@ -116,6 +116,7 @@ def test_a_later_cause_is_the_root_past_a_probed_import(site: str, package: str,
     assert report.verdict is Verdict.FAILURE
     assert report.root_cause is not None and report.root_cause.line == 2 + between, report
     assert [e.line for e in report.survived][:1] == [1]
+    assert any(f"optional package(s) {package} (line 1)" in reason for reason in report.reasons)
 
 
 @SOME
