@@ -791,7 +791,7 @@ class CausalGraph:
             for event in survived:
                 graph.remove_node(event.id)
                 del nodes[event.id]
-            gone_past = _probes_gone_past(nodes, graph, probes)
+            gone_past = _probes_gone_past(nodes, graph, probes, work, end)
             for event in gone_past:
                 graph.remove_node(event.id)
                 del nodes[event.id]
@@ -1174,12 +1174,14 @@ def _probe_effects(nodes: dict[int, _Node], probes: dict[int, str],
 _FOLLOWS = frozenset({LinkReason.CHAINED, LinkReason.EMBEDDED, LinkReason.EXPLAINED})
 
 
-def _probes_gone_past(nodes: dict[int, _Node], graph: nx.DiGraph[int],
-                      probes: dict[int, str]) -> list[ErrorEvent]:
-    """The failed trial imports of optional packages (`_probes`) that the run went on past: a
-    later cause, no request's, that does not follow from the import (it names no spelling of
-    the package) is the failure vLLM went on to. With none, the import failure stays the
-    likeliest reason the run stopped (an older vLLM imported the package outright)."""
+def _probes_gone_past(nodes: dict[int, _Node], graph: nx.DiGraph[int], probes: dict[int, str],
+                      work: _Work, end: int) -> list[ErrorEvent]:
+    """The failed trial imports of optional packages (`_probes`) that the run went on past: the
+    run completed its start-up or served output after one (any process: vLLM goes on without
+    the package by design, and a bare line says not whose it was), or a later cause, no
+    request's, that does not follow from the import (it names no spelling of the package) is
+    the failure vLLM went on to. With neither, the import failure stays the likeliest reason
+    the run stopped (an older vLLM imported the package outright)."""
     gone: list[ErrorEvent] = []
     for probe_id in probes:
         if probe_id not in nodes:
@@ -1188,11 +1190,12 @@ def _probes_gone_past(nodes: dict[int, _Node], graph: nx.DiGraph[int],
         edges = [(b, data["reason"]) for _, b, data in graph.out_edges(probe_id, data=True)]
         if any(reason in _FOLLOWS for _, reason in edges):
             continue
+        after = probe.event.last_line
         copies = {b for b, reason in edges if reason is LinkReason.DUPLICATE}
-        if any(node.role is EventRole.CAUSE and node.event.id not in probes
-               and node.event.id not in copies and not node.handled and not node.request
-               and node.event.first_line > probe.event.last_line
-               for node in nodes.values()):
+        if _any_between(work.ready, after, end) or _any_between(work.serving, after, end) \
+                or any(node.role is EventRole.CAUSE and node.event.id not in probes
+                       and node.event.id not in copies and not node.handled and not node.request
+                       and node.event.first_line > after for node in nodes.values()):
             gone.append(probe.event)
     return gone
 

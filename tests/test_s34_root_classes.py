@@ -6,9 +6,9 @@ each over generated logs of its class, with the near misses that must read other
   on: deep_gemm, deep_ep, pplx_kernels, triton_kernels, tilelang, ...), logs a failure at WARNING
   with its traceback and goes on without the package. A grep of `Error: ` lines, or a paste of
   the exception line alone, keeps only `ImportError: .../deep_gemm/_C...so: undefined symbol:
-  ...` (or `Error: ...`, the class cut). When a later error that names no spelling of the package
-  is a cause of the run, vLLM went on past the import and failed on that error: it is the root,
-  the import failure survived (causality.yaml `optional_imports`; tests/fixtures/tuning: zz-dgx-
+  ...` (or `Error: ...`, the class cut). When the run completes its start-up or serves after it,
+  or a later error that names no spelling of the package is a cause of the run, vLLM went on past
+  the import (and failed on that error: it is the root), the import failure survived (causality.yaml `optional_imports`; tests/fixtures/tuning: zz-dgx-
   spark-gb10-dsv4-flash-0731-mtp2-...-harness-summary). A later error that names the package
   (`DeepGEMM backend is not available`) follows from the import; with no later cause the import
   failure stays the root; a package vLLM imports outright (flash_attn, vllm._C) or the same
@@ -35,6 +35,7 @@ from hypothesis import strategies as st
 from logsleuth.model import Report, Verdict
 from logsleuth.pipeline import explain_text
 from logsleuth.signatures import default_signatures
+from scenario_logs import Server
 from test_run_properties import Answer, answer, lines_of, subjects
 
 SOME = settings(max_examples=20, deadline=None)
@@ -128,6 +129,34 @@ def test_a_probed_import_alone_stays_the_root(site: str, package: str, cls: str,
     report = explain(wrapped([import_failure(cls, site, package, how)], wrap)
                      + api_server_tail(site))
     assert report.root_cause is not None and report.root_cause.line == 1
+
+
+@SOME
+@given(SITES, PROBED, CLASSES, st.integers(0, 3), st.sampled_from(["plain", "docker", "compose"]),
+       st.integers(0, 8), st.integers(1, 40))
+def test_a_probed_import_before_a_run_that_serves_is_survived(site: str, package: str, cls: str,
+                                                              how: int, wrap: str, at: int,
+                                                              answered: int) -> None:
+    # vLLM goes on without the package by design: a start-up that completes, or output served,
+    # after the bare line shows the run went past it, whichever process printed it
+    server = Server()
+    host = server.startup() + server.requests(answered)
+    lines = wrapped(host[:at] + [import_failure(cls, site, package, how)] + host[at:], wrap)
+    report = explain(lines)
+    assert report.verdict is Verdict.NO_FAILURE, report.root_cause
+    assert [e.line for e in report.survived] == [at + 1]
+
+
+@SOME
+@given(SITES, PROBED, CLASSES, st.integers(0, 3), st.sampled_from(["plain", "docker", "compose"]),
+       st.integers(1, 4))
+def test_a_probed_import_then_a_start_up_that_stops_stays_the_failure(
+        site: str, package: str, cls: str, how: int, wrap: str, steps: int) -> None:
+    # no start-up completed and no other error: the import is the likeliest reason it stopped
+    server = Server()
+    lines = wrapped([import_failure(cls, site, package, how), *server.startup()[:steps]], wrap)
+    report = explain(lines)
+    assert report.root_cause is not None and report.root_cause.line == 1, report.verdict
 
 
 NAMED = {"deep_gemm": "RuntimeError: DeepGEMM backend is not available. Please install the "
