@@ -159,6 +159,44 @@ def test_a_probed_import_then_a_start_up_that_stops_stays_the_failure(
     assert report.root_cause is not None and report.root_cause.line == 1, report.verdict
 
 
+def failed_start(run: int, site: str, import_line: str) -> list[str]:
+    """One start of a server that probes a broken optional package, then fails to load the
+    MTP layers: its API server's and engine core's own pids."""
+    api, engine = f"(APIServer pid={4000 + run})", f"(EngineCore pid={5000 + run})"
+    day = f"08-0{run + 1} 22:3{run}:0"
+    return [
+        f"{api} INFO {day}1 [utils.py:253] vLLM API server version 0.27.1",
+        f"{api} INFO {day}1 [utils.py:254] non-default args: {{'model_tag': 'x', "
+        "'speculative_config': {'method': 'mtp', 'num_speculative_tokens': 2}}",
+        import_line,
+        f"{engine} INFO {day}5 [gpu_model_runner.py:4210] Starting to load model x...",
+        f"{engine} ERROR {day}8 [core.py:1101] EngineCore failed to start.",
+        f"{engine} ERROR {day}8 [core.py:1101] Traceback (most recent call last):",
+        f'{engine} ERROR {day}8 [core.py:1101]   File "{site}/vllm/models/deepseek_v4/nvidia/'
+        'mtp.py", line 476, in load_weights',
+        f"{engine} ERROR {day}8 [core.py:1101]     param = params_dict[name]",
+        f"{engine} ERROR {day}8 [core.py:1101] KeyError: "
+        "'model.layers.43.mtp_block.main_norm.weight'",
+        f"{api} RuntimeError: Engine core initialization failed. See root cause above. "
+        "Failed core proc(s): {}",
+    ]
+
+
+@SOME
+@given(SITES, PROBED, CLASSES, st.integers(0, 3), st.integers(2, 4))
+def test_a_crash_loop_past_a_probed_import_fails_the_same_way_in_every_run(
+        site: str, package: str, cls: str, how: int, runs: int) -> None:
+    # issue 10's runs: each start prints the import failure and fails on the MTP weight; the
+    # report explains the last run, whose root is its KeyError, the same failure in every run
+    lines = [line for run in range(runs)
+             for line in failed_start(run, site, import_failure(cls, site, package, how))]
+    report = explain(lines)
+    assert report.root_cause is not None and report.root_cause.exception == "KeyError"
+    assert report.root_cause.line == 10 * (runs - 1) + 9
+    assert len(report.runs) == runs
+    assert all(run.same_failure == runs and run.exception == "KeyError" for run in report.runs)
+
+
 NAMED = {"deep_gemm": "RuntimeError: DeepGEMM backend is not available. Please install the "
                       "`deep_gemm` package to enable FP8 kernels.",
          "deep_ep": "ValueError: all2all backend deepep_low_latency needs DeepEP installed",
