@@ -779,7 +779,9 @@ class CausalGraph:
                 if not graph.has_edge(effect, cause):
                     graph.add_edge(cause, effect, reason=LinkReason.CHAINED)
                 nodes[effect] = replace(nodes[effect], role=EventRole.SYMPTOM)
-            for cause, effect in [*explained, *_handled_effects(nodes, know)]:
+            probes = _probes(nodes, know)
+            for cause, effect in [*explained, *_handled_effects(nodes, know),
+                                  *_probe_effects(nodes, probes, know)]:
                 if cause in nodes and effect in nodes and not graph.has_edge(effect, cause):
                     graph.add_edge(cause, effect, reason=LinkReason.EXPLAINED)
             for cause, effect in crashed:
@@ -789,6 +791,12 @@ class CausalGraph:
             for event in survived:
                 graph.remove_node(event.id)
                 del nodes[event.id]
+            gone_past = _probes_gone_past(nodes, graph, probes, work, end)
+            for event in gone_past:
+                graph.remove_node(event.id)
+                del nodes[event.id]
+            if gone_past:
+                survived = sorted([*survived, *gone_past], key=lambda e: (e.line, e.id))
         stalled = None
         if not nodes:
             late_hangs = _late_hangs(hangs, activity, deployments)
@@ -874,7 +882,9 @@ class CausalGraph:
             return Inference(Verdict.ROOT_CAUSE_MISSING, None, symptoms, tuple(self._survived),
                              reasons, links, failed, look_for)
         symptoms = _symptom_list(nodes, root, graph)
-        reasons = _reasons(root, nodes, graph, symptoms, self._survived)
+        probed = {e.id: package for e in self._survived if e.line < root.event.line
+                  and (package := self._know.probed_package(e.exception, e.message, e.frames))}
+        reasons = _reasons(root, nodes, graph, symptoms, self._survived, probed)
         if root.event.id in self._refused:
             reasons = (reasons[0], _refused_reason(root.event, self._refused[root.event.id]),
                        *reasons[1:])
@@ -1124,6 +1134,70 @@ def _handled_effects(nodes: dict[int, _Node], know: Causality) -> list[tuple[int
                 and know.follows_handled(node.event.text):
             pairs.append((handled.event.id, node.event.id))
     return pairs
+
+
+def _probes(nodes: dict[int, _Node], know: Causality) -> dict[int, str]:
+    """By error id, the optional package whose trial import by vLLM's probe failed
+    (causality.yaml `optional_imports`): the causes that are such a failure."""
+    found: dict[int, str] = {}
+    for node in nodes.values():
+        if node.role is EventRole.CAUSE and node.event.kind is EventKind.EXCEPTION:
+            package = know.probed_package(node.event.exception, node.event.message,
+                                          node.event.frames)
+            if package is not None:
+                found[node.event.id] = package
+    return found
+
+
+def _probe_effects(nodes: dict[int, _Node], probes: dict[int, str],
+                   know: Causality) -> list[tuple[int, int]]:
+    """(probe, error) pairs: a later error that names the package whose import failed (vLLM
+    went on without it, and then needed it: `DeepGEMM backend is not available`) follows from
+    the nearest such failure before it."""
+    if not probes:
+        return []
+    ordered = sorted(nodes.values(), key=lambda n: (n.event.line, n.event.id))
+    pairs: list[tuple[int, int]] = []
+    for node in ordered:
+        if node.event.id in probes:
+            continue
+        before = [n for n in ordered if n.event.id in probes
+                  and n.event.last_line < node.event.first_line
+                  and know.names_package(probes[n.event.id], node.event.text)]
+        if before:
+            pairs.append((before[-1].event.id, node.event.id))
+    return pairs
+
+
+# the links that say a later error follows from an earlier one, by what the later one says or
+# how Python printed it; not where it was printed (`PROCESS_ORDER`, `POINTER`: a presumption)
+_FOLLOWS = frozenset({LinkReason.CHAINED, LinkReason.EMBEDDED, LinkReason.EXPLAINED})
+
+
+def _probes_gone_past(nodes: dict[int, _Node], graph: nx.DiGraph[int], probes: dict[int, str],
+                      work: _Work, end: int) -> list[ErrorEvent]:
+    """The failed trial imports of optional packages (`_probes`) that the run went on past: the
+    run completed its start-up or served output after one (any process: vLLM goes on without
+    the package by design, and a bare line says not whose it was), or a later cause, no
+    request's, that does not follow from the import (it names no spelling of the package) is
+    the failure vLLM went on to. With neither, the import failure stays the likeliest reason
+    the run stopped (an older vLLM imported the package outright)."""
+    gone: list[ErrorEvent] = []
+    for probe_id in probes:
+        if probe_id not in nodes:
+            continue
+        probe = nodes[probe_id]
+        edges = [(b, data["reason"]) for _, b, data in graph.out_edges(probe_id, data=True)]
+        if any(reason in _FOLLOWS for _, reason in edges):
+            continue
+        after = probe.event.last_line
+        copies = {b for b, reason in edges if reason is LinkReason.DUPLICATE}
+        if _any_between(work.ready, after, end) or _any_between(work.serving, after, end) \
+                or any(node.role is EventRole.CAUSE and node.event.id not in probes
+                       and node.event.id not in copies and not node.handled and not node.request
+                       and node.event.first_line > after for node in nodes.values()):
+            gone.append(probe.event)
+    return gone
 
 
 def _unbound_causes(nodes: dict[int, _Node], know: Causality) -> list[tuple[int, int]]:
@@ -1930,7 +2004,10 @@ def _refused_reasons(survived: Iterable[ErrorEvent], refused: dict[int, int]) ->
 
 
 def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
-             symptoms: tuple[ErrorEvent, ...], survived: list[ErrorEvent]) -> tuple[str, ...]:
+             symptoms: tuple[ErrorEvent, ...], survived: list[ErrorEvent],
+             probed: dict[int, str] | None = None) -> tuple[str, ...]:
+    """Why the root is the root. `probed`: the survived errors that are an optional package's
+    failed trial import (causality.yaml `optional_imports`), by id, with the package."""
     event = root.event
     reasons: list[str] = []
     copies = [n.event for n in nodes.values()
@@ -1984,7 +2061,14 @@ def _reasons(root: _Node, nodes: dict[int, _Node], graph: nx.DiGraph[int],
         reasons.append(f"{len(symptoms)} later error(s) follow from it." if not ahead else
                        f"{len(symptoms)} error(s) follow from it, {ahead} of them printed "
                        "above it.")
-    lived_through = [e for e in survived if e.line < event.line]
+    probed = probed or {}
+    gone_past = [e for e in survived if e.id in probed]
+    if gone_past:
+        packages = ", ".join(dict.fromkeys(probed[e.id] for e in gone_past))
+        reasons.append(f"vLLM went on past its failed import of the optional package(s) "
+                       f"{packages} (line {gone_past[0].line}): it probes them, logs the error "
+                       "and goes on without them.")
+    lived_through = [e for e in survived if e.line < event.line and e.id not in probed]
     if lived_through:
         # copies folded into a survived error count as the errors they are (recur.py); those
         # printed after the root cause too, since a server that survived one goes on answering

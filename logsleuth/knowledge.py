@@ -196,6 +196,13 @@ class Causality:
     # a destructor's unraisable exception that finds its own object without an attribute its
     # constructor sets: the constructor failed (`unraisable.half_built`, searched in "title\ntext")
     half_built: regex.Pattern[str] | None = None
+    # optional kernel packages vLLM probes by a trial import and goes on without
+    # (`optional_imports`): a message naming one (its `package` group), the failure's classes,
+    # the probe's frames; and, by package, the spellings a later error that follows names
+    optional_package: regex.Pattern[str] | None = None
+    optional_classes: regex.Pattern[str] | None = None
+    optional_frames: tuple[regex.Pattern[str], ...] = ()
+    optional_names: tuple[tuple[str, regex.Pattern[str]], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -686,6 +693,26 @@ class Causality:
                    any(_search(pattern, text) for pattern in latent.explains)
                    for latent in self.latent)
 
+    def probed_package(self, exception: str, message: str,
+                       frames: tuple[Frame, ...]) -> str | None:
+        """The optional package whose trial import by vLLM's probe this exception is the failure
+        of (`optional_imports`): an import failure's class, a message that names the package,
+        and no frames but the probe's. None for any other exception."""
+        if self.optional_package is None or self.optional_classes is None \
+                or _search(self.optional_classes, exception) is None:
+            return None
+        if frames and not any(_search(p, f"{frame.file}:{frame.function}")
+                              for frame in frames for p in self.optional_frames):
+            return None  # raised through code of its own: an import that was not the probe's
+        found = _search(self.optional_package, message.split("\n", 1)[0])
+        return found.group("package") if found is not None else None
+
+    def names_package(self, package: str, text: str) -> bool:
+        """The error `text` names the optional `package` in one of its spellings (DeepGEMM for
+        deep_gemm): it follows from that package's failed import (`optional_imports`)."""
+        return any(name == package and _search(pattern, text) is not None
+                   for name, pattern in self.optional_names)
+
     def dooms_startup(self, warning: str) -> bool:
         """Knowledge says no engine can start after the `warning` (`latent.dooms_startup`)."""
         return any(latent.dooms_startup and _search(latent.warning, warning)
@@ -1131,7 +1158,30 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "exit_noise") for p in data.get("exit_noise", [])),
                      tuple(compile_(p, "answered_bars") for p in data.get("answered_bars", [])),
                      compile_(unraisable["half_built"], "unraisable")
-                     if "half_built" in unraisable else None)
+                     if "half_built" in unraisable else None,
+                     *_optional_imports(data.get("optional_imports", {}), compile_))
+
+
+def _optional_imports(data: dict[str, object],
+                      compile_: Callable[[object, str], regex.Pattern[str]]
+                      ) -> tuple[regex.Pattern[str] | None, regex.Pattern[str] | None,
+                                 tuple[regex.Pattern[str], ...],
+                                 tuple[tuple[str, regex.Pattern[str]], ...]]:
+    """`optional_imports` compiled: a message names a package by a path component
+    (`.../deep_gemm/_C...so`) or as a module (`'deep_gemm.jit'`); a later error names it by any
+    spelling of its words (deep_gemm, deep-gemm, DeepGEMM)."""
+    packages = [str(p) for p in cast("list[object]", data.get("packages") or [])]
+    if not packages:
+        return None, None, (), ()
+    named = "|".join(regex.escape(p) for p in packages)
+    package = compile_(rf"(?:[/\\]|')(?P<package>{named})(?=[/\\.']|$)", "optional_imports")
+    classes = compile_(data["classes"], "optional_imports") if "classes" in data else None
+    frames = tuple(compile_(p, "optional_imports")
+                   for p in cast("list[object]", data.get("frames") or []))
+    names = tuple((p, compile_(r"(?i)(?<![a-z0-9])" + r"[_\- ]?".join(
+        regex.escape(part) for part in p.split("_")) + r"(?![a-z0-9])", "optional_imports"))
+        for p in packages)
+    return package, classes, frames, names
 
 
 @cache
