@@ -523,8 +523,9 @@ DOCKER_BUILD_LINES = st.one_of(
 @settings(max_examples=30, deadline=None)
 @given(DOCKER_BUILD_LINES)
 def test_a_failed_dockerfile_step_gets_the_build_arguments(line: str) -> None:
-    report = explain_text(f"#23 [build 7/8] RUN python3 setup.py bdist_wheel\n#23 DONE 5214.3s\n"
-                          f"{line}\n", signatures=families())
+    # BuildKit's plain progress before the failed step (its `#N` step numbers)
+    progress = ["#22 [build 7/8] RUN python3 setup.py bdist_wheel", "#22 DONE 5214.3s", line]
+    report = explain_text("\n".join(progress) + "\n", signatures=families())
     assert report.signature is not None and \
         report.signature.id == "docker-image-build-step-failed", (line, report.signature)
     fix = report.signature.fix
