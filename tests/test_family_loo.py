@@ -56,7 +56,13 @@ pytestmark = pytest.mark.long
 # Session 33 (sigs-a): families for Mooncake's transfers and torch.accelerator's device-generic
 # calls, argparse's missing required argument in cli-argument-value-rejected: cited 201 of 213,
 # constructed 625 -> 629 of 691, tuning 369 -> 372 of 436, corpus 36 of 36. Floors less two.
-FLOORS = {("cited", "uncited"): 199, ("constructed",): 627, ("tuning",): 370, ("corpus",): 34}
+# Session 34 (sigs-a): families for a process user with no name or home, torch.accelerator's
+# words, FastAPI/Starlette route objects, vLLM's Dockerfile steps and vLLM's compiled extensions;
+# widened for Ascend launch grids, KV connector keys, multi-step parallel sampling, a shadowing
+# vllm.py, the engines' start-up wait, the TCP store's port, the Gaudi bridge and INC: cited
+# 201 -> 203 of 213, constructed 641 -> 651 of 703, tuning 382 -> 395 of 451, corpus 36 of 36.
+# Floors less two.
+FLOORS = {("cited", "uncited"): 201, ("constructed",): 649, ("tuning",): 393, ("corpus",): 34}
 
 
 @cache

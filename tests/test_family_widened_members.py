@@ -12,7 +12,17 @@ assertion; AMD's AITER kernels under a native crash; a shape-compiling plugin's 
 the mp executor across nodes for Ray's failures; a context above the model's derived length; the
 torch index of the driver's CUDA; Triton's per-process cache; V0's KV blocks; transformers 5
 under a tokenizer's check; a ROCm build where no platform is found; the torch a release pins
-under a compiler check."""
+under a compiler check.
+
+Session 34 (sigs-a) adds the classes its leave-one-out found on no family or the wrong one, each
+generated in other wordings and shapes: a process user with no name or home (pwd, getpass,
+pathlib), torch.accelerator's refusals in torch's own words (a pytest `E   ` line holds no frame),
+route objects of another FastAPI/Starlette release, an Ascend kernel's launch grid above 65535,
+a key a KV connector reads from kv_connector_extra_config, parallel sampling under V0 multi-step,
+vLLM's compiled extensions not loaded (the import, a source tree, torch's dispatcher), a script
+named like the package, the front end's wait for its engines, torch's TCP store on a taken port,
+the Gaudi software's bridge and Intel Neural Compressor's FP8 path, and a failed step of vLLM's
+Dockerfile (BuildKit's and the legacy builder's words, the wheel-size guard)."""
 
 from __future__ import annotations
 
@@ -73,6 +83,24 @@ ACCELERATOR = [(VLLM + "distributed/parallel_state.py", "cleanup_dist_env_and_me
                (SITE + "torch/accelerator/_utils.py", "_get_device_index")]
 CLI_PARSE = [(VLLM + "entrypoints/cli/main.py", "main"),
              (VLLM + "utils/argparse_utils.py", "parse_args")]
+USER_LOOKUP = [(SITE + "torch/_inductor/runtime/cache_dir_utils.py", "default_cache_dir"),
+               ("/usr/lib/python3.12/getpass.py", "getuser")]
+HOME_LOOKUP = [(SITE + "triton/knobs.py", "default_cache_dir"),
+               ("/usr/lib/python3.12/pathlib.py", "expanduser")]
+ROUTE_LABEL = [(SITE + "starlette/applications.py", "__call__"),
+               (SITE + "prometheus_fastapi_instrumentator/routing.py", "_get_route_name")]
+P2P_NCCL = [(VLLM + "distributed/kv_transfer/kv_connector/v1/p2p/p2p_nccl_connector.py",
+             "__init__"),
+            (VLLM + "distributed/kv_transfer/kv_connector/v1/p2p/p2p_nccl_engine.py", "__init__")]
+MULTI_STEP_SAMPLER = [(VLLM + "worker/multi_step_model_runner.py", "execute_model"),
+                      (VLLM + "model_executor/layers/sampler.py", "_sample_with_torch")]
+CUSTOM_OP = [(VLLM + "model_executor/layers/layernorm.py", "forward_cuda"),
+             (VLLM + "_custom_ops.py", "rms_norm"), (SITE + "torch/_ops.py", "__getattr__")]
+GAUDI_BRIDGE = [(VLLM + "worker/hpu_model_runner.py", "warmup_model"),
+                (SITE + "habana_frameworks/torch/internal/bridge_config.py", "env_setting")]
+GAUDI_INC = [(SITE + "vllm_gaudi/v1/worker/hpu_model_runner.py", "load_model"),
+             (SITE + "neural_compressor/torch/algorithms/fp8_quant/_core/scale.py",
+              "prepare_layer_scales")]
 
 
 def _hccl(label: str, text: str) -> st.SearchStrategy[str]:
@@ -193,10 +221,14 @@ MEMBERS = [
                             f"/pytorch/c10/core/CachingDeviceAllocator.h\":253, please report a "
                             f"bug to PyTorch. Allocator for {dev} is not a DeviceAllocator."),
                st.sampled_from(["hpu", "npu", "privateuseone"])),
-     ACCELERATOR, "library-torch-accelerator-error", "VLLM_PLUGINS"),
+     ACCELERATOR, "torch-accelerator-call-unsupported-on-device", "VLLM_PLUGINS"),
     (st.builds(lambda want, have: f"ValueError: {want} doesn't match the current accelerator {have}.",
                st.sampled_from(["cuda", "xpu"]), st.sampled_from(["npu:0", "hpu:0", "npu"])),
-     ACCELERATOR, "library-torch-accelerator-error", "current_accelerator"),
+     ACCELERATOR, "torch-accelerator-call-unsupported-on-device", "current_accelerator"),
+    # a message raised inside torch.accelerator that no word family knows: the module's family
+    (st.builds(lambda dev: (f"ValueError: Expected a torch.device with a specified index or an "
+                            f"integer, but got:{dev}"), st.sampled_from(["npu", "hpu", "cuda"])),
+     ACCELERATOR, "library-torch-accelerator-error", "VLLM_PLUGINS"),
     # a required argument missing: argparse's words for any subcommand, vLLM's model check
     (st.builds(lambda cmd, arg: f"usage: {cmd} <{arg}> [options]\n{cmd}: error: the following "
                                 f"arguments are required: {arg}",
@@ -209,6 +241,76 @@ MEMBERS = [
                       "positional argument or in a config file instead of via the `--model` "
                       "option."]),
      CLI_PARSE, "cli-argument-value-rejected", "vllm serve <model>"),
+    # a process user with no name or home (session 34)
+    (st.builds(lambda uid: f"KeyError: 'getpwuid(): uid not found: {uid}'",
+               st.sampled_from([1000910000, 1002700000, 12345, 65534000])),
+     USER_LOOKUP, "process-user-unknown-to-system", "USER="),
+    (st.sampled_from(["OSError: No username set in the environment",
+                      "RuntimeError: Could not determine home directory."]),
+     HOME_LOOKUP, "process-user-unknown-to-system", "NSS_WRAPPER_PASSWD"),
+    # torch.accelerator's refusals in torch's own words
+    (st.sampled_from(["RuntimeError: Cannot access accelerator device when none is available.",
+                      "RuntimeError: Accelerator expected"]),
+     ACCELERATOR, "torch-accelerator-call-unsupported-on-device", "empty_cache"),
+    # route objects of another FastAPI/Starlette release
+    (st.builds(lambda cls, attr: f"AttributeError: '{cls}' object has no attribute '{attr}'",
+               st.sampled_from(["_IncludedRouter", "Mount", "Host", "APIRoute"]),
+               st.sampled_from(["path", "name", "endpoint", "methods"])),
+     ROUTE_LABEL, "asgi-route-object-api-changed", "prometheus-fastapi-instrumentator>=8.0.1"),
+    # an Ascend kernel's launch grid above the runtime's limit, any kernel
+    (st.builds(lambda kernel, n: (f"RuntimeError: operator name is {kernel}.\nKernelLaunch failed "
+                                  f"because value {n} for parameter coreDim is invalid.\nExpected "
+                                  f"value: less than or equal to 65535."),
+               st.sampled_from(["layer_norm_fwd_kernel", "token_bin_counts_and_mask_kernel",
+                                "_rotary_kernel", "fused_recurrent_gated_delta_rule_fwd_kernel"]),
+               st.integers(65536, 400000)),
+     [], "ascend-cann-operator-error", "--max-num-batched-tokens"),
+    (st.builds(lambda n: (f"RuntimeError: EE1001: The argument is invalid.Reason: coreDim={n} "
+                          f"can't be greater than UINT16_MAX."), st.integers(65536, 400000)),
+     [], "ascend-cann-operator-error", "coreDim"),
+    # a key a KV connector reads from kv_connector_extra_config without a default
+    (st.sampled_from(["KeyError: 'http_port'", "KeyError: 'proxy_port'"]),
+     P2P_NCCL, "kv-connector-code-mismatch", "http_port"),
+    # parallel sampling through V0's multi-step sampler
+    (st.builds(lambda n: (f"RuntimeError: shape mismatch: value tensor of shape [{n}] cannot be "
+                          f"broadcast to indexing result of shape [1, 1]"), st.integers(2, 64)),
+     MULTI_STEP_SAMPLER, "multi-step-request-feature-unsupported", "--num-scheduler-steps"),
+    # vLLM's compiled extensions not loaded, in each shape
+    (st.builds(lambda ns, op: f"RuntimeError: No such operator {ns}::{op}",
+               st.sampled_from(["_C", "_moe_C", "_rocm_C", "_C_cache_ops"]),
+               st.sampled_from(["rms_norm", "topk_softmax", "silu_and_mul", "reshape_and_cache"])),
+     CUSTOM_OP, "vllm-compiled-extension-not-loaded", "VLLM_USE_PRECOMPILED"),
+    (st.builds(lambda name, root: (f"ImportError: cannot import name '{name}' from partially "
+                                   f"initialized module 'vllm' (most likely due to a circular "
+                                   f"import) ({root}/vllm/__init__.py)"),
+               st.sampled_from(["cache_ops", "activation_ops", "cuda_utils", "_custom_ops"]),
+               st.sampled_from(["/workspace/vllm", "/home/u/src/vllm", "C:\\src\\vllm"])),
+     [("/workspace/run.py", "<module>")], "vllm-compiled-extension-not-loaded", "PYTHONPATH"),
+    # a script named like the package it imports
+    (st.builds(lambda mod: f"ModuleNotFoundError: No module named 'vllm.{mod}'; 'vllm' is not a "
+                           f"package", st.sampled_from(["engine", "entrypoints", "sampling_params"])),
+     [("/root/vllm.py", "<module>")], "missing-optional-package", "vllm.py"),
+    # the front end's wait for its engines; torch's TCP store on a port someone took
+    (st.sampled_from(["TimeoutError: Timed out waiting for engines to send initial message on "
+                      "input socket.", "TimeoutError: Timed out waiting for engines to "
+                      "sendinitial message on input socket."]),
+     [(VLLM + "v1/engine/core_client.py", "__init__")], "engine-startup-timeout",
+     "VLLM_ENGINE_READY_TIMEOUT_S"),
+    (st.builds(lambda port: (f"RuntimeError: The server socket has failed to listen on any local "
+                             f"network address. port: {port}, useIpv6: 0, code: -9"),
+               st.integers(20000, 65000)),
+     [(SITE + "torch/distributed/rendezvous.py", "_create_c10d_store")], "address-in-use",
+     "VLLM_PORT"),
+    # the Gaudi software's bridge, and Intel Neural Compressor's FP8 path
+    (st.builds(lambda setting: f"KeyError: 'get_pt_{setting}'",
+               st.sampled_from(["compile_only_mode", "hpu_enable_eager_cache",
+                                "hpu_lazy_acc_par_mode"])),
+     GAUDI_BRIDGE, "hpu-backend-rejected", "vault.habana.ai"),
+    (st.builds(lambda method: (f"AssertionError: Scaling method \"ScaleMethodString.{method}\" is not "
+                               f"supported for runtime scale patching (graph recompile reduction)"),
+               st.sampled_from(["ACT_MAXABS_PCS_POW2_WEIGHT_MAXABS_PTS_POW2_HW",
+                                "MAXABS_HW_OPT_WEIGHT"])),
+     GAUDI_INC, "hpu-backend-rejected", "RUNTIME_SCALE_PATCHING"),
 ]
 
 # families whose members' words name the class without a frame (an assertion's source line, a
@@ -218,7 +320,16 @@ BARE_WORDS_SUFFICE = {"hccl-communication-failed", "ascend-npu-runtime-error-cod
                       "ray-cluster-resources", "engine-config-invalid",
                       "parallelism-exceeds-devices", "tokenizer-class-attribute-missing",
                       "cuda-device-unavailable", "torch-compile-internal-check-failed",
-                      "cli-argument-value-rejected"}
+                      "cli-argument-value-rejected", "process-user-unknown-to-system",
+                      "torch-accelerator-call-unsupported-on-device",
+                      "asgi-route-object-api-changed", "ascend-cann-operator-error",
+                      "multi-step-request-feature-unsupported",
+                      "vllm-compiled-extension-not-loaded", "missing-optional-package",
+                      "engine-startup-timeout", "address-in-use"}
+
+# members (by the remedy they test) of a family in BARE_WORDS_SUFFICE whose own words do not name
+# the class: the Gaudi bridge's getter and INC's scaling check are known by their frames only
+FRAMES_NEEDED = {"vault.habana.ai", "RUNTIME_SCALE_PATCHING"}
 
 # (error line, frames, the family that must NOT answer): the same words, another failure
 NEAR_MISSES = [
@@ -258,6 +369,10 @@ NEAR_MISSES = [
     ("RuntimeError: CUDA error: out of memory",
      [(VLLM + "distributed/parallel_state.py", "cleanup_dist_env_and_memory"),
       (SITE + "torch/cuda/memory.py", "empty_cache")], "library-torch-accelerator-error"),
+    ("RuntimeError: CUDA error: out of memory",
+     [(VLLM + "distributed/parallel_state.py", "cleanup_dist_env_and_memory"),
+      (SITE + "torch/cuda/memory.py", "empty_cache")],
+     "torch-accelerator-call-unsupported-on-device"),
     ("usage: vllm serve <model_tag> [options]\nvllm serve: error: unrecognized arguments: "
      "--enable-foo", [], "cli-argument-value-rejected"),
     ("ValueError: No available memory for the cache blocks. Try increasing "
@@ -270,6 +385,30 @@ NEAR_MISSES = [
      [(VLLM + "attention/selector.py", "get_attn_backend")], "cuda-device-unavailable"),
     ("AttributeError: 'Qwen2Config' object has no attribute 'rope_theta'",
      [(VLLM + "model_executor/models/qwen2.py", "__init__")], "tokenizer-library-check-failed"),
+    # session 34: the same words, another failure
+    ("KeyError: 'HOME'", [("/opt/app/serve.py", "<module>"), ("<frozen os>", "__getitem__")],
+     "process-user-unknown-to-system"),
+    ("AttributeError: 'State' object has no attribute 'openai_serving_chat'",
+     [(SITE + "starlette/datastructures.py", "__getattr__")], "asgi-route-object-api-changed"),
+    ("AttributeError: 'RouterOutput' object has no attribute 'path'",
+     [("/opt/app/router.py", "route")], "asgi-route-object-api-changed"),
+    ("RuntimeError: Triton Error [CUDA]: invalid argument",
+     [(SITE + "triton/backends/nvidia/driver.py", "__call__")], "ascend-cann-operator-error"),
+    ("RuntimeError: shape mismatch: value tensor of shape [188, 4096] cannot be broadcast to "
+     "indexing result of shape [189, 4096]",
+     [(VLLM + "model_executor/models/qwen2_audio.py", "forward")],
+     "multi-step-request-feature-unsupported"),
+    ("AttributeError: '_OpNamespace' '_C_ascend' object has no attribute 'rotary_embedding'",
+     [(SITE + "vllm_ascend/ops/rotary_embedding.py", "forward_oot")],
+     "vllm-compiled-extension-not-loaded"),
+    ("ModuleNotFoundError: No module named 'vllm_ascend'",
+     [(VLLM + "plugins/__init__.py", "load_plugins_by_group")],
+     "vllm-compiled-extension-not-loaded"),
+    ("RuntimeError: The server socket has failed to listen on any local network address. port: "
+     "80, useIpv6: 0, code: -13, name: EACCES, message: permission denied",
+     [(SITE + "torch/distributed/rendezvous.py", "_create_c10d_store")], "address-in-use"),
+    ("KeyError: 'model.layers.0.mlp.experts.w13_weight'",
+     [(VLLM + "model_executor/models/qwen3_moe.py", "load_weights")], "hpu-backend-rejected"),
 ]
 
 # how the traceback reaches the log: printed bare, under a V1 engine core's ERROR records, with
@@ -295,7 +434,8 @@ def member_logs(draw: st.DrawFn) -> tuple[str, str, str]:
     messages, frames, family, remedy = draw(st.sampled_from(MEMBERS))
     # a member is seen with its frames, its innermost frame alone, or (when its words say it
     # all) as the bare message a pasted excerpt keeps
-    shapes = [frames, frames[-1:]] + ([[]] if family in BARE_WORDS_SUFFICE else [])
+    bare = family in BARE_WORDS_SUFFICE and remedy not in FRAMES_NEEDED
+    shapes = [frames, frames[-1:]] + ([[]] if bare else [])
     shown = draw(st.sampled_from(shapes))
     return _log(draw(messages), shown, draw(st.sampled_from(PREFIXES))), family, remedy
 
@@ -350,3 +490,52 @@ def test_a_mooncake_transfer_line_gets_the_transports_remedies(line: str) -> Non
     assert report.signature is not None and report.signature.id == "mooncake-transfer-failed", line
     fix = report.signature.fix
     assert all(knob in fix for knob in ("use_ascend_direct", "mooncake_protocol", "VLLM_HOST_IP"))
+
+
+# A failed step of vLLM's Dockerfile as a build prints it: BuildKit's plain progress (`#N `) or
+# tty summary, the legacy builder's words, the wheel-size guard's verdict in either era's wording.
+# Each alone is answered by the build family with the Dockerfile's build arguments.
+_STEP = st.sampled_from([
+    'if [ \\"$RUN_WHEEL_CHECK\\" = \\"true\\" ]; then python3 check-wheel-size.py dist; fi',
+    "python3 setup.py bdist_wheel --dist-dir=dist --py-limited-api=cp38",
+    "uv pip install --system -r requirements/cuda.txt"])
+DOCKER_BUILD_LINES = st.one_of(
+    st.builds(lambda step, code, prefix: (f'{prefix}ERROR: failed to solve: process "/bin/sh -c '
+                                          f'{step}" did not complete successfully: exit code: '
+                                          f'{code}'),
+              _STEP, st.sampled_from([1, 2, 127]), st.sampled_from(["", "#24 "])),
+    st.builds(lambda step, code: (f"executor failed running [/bin/sh -c {step}]: exit code: "
+                                  f"{code}"), _STEP, st.sampled_from([1, 2])),
+    st.builds(lambda step, code: (f"The command '/bin/sh -c {step}' returned a non-zero code: "
+                                  f"{code}"), _STEP, st.sampled_from([1, 2])),
+    st.builds(lambda prefix, size, limit: (f"{prefix}Not allowed: Wheel dist/vllm-0.9.1-cp38-abi3-"
+                                           f"linux_x86_64.whl is larger ({size} MB) than the "
+                                           f"limit ({limit} MB)."),
+              st.sampled_from(["", "#24 0.241 ", "0.354 "]),
+              st.sampled_from(["291.37", "817.06"]), st.sampled_from([250, 400])),
+    # the 0.4 era's wording, which the legacy builder's verdict on the step follows
+    st.builds(lambda size: (f"Wheel dist/vllm-0.4.2-cp310-cp310-linux_x86_64.whl is too large "
+                            f"({size} MB) compare to the allowed size (100 MB).\nThe command "
+                            f"'/bin/sh -c python3 check-wheel-size.py dist' returned a non-zero "
+                            f"code: 1"), st.sampled_from(["131.82", "104.5"])))
+
+
+@settings(max_examples=30, deadline=None)
+@given(DOCKER_BUILD_LINES)
+def test_a_failed_dockerfile_step_gets_the_build_arguments(line: str) -> None:
+    # BuildKit's plain progress before the failed step (its `#N` step numbers)
+    progress = ["#22 [build 7/8] RUN python3 setup.py bdist_wheel", "#22 DONE 5214.3s", line]
+    report = explain_text("\n".join(progress) + "\n", signatures=families())
+    assert report.signature is not None and \
+        report.signature.id == "docker-image-build-step-failed", (line, report.signature)
+    fix = report.signature.fix
+    assert all(knob in fix for knob in ("RUN_WHEEL_CHECK", "VLLM_MAX_SIZE_MB", "max_jobs"))
+
+
+@pytest.mark.parametrize("line", [
+    "ERROR: failed to solve: nvidia/cuda:12.8.1-devel-ubuntu20.04: not found",
+    "ERROR: failed to solve: failed to compute cache key: \"/requirements/cuda.txt\" not found",
+    "Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]]"])
+def test_a_docker_error_that_is_no_failed_build_step_goes_elsewhere(line: str) -> None:
+    report = explain_text(f"{line}\n", signatures=families())
+    assert report.signature is None or report.signature.id != "docker-image-build-step-failed"
