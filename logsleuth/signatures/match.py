@@ -786,6 +786,9 @@ def _compare(value: object, clause: str) -> bool:
 
 
 _WRAP = re.compile(r"(?<=\w) {6,}(?=\w)")
+# a line break inside a message, with the indentation around it: a reporter's or a tracker's wrap
+# of one sentence reads as the space it replaced
+_LINE_BREAK = re.compile(r"(?<=\S)[ \t]*\n[ \t]*(?=\S)")
 
 
 def _readings(event: ErrorEvent, causality: Causality | None = None) -> list[str]:
@@ -793,7 +796,8 @@ def _readings(event: ErrorEvent, causality: Causality | None = None) -> list[str
 
     `Type: message` as printed; as written when a terminal wrapped it (`conf        iguration`:
     a long run of spaces inside a word is where a pasted line was broken); without the count
-    Ray's deduplication appended; and for an exception with no message (a bare `assert`) or a
+    Ray's deduplication appended; with each line break inside the message read as the space it
+    replaced (a reporter's, a tracker's or a terminal's wrap of one sentence); and for an exception with no message (a bare `assert`) or a
     traceback cut before its exception line (a pasted excerpt: the source line is all it says),
     `Type: <the failing source line>`. A wrapper that restates its cause's str(e)
     (causality.yaml `wrappers`) is read also as that cause, `Type: message`, where its class is
@@ -813,6 +817,9 @@ def _readings(event: ErrorEvent, causality: Causality | None = None) -> list[str
     deduplicated = terminal_regex("RAY_REPEATED").sub("", unwrapped)
     if deduplicated != unwrapped:
         readings.append(deduplicated)
+    joined = _LINE_BREAK.sub(" ", deduplicated)
+    if joined != deduplicated:
+        readings.append(joined)
     if (not event.message or event.exception == CUT_TRACEBACK) and event.frames \
             and event.frames[-1].code:
         readings.append(f"{event.exception}: {event.frames[-1].code}")
