@@ -15,6 +15,15 @@ wordings and the ways a log shows it, with near misses:
 - ROCm's memory access fault, any node, address and reason, bare or behind a prefix: the fix
   names the APUs' MES firmware and `amdgpu.cwsr_enable=0`; a HIP illegal memory access raised as
   a Python exception is not it.
+
+Siblings the same raise sites imply: inductor's "No working C++ compiler found" is the JIT
+toolchain family's; vLLM's refusals that name the platform by reference ("The current platform
+does not support ...", "platform xpu does not support ...") are the platform-feature family's,
+the Ray and NVFP4 refusals keeping their exact signatures; "... group is not initialized" from
+code outside vLLM's worker gets the distributed family's `initialize_model_parallel`.
+
+With every exact signature withheld (tools/family_loo), the family that answers each of the four
+classes names its remedy too: a failure of the class nobody wrote a signature for gets it.
 """
 
 from __future__ import annotations
@@ -23,10 +32,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from functools import cache
+
+from tool_import import import_tool
 from v1log import PYTHONS, SITE_PACKAGES, TRACEBACK_PREFIXES, python_traceback, signature_advice
 
 from logsleuth.pipeline import explain_text
-from logsleuth.signatures import default_signatures
+from logsleuth.signatures import SignatureSet, default_signatures
 
 
 def _signature_id(log: str) -> str | None:
@@ -135,6 +147,11 @@ _TOOLKIT_MISSING = [
     ("RuntimeError: No runnable CUDA toolkit was found. Set CUDA_HOME or CUDACXX to a toolkit "
      "containing a host-compatible bin/nvcc. Tried: ['{home}']",
      "vllm/third_party/fmha_sm100/decode_q8kv4/_build_utils.py", "cuda_home"),
+    # a builder running the toolkit's nvcc by its path, or asking `which nvcc`
+    ("FileNotFoundError: [Errno 2] No such file or directory: '{home}/bin/nvcc'",
+     "flashinfer/jit/cpp_ext.py", "get_cuda_version"),
+    ("subprocess.CalledProcessError: Command '['which', 'nvcc']' returned non-zero exit status 1.",
+     "flashinfer/jit/cpp_ext.py", "get_cuda_path"),
     # torch's cpp_extension, which FlashInfer and DeepGEMM ask too
     ("OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
      "torch/utils/cpp_extension.py", "_join_cuda_home"),
@@ -268,3 +285,97 @@ def test_a_hip_illegal_memory_access_exception_is_not_the_runtime_fault() -> Non
              "HIP kernel errors might be asynchronously reported at some other API call, so the "
              "stacktrace below might be incorrect.")
     assert _signature_id(python_traceback(frames, error)) != "rocm-gpu-memory-access-fault"
+
+
+# ---- siblings: the toolchain family, platform refusals, parallel groups ---------------------------
+
+@settings(max_examples=15, deadline=None)
+@given(cxx=st.sampled_from(["(None, 'g++')", "('/usr/bin/c++',)", "(None, 'clang++')"]),
+       shape=SHAPES, prefix=TRACEBACK_PREFIXES)
+def test_inductor_without_a_cxx_compiler_is_the_toolchain_family(cxx: str, shape: str,
+                                                                  prefix: str) -> None:
+    error = ("torch._inductor.exc.InvalidCxxCompiler: No working C++ compiler found in "
+             f"torch._inductor.config.cpp.cxx: {cxx}")
+    frames = [("/usr/local/lib/python3.12/dist-packages/torch/_inductor/cpp_builder.py",
+               "get_cpp_compiler", "raise exc.InvalidCxxCompiler")]
+    sid, fix = signature_advice(_shaped(error, frames, shape, prefix))
+    assert sid == "triton-jit-toolchain-missing"
+    assert "CXX" in fix and "build-essential" in fix
+
+
+_REFUSALS = ["ValueError: The current platform does not support {feature}.",
+             "RuntimeError: The current platform does not support {feature}.",
+             "ValueError: platform {platform} does not support {feature}; only CUDA and ROCm are "
+             "supported."]
+
+
+@settings(max_examples=30, deadline=None)
+@given(refusal=st.sampled_from(_REFUSALS), feature=st.sampled_from(
+           ["HiSparse", "CUDA IPC weight sharing", "sleep mode", "prefix caching"]),
+       platform=st.sampled_from(["xpu", "cpu", "tpu", "hpu"]), shape=SHAPES,
+       prefix=TRACEBACK_PREFIXES)
+def test_a_platform_refusal_by_reference_is_the_platform_family(
+        refusal: str, feature: str, platform: str, shape: str, prefix: str) -> None:
+    error = refusal.format(feature=feature, platform=platform)
+    frames = [("/usr/local/lib/python3.12/dist-packages/vllm/config/vllm.py", "__post_init__",
+               "raise ValueError(")]
+    sid, fix = signature_advice(_shaped(error, frames, shape, prefix))
+    assert sid == "platform-feature-unsupported", error
+    assert "Automatically detected platform" in fix
+
+
+@pytest.mark.parametrize(("error", "expected"), [
+    ("ValueError: current platform cuda does not support ray.", "ray-unsupported-on-platform"),
+    ("ValueError: Current platform does not support NVFP4 quantization. Please use Blackwell "
+     "GPUs or enable FlashInfer.", "nvfp4-unsupported-on-gpu"),
+])
+def test_platform_refusals_with_their_own_signature_keep_it(error: str, expected: str) -> None:
+    assert _signature_id(error + "\n") == expected
+
+
+@settings(max_examples=20, deadline=None)
+@given(group=st.sampled_from(["tensor model parallel group", "pipeline model parallel group",
+                              "world group", "data parallel group"]),
+       relative=st.booleans(), py=PYTHONS, site=SITE_PACKAGES, prefix=TRACEBACK_PREFIXES)
+def test_a_parallel_group_used_before_it_exists_names_initialize_model_parallel(
+        group: str, relative: bool, py: str, site: str, prefix: str) -> None:
+    root = "" if relative else site.format(py=py)
+    frames = [("/home/u/project/build_layer.py", "<module>",
+               "layer = ColumnParallelLinear(4096, 11008)"),
+              (f"{root}vllm/model_executor/layers/linear.py", "__init__",
+               "self.tp_size = get_tensor_model_parallel_world_size()"),
+              (f"{root}vllm/distributed/parallel_state.py", "get_tp_group",
+               f'assert _TP is not None, "{group} is not initialized"')]
+    sid, fix = signature_advice(python_traceback(frames, f"AssertionError: {group} is not initialized",
+                                                 prefix))
+    assert sid == "distributed-setup-rejected"
+    assert "initialize_model_parallel" in fix and "init_distributed_environment" in fix
+
+
+# ---- the four classes with every exact signature withheld -----------------------------------------
+
+@cache
+def _families() -> SignatureSet:
+    return import_tool("family_loo", "loo").families_only(default_signatures())
+
+
+def _family_fix(log: str) -> str:
+    report = explain_text(log, signatures=_families())
+    assert report.signature is not None, log
+    return report.signature.fix
+
+
+@settings(max_examples=20, deadline=None)
+@given(case=st.sampled_from([
+           (_CONFIG_NOT_SET, "set_current_vllm_config"),
+           ("RuntimeError: Could not find nvcc and default cuda_home='/usr/local/cuda' doesn't "
+            "exist", "flashinfer-jit-cache"),
+           ("RuntimeError: Cannot find CUDA toolkit. Set CUDA_HOME.", "vllm download-kernels"),
+           ("ValueError: current platform cpu does not support ray.", "ray_device_key"),
+           ("Memory access fault by GPU node-1 (Agent handle: 0x43578c10) on address "
+            "0x7f58f8001000. Reason: Page not present or supervisor privilege.", "cwsr_enable"),
+       ]), prefix=TRACEBACK_PREFIXES)
+def test_without_exact_signatures_the_family_names_the_classes_remedy(
+        case: tuple[str, str], prefix: str) -> None:
+    error, remedy = case
+    assert remedy in _family_fix(f"{prefix}{error}\n")
