@@ -139,6 +139,9 @@ _TOOLKIT_MISSING = [
      "flashinfer/jit/cpp_ext.py", "get_cuda_path"),
     ("RuntimeError: nvcc was not found at {home}/bin/nvcc", "flashinfer/jit/cake_gdn.py",
      "_nvcc_identity"),
+    # tvm-ffi's builder (tvm_ffi/cpp/extension.py load_inline), some of FlashInfer's kernels
+    ("RuntimeError: Could not find CUDA installation. Please set CUDA_HOME environment variable.",
+     "tvm_ffi/cpp/extension.py", "_find_cuda_home"),
     # vLLM's own kernels built at run time (vllm/third_party/fmha_sm100, 0.24 on)
     ("RuntimeError: Cannot find CUDA toolkit. Set CUDA_HOME.", "vllm/third_party/fmha_sm100/jit.py",
      "_get_cuda_home"),
@@ -371,6 +374,8 @@ def _family_fix(log: str) -> str:
            ("RuntimeError: Could not find nvcc and default cuda_home='/usr/local/cuda' doesn't "
             "exist", "flashinfer-jit-cache"),
            ("RuntimeError: Cannot find CUDA toolkit. Set CUDA_HOME.", "vllm download-kernels"),
+           ("RuntimeError: Could not find CUDA installation. Please set CUDA_HOME environment "
+            "variable.", "flashinfer-cubin"),
            ("ValueError: current platform cpu does not support ray.", "ray_device_key"),
            ("Memory access fault by GPU node-1 (Agent handle: 0x43578c10) on address "
             "0x7f58f8001000. Reason: Page not present or supervisor privilege.", "cwsr_enable"),
