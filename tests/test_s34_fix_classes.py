@@ -118,6 +118,20 @@ def test_vllm_code_outside_its_context_names_set_current_vllm_config(
     assert "set_current_vllm_config" in fix and "set_forward_context" in fix, fix
 
 
+@pytest.mark.parametrize("shape", ["traceback", "record", "oneline"])
+def test_the_model_prefix_of_the_same_context_names_set_current_vllm_config(shape: str) -> None:
+    root = "/usr/local/lib/python3.12/dist-packages/"
+    frames = [("/home/u/project/build_model.py", "<module>", "model = Qwen2ForCausalLM(vllm_config)"),
+              (f"{root}vllm/model_executor/layers/linear.py", "__init__",
+               "prefix = get_current_model_prefix()"),
+              (f"{root}vllm/config/__init__.py", "get_current_model_prefix",
+               'assert _current_prefix is not None, "Current model prefix is not set. "')]
+    log = _shaped("AssertionError: Current model prefix is not set.", frames, shape,
+                  "ERROR 07-28 10:42:05 [core.py:387] ")
+    sid, fix = signature_advice(log)
+    assert sid == "vllm-context-not-set" and "set_current_vllm_config" in fix
+
+
 @pytest.mark.parametrize("error", [
     "AssertionError: speculative_config is not set",
     "ValueError: KVTransferConfig is not set in the VllmConfig, cannot initialize KVConnector.",
@@ -309,7 +323,9 @@ def test_inductor_without_a_cxx_compiler_is_the_toolchain_family(cxx: str, shape
 _REFUSALS = ["ValueError: The current platform does not support {feature}.",
              "RuntimeError: The current platform does not support {feature}.",
              "ValueError: platform {platform} does not support {feature}; only CUDA and ROCm are "
-             "supported."]
+             "supported.",
+             "ValueError: Fail to set current stream, current platform may not support "
+             "current_stream with torch API"]
 
 
 @settings(max_examples=30, deadline=None)
