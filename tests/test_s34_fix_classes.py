@@ -164,6 +164,8 @@ _TOOLKIT_MISSING = [
     ("RuntimeError: No runnable CUDA toolkit was found. Set CUDA_HOME or CUDACXX to a toolkit "
      "containing a host-compatible bin/nvcc. Tried: ['{home}']",
      "vllm/third_party/fmha_sm100/decode_q8kv4/_build_utils.py", "cuda_home"),
+    ("RuntimeError: Unable to determine NVCC version under {home}",
+     "vllm/third_party/fmha_sm100/decode_q8kv4/_build_utils.py", "cuda_version"),
     # a builder running the toolkit's nvcc by its path, or asking `which nvcc`
     ("FileNotFoundError: [Errno 2] No such file or directory: '{home}/bin/nvcc'",
      "flashinfer/jit/cpp_ext.py", "get_cuda_version"),
@@ -210,6 +212,16 @@ def test_a_toolkit_lookup_near_miss_keeps_its_own_signature(error: str, expected
               ("/usr/lib/python3.12/subprocess.py", "_execute_child",
                "raise child_exception_type(errno_num, err_msg, err_filename)")]
     assert _signature_id(python_traceback(frames, error)) == expected
+
+
+@pytest.mark.parametrize(("needed", "found"), [("13.0", "12.8"), ("12.9", "12.4")])
+def test_a_toolkit_too_old_for_vllms_own_kernels_is_the_too_old_signature(needed: str,
+                                                                       found: str) -> None:
+    frames = [("/usr/local/lib/python3.12/dist-packages/vllm/third_party/fmha_sm100/decode_q8kv4/"
+               "_build_utils.py", "require_cuda_version", "raise RuntimeError(")]
+    error = (f"RuntimeError: decode_q8kv4 requires CUDA Toolkit {needed} or newer; selected "
+             f"/usr/local/cuda reports {found}")
+    assert _signature_id(python_traceback(frames, error)) == "cuda-toolkit-too-old-for-gpu-arch"
 
 
 def test_a_failed_ninja_build_is_not_a_missing_toolkit() -> None:
