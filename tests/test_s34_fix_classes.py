@@ -307,6 +307,14 @@ def test_rocm_memory_access_fault_names_the_apu_firmware(
     assert "MES firmware" in fix and "amdgpu.cwsr_enable=0" in fix and "amdgpu-dkms-firmware" in fix
 
 
+@pytest.mark.parametrize("prefix", _FAULT_PREFIXES)
+def test_the_same_runtimes_gpu_hang_names_the_mes_firmware_too(prefix: str) -> None:
+    sid, fix = signature_advice(f"{prefix}HW Exception by GPU node-1 (Agent handle: "
+                                "0x5581f5d0c2a0) reason :GPU Hang\n")
+    assert sid == "rocm-gpu-hang"
+    assert "amdgpu_firmware_info" in fix and "amdgpu.cwsr_enable=0" in fix
+
+
 def test_a_hip_illegal_memory_access_exception_is_not_the_runtime_fault() -> None:
     frames = [("/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py",
                "execute_model", "output = self.model(input_ids, positions)")]
