@@ -43,8 +43,12 @@ from __future__ import annotations
 import io
 from bisect import bisect_left
 from functools import cache
+from typing import TYPE_CHECKING
 
 from logsleuth.wholelines import JoinedRows
+
+if TYPE_CHECKING:
+    from logsleuth.model import LogLine
 
 HEAD_BYTES = 64 << 10  # the head the width is inferred from
 _MIN_WIDTH = 60  # narrower panes are rare, and short lines of one length are common
@@ -290,8 +294,26 @@ def soft_wrapped(texts: list[str]) -> bool:
                              .translate(_DIGITS))
                 if len(evidence) >= _MIN_EVIDENCE:
                     return True
+        elif _frame_cut(line, texts[at + 1:at + 3]):
+            # a frame cut right after its `File` (a paste wrapped before the quoted path):
+            # Python never ends a line with the word alone
+            evidence.add("\n".join(texts[at:at + 3]).translate(_DIGITS))
+            if len(evidence) >= _MIN_EVIDENCE:
+                return True
         head = text if line.process is not MAIN else None  # a process's record, perhaps cut
     return False
+
+
+def _frame_cut(line: LogLine, after: list[str]) -> bool:
+    """`line` is a traceback frame's `File` alone (a process's prefix before it or not), and the
+    rows `after` it begin with the frame's quoted path and read with it as the frame."""
+    from logsleuth.model import LineKind
+    from logsleuth.tokenize import clean, parse_line
+
+    if line.text.strip() != "File" or not after or not after[0].lstrip().startswith('"'):
+        return False
+    return any(parse_line(clean(" ".join(["File", *after[:rows]]))).kind is LineKind.FRAME
+               for rows in (1, 2))
 
 
 def notice(width: int) -> str:
