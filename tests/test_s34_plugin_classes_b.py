@@ -330,3 +330,26 @@ def test_the_elided_operator_line_read_as_an_error_gets_the_quantization_advice(
 def test_another_operator_or_an_inner_error_is_the_cann_familys(error: str) -> None:
     sid, _ = signature_advice(error + "\n")
     assert sid == "ascend-cann-operator-error"
+
+
+# --- the same classes at the plugins' other raise sites (their message indexes) -----------------
+
+@pytest.mark.parametrize(("error", "expected"), [
+    # vllm-ascend's quant schemes checking the kernels' rules as they build a layer
+    ("AssertionError: Expecting `intermediate_size_per_partition` 96 can be divided by "
+     "`group_size` 128", "ascend-quantized-matmul-inputs-rejected"),
+    ("AssertionError: Expecting `hidden_sizes` 2880 can be divided by `group_size` 256",
+     "ascend-quantized-matmul-inputs-rejected"),
+    ("ValueError: MXFP8 weight block size must be divisible by the runtime group size, got "
+     "block_size=128, group_size=96", "ascend-quantized-matmul-inputs-rejected"),
+    ("ValueError: input_size (4097) must be divisible by 2 for fp4 packing",
+     "ascend-quantized-matmul-inputs-rejected"),
+    ("ValueError: Invalid MXFP8 scale shape: (4096, 67)", "ascend-quantized-matmul-inputs-rejected"),
+    # vllm-ascend 0.13's check of the chip the runtime reports (the build's own chip family
+    # known, this soc_version not): the same class as its later wordings
+    ("RuntimeError: Can not support soc_version: 240.", "ascend-soc-version-mismatch"),
+    ("RuntimeError: Cannot support runtime soc_version: 240.", "ascend-soc-version-mismatch"),
+])
+def test_the_plugins_other_raise_sites_of_the_classes(error: str, expected: str) -> None:
+    sid, _ = signature_advice(error + "\n")
+    assert sid == expected
