@@ -28,9 +28,13 @@ gone. Its strict evidence is the record head cut before its call site (`soft_wra
 before it, when the cut came earlier) and no process or level of its own
 (`[multiproc_executor.py:703] File`), and the two read as one are one record's head with its call
 site. vLLM prints a record's call site on its head's line, so nothing but a wrap puts it
-on the next. `wrap_width` then says `SOFT` (0): every row may go on its line, as `_goes_on`
-decides, and rows are joined with the space the wrap took (tests/fixtures/tuning: ii-gaudi-inc-
-calibration-...-esc-text-wrapped, a plugin's worker log pasted wrapped at 72 columns).
+on the next. A traceback's frame cut right after its `File` word is such evidence too (the row is
+`File` alone, behind a process prefix or not, and the rows after it begin with the quoted path and
+read with it as the frame: tests/fixtures/tuning ss-gaudi-plugin-v1-warmup-...-wrapped, a pull
+request's description wrapped before every path): Python never ends a line with the word.
+`wrap_width` then says `SOFT` (0): every row may go on its line, as `_goes_on` decides, and rows
+are joined with the space the wrap took (tests/fixtures/tuning: ii-gaudi-inc-calibration-...-esc-
+text-wrapped, a plugin's worker log pasted wrapped at 72 columns).
 
 Each cut line's rows are joined into one line (`HardWrapped`), so every later stage reads the
 log as it was printed; `Rows` keeps where each line read lies in the file, and the report's line
