@@ -28,9 +28,13 @@ gone. Its strict evidence is the record head cut before its call site (`soft_wra
 before it, when the cut came earlier) and no process or level of its own
 (`[multiproc_executor.py:703] File`), and the two read as one are one record's head with its call
 site. vLLM prints a record's call site on its head's line, so nothing but a wrap puts it
-on the next. `wrap_width` then says `SOFT` (0): every row may go on its line, as `_goes_on`
-decides, and rows are joined with the space the wrap took (tests/fixtures/tuning: ii-gaudi-inc-
-calibration-...-esc-text-wrapped, a plugin's worker log pasted wrapped at 72 columns).
+on the next. A traceback's frame cut right after its `File` word is such evidence too (the row is
+`File` alone, behind a process prefix or not, and the rows after it begin with the quoted path and
+read with it as the frame: tests/fixtures/tuning ss-gaudi-plugin-v1-warmup-...-wrapped, a pull
+request's description wrapped before every path): Python never ends a line with the word.
+`wrap_width` then says `SOFT` (0): every row may go on its line, as `_goes_on` decides, and rows
+are joined with the space the wrap took (tests/fixtures/tuning: ii-gaudi-inc-calibration-...-esc-
+text-wrapped, a plugin's worker log pasted wrapped at 72 columns).
 
 Each cut line's rows are joined into one line (`HardWrapped`), so every later stage reads the
 log as it was printed; `Rows` keeps where each line read lies in the file, and the report's line
@@ -43,8 +47,12 @@ from __future__ import annotations
 import io
 from bisect import bisect_left
 from functools import cache
+from typing import TYPE_CHECKING
 
 from logsleuth.wholelines import JoinedRows
+
+if TYPE_CHECKING:
+    from logsleuth.model import LogLine
 
 HEAD_BYTES = 64 << 10  # the head the width is inferred from
 _MIN_WIDTH = 60  # narrower panes are rare, and short lines of one length are common
@@ -290,8 +298,26 @@ def soft_wrapped(texts: list[str]) -> bool:
                              .translate(_DIGITS))
                 if len(evidence) >= _MIN_EVIDENCE:
                     return True
+        elif _frame_cut(line, texts[at + 1:at + 3]):
+            # a frame cut right after its `File` (a paste wrapped before the quoted path):
+            # Python never ends a line with the word alone
+            evidence.add("\n".join(texts[at:at + 3]).translate(_DIGITS))
+            if len(evidence) >= _MIN_EVIDENCE:
+                return True
         head = text if line.process is not MAIN else None  # a process's record, perhaps cut
     return False
+
+
+def _frame_cut(line: LogLine, after: list[str]) -> bool:
+    """`line` is a traceback frame's `File` alone (a process's prefix before it or not), and the
+    rows `after` it begin with the frame's quoted path and read with it as the frame."""
+    from logsleuth.model import LineKind
+    from logsleuth.tokenize import clean, parse_line
+
+    if line.text.strip() != "File" or not after or not after[0].lstrip().startswith('"'):
+        return False
+    return any(parse_line(clean(" ".join(["File", *after[:rows]]))).kind is LineKind.FRAME
+               for rows in (1, 2))
 
 
 def notice(width: int) -> str:

@@ -62,9 +62,9 @@ def test_a_message_part_is_generic_when_it_names_no_program_entity(part: str, re
     ("ZeroDivisionError", True), ("IndexError", True), ("KeyError", True),
     ("RayTaskError(KeyError)", True), ("builtins.AttributeError", True),
     ("UnicodeDecodeError", True),
-    # torch's general checks and a thousand specific failures: a family decides
-    ("RuntimeError", None), ("ERROR", None), ("Fatal Python error", None),
-    ("ValueError", False), ("OSError", False), ("torch.OutOfMemoryError", False),
+    # torch's and numpy's general checks and a thousand specific failures: a family decides
+    ("RuntimeError", None), ("ValueError", None), ("ERROR", None), ("Fatal Python error", None),
+    ("OSError", False), ("torch.OutOfMemoryError", False),
     ("openai.NotFoundError", False), ("pynvml.NVMLError_Unknown", False),
 ])
 def test_operation_errors_are_read_from_pythons_exception_hierarchy(exception: str,

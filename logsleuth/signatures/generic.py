@@ -16,10 +16,11 @@ Genericness is read from data, not from a list of messages:
   HIP; no file or library such as `libcuda.so`: only plain words) and the class says it is a
   general check: one of Python's own exceptions of evaluating an expression (OPERATION_ERRORS,
   read from Python's exception hierarchy: "integer division or modulo by zero", "index {int} is
-  out of bounds for dimension {int}"), or a RuntimeError (or an unnamed type) that a family
-  declaring the interpreter's or torch's own messages (`match.origin: python | torch`) matches
-  by its words: the database's statement that the text is a class, not a place ("shape '[..]'
-  is invalid for input of size {int}"). Plain words of a RuntimeError no such family holds
+  out of bounds for dimension {int}"), or a RuntimeError or ValueError (or an unnamed type) that
+  a family declaring the interpreter's or torch's own messages (`match.origin: python | torch`)
+  matches by its words: the database's statement that the text is a class, not a place
+  ("shape '[..]' is invalid for input of size {int}", numpy's "operands could not be broadcast
+  together with shapes ..."). Plain words of a RuntimeError no such family holds
   ("This flash attention build does not support headdim ...") name their subsystem.
 """
 
@@ -41,6 +42,10 @@ if TYPE_CHECKING:  # the index package imports the pipeline's modules: not at im
 OPERATION_ERRORS: tuple[type[BaseException], ...] = (
     ArithmeticError, LookupError, TypeError, AttributeError, AssertionError, NameError,
     UnicodeError)
+# the classes a library's general checks of shapes and sizes raise besides a thousand specific
+# failures: torch's (RuntimeError) and numpy's (ValueError: `operands could not be broadcast
+# together with shapes ...`); the class does not decide, a family holding the words does
+_SHAPE_CHECKS: tuple[type[BaseException], ...] = (RuntimeError, ValueError)
 # raise sites in this many vLLM packages (`vllm.v1.worker`, `vllm.model_executor.layers`) in one
 # release make a vLLM message generic: the text is printed for several unrelated reasons
 GENERIC_PACKAGES = 3
@@ -140,9 +145,10 @@ def _linter(index: VllmIndex) -> IndexLinter:
 
 def operation_error(exception: str) -> bool | None:
     """True for an exception of evaluating an expression (OPERATION_ERRORS; a wrapper of one:
-    `RayTaskError(KeyError)`); None for RuntimeError, which torch's general checks of shapes,
-    sizes and indexes raise and so do a thousand specific failures, and for an exception the
-    log does not name (an ERROR record): the class does not decide; False otherwise."""
+    `RayTaskError(KeyError)`); None for RuntimeError and ValueError, which torch's and numpy's
+    general checks of shapes, sizes and indexes raise and so do a thousand specific failures,
+    and for an exception the log does not name (an ERROR record): the class does not decide;
+    False otherwise."""
     name = exception.rsplit("(", 1)[-1].rstrip(")") if exception.endswith(")") else exception
     short = name.rsplit(".", 1)[-1].strip()
     found = getattr(builtins, short, None)
@@ -152,7 +158,7 @@ def operation_error(exception: str) -> bool | None:
         return None if not _CLASS_NAME.fullmatch(name.strip()) or short.isupper() else False
     if issubclass(found, OPERATION_ERRORS):
         return True
-    return None if found is RuntimeError else False
+    return None if found in _SHAPE_CHECKS else False
 
 
 def generic_reason(spread: int | None, part: str, exception: str, *, regex: bool,
