@@ -123,7 +123,7 @@ _LAST_WORDS = st.one_of(
 )
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(_LAST_WORDS)
 @example("vllm.service: Scheduled restart job, restart counter is at 12.")
 def test_fast_path_reads_last_words_as_lark(body: str) -> None:

@@ -169,7 +169,7 @@ def _journal_line(draw: st.DrawFn) -> str:
     return template.format(**values)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.lists(_journal_line(), min_size=1, max_size=12), st.integers(0, 2**16))
 def test_plans_read_like_parse_split_on_last_words(lines: list[str], seed: int) -> None:
     memo, rng = LineMemo(seed=seed), random.Random(seed)
