@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 
 from logsleuth.causal import IN_FLIGHT
 from logsleuth.knowledge import default_causality
+from logsleuth.literal import required_literals
 from logsleuth.model import ErrorEvent, Event, LogLine, Milestone, MilestoneKind, Process
 
 _SERVING, _ALIVE, _REJECTED = MilestoneKind.SERVING, MilestoneKind.ALIVE, MilestoneKind.REJECTED
@@ -47,7 +48,12 @@ class ActivityFold:
         self._seen: set[Process] = set()
         self.dropped = 0
         self._holes = 0  # dropped places not yet closed
-        self._stats = default_causality().engine_stats
+        stats = default_causality().engine_stats
+        # the texts one of which every stats line holds: an access line, most of a serving
+        # log's activity, holds none, and `in` says so for a tenth of the search's cost
+        needles = required_literals(stats.pattern) if stats is not None else ()
+        self._stats_search = stats.search if stats is not None else None
+        self._stats_needles = needles if needles else None
 
     def add(self, events: Iterable[Event], pending_from: Callable[[], int | None]) -> None:
         """Take events as the assembler completes them; `pending_from` says the first line of
@@ -100,8 +106,7 @@ class ActivityFold:
         process = line.process
         if process not in self._seen:
             return None
-        key = (process, kind, kind is _SERVING and self._stats is not None
-               and self._stats.search(line.text) is not None)
+        key = (process, kind, kind is _SERVING and self._is_stats(line.text))
         previous = self._last.get(key)
         if previous is None:
             return None
@@ -109,6 +114,21 @@ class ActivityFold:
         if marks and marks[-1] >= previous[1]:
             return None
         return key
+
+    def _is_stats(self, text: str) -> bool:
+        """Whether an activity line's text is the engine's account of its output
+        (`engine_stats`)."""
+        search = self._stats_search
+        if search is None:
+            return False
+        needles = self._stats_needles
+        if needles is not None:
+            for needle in needles:  # (a loop: a generator would cost what the screen saves)
+                if needle in text:
+                    break
+            else:
+                return False
+        return search(text) is not None
 
     def opened(self, key: object) -> int:
         """1 when the stretch's last milestone opened it (the fold keeps it whatever follows)."""
@@ -139,8 +159,7 @@ class ActivityFold:
 
     def _fold(self, milestone: Milestone, kind: MilestoneKind,
               pending_from: Callable[[], int | None]) -> None:
-        key = (milestone.process, kind, kind is _SERVING and self._stats is not None
-               and self._stats.search(milestone.text) is not None)
+        key = (milestone.process, kind, kind is _SERVING and self._is_stats(milestone.text))
         previous = self._last.get(key)
         line = milestone.line
         if previous is None:

@@ -7,11 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from corpus_judge import iter_logs
 from logsleuth.activity import ActivityFold
 from logsleuth.assemble import MAX_EVENTS_PER_PROCESS, Assembler
 from logsleuth.facts import FactCollector
+from logsleuth.knowledge import default_causality
 from logsleuth.model import Event, Milestone, MilestoneKind, Process
 from logsleuth.pipeline import build_report
 from logsleuth.read import open_input
@@ -108,3 +111,30 @@ def test_closing_the_holes_keeps_the_order() -> None:
     kept = [m.line for m in fold.events()]
     assert kept == [1, 2, 3, 4, 39_999, 40_000]
     assert len(fold._events) < 10_000  # the holes were closed on the way
+
+
+# Whether an activity line is the engine's stats line with output (causality.yaml
+# `engine_stats`) is screened by the texts every such line holds before the pattern is searched:
+# the same answer as the search on stats lines of every era and wording, an offline bar at 100%,
+# access lines and near misses (a bar short of 100%, another throughput, the texts elsewhere).
+_ACTIVITY_TEXTS = st.one_of(
+    st.builds(lambda e, p, g, tail: f"Engine {e:03d}: Avg prompt throughput: {p:.1f} tokens/s, "
+              f"Avg generation throughput: {g:.1f} tokens/s{tail}", st.integers(0, 7),
+              st.floats(0, 9999), st.floats(0, 999), st.sampled_from(
+                  ["", ", Running: 3 reqs, Waiting: 0 reqs, GPU KV cache usage: 1.2%"])),
+    st.builds(lambda g: f"Avg generation throughput: {g:.1f} tokens/s", st.floats(0, 99)),
+    st.builds(lambda n, p: f"Processed prompts: {p}%|████| {n}/{n} [00:0{n % 10}<00:00]",
+              st.integers(1, 999), st.sampled_from(["100", " 100", "  99", "10", "100.0"])),
+    st.builds(lambda port, code: f'127.0.0.1:{port} - "POST /v1/chat/completions HTTP/1.1" '
+              f"{code} OK", st.integers(1024, 65535), st.sampled_from(["200", "400", "503"])),
+    st.sampled_from(["Avg throughput: 3.0 tokens/s", "prompt throughput: 1.0", "Processed prompts",
+                     "x Processed prompts: 100%", "avg prompt throughput: 5.0 tokens/s",
+                     "Avg prompt throughput:  2.0", ""]),
+)
+
+
+@given(_ACTIVITY_TEXTS)
+def test_stats_screen_answers_as_the_search(text: str) -> None:
+    stats = default_causality().engine_stats
+    assert stats is not None
+    assert ActivityFold()._is_stats(text) is (stats.search(text) is not None), text

@@ -96,6 +96,49 @@ def test_fast_path_agrees_with_lark_on_generated_bodies(body: str) -> None:
     _check(body.encode())
 
 
+# A process's or a launcher's last words, each a body of one terminal (EXIT_REPORT,
+# KILL_REPORT, ...): systemd's reports of a crash loop come back at every restart with a new
+# count, and the fast path reads them as Lark does; beside them the near misses the terminals
+# leave to others (a clean exit, a stop, an OOM kill's result, exit codes 0, 137 and 143).
+_SERVICES = st.sampled_from(["vllm.service", "vllm-serve@7.service", "x.service"])
+_CODES = st.sampled_from(["0", "1", "2", "9", "13", "137", "143", "-9", "-15", "255", "01"])
+_LAST_WORDS = st.one_of(
+    st.builds(lambda s, how, st_: f"{s}: Main process exited, code={how}, status={st_}",
+              _SERVICES, st.sampled_from(["exited", "dumped", "killed"]), st.sampled_from(
+                  ["1/FAILURE", "0/SUCCESS", "9/KILL", "6/ABRT", "11/SEGV", "15/TERM",
+                   "203/EXEC"])),
+    st.builds(lambda s, r: f"{s}: Failed with result '{r}'.", _SERVICES,
+              st.sampled_from(["exit-code", "signal", "oom-kill", "core-dump", "timeout"])),
+    st.builds(lambda s, n: f"{s}: Scheduled restart job, restart counter is at {n}.", _SERVICES,
+              st.integers(0, 100_000)),
+    st.builds(lambda s: f"{s}: Start operation timed out. Terminating.", _SERVICES),
+    st.builds(lambda n, c: f"{n} exited with code {c}", st.sampled_from(
+        ["vllm-1", "api", "engine_core"]), _CODES),
+    st.builds(lambda c: f"command terminated with exit code {c}", _CODES),
+    st.builds(lambda n, c: f"srun: error: node-{n}: task {n}: Exited with exit code {c}",
+              st.integers(0, 99), _CODES),
+    st.sampled_from(["Some Ray subprocesses exited unexpectedly:", "Killed", "Aborted (core dumped)",
+                     "Segmentation fault (core dumped)", "Fatal Python error: Aborted",
+                     "EngineCore failed to start.", "Started vllm.service - vLLM server."]),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_LAST_WORDS)
+@example("vllm.service: Scheduled restart job, restart counter is at 12.")
+def test_fast_path_reads_last_words_as_lark(body: str) -> None:
+    fast = body_lexer(_record_parser(), _TRANSFORMER).body(body)
+    lark = _lark_body(body)
+    if fast is not None:
+        assert fast == lark, body
+    if re.fullmatch(r"\S+\.service: (?:Main process exited, code=\w+, status=[1-8]\d*/\w+|Scheduled"
+                    r" restart job, .*|Failed with result '(?:exit-code|signal|core-dump)'\.)",
+                    body):
+        # an exit report systemd writes at every restart: read without the LALR parse
+        assert fast is not None and lark is not None, body
+    _check(body.encode())
+
+
 # A tool that numbers lines puts the number before everything else on the line: grep -n's `N:`
 # (a context line's `N-`, a file's name before either with several files), cat -n's and nl's
 # right-aligned number and tab. Behind any of them a line reads as it does alone, by the fast

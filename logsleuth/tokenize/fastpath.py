@@ -68,6 +68,17 @@ SINGLE_TOKEN_BODIES = {
     "PYDANTIC_VALUE_ERROR": "pydantic_value_error",
     "PYDANTIC_ASSERTION": "pydantic_assertion", "PIP_ERROR": "pip_error",
     "INSTALLER_ERROR": "installer_error",
+    # a process's or a launcher's last words (a crash loop's journald exit reports come back
+    # with every restart, each with a new count: a Lark parse each, as the body cache missed)
+    "KILL_REPORT": "killed", "SHELL_SIGNAL": "shell_signal", "NATIVE_ABORT": "native_abort",
+    "CRASH_BANNER": "crash_banner", "RUNTIME_ABORT": "runtime_abort",
+    "EXIT_REPORT": "exit_report", "BUILD_STEP_FAILED": "exit_report",
+    "LAUNCHER_ERROR": "launcher_error", "RAY_WORKER_DIED": "ray_worker_died",
+    "GPU_XID": "gpu_xid", "COMPILER_DIAG": "compiler_error", "LINKER_DIAG": "linker_error",
+    "DEVICE_ASSERT": "device_assert", "HOST_ASSERT": "host_assert",
+    "BUILD_FAILURE": "build_error", "UNCAUGHT_CLASS": "uncaught_class",
+    "FRAME_LIST": "frame_list", "STUB_FRAME": "stub_frame", "LOADER_ERROR": "loader_error",
+    "SHELL_ERROR": "shell_error", "PYTHON_ERROR": "python_error", "EXC_REPR": "exc_repr",
 }
 
 

@@ -107,12 +107,12 @@ class LineMemo:
         return continuation(head, body, number), Split(plan.end, head, body, plan.repeatable)
 
     def _plan(self, text: str, split: Split | None) -> _Plan | None:
-        if split is None or not blind_body(text[split.end:]):
+        if split is None or not _same_body_for_shape(text[split.end:]):
             return None
         probe = self._probe(text)
         other = parse_split(probe)[1]
         if other is None or other.end != split.end or other.repeatable != split.repeatable \
-                or not blind_body(probe[other.end:]):
+                or not _same_body_for_shape(probe[other.end:]):
             return None
         head = _field(split.head, other.head, text, probe)
         body = _field(split.body, other.body, text, probe)
@@ -133,6 +133,16 @@ class LineMemo:
 
 
 _DIGIT = re.compile("[0-9]")
+
+
+def _same_body_for_shape(body: str) -> bool:
+    """Whether every line of this body's shape has a body read as this one is: one the fast
+    path reads by its shape (`blind_body`), or one that holds no digit, which is then the very
+    body of every line of the shape (the head ends at one place in a shape, and the body is
+    parsed from its text alone), whatever reads it: a terminal that tells digits apart or Lark
+    (`EngineCore failed to start.`, systemd's `Failed with result 'exit-code'.`, read by
+    parse_split at every start of a crash loop)."""
+    return _DIGIT.search(body) is None or blind_body(body)
 _OTHER_DIGITS = {d: [o for o in "123456789" if o != d] for d in "0123456789"}
 
 
