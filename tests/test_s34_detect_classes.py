@@ -20,9 +20,23 @@
    a failing warning (causality.yaml `failing_warnings`). The program's own work after it (it ran
    emulated) survives it; a later error of the program (`exec format error`, the start-up's own
    exception) says more and is the root. Near misses: docker's benign warnings alone.
+3. The Ascend plugin's failures printed without the exception's class (tools/failure_probe
+   statements `torch-npu-function-error`, `torch-npu-hccl-function-error`, `aclnn-call-failed-
+   detail`: every wrapper, 33 of 33 failing logs called healthy): torch_npu's text of the
+   RuntimeError its NPU_CHECK_ERROR and HCCL_CHECK_ERROR raise (`addmm:.../compiler_depend.ts:112
+   NPU function error: call aclnnAddmm failed, error code is 161002`), read as the phrase a C++
+   layer's `CUDA error: ...` is (grammars/vllm.lark PHRASE_LABEL); and CANN's code before its
+   colon after other words (`call aclnnX failed, detail:EZ9999: Inner Error!`, CANN_INLINE).
+   Near misses: the RuntimeError that carries the text stays the exception; the words without
+   their colon are prose; a code glued to a word is no code.
+4. Two launchers' outputs (issue 10, last session's open ends): `stern --output json` (one
+   object a line, the pod and the container beside the message, no time: jsonlines.py
+   EVENT_KEYS) and `pm2 logs` of a process named with spaces (`0|vllm server | `, PM2_TAG).
 """
 
 from __future__ import annotations
+
+import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -195,3 +209,138 @@ def test_benign_runtime_warnings_alone_stay_healthy() -> None:
     # the platforms agreeing is no warning docker prints; the words without a mismatch are text
     text = "INFO 07-01 10:11:12 [x.py:1] image platform (linux/amd64) matches the host platform"
     assert explain_text(text + "\n").verdict is Verdict.NO_FAILURE
+
+
+# ---- 3. the Ascend plugin's failures without their class -----------------------------------------
+
+NPU_PHRASES = st.sampled_from([
+    ("addmm:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:112 ", "NPU function error",
+     "call aclnnAddmm failed, error code is 161002"),
+    ("", "NPU function error", "aclrtSynchronizeStreamWithTimeout(stream, -1), error code is 507035"),
+    ("HcclAllreduce:torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:3490 ", "HCCL function error",
+     "HcclAllReduce(...), error code is 9"),
+    ("createHCCLComm:torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:2372 ", "HCCL function error",
+     "HcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, &(comm->hcclComm_)), error "
+     "code is 7")])
+DETAILS = st.sampled_from(["call aclnnMoeDistributeDispatchV2 failed, detail:EZ9999: Inner Error!",
+                           "call aclnnIndexPutImpl failed, detail:EZ9999: Inner Error!",
+                           "[rank0]: ... EZ1001: The operator is not supported on the current "
+                           "SoC version.",
+                           "npu op failed | E39999: open so failed"])
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(NPU_PHRASES, WRAPS)
+def test_torch_npu_s_error_text_without_its_class_is_an_error(phrase, wrap: str) -> None:
+    lead, label, message = phrase
+    text = f"{wrap}{lead}{label}: {message}"
+    _check(text.encode())
+    report = explain_text("\n".join([*SERVING, text]) + "\n")
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.line == len(SERVING) + 1
+    assert (report.root_cause.exception, report.root_cause.message) == (label, message)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(DETAILS, WRAPS)
+def test_a_cann_code_after_other_words_is_an_error_record(detail: str, wrap: str) -> None:
+    _check((wrap + detail).encode())
+    line = parse_line(clean(wrap + detail))
+    assert line.level is Level.ERROR
+    report = explain_text("\n".join([*SERVING, wrap + detail]) + "\n")
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.line == len(SERVING) + 1
+
+
+def test_near_misses_of_the_ascend_phrases() -> None:
+    # the RuntimeError that carries torch_npu's text is the exception
+    line = parse_line("RuntimeError: addmm:x/compiler_depend.ts:112 NPU function error: call "
+                      "aclnnAddmm failed, error code is 161002")
+    assert line.exception == "RuntimeError"
+    for text in ["checked the NPU function error handling of the plugin",  # prose, no colon
+                 "call aclnnX failed, detail:XEZ9999: a code glued to a word",
+                 "build id-E10001: not a code after a hyphen",
+                 "a code of three digits E100: is no CANN code"]:
+        report = explain_text("\n".join([f"INFO 07-01 10:11:12 [x.py:1] {text}", *SERVING * 3])
+                              + "\n")
+        assert report.verdict is Verdict.NO_FAILURE, text
+
+
+# ---- 4. stern's JSON output, pm2's names with spaces ----------------------------------------------
+
+FAILING = ["INFO 06-01 10:11:12 [api_server.py:1043] vLLM API server version 0.9.1",
+           "(EngineCore_DP0 pid=812) ERROR 06-01 10:11:13 [core.py:708] EngineCore failed to start.",
+           "(EngineCore_DP0 pid=812) ERROR 06-01 10:11:13 [core.py:708] Traceback (most recent call "
+           "last):",
+           '(EngineCore_DP0 pid=812) ERROR 06-01 10:11:13 [core.py:708]   File "/usr/lib/python3.12/'
+           'site-packages/vllm/v1/engine/core.py", line 699, in run_engine_core',
+           "(EngineCore_DP0 pid=812) ERROR 06-01 10:11:13 [core.py:708] ValueError: No available "
+           "memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing "
+           "the engine.",
+           "[ERROR] 2025-06-01-10:12:40 (PID:4121, Device:0, RankID:-1) ERR00100 PTA call acl api "
+           "failed"]
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(st.integers(1, len(FAILING)), st.sampled_from(["", "2025-06-01T10:11:12.123456789Z "]),
+       st.sampled_from(["vllm-7d9f8c6b5-x2k4q", "vllm-0"]))
+def test_stern_json_output_is_read_by_its_message(end: int, stamp: str, pod: str) -> None:
+    lines = FAILING[:end]
+    objects = [json.dumps({"message": stamp + line, "nodeName": "gpu-node-3",
+                           "namespace": "default", "podName": pod, "containerName": "vllm"})
+               for line in lines]
+    plain = explain_text("\n".join(stamp + line for line in lines) + "\n")
+    report = explain_text("\n".join(objects) + "\n")
+    assert any("JSON lines" in notice for notice in report.notices)
+    assert report.verdict is plain.verdict
+    assert (report.root_cause is None) is (plain.root_cause is None)
+    if plain.root_cause is not None and report.root_cause is not None:
+        assert (report.root_cause.line, report.root_cause.message) == \
+            (plain.root_cause.line, plain.root_cause.message)
+
+
+def test_an_object_without_time_or_source_is_no_event() -> None:
+    # a client's printed error body has a message too: not a JSON-lines log
+    body = json.dumps({"message": "ValueError: x", "type": "BadRequestError", "code": 400})
+    assert not any("JSON lines" in n for n in explain_text(body + "\n").notices)
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(st.sampled_from(["vllm server", "qwen 7b api", "my vllm serve job", "vllm"]),
+       st.integers(0, 6), st.integers(0, len(FAILING) - 1))
+def test_pm2_names_with_spaces_are_a_launcher_tag(name: str, pad: int, index: int) -> None:
+    raw = FAILING[index]
+    plain, tagged = parse_line(clean(raw)), parse_line(clean(f"0|{name}{' ' * pad} | {raw}"))
+    assert (tagged.kind, tagged.process, tagged.exception, tagged.level, tagged.text) == \
+        (plain.kind, plain.process, plain.exception, plain.level, plain.text)
+
+
+def test_a_table_row_with_bars_stays_text() -> None:
+    # a bar with no space after it, a name of more words than pm2's, a bar with no id before it
+    for text in ["a b | c", "0|vllm server|running", "1|one two three four five six | x",
+                 "|vllm server | x"]:
+        assert parse_line(clean(text)).outer is None, text
+
+
+# ---- 5. native code's record after the engine's output --------------------------------------------
+
+# Records the runtime under the engine writes unprefixed (causality.yaml `native`): CANN's codes in
+# each form, AWS Neuron's runtime. After the engine produced output they were read as the record of
+# a program that drives vLLM (a harness's judgement of its task, drivers.yaml) when their words
+# named no failure: a failing log called healthy. They are no driver's; answers served after one
+# still survive it.
+NATIVE = st.sampled_from([
+    "EZ1001: The operator is not supported on the current SoC version.",
+    "... EZ1001: The operator is not supported on the current SoC version.",
+    "[PID: 4121] 2026-07-01-10:11:12.123.456 Invalid_Argument(EZ0027): x1Scale K 68, x2Scale K 67",
+    "2026-Jun-25 14:34:26.362810   275:2040  ERROR  TDRV:exec_process_custom_notification   "
+    "Received notification: the device reported an error"])
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(NATIVE, st.integers(1, 3))
+def test_native_records_after_the_engine_s_output_are_no_driver_s(record: str, served: int) -> None:
+    lines = [*SERVING * served, record]
+    assert explain_text("\n".join(lines) + "\n").verdict is not Verdict.NO_FAILURE
+    # the server answering after it saves it
+    assert explain_text("\n".join([*lines, *SERVING * 3]) + "\n").verdict is Verdict.NO_FAILURE
