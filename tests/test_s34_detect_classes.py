@@ -32,6 +32,14 @@
 4. Two launchers' outputs (issue 10, last session's open ends): `stern --output json` (one
    object a line, the pod and the container beside the message, no time: jsonlines.py
    EVENT_KEYS) and `pm2 logs` of a process named with spaces (`0|vllm server | `, PM2_TAG).
+5. Native code's record after the engine's output (a CANN code, Neuron's runtime) was read as the
+   record of a program that drives vLLM judging its task (drivers.yaml) when its words named no
+   failure: no driver writes it (causal.py, causality.yaml `native`).
+6. Intel Gaudi's PyTorch bridge's fatal record, `[Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM
+   Allocation failed for size::939524096 (896)MB` (its device memory exhausted; vllm-fork's and
+   vllm-gaudi's calibration docs quote it as a RuntimeError's message): a header of its own
+   (grammars/vllm.lark HABANA_HEADER, the module its native site). Near misses: the words
+   without the module, another level.
 """
 
 from __future__ import annotations
@@ -344,3 +352,40 @@ def test_native_records_after_the_engine_s_output_are_no_driver_s(record: str, s
     assert explain_text("\n".join(lines) + "\n").verdict is not Verdict.NO_FAILURE
     # the server answering after it saves it
     assert explain_text("\n".join([*lines, *SERVING * 3]) + "\n").verdict is Verdict.NO_FAILURE
+
+
+# ---- 6. Gaudi's bridge ------------------------------------------------------------------------------
+
+MODULES = st.sampled_from([("PT_DEVMEM", "Allocation failed for size::939524096 (896)MB"),
+                           ("PT_DEVMEM", "Allocation failed for size::14680064 (14)MB"),
+                           ("PT_BRIDGE", "Exception in Launch thread...")])
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(MODULES, st.sampled_from(["[Rank:0] ", "[Rank:7] ", ""]), WRAPS, st.integers(0, 2))
+def test_gaudi_s_fatal_record_is_an_error(module, rank: str, wrap: str, served: int) -> None:
+    name, message = module
+    text = f"{wrap}{rank}FATAL ERROR :: MODULE:{name} {message}"
+    _check(text.encode())
+    line = parse_line(clean(text))
+    assert (line.level, line.site, line.text) == (Level.CRITICAL, f"MODULE:{name}", message)
+    report = explain_text("\n".join([*SERVING * served, text]) + "\n")
+    assert report.verdict is Verdict.FAILURE
+    assert report.root_cause is not None and report.root_cause.message == message
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(MODULES, st.booleans())
+def test_the_runtime_error_that_carries_it_stays_the_exception(module, record_first: bool) -> None:
+    name, message = module
+    record = f"[Rank:0] FATAL ERROR :: MODULE:{name} {message}"
+    raised = f"RuntimeError: {record}"
+    lines = [record, raised] if record_first else [raised]
+    report = explain_text("\n".join(lines) + "\n")
+    assert report.root_cause is not None and report.root_cause.exception == "RuntimeError"
+
+
+def test_near_misses_of_gaudi_s_record() -> None:
+    for text in ["FATAL ERROR :: the module was not named", "[Rank:0] INFO :: MODULE:PT_DEVMEM x",
+                 "FATAL ERROR :: MODULE:pt_devmem lower case is no module"]:
+        assert parse_line(clean(text)).site in (None, "-"), text

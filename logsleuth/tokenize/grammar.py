@@ -557,6 +557,10 @@ class _ToRecords(Transformer[Token, object]):
         # names) for its site (native code's: causality `native`)
         return _Header(Level.ERROR, None, _CANN_CODE.findall(str(items[0]))[-1])
 
+    def habana(self, items: list[Token]) -> _Header:
+        # `[Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM `: Gaudi's bridge, its module the call site
+        return _Header(Level.CRITICAL, None, str(items[0]).rstrip().rpartition(" ")[2])
+
     def ci_command(self, items: list[Token]) -> _Header:
         # `##[error]`: GitHub Actions' annotation; a group marker is an ordinary line
         return _Header(_CI_LEVELS.get(str(items[0])[3:-1], Level.INFO), None, None)
@@ -1267,6 +1271,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "BRACKET_FIELDS": (0, "relay"), "LEVEL_WORD_HEADER": (2, "level_word"),
     "SPDLOG_HEADER": (2, "spdlog"),
     "CANN_CODE_HEADER": (2, "cann_code"),
+    "HABANA_HEADER": (2, "habana"),
 }
 
 
