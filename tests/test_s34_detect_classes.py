@@ -55,6 +55,7 @@ from hypothesis import strategies as st
 
 from logsleuth.model import Level, LineKind, Verdict
 from logsleuth.pipeline import explain_text
+from logsleuth.platform_knobs import default_platforms
 from logsleuth.tokenize import clean, parse_line, parse_line_whole
 from test_fastpath import _check
 
@@ -372,10 +373,15 @@ def test_gaudi_s_fatal_record_is_an_error(module, rank: str, wrap: str, served: 
     text = f"{wrap}{rank}FATAL ERROR :: MODULE:{name} {message}"
     _check(text.encode())
     line = parse_line(clean(text))
-    assert (line.level, line.site, line.text) == (Level.CRITICAL, f"MODULE:{name}", message)
+    assert (line.level, line.site, line.text) == (Level.CRITICAL, f"MODULE:{name}",
+                                                   f"MODULE:{name} {message}")
     report = explain_text("\n".join([*SERVING * served, text]) + "\n")
     assert report.verdict is Verdict.FAILURE
-    assert report.root_cause is not None and report.root_cause.message == message
+    assert report.root_cause is not None
+    assert report.root_cause.message == f"MODULE:{name} {message}"
+    # the module's words say the platform: Gaudi's spelling of the CUDA knobs a fix names
+    assert any(p.name == "hpu" and p.seen(report.root_cause, {})
+               for p in default_platforms())
 
 
 @settings(max_examples=20, deadline=None, derandomize=True)

@@ -558,8 +558,8 @@ class _ToRecords(Transformer[Token, object]):
         return _Header(Level.ERROR, None, _CANN_CODE.findall(str(items[0]))[-1])
 
     def habana(self, items: list[Token]) -> _Header:
-        # `[Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM `: Gaudi's bridge, its module the call site
-        return _Header(Level.CRITICAL, None, str(items[0]).rstrip().rpartition(" ")[2])
+        # `[Rank:0] FATAL ERROR :: `: Gaudi's bridge; its module begins the body (habana_module)
+        return _Header(Level.CRITICAL, None, None)
 
     def ci_command(self, items: list[Token]) -> _Header:
         # `##[error]`: GitHub Actions' annotation; a group marker is an ordinary line
@@ -628,6 +628,11 @@ class _ToRecords(Transformer[Token, object]):
         text = str(items[0])
         fatal = text[:5].lower() == "fatal"
         return _Body(LineKind.PLAIN, text, level=Level.CRITICAL if fatal else Level.ERROR)
+
+    def habana_module(self, items: list[Token]) -> _Body:
+        # `MODULE:PT_DEVMEM Allocation failed ...` after Gaudi's header: the module its site
+        text = str(items[0])
+        return _Body(LineKind.PLAIN, text, site=text.partition(" ")[0])
 
     def cann_inline(self, items: list[Token]) -> _Body:
         # `aclnnX ... error code 161002 Invalid_Argument(EZ0027):`: CANN's error record whose
