@@ -16,7 +16,12 @@ record, a bare paste, a client's error), with a near miss:
 - a batch over the --max-loras GPU slots (both wordings): lora-gpu-slots-exhausted; pinned
   adapters filling the CPU cache are not it;
 - requests failed under kv_load_failure_policy=fail: kv-load-failure-requests-failed; the
-  recompute policy's warning is not it."""
+  recompute policy's warning is not it;
+- prefix caching asked of a Mamba/hybrid model in a mode it cannot cache (0.7.3-0.11.0's
+  refusals, the models' 'all' refusals, 0.33's align assertions): mamba-prefix-caching-mode-
+  unsupported; --mamba-block-size without prefix caching is not it;
+- a request's tool_choice without tools, naming a tool its list lacks, or malformed:
+  tool-choice-does-not-match-tools; a tool_choice value the release does not accept is not it."""
 
 from __future__ import annotations
 
@@ -321,3 +326,108 @@ def test_the_recompute_policys_warning_is_not_a_failure_of_requests() -> None:
            "['kv_producer', 'kv_consumer', 'kv_both']\n")
     sid, _ = signature_advice(log)
     assert sid != "kv-load-failure-requests-failed"
+
+
+# --- prefix caching asked of a Mamba or hybrid model in a mode it cannot cache -----------------
+
+_MAMBA_REFUSALS = st.sampled_from([
+    ("NotImplementedError", "{model} currently does not support 'all' prefix caching, please use "
+     "'--mamba-cache-mode=align' instead", "vllm/model_executor/models/{module}.py", "__init__"),
+    ("NotImplementedError", "Intern-S2-Mobius does not support 'all' prefix caching; use "
+     "'--mamba-cache-mode=align' instead.", "vllm/model_executor/models/interns2_mobius.py",
+     "__init__"),
+    ("AssertionError", "Mamba does not support prefix caching",
+     "vllm/model_executor/models/mamba2.py", "__init__"),
+    ("NotImplementedError", "Prefix caching is not supported for Mamba yet.",
+     "vllm/v1/worker/gpu_model_runner.py", "may_reinitialize_input_batch"),
+    ("AssertionError", "Mamba prefix caching requires mamba_cache_mode='align'",
+     "vllm/v1/core/single_type_kv_cache_manager.py", "__init__"),
+    ("AssertionError", "Chunked prefill is required for Mamba prefix caching.",
+     "vllm/model_executor/models/config.py", "verify_and_update_config"),
+])
+_HYBRIDS = st.sampled_from([("Qwen3Next", "qwen3_next"), ("Qwen3.5", "qwen3_5"),
+                            ("Lfm2", "lfm2"), ("Lfm2Moe", "lfm2_moe"),
+                            ("Qwen3NextMTP", "qwen3_next_mtp")])
+
+
+@settings(max_examples=40, deadline=None)
+@given(refusal=_MAMBA_REFUSALS, hybrid=_HYBRIDS, era=_ERAS, py=PYTHONS, site=SITE_PACKAGES,
+       shape=st.sampled_from(["worker", "traceback", "bare"]), prefix=TRACEBACK_PREFIXES)
+def test_mamba_prefix_caching_in_a_mode_it_lacks_gets_the_cache_mode_advice(
+        refusal: tuple[str, str, str, str], hybrid: tuple[str, str], era: object, py: str,
+        site: str, shape: str, prefix: str) -> None:
+    cls, message, module, function = refusal
+    error = f"{cls}: {message.format(model=hybrid[0])}"
+    path = f"{site.format(py=py)}{module.format(module=hybrid[1])}"
+    if shape == "worker":
+        log = worker_failure(error, phase=Phase.LOAD, era=era,  # type: ignore[arg-type]
+                             inner=((path, function),))
+    elif shape == "traceback":
+        log = python_traceback([(path, function, f"raise {cls}(")], error, prefix)
+    else:
+        log = error + "\n"
+    sid, fix = signature_advice(log)
+    assert sid == "mamba-prefix-caching-mode-unsupported", log
+    assert "--mamba-cache-mode align" in fix and "--no-enable-prefix-caching" in fix
+
+
+@pytest.mark.parametrize("error", [
+    "ValueError: --mamba-block-size can only be set with --enable-prefix-caching",
+    "ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (128). Each decode "
+    "sequence requires one Mamba cache block, so CUDA graph capture cannot proceed.",
+    "NotImplementedError: Mamba with speculative decoding is not supported yet.",
+])
+def test_other_mamba_cache_settings_are_not_the_prefix_caching_class(error: str) -> None:
+    sid, _ = signature_advice(error + "\n")
+    assert sid != "mamba-prefix-caching-mode-unsupported"
+
+
+# --- a request's tool_choice against its own tools -----------------------------------------------
+
+_TOOL_CHOICE_ERRORS = st.sampled_from([
+    "When using `tool_choice`, `tools` must be set.",
+    "The tool specified in `tool_choice` does not match any of the specified `tools`",
+    "The tool `{name}` specified in `tool_choice` does not match any of the specified `tools`",
+    "Expected field `name` in `function` in `tool_choice`! Correct usage: `{{\"type\": "
+    "\"function\", \"function\": {{\"name\": \"my_function\"}}}}`",
+    "Invalid `name` in `function`: `` in `tool_choice`! Correct usage: `{{\"type\": "
+    "\"function\", \"function\": {{\"name\": \"my_function\"}}}}`",
+    "Invalid value for `function`: `None` in `tool_choice`! Correct usage: ...",
+    "Expected field `function` in `tool_choice`. Correct usage: `{{\"type\": \"function\", "
+    "\"function\": {{\"name\": \"my_function\"}}}}`",
+    "tool_choice.name is required when type is 'tool'",
+])
+
+
+@settings(max_examples=40, deadline=None)
+@given(message=_TOOL_CHOICE_ERRORS, name=st.sampled_from(["search_web", "get_weather",
+                                                         "mcp__fs__read_file"]),
+       cls=st.sampled_from(["ValueError", "vllm.exceptions.VLLMValidationError"]),
+       shape=st.sampled_from(["client", "server", "bare"]), py=PYTHONS, site=SITE_PACKAGES)
+def test_a_tool_choice_its_tools_do_not_back_gets_the_tools_advice(
+        message: str, name: str, cls: str, shape: str, py: str, site: str) -> None:
+    text = message.format(name=name)
+    if shape == "client":
+        log = (f"openai.BadRequestError: Error code: 400 - {{'object': 'error', 'message': "
+               f"{text!r}, 'type': 'BadRequestError', 'param': 'tool_choice', 'code': 400}}\n")
+    elif shape == "server":
+        frames = [(f"{site.format(py=py)}vllm/entrypoints/openai/chat_completion/protocol.py",
+                   "check_tool_usage", "raise VLLMValidationError(")]
+        log = python_traceback(frames, f"{cls}: {text}", "(APIServer pid=1) ")
+    else:
+        log = f"{cls}: {text}\n"
+    sid, fix = signature_advice(log)
+    assert sid == "tool-choice-does-not-match-tools", log
+    assert "tools[i].function.name" in fix and '"none"' in fix
+
+
+@pytest.mark.parametrize("error", [
+    'ValueError: Invalid value for `tool_choice`: any! Only named tools, "none", "auto" or '
+    '"required" are supported.',
+    'ValueError: "auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to '
+    'be set',
+    "ValueError: Only 'auto' tool_choice is supported in response API with Harmony",
+])
+def test_other_tool_choice_refusals_are_not_the_tools_list_class(error: str) -> None:
+    sid, _ = signature_advice(error + "\n")
+    assert sid != "tool-choice-does-not-match-tools"
