@@ -29,10 +29,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tool_import import import_tool
 from v1log import ERAS, PYTHONS, SITE_PACKAGES, TRACEBACK_PREFIXES, python_traceback, \
     signature_advice, worker_failure
 
 from logsleuth.model import Phase
+from logsleuth.pipeline import explain_text
+from logsleuth.signatures import default_signatures
 
 _ERAS = st.sampled_from(ERAS)
 _ENGINE_PREFIXES = st.sampled_from(["(EngineCore_DP0 pid=2291) ", "(EngineCore_0 pid=77) ",
@@ -185,6 +188,19 @@ def test_hand_written_placeholders_over_the_media_parts_get_the_placeholder_advi
     sid, fix = signature_advice(head + body)
     assert sid == "mm-text-placeholders-exceed-items", head + body
     assert "--interleave-mm-strings" in fix and "image_url" in fix
+
+
+@pytest.mark.parametrize("placeholder", ["<image>", "<|image_pad|>", "<|audio|>"])
+def test_with_exact_signatures_withheld_the_multimodal_family_names_the_placeholder_knob(
+        placeholder: str) -> None:
+    # a wording nobody has seen meets only the families (tools/family_loo): the processor
+    # family names the hand-written placeholders and --interleave-mm-strings
+    families = import_tool("family_loo", "loo").families_only(default_signatures())
+    log = (f"ValueError: Found more '{placeholder}' placeholders in input prompt than actual "
+           "multimodal data items.\n")
+    report = explain_text(log, signatures=families)
+    assert report.signature is not None and report.signature.id == "multimodal-processor-failed"
+    assert "--interleave-mm-strings" in report.signature.fix
 
 
 def test_the_negative_count_record_alone_gets_the_placeholder_advice() -> None:
