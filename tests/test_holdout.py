@@ -236,12 +236,14 @@ SHARED_CORPUS = next((parent / "shared" / "corpus" for parent in ROOT.parents
 # cases (alone, cold with the session-33 code: verdict 12/12, root 12/12, fix 8/12, case 8) came in
 # (358): verdict 336, root 232/254, fix 88/162, case 259; floors that less 2. Then holdout-e's 7
 # eee-* cases (alone, cold with the session-33 code: verdict 7/7, root 5/5, fix 0/3, case 4) came in
-# (365): verdict 343, root 237/259, fix 88/165, case 263; floors that less 2.
+# (365): verdict 343, root 237/259, fix 88/165, case 263; floors that less 2. With the final
+# session-34 code on the same 365: verdict 343, root 237/259, fix 90/165, case 265; floors that
+# less 2.
 FLOORS = {
     "verdict": 341,
     "root": 235,
-    "fix": 86,
-    "case": 261,
+    "fix": 88,
+    "case": 263,
 }
 # A ceiling on the worst answers (issue 10 wants none): a healthy case called failing or a
 # failing case called no_failure. Counted, never listed. Measured 6 on 106 cases; 14 on 162 cases
@@ -334,8 +336,9 @@ FLOORS = {
 # the measure), plus 1; still 16 on 346 once holdout-e's 12 ccc-* cases came in (none answered the
 # wrong way cold) less five whose names the lead saw, plus 1; still 16 on 358 once holdout-d's 12
 # ddd-* cases came in (none answered the wrong way cold), plus 1; still 16 on 365 once holdout-e's 7
-# eee-* cases came in (none answered the wrong way cold), plus 1.
-MAX_WRONG_WAY = 17
+# eee-* cases came in (none answered the wrong way cold), plus 1; 15 on the same 365 with the
+# final session-34 code, plus 1.
+MAX_WRONG_WAY = 16
 # How many cases the set must hold at least (session 11: 308 plus holdout-d's 30, less the 50 of the random
 # development split moved to tuning and the two cases the end check printed, see the README;
 # before it, 308 after holdout-a's fourth round, 291 plus 18, less one seen case moved to tuning;
