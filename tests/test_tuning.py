@@ -656,10 +656,18 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
     # Session 34's random development split (twenty-fifth), strict until analysed:
+    # (Session 34's two failing logs called healthy were fixed on detect's branch: a container
+    # image's platform mismatch as a failing warning; CANN's error record with its head elided,
+    # grammars/vllm.lark CANN_INLINE. The lead reverted that merge at the session's end: the new
+    # reading took an indented CANN record under a RuntimeError for a record of its own and broke
+    # three of tests/test_s26_plugin_device_classes.py's HCCL classes, found only by the full
+    # suite with no time left to narrow it. The branch is kept for the next session.)
     "launchers/uu-ascend-docker-run-openeuler-image-amd64-on-arm64-host-platform-mismatch-warning-two-lines":
-        "moved in from the held-out set by session 34's random development split: not yet analysed",
+        "Why not fixed: detect's mechanism (a failing container-platform warning) was reverted "
+        "with its merge at session 34's end (see above); to land again next session",
     "startup/yy-ascend-v0250-w4a4-mxfp4-quant-matmul-scale-k-mismatch-ez0027-elided":
-        "moved in from the held-out set by session 34's random development split: not yet analysed",
+        "Why not fixed: detect's CANN_INLINE reading was reverted with its merge at session 34's "
+        "end (it broke the s26 HCCL classes on indented records); to land again next session",
     # (startup/zz-dgx-spark-gb10-dsv4-flash-0731-mtp2-attempt-checkpoint-without-mtp-heads-weight-
     # key-harness-summary left this list when an optional kernel package's failed trial import
     # (vLLM's `_has_module` probe, 0.23 on, logs it at WARNING and goes on without deep_gemm,
