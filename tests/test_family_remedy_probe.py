@@ -33,7 +33,10 @@ def measured() -> tuple[object, ...]:
 
 def test_the_sample_is_answered_by_families_that_name_their_own_remedies() -> None:
     found = measured()
-    assert len(found) >= 8, [f.id for f in found]  # the sample's families still answer it
+    # the sample's families still answer it (7 since session 34: its three sites of models that
+    # refuse 'all' prefix caching, model-implementation-rejected's, are an exact signature's now,
+    # mamba-prefix-caching-mode-unsupported, which names --mamba-cache-mode)
+    assert len(found) >= 7, [f.id for f in found]
     lacking = {f.id: [r.knob for r in f.lacking()] for f in found if f.lacking()}
     assert not lacking, lacking
 
