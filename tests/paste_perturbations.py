@@ -132,15 +132,18 @@ def dotted(lines: list[str], rng: random.Random) -> list[str] | None:
     return lines[:n] + [m["lead"] + new + m["rest"]] + lines[n + 1:]
 
 
+# a worker's error: its process prefix or its frames
+_WORKER = re.compile(r"\((?:Vllm|Ray)?Worker|worker_busy_loop|/worker/|rank=\d")
+
+
 def worker_wrapper(lines: list[str], rng: random.Random) -> list[str] | None:
-    """The final `Type: message` restated by the executor's wrapper that quotes str(e) alone:
+    """The last line's `Type: message` of a worker's error restated by the executor's wrapper that quotes str(e) alone:
     `RuntimeError: Worker failed with error 'message', please check the stack trace above for
     the root cause`, after the worker's own traceback (vLLM's multiproc executor)."""
-    n = _last_ending(lines)
-    if n is None:
-        return None
+    n = len(lines) - 1
     m = ENDING.match(lines[n])
-    assert m is not None
+    if m is None or not _WORKER.search("\n".join(lines)):
+        return None  # a wrapper of a worker's error that the example's last line states
     message = m["rest"][2:] if m["rest"].startswith(": ") else ""
     if not message:
         return None
@@ -225,3 +228,15 @@ def lines_of(path: Path) -> list[str]:
 
 def joined(lines: list[str]) -> str:
     return "\n".join(lines) + "\n"
+
+
+@cache
+def reads_frames(sid: str) -> bool:
+    """Whether a signature's evidence is in the traceback's frames: where it was raised
+    (match.frames, match.module) or the lifecycle phase its frames tell (match.phase)."""
+    from logsleuth.signatures import default_signatures
+
+    for signature in default_signatures():
+        if signature.id == sid:
+            return bool(signature.frames or signature.modules or signature.phases)
+    return False

@@ -1,0 +1,92 @@
+"""The same failure, pasted any way, gets the same answer (issues 10, 11): every signature's
+positive example, perturbed the way real pastes are (tests/paste_perturbations.py: CRLF line
+ends, trailing blanks, a markdown quote, a common indentation, colour around the level word, a
+log viewer's `  | ` gutter, a `...` elision between frames, the traceback's frames cut, the
+exception's module path added or removed, a worker's error restated by the executor's
+`Worker failed with error '...'`, another launcher's prefix), one at a time and combined, keeps
+its signature id and its verdict. tools/paste_sweep/sweep.py counts the breaks over all of them.
+
+Kept out, because the perturbation destroys the evidence the answer rests on:
+- `frames-cut` for a signature that reads the frames (match.frames, match.module, match.phase):
+  with the frames gone, where the error was raised is unknown, and the answer is rightly the
+  class's family or last resort.
+- `worker-wrapper` for an example whose verdict is root_cause_missing (its last line is a
+  symptom): Why not kept: the executor's restatement of a symptom is read as naming its cause
+  (a known difference, counted by the sweep).
+- `gutter` where the example already holds a `|` margin or a drawn table (a gutter before a
+  gutter is no paste; the sweep counts the rest).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from paste_perturbations import (PERTURBATIONS, answer, combined, joined, lines_of,
+                                 positive_examples, reads_frames)
+
+_COMBINABLE = ["crlf", "trailing-spaces", "markdown-quote", "indent", "ansi-levels",
+               "launcher-prefix", "dotted-name"]
+
+
+def _holds(sid: str, name: str, base: tuple[str | None, str]) -> bool:
+    if name == "frames-cut" and reads_frames(sid):
+        return False
+    if name == "worker-wrapper" and base[1] == "root_cause_missing":
+        return False
+    return True
+
+
+@pytest.mark.parametrize("name", sorted(PERTURBATIONS))
+def test_a_perturbed_paste_gets_the_answer_of_the_example(name: str) -> None:
+    @settings(max_examples=60, deadline=None)
+    @given(example=st.sampled_from(positive_examples()), seed=st.integers(0, 2**16))
+    def check(example: tuple[str, object], seed: int) -> None:
+        sid, path = example
+        lines = lines_of(path)  # type: ignore[arg-type]
+        base = answer(joined(lines))
+        if base[0] != sid or not _holds(sid, name, base):
+            return  # another signature's answer (its tests decide), or evidence destroyed
+        if name == "gutter" and any("|" in line for line in lines):
+            return
+        new = PERTURBATIONS[name](lines, random.Random(seed))
+        if new is not None:
+            assert answer(joined(new)) == base, joined(new)
+    check()
+
+
+@settings(max_examples=60, deadline=None)
+@given(example=st.sampled_from(positive_examples()),
+       names=st.lists(st.sampled_from(_COMBINABLE), min_size=2, max_size=4, unique=True),
+       seed=st.integers(0, 2**16))
+def test_perturbations_combined_keep_the_answer(example: tuple[str, object], names: list[str],
+                                                seed: int) -> None:
+    sid, path = example
+    lines = lines_of(path)  # type: ignore[arg-type]
+    base = answer(joined(lines))
+    if base[0] != sid:
+        return
+    new = combined(names)(lines, random.Random(seed))
+    if new is not None:
+        assert answer(joined(new)) == base, (names, joined(new))
+
+
+def test_every_perturbation_applies_to_some_example() -> None:
+    for name, perturb in PERTURBATIONS.items():
+        assert any(perturb(lines_of(path), random.Random(0)) is not None
+                   for _, path in positive_examples()[:200]), name
+
+
+def test_a_common_indentation_is_read_away_but_a_traceback_excerpt_keeps_its_own() -> None:
+    from logsleuth.indented import common_indent
+
+    assert common_indent(b"    INFO 01-02 x\n    ERROR 01-02 y\n") == b"    "
+    assert common_indent(b"\tusage: vllm\n\tvllm: error: z\n") == b"\t"
+    # a traceback's frames alone: their indentation is the traceback's
+    assert common_indent(b'  File "a.py", line 1, in f\n    g()\n  File "b.py", line 2, in g\n'
+                         b"    h()\n") is None
+    # a line at column 0, or mixed tabs and spaces: no common indentation
+    assert common_indent(b"  a\nb\n") is None
+    assert common_indent(b" \ta\n \tb\n") is None
