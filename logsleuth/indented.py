@@ -13,7 +13,10 @@ import re
 
 _LEAD = re.compile(rb"^[ \t]*")
 _FRAME = re.compile(rb'^File "')
-_MIN_LINES = 2
+# two indented lines are as likely one message its writer wrapped, its second line the first's
+# continuation (`    AssertionError: ... too large for` / `    buffer: 3 > 2`): a paste's own
+# indentation is told on three lines or more
+_MIN_LINES = 3
 
 
 def common_indent(head: bytes) -> bytes | None:

@@ -82,8 +82,10 @@ def test_every_perturbation_applies_to_some_example() -> None:
 def test_a_common_indentation_is_read_away_but_a_traceback_excerpt_keeps_its_own() -> None:
     from logsleuth.indented import common_indent
 
-    assert common_indent(b"    INFO 01-02 x\n    ERROR 01-02 y\n") == b"    "
-    assert common_indent(b"\tusage: vllm\n\tvllm: error: z\n") == b"\t"
+    assert common_indent(b"    INFO 01-02 x\n    ERROR 01-02 y\n    z\n") == b"    "
+    assert common_indent(b"\tusage: vllm\n\t  [-h]\n\tvllm: error: z\n") == b"\t"
+    # two lines: one message its writer wrapped, the second line the first's continuation
+    assert common_indent(b"    AssertionError: a too large for\n    buffer: 3 > 2\n") is None
     # a traceback's frames alone: their indentation is the traceback's
     assert common_indent(b'  File "a.py", line 1, in f\n    g()\n  File "b.py", line 2, in g\n'
                          b"    h()\n") is None
