@@ -229,14 +229,3 @@ def lines_of(path: Path) -> list[str]:
 def joined(lines: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
-
-@cache
-def reads_frames(sid: str) -> bool:
-    """Whether a signature's evidence is in the traceback's frames: where it was raised
-    (match.frames, match.module) or the lifecycle phase its frames tell (match.phase)."""
-    from logsleuth.signatures import default_signatures
-
-    for signature in default_signatures():
-        if signature.id == sid:
-            return bool(signature.frames or signature.modules or signature.phases)
-    return False
