@@ -24,6 +24,7 @@ from logsleuth.errors import InputError
 from logsleuth.hardwrap import HEAD_BYTES as WRAP_HEAD_BYTES
 from logsleuth.hardwrap import HardWrapped, Rows, wrap_width
 from logsleuth.hardwrap import notice as wrap_notice
+from logsleuth.indented import Dedented, common_indent
 from logsleuth.jsonlines import JsonMessages, message_key
 # re-exported: the reader of a file's far end reads its chunks in this module's block size
 from logsleuth.wholelines import BLOCK_SIZE as BLOCK_SIZE
@@ -330,6 +331,10 @@ def _unwrap(log: LogInput) -> LogInput:
         wrapped = HardWrapped(head, width)
         log._stream, log.rows = wrapped, wrapped.rows  # type: ignore[assignment]
         log.notices.append(wrap_notice(width))
+        return log
+    indent = common_indent(head.peek(_NEWEST_FIRST_HEAD_BYTES))
+    if indent is not None:
+        log._stream = Dedented(head, indent)  # type: ignore[assignment]
         return log
     log._stream = head  # type: ignore[assignment]
     return log

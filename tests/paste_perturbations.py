@@ -1,0 +1,231 @@
+"""What a paste does to a log on its way to an issue, one perturbation at a time (issues 10, 11).
+
+Each perturbation rewrites a signature's positive example the way a reporter's paste, a terminal,
+a tracker or another launcher does, and must leave logsleuth's answer (signature id, verdict)
+as it was. Every one is a function of the example's lines and a seeded random source, never of
+one example. Used by tests/test_s34_paste_perturbations.py (a hypothesis sample) and
+tools/paste_sweep/sweep.py (the count over every example).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+from logsleuth.resources import data_dir
+
+Perturbation = Callable[[list[str], random.Random], "list[str] | None"]
+
+LEVEL_WORD = re.compile(r"\b(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=:| \d)")
+FRAME = re.compile(r'^(?P<lead>.*?)File "[^"]+", line \d+, in \S+\s*$')
+TRACEBACK_HEAD = re.compile(r"Traceback \(most recent call last\):\s*$")
+# the exception line a traceback ends with: its prefix, a dotted class, its message
+ENDING = re.compile(r"^(?P<lead>.*?)(?P<cls>\b(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception))"
+                    r"(?P<rest>(?::\s.*)?)$")
+# a class's module as vLLM's tracebacks print it, for a class printed without one
+KNOWN_MODULES = {"OutOfMemoryError": "torch", "AcceleratorError": "torch",
+                 "HFValidationError": "huggingface_hub.errors",
+                 "ValidationError": "pydantic_core._pydantic_core",
+                 "RayTaskError": "ray.exceptions", "NcclError": "torch.distributed"}
+
+
+def _each(change: Callable[[str], str]) -> Perturbation:
+    return lambda lines, rng: [change(line) for line in lines]
+
+
+def crlf(lines: list[str], rng: random.Random) -> list[str]:
+    return [line + "\r" for line in lines]
+
+
+def trailing_spaces(lines: list[str], rng: random.Random) -> list[str]:
+    """A tracker's or an editor's trailing blanks after every line (one to four)."""
+    return [line + " " * rng.randrange(1, 5) if line else line for line in lines]
+
+
+def quote(lines: list[str], rng: random.Random) -> list[str]:
+    """A markdown quote (`> ` before each line; a blank line quoted is `>` alone)."""
+    return ["> " + line if line else ">" for line in lines]
+
+
+def indent(lines: list[str], rng: random.Random) -> list[str]:
+    """A common indentation (a markdown list item's or a code block's in a comment)."""
+    pad = rng.choice(["  ", "    ", "\t"])
+    return [pad + line if line else line for line in lines]
+
+
+def ansi_levels(lines: list[str], rng: random.Random) -> list[str] | None:
+    """A terminal's colours around the level word (vLLM's coloured records, uvicorn)."""
+    colour = {"DEBUG": 36, "INFO": 32, "WARNING": 33, "WARN": 33, "ERROR": 31, "CRITICAL": 35,
+              "FATAL": 35}
+    out = [LEVEL_WORD.sub(lambda m: f"\x1b[{colour[m[1]]}m{m[1]}\x1b[0m", line, 1)
+           for line in lines]
+    return out if out != lines else None
+
+
+def gutter(lines: list[str], rng: random.Random) -> list[str]:
+    """A log viewer's gutter kept by the copy (`  | `, grammars/vllm.lark's MARGIN)."""
+    return ["  | " + line for line in lines]
+
+
+def elision(lines: list[str], rng: random.Random) -> list[str] | None:
+    """A `...` line where the reporter dropped frames (after a frame's source line), in the
+    frames' own prefix."""
+    frames = [n for n, line in enumerate(lines) if FRAME.match(line)]
+    if len(frames) < 2:
+        return None
+    n = rng.choice(frames[:-1])
+    lead = FRAME.match(lines[n])["lead"]  # type: ignore[index]
+    at = n + 1 if n + 1 < len(lines) and not FRAME.match(lines[n + 1]) else n
+    return lines[:at + 1] + [lead + "..."] + lines[at + 1:]
+
+
+def frames_cut(lines: list[str], rng: random.Random) -> list[str] | None:
+    """The traceback's header and frames cut: its exception line alone is left (a reporter
+    who kept the last line)."""
+    heads = [n for n, line in enumerate(lines) if TRACEBACK_HEAD.search(line)]
+    if not heads:
+        return None
+    out: list[str] = []
+    skipping = False
+    for line in lines:
+        if TRACEBACK_HEAD.search(line):
+            skipping = True
+            continue
+        if skipping and (FRAME.match(line) or _is_source(line)):
+            continue
+        skipping = False
+        out.append(line)
+    return out if out != lines else None
+
+
+def _is_source(line: str) -> bool:
+    """A frame's source line or caret row: indented deeper than its prefix's text starts."""
+    body = re.sub(r"^(?:\(.*?pid=\d+.*?\) )?(?:\[rank\d+\]: )?(?:(?:ERROR|INFO|WARNING) "
+                  r"\d\d-\d\d [\d:]+ \[[\w.]+:\d+\] )?", "", line)
+    return body.startswith("    ") or body.strip().strip("^~ ") == ""
+
+
+def _last_ending(lines: list[str]) -> int | None:
+    for n in range(len(lines) - 1, -1, -1):
+        if ENDING.match(lines[n]) and ":" in lines[n]:
+            return n
+    return None
+
+
+def dotted(lines: list[str], rng: random.Random) -> list[str] | None:
+    """The final exception's module path added (a known class) or removed (`torch.X` <-> `X`)."""
+    n = _last_ending(lines)
+    if n is None:
+        return None
+    m = ENDING.match(lines[n])
+    assert m is not None
+    cls = m["cls"]
+    if "." in cls:
+        new = cls.rsplit(".", 1)[1]
+    elif cls in KNOWN_MODULES:
+        new = f"{KNOWN_MODULES[cls]}.{cls}"
+    else:
+        return None
+    return lines[:n] + [m["lead"] + new + m["rest"]] + lines[n + 1:]
+
+
+# a worker's error: its process prefix or its frames
+_WORKER = re.compile(r"\((?:Vllm|Ray)?Worker|worker_busy_loop|/worker/|rank=\d")
+
+
+def worker_wrapper(lines: list[str], rng: random.Random) -> list[str] | None:
+    """The last line's `Type: message` of a worker's error restated by the executor's wrapper that quotes str(e) alone:
+    `RuntimeError: Worker failed with error 'message', please check the stack trace above for
+    the root cause`, after the worker's own traceback (vLLM's multiproc executor)."""
+    n = len(lines) - 1
+    m = ENDING.match(lines[n])
+    if m is None or not _WORKER.search("\n".join(lines)):
+        return None  # a wrapper of a worker's error that the example's last line states
+    message = m["rest"][2:] if m["rest"].startswith(": ") else ""
+    if not message:
+        return None
+    wrapper = (f"{m['lead']}RuntimeError: Worker failed with error '{message}', please check "
+               "the stack trace above for the root cause")
+    return lines[:n + 1] + [wrapper]
+
+
+def _prefix(make: Callable[[random.Random, int], str]) -> Perturbation:
+    return lambda lines, rng: [make(rng, n) + line for n, line in enumerate(lines)]
+
+
+def _stamp(rng: random.Random, n: int) -> str:
+    return f"2025-03-14T09:26:{(53 + n // 100) % 60:02d}.{n * 7 % 1000:03d}{rng.randrange(10**6):06d}Z "
+
+
+PREFIXES: dict[str, Perturbation] = {
+    "docker-timestamps": _prefix(_stamp),
+    "compose": _prefix(lambda rng, n: "vllm-1  | "),
+    "kubectl-prefix": _prefix(lambda rng, n: "[pod/vllm-7d9f8b6c4-x2x9q/vllm] "),
+    "srun-label": _prefix(lambda rng, n: "0: "),
+    "journald": _prefix(lambda rng, n: f"Mar 14 09:26:{53 + n % 7} gpu-node-1 vllm[8052]: "),
+}
+
+
+def launcher(lines: list[str], rng: random.Random) -> list[str]:
+    """Another launcher's or era's prefix before every line (tests/metamorphic.py's wrappers)."""
+    return PREFIXES[rng.choice(sorted(PREFIXES))](lines, rng) or lines
+
+
+PERTURBATIONS: dict[str, Perturbation] = {
+    "crlf": crlf,
+    "trailing-spaces": trailing_spaces,
+    "markdown-quote": quote,
+    "indent": indent,
+    "ansi-levels": ansi_levels,
+    "gutter": gutter,
+    "elision": elision,
+    "frames-cut": frames_cut,
+    "dotted-name": dotted,
+    "worker-wrapper": worker_wrapper,
+    "launcher-prefix": launcher,
+}
+
+
+def combined(names: list[str]) -> Perturbation:
+    """The named perturbations applied in turn (one that does not apply is skipped)."""
+    def apply(lines: list[str], rng: random.Random) -> list[str] | None:
+        out, changed = lines, False
+        for name in names:
+            new = PERTURBATIONS[name](out, rng)
+            if new is not None:
+                out, changed = new, True
+        return out if changed else None
+    return apply
+
+
+@cache
+def positive_examples() -> tuple[tuple[str, Path], ...]:
+    """(signature id, example path) of every signature's positive example log."""
+    found = []
+    for log in sorted(Path(data_dir("signatures")).rglob("*.log")):
+        if log.name.endswith(".negative.log"):
+            continue
+        sid = log.name.split(".", 1)[0]
+        found.append((sid, log))
+    return tuple(found)
+
+
+def answer(text: str) -> tuple[str | None, str]:
+    """(signature id, verdict) logsleuth gives a log."""
+    from logsleuth.pipeline import explain_text
+    from logsleuth.signatures import default_signatures
+
+    report = explain_text(text, signatures=default_signatures())
+    return (None if report.signature is None else report.signature.id), str(report.verdict)
+
+
+def lines_of(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8", errors="replace").rstrip("\n").split("\n")
+
+
+def joined(lines: list[str]) -> str:
+    return "\n".join(lines) + "\n"
+
