@@ -420,3 +420,134 @@ def test_without_exact_signatures_the_family_names_the_classes_remedy(
         case: tuple[str, str], prefix: str) -> None:
     error, remedy = case
     assert remedy in _family_fix(f"{prefix}{error}\n")
+
+
+# ---- round 2: library and host errors that got only a class fallback ------------------------------
+# The Run:ai streamer's native library's refusals, any call, response and exception class;
+# ModelScope's missing model, revision or file; a host name that does not resolve while vLLM or
+# torch.distributed sets up an address. Each fallback (`signatures/fallback/`) said only "a value
+# error" or "a network error"; the class's own remedy is the exact signature's.
+
+_STREAMER_CALLS = ["send runai_request to", "open streamer in", "set credentials in"]
+_STREAMER_RESPONSES = ["File access error", "b'File access error'", "S3 not supported",
+                       "Retryable object storage file access error", "CA bundle file not found",
+                       "GCS not supported"]
+_STREAMER_FRAMES = [("{root}vllm/model_executor/model_loader/weight_utils.py",
+                     "runai_safetensors_weights_iterator", "streamer.stream_files(files)"),
+                    ("{root}runai_model_streamer/libstreamer/libstreamer.py", "runai_request",
+                     "raise ValueError(")]
+
+
+@settings(max_examples=40, deadline=None)
+@given(call=st.sampled_from(_STREAMER_CALLS), response=st.sampled_from(_STREAMER_RESPONSES),
+       cls=st.sampled_from(["Exception", "ValueError"]), shape=SHAPES, py=PYTHONS,
+       site=SITE_PACKAGES, prefix=TRACEBACK_PREFIXES)
+def test_a_run_ai_streamer_refusal_names_the_store_credentials_and_extras(
+        call: str, response: str, cls: str, shape: str, py: str, site: str,
+        prefix: str) -> None:
+    frames = [(path.format(root=site.format(py=py)), fn, code)
+              for path, fn, code in _STREAMER_FRAMES]
+    log = _shaped(f"{cls}: Could not {call} libstreamer due to: {response}", frames, shape, prefix)
+    sid, fix = signature_advice(log)
+    assert sid == "runai-streamer-libstreamer-error", log
+    assert "AWS_ENDPOINT_URL" in fix and "vllm[runai]" in fix and "AWS_CA_BUNDLE" in fix
+
+
+def test_an_s3_model_without_the_streamer_load_format_keeps_its_signature() -> None:
+    error = ("ValueError: To load a model from S3, 'load_format' must be 'runai_streamer' or "
+             "'runai_streamer_sharded', but got 'auto'. Model: s3://models/llama")
+    assert _signature_id(error + "\n") == "object-storage-model-needs-runai-streamer"
+
+
+_MODELSCOPE_ERRORS = [
+    "The model: {model} has no revision: main !",
+    "The model: {model} has no revision: v1.0 valid are: [v1.0.1,v1.1.0]!",
+    "The model: {model} has no revision : master .",
+    "The file path: preprocessor_config.json not exist in: {model}",
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(error=st.sampled_from(_MODELSCOPE_ERRORS),
+       model=st.sampled_from(["Qwen/Qwen2.5-VL-7B-Instruct", "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B",
+                              "LLM-Research/Meta-Llama-3-8B-Instruct"]),
+       cls=st.sampled_from(["modelscope.hub.errors.NotExistError", "NotExistError",
+                            "modelscope.hub.errors.NoValidRevisionError"]),
+       shape=SHAPES, py=PYTHONS, site=SITE_PACKAGES, prefix=TRACEBACK_PREFIXES)
+def test_modelscope_without_the_model_or_revision_names_master_and_a_local_copy(
+        error: str, model: str, cls: str, shape: str, py: str, site: str, prefix: str) -> None:
+    root = site.format(py=py)
+    frames = [(f"{root}modelscope/hub/snapshot_download.py", "snapshot_download",
+               "revision_detail = _api.get_valid_revision_detail(repo_id, revision=revision)"),
+              (f"{root}modelscope/hub/api.py", "get_valid_revision_detail",
+               "raise NotExistError(")]
+    log = _shaped(f"{cls}: {error.format(model=model)}", frames, shape, prefix)
+    sid, fix = signature_advice(log)
+    assert sid == "modelscope-model-or-revision-not-found", log
+    assert "--revision master" in fix and "modelscope download" in fix
+
+
+@pytest.mark.parametrize("error", [
+    "huggingface_hub.errors.RevisionNotFoundError: 404 Client Error. Revision Not Found for url: "
+    "https://huggingface.co/Qwen/Qwen2.5-7B-Instruct/resolve/v2/config.json.",
+    "ModuleNotFoundError: No module named 'modelscope'",
+])
+def test_the_hubs_other_errors_are_not_modelscopes_missing_revision(error: str) -> None:
+    assert _signature_id(error + "\n") != "modelscope-model-or-revision-not-found"
+
+
+_UNRESOLVED = ["[Errno -3] Temporary failure in name resolution",
+               "[Errno -2] Name or service not known",
+               "[Errno -5] No address associated with hostname",
+               "[Errno 8] nodename nor servname provided, or not known",
+               "[Errno 11001] getaddrinfo failed"]
+_RESOLVERS = [("{root}vllm/utils.py", "get_ip", 's.connect(("dns.google", 80))'),
+              ("{root}vllm/utils/network_utils.py", "get_ip",
+               "return socket.gethostbyname(socket.gethostname())"),
+              ("{root}ray/_private/services.py", "resolve_ip_for_localhost",
+               "return socket.gethostbyname(address)")]
+
+
+@settings(max_examples=40, deadline=None)
+@given(error=st.sampled_from(_UNRESOLVED), resolver=st.sampled_from(_RESOLVERS), shape=SHAPES,
+       py=PYTHONS, site=SITE_PACKAGES, prefix=TRACEBACK_PREFIXES)
+def test_a_host_name_that_does_not_resolve_names_vllm_host_ip(
+        error: str, resolver: tuple[str, str, str], shape: str, py: str, site: str,
+        prefix: str) -> None:
+    path, fn, code = resolver
+    frames = [(path.format(root=site.format(py=py)), fn, code)]
+    log = _shaped(f"socket.gaierror: {error}", frames, shape, prefix)
+    sid, fix = signature_advice(log)
+    assert sid == "host-name-resolution-failed", log
+    assert "VLLM_HOST_IP" in fix and "/etc/hosts" in fix
+
+
+@pytest.mark.parametrize("family", ["IPv4 ", "IPv6 ", ""])
+@pytest.mark.parametrize("gai", ["-2 - Name or service not known",
+                                 "-3 - Temporary failure in name resolution"])
+def test_torch_distributed_resolving_the_master_address_is_the_same_class(family: str,
+                                                                          gai: str) -> None:
+    log = (f"torch.distributed.DistNetworkError: The {family}network addresses of (vllm-head.svc, "
+           f"29500) cannot be retrieved (gai error: {gai}).\n")
+    sid, fix = signature_advice(log)
+    assert sid == "host-name-resolution-failed", log
+    assert "MASTER_ADDR" in fix
+
+
+@pytest.mark.parametrize(("error", "expected"), [
+    # the hub's connection error quotes the resolver's words: the hub's signature answers
+    ("requests.exceptions.ConnectionError: (MaxRetryError(\"HTTPSConnectionPool(host='huggingface"
+     ".co', port=443): Max retries exceeded with url: /api/models/x/revision/main (Caused by "
+     "NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f>: Failed to "
+     "establish a new connection: [Errno -3] Temporary failure in name resolution'))\"), "
+     "'(Request ID: 3b86)')", "hub-http-connection-failed"),
+    # a peer whose name resolved but that refused the connection
+    ("torch.distributed.DistNetworkError: The client socket has failed to connect to "
+     "[10.0.0.5]:29500 (errno: 111 - Connection refused).", None),
+])
+def test_a_connection_that_is_not_a_name_resolution_keeps_its_signature(
+        error: str, expected: str | None) -> None:
+    sid = _signature_id(error + "\n")
+    assert sid != "host-name-resolution-failed"
+    if expected is not None:
+        assert sid == expected
