@@ -25,8 +25,9 @@ the Gaudi software's bridge and Intel Neural Compressor's FP8 path, and a failed
 Dockerfile (BuildKit's and the legacy builder's words, the wheel-size guard). Round 2 adds the
 remedies families lacked for members they already answered: a speculative draft's method under a
 weight's shape (EAGLE-3, MTP), a runner's host buffers of one step's token budget under numpy's
-broadcast check (vLLM's runner, the Gaudi plugin's warm-up buckets), and pinned memory off where
-vLLM's WSL test reads the hostname."""
+broadcast check (vLLM's runner, the Gaudi plugin's warm-up buckets), pinned memory off where
+vLLM's WSL test reads the hostname, and a model compiled for fixed shapes (optimum-rbln) served
+with other engine settings."""
 
 from __future__ import annotations
 
@@ -122,6 +123,9 @@ GAUDI_WARMUP = [(SITE + "vllm_gaudi/v1/worker/hpu_model_runner.py", "warmup_mode
 UVA_BUFFERS = [(VLLM + "v1/worker/gpu_worker.py", "init_device"),
                (VLLM + "v1/worker/gpu/model_runner.py", "__init__"),
                (VLLM + "v1/worker/gpu/buffer_utils.py", "__init__")]
+RBLN_STEP = [(SITE + "vllm_rbln/worker/model_runner.py", "execute_model"),
+             (SITE + "optimum/rbln/transformers/models/decoderonly/decoderonly_runtime_utils.py",
+              "forward")]
 
 
 def _hccl(label: str, text: str) -> st.SearchStrategy[str]:
@@ -357,6 +361,11 @@ MEMBERS = [
                              f"({n},) ({n},) ({m},)"),
                st.sampled_from([6144, 8192]), st.sampled_from([2048, 4096])),
      GAUDI_WARMUP, "tensor-shape-mismatch-in-forward", "VLLM_PROMPT_BS_BUCKET_MAX"),
+    # a model compiled for fixed shapes served with other engine settings (optimum-rbln)
+    (st.builds(lambda got, want: (f"TypeError: block_tables (shape=({got},)) has a shape "
+                                  f"different to required shape ({want},)."),
+               st.sampled_from([1, 2, 16]), st.sampled_from([4, 8, 32])),
+     RBLN_STEP, "library-optimum-error", "--block-size"),
     # pinned memory off because vLLM took the machine for WSL (the hostname in uname)
     (st.sampled_from(["RuntimeError: UVA is not available"]), UVA_BUFFERS,
      "gpu-model-runner-rejected", "hostname"),
