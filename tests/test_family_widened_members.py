@@ -26,8 +26,9 @@ Dockerfile (BuildKit's and the legacy builder's words, the wheel-size guard). Ro
 remedies families lacked for members they already answered: a speculative draft's method under a
 weight's shape (EAGLE-3, MTP), a runner's host buffers of one step's token budget under numpy's
 broadcast check (vLLM's runner, the Gaudi plugin's warm-up buckets), pinned memory off where
-vLLM's WSL test reads the hostname, and a model compiled for fixed shapes (optimum-rbln) served
-with other engine settings."""
+vLLM's WSL test reads the hostname, a model compiled for fixed shapes (optimum-rbln) served
+with other engine settings, and the draft sampling method the second runner's speculators
+check."""
 
 from __future__ import annotations
 
@@ -123,6 +124,10 @@ GAUDI_WARMUP = [(SITE + "vllm_gaudi/v1/worker/hpu_model_runner.py", "warmup_mode
 UVA_BUFFERS = [(VLLM + "v1/worker/gpu_worker.py", "init_device"),
                (VLLM + "v1/worker/gpu/model_runner.py", "__init__"),
                (VLLM + "v1/worker/gpu/buffer_utils.py", "__init__")]
+SPECULATOR = [(VLLM + "v1/worker/gpu/model_runner.py", "__init__"),
+              (VLLM + "v1/worker/gpu/spec_decode/speculator.py", "_validate_local_argmax_reduction")]
+HIDDEN_STATES = [(VLLM + "v1/worker/gpu/model_runner.py", "load_model"),
+                 (VLLM + "v1/worker/gpu/spec_decode/extract_hidden_states.py", "__init__")]
 RBLN_STEP = [(SITE + "vllm_rbln/worker/model_runner.py", "execute_model"),
              (SITE + "optimum/rbln/transformers/models/decoderonly/decoderonly_runtime_utils.py",
               "forward")]
@@ -361,6 +366,13 @@ MEMBERS = [
                              f"({n},) ({n},) ({m},)"),
                st.sampled_from([6144, 8192]), st.sampled_from([2048, 4096])),
      GAUDI_WARMUP, "tensor-shape-mismatch-in-forward", "VLLM_PROMPT_BS_BUCKET_MAX"),
+    # the second runner's speculators refusing a draft sampling method (0.34's words)
+    (st.sampled_from(["ValueError: use_local_argmax_reduction is not compatible with "
+                      "draft_sample_method='probabilistic'."]), SPECULATOR,
+     "spec-decode-proposer-rejected", "draft_sample_method"),
+    (st.sampled_from(["ValueError: extract_hidden_states only supports "
+                      "draft_sample_method='greedy'"]), HIDDEN_STATES,
+     "spec-decode-proposer-rejected", "greedy"),
     # a model compiled for fixed shapes served with other engine settings (optimum-rbln)
     (st.builds(lambda got, want: (f"TypeError: block_tables (shape=({got},)) has a shape "
                                   f"different to required shape ({want},)."),
@@ -470,6 +482,9 @@ NEAR_MISSES = [
     # session 34 round 2: an index_put shape error of the runner, no weight being loaded
     ("RuntimeError: shape mismatch: value tensor of shape [8, 4096] cannot be broadcast to "
      "indexing result of shape [9, 4096]", HOST_PREP, "weight-shape-mismatch"),
+    # the second runner's own check, outside its speculators
+    ("ValueError: Model Runner V2 does not support pooling models yet.",
+     [(VLLM + "v1/worker/gpu/model_runner.py", "__init__")], "spec-decode-proposer-rejected"),
 ]
 
 # how the traceback reaches the log: printed bare, under a V1 engine core's ERROR records, with
