@@ -22,7 +22,13 @@ a key a KV connector reads from kv_connector_extra_config, parallel sampling und
 vLLM's compiled extensions not loaded (the import, a source tree, torch's dispatcher), a script
 named like the package, the front end's wait for its engines, torch's TCP store on a taken port,
 the Gaudi software's bridge and Intel Neural Compressor's FP8 path, and a failed step of vLLM's
-Dockerfile (BuildKit's and the legacy builder's words, the wheel-size guard)."""
+Dockerfile (BuildKit's and the legacy builder's words, the wheel-size guard). Round 2 adds the
+remedies families lacked for members they already answered: a speculative draft's method under a
+weight's shape (EAGLE-3, MTP), a runner's host buffers of one step's token budget under numpy's
+broadcast check (vLLM's runner, the Gaudi plugin's warm-up buckets), pinned memory off where
+vLLM's WSL test reads the hostname, a model compiled for fixed shapes (optimum-rbln) served
+with other engine settings, and the draft sampling method the second runner's speculators
+check."""
 
 from __future__ import annotations
 
@@ -101,6 +107,30 @@ GAUDI_BRIDGE = [(VLLM + "worker/hpu_model_runner.py", "warmup_model"),
 GAUDI_INC = [(SITE + "vllm_gaudi/v1/worker/hpu_model_runner.py", "load_model"),
              (SITE + "neural_compressor/torch/algorithms/fp8_quant/_core/scale.py",
               "prepare_layer_scales")]
+
+
+# session 34 round 2: a speculative draft's loader, a runner preparing a batch on the host (vLLM's
+# V1 runner and the Gaudi plugin's warm-up), the V2 runner's pinned buffers
+EAGLE_LOAD = [(VLLM + "v1/spec_decode/eagle.py", "load_model"),
+              (VLLM + "model_executor/models/llama_eagle.py", "load_weights"),
+              (VLLM + "model_executor/layers/linear.py", "weight_loader")]
+MTP_LOAD = [(VLLM + "v1/spec_decode/eagle.py", "load_model"),
+            (VLLM + "model_executor/models/deepseek_mtp.py", "load_weights"),
+            (VLLM + "model_executor/model_loader/weight_utils.py", "default_weight_loader")]
+HOST_PREP = [(VLLM + "v1/worker/gpu_model_runner.py", "_dummy_run"),
+             (VLLM + "v1/worker/gpu_model_runner.py", "_prepare_inputs")]
+GAUDI_WARMUP = [(SITE + "vllm_gaudi/v1/worker/hpu_model_runner.py", "warmup_model"),
+                (SITE + "vllm_gaudi/v1/worker/hpu_model_runner.py", "_prepare_inputs")]
+UVA_BUFFERS = [(VLLM + "v1/worker/gpu_worker.py", "init_device"),
+               (VLLM + "v1/worker/gpu/model_runner.py", "__init__"),
+               (VLLM + "v1/worker/gpu/buffer_utils.py", "__init__")]
+SPECULATOR = [(VLLM + "v1/worker/gpu/model_runner.py", "__init__"),
+              (VLLM + "v1/worker/gpu/spec_decode/speculator.py", "_validate_local_argmax_reduction")]
+HIDDEN_STATES = [(VLLM + "v1/worker/gpu/model_runner.py", "load_model"),
+                 (VLLM + "v1/worker/gpu/spec_decode/extract_hidden_states.py", "__init__")]
+RBLN_STEP = [(SITE + "vllm_rbln/worker/model_runner.py", "execute_model"),
+             (SITE + "optimum/rbln/transformers/models/decoderonly/decoderonly_runtime_utils.py",
+              "forward")]
 
 
 def _hccl(label: str, text: str) -> st.SearchStrategy[str]:
@@ -308,6 +338,46 @@ MEMBERS = [
                st.sampled_from(["ACT_MAXABS_PCS_POW2_WEIGHT_MAXABS_PTS_POW2_HW",
                                 "MAXABS_HW_OPT_WEIGHT"])),
      GAUDI_INC, "hpu-backend-rejected", "RUNTIME_SCALE_PATCHING"),
+    # session 34 round 2: an EAGLE-3 draft (three hidden states into fc) built as EAGLE-1 (two),
+    # in vLLM's loader assertion or torch's state-dict words; the method names the draft's head
+    (st.builds(lambda h: (f"AssertionError: Attempted to load weight (torch.Size([{h}, {3 * h}])) "
+                          f"into parameter (torch.Size([{h}, {2 * h}]))"),
+               st.sampled_from([2048, 4096, 5120, 7168])),
+     EAGLE_LOAD, "weight-shape-mismatch", "eagle3"),
+    (st.builds(lambda h: (f"RuntimeError: Error(s) in loading state_dict for EagleLlamaForCausalLM:"
+                          f"\n\tsize mismatch for fc.weight: copying a param with shape "
+                          f"torch.Size([{h}, {3 * h}]) from checkpoint, the shape in current model "
+                          f"is torch.Size([{h}, {2 * h}])."), st.sampled_from([2048, 4096])),
+     EAGLE_LOAD, "weight-shape-mismatch", "--speculative-config"),
+    (st.builds(lambda h, v: (f"AssertionError: Attempted to load weight (torch.Size([{v}, {h}])) "
+                             f"into parameter (torch.Size([{v // 2}, {h}]))"),
+               st.sampled_from([4096, 7168]), st.sampled_from([129280, 151936])),
+     MTP_LOAD, "weight-shape-mismatch", "deepseek_mtp"),
+    # a batch larger than the runner's host buffers (sized by the step's token budget): numpy's
+    # broadcast check in vLLM's runner or a plugin's warm-up
+    (st.builds(lambda n, m: (f"ValueError: operands could not be broadcast together with shapes "
+                             f"({n},) ({n},) ({m},)"),
+               st.sampled_from([6144, 8192, 16384]), st.sampled_from([2048, 4096])),
+     HOST_PREP, "tensor-shape-mismatch-in-forward", "max_num_batched_tokens"),
+    (st.builds(lambda n, m: (f"ValueError: operands could not be broadcast together with shapes "
+                             f"({n},) ({n},) ({m},)"),
+               st.sampled_from([6144, 8192]), st.sampled_from([2048, 4096])),
+     GAUDI_WARMUP, "tensor-shape-mismatch-in-forward", "VLLM_PROMPT_BS_BUCKET_MAX"),
+    # the second runner's speculators refusing a draft sampling method (0.34's words)
+    (st.sampled_from(["ValueError: use_local_argmax_reduction is not compatible with "
+                      "draft_sample_method='probabilistic'."]), SPECULATOR,
+     "spec-decode-proposer-rejected", "draft_sample_method"),
+    (st.sampled_from(["ValueError: extract_hidden_states only supports "
+                      "draft_sample_method='greedy'"]), HIDDEN_STATES,
+     "spec-decode-proposer-rejected", "greedy"),
+    # a model compiled for fixed shapes served with other engine settings (optimum-rbln)
+    (st.builds(lambda got, want: (f"TypeError: block_tables (shape=({got},)) has a shape "
+                                  f"different to required shape ({want},)."),
+               st.sampled_from([1, 2, 16]), st.sampled_from([4, 8, 32])),
+     RBLN_STEP, "library-optimum-error", "--block-size"),
+    # pinned memory off because vLLM took the machine for WSL (the hostname in uname)
+    (st.sampled_from(["RuntimeError: UVA is not available"]), UVA_BUFFERS,
+     "gpu-model-runner-rejected", "hostname"),
 ]
 
 # families whose members' words name the class without a frame (an assertion's source line, a
@@ -406,6 +476,12 @@ NEAR_MISSES = [
      [(SITE + "torch/distributed/rendezvous.py", "_create_c10d_store")], "address-in-use"),
     ("KeyError: 'model.layers.0.mlp.experts.w13_weight'",
      [(VLLM + "model_executor/models/qwen3_moe.py", "load_weights")], "hpu-backend-rejected"),
+    # session 34 round 2: an index_put shape error of the runner, no weight being loaded
+    ("RuntimeError: shape mismatch: value tensor of shape [8, 4096] cannot be broadcast to "
+     "indexing result of shape [9, 4096]", HOST_PREP, "weight-shape-mismatch"),
+    # the second runner's own check, outside its speculators
+    ("ValueError: Model Runner V2 does not support pooling models yet.",
+     [(VLLM + "v1/worker/gpu/model_runner.py", "__init__")], "spec-decode-proposer-rejected"),
 ]
 
 # how the traceback reaches the log: printed bare, under a V1 engine core's ERROR records, with
