@@ -46,7 +46,9 @@ CLASSES = [
     ("ValueError: {name}: unsupported mode 'fast'", "fallback-value-error"),
     ("RuntimeError: NCCL communicator {name} could not be created", "fallback-nccl-error"),
     ("RuntimeError: {name} pool exhausted", "fallback-runtime-error"),
-    ("socket.gaierror: [Errno -2] Name or service not known", "fallback-connection-error"),
+    # (a name that does not resolve is host-name-resolution-failed's since session 34)
+    ("ssl.SSLError: [SSL: WRONG_VERSION_NUMBER] wrong version number talking to {name}",
+     "fallback-connection-error"),
     ("TimeoutError: no reply from {name} after 600 s", "fallback-timeout"),
     ("RuntimeError: can't start new thread", "fallback-resource-limit"),
     ("ImportError: {name} needs its compiled core", "fallback-import-error"),
