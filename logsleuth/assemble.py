@@ -1084,8 +1084,9 @@ class Assembler:
                                                                          LineKind.UVICORN)
         # a warning vLLM logs only while it handles a model step's exception, quoting an error
         # (causality.yaml `failing_warnings`): the step failed; read as an error record
+        # (a container runtime's `WARNING: ...` reads as uvicorn's level-and-colon shape)
         failing = line.level in _QUIET_LEVELS \
-            and line.kind in (LineKind.PLAIN, LineKind.EXCEPTION_REPR) \
+            and line.kind in (LineKind.PLAIN, LineKind.EXCEPTION_REPR, LineKind.UVICORN) \
             and (self._causality.failing_warning(line.text) or _failed_request(line))
         if failing:
             is_error_record = True

@@ -440,7 +440,8 @@ def _drivers_verdicts(nodes: dict[int, _Node], first_output: int | None,
     - each one printed after that output that is that program's judgement of its task (a record
       of another logger than vLLM's, its usage error, a traceback through its code and not vLLM's
       engine, whose words report no failure of vLLM: a score under a threshold, a sample it could
-      not parse, a results file it could not write; `judges_output`);
+      not parse, a results file it could not write; `judges_output`), and no native code's record
+      (causality.yaml `native`: a CANN code, Neuron's runtime, which write for the engine);
     - then, when every other error of the run is a level-only record of such a logger naming
       nothing of vLLM's (`alone`; one pointing at no other error, no native logger's), those too,
       wherever they were printed: before the output the engine came up after them, and they
@@ -454,8 +455,11 @@ def _drivers_verdicts(nodes: dict[int, _Node], first_output: int | None,
     drivers = default_drivers()
     theirs = {key: node for key, node in nodes.items()
               if node.process_role in (Role.MAIN, Role.OTHER)}
+    # (not native code's record: the runtime under the engine writes it unprefixed, a CANN code's
+    # or Neuron's runtime's site is no driver's logger; causality.yaml `native`)
     judged = [key for key, node in theirs.items()
               if node.event.first_line > first_output and not node.corrupting
+              and not know.logged_natively(node.event.site, node.event.exception)
               and drivers.judges_output(node.event)]
     rest = [key for key in nodes if key not in judged]
     if all(key in theirs and nodes[key].pointer is None

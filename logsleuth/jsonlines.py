@@ -6,7 +6,8 @@ Docker's json-file driver keeps a container's output as one object a line
 json` writes `MESSAGE`; a log service's export writes `message` or `textPayload`; a structured
 logger writes its record's fields (Python's JSON formatters, Ray's and Ray Serve's JSON logs:
 `{"levelname": "WARNING", "asctime": "2024-03-24 03:17:59,398", "component_name": "controller",
-"message": "..."}`; Go's zap and logrus: `{"level":"error","ts":...,"msg":"..."}`). A file format
+"message": "..."}`; Go's zap and logrus: `{"level":"error","ts":...,"msg":"..."}`; stern's
+`--output json`, each line's pod and container beside its `message`). A file format
 like gzip or a CSV export, not a line shape: each object becomes the text of its message field,
 on the object's own line, so line numbers stay those of the file, behind the record's own level
 when the object names it (in every other format the level a logger gave its record is part of
@@ -29,7 +30,11 @@ MESSAGE_KEYS = ("log", "message", "msg", "MESSAGE", "textPayload", "line", "cont
 # An event says when (or on which stream) it was written; an object without any of these is not
 # a log event (an OpenAI-style error body a client printed has a `message` too)
 EVENT_KEYS = ("time", "timestamp", "@timestamp", "ts", "date", "stream",
-              "__REALTIME_TIMESTAMP", "receiveTimestamp", "asctime")
+              "__REALTIME_TIMESTAMP", "receiveTimestamp", "asctime",
+              # or which pod and container wrote it: `stern --output json` (`{"message": ...,
+              # "nodeName": ..., "namespace": ..., "podName": ..., "containerName": ...}`, no
+              # time: `--timestamps` puts it in the message), a collector's Kubernetes metadata
+              "podName", "containerName", "kubernetes")
 # The fields that hold the level the logger gave the record (Python logging's `levelname`, a
 # structured logger's `level`). Not `severity`: a log service sets it by stream (stderr: ERROR)
 LEVEL_KEYS = ("levelname", "level")

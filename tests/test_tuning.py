@@ -656,18 +656,6 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
     # Session 34's random development split (twenty-fifth), strict until analysed:
-    # (Session 34's two failing logs called healthy were fixed on detect's branch: a container
-    # image's platform mismatch as a failing warning; CANN's error record with its head elided,
-    # grammars/vllm.lark CANN_INLINE. The lead reverted that merge at the session's end: the new
-    # reading took an indented CANN record under a RuntimeError for a record of its own and broke
-    # three of tests/test_s26_plugin_device_classes.py's HCCL classes, found only by the full
-    # suite with no time left to narrow it. The branch is kept for the next session.)
-    "launchers/uu-ascend-docker-run-openeuler-image-amd64-on-arm64-host-platform-mismatch-warning-two-lines":
-        "Why not fixed: detect's mechanism (a failing container-platform warning) was reverted "
-        "with its merge at session 34's end (see above); to land again next session",
-    "startup/yy-ascend-v0250-w4a4-mxfp4-quant-matmul-scale-k-mismatch-ez0027-elided":
-        "Why not fixed: detect's CANN_INLINE reading was reverted with its merge at session 34's "
-        "end (it broke the s26 HCCL classes on indented records); to land again next session",
     # (startup/zz-dgx-spark-gb10-dsv4-flash-0731-mtp2-attempt-checkpoint-without-mtp-heads-weight-
     # key-harness-summary left this list when an optional kernel package's failed trial import
     # (vLLM's `_has_module` probe, 0.23 on, logs it at WARNING and goes on without deep_gemm,
@@ -678,6 +666,19 @@ KNOWN_VERDICT_MISSES = {
     # tests/test_s34_root_classes.py). The label follows its twin's rule: l-v0230-v2-runner-
     # flashinfer-sampler-jit-no-nvcc-after-deep-gemm-warning, whose whole log shows the same
     # probe's deep_gemm failure, is labelled by the later error.)
+    # (detect's two failing logs answered no_failure left this list (tests/test_s34_detect_classes.py):
+    # launchers/uu-ascend-docker-run-openeuler-image-amd64-on-arm64-host-platform-mismatch-warning-
+    # two-lines when a container runtime's warning that the image's platform is not the host's
+    # (docker's `The requested image's platform (...) does not match the detected host platform`,
+    # podman's `image platform (...) does not match the expected platform`) became a failing
+    # warning (causality.yaml `failing_warnings`): the failure when nothing of the program follows,
+    # survived by the program's own work, the root no more once the program's own error follows;
+    # startup/yy-ascend-v0250-w4a4-mxfp4-quant-matmul-scale-k-mismatch-ez0027-elided when CANN's
+    # error record whose `[PID: N] <time>` head a paste elided (`... Name(EXnnnn): `, or the failed
+    # call and its return code before the name) became the record it is, wherever the name and code
+    # stand (grammars/vllm.lark CANN_INLINE); its label's exception was relabelled to its twins' rule
+    # (a root that is no Python exception is named by no class name; its case.yaml says which twins).
+    # Its fix miss stays in KNOWN_FIX_MISSES for the signature's owner.)
     # Session 33's random development split (twenty-fourth): all four of its cold verdict or root misses left this list:
     # (Two of session 33's split's cold verdict or root misses left this list (dev-root,
     # tests/test_s33_root_classes.py): launchers/s-minikube-wsl-v064post1-mqllmengine-zmq-enotsup-

@@ -63,6 +63,7 @@ SINGLE_TOKEN_BODIES = {
     "TERMINATE_FRAME": "terminate_frame",
     "PY_WARNING": "py_warning", "PYTEST_CRASH": "pytest_crash", "PROGRESS": "progress", "REQUEST_LOGGED": "request_logged",
     "BLANK": "blank", "JSON_RECORD": "json_record", "LEVEL_LINE": "level_line",
+    "CANN_INLINE": "cann_inline", "HABANA_MODULE": "habana_module",
     "INDENTED": "indented", "PLAIN": "plain", "HTTP_STATUS": "http_status",
     "CLIENT_STATUS": "client_status", "DETAIL_BODY": "detail_body",
     "PYDANTIC_VALUE_ERROR": "pydantic_value_error",

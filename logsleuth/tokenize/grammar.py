@@ -238,6 +238,9 @@ class _Body:
     frame: Frame | None = None
     chain: ChainReason | None = None
     level: Level | None = None  # uvicorn writes its level in the body: `ERROR:    ...`
+    # the call site a body names itself where its head names none: CANN's error code of a
+    # record whose head was elided (`... Invalid_Argument(EZ0027): ...`, cann_inline)
+    site: str | None = None
     depth: int = 0  # an exception group's margin at the body's start (`_margin`)
     # the head of a record a paste glued inside the line, whose exception the body is
     # (embedded_exception): its process and its header
@@ -306,7 +309,8 @@ def _combine(head: _Head, body: _Body, number: int = 0) -> LogLine:
         # and fatal lines it relays are what they are, at whatever level it relays them
         level = head.relay_level
     return LogLine(number, body.kind, body.text, process, level,
-                   header.time, header.site, body.exception, body.message, body.frame,
+                   header.time, header.site if header.site is not None else body.site,
+                   body.exception, body.message, body.frame,
                    body.chain, head.outer, body.depth or head.depth, head.relayed)
 
 
@@ -553,6 +557,10 @@ class _ToRecords(Transformer[Token, object]):
         # names) for its site (native code's: causality `native`)
         return _Header(Level.ERROR, None, _CANN_CODE.findall(str(items[0]))[-1])
 
+    def habana(self, items: list[Token]) -> _Header:
+        # `[Rank:0] FATAL ERROR :: `: Gaudi's bridge; its module begins the body (habana_module)
+        return _Header(Level.CRITICAL, None, None)
+
     def ci_command(self, items: list[Token]) -> _Header:
         # `##[error]`: GitHub Actions' annotation; a group marker is an ordinary line
         return _Header(_CI_LEVELS.get(str(items[0])[3:-1], Level.INFO), None, None)
@@ -620,6 +628,17 @@ class _ToRecords(Transformer[Token, object]):
         text = str(items[0])
         fatal = text[:5].lower() == "fatal"
         return _Body(LineKind.PLAIN, text, level=Level.CRITICAL if fatal else Level.ERROR)
+
+    def habana_module(self, items: list[Token]) -> _Body:
+        # `MODULE:PT_DEVMEM Allocation failed ...` after Gaudi's header: the module its site
+        text = str(items[0])
+        return _Body(LineKind.PLAIN, text, site=text.partition(" ")[0])
+
+    def cann_inline(self, items: list[Token]) -> _Body:
+        # `aclnnX ... error code 161002 Invalid_Argument(EZ0027):`: CANN's error record whose
+        # head was elided, the whole line its message, its last code its site (as cann_code's)
+        text = str(items[0])
+        return _Body(LineKind.PLAIN, text, level=Level.ERROR, site=_CANN_CODE.findall(text)[-1])
 
     uvicorn = _leveled(LineKind.UVICORN)
 
@@ -1257,6 +1276,7 @@ _HEAD_RULES = {  # terminal -> (phase in `head`, transformer method)
     "BRACKET_FIELDS": (0, "relay"), "LEVEL_WORD_HEADER": (2, "level_word"),
     "SPDLOG_HEADER": (2, "spdlog"),
     "CANN_CODE_HEADER": (2, "cann_code"),
+    "HABANA_HEADER": (2, "habana"),
 }
 
 

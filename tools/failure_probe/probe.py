@@ -60,7 +60,7 @@ Shape = _VERDICT.Shape
 
 ERAS = ("v0", "v1early", "v1")
 WRAPPERS = ("plain", "docker", "cri", "compose", "journald", "ray", "wrapped", "glued", "srun",
-            "torchrun", "grep", "pm2", "stern")
+            "torchrun", "grep", "pm2", "stern", "stern-json")
 CONTEXTS = ("fatal", "survived", "benign")
 
 
@@ -133,7 +133,8 @@ def wrap(lines: list[str], wrapper: str, rng: random.Random, at: int) -> list[st
         return [f"vllm-1  | {line}" for line in lines]
     if wrapper == "pm2":  # `pm2 logs`: id|name, the name padded, a bar; a `--time` start's stamp
         stamp = rng.random() < 0.5
-        return [f"0|vllm      | " + (f"2025-06-01T10:{i // 60 % 60:02d}:{i % 60:02d}: " if stamp else "")
+        name = rng.choice(["vllm      ", "vllm server ", "qwen 7b api"])  # `--name "vllm server"`
+        return [f"0|{name} | " + (f"2025-06-01T10:{i // 60 % 60:02d}:{i % 60:02d}: " if stamp else "")
                 + line for i, line in enumerate(lines)]
     if wrapper == "stern":  # stern: pod and container, coloured or not, `--timestamps` or not
         colour, stamp = rng.random() < 0.5, rng.random() < 0.5
@@ -141,6 +142,10 @@ def wrap(lines: list[str], wrapper: str, rng: random.Random, at: int) -> list[st
             else ("vllm-7d9f8c6b5-x2k4q", "vllm")
         return [f"{pod} {box} " + (f"2025-06-01T10:{i // 60 % 60:02d}:{i % 60:02d}.123456789Z " if stamp else "")
                 + line for i, line in enumerate(lines)]
+    if wrapper == "stern-json":  # `stern --output json`: one object a line, the line its message
+        return [json.dumps({"message": line, "nodeName": "gpu-node-3", "namespace": "default",
+                            "podName": "vllm-7d9f8c6b5-x2k4q", "containerName": "vllm"})
+                for line in lines]
     if wrapper == "journald":
         return [f"Jun 01 10:{i // 60 % 60:02d}:{i % 60:02d} gpu-node-3 vllm[4000]: {line}"
                 for i, line in enumerate(lines)]
@@ -191,7 +196,8 @@ def render(statement: Statement, case: Case, seed: int) -> str:
         else:
             lines += shape.ready() + shape.serve(12)
     if statement.by == "outside" and case.context != "survived" and case.wrapper in (
-            "docker", "cri", "compose", "ray", "journald", "srun", "torchrun", "pm2", "stern"):
+            "docker", "cri", "compose", "ray", "journald", "srun", "torchrun", "pm2", "stern",
+            "stern-json"):
         # the launcher's own lines are not its program's output: unwrapped, or systemd's own
         head = wrap(lines[:-tail], case.wrapper, rng, at)
         own = [f"Jun 01 10:59:59 gpu-node-3 systemd[1]: {line}" for line in lines[-tail:]] \
