@@ -59,11 +59,9 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # boundaries (hardwrap.soft_wrapped: its frames and whole message are read) and a warm-up bucket
     # over the token budget got hpu-warmup-bucket-exceeds-batched-tokens, told apart from numpy's
     # shape errors elsewhere by the Gaudi runner's warm-up frames.)
-    "startup/yy-ascend-v0250-w4a4-mxfp4-quant-matmul-scale-k-mismatch-ez0027-elided":
-        "Why not fixed: the report says no_failure (KNOWN_VERDICT_MISSES, detect's: the elided "
-        "operator line with no class is not read as an error); its class has its advice since "
-        "session 34 (ascend-quantized-matmul-inputs-rejected matches the line once it is read, "
-        "tests/test_s34_plugin_classes_b.py), so it leaves with its verdict",
+    # (startup/yy-ascend-v0250-w4a4-mxfp4-quant-matmul-scale-k-mismatch-ez0027-elided left this list
+    # at the lead's merge of detect and sigs-b: detect's CANN_INLINE reads the elided CANN record,
+    # and sigs-b's ascend-quantized-matmul-inputs-rejected family names its remedy.)
     # Session 33's random development split (twenty-fourth): all nine of its cold fix misses left this list:
     # (Four of session 33's split left this list, dev-fix's classes, tests/test_s33_fix_classes.py:
     # launchers/s-minikube-wsl-v064post1-mqllmengine-zmq-enotsup-engine-died-silently when the ZMQ
