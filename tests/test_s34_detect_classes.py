@@ -40,10 +40,6 @@
    vllm-gaudi's calibration docs quote it as a RuntimeError's message): a header of its own
    (grammars/vllm.lark HABANA_HEADER, the module its native site). Near misses: the words
    without the module, another level.
-7. An elision a reporter marks in brackets before the part of a line kept (`[...] ERROR 06-01
-   ... EngineCore failed to start.`, `[…] Segmentation fault (core dumped)`): read as the bare
-   `... ` of a paste that starts inside a line is (grammars/vllm.lark ELLIPSIS). Near misses: an
-   ellipsis inside a message stays its text.
 """
 
 from __future__ import annotations
@@ -399,32 +395,3 @@ def test_near_misses_of_gaudi_s_record() -> None:
     for text in ["FATAL ERROR :: the module was not named", "[Rank:0] INFO :: MODULE:PT_DEVMEM x",
                  "FATAL ERROR :: MODULE:pt_devmem lower case is no module"]:
         assert parse_line(clean(text)).site in (None, "-"), text
-
-
-# ---- 7. a bracketed elision before a line -------------------------------------------------------------
-
-ELIDED_LINES = st.sampled_from([
-    "ERROR 06-01 10:11:13 [core.py:708] EngineCore failed to start.",
-    "(EngineCore_DP0 pid=812) ERROR 06-01 10:11:13 [core.py:708] EngineCore failed to start.",
-    "ERROR 06-01 10:11:13 engine.py:157] Engine background task failed",
-    "Segmentation fault (core dumped)",
-    "RuntimeError: CUDA error: an illegal memory access was encountered",
-    "[rank0]:[E601 10:12:40.123456 ProcessGroupNCCL.cpp:1537] [PG 0 Rank 0] Watchdog caught "
-    "collective operation timeout"])
-MARKS = st.sampled_from(["... ", "[...] ", "[…] ", "[ ... ] ", "<...> ", "(...) ", "[....] "])
-
-
-@settings(max_examples=40, deadline=None, derandomize=True)
-@given(ELIDED_LINES, MARKS)
-def test_a_bracketed_elision_reads_as_the_line_after_it(line: str, mark: str) -> None:
-    _check((mark + line).encode())
-    alone, marked = parse_line(clean(line)), parse_line(clean(mark + line))
-    assert (marked.kind, marked.process, marked.exception, marked.level, marked.text) == \
-        (alone.kind, alone.process, alone.exception, alone.level, alone.text)
-    assert explain_text(mark + line + "\n").verdict is explain_text(line + "\n").verdict
-
-
-def test_an_ellipsis_inside_a_message_stays_its_text() -> None:
-    text = "INFO 06-01 10:11:13 [logger.py:39] Received request: prompt: '[...] continue', params"
-    assert parse_line(clean(text)).text.endswith("[...] continue', params")
-    assert parse_line(clean("[...]")).outer is None  # nothing after it: a line of its own
