@@ -653,6 +653,10 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Moved in from the held-out set when the end-of-session-34 check printed it (strict):
+    "healthy/vv-v022-modelscope-yi-34b-download-dir-hub-id-downloading-zero-percent-args-namespace":
+        "moved in from the held-out set when the end-of-session-34 check printed it with its "
+        "answer (a healthy log answered root_cause_missing): not yet analysed",
     # Session 34's random development split (twenty-fifth), strict until analysed:
     # (startup/zz-dgx-spark-gb10-dsv4-flash-0731-mtp2-attempt-checkpoint-without-mtp-heads-weight-
     # key-harness-summary left this list when an optional kernel package's failed trial import
