@@ -23,6 +23,15 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Session 35's random development split (twenty-sixth), strict until analysed:
+    "runtime/x-orz-ppo-rollout-vllm-unsupported-block-size-256-oneline":
+        "moved in from the held-out set by session 35's random development split: not yet analysed",
+    "startup/ddd-flashinfer-main-sm12x-nvfp4-moe-b12x-backend-borrowed-dense-helper-collapse-to-vmk-attributeerror-oneline":
+        "moved in from the held-out set by session 35's random development split: not yet analysed",
+    "startup/jj-ascend-plugin-global-patch-weight-transfer-eager-import-no-module-ray-oneline":
+        "moved in from the held-out set by session 35's random development split: not yet analysed",
+    "startup/vv-committed-notes-ascend-a2-tp4-ep-qwen3-vl-30b-a3b-default-max-model-len-distributed-init-hang-four-lines-symptom":
+        "moved in from the held-out set by session 35's random development split: not yet analysed",
     # (launchers/ccc-nemo-rl-colocated-dsv3-first-refit-ipc-staging-buffer-parameter-too-large-assert-wrapped,
     # moved in when the lead saw its name at a merge, left this list in session 34 when a message's
     # line breaks came to be read as the spaces they replaced (signatures/match.py `_readings`):
@@ -653,6 +662,15 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Session 35's random development split (twenty-sixth), strict until analysed:
+    "launchers/bbb-k8s-lws-eks-pp2-hostnetwork-ray-actorhandlenotfound-engine-core-init-failed-gloo-cause-cut-symptom":
+        "moved in from the held-out set by session 35's random development split: not yet analysed",
+    "launchers/mm-v064post1-eks-lws-ray-two-node-pp2-tp4-hang-after-pynccl-wrapped-symptom":
+        "moved in from the held-out set by session 35's random development split: not yet analysed",
+    "startup/uu-arctic-inference-v1-tp4-rtx3080-speculator-worker-fatal-signal-traceback-cut-killed-symptom":
+        "moved in from the held-out set by session 35's random development split: not yet analysed",
+    "startup/vv-committed-notes-ascend-a2-tp4-ep-qwen3-vl-30b-a3b-default-max-model-len-distributed-init-hang-four-lines-symptom":
+        "moved in from the held-out set by session 35's random development split: not yet analysed",
     # Moved in from the held-out set when the end-of-session-34 check printed it (strict):
     "healthy/vv-v022-modelscope-yi-34b-download-dir-hub-id-downloading-zero-percent-args-namespace":
         "moved in from the held-out set when the end-of-session-34 check printed it with its "
