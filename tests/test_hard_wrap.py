@@ -69,6 +69,8 @@ COLLECTED_WRAPPED = {
     # read joined since session 34 (hardwrap._frame_cut), its whole message and frames read
     "tests/fixtures/tuning/startup/ss-gaudi-plugin-v1-warmup-prompt-bucket-above-batched-tokens-"
     "broadcast-valueerror-wrapped/log.txt",  # session 34's split: likewise (its fix misses left)
+    "tests/fixtures/tuning/launchers/mm-v064post1-eks-lws-ray-two-node-pp2-tp4-hang-after-"
+    "pynccl-wrapped-symptom/log.txt",  # session 35's split: hard-wrapped at 159 as posted
     "signatures/distributed/gloo-peer-connection-lost.negative.log",
     "signatures/distributed/gloo-recv-timeout.log",
     "signatures/ray/ray-compiled-graph-channel-timeout.negative.log",
