@@ -1160,13 +1160,14 @@ def _probe_effects(nodes: dict[int, _Node], probes: dict[int, str],
     the nearest such failure before it."""
     if not probes:
         return []
-    ordered = sorted(nodes.values(), key=lambda n: (n.event.line, n.event.id))
+    # (the probes alone, in log order: a log holds few of them and may hold thousands of errors)
+    probe_nodes = sorted((nodes[i] for i in probes if i in nodes),
+                         key=lambda n: (n.event.line, n.event.id))
     pairs: list[tuple[int, int]] = []
-    for node in ordered:
+    for node in sorted(nodes.values(), key=lambda n: (n.event.line, n.event.id)):
         if node.event.id in probes:
             continue
-        before = [n for n in ordered if n.event.id in probes
-                  and n.event.last_line < node.event.first_line
+        before = [n for n in probe_nodes if n.event.last_line < node.event.first_line
                   and know.names_package(probes[n.event.id], node.event.text)]
         if before:
             pairs.append((before[-1].event.id, node.event.id))

@@ -11,6 +11,8 @@ from __future__ import annotations
 import io
 import re
 
+from logsleuth.wholelines import WholeLines
+
 _LEAD = re.compile(rb"^[ \t]*")
 _FRAME = re.compile(rb'^File "')
 # two indented lines are as likely one message its writer wrapped, its second line the first's
@@ -37,33 +39,13 @@ def common_indent(head: bytes) -> bytes | None:
     return shortest
 
 
-class Dedented(io.RawIOBase):
-    """A stream handed on with `indent` taken off each line that starts with it."""
+class Dedented(WholeLines):
+    """A stream handed on with `indent` taken off each line that starts with it (read as whole
+    lines, so a line that two reads would cut loses its indentation too)."""
 
     def __init__(self, stream: io.RawIOBase, indent: bytes):
-        self._stream = stream
-        self._indent = indent
-        self._at_line_start = True
+        super().__init__(stream)
+        self._line_start = re.compile(b"^" + re.escape(indent), re.MULTILINE)
 
-    def readable(self) -> bool:
-        return True
-
-    def read(self, size: int = -1) -> bytes:
-        data = self._stream.read(size) or b""
-        if not data:
-            return data
-        pieces = data.split(b"\n")
-        out = []
-        for n, piece in enumerate(pieces):
-            # a line cut across two reads loses its indentation in the first (reads are blocks
-            # of whole lines but for the longest ones: a cut inside the blanks is rare enough
-            # to keep the rest of them)
-            if (n > 0 or self._at_line_start) and piece.startswith(self._indent):
-                piece = piece[len(self._indent):]
-            out.append(piece)
-        self._at_line_start = data.endswith(b"\n")
-        return b"\n".join(out)
-
-    def close(self) -> None:
-        self._stream.close()
-        super().close()
+    def convert(self, data: bytes) -> bytes:
+        return self._line_start.sub(b"", data)

@@ -15,11 +15,13 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
+import metamorphic
+from metamorphic import Anchor, Transform
+
 from logsleuth.resources import data_dir
 
 Perturbation = Callable[[list[str], random.Random], "list[str] | None"]
 
-LEVEL_WORD = re.compile(r"\b(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=:| \d)")
 FRAME = re.compile(r'^(?P<lead>.*?)File "[^"]+", line \d+, in \S+\s*$')
 TRACEBACK_HEAD = re.compile(r"Traceback \(most recent call last\):\s*$")
 # the exception line a traceback ends with: its prefix, a dotted class, its message
@@ -32,12 +34,18 @@ KNOWN_MODULES = {"OutOfMemoryError": "torch", "AcceleratorError": "torch",
                  "RayTaskError": "ray.exceptions", "NcclError": "torch.distributed"}
 
 
-def _each(change: Callable[[str], str]) -> Perturbation:
-    return lambda lines, rng: [change(line) for line in lines]
+def _lines(transform: Transform) -> Perturbation:
+    """A whole-log transform of tests/metamorphic.py that moves no line, as a perturbation (None
+    where it changes nothing)."""
+    def apply(lines: list[str], rng: random.Random) -> list[str] | None:
+        moved = transform(lines, rng, Anchor(0, 0))
+        return None if moved is None or moved.lines == lines else moved.lines
+    return apply
 
 
-def crlf(lines: list[str], rng: random.Random) -> list[str]:
-    return [line + "\r" for line in lines]
+crlf = _lines(metamorphic.crlf)
+quote = _lines(metamorphic.quote)  # a markdown quote
+ansi_levels = _lines(metamorphic.ansi_levels)  # a terminal's colours around the level word
 
 
 def trailing_spaces(lines: list[str], rng: random.Random) -> list[str]:
@@ -45,24 +53,10 @@ def trailing_spaces(lines: list[str], rng: random.Random) -> list[str]:
     return [line + " " * rng.randrange(1, 5) if line else line for line in lines]
 
 
-def quote(lines: list[str], rng: random.Random) -> list[str]:
-    """A markdown quote (`> ` before each line; a blank line quoted is `>` alone)."""
-    return ["> " + line if line else ">" for line in lines]
-
-
 def indent(lines: list[str], rng: random.Random) -> list[str]:
     """A common indentation (a markdown list item's or a code block's in a comment)."""
     pad = rng.choice(["  ", "    ", "\t"])
     return [pad + line if line else line for line in lines]
-
-
-def ansi_levels(lines: list[str], rng: random.Random) -> list[str] | None:
-    """A terminal's colours around the level word (vLLM's coloured records, uvicorn)."""
-    colour = {"DEBUG": 36, "INFO": 32, "WARNING": 33, "WARN": 33, "ERROR": 31, "CRITICAL": 35,
-              "FATAL": 35}
-    out = [LEVEL_WORD.sub(lambda m: f"\x1b[{colour[m[1]]}m{m[1]}\x1b[0m", line, 1)
-           for line in lines]
-    return out if out != lines else None
 
 
 def gutter(lines: list[str], rng: random.Random) -> list[str]:
@@ -156,16 +150,12 @@ def _prefix(make: Callable[[random.Random, int], str]) -> Perturbation:
     return lambda lines, rng: [make(rng, n) + line for n, line in enumerate(lines)]
 
 
-def _stamp(rng: random.Random, n: int) -> str:
-    return f"2025-03-14T09:26:{(53 + n // 100) % 60:02d}.{n * 7 % 1000:03d}{rng.randrange(10**6):06d}Z "
-
-
 PREFIXES: dict[str, Perturbation] = {
-    "docker-timestamps": _prefix(_stamp),
+    "docker-timestamps": _prefix(metamorphic.docker_time),
     "compose": _prefix(lambda rng, n: "vllm-1  | "),
     "kubectl-prefix": _prefix(lambda rng, n: "[pod/vllm-7d9f8b6c4-x2x9q/vllm] "),
     "srun-label": _prefix(lambda rng, n: "0: "),
-    "journald": _prefix(lambda rng, n: f"Mar 14 09:26:{53 + n % 7} gpu-node-1 vllm[8052]: "),
+    "journald": _prefix(metamorphic.journald("gpu-node-1", "vllm", 8052)),
 }
 
 

@@ -143,6 +143,8 @@ def _same_body_for_shape(body: str) -> bool:
     (`EngineCore failed to start.`, systemd's `Failed with result 'exit-code'.`, read by
     parse_split at every start of a crash loop)."""
     return _DIGIT.search(body) is None or blind_body(body)
+
+
 _OTHER_DIGITS = {d: [o for o in "123456789" if o != d] for d in "0123456789"}
 
 
