@@ -14,7 +14,9 @@ its wordings across releases and the ways a log shows it, with a near miss:
   mistral-tokenizer-path-not-found; no tokenizer file in an existing directory is not it;
 - a constant only float32 holds written into a float16 tensor (torch's overflow check, in a
   model's, a plugin's or a logits processor's code): half-precision-value-overflow; a dtype
-  mismatch of a float16 forward is not it."""
+  mismatch of a float16 forward is not it;
+- a model file's own bare `assert <heads> % tp_size == 0` (Python prints no message: the source
+  line is read): tp-size-not-dividing-layer-dim; another bare assert of a model file is not it."""
 
 from __future__ import annotations
 
@@ -194,3 +196,43 @@ def test_a_constant_overflowing_half_precision_gets_the_dtype_advice(
 ])
 def test_another_half_precision_error_is_not_a_constant_overflow(error: str) -> None:
     assert signature_advice(error + "\n")[0] != "half-precision-value-overflow"
+
+
+# --- a model file's own bare TP-divisibility assert ---------------------------------------------
+
+_TP_ASSERTS = st.sampled_from([
+    "assert self.total_num_heads % tp_size == 0",
+    "assert self.total_num_kv_heads % tp_size == 0",
+    "assert tp_size % self.total_num_kv_heads == 0",
+    "assert self.num_heads % self.tp_size == 0",
+    "assert self.total_num_heads % tp_world_size == 0",
+    "assert config.intermediate_size % self.world_size == 0",
+])
+_MODEL_FILES = st.sampled_from(["llama", "qwen2", "mllama4", "qwen2_5_vl", "glm4v", "minicpmv"])
+
+
+@settings(max_examples=50, deadline=None)
+@given(source=_TP_ASSERTS, model=_MODEL_FILES, py=PYTHONS, site=SITE_PACKAGES,
+       prefix=TRACEBACK_PREFIXES)
+def test_a_model_files_bare_tp_divisibility_assert_gets_the_tp_size_advice(
+        source: str, model: str, py: str, site: str, prefix: str) -> None:
+    packages = site.format(py=py)
+    frames = [(f"{packages}vllm/model_executor/model_loader/utils.py", "initialize_model",
+               "return model_class(vllm_config=vllm_config, prefix=prefix)"),
+              (f"{packages}vllm/model_executor/models/{model}.py", "__init__", source)]
+    log = python_traceback(frames, "AssertionError", prefix)
+    sid, fix = signature_advice(log)
+    assert sid == "tp-size-not-dividing-layer-dim", log
+    assert "--tensor-parallel-size" in fix and "--pipeline-parallel-size" in fix
+    assert "num_key_value_heads" in fix
+
+
+@pytest.mark.parametrize("source", ["assert self.total_num_kv_heads > 0",
+                                    "assert self.head_dim % 2 == 0",
+                                    "assert self.rotary_dim % 2 == 0",
+                                    "assert len(self.layers) % self.pp_size == 0"])
+def test_another_bare_assert_of_a_model_file_is_not_tp_divisibility(source: str) -> None:
+    frames = [("/usr/local/lib/python3.12/dist-packages/vllm/model_executor/models/qwen2.py",
+               "__init__", source)]
+    sid, _ = signature_advice(python_traceback(frames, "AssertionError"))
+    assert sid != "tp-size-not-dividing-layer-dim"
