@@ -21,6 +21,7 @@ records changes nothing of a log holding them (test_replay._assert_same).
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +30,7 @@ from logsleuth.pipeline import explain_text
 from logsleuth.tokenize import clean, parse_line
 from test_fastpath import _check
 from test_replay import _assert_same
+from tool_import import import_tool
 
 # the marks reporters put where they left lines out (GitHub issues' pastes, chat pastes)
 MARKS = ["[...]", "[…]", "[ ... ]", "[....]", "[... 300 lines omitted ...]", "[...truncated...]",
@@ -188,3 +190,20 @@ def test_replaying_an_elided_traceback_changes_nothing() -> None:
 def test_the_frame_kept_behind_a_mark_is_a_frame() -> None:
     line = parse_line(clean(f"[...] {FRAMES[0]}"))
     assert line.kind is LineKind.FRAME
+
+
+# ---- the probes' elided pastes ----------------------------------------------------------------------
+
+@pytest.mark.long
+def test_probe_records_in_an_elided_paste_answer_the_right_way() -> None:
+    """The verdict probe's records of vLLM's and the plugins' indexes (tools/verdict_probe
+    `--index all`) in the failure probe's `elided` wrapper: a mark line before the record and the
+    record kept from a mark on. Healthy contexts stay healthy; a record that ends the log, or
+    that its process's death follows, is a failure (none of these is a parser's `handled` one)."""
+    probe = import_tool("verdict_probe", "probe")
+    items = [item for item in probe.events(["ERROR"], 4, 35, "all", ["elided"])
+             if item[0].context != "fatal_teardown"]
+    assert len(items) >= 20
+    assert {item[0].source for item in items} - {"vllm"}  # a plugin's records among them
+    wrong = [(r.event.context, r.event.text) for r in map(probe.measure_one, items) if r.wrong]
+    assert not wrong
