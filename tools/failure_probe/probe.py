@@ -7,6 +7,7 @@ documents its wording) is rendered as the last lines of a generated vLLM run (st
 serving, in the record shapes of the verdict probe's eras: `tools/verdict_probe/probe.py` Shape),
 inside a wrapper (none, docker/k8s timestamps, a compose service prefix, journald, Ray's
 `(pid=N)` relay, `srun -l`'s task label, `torchrun --tee`'s rank label, `grep -n`'s file and line,
+a reporter's elision marks (`[...]` on a line of its own and before the statement's first line),
 hard-wrapped at 80 columns, glued to the previous record without its line end):
 
 - `fatal`: the statement ends the log. A report of `no_failure` is a failing log called healthy.
@@ -60,7 +61,10 @@ Shape = _VERDICT.Shape
 
 ERAS = ("v0", "v1early", "v1")
 WRAPPERS = ("plain", "docker", "cri", "compose", "journald", "ray", "wrapped", "glued", "srun",
-            "torchrun", "grep", "pm2", "stern", "stern-json")
+            "torchrun", "grep", "pm2", "stern", "stern-json", "elided")
+# the marks a reporter puts where a paste left lines out (the `elided` wrapper)
+ELISIONS = ("[...]", "[…]", "[... 300 lines omitted ...]", "[truncated]", "<snip>", "(...)",
+            "[ ... ]", "(truncated)")
 CONTEXTS = ("fatal", "survived", "benign")
 
 
@@ -162,6 +166,11 @@ def wrap(lines: list[str], wrapper: str, rng: random.Random, at: int) -> list[st
         return [f"{name}:{first + i}:{line}" for i, line in enumerate(lines)]
     if wrapper == "wrapped":  # a terminal's hard wrap: rows of exactly 80 columns, mid-token
         return [line[i:i + 80] for line in lines for i in range(0, max(len(line), 1), 80)]
+    if wrapper == "elided" and 0 < at < len(lines):
+        # a paste shortened by its reporter: a mark on a line of its own where lines were left
+        # out, and the statement's first line kept from a mark on (its start cut)
+        mark = rng.choice(ELISIONS)
+        return lines[:at] + [mark, f"{mark} {lines[at]}"] + lines[at + 1:]
     if wrapper == "glued" and 0 < at < len(lines):
         return lines[:at - 1] + [lines[at - 1] + lines[at]] + lines[at + 1:]
     return lines

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.util
 import json
 import random
 import re
@@ -49,7 +50,8 @@ import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -92,6 +94,8 @@ class Event:
     ray: bool
     context: str
     serving: bool  # the record sits in serving (else in start-up)
+    wrapper: str = "plain"  # a failure probe wrapper around every line (`--wrappers`)
+    source: str = "vllm"  # the index the template comes from: vllm's, or a plugin's package
 
     @property
     def digest(self) -> int:
@@ -284,7 +288,31 @@ class Shape:
 
 
 def render(event: Event, message: str, file: str) -> str:
-    """The event's log."""
+    """The event's log, inside its wrapper."""
+    text = _render(event, message, file)
+    if event.wrapper == "plain":
+        return text
+    lines = text.rstrip("\n").split("\n")
+    # the record's first line (glued: run on from the line before it, its line end lost)
+    first = message.split("\n")[0]
+    at = max((i for i, line in enumerate(lines) if line.endswith(first)), default=len(lines) - 1)
+    return "\n".join(_failure_probe().wrap(lines, event.wrapper, random.Random(event.digest),
+                                           at)) + "\n"
+
+
+@cache
+def _failure_probe() -> Any:
+    """The failure probe's module, for its wrappers (one set of wrappers for every probe)."""
+    spec = importlib.util.spec_from_file_location("failure_probe",
+                                                  HERE.parent / "failure_probe" / "probe.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["failure_probe"] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def _render(event: Event, message: str, file: str) -> str:
     shape = Shape(event.era, event.ray, event.context == "healthy_offline")
     lines = shape.banner()
 
@@ -319,16 +347,34 @@ def render(event: Event, message: str, file: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def events(levels: Sequence[str], sample: int, seed: int) -> list[tuple[Event, str, str]]:
-    """(event, filled message, file) for the index's logger templates of these levels."""
-    index = default_index()
+def _templates(source: str) -> list[tuple[MessageTemplate, str, Sequence[str]]]:
+    """(template, its source, its index's releases) of vLLM's index, the plugins' or both. A
+    plugin's module is read as vLLM's of the same path (`vllm_ascend.worker.x` runs where
+    `vllm.worker.x` does: ROLE_OF)."""
+    out: list[tuple[MessageTemplate, str, Sequence[str]]] = []
+    if source in ("vllm", "all"):
+        index = default_index()
+        out += [(t, "vllm", index.releases) for t in index.templates]
+    if source in ("plugins", "all"):
+        from logsleuth.index.plugin import default_plugins
+        for plugin, _ in default_plugins():
+            out += [(t, plugin.package, plugin.index.releases) for t in plugin.index.templates]
+    return out
+
+
+def events(levels: Sequence[str], sample: int, seed: int, source: str = "vllm",
+           wrappers: Sequence[str] = ("plain",)) -> list[tuple[Event, str, str]]:
+    """(event, filled message, file) for the index's logger templates of these levels, each
+    in a wrapper drawn among `wrappers`."""
     rng = random.Random(seed)
     by_text: dict[str, MessageTemplate] = {}
-    for template in index.templates:
+    origin: dict[str, tuple[str, Sequence[str]]] = {}
+    for template, package, releases in _templates(source):
         if template.kind is MessageKind.LOG and template.cls in levels:
             old = by_text.get(template.text)
             if old is None or len(template.releases) > len(old.releases):
                 by_text[template.text] = template
+                origin[template.text] = (package, releases)
     texts = sorted(by_text)
     if sample:
         per_level: dict[str, list[str]] = defaultdict(list)
@@ -343,8 +389,12 @@ def events(levels: Sequence[str], sample: int, seed: int) -> list[tuple[Event, s
         template = by_text[text]
         message = fill(text, filled_holes.get(text))
         file = template.module.rsplit(".", 1)[-1] + ".py"
-        era = era_of(template, index.releases, rng)
-        role = role_of(template.module)
+        package, releases = origin[text]
+        # a plugin's release numbers are its own: its records are V1's (plugins are V1's)
+        era = era_of(template, releases, rng) if package == "vllm" \
+            else rng.choice(("v1early", "v1"))
+        role = role_of(re.sub(r"^vllm_\w+?\.|^\w+\.", "vllm.", template.module)
+                       if package != "vllm" else template.module)
         ray = rng.random() < 0.4
         # a record that itself reports a process's death (`AsyncLLMEngine has failed, terminating
         # server process`) is never followed by normal work
@@ -357,7 +407,7 @@ def events(levels: Sequence[str], sample: int, seed: int) -> list[tuple[Event, s
             # the exit's noise alone after serving may be a clean stop: start-up only
             serving = rng.random() < 0.5 and context != "fatal_teardown"
             out.append((Event(text, template.cls, template.module, era, role, ray, context,
-                              serving), message, file))
+                              serving, rng.choice(wrappers), package), message, file))
     return out
 
 
@@ -417,6 +467,8 @@ def summary(results: Sequence[Result], top: int) -> str:
         ("class (context, level, era, role, phase)",
          lambda r: (r.event.context, r.event.level, r.event.era, r.event.role,
                     "serving" if r.event.serving else "startup")),
+        ("wrapper", lambda r: (r.event.context, r.event.wrapper)),
+        ("source", lambda r: (r.event.context, r.event.source)),
         ("module", lambda r: (r.event.context, subsystem(r.event.module))),
         ("family (first words)", lambda r: (r.event.context, family(r.event.text)))), top)
     return "\n".join(out)
@@ -444,8 +496,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, help="write one JSON line per event")
     parser.add_argument("--show", type=int, default=0, help="print N missed logs")
     parser.add_argument("--show-context", choices=CONTEXTS, help="only misses of this context")
+    parser.add_argument("--index", choices=("vllm", "plugins", "all"), default="vllm",
+                        help="whose templates: vLLM's, the plugins' (logsleuth/index/plugin_*)")
+    parser.add_argument("--wrappers", nargs="+", default=["plain"],
+                        help="failure probe wrappers, one drawn per event (`all`: every one)")
     args = parser.parse_args(argv)
-    items = events(args.levels, args.sample, args.seed)
+    wrappers = list(_failure_probe().WRAPPERS) if args.wrappers == ["all"] else args.wrappers
+    items = events(args.levels, args.sample, args.seed, args.index, wrappers)
     results = measure_all(measure_one, items, args.jobs, 16)
     print(summary(results, args.top))
     if args.results:
