@@ -2197,7 +2197,7 @@ def _stalled(last_line: str, line_count: int, know: Causality, *, started: bool,
     if know.counts_answers(line.text.strip()):
         return None  # a run read while it worked: its bar counts answers (`answered_bars`)
     finished = "100%" in line.text
-    if not finished and know.transfers(line.text.strip()):
+    if not finished and know.transfers(last_line):
         return None  # a download under way: a stalled one times out and says so
     if finished and (started or not began):
         # a finished step is where a reporter cuts an excerpt of a working run (a docs page's
