@@ -755,6 +755,7 @@ class CausalGraph:
         _speakers(nodes, know)
         _placeless_copies(nodes)
         _exit_reports(nodes, events, know)
+        _self_kills(nodes, know)
         for cause, crash in crashed:
             if cause in nodes and crash not in nodes:
                 del nodes[cause]  # the crash was part of a stop, or harmless: so is its cause
@@ -817,7 +818,8 @@ class CausalGraph:
             reached = {m.phase for m in activity if m.phase is not None}
             late_hangs = _standing_hangs(late_hangs, started, know)
             bar = _stalled(last_line, line_count, know, started=started, began=began,
-                           reached=reached, asked=shutdown_from is not None) \
+                           reached=reached, asked=shutdown_from is not None, tail=tail,
+                           raw=tail.rsplit("\n", 1)[-1]) \
                 if not work.serving else None
             if bar is None and not late_hangs and deployments.several and tail:
                 bar = _stall_of(tail, line_count, know, deployments, events, began=began)
@@ -1418,6 +1420,28 @@ def _exit_reports(nodes: dict[int, _Node], events: tuple[Event, ...], know: Caus
                 and raised.raw and bool(raised.frames) \
                 and event.first_line == raised.last_line + 1:
             nodes[event.id] = replace(node, role=EventRole.SYMPTOM, exit_of=raised.id)
+
+
+def _self_kills(nodes: dict[int, _Node], know: Causality) -> None:
+    """Make a kill report that names no reason (a shell's `Killed`, exit 137: `idle_kills`)
+    printed within `self_kills.within` lines after a record that says its process kills its own
+    process tree (`self_kills.records`: 0.8's engine client on a worker's fatal signal) a
+    symptom of that record: the kill is vLLM's own, not one from outside. The report is the
+    shell's, unprefixed, or the same process's."""
+    window = know.self_kill_within
+    if window <= 0 or not know.self_kills:
+        return
+    ordered = sorted(nodes.values(), key=lambda n: (n.event.first_line, n.event.id))
+    killer: _Node | None = None  # the last record that announced a kill of its own tree
+    for node in ordered:
+        event = node.event
+        if know.kills_itself(event.text):
+            killer = node
+            continue
+        if killer is not None and know.kills_idle(event.text) \
+                and 0 < event.first_line - killer.event.last_line <= window \
+                and event.process.pid in (None, killer.event.process.pid):
+            nodes[event.id] = replace(node, role=EventRole.SYMPTOM, exit_of=killer.event.id)
 
 
 def _unraisable_causes(errors: list[ErrorEvent], events: tuple[Event, ...], know: Causality
@@ -2118,7 +2142,7 @@ _START_UP = (Phase.INIT, Phase.LOAD, Phase.PROFILE, Phase.KV_CACHE, Phase.GRAPH_
 
 def _stalled(last_line: str, line_count: int, know: Causality, *, started: bool,
              began: bool = True, reached: frozenset[Phase] | set[Phase] = frozenset(),
-             asked: bool = False) -> ErrorEvent | None:
+             asked: bool = False, tail: str = "", raw: str = "") -> ErrorEvent | None:
     """A log that ends on an unfinished progress bar stopped (hung or killed) mid-way. So does a
     log that ends on a finished one before start-up completed (`started`), where the log shows
     the run from its start (`began`): the step after it (the next download, the weights, the
@@ -2131,10 +2155,17 @@ def _stalled(last_line: str, line_count: int, know: Causality, *, started: bool,
     reached no start-up phase after the wait's (`reached`: NCCL output printed after the model
     loaded is another communicator's, or late output, not where start-up stopped)."""
     from logsleuth.tokenize import parse_line  # only needed for logs without errors
+    from logsleuth.tokenize.grammar import terminal_regex
 
+    if raw and terminal_regex("RAY_REPEATED").search(raw):
+        # Ray's summary of a line its actors printed alike (`[repeated 6x across cluster]`) is
+        # printed when its aggregation window closes (5 s), after lines printed later: no sign
+        # of where any process stopped (Ray's ray_logging LogDeduplicator). (`last_line` is
+        # cleaned of the suffix: `raw` is the line as the log holds it.)
+        return None
     line = parse_line(last_line)
     if line.kind is not LineKind.PROGRESS:
-        phase = None if started or not began else know.waiting_in(last_line)
+        phase = None if started or not began else know.waiting_in(last_line, tail)
         went_on = phase is None and not started and began \
             and line.level in (Level.ERROR, Level.CRITICAL) and know.says_goes_on(line.text)
         # the program's exit, with no stop asked for (causality.yaml `exit_noise`)
@@ -2167,6 +2198,8 @@ def _stalled(last_line: str, line_count: int, know: Causality, *, started: bool,
     if know.counts_answers(line.text.strip()):
         return None  # a run read while it worked: its bar counts answers (`answered_bars`)
     finished = "100%" in line.text
+    if not finished and know.transfers(last_line):
+        return None  # a download under way: a stalled one times out and says so
     if finished and (started or not began):
         # a finished step is where a reporter cuts an excerpt of a working run (a docs page's
         # start-up shown up to its weights loading): a stall only where the log shows the run
@@ -2201,7 +2234,7 @@ def _stall_of(tail: str, line_count: int, know: Causality, deployments: Deployme
     for offset, text in enumerate(reversed(texts)):
         if not text.strip():
             continue
-        text = clean(text)
+        raw, text = text, clean(text)
         group = deployments.of(parse_line(text).process)
         if group is None:
             return None
@@ -2217,7 +2250,7 @@ def _stall_of(tail: str, line_count: int, know: Causality, deployments: Deployme
                 started = any(m.kind is MilestoneKind.READY or m.phase in _STARTED for m in own)
                 reached = {m.phase for m in own if m.phase is not None}
                 stall = _stalled(text, number, know, started=started, began=began,
-                                 reached=reached)
+                                 reached=reached, tail=tail, raw=raw)
                 if stall is not None:
                     return stall
         seen.add(group)

@@ -24,7 +24,9 @@ nearest pid above its own among those that first talk after it began (it starts 
 rest of the processes with a pid go with the nearest engine core or API server below them (an
 engine core starts its workers). Processes with a pid that no server owns, and unprefixed output
 that printed its own start or talked before any server began, are one more deployment, the
-unowned one. Other unprefixed output (a library's line, an
+unowned one, and so is unprefixed output that printed a step of its own start-up (an init phase
+line: vLLM's rank assignment, which a deployment that prefixes its lines prefixes too). Other
+unprefixed output (a library's line, an
 NCCL warning printed without a prefix beside prefixed processes) may be anyone's: its work
 counts for every deployment and every deployment's for it, as in a run that holds one.
 """
@@ -36,7 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from logsleuth.knowledge import Causality
-from logsleuth.model import ErrorEvent, Event, Milestone, MilestoneKind, Process, Role
+from logsleuth.model import ErrorEvent, Event, Milestone, MilestoneKind, Phase, Process, Role
 
 ENGINE_ONCE = -1  # the key of an engine's once-only lines among the start markers
 UNOWNED = -1  # the deployment of unprefixed output and of processes no API server owns
@@ -72,6 +74,10 @@ def deployments_of(events: Iterable[Event], know: Causality) -> Deployments:
     marker_printers: dict[int, set[Process]] = {}
     singleton_pids: dict[str, set[int]] = {}
     servers: dict[Process, int] = {}  # API servers with a pid -> the line of their first start
+    # unprefixed output that printed a step of its own start-up (an init phase line: vLLM's
+    # rendezvous record, its rank assignment), as a start would be
+    stepped: set[Process] = set()
+    heads_stepped: set[Process] = set()  # and the processes with a pid that printed one
     single: dict[str, bool] = {}  # a day of request errors repeats a few names
     for event in events:
         process = event.process
@@ -90,6 +96,8 @@ def deployments_of(events: Iterable[Event], know: Causality) -> Deployments:
                 servers.setdefault(process, event.line)
         elif isinstance(event, Milestone) and know.is_engine_once(event.text):
             marker_printers.setdefault(ENGINE_ONCE, set()).add(process)  # a start as well
+        if isinstance(event, Milestone) and event.phase is Phase.INIT:
+            (stepped if process.pid is None else heads_stepped).add(process)
     if not servers:
         return ONE  # no deployment shows its own head: nothing to tell them apart by
     begun = min(servers.values())
@@ -100,13 +108,15 @@ def deployments_of(events: Iterable[Event], know: Causality) -> Deployments:
         or any(p.pid is not None and p not in servers
                and (line < begun or p.pid < lowest and know.is_child(p.name))
                for p, line in first.items()) \
-        or mixed
+        or mixed \
+        or bool(stepped) and any(know.role_of(p.name) is Role.API_SERVER
+                                 or know.is_singleton(p.name) for p in heads_stepped)
     if not several:
         return ONE
     groups: dict[Process, int] = {}
     started = {p for printers in marker_printers.values() for p in printers}
     for process, line in first.items():
-        if process.pid is None and (process in started or line < begun):
+        if process.pid is None and (process in started or process in stepped or line < begun):
             groups[process] = UNOWNED
     groups.update({server: server.pid or 0 for server in servers})
     if mixed:  # Ray's actors beside a server's own workers: the other deployment's

@@ -83,8 +83,10 @@ class Causality:
     # and the kind whose first after the error answers the failed request (`requests.answered_by`)
     request_savers: frozenset[MilestoneKind] = frozenset({MilestoneKind.SERVING})
     request_answer: MilestoneKind | None = None
-    # set-up lines of a step that waits on its peers, by phase: a log ending on one stalled there
-    waits: tuple[tuple[Phase, regex.Pattern[str]], ...] = ()
+    # set-up lines of a step that waits on its peers, by phase: a log ending on one stalled there;
+    # the third item, when set, is what the log must show besides for the line to be one
+    # (`waits`' `shown_with`)
+    waits: tuple[tuple[Phase, regex.Pattern[str], regex.Pattern[str] | None], ...] = ()
     unstarted_bars: regex.Pattern[str] | None = None  # a progress bar at 0 (`unstarted_bars`)
     # an error record's own statement that it does not stop the program (`harmless`)
     harmless: tuple[regex.Pattern[str], ...] = ()
@@ -203,6 +205,12 @@ class Causality:
     optional_classes: regex.Pattern[str] | None = None
     optional_frames: tuple[regex.Pattern[str], ...] = ()
     optional_names: tuple[tuple[str, regex.Pattern[str]], ...] = ()
+    # records after which vLLM kills its own process tree (`self_kills.records`), and how many
+    # lines after one a kill report naming no reason is that kill (`self_kills.within`)
+    self_kills: tuple[regex.Pattern[str], ...] = ()
+    self_kill_within: int = 0
+    # an unfinished bar of a download under way (`transfer_bars`): no stall
+    transfer_bars: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -603,10 +611,14 @@ class Causality:
         return self.native is not None and any(
             _search(self.native, text) for text in (site or "", label) if text)
 
-    def waiting_in(self, text: str) -> Phase | None:
+    def waiting_in(self, text: str, tail: str = "") -> Phase | None:
         """The phase whose set-up step this line says is under way, waiting on its peers
-        (`waits`): a working start-up always prints more after it."""
-        return next((phase for phase, pattern in self.waits if _search(pattern, text)), None)
+        (`waits`): a working start-up always prints more after it. A line that is one only
+        where the log shows other output besides (`shown_with`, searched in `tail`, the log's
+        last lines) is not one without it."""
+        return next((phase for phase, pattern, shown_with in self.waits
+                     if _search(pattern, text)
+                     and (shown_with is None or _search(shown_with, tail) is not None)), None)
 
     def is_unstarted_bar(self, text: str) -> bool:
         """A progress bar that has not advanced: a step begun (or redrawn as it raised), not a
@@ -785,6 +797,14 @@ class Causality:
         the constructor's failure."""
         return title is not None and self.half_built is not None \
             and _search(self.half_built, f"{title}\n{text}") is not None
+
+    def kills_itself(self, text: str) -> bool:
+        """The record says its process is about to kill its own process tree (`self_kills`)."""
+        return any(_search(pattern, text) for pattern in self.self_kills)
+
+    def transfers(self, bar: str) -> bool:
+        """An unfinished progress bar of a download under way (`transfer_bars`)."""
+        return any(_search(pattern, bar) for pattern in self.transfer_bars)
 
     def kills_idle(self, text: str) -> bool:
         """The error is a kill whose report names no reason (`idle_kills`): after the run was
@@ -1079,7 +1099,8 @@ def load_causality(path: Path | None = None) -> Causality:
     unbound = data.get("unbound", {})
     scheduler_stops = tuple(compile_(p, "scheduler_stops")
                             for p in data.get("scheduler_stops", []))
-    waits = tuple((Phase(item["phase"]), compile_(p, "waits"))
+    waits = tuple((Phase(item["phase"]), compile_(p, "waits"),
+                   compile_(item["shown_with"], "waits") if "shown_with" in item else None)
                   for item in data.get("waits", []) for p in item.get("lines", []))
     return Causality(roles, symptoms, wrappers, milestones, corrupting, singletons, phase_lines,
                      phase_frames, interrupts, handled_titles, handled_sites, handled_frames,
@@ -1159,7 +1180,11 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "answered_bars") for p in data.get("answered_bars", [])),
                      compile_(unraisable["half_built"], "unraisable")
                      if "half_built" in unraisable else None,
-                     *_optional_imports(data.get("optional_imports", {}), compile_))
+                     *_optional_imports(data.get("optional_imports", {}), compile_),
+                     tuple(compile_(p, "self_kills")
+                           for p in data.get("self_kills", {}).get("records", [])),
+                     int(data.get("self_kills", {}).get("within", 0)),
+                     tuple(compile_(p, "transfer_bars") for p in data.get("transfer_bars", [])))
 
 
 def _optional_imports(data: dict[str, object],

@@ -17,8 +17,8 @@ from logsleuth.index import annotate
 from logsleuth.index.bare import bare_errors, stated_errors
 from logsleuth.inputorder import FileLines
 from logsleuth.knowledge import default_causality
-from logsleuth.model import (ErrorEvent, Event, FactOrigin, Inference, LineRun, LogLine,
-                             RecordRun, Report, Verdict)
+from logsleuth.model import (ErrorEvent, Event, FactOrigin, Inference, LineRun, LinkReason,
+                             LogLine, RecordRun, Report, Verdict)
 from logsleuth.phase import failure_phase
 from logsleuth.holdback import HoldBack, feed_item
 from logsleuth.recur import Recurrences
@@ -278,8 +278,11 @@ def _targets(inference: Inference) -> list[Target]:
     targets += [Target(event, CHAIN_WEIGHT, "chain") for event in inference.chain]
     chained = {event.id for event in inference.chain}
     weight = SYMPTOM_WEIGHT if inference.root_cause is None else SYMPTOM_WEIGHT_BESIDE_ROOT
+    # a process's report that it exited (a level-only record, the shell's `Killed` of vLLM's own
+    # kill) says nothing of why: it is no fix's evidence
+    exits = {link.effect for link in inference.links if link.reason is LinkReason.EXIT_REPORT}
     targets += [Target(event, weight, "symptom") for event in inference.symptoms
-                if event.id not in chained]
+                if event.id not in chained and event.id not in exits]
     return _distinct(targets)
 
 

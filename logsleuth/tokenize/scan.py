@@ -122,7 +122,11 @@ class Tokenizer:
         """Count a located block's lines and keep it as the input's tail."""
         self._base = self.stats.lines = base
         if block:
-            self._tail = block
+            # the input's last TAIL_BYTES, across blocks: a reader may hand the input's last
+            # line over as a block of its own (hardwrap.py after rows it joined), and a stall is
+            # judged with the lines before it (causality.yaml `waits`' `shown_with`)
+            self._tail = block if len(block) > TAIL_BYTES or not self._tail.endswith(b"\n") \
+                else self._tail[-TAIL_BYTES - 1:] + block
             self.stats.last_line_text = ""
             self.stats.tail_text = ""
         return found
