@@ -23,7 +23,7 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
-    # Session 35's random development split (twenty-sixth), strict until analysed:
+    # Session 35's random development split (twenty-sixth):
     "launchers/bbb-k8s-lws-eks-pp2-hostnetwork-ray-actorhandlenotfound-engine-core-init-failed-gloo-cause-cut-symptom":
         "Why not fixed: once Ray's ActorHandleNotFoundError is read as the teardown it is (only "
         "ray.kill raises it), the excerpt holds symptoms only, and library-ray-error, known by the "
@@ -31,13 +31,25 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "its advice (GLOO_SOCKET_IFNAME) had come by reading the teardown as the root. A signature "
         "for a Ray run torn down after a start-up whose cause is cut is the signatures' owner's",
     "runtime/x-orz-ppo-rollout-vllm-unsupported-block-size-256-oneline":
-        "moved in from the held-out set by session 35's random development split: not yet analysed",
-    "startup/ddd-flashinfer-main-sm12x-nvfp4-moe-b12x-backend-borrowed-dense-helper-collapse-to-vmk-attributeerror-oneline":
-        "moved in from the held-out set by session 35's random development split: not yet analysed",
-    "startup/jj-ascend-plugin-global-patch-weight-transfer-eager-import-no-module-ray-oneline":
-        "moved in from the held-out set by session 35's random development split: not yet analysed",
+        "Why not fixed: its class, a KV-cache block size the paged-attention kernel is not built for "
+        "(\"Unsupported block size: N\", vLLM PR #10938), now gets attention-block-size-unsupported "
+        "(--block-size 16/32, another --attention-backend, the setting in the program that builds the "
+        "engine); the label's keyword is the RL trainer's own micro_rollout_batch_size, which only "
+        "this case's own thread confirms and no vLLM code or document ties to the block size",
     "startup/vv-committed-notes-ascend-a2-tp4-ep-qwen3-vl-30b-a3b-default-max-model-len-distributed-init-hang-four-lines-symptom":
-        "moved in from the held-out set by session 35's random development split: not yet analysed",
+        "Why not fixed: its verdict is right since session 35 (dev-root: the rank-assignment line is "
+        "the last of vLLM's distributed set-up, a stall there); startup-hang-distributed-setup "
+        "answers, and its fix (a family's text, sigs-a's) does not yet name --max-model-len, which a merged "
+        "even-numbered vLLM PR by the notes' author gives for Ascend A2 (stalls above 65536)",
+    # (Two of session 35's split left this list, dev-fix's classes, tests/test_s35_fix_classes.py:
+    # startup/jj-ascend-plugin-global-patch-weight-transfer-eager-import-no-module-ray-oneline when a
+    # bare "No module named 'ray'" got ray-module-missing (Ray imported eagerly by a plugin's patch,
+    # a weight-transfer engine, a framework's backend: install ray, or a release that imports it
+    # lazily, vLLM PR #10021) in place of the missing-package family; startup/ddd-flashinfer-main-
+    # sm12x-nvfp4-moe-b12x-backend-borrowed-dense-helper-collapse-to-vmk-attributeerror-oneline when
+    # a kernel library's MoE/GEMM kernel class missing its own helper got moe-kernel-library-object-
+    # attribute-missing (the FlashInfer version vLLM pins, another MoE backend) in place of
+    # vllm-internal-error.)
     # (launchers/ccc-nemo-rl-colocated-dsv3-first-refit-ipc-staging-buffer-parameter-too-large-assert-wrapped,
     # moved in when the lead saw its name at a merge, left this list in session 34 when a message's
     # line breaks came to be read as the spaces they replaced (signatures/match.py `_readings`):
