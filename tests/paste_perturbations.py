@@ -199,6 +199,35 @@ def worker_wrapper(lines: list[str], rng: random.Random) -> list[str] | None:
     return lines[:n + 1] + [wrapper]
 
 
+_PID = re.compile(r"\bpid=(\d+)")
+
+
+def ray_task_wrapper(lines: list[str], rng: random.Random) -> list[str] | None:
+    """The example's last traceback raised again in a Ray driver that called the failing process
+    as a task (`ray.get`): the driver's traceback ends in `ray.exceptions.RayTaskError(<class>):
+    ray::RayWorkerWrapper.execute_method() (pid=N, ...)`, which prints the remote frames and
+    exception under it (Ray's exceptions.py), N the pid of the process that raised it."""
+    heads = [n for n, line in enumerate(lines) if TRACEBACK_HEAD.search(line)]
+    end = _last_ending(lines)
+    if not heads or end is None or end < heads[-1]:
+        return None
+    head = heads[-1]
+    lead = lines[head][:TRACEBACK_HEAD.search(lines[head]).start()]  # type: ignore[union-attr]
+    body = [line[len(lead):] if line.startswith(lead) else line for line in lines[head + 1:end + 1]]
+    ending = ENDING.match(body[-1])
+    if ending is None or ending["lead"].strip():
+        return None  # the exception line is not at the traceback's column
+    pid = _PID.search(lines[end])
+    carrier = (f"ray.exceptions.RayTaskError({ending['cls'].rsplit('.', 1)[-1]}): "
+               f"ray::RayWorkerWrapper.execute_method() (pid={pid[1] if pid else 4100 + rng.randrange(900)}, "
+               f"ip=10.0.0.{rng.randrange(2, 250)}, actor_id={rng.randrange(16**8):08x})")
+    driver = ["Traceback (most recent call last):",
+              '  File "/app/driver.py", line 12, in <module>', "    outputs = ray.get(refs)",
+              '  File "/usr/lib/python3.12/site-packages/ray/_private/worker.py", line 2771, in get',
+              "    raise value.as_instanceof_cause()", carrier]
+    return lines + driver + [line for line in body if not line.startswith("Traceback")]
+
+
 def _prefix(make: Callable[[random.Random, int], str]) -> Perturbation:
     return lambda lines, rng: [make(rng, n) + line for n, line in enumerate(lines)]
 
@@ -232,6 +261,7 @@ PERTURBATIONS: dict[str, Perturbation] = {
     "frames-cut": frames_cut,
     "dotted-name": dotted,
     "worker-wrapper": worker_wrapper,
+    "ray-task-wrapper": ray_task_wrapper,
     "launcher-prefix": launcher,
 }
 

@@ -3,7 +3,8 @@ positive example, perturbed the way real pastes are (tests/paste_perturbations.p
 ends, trailing blanks, a markdown quote, a common indentation, colour around the level word, a
 log viewer's `  | ` gutter, a `...` elision between frames, the traceback's frames cut, the
 exception's module path added or removed, a worker's error restated by the executor's
-`Worker failed with error '...'`, another launcher's prefix), one at a time and combined, keeps
+`Worker failed with error '...'`, the last traceback raised again in a Ray driver under
+`RayTaskError(<class>)` (session 35), another launcher's prefix), one at a time and combined, keeps
 its signature id and its verdict. tools/paste_sweep/sweep.py counts the breaks over all of them.
 
 Kept out, because the perturbation destroys the evidence the answer rests on:
