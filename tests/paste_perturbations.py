@@ -203,14 +203,14 @@ _PID = re.compile(r"\bpid=(\d+)")
 
 
 def ray_task_wrapper(lines: list[str], rng: random.Random) -> list[str] | None:
-    """The example's last traceback raised again in a Ray driver that called the failing process
-    as a task (`ray.get`): the driver's traceback ends in `ray.exceptions.RayTaskError(<class>):
+    """A worker's last traceback raised again in a Ray driver that called the worker as a task
+    (`ray.get`): the driver's traceback ends in `ray.exceptions.RayTaskError(<class>):
     ray::RayWorkerWrapper.execute_method() (pid=N, ...)`, which prints the remote frames and
     exception under it (Ray's exceptions.py), N the pid of the process that raised it."""
     heads = [n for n, line in enumerate(lines) if TRACEBACK_HEAD.search(line)]
     end = _last_ending(lines)
-    if not heads or end is None or end < heads[-1]:
-        return None
+    if not heads or end is None or end < heads[-1] or not _WORKER.search("\n".join(lines)):
+        return None  # Ray's worker wrapper re-raises a worker's error, not a server's request's
     head = heads[-1]
     lead = lines[head][:TRACEBACK_HEAD.search(lines[head]).start()]  # type: ignore[union-attr]
     body = [line[len(lead):] if line.startswith(lead) else line for line in lines[head + 1:end + 1]]
