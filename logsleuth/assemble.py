@@ -990,6 +990,17 @@ class Assembler:
         # lines at its column or deeper: pip's own lines after the box are less indented)
         if trace.indent and not _inside_shifted(line, trace.indent):
             return self._flush(channel, out)
+        if line.exception is not None and trace.kind is EventKind.DIAGNOSTIC \
+                and _in_open_box(trace):
+            # the child's exception line relayed in pip's box with its traceback cut (a paste
+            # that kept the last lines): the child's error, read as with its frames
+            exception = _exception_at(line, _indent(line.text))
+            if exception is not None:
+                self._flush(channel, out)
+                self._exception_line(channel, exception, out)
+                if channel.trace is not None:
+                    channel.trace.indent = _indent(line.text)
+                return
         if line.kind is LineKind.INDENTED and len(trace.message_lines) < MAX_MESSAGE_LINES:
             trace.message_lines.append(_unbordered(line))
             trace.last_line = line.number
@@ -1467,6 +1478,19 @@ def _indent(text: str) -> int:
 _SOURCE_INDENT = 4  # the column of a frame's source line in a traceback printed unshifted
 # pip closes the box of a build's output with this line, at the column of the output it relays
 _BOX_END = "[end of output]"
+_BOX_OPEN = " lines of output]"  # its opening, `╰─> [17 lines of output]`
+
+
+def _in_open_box(trace: _Trace) -> bool:
+    """Whether a build step's report (pip's `error: subprocess-exited-with-error`) has opened
+    the box of its child's output (`╰─> [17 lines of output]`) and not closed it: the lines that
+    follow are the child's own, its exception line among them."""
+    for text in reversed(trace.message_lines):
+        if text.strip() == _BOX_END:
+            return False
+        if _BOX_OPEN in text:
+            return True
+    return False
 
 
 def _inside_shifted(line: LogLine, indent: int) -> bool:

@@ -1619,6 +1619,12 @@ def _classify_text(event: ErrorEvent, know: Causality) -> _Node:
                      mark)
     embedded = know.wrapped_cause(text)
     if embedded:
+        restated = know.symptom_of(embedded)
+        if restated is not None:
+            # the wrapper restates a symptom (`Worker failed with error 'NCCL communicator was
+            # aborted on rank 1.'`): it reports a failure elsewhere, as the error it quotes does
+            return _Node(event, EventRole.SYMPTOM, process_role, restated.points_to, None,
+                         corrupting, fingerprint=mark)
         return _Node(event, EventRole.CAUSE, process_role, None, embedded, corrupting,
                      fingerprint=mark)
     exit = exits_program(event, know)

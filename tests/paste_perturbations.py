@@ -77,29 +77,76 @@ def elision(lines: list[str], rng: random.Random) -> list[str] | None:
 
 
 def frames_cut(lines: list[str], rng: random.Random) -> list[str] | None:
-    """The traceback's header and frames cut: its exception line alone is left (a reporter
-    who kept the last line)."""
-    heads = [n for n, line in enumerate(lines) if TRACEBACK_HEAD.search(line)]
-    if not heads:
+    """The traceback's header and frames cut: its exception lines alone are left (a reporter
+    who kept the last lines). Frames and source lines are those indented deeper than the
+    header's own text, so a traceback a subprocess printed under pip's indentation keeps its
+    exception line; a traceback with no exception line to keep (cut before it) is no such
+    paste."""
+    if not any(TRACEBACK_HEAD.search(line) for line in lines):
         return None
     out: list[str] = []
-    skipping = False
+    lead: str | None = None  # the header's text before `Traceback`, while skipping its frames
     for line in lines:
-        if TRACEBACK_HEAD.search(line):
-            skipping = True
+        found = TRACEBACK_HEAD.search(line)
+        if found:
+            if lead is not None:
+                return None  # a header right after frames: that traceback kept no ending
+            lead = line[:found.start()]
             continue
-        if skipping and (FRAME.match(line) or _is_source(line)):
-            continue
-        skipping = False
+        if lead is not None:
+            body = _body(line, lead)
+            if FRAME.match(line) or body.startswith(" "):
+                continue  # a frame, its source line or its caret row
+            if not body.strip():
+                return None  # the frames end without an exception line
+        lead = None
         out.append(line)
+    if lead is not None:
+        return None
     return out if out != lines else None
 
 
-def _is_source(line: str) -> bool:
-    """A frame's source line or caret row: indented deeper than its prefix's text starts."""
-    body = re.sub(r"^(?:\(.*?pid=\d+.*?\) )?(?:\[rank\d+\]: )?(?:(?:ERROR|INFO|WARNING) "
-                  r"\d\d-\d\d [\d:]+ \[[\w.]+:\d+\] )?", "", line)
-    return body.startswith("    ") or body.strip().strip("^~ ") == ""
+_RECORD_HEAD = re.compile(r"^(?:\(.*?pid=\d+.*?\) )?(?:\[rank\d+\]: )?(?:(?:ERROR|INFO|WARNING) "
+                          r"\d\d-\d\d [\d:]+ \[[\w.]+:\d+\] )?")
+
+
+def _body(line: str, lead: str) -> str:
+    """A traceback's line without the header's prefix (or, where the prefix moved on, a vLLM
+    record head)."""
+    return line[len(lead):] if line.startswith(lead) else _RECORD_HEAD.sub("", line)
+
+
+def frames_evidence(signature_id: str, lines: list[str]) -> str | None:
+    """Why cutting a traceback's frames destroys the evidence the example's answer rests on, or
+    None: its signature reads the frames (`match.frames`: the call path; `match.module`: the
+    module that raised it, the innermost frame; `match.phase`: the lifecycle phase, often read
+    from the frames), or the exception printed no message (a bare `AssertionError`: its words
+    were the failing frame's source line)."""
+    from logsleuth.signatures import default_signatures
+
+    signature = default_signatures().get(signature_id)
+    if signature is not None and (signature.frames or signature.modules or signature.phases):
+        return "reads the frames"
+    for n, line in enumerate(lines[1:], start=1):
+        ending = ENDING.match(line)
+        # right after a frame or its source line: the traceback's own ending
+        if ending and not ending["rest"] and any(FRAME.match(before)
+                                                 for before in lines[max(0, n - 2):n]):
+            return "a bare class"
+    return None
+
+
+def ruled_out_by_frames(text: str, signature_id: str | None) -> bool:
+    """Whether, in the whole log `text`, the signature an excerpt without the frames answers was
+    ranked down by the frames (its call path, raising module or phase seen to differ): the frames
+    were the evidence against it, and with them cut its more specific words rightly answer."""
+    from logsleuth.pipeline import explain_text
+    from logsleuth.signatures import default_signatures
+
+    report = explain_text(text, signatures=default_signatures())
+    return any(match.id == signature_id and any(
+        e.part in ("frames", "module", "phase") and e.score < 1.0 for e in match.evidence)
+        for match in report.alternatives)
 
 
 def _last_ending(lines: list[str]) -> int | None:
@@ -146,6 +193,35 @@ def worker_wrapper(lines: list[str], rng: random.Random) -> list[str] | None:
     return lines[:n + 1] + [wrapper]
 
 
+_PID = re.compile(r"\bpid=(\d+)")
+
+
+def ray_task_wrapper(lines: list[str], rng: random.Random) -> list[str] | None:
+    """A worker's last traceback raised again in a Ray driver that called the worker as a task
+    (`ray.get`): the driver's traceback ends in `ray.exceptions.RayTaskError(<class>):
+    ray::RayWorkerWrapper.execute_method() (pid=N, ...)`, which prints the remote frames and
+    exception under it (Ray's exceptions.py), N the pid of the process that raised it."""
+    heads = [n for n, line in enumerate(lines) if TRACEBACK_HEAD.search(line)]
+    end = _last_ending(lines)
+    if not heads or end is None or end < heads[-1] or not _WORKER.search("\n".join(lines)):
+        return None  # Ray's worker wrapper re-raises a worker's error, not a server's request's
+    head = heads[-1]
+    lead = lines[head][:TRACEBACK_HEAD.search(lines[head]).start()]  # type: ignore[union-attr]
+    body = [line[len(lead):] if line.startswith(lead) else line for line in lines[head + 1:end + 1]]
+    ending = ENDING.match(body[-1])
+    if ending is None or ending["lead"].strip():
+        return None  # the exception line is not at the traceback's column
+    pid = _PID.search(lines[end])
+    carrier = (f"ray.exceptions.RayTaskError({ending['cls'].rsplit('.', 1)[-1]}): "
+               f"ray::RayWorkerWrapper.execute_method() (pid={pid[1] if pid else 4100 + rng.randrange(900)}, "
+               f"ip=10.0.0.{rng.randrange(2, 250)}, actor_id={rng.randrange(16**8):08x})")
+    driver = ["Traceback (most recent call last):",
+              '  File "/app/driver.py", line 12, in <module>', "    outputs = ray.get(refs)",
+              '  File "/usr/lib/python3.12/site-packages/ray/_private/worker.py", line 2771, in get',
+              "    raise value.as_instanceof_cause()", carrier]
+    return lines + driver + [line for line in body if not line.startswith("Traceback")]
+
+
 def _prefix(make: Callable[[random.Random, int], str]) -> Perturbation:
     return lambda lines, rng: [make(rng, n) + line for n, line in enumerate(lines)]
 
@@ -175,6 +251,7 @@ PERTURBATIONS: dict[str, Perturbation] = {
     "frames-cut": frames_cut,
     "dotted-name": dotted,
     "worker-wrapper": worker_wrapper,
+    "ray-task-wrapper": ray_task_wrapper,
     "launcher-prefix": launcher,
 }
 
