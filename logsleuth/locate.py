@@ -99,6 +99,7 @@ class Anchors:
     anchor: re2._Regexp
     samplers: tuple[re2._Regexp, ...]  # kinds of activity (SERVING, ALIVE, STATS)
     activity: re2._Regexp  # any kind: a block without one needs no sampler's search
+    either: re2._Regexp  # the anchor or any kind of activity: both told by one pass
     # the anchor's lines, a whole stretch of consecutive ones at a time: a logged traceback is
     # found by one search instead of one search (and a line's worth of Python) per line
     stretch: re2._Regexp
@@ -111,8 +112,9 @@ class Anchors:
     def compile(cls, anchor: str, *samplers: str) -> Anchors:
         """From the terminals' regular expressions."""
         compiled = tuple(compile_bytes(text) for text in samplers)
-        return cls(compile_bytes(anchor), compiled,
-                   compile_bytes("|".join(f"(?:{text})" for text in samplers)),
+        activity = "|".join(f"(?:{text})" for text in samplers)
+        return cls(compile_bytes(anchor), compiled, compile_bytes(activity),
+                   compile_bytes(f"(?:{anchor})|{activity}"),
                    compile_bytes(anchor.join(_STRETCH)),
                    tuple(None if sampler.search(b"") is not None
                          else compile_bytes(f"(?s:.*)(?:{text})")
@@ -131,10 +133,10 @@ def line_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
     a row, without the line break after the last), with the activity lines that tell whether
     work went on: of each kind (SERVING, ALIVE, STATS), the first after each stretch of anchored
     lines (did the process that just logged an error keep working?) and the block's last."""
-    spans = _anchored_spans(block, anchors)
-    if _raw_search(anchors.activity)(block, 0, len(block))[0] < 0:
-        # no activity at all (a crash loop's set-up lines, a DEBUG flood): one pass instead of
-        # each kind's searches after every stretch and back from the end
+    spans, quiet = _spans_and_quiet(block, anchors)
+    if quiet:
+        # no activity outside the anchored stretches (a crash loop's set-up lines, a DEBUG
+        # flood): none to add, and no kind's searches after every stretch and back from the end
         return spans
     found = set(spans)
     lasts = anchors.lasts or (None,) * len(anchors.samplers)
@@ -208,26 +210,42 @@ def locate_stretches(block: bytes, base: int, anchors: Anchors
 
 
 def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
-    """The stretches of anchored lines, each without the line break after its last line.
+    """The stretches of anchored lines, each without the line break after its last line."""
+    return _spans_and_quiet(block, anchors)[0]
+
+
+def _spans_and_quiet(block: bytes, anchors: Anchors) -> tuple[list[tuple[int, int]], bool]:
+    """(the stretches of anchored lines, each without the line break after its last line,
+    whether no activity line lies outside them).
 
     Every byte is read by a DFA once: the anchor's search up to a hit, then, from the line after
     the hit's, the stretch pattern over the anchored lines that follow and the one line that
-    ends them (which holds no match, so the next search starts after it).
+    ends them (which holds no match, so the next search starts after it). Until the first
+    activity line the search is for an anchor or activity (`Anchors.either`), and the line that
+    ends a stretch is read again by it: a block with no activity outside its stretches (a crash
+    loop's start-ups) is told so by this one pass, not by a second one of the whole block.
     """
     spans: list[tuple[int, int]] = []
     position, size = 0, len(block)
-    search = _raw_search(anchors.anchor)
+    anchored = _raw_search(anchors.anchor)
+    quiet = True  # no activity line met yet outside the stretches
+    search = _raw_search(anchors.either)
+    active = _raw_search(anchors.activity)
     stretch = anchors.stretch._regexp.Match
     find = block.find
     while position < size:
         hit, _ = search(block, position, size)
         if hit < 0:
-            return spans
+            return spans, quiet
         start = block.rfind(b"\n", 0, hit) + 1
         end = find(b"\n", hit)
+        if quiet and active(block, start, end if end >= 0 else size)[0] >= 0:
+            # the first activity line: the anchor's own search from its line on, as without
+            quiet, search, position = False, anchored, start
+            continue
         if end < 0:
             spans.append((start, size))
-            return spans
+            return spans, quiet
         following = end + 1  # where the next line starts: anchored too?
         more = stretch(_FROM_START, block, following, size)[0][1]
         if more > following:
@@ -235,7 +253,7 @@ def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
             following = more
         left = _MESSAGE_LINES_BELOW if _ends_in_colon(block, start, end) \
             else 0 if _record_next(block, end, size) else _message_lines_left(block, start, end)
-        if left and not _anchored_next(block, end, size, search):
+        if left and not _anchored_next(block, end, size, anchored):
             # `ImportError: ` with its text on the lines below (transformers' missing backends,
             # a message that starts with a line break), or an exception's message that goes on
             # over more lines (Python prints it verbatim): those lines are the message,
@@ -259,13 +277,15 @@ def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
         # the line at `following` was read to its end and holds no match, unless it holds bytes
         # that are not UTF-8 (a damaged log): `[^\n]` matches none, so the stretch stopped there
         # whatever the line holds, and the anchor's own search must read it
+        # (and while no activity is met, the search for either reads that line again: it
+        # may be an activity line)
         after = find(b"\n", following)
         line_end = after if after >= 0 else size
-        if not block[following:line_end].isascii():  # (a copy of one line: cheaper than a
-            position = following  # search call, which costs ~2 us whatever it reads)
+        if quiet or not block[following:line_end].isascii():  # (a copy of one line: cheaper
+            position = following  # than a search call, which costs ~2 us whatever it reads)
         else:
             position = line_end + 1
-    return spans
+    return spans, quiet
 
 
 def _source_line_below(block: bytes, start: int, end: int, size: int) -> int:

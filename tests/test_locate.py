@@ -246,6 +246,39 @@ def test_activity_lines_are_those_each_line_asked_finds(lines: list[bytes]) -> N
     assert found == _activity_one_by_one(block, stretches)
 
 
+
+# Lines of a block with no activity (a crash loop's start-ups: records, frames, messages, blank
+# and unanchored lines), and the activity lines one of which may be planted among them.
+_QUIET_LINES = [line for line in _STRETCH_LINES
+                if not any(pattern.search(line) for pattern in anchor_patterns()[1:])]
+_ACTIVE_LINES = [line for line in _LINES
+                 if any(pattern.search(line) for pattern in anchor_patterns()[1:])]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_QUIET_LINES), min_size=1, max_size=60),
+       st.lists(st.tuples(st.integers(0, 60), st.sampled_from(_ACTIVE_LINES)), max_size=2),
+       st.booleans(), st.booleans())
+def test_a_block_told_quiet_by_the_anchors_pass_has_no_activity_outside(
+        lines: list[bytes], planted: list[tuple[int, bytes]], after_a_stretch: bool,
+        ended: bool) -> None:
+    """The anchor's pass tells a block with no activity outside its stretches (the search for
+    an anchor or activity until the first activity line): planted anywhere, at the line that
+    ends a stretch (read by the stretch pattern, then by that search again), inside one, last,
+    or nowhere, the activity lines found are the ones each line asked finds."""
+    anchors = located_by()
+    for where, line in planted:
+        if after_a_stretch:  # the line right after an anchored line
+            anchored = [n for n, text in enumerate(lines) if anchor_patterns()[0].search(text)]
+            where = anchored[where % len(anchored)] + 1 if anchored else where
+        lines.insert(min(where, len(lines)), line)
+    block = b"\n".join(lines) + (b"\n" if ended else b"")
+    stretches = _anchored_spans(block, anchors)
+    assert _lines_of(block, stretches) == _anchored_one_by_one(block)
+    found = set(_lines_of(block, line_spans(block, anchors))) - set(_lines_of(block, stretches))
+    assert found == _activity_one_by_one(block, stretches)
+
+
 # The shell's report that it killed the job, after the workers' exceptions and before the
 # reporter's own words, behind any launcher's wrapper (tests/fixtures/tuning, y-v1-tp8-workers-
 # signal-systemexit-then-killed read through docker --timestamps): the report ends the exception's
