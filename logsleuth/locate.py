@@ -107,6 +107,10 @@ class Anchors:
     # the range's last match of the sampler does (`_last_line_within`); None for a sampler that
     # matches an empty text (its end would not tell the line)
     lasts: tuple[re2._Regexp | None, ...] = ()
+    # each sampler, then optionally anything and the sampler again: searched over a range, its
+    # match starts where the range's first match of the sampler does and ends where its last
+    # does (`line_spans`' short gaps); None where `lasts` is
+    spreads: tuple[re2._Regexp | None, ...] = ()
 
     @classmethod
     def compile(cls, anchor: str, *samplers: str) -> Anchors:
@@ -118,6 +122,9 @@ class Anchors:
                    compile_bytes(anchor.join(_STRETCH)),
                    tuple(None if sampler.search(b"") is not None
                          else compile_bytes(f"(?s:.*)(?:{text})")
+                         for sampler, text in zip(compiled, samplers)),
+                   tuple(None if sampler.search(b"") is not None
+                         else compile_bytes(f"(?:{text})(?s:.*(?:{text}))?")
                          for sampler, text in zip(compiled, samplers)))
 
 
@@ -139,14 +146,19 @@ def line_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
         # flood): none to add, and no kind's searches after every stretch and back from the end
         return spans
     found = set(spans)
+    # lines that may lie in a stretch: each kind's last in the block, and what a sampler that
+    # matches an empty text finds (at a stretch's line break, its last line). The others lie in
+    # the gaps between stretches, as the searches that found them
+    unsure: list[tuple[int, int]] = []
     lasts = anchors.lasts or (None,) * len(anchors.samplers)
-    for sampler, last_of in zip(anchors.samplers, lasts):  # of each kind of activity: the
-        search = _raw_search(sampler)  # first after each anchored stretch,
-        firsts = _first_matches_after(block, spans, search)
-        found.update(_line_around(block, hit) for hit in firsts if hit >= 0)
+    spreads = anchors.spreads or (None,) * len(anchors.samplers)
+    for sampler, last_of, spreading in zip(anchors.samplers, lasts, spreads):  # of each kind
+        search = _raw_search(sampler)  # of activity: the first after each anchored stretch,
+        spread = spreading._regexp.Match if spreading is not None else None
+        add = found.add if spread is not None else unsure.append
         last = _last_line_matching(block, search, 0, len(block))  # the block's last,
         if last is not None:
-            found.add(last)
+            unsure.append(last)
         # and the last one just before each line that matters: whether a server was working
         # between two errors decides whether the later one reports the earlier. Between two
         # stretches it lies at or after the first one (no match starts before that one in
@@ -155,24 +167,41 @@ def line_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
         previous = 0
         for index, (start, end) in enumerate(spans):
             if start - previous > 1:
-                low = max(previous, start - _NEAR)
-                first = firsts[index - 1] if index else low
+                if not index:  # (before the first stretch: the last one only)
+                    first = low = max(0, start - _NEAR)
+                elif spread is not None and start - previous <= _SHORT_GAP:
+                    # a short gap (a rejected request's answer and the activity around it
+                    # between two records): its first match and its last in one search
+                    first, after = spread(_UNANCHORED, block, previous, start)[0]
+                    if first >= 0:
+                        add(_line_around(block, first))
+                        add(_line_around(block, after - 1))
+                    previous = end
+                    continue
+                else:
+                    first = search(block, previous, start)[0]
+                    if first >= 0:
+                        add(_line_around(block, first))
+                    low = max(previous, start - _NEAR)
                 if first >= 0:
                     low = max(low, first)
-                    # (a short gap, a rejected request's answer and the activity around it
-                    # between two records: one search of it all, not one per line asked)
+                    # (one search of it all, not one per line asked)
                     line = _last_line_within(block, last_of, low, start) \
                         if last_of is not None and start - low <= _SHORT_GAP \
                         else _last_line_matching(block, search, low, start)
                     if line is not None:
-                        found.add(line)
+                        add(line)
             previous = end
-    if len(found) == len(spans):
-        return spans
-    # an activity line that is also anchored lies in a stretch already
-    starts, stretches = [start for start, _ in spans], set(spans)
-    return sorted(span for span in found
-                  if span in stretches or not _inside(span[0], starts, spans))
+        if spans and len(block) - previous > 1:  # the first after the last stretch
+            first = search(block, previous, len(block))[0]
+            if first >= 0:
+                add(_line_around(block, first))
+    if unsure:
+        # an activity line that is also anchored lies in a stretch already
+        starts = [start for start, _ in spans]
+        found.update(span for span in unsure
+                     if span in found or not _inside(span[0], starts, spans))
+    return spans if len(found) == len(spans) else sorted(found)
 
 
 def _inside(position: int, starts: list[int], spans: list[tuple[int, int]]) -> bool:
@@ -462,22 +491,6 @@ def _raw_search(pattern: re2._Regexp) -> Callable[[bytes, int, int], tuple[int, 
     def search(data: bytes, position: int, end: int) -> tuple[int, int]:
         return match(_UNANCHORED, data, position, end)[0]  # type: ignore[no-any-return]
     return search
-
-
-def _first_matches_after(block: bytes, spans: list[tuple[int, int]],
-                         search: Callable[[bytes, int, int], tuple[int, int]]) -> list[int]:
-    """Where the first match of `search` starts in the gap after each anchored stretch (-1:
-    none; a gap of less than a line: none searched): one bounded search per gap, so every
-    byte is searched at most once."""
-    found: list[int] = []
-    ends = [end for _, end in spans]
-    starts = [start for start, _ in spans[1:]] + [len(block)]
-    for gap_start, gap_end in zip(ends, starts):
-        if gap_end - gap_start < 2:
-            found.append(-1)  # the next anchored line follows at once
-            continue
-        found.append(search(block, gap_start, gap_end)[0])
-    return found
 
 
 _NEAR = 1 << 12  # bytes before a line that matters searched for the last sign of activity
