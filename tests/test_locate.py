@@ -122,9 +122,12 @@ def _anchored_one_by_one(block: bytes) -> list[int]:
         numbers.append(number)
         below = number + 1
         named = named_at[number] if named_at[number] >= run else None  # the run's last
+        # (twelve lines or more below the name leave none: the prompts between them are not
+        # asked, which was quadratic in a long run under one name)
         left = 12 if lines[number].rstrip().endswith(b":") else 0 if named is None \
+            or number - named >= 12 \
             or any(_prompt(lines[e]) for e in range(named + 1, number + 1)) \
-            else max(0, 12 - (number - named))
+            else 12 - (number - named)
         source = below < len(lines) and not anchored[below] and lines[below].strip() \
             and _FRAME_LINE.search(lines[number]) is not None
         if left and below < len(lines) and not anchored[below]:
