@@ -103,7 +103,8 @@ class Anchors:
     # the anchor's lines, a whole stretch of consecutive ones at a time: a logged traceback is
     # found by one search instead of one search (and a line's worth of Python) per line
     stretch: re2._Regexp
-    # each sampler behind `(?s:.*)`, matched from the start of a range: its match ends where
+    # each sampler behind `\C*` (any bytes: `(?s:.*)` stops at bytes that are not UTF-8, a
+    # damaged line), matched from the start of a range: its match ends where
     # the range's last match of the sampler does (`_last_line_within`); None for a sampler that
     # matches an empty text (its end would not tell the line)
     lasts: tuple[re2._Regexp | None, ...] = ()
@@ -121,10 +122,10 @@ class Anchors:
                    compile_bytes(f"(?:{anchor})|{activity}"),
                    compile_bytes(anchor.join(_STRETCH)),
                    tuple(None if sampler.search(b"") is not None
-                         else compile_bytes(f"(?s:.*)(?:{text})")
+                         else compile_bytes(f"\\C*(?:{text})")
                          for sampler, text in zip(compiled, samplers)),
                    tuple(None if sampler.search(b"") is not None
-                         else compile_bytes(f"(?:{text})(?s:.*(?:{text}))?")
+                         else compile_bytes(f"(?:{text})(?:\\C*(?:{text}))?")
                          for sampler, text in zip(compiled, samplers)))
 
 
@@ -507,15 +508,15 @@ def _last_match_line(block: bytes, pattern: re2._Regexp) -> tuple[int, int] | No
     return _last_line_matching(block, _raw_search(pattern), 0, len(block))
 
 
-_SHORT_GAP = 1 << 10  # bytes a `(?s:.*)` search reads at about the cost of one call
+_SHORT_GAP = 1 << 10  # bytes a `\C*` search reads at about the cost of one call
 
 
 def _last_line_within(block: bytes, last_of: re2._Regexp, low: int, high: int
                       ) -> tuple[int, int] | None:
     """`_last_line_matching(block, <the sampler's search>, low, high)` in one search, `last_of`
-    being the sampler behind `(?s:.*)`: matched from `low`, the greedy `.*` takes all it can, so
-    the sampler's part starts at the last place in block[low:high] where it matches, and ends
-    in that place's line (a sampler matches within one line, and not an empty text)."""
+    being the sampler behind `\\C*` (any bytes): matched from `low`, the greedy part takes all
+    it can, so the sampler's part starts at the last place in block[low:high] where it matches,
+    and ends in that place's line (a sampler matches within one line, and not an empty text)."""
     end = last_of._regexp.Match(_FROM_START, block, low, high)[0][1]
     return None if end < 0 else _line_around(block, end - 1)
 
