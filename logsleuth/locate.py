@@ -99,23 +99,33 @@ class Anchors:
     anchor: re2._Regexp
     samplers: tuple[re2._Regexp, ...]  # kinds of activity (SERVING, ALIVE, STATS)
     activity: re2._Regexp  # any kind: a block without one needs no sampler's search
+    either: re2._Regexp  # the anchor or any kind of activity: both told by one pass
     # the anchor's lines, a whole stretch of consecutive ones at a time: a logged traceback is
     # found by one search instead of one search (and a line's worth of Python) per line
     stretch: re2._Regexp
-    # each sampler behind `(?s:.*)`, matched from the start of a range: its match ends where
+    # each sampler behind `\C*` (any bytes: `(?s:.*)` stops at bytes that are not UTF-8, a
+    # damaged line), matched from the start of a range: its match ends where
     # the range's last match of the sampler does (`_last_line_within`); None for a sampler that
     # matches an empty text (its end would not tell the line)
     lasts: tuple[re2._Regexp | None, ...] = ()
+    # each sampler, then optionally anything and the sampler again: searched over a range, its
+    # match starts where the range's first match of the sampler does and ends where its last
+    # does (`line_spans`' short gaps); None where `lasts` is
+    spreads: tuple[re2._Regexp | None, ...] = ()
 
     @classmethod
     def compile(cls, anchor: str, *samplers: str) -> Anchors:
         """From the terminals' regular expressions."""
         compiled = tuple(compile_bytes(text) for text in samplers)
-        return cls(compile_bytes(anchor), compiled,
-                   compile_bytes("|".join(f"(?:{text})" for text in samplers)),
+        activity = "|".join(f"(?:{text})" for text in samplers)
+        return cls(compile_bytes(anchor), compiled, compile_bytes(activity),
+                   compile_bytes(f"(?:{anchor})|{activity}"),
                    compile_bytes(anchor.join(_STRETCH)),
                    tuple(None if sampler.search(b"") is not None
-                         else compile_bytes(f"(?s:.*)(?:{text})")
+                         else compile_bytes(f"\\C*(?:{text})")
+                         for sampler, text in zip(compiled, samplers)),
+                   tuple(None if sampler.search(b"") is not None
+                         else compile_bytes(f"(?:{text})(?:\\C*(?:{text}))?")
                          for sampler, text in zip(compiled, samplers)))
 
 
@@ -131,20 +141,25 @@ def line_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
     a row, without the line break after the last), with the activity lines that tell whether
     work went on: of each kind (SERVING, ALIVE, STATS), the first after each stretch of anchored
     lines (did the process that just logged an error keep working?) and the block's last."""
-    spans = _anchored_spans(block, anchors)
-    if _raw_search(anchors.activity)(block, 0, len(block))[0] < 0:
-        # no activity at all (a crash loop's set-up lines, a DEBUG flood): one pass instead of
-        # each kind's searches after every stretch and back from the end
+    spans, quiet = _spans_and_quiet(block, anchors)
+    if quiet:
+        # no activity outside the anchored stretches (a crash loop's set-up lines, a DEBUG
+        # flood): none to add, and no kind's searches after every stretch and back from the end
         return spans
     found = set(spans)
+    # lines that may lie in a stretch: each kind's last in the block, and what a sampler that
+    # matches an empty text finds (at a stretch's line break, its last line). The others lie in
+    # the gaps between stretches, as the searches that found them
+    unsure: list[tuple[int, int]] = []
     lasts = anchors.lasts or (None,) * len(anchors.samplers)
-    for sampler, last_of in zip(anchors.samplers, lasts):  # of each kind of activity: the
-        search = _raw_search(sampler)  # first after each anchored stretch,
-        firsts = _first_matches_after(block, spans, search)
-        found.update(_line_around(block, hit) for hit in firsts if hit >= 0)
+    spreads = anchors.spreads or (None,) * len(anchors.samplers)
+    for sampler, last_of, spreading in zip(anchors.samplers, lasts, spreads):  # of each kind
+        search = _raw_search(sampler)  # of activity: the first after each anchored stretch,
+        spread = spreading._regexp.Match if spreading is not None else None
+        add = found.add if spread is not None else unsure.append
         last = _last_line_matching(block, search, 0, len(block))  # the block's last,
         if last is not None:
-            found.add(last)
+            unsure.append(last)
         # and the last one just before each line that matters: whether a server was working
         # between two errors decides whether the later one reports the earlier. Between two
         # stretches it lies at or after the first one (no match starts before that one in
@@ -153,24 +168,41 @@ def line_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
         previous = 0
         for index, (start, end) in enumerate(spans):
             if start - previous > 1:
-                low = max(previous, start - _NEAR)
-                first = firsts[index - 1] if index else low
+                if not index:  # (before the first stretch: the last one only)
+                    first = low = max(0, start - _NEAR)
+                elif spread is not None and start - previous <= _SHORT_GAP:
+                    # a short gap (a rejected request's answer and the activity around it
+                    # between two records): its first match and its last in one search
+                    first, after = spread(_UNANCHORED, block, previous, start)[0]
+                    if first >= 0:
+                        add(_line_around(block, first))
+                        add(_line_around(block, after - 1))
+                    previous = end
+                    continue
+                else:
+                    first = search(block, previous, start)[0]
+                    if first >= 0:
+                        add(_line_around(block, first))
+                    low = max(previous, start - _NEAR)
                 if first >= 0:
                     low = max(low, first)
-                    # (a short gap, a rejected request's answer and the activity around it
-                    # between two records: one search of it all, not one per line asked)
+                    # (one search of it all, not one per line asked)
                     line = _last_line_within(block, last_of, low, start) \
                         if last_of is not None and start - low <= _SHORT_GAP \
                         else _last_line_matching(block, search, low, start)
                     if line is not None:
-                        found.add(line)
+                        add(line)
             previous = end
-    if len(found) == len(spans):
-        return spans
-    # an activity line that is also anchored lies in a stretch already
-    starts, stretches = [start for start, _ in spans], set(spans)
-    return sorted(span for span in found
-                  if span in stretches or not _inside(span[0], starts, spans))
+        if spans and len(block) - previous > 1:  # the first after the last stretch
+            first = search(block, previous, len(block))[0]
+            if first >= 0:
+                add(_line_around(block, first))
+    if unsure:
+        # an activity line that is also anchored lies in a stretch already
+        starts = [start for start, _ in spans]
+        found.update(span for span in unsure
+                     if span in found or not _inside(span[0], starts, spans))
+    return spans if len(found) == len(spans) else sorted(found)
 
 
 def _inside(position: int, starts: list[int], spans: list[tuple[int, int]]) -> bool:
@@ -208,26 +240,42 @@ def locate_stretches(block: bytes, base: int, anchors: Anchors
 
 
 def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
-    """The stretches of anchored lines, each without the line break after its last line.
+    """The stretches of anchored lines, each without the line break after its last line."""
+    return _spans_and_quiet(block, anchors)[0]
+
+
+def _spans_and_quiet(block: bytes, anchors: Anchors) -> tuple[list[tuple[int, int]], bool]:
+    """(the stretches of anchored lines, each without the line break after its last line,
+    whether no activity line lies outside them).
 
     Every byte is read by a DFA once: the anchor's search up to a hit, then, from the line after
     the hit's, the stretch pattern over the anchored lines that follow and the one line that
-    ends them (which holds no match, so the next search starts after it).
+    ends them (which holds no match, so the next search starts after it). Until the first
+    activity line the search is for an anchor or activity (`Anchors.either`), and the line that
+    ends a stretch is read again by it: a block with no activity outside its stretches (a crash
+    loop's start-ups) is told so by this one pass, not by a second one of the whole block.
     """
     spans: list[tuple[int, int]] = []
     position, size = 0, len(block)
-    search = _raw_search(anchors.anchor)
+    anchored = _raw_search(anchors.anchor)
+    quiet = True  # no activity line met yet outside the stretches
+    search = _raw_search(anchors.either)
+    active = _raw_search(anchors.activity)
     stretch = anchors.stretch._regexp.Match
     find = block.find
     while position < size:
         hit, _ = search(block, position, size)
         if hit < 0:
-            return spans
+            return spans, quiet
         start = block.rfind(b"\n", 0, hit) + 1
         end = find(b"\n", hit)
+        if quiet and active(block, start, end if end >= 0 else size)[0] >= 0:
+            # the first activity line: the anchor's own search from its line on, as without
+            quiet, search, position = False, anchored, start
+            continue
         if end < 0:
             spans.append((start, size))
-            return spans
+            return spans, quiet
         following = end + 1  # where the next line starts: anchored too?
         more = stretch(_FROM_START, block, following, size)[0][1]
         if more > following:
@@ -235,7 +283,7 @@ def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
             following = more
         left = _MESSAGE_LINES_BELOW if _ends_in_colon(block, start, end) \
             else 0 if _record_next(block, end, size) else _message_lines_left(block, start, end)
-        if left and not _anchored_next(block, end, size, search):
+        if left and not _anchored_next(block, end, size, anchored):
             # `ImportError: ` with its text on the lines below (transformers' missing backends,
             # a message that starts with a line break), or an exception's message that goes on
             # over more lines (Python prints it verbatim): those lines are the message,
@@ -259,13 +307,15 @@ def _anchored_spans(block: bytes, anchors: Anchors) -> list[tuple[int, int]]:
         # the line at `following` was read to its end and holds no match, unless it holds bytes
         # that are not UTF-8 (a damaged log): `[^\n]` matches none, so the stretch stopped there
         # whatever the line holds, and the anchor's own search must read it
+        # (and while no activity is met, the search for either reads that line again: it
+        # may be an activity line)
         after = find(b"\n", following)
         line_end = after if after >= 0 else size
-        if not block[following:line_end].isascii():  # (a copy of one line: cheaper than a
-            position = following  # search call, which costs ~2 us whatever it reads)
+        if quiet or not block[following:line_end].isascii():  # (a copy of one line: cheaper
+            position = following  # than a search call, which costs ~2 us whatever it reads)
         else:
             position = line_end + 1
-    return spans
+    return spans, quiet
 
 
 def _source_line_below(block: bytes, start: int, end: int, size: int) -> int:
@@ -444,22 +494,6 @@ def _raw_search(pattern: re2._Regexp) -> Callable[[bytes, int, int], tuple[int, 
     return search
 
 
-def _first_matches_after(block: bytes, spans: list[tuple[int, int]],
-                         search: Callable[[bytes, int, int], tuple[int, int]]) -> list[int]:
-    """Where the first match of `search` starts in the gap after each anchored stretch (-1:
-    none; a gap of less than a line: none searched): one bounded search per gap, so every
-    byte is searched at most once."""
-    found: list[int] = []
-    ends = [end for _, end in spans]
-    starts = [start for start, _ in spans[1:]] + [len(block)]
-    for gap_start, gap_end in zip(ends, starts):
-        if gap_end - gap_start < 2:
-            found.append(-1)  # the next anchored line follows at once
-            continue
-        found.append(search(block, gap_start, gap_end)[0])
-    return found
-
-
 _NEAR = 1 << 12  # bytes before a line that matters searched for the last sign of activity
 _LINES_BACK = 3  # lines before it asked one by one first (_last_line_matching)
 
@@ -474,15 +508,15 @@ def _last_match_line(block: bytes, pattern: re2._Regexp) -> tuple[int, int] | No
     return _last_line_matching(block, _raw_search(pattern), 0, len(block))
 
 
-_SHORT_GAP = 1 << 10  # bytes a `(?s:.*)` search reads at about the cost of one call
+_SHORT_GAP = 1 << 10  # bytes a `\C*` search reads at about the cost of one call
 
 
 def _last_line_within(block: bytes, last_of: re2._Regexp, low: int, high: int
                       ) -> tuple[int, int] | None:
     """`_last_line_matching(block, <the sampler's search>, low, high)` in one search, `last_of`
-    being the sampler behind `(?s:.*)`: matched from `low`, the greedy `.*` takes all it can, so
-    the sampler's part starts at the last place in block[low:high] where it matches, and ends
-    in that place's line (a sampler matches within one line, and not an empty text)."""
+    being the sampler behind `\\C*` (any bytes): matched from `low`, the greedy part takes all
+    it can, so the sampler's part starts at the last place in block[low:high] where it matches,
+    and ends in that place's line (a sampler matches within one line, and not an empty text)."""
     end = last_of._regexp.Match(_FROM_START, block, low, high)[0][1]
     return None if end < 0 else _line_around(block, end - 1)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lark import Lark
 
@@ -54,7 +54,7 @@ def test_last_activity_line_is_the_one_finditer_ends_on(lines: list[bytes],
         assert _last_line_matching(block, _raw_search(pattern), low, high) \
             == _reference(block, pattern, low, high)
         assert _last_match_line(block, pattern) == _reference(block, pattern, 0, len(block))
-    # and in one search of the sampler behind `(?s:.*)` (a short gap's way)
+    # and in one search of the sampler behind `\C*`, any bytes (a short gap's way)
     for pattern, last_of in zip(anchor_patterns()[1:], located_by().lasts):
         assert last_of is not None
         assert _last_line_within(block, last_of, low, high) == _reference(block, pattern, low, high)
@@ -122,9 +122,12 @@ def _anchored_one_by_one(block: bytes) -> list[int]:
         numbers.append(number)
         below = number + 1
         named = named_at[number] if named_at[number] >= run else None  # the run's last
+        # (twelve lines or more below the name leave none: the prompts between them are not
+        # asked, which was quadratic in a long run under one name)
         left = 12 if lines[number].rstrip().endswith(b":") else 0 if named is None \
+            or number - named >= 12 \
             or any(_prompt(lines[e]) for e in range(named + 1, number + 1)) \
-            else max(0, 12 - (number - named))
+            else 12 - (number - named)
         source = below < len(lines) and not anchored[below] and lines[below].strip() \
             and _FRAME_LINE.search(lines[number]) is not None
         if left and below < len(lines) and not anchored[below]:
@@ -235,6 +238,9 @@ def _activity_one_by_one(block: bytes, spans: list[tuple[int, int]]) -> set[int]
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_STRETCH_LINES), min_size=1, max_size=80))
+# (the last activity line before a stretch, with bytes that are not UTF-8 above it: `(?s:.*)`
+# in front of the sampler stopped at them and found none)
+@example([_STRETCH_LINES[-2], _LINES[0], _STRETCH_LINES[len(_LINES)], _LINES[0]])
 def test_activity_lines_are_those_each_line_asked_finds(lines: list[bytes]) -> None:
     """The activity lines located around the anchored stretches are the ones the samplers
     find line by line (the last before a stretch is searched from the first after the one
@@ -242,6 +248,39 @@ def test_activity_lines_are_those_each_line_asked_finds(lines: list[bytes]) -> N
     block = b"\n".join(lines) + b"\n"
     anchors = located_by()
     stretches = _anchored_spans(block, anchors)
+    found = set(_lines_of(block, line_spans(block, anchors))) - set(_lines_of(block, stretches))
+    assert found == _activity_one_by_one(block, stretches)
+
+
+
+# Lines of a block with no activity (a crash loop's start-ups: records, frames, messages, blank
+# and unanchored lines), and the activity lines one of which may be planted among them.
+_QUIET_LINES = [line for line in _STRETCH_LINES
+                if not any(pattern.search(line) for pattern in anchor_patterns()[1:])]
+_ACTIVE_LINES = [line for line in _LINES
+                 if any(pattern.search(line) for pattern in anchor_patterns()[1:])]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_QUIET_LINES), min_size=1, max_size=60),
+       st.lists(st.tuples(st.integers(0, 60), st.sampled_from(_ACTIVE_LINES)), max_size=2),
+       st.booleans(), st.booleans())
+def test_a_block_told_quiet_by_the_anchors_pass_has_no_activity_outside(
+        lines: list[bytes], planted: list[tuple[int, bytes]], after_a_stretch: bool,
+        ended: bool) -> None:
+    """The anchor's pass tells a block with no activity outside its stretches (the search for
+    an anchor or activity until the first activity line): planted anywhere, at the line that
+    ends a stretch (read by the stretch pattern, then by that search again), inside one, last,
+    or nowhere, the activity lines found are the ones each line asked finds."""
+    anchors = located_by()
+    for where, line in planted:
+        if after_a_stretch:  # the line right after an anchored line
+            anchored = [n for n, text in enumerate(lines) if anchor_patterns()[0].search(text)]
+            where = anchored[where % len(anchored)] + 1 if anchored else where
+        lines.insert(min(where, len(lines)), line)
+    block = b"\n".join(lines) + (b"\n" if ended else b"")
+    stretches = _anchored_spans(block, anchors)
+    assert _lines_of(block, stretches) == _anchored_one_by_one(block)
     found = set(_lines_of(block, line_spans(block, anchors))) - set(_lines_of(block, stretches))
     assert found == _activity_one_by_one(block, stretches)
 
