@@ -24,12 +24,14 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
     # Session 35's random development split (twenty-sixth):
-    "launchers/bbb-k8s-lws-eks-pp2-hostnetwork-ray-actorhandlenotfound-engine-core-init-failed-gloo-cause-cut-symptom":
-        "Why not fixed: once Ray's ActorHandleNotFoundError is read as the teardown it is (only "
-        "ray.kill raises it), the excerpt holds symptoms only, and library-ray-error, known by the "
-        "class's module alone (MODULE_ONLY 0.75), scores 0.56 on a symptom, under the threshold; "
-        "its advice (GLOO_SOCKET_IFNAME) had come by reading the teardown as the root. A signature "
-        "for a Ray run torn down after a start-up whose cause is cut is the signatures' owner's",
+    # (launchers/bbb-k8s-lws-eks-pp2-hostnetwork-ray-actorhandlenotfound-engine-core-init-failed-
+    # gloo-cause-cut-symptom left this list when a Ray-executor run torn down after a failed start-up
+    # became a class of its own: ray-executor-teardown-cause-not-in-log, a family matched on the
+    # teardown's symptom (Ray's ActorHandleNotFoundError, which only ray.kill raises and vLLM calls
+    # only as its Ray executor shuts down), whose fix says the cause is earlier in another node's
+    # log and lists the multi-node start-up causes in order (GLOO_SOCKET_IFNAME/NCCL_SOCKET_IFNAME,
+    # VLLM_HOST_IP, one environment and model path, `ray status`, NCCL_DEBUG=INFO); not the case's
+    # Gloo words, which its excerpt does not hold.)
     "runtime/x-orz-ppo-rollout-vllm-unsupported-block-size-256-oneline":
         "Why not fixed: its class, a KV-cache block size the paged-attention kernel is not built for "
         "(\"Unsupported block size: N\", vLLM PR #10938), now gets attention-block-size-unsupported "
