@@ -15,16 +15,15 @@ another model on the same GPU, a speculative token budget and a model's one KV-c
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+# the prefixes a traceback reaches the log behind, the family-only database and the member's
+# log, as the widened families' tests build them
+from test_family_widened_members import PREFIXES, _log, families
+
 from logsleuth.pipeline import explain_text
-from logsleuth.signatures import SignatureSet, default_signatures
-from tool_import import import_tool
-from v1log import python_traceback
 
 SITE = "/usr/local/lib/python3.12/dist-packages/"
 VLLM = SITE + "vllm/"
@@ -128,24 +127,6 @@ MEMBERS = [
 BARE_WORDS_SUFFICE = {"url-ipv6-host-unbracketed", "ray-compiled-graph-step-timeout",
                       "triton-kernel-compilation-error", "multimodal-processor-failed",
                       "hub-model-not-accessible", "cuda-device-unavailable", "cuda-oom"}
-
-# how the traceback reaches the log: printed bare, under a V1 engine core's ERROR records, with
-# torchrun's rank prefix, from a Ray worker
-PREFIXES = ["", "(EngineCore_DP0 pid=4100) ERROR 11-03 14:02:16 [core.py:708] ", "[rank0]: ",
-            "(RayWorkerWrapper pid=233, ip=10.20.1.125) "]
-
-
-@cache
-def families() -> SignatureSet:
-    return import_tool("family_loo", "loo").families_only(default_signatures())
-
-
-def _log(error: str, frames: list[tuple[str, str]], prefix: str) -> str:
-    if not frames:
-        return "".join(prefix + line + "\n" for line in error.split("\n"))
-    return python_traceback([(path, function, "call(...)") for path, function in frames], error,
-                            prefix)
-
 
 @st.composite
 def member_logs(draw: st.DrawFn) -> tuple[str, str, str]:

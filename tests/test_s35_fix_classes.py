@@ -24,19 +24,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+# a message as a traceback, its last line alone or behind a prefix, as session 34's classes show it
+from test_s34_fix_classes import SHAPES, _shaped
 from v1log import PYTHONS, SITE_PACKAGES, TRACEBACK_PREFIXES, python_traceback, signature_advice
 
-
-def _shaped(error: str, frames: list[tuple[str, str, str]], shape: str, prefix: str) -> str:
-    """`error` as a traceback under `frames`, as its last line alone, or behind a prefix."""
-    if shape == "traceback":
-        return python_traceback(frames, error, prefix)
-    if shape == "record":
-        return f"{prefix}{error}\n"
-    return error + "\n"
-
-
-SHAPES = st.sampled_from(["traceback", "record", "oneline"])
 
 # ---- Ray imported where it is not installed -------------------------------------------------------
 
