@@ -23,6 +23,15 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Session 36's random development split (twenty-seventh), strict until analysed:
+    "launchers/fff-tpu-v6e-16-multihost-tp16-gemma4-hbm-usage-remote-device-memory-stats-jaxruntimeerror-wrapped":
+        "moved in from the held-out set by session 36's random development split: not yet analysed",
+    "launchers/ww-ci-gaudi-gemma3-generation-test-script-model-card-path-filenotfound-ellipsis":
+        "moved in from the held-out set by session 36's random development split: not yet analysed",
+    "startup/gg-v050post1-api-server-tp4-outlines-0111-build-regex-from-schema-importerror-oneline":
+        "moved in from the held-out set by session 36's random development split: not yet analysed",
+    "startup/kk-gaudi-triton-320-import-inductor-dataclass-typeerror":
+        "moved in from the held-out set by session 36's random development split: not yet analysed",
     # Session 35's random development split (twenty-sixth):
     # (launchers/bbb-k8s-lws-eks-pp2-hostnetwork-ray-actorhandlenotfound-engine-core-init-failed-
     # gloo-cause-cut-symptom left this list when a Ray-executor run torn down after a failed start-up
@@ -682,6 +691,7 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Session 36's random development split (twenty-seventh), strict until analysed:
     # Session 35's random development split (twenty-sixth): all four of its verdict or root misses
     # left this list (dev-root, tests/test_s35_root_classes.py): launchers/mm-v064post1-eks-lws-ray-
     # two-node-pp2-tp4-hang-after-pynccl-wrapped-symptom when vLLM's `vLLM is using nccl==` became a
