@@ -23,6 +23,19 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
+    # Twenty held-out cases a collector's greps printed (session 36), strict until analysed:
+    "startup/ss-flashinfer-wsl2-conda-sampling-jit-link-cannot-find-lcuda-worker-tp0":
+        "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
+    "startup/aaa-gaudi-oct2025-deepseek-fp8-shared-fused-moe-create-weights-weight-block-size-assert-esc-text-wrapped":
+        "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
+    "startup/eee-dots-ocr-colab-v0101-remote-code-get-hf-processor-image-token-recursionerror-engine-core-tail":
+        "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
+    "startup/ww-localai-l4t13-aarch64-vllm0200-c-abi3-undefined-symbol-torch-abi-two-lines":
+        "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
+    "startup/ww-metal-plugin-num-gpu-blocks-override-exceeds-metal-pool-wrapped-valueerror":
+        "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
+    "runtime/x-v0200-kimi-k26-tp4-b300-prompt-logprobs-long-prompt-tp-all-gather-logits-oom-abridged":
+        "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
     # Session 36's random development split (twenty-seventh), strict until analysed:
     "launchers/fff-tpu-v6e-16-multihost-tp16-gemma4-hbm-usage-remote-device-memory-stats-jaxruntimeerror-wrapped":
         "moved in from the held-out set by session 36's random development split: not yet analysed",
@@ -691,6 +704,11 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # Twenty held-out cases a collector's greps printed (session 36), strict until analysed:
+    "startup/aaa-gaudi-oct2025-deepseek-fp8-shared-fused-moe-create-weights-weight-block-size-assert-esc-text-wrapped":
+        "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
+    "startup/ll-v053post1-tp2-h100-mp-stuck-generating-gpu-p2p-access-cache-symptom":
+        "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
     # Session 36's random development split (twenty-seventh), strict until analysed:
     # Session 35's random development split (twenty-sixth): all four of its verdict or root misses
     # left this list (dev-root, tests/test_s35_root_classes.py): launchers/mm-v064post1-eks-lws-ray-
