@@ -75,6 +75,12 @@ ALLOWED: dict[str, str] = {
         "the `No module named 'vllm._C'` warning of vLLM imported as a library (a web app's "
         "start, no engine) is followed by the app's own start and its server running, twice "
         "(the reloader's second start); its failing twins end on it",
+    "healthy/nn-gaudi-v0141-qwen3-vl-32b-fp8-warmup-buckets-then-serving-debug-stats":
+        "the `No module named 'vllm._C'` warning of the Gaudi plugin's start is followed by its "
+        "warm-up buckets and the API server's throughput records; its failing twins end on it",
+    "healthy/pp-tpu-v7x-qwen3-5-serve-long-compile-start":
+        "the `No module named 'vllm._C'` warning of the TPU platform's start is followed by the "
+        "compilation and `Application startup complete.`; its failing twins end on it",
 }
 
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
