@@ -12,6 +12,14 @@ log called failing). The sample: signatures/NOTES-dev-root.md.
    jit-build-cut-at-startup). Near misses: notices after the last finished build (a build that
    began and never finished, `start build` alone) stay a stall; so does a finished build printed
    before the notices.
+2. A serving benchmark's report of the requests that failed: `vllm bench serve` (and the older
+   benchmark_serving.py) keeps each failed request's traceback and prints up to ten after the run,
+   `Failed requests during benchmark run detected (capping to 10):`, then `Error 0: <traceback>`
+   (vllm/benchmarks/serve.py). The traceback is the client's (a connection reset, a body it could
+   not parse), chained exceptions included: a symptom of what the server did, as the summary's
+   `Failed requests: N` already was (causality.yaml `reported_titles`; tuning runtime/s36r-gb10-
+   bench-client-one-request-connection-reset). With the server's own error in the same file, that
+   error is the root. Near miss: a client traceback under no such heading stays a cause.
 """
 
 from __future__ import annotations
@@ -124,3 +132,82 @@ def test_the_finished_build_line_cut_at_its_start_still_counts(cut: int) -> None
     lines[-1] = last[min(cut, last.index("finish build")):]
     report = _explain(lines)
     assert report.verdict is Verdict.NO_FAILURE, (report.root_cause, report.symptoms)
+
+
+_CLIENT_ERRORS = [
+    ("ConnectionResetError", "[Errno 104] Connection reset by peer",
+     "aiohttp.client_exceptions.ClientOSError", "[Errno 104] Connection reset by peer"),
+    ("json.decoder.JSONDecodeError", "Expecting value: line 1 column 1 (char 0)", None, None),
+    ("asyncio.exceptions.TimeoutError", "", "aiohttp.client_exceptions.ServerTimeoutError",
+     "Timeout on reading data from socket"),
+]
+
+
+def _client_item(index: int, kind: int, chained: bool) -> list[str]:
+    first, message, second, second_message = _CLIENT_ERRORS[kind]
+    lines = [f"Error {index}: Traceback (most recent call last):",
+             '  File "/usr/local/lib/python3.12/dist-packages/vllm/benchmarks/lib/'
+             'endpoint_request_func.py", line 381, in async_request_openai_chat_completions',
+             "    async with session.post(url=api_url, json=payload, headers=headers) as response:",
+             f"{first}: {message}".rstrip(": ")]
+    if chained and second is not None:
+        lines += ["", "The above exception was the direct cause of the following exception:", "",
+                  "Traceback (most recent call last):",
+                  '  File "/usr/local/lib/python3.12/dist-packages/aiohttp/streams.py", line 705, '
+                  "in read", "    await self._waiter", f"{second}: {second_message}"]
+    return lines
+
+
+def _bench(failed: int, kind: int, chained: bool, wrapper: str,
+           server: list[str] | None = None) -> list[str]:
+    lines = ["INFO 08-06 07:31:52 [utils.py:90] Sampling input_len from [399, 7600] and "
+             "output_len from [49, 950]", "Starting main benchmark run...",
+             "Traffic request rate: 0.3", "Maximum request concurrency: None"]
+    lines += server or []
+    lines.append("Failed requests during benchmark run detected (capping to 10):")
+    for index in range(min(failed, 10)):
+        lines += _client_item(index, (kind + index) % len(_CLIENT_ERRORS), chained)
+    lines += ["tip: install termplotlib and gnuplot to plot the metrics",
+              "============ Serving Benchmark Result ============",
+              f"Successful requests:                     {200 - failed}",
+              f"Failed requests:                         {failed}",
+              "Benchmark duration (s):                  681.78",
+              "=================================================="]
+    return [wrapper + line if line else line for line in lines]
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(failed=st.integers(1, 14), kind=st.integers(0, 2), chained=st.booleans(),
+       wrapper=st.sampled_from(("", "bench-1  | ", "2026-08-06T07:44:20.100Z ")))
+def test_a_benchmarks_failed_request_report_is_a_symptom_of_the_server(
+        failed: int, kind: int, chained: bool, wrapper: str) -> None:
+    report = _explain(_bench(failed, kind, chained, wrapper))
+    assert report.verdict is Verdict.ROOT_CAUSE_MISSING, (report.verdict, report.root_cause)
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(failed=st.integers(1, 4), chained=st.booleans())
+def test_the_servers_own_error_in_the_same_file_is_the_root(failed: int, chained: bool) -> None:
+    server = ["(EngineCore_DP0 pid=812) ERROR 08-06 07:40:02 [core.py:710] EngineCore encountered "
+              "a fatal error.",
+              "(EngineCore_DP0 pid=812) ERROR 08-06 07:40:02 [core.py:710] Traceback (most recent "
+              "call last):",
+              '(EngineCore_DP0 pid=812) ERROR 08-06 07:40:02 [core.py:710]   File "/usr/lib/'
+              'python3.12/site-packages/vllm/v1/engine/core.py", line 701, in run_engine_core',
+              "(EngineCore_DP0 pid=812) ERROR 08-06 07:40:02 [core.py:710]     engine_core."
+              "run_busy_loop()",
+              "(EngineCore_DP0 pid=812) ERROR 08-06 07:40:02 [core.py:710] torch.AcceleratorError: "
+              "CUDA error: an illegal memory access was encountered"]
+    report = _explain(_bench(failed, 0, chained, "", server))
+    assert report.verdict is Verdict.FAILURE, (report.verdict, report.root_cause)
+    assert report.root_cause is not None
+    assert "illegal memory access" in report.root_cause.message
+
+
+def test_a_client_traceback_under_no_report_heading_stays_a_cause() -> None:
+    lines = _bench(1, 0, True, "")
+    start = lines.index("Error 0: Traceback (most recent call last):")
+    lines[start] = "Traceback (most recent call last):"
+    del lines[start - 1]  # and no report heading before it
+    report = _explain(lines)
+    assert report.verdict is Verdict.FAILURE, (report.verdict, report.root_cause)

@@ -691,17 +691,15 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
-    # Session 36's cold sample of committed logs (dev-root, signatures/NOTES-dev-root.md): of its two
-    # verdict misses, healthy/s36r-rocm-aiter-tp8-moe-jit-build-cut-at-startup never entered this
-    # list (fixed before the cases were added: aiter's `finish build [module_X], cost Ns` became a
-    # start-up step, causality.yaml `milestones.progress`, tests/test_s36_root_classes.py); one stays:
-    "runtime/s36r-gb10-bench-client-one-request-connection-reset":
-        "Why not fixed: a `vllm bench serve` client log whose one failed request (of 200) it prints "
-        "under its own `Failed requests during benchmark run detected` / `Error 0:` heading; the label "
-        "says the server-side cause is not in the file, logsleuth names the client's "
-        "ConnectionResetError. Telling a benchmark's per-request error report from the client's own "
-        "failure needs that report as a quoting context (its items are symptoms of a server no line "
-        "shows), a mechanism not built this session",
+    # Session 36's cold sample of committed logs (dev-root, signatures/NOTES-dev-root.md): both of
+    # its verdict misses are fixed, tests/test_s36_root_classes.py. (healthy/s36r-rocm-aiter-tp8-
+    # moe-jit-build-cut-at-startup never entered this list: aiter's `finish build [module_X], cost
+    # Ns` became a start-up step, causality.yaml `milestones.progress`, before the cases were
+    # added.) (runtime/s36r-gb10-bench-client-one-request-connection-reset left this list when a
+    # serving benchmark's report of a request that failed, `vllm bench serve`'s `Error N:
+    # <traceback>` under `Failed requests during benchmark run detected`, became a symptom of the
+    # server with the exceptions chained to it (causality.yaml `reported_titles`): the client's
+    # ConnectionResetError is no longer the root, the server's cause is not in the file.)
     # Session 36's random development split (twenty-seventh), strict until analysed:
     # Session 35's random development split (twenty-sixth): all four of its verdict or root misses
     # left this list (dev-root, tests/test_s35_root_classes.py): launchers/mm-v064post1-eks-lws-ray-
