@@ -739,6 +739,11 @@ class CausalGraph:
                 shutdown_noise.append(event)  # earlier runs printed it and went on past it
                 continue
             node = _classify(event, know)
+            reporter = nodes.get(event.cause_id) if event.cause_id is not None else None
+            if reporter is not None and know.reported_elsewhere(reporter.event.title):
+                # an exception chained to a failure a driver reports (`reported_titles`) is the
+                # rest of that report
+                node = replace(node, role=EventRole.SYMPTOM, pointer=None, embedded=None)
             if event.id == headline:
                 node = replace(node, headline=True)
             if node.role is EventRole.BENIGN:
@@ -1626,6 +1631,12 @@ def _classify_text(event: ErrorEvent, know: Causality) -> _Node:
             return _Node(event, EventRole.SYMPTOM, process_role, restated.points_to, None,
                          corrupting, fingerprint=mark)
         return _Node(event, EventRole.CAUSE, process_role, None, embedded, corrupting,
+                     fingerprint=mark)
+    if know.reported_elsewhere(event.title):
+        # a driver's report of a failure it caught (a benchmark's failed request): the failure
+        # happened in the program it drove, whose own error says why (causality.yaml
+        # `reported_titles`)
+        return _Node(event, EventRole.SYMPTOM, process_role, None, None, corrupting,
                      fingerprint=mark)
     exit = exits_program(event, know)
     symptom = know.symptom_of(text) or know.symptom_raised(

@@ -211,6 +211,8 @@ class Causality:
     self_kill_within: int = 0
     # an unfinished bar of a download under way (`transfer_bars`): no stall
     transfer_bars: tuple[regex.Pattern[str], ...] = ()
+    # a driver's report of a failure it recorded as its caller saw it (`reported_titles`)
+    reported_titles: tuple[regex.Pattern[str], ...] = ()
     # every line that reaches the assembler is asked for a milestone and a phase: each pattern
     # with the texts one of which its matches contain, and one RE2 pass for a long line
     _milestone_table: tuple[tuple[MilestoneKind, regex.Pattern[str], tuple[str, ...]], ...] = \
@@ -370,6 +372,12 @@ class Causality:
             return None
         return next((s for s in self.raised_symptoms if s.raised_at is not None
                      and _search(s.raised_at, code) and _search(s.pattern, text)), None)
+
+    def reported_elsewhere(self, title: str | None) -> bool:
+        """Whether a traceback's heading record is a driver's report of a failure it recorded
+        (`reported_titles`): the traceback is what the driver caught, a symptom of a cause in
+        another program's output."""
+        return title is not None and any(_search(p, title) for p in self.reported_titles)
 
     def quoted_message(self, title: str) -> str | None:
         """The exception's message a traceback's heading record quotes (`quoting_titles`)."""
@@ -1184,7 +1192,9 @@ def load_causality(path: Path | None = None) -> Causality:
                      tuple(compile_(p, "self_kills")
                            for p in data.get("self_kills", {}).get("records", [])),
                      int(data.get("self_kills", {}).get("within", 0)),
-                     tuple(compile_(p, "transfer_bars") for p in data.get("transfer_bars", [])))
+                     tuple(compile_(p, "transfer_bars") for p in data.get("transfer_bars", [])),
+                     reported_titles=tuple(compile_(p, "reported_titles")
+                                           for p in data.get("reported_titles", [])))
 
 
 def _optional_imports(data: dict[str, object],

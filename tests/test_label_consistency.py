@@ -59,6 +59,18 @@ ALLOWED: dict[str, str] = {
     "healthy/v-v0230-qwen25-coder-7b-bench-serving-shutdown-engine-dead-at-sigterm-leaked-semaphore":
         "as corpus:long/healthy-dgx-spark-sigterm-shutdown: `[shutdown] EngineCore: trigger "
         "received signal=SIGTERM` after a benchmark served, then the EngineDeadError of the stop",
+    "healthy/s36r-gb10-v0251-int4-served-shutdown-enginedeaderror-in-abort":
+        "as corpus:long/healthy-dgx-spark-sigterm-shutdown: `[shutdown] API server: shutdown "
+        "triggered` (mode=abort) and the engine core's `trigger received signal=SIGTERM` after "
+        "it served, then the output handler's EngineDeadError of that stop",
+    "healthy/s36r-gb10-v0251-qwen38-nvfp4-served-shutdown-enginedeaderror-in-abort":
+        "as corpus:long/healthy-dgx-spark-sigterm-shutdown: `[shutdown] API server: shutdown "
+        "triggered` (mode=abort) and the engine core's `trigger received signal=SIGTERM` after "
+        "it served, then the output handler's EngineDeadError of that stop",
+    "healthy/s36r-gb10-v0251-served-shutdown-enginedeaderror-in-abort":
+        "as corpus:long/healthy-dgx-spark-sigterm-shutdown: `[shutdown] API server: shutdown "
+        "triggered` (mode=abort) and the engine core's `trigger received signal=SIGTERM` after "
+        "it served, then the output handler's EngineDeadError of that stop",
     "healthy/g-k8s-aibrix-ascend-v0110rc1-tp2-serving-aclgraph-vllm-c-import-warnings":
         "the `No module named 'vllm._C'` import warning of a platform plugin's start (vLLM's "
         "CUDA ops are not used on the NPU) is followed by serving; its failing twins end on it",
@@ -68,6 +80,12 @@ ALLOWED: dict[str, str] = {
     "healthy/kk-gaudi-v053-opt125m-offline-startup-buckets-weights-loaded":
         "the `No module named 'vllm._C'` warning of the Gaudi fork's start is followed by its "
         "buckets and the weights loaded; its failing twins end on it",
+    "healthy/nn-gaudi-v0141-qwen3-vl-32b-fp8-warmup-buckets-then-serving-debug-stats":
+        "the `No module named 'vllm._C'` warning of the HPU plugin's start is followed by its "
+        "bucket warm-up, start-up complete and answered requests; its failing twins end on it",
+    "healthy/pp-tpu-v7x-qwen3-5-serve-long-compile-start":
+        "the `No module named 'vllm._C'` warning of the TPU plugin's start is followed by its "
+        "precompilation and `Application startup complete`; its failing twins end on it",
     "healthy/t-ascend-v074dev-early-v1-qwen25-7b-modelscope-vllm-c-missing-warnings-serving-curl-in-paste":
         "the `No module named 'vllm._C'` warning of the Ascend plugin's start is followed by the "
         "server's start and a completion answered 200; its failing twins end on it",
@@ -75,12 +93,6 @@ ALLOWED: dict[str, str] = {
         "the `No module named 'vllm._C'` warning of vLLM imported as a library (a web app's "
         "start, no engine) is followed by the app's own start and its server running, twice "
         "(the reloader's second start); its failing twins end on it",
-    "healthy/nn-gaudi-v0141-qwen3-vl-32b-fp8-warmup-buckets-then-serving-debug-stats":
-        "the `No module named 'vllm._C'` warning of the Gaudi plugin's start is followed by its "
-        "warm-up buckets and the API server's throughput records; its failing twins end on it",
-    "healthy/pp-tpu-v7x-qwen3-5-serve-long-compile-start":
-        "the `No module named 'vllm._C'` warning of the TPU platform's start is followed by the "
-        "compilation and `Application startup complete.`; its failing twins end on it",
 }
 
 _HEX = re.compile(r"0x[0-9a-fA-F]+")

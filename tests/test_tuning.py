@@ -709,6 +709,15 @@ KNOWN_VERDICT_MISSES = {
         "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
     "startup/ll-v053post1-tp2-h100-mp-stuck-generating-gpu-p2p-access-cache-symptom":
         "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
+    # Session 36's cold sample of committed logs (dev-root, signatures/NOTES-dev-root.md): both of
+    # its verdict misses are fixed, tests/test_s36_root_classes.py. (healthy/s36r-rocm-aiter-tp8-
+    # moe-jit-build-cut-at-startup never entered this list: aiter's `finish build [module_X], cost
+    # Ns` became a start-up step, causality.yaml `milestones.progress`, before the cases were
+    # added.) (runtime/s36r-gb10-bench-client-one-request-connection-reset left this list when a
+    # serving benchmark's report of a request that failed, `vllm bench serve`'s `Error N:
+    # <traceback>` under `Failed requests during benchmark run detected`, became a symptom of the
+    # server with the exceptions chained to it (causality.yaml `reported_titles`): the client's
+    # ConnectionResetError is no longer the root, the server's cause is not in the file.)
     # Session 36's random development split (twenty-seventh), strict until analysed:
     # Session 35's random development split (twenty-sixth): all four of its verdict or root misses
     # left this list (dev-root, tests/test_s35_root_classes.py): launchers/mm-v064post1-eks-lws-ray-
