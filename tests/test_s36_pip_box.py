@@ -1,6 +1,6 @@
-"""pip's box around a build step's output (grammars/vllm.lark pip_box: PIP_BOX_OPEN, PIP_BOX_END),
-read by assemble.py through the grammar's terminals: `╰─> [N lines of output]` opens it, `[end of
-output]` closes it. Inside an open box an exception line is the child's own error even when the
+"""pip's box around a build step's output (grammars/vllm.lark pip_box: PIP_BOX_OPEN and
+PIP_BOX_END), read by assemble.py through the grammar's terminals: `╰─> [N lines of output]`
+opens it, `[end of output]` closes it. Inside an open box an exception line is the child's own error even when the
 paste kept none of its traceback's frames; after the box closes it is not, and the closing line
 never goes on a shifted traceback's message. Generated: the step, the child's error, the count,
 the box's indentation, how much of the traceback was kept, the wrapper every line is behind.
@@ -66,7 +66,8 @@ def test_the_box_is_a_part_of_the_grammar() -> None:
     assert "pip_box" in PART_SYMBOLS
 
 
-@given(indent=st.integers(0, 12), count=st.integers(1, 99_999), trailing=st.sampled_from(["", " ", "  "]))
+@given(indent=st.integers(0, 12), count=st.integers(1, 99_999),
+       trailing=st.sampled_from(["", " ", "  "]))
 def test_the_box_lines_are_the_terminals_wherever_they_stand(indent: int, count: int,
                                                              trailing: str) -> None:
     pad = " " * indent
@@ -78,7 +79,8 @@ def test_the_box_lines_are_the_terminals_wherever_they_stand(indent: int, count:
 
 @pytest.mark.parametrize("text", [
     "╰─> [17 lines of output] and more", "see the [17 lines of output] above",
-    "╰─> [many lines of output]", "╰─▶ Because torch==2.11.0+cpu has no wheels",  # uv's cause
+    "╰─> [many lines of output]",
+    "╰─▶ Because torch==2.11.0+cpu has no wheels",  # uv's cause, drawn alike
     "│ exit code: 1", "× Getting requirements to build wheel did not run successfully.",
     "[end of output] then", "(end of output)", "the [end of output] marker"])
 def test_near_misses_are_no_box_line(text: str) -> None:
