@@ -1,9 +1,10 @@
 """pip's box around a build step's output (grammars/vllm.lark pip_box: PIP_BOX_OPEN and
 PIP_BOX_END), read by assemble.py through the grammar's terminals: `╰─> [N lines of output]`
-opens it, `[end of output]` closes it. Inside an open box an exception line is the child's own error even when the
-paste kept none of its traceback's frames; after the box closes it is not, and the closing line
-never goes on a shifted traceback's message. Generated: the step, the child's error, the count,
-the box's indentation, how much of the traceback was kept, the wrapper every line is behind.
+opens it, `[end of output]` closes it. Inside an open box an exception line is the child's own
+error even when the paste kept none of its traceback's frames; after the box closes it is not,
+and the closing line never goes on a shifted traceback's message. Generated: the step, the
+child's error, the count, the box's indentation, how much of the traceback was kept, the
+wrapper every line is behind.
 """
 
 from __future__ import annotations
