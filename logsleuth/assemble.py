@@ -1476,27 +1476,36 @@ def _indent(text: str) -> int:
 
 
 _SOURCE_INDENT = 4  # the column of a frame's source line in a traceback printed unshifted
-# pip closes the box of a build's output with this line, at the column of the output it relays
-_BOX_END = "[end of output]"
-_BOX_OPEN = " lines of output]"  # its opening, `╰─> [17 lines of output]`
+
+
+@cache
+def _box_open() -> re.Pattern[str]:
+    return terminal_regex("PIP_BOX_OPEN")
+
+
+@cache
+def _box_end() -> re.Pattern[str]:
+    return terminal_regex("PIP_BOX_END")
 
 
 def _in_open_box(trace: _Trace) -> bool:
     """Whether a build step's report (pip's `error: subprocess-exited-with-error`) has opened
-    the box of its child's output (`╰─> [17 lines of output]`) and not closed it: the lines that
-    follow are the child's own, its exception line among them."""
+    the box of its child's output (`╰─> [17 lines of output]`, grammars/vllm.lark PIP_BOX_OPEN)
+    and not closed it (PIP_BOX_END): the lines that follow are the child's own, its exception
+    line among them."""
     for text in reversed(trace.message_lines):
-        if text.strip() == _BOX_END:
+        if _box_end().match(text):
             return False
-        if _BOX_OPEN in text:
+        if _box_open().match(text):
             return True
     return False
 
 
 def _inside_shifted(line: LogLine, indent: int) -> bool:
     """Whether a line after the exception of a traceback shifted `indent` columns right (pip's
-    box) is still the tool's relayed output, so may continue the exception's message."""
-    return _indent(line.text) >= indent and line.text.strip() != _BOX_END
+    box) is still the tool's relayed output, so may continue the exception's message: pip
+    closes the box (PIP_BOX_END) at the column of the output it relays."""
+    return _indent(line.text) >= indent and not _box_end().match(line.text)
 
 
 def _introduces_inner(trace: _Trace) -> bool:

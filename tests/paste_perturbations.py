@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import metamorphic
@@ -280,6 +280,11 @@ def positive_examples() -> tuple[tuple[str, Path], ...]:
     return tuple(found)
 
 
+# a function of the text alone (the shipped database, loaded once): each test of
+# test_s34_paste_perturbations asks it of the unperturbed example first, and hypothesis
+# (derandomized) draws the same examples for each of the perturbations, so the base answer of one
+# example is explained once per process instead of once per perturbation that drew it
+@lru_cache(maxsize=4096)
 def answer(text: str) -> tuple[str | None, str]:
     """(signature id, verdict) logsleuth gives a log."""
     from logsleuth.pipeline import explain_text

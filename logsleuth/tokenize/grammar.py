@@ -47,13 +47,14 @@ START_SYMBOLS = ("line", "head", "body", "proc_prefix", "record", "glog", "ray_c
                  "pybasic", "cut_record", "loguru", "ci_command", "ray_serve",
                  "kserve", "neuron", "bracket_fields", "spdlog", "level_word", "cann_code",
                  "client_answer", "client_status_code", "pasted_line", "ray_repeated",
-                 "annotated_source", "pre_lexing", "glued_head")
+                 "annotated_source", "pre_lexing", "glued_head", "pip_box")
 # Start symbols of the parts of a line that another stage takes off a line's text by the
 # grammar's own terminals (terminal_regex): a client's print of an error answer, a line pasted
 # on its own (index/bare.py), Ray's repeat count (signatures/match.py), a source line that is an
-# annotated assignment (assemble.py), the colour codes and closing HTML clean() takes off
+# annotated assignment and pip's box around a child's output (assemble.py), the colour codes and
+# closing HTML clean() takes off
 PART_SYMBOLS = ("client_answer", "client_status_code", "pasted_line", "ray_repeated",
-                "annotated_source", "pre_lexing", "glued_head")
+                "annotated_source", "pre_lexing", "glued_head", "pip_box")
 
 
 @cache
