@@ -188,3 +188,35 @@ def test_require_names_only_known_parts(tmp_path: Path) -> None:
                     encoding="utf-8")
     with pytest.raises(SignatureError, match="match.require"):
         load_signature_file(path)
+
+
+# ---- the shipped signature that asks for it ------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(python=_INTERPRETERS, prefix=_LINE_PREFIXES,
+       module=st.sampled_from(["vllm_ascend", "nixl", "mooncake", "lmcache", "deep_gemm",
+                               "vllm_gaudi", "flashinfer.comm"]),
+       spec=st.booleans())
+def test_a_bare_interpreter_line_is_not_the_plugin_loader_class(
+        python: str, prefix: str, module: str, spec: bool) -> None:
+    """`python: No module named vllm_ascend` shows no plugin loader: the plugin signature must
+    not answer for it, nor stand among the alternatives (session 35's revert)."""
+    log = (f"{prefix}{python}: Error while finding module specification for '{module}.x' "
+           f"(ModuleNotFoundError: No module named '{module}')\n" if spec else
+           f"{prefix}{python}: No module named {module}\n")
+    from logsleuth.signatures import default_signatures
+
+    report = explain_text(log, signatures=default_signatures())
+    ids = [m.id for m in [*([report.signature] if report.signature else []), *report.alternatives]]
+    assert "plugin-imports-missing-optional-package" not in ids, (log, ids)
+
+
+def test_the_shipped_plugin_signature_asks_for_its_frames() -> None:
+    from logsleuth.signatures import default_signatures
+    from logsleuth.signatures.load import Required
+
+    signature = default_signatures().get("plugin-imports-missing-optional-package")
+    assert signature is not None and Required.FRAMES in signature.required
+    # no other shipped signature asks: frames weigh for them all (issue 11, item 2)
+    asking = [s.id for s in default_signatures() if s.required]
+    assert asking == ["plugin-imports-missing-optional-package"], asking
