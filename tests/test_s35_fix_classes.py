@@ -15,7 +15,14 @@ wordings and the ways a log shows it, with near misses:
 - a kernel library's fused-MoE or GEMM kernel class lacking an attribute its own code uses (a
   FlashInfer / CuTe DSL build that does not match vLLM): moe-kernel-library-object-attribute-
   missing, whose fix names the FlashInfer version and another MoE backend; vLLM's own linear
-  kernels and layers missing an attribute are not it.
+  kernels and layers missing an attribute are not it;
+- an installed plugin (general or platform) that imports an optional package at module level,
+  raised through vLLM's plugin loader (its frames, or the "Failed to load plugin" record that
+  introduces a caught plugin's traceback), in each release's loader shape:
+  plugin-imports-missing-optional-package, whose fix names installing the package, `VLLM_PLUGINS`,
+  uninstalling the plugin and the plugin release made for this vLLM; the same import failure
+  raised outside the loader keeps the missing-package family, and a vLLM module missing keeps the
+  version-mismatch class.
 """
 
 from __future__ import annotations
@@ -58,6 +65,11 @@ def test_ray_imported_where_it_is_not_installed_names_install_and_lazy_import(
     frames = [(path.format(site=root), function, code) for path, function, code in importer]
     log = _shaped(f"{cls}: No module named 'ray'", frames, shape, prefix)
     sid, fix = signature_advice(log)
+    if shape == "traceback" and "load_general_plugins" in frames[0][1]:
+        # through vLLM's plugin loader: the plugin's class, whose fix also says how to keep it out
+        assert sid == "plugin-imports-missing-optional-package", log
+        assert "`ray`" in fix and "VLLM_PLUGINS" in fix, fix
+        return
     assert sid == "ray-module-missing", log
     assert "pip install ray" in fix and "lazily" in fix and "weight_transfer" in fix, fix
 
@@ -167,3 +179,115 @@ def test_vllm_objects_missing_an_attribute_are_not_a_kernel_library_class(error:
                "process_weights_after_loading", "quant_method.process_weights_after_loading(module)")]
     sid, _ = signature_advice(python_traceback(frames, error))
     assert sid != "moe-kernel-library-object-attribute-missing", error
+
+
+# ---- a plugin importing an optional package, raised through vLLM's plugin loader ------------------
+
+# The loader's frames (outermost first) in each release's shape: 0.6's load_general_plugins that
+# loaded and called each entry point itself, load_plugins_by_group's `plugin.load()` (0.7 on),
+# load_general_plugins calling a loaded plugin's register(), the platform resolver calling the
+# activated platform plugin.
+_LOADER_FRAMES = [
+    [("{site}vllm/engine/arg_utils.py", "add_cli_args", "load_general_plugins()"),
+     ("{site}vllm/plugins/__init__.py", "load_general_plugins", "func = plugin.load()")],
+    [("{site}vllm/v1/engine/core.py", "run_engine_core", "load_general_plugins()"),
+     ("{site}vllm/plugins/__init__.py", "load_general_plugins",
+      "plugins = load_plugins_by_group(group=DEFAULT_PLUGINS_GROUP)"),
+     ("{site}vllm/plugins/__init__.py", "load_plugins_by_group", "func = plugin.load()"),
+     ("/usr/lib/python{py}/importlib/metadata/__init__.py", "load",
+      "module = import_module(match.group('module'))")],
+    [("{site}vllm/entrypoints/cli/serve.py", "subparser_init", "serve_parser = make_arg_parser(serve_parser)"),
+     ("{site}vllm/plugins/__init__.py", "load_general_plugins", "func()")],
+    [("{site}vllm/platforms/__init__.py", "__getattr__",
+      "platform_cls_qualname = resolve_current_platform_cls_qualname()"),
+     ("{site}vllm/platforms/__init__.py", "resolve_current_platform_cls_qualname",
+      "platform_cls_qualname = platform_plugins[activated_oot_plugins[0]]()")],
+]
+# (the plugin's package, the optional package it imports at module level, the module Python names)
+_PLUGIN_IMPORTS = [
+    ("vllm_kvx", "from nixl._api import nixl_agent", "nixl"),
+    ("vllm_ascend", "from mooncake.engine import TransferEngine", "mooncake"),
+    ("vllm_acme", "from lmcache.v1.cache_engine import LMCacheEngine", "lmcache"),
+    ("vllm_gaudi", "import ray", "ray"),
+    ("my_vllm_patches", "import deep_gemm", "deep_gemm"),
+    ("vllm_spyre", "from flashinfer.comm import trtllm_allreduce_fusion", "flashinfer.comm"),
+]
+
+
+def _plugin_frames(loader: list[tuple[str, str, str]], plugin: str, code: str, root: str,
+                   py: str) -> list[tuple[str, str, str]]:
+    frames = [(path.format(site=root, py=py), function, line) for path, function, line in loader]
+    return frames + [(f"{root}{plugin}/__init__.py", "register", f"from {plugin}.patch import worker"),
+                     (f"{root}{plugin}/patch/worker.py", "<module>", code)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(loader=st.sampled_from(_LOADER_FRAMES), imported=st.sampled_from(_PLUGIN_IMPORTS),
+       cls=st.sampled_from(["ModuleNotFoundError", "ImportError"]), py=PYTHONS,
+       site=SITE_PACKAGES, prefix=TRACEBACK_PREFIXES)
+def test_a_plugin_importing_a_missing_package_names_install_and_vllm_plugins(
+        loader: list[tuple[str, str, str]], imported: tuple[str, str, str], cls: str, py: str,
+        site: str, prefix: str) -> None:
+    plugin, code, module = imported
+    root = site.format(py=py)
+    log = python_traceback(_plugin_frames(loader, plugin, code, root, py),
+                           f"{cls}: No module named '{module}'", prefix)
+    sid, fix = signature_advice(log)
+    assert sid == "plugin-imports-missing-optional-package", log
+    assert f"`{module}`" in fix and "VLLM_PLUGINS" in fix and "pip uninstall" in fix, fix
+
+
+@settings(max_examples=30, deadline=None)
+@given(imported=st.sampled_from(_PLUGIN_IMPORTS), group=st.sampled_from(["general", "platform"]),
+       name=st.sampled_from(["kvx_connector", "ascend", "register_dummy_model", "acme"]),
+       record=st.sampled_from(["Failed to load plugin {name}", "Failed to load general plugin: {name}"]),
+       stamp=st.sampled_from(["ERROR 03-20 06:11:02 [__init__.py:44] ",
+                              "(APIServer pid=81) ERROR 11-02 09:14:50 [__init__.py:60] ",
+                              "2026-01-05T10:00:00.123456789Z ERROR 01-05 10:00:00 [__init__.py:44] "]),
+       py=PYTHONS, site=SITE_PACKAGES)
+def test_a_caught_plugin_import_logged_by_the_loader_is_the_plugin_class(
+        imported: tuple[str, str, str], group: str, name: str, record: str, stamp: str,
+        py: str, site: str) -> None:
+    """vLLM catches `plugin.load()`'s exception and logs it under "Failed to load plugin <name>"
+    (logger.exception): the record and its traceback, with the discovery lines before it."""
+    plugin, code, module = imported
+    root = site.format(py=py)
+    info = stamp.replace("ERROR", "INFO")
+    head = (f"{info}Available plugins for group vllm.{group}_plugins:\n"
+            f"{info}- {name} -> {plugin}:register\n"
+            f"{stamp}{record.format(name=name)}\n")
+    frames = [(f"{root}vllm/plugins/__init__.py", "load_plugins_by_group", "func = plugin.load()"),
+              (f"{root}{plugin}/__init__.py", "<module>", code)]
+    log = head + python_traceback(frames, f"ModuleNotFoundError: No module named '{module}'", stamp)
+    sid, fix = signature_advice(log)
+    assert sid == "plugin-imports-missing-optional-package", log
+    assert "VLLM_PLUGINS" in fix, fix
+
+
+@pytest.mark.parametrize("frames, error, family", [
+    # the same import failure from vLLM's own KV-connector factory, outside the plugin loader
+    ([("/usr/local/lib/python3.12/dist-packages/vllm/distributed/kv_transfer/kv_connector/factory.py",
+       "loader", "module = importlib.import_module(module_path)"),
+      ("/usr/local/lib/python3.12/dist-packages/vllm/distributed/kv_transfer/kv_connector/v1/lmcache_connector.py",
+       "<module>", "from lmcache.integration.vllm.vllm_v1_adapter import LMCacheConnectorV1Impl")],
+     "ModuleNotFoundError: No module named 'lmcache'", None),
+    # a user's script importing a kernel library
+    ([("/home/u/bench.py", "<module>", "import deep_gemm")],
+     "ModuleNotFoundError: No module named 'deep_gemm'", "missing-optional-package"),
+    # vLLM's engine importing ray eagerly (releases before its imports were lazy)
+    ([("/usr/local/lib/python3.10/site-packages/vllm/executor/ray_utils.py", "<module>", "import ray")],
+     "ModuleNotFoundError: No module named 'ray'", "ray-module-missing"),
+    # through the loader, but a module of vLLM itself: the plugin was built for another vLLM
+    ([("/usr/local/lib/python3.10/site-packages/vllm/plugins/__init__.py", "load_plugins_by_group",
+       "func = plugin.load()"),
+      ("/usr/local/lib/python3.10/site-packages/vllm_ascend/__init__.py", "<module>",
+       "from vllm.model_executor.layers.sampler import SamplerOutput")],
+     "ModuleNotFoundError: No module named 'vllm.model_executor.layers.sampler'", None),
+])
+def test_the_same_import_failure_outside_the_loader_is_not_the_plugin_class(
+        frames: list[tuple[str, str, str]], error: str, family: str | None) -> None:
+    for prefix in ("", "ERROR 07-28 10:42:05 [core.py:387] "):
+        sid, _ = signature_advice(python_traceback(frames, error, prefix))
+        assert sid != "plugin-imports-missing-optional-package", (error, sid)
+        if family is not None:
+            assert sid == family, (error, sid)

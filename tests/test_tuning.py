@@ -36,15 +36,27 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
     "runtime/x-v0200-kimi-k26-tp4-b300-prompt-logprobs-long-prompt-tp-all-gather-logits-oom-abridged":
         "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
-    # Session 36's random development split (twenty-seventh), strict until analysed:
-    "launchers/fff-tpu-v6e-16-multihost-tp16-gemma4-hbm-usage-remote-device-memory-stats-jaxruntimeerror-wrapped":
-        "moved in from the held-out set by session 36's random development split: not yet analysed",
+    # Session 36's random development split (twenty-seventh):
+    # (Three left this list, dev-fix's classes, tests/test_s36_fix_classes.py: launchers/fff-tpu-
+    # v6e-16-multihost-tp16-gemma4-hbm-usage-remote-device-memory-stats-jaxruntimeerror-wrapped when a
+    # JAX call on another host's TPU device became tpu-multihost-non-addressable-device, whose fix
+    # names jax.local_devices(), process_index and the Ray backend (JAX's multi-process docs), where
+    # the TPU runtime family had answered; startup/gg-v050post1-api-server-tp4-outlines-0111-build-
+    # regex-from-schema-importerror-oneline when a structured-output library lacking a name vLLM
+    # imports became structured-output-library-version-mismatch, whose fix gives the outlines,
+    # outlines_core, xgrammar, lm-format-enforcer and llguidance pins of vLLM's requirements across
+    # releases, where the package-version family had answered; startup/kk-gaudi-triton-320-import-
+    # inductor-dataclass-typeerror when torch's Inductor failing at import on a Triton object it reads
+    # became inductor-import-triton-api-changed (match.require: Inductor's frames), whose fix pins
+    # Triton to torch's release (`triton==3.1.0` under torch 2.5), where the torch-compile family
+    # had answered by its raising library.)
     "launchers/ww-ci-gaudi-gemma3-generation-test-script-model-card-path-filenotfound-ellipsis":
-        "moved in from the held-out set by session 36's random development split: not yet analysed",
-    "startup/gg-v050post1-api-server-tp4-outlines-0111-build-regex-from-schema-importerror-oneline":
-        "moved in from the held-out set by session 36's random development split: not yet analysed",
-    "startup/kk-gaudi-triton-320-import-inductor-dataclass-typeerror":
-        "moved in from the held-out set by session 36's random development split: not yet analysed",
+        "Why not fixed: its class, a test or launcher script's own input file missing (the path the "
+        "command line gives one of the script's options, `--model-card-path X`, then "
+        "`FileNotFoundError: ... 'X'`), gets the file-not-found fallback, which says to check the path; "
+        "naming the option needs a mechanism that reads the launch line beside the error (a fix "
+        "quoting the option whose value is the missing path), not yet built; the other keyword is "
+        "the one card file the PR added",
     # Session 35's random development split (twenty-sixth):
     # (launchers/bbb-k8s-lws-eks-pp2-hostnetwork-ray-actorhandlenotfound-engine-core-init-failed-
     # gloo-cause-cut-symptom left this list when a Ray-executor run torn down after a failed start-up

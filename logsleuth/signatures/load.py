@@ -64,6 +64,14 @@ class MessageOrigin(Enum):
     OTHER = "other"
 
 
+class Required(Enum):
+    """A part of `match` that gates instead of weighing (`match.require`): a log that does not
+    show it gets no match. Frames and module weigh for every signature that does not ask."""
+
+    FRAMES = "frames"
+    MODULE = "module"
+
+
 @dataclass(frozen=True, slots=True)
 class FactCondition:
     """`name: '>=0.11,<0.17'` (a version range) or `name: 'fp8*'` (a glob); judged in match.py."""
@@ -103,6 +111,9 @@ class Signature:
     keywords: tuple[regex.Pattern[str], ...] = ()
     # per pattern, a literal any match contains (needle.py): a text without it is not searched
     needles: tuple[Needle | None, ...] = ()
+    # match.require: the parts that must be seen (an interpreter's message whose fix holds on one
+    # call path only: `No module named X` through vLLM's plugin loader, not a bare `python -m`)
+    required: frozenset[Required] = frozenset()
 
     @property
     def location(self) -> str:
@@ -195,6 +206,14 @@ def _load(path: Path, problems: list[SignatureError], *, probe: bool = True) -> 
                            probe)
     keywords = _compile_all([f"(?i){k}" for k in match.get("keywords", [])],
                             ("match", "keywords"), where, lines, problems, probe)
+    required = frozenset(Required(r) for r in match.get("require", []))
+    named_parts = {Required.FRAMES: frames, Required.MODULE: modules}
+    for part in sorted(required, key=lambda r: r.value):
+        if not named_parts[part]:
+            problems.append(SignatureError(
+                f"match.require: '{part.value}' is required but match.{part.value} names nothing",
+                location=f"{where}:{_line_for(lines, ('match', 'require'))}",
+                hint=f"add match.{part.value}, or drop '{part.value}' from match.require"))
     if problems:
         return None
     return Signature(
@@ -210,7 +229,7 @@ def _load(path: Path, problems: list[SignatureError], *, probe: bool = True) -> 
         example_sources=tuple(sorted(data.get("examples", {}).items())),
         origin=MessageOrigin(match.get("origin", "vllm")), modules=modules, keywords=keywords,
         needles=tuple(needle_of(p.pattern) for p in patterns),
-        phases=tuple(Phase(p) for p in _as_list(match.get("phase", []))))
+        phases=tuple(Phase(p) for p in _as_list(match.get("phase", []))), required=required)
 
 
 def _as_list(value: object) -> list[str]:

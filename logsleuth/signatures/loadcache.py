@@ -20,7 +20,7 @@ from logsleuth.errors import SignatureError
 from logsleuth.resources import cache_dir as cache_dir  # where index/ and triage/ look too
 from logsleuth.signatures.load import Signature, load_directory
 
-_FORMAT = 5  # bump when Signature's fields change
+_FORMAT = 6  # bump when Signature's fields change
 
 
 def _key(directory: Path) -> str:

@@ -1,17 +1,23 @@
 """Score every signature against a failure; rank them.
 
 A signature's score for one error is its message score (template or regex, in [0, 1]) times a
-factor for each other part it names. The parts beside the message weigh, they never gate: the
-same message from another call path, process or phase still matches, a little lower.
+factor for each other part it names. The parts beside the message weigh, they do not gate: the
+same message from another call path, process or phase still matches, a little lower. The one
+exception is asked for by name: `match.require` makes frames or the raising module a gate for a
+signature whose words are the interpreter's and whose fix holds on one call path only (a plugin
+importing a missing package through vLLM's plugin loader); a log that does not show that part,
+seen to differ or not printed at all, gets no match from it.
 
 | part       | matches            | otherwise                                   |
 |------------|--------------------|---------------------------------------------|
 | exception  | 1.0 (0.9 wrapped)  | 0.7; 0.9 when the type is not known (an     |
 |            |                    | ERROR record, a cut traceback)              |
-| frames     | 1.0                | 0.8, or 0.9 when the error shows no frames  |
+| frames     | 1.0                | 0.8, or 0.9 when the error shows no frames; |
+|            |                    | no match when `match.require` names frames  |
 | process    | 1.0                | 0.85                                        |
 | phase      | 1.0                | 0.85, or 0.95 when the phase is not known   |
-| module     | 1.0                | 0.85, or 0.9 when no vLLM module is known   |
+| module     | 1.0                | 0.85, or 0.9 when no vLLM module is known;  |
+|            |                    | no match when `match.require` names module  |
 | keywords   | 1.0                | 0.55: the message holds none of the words   |
 |            |                    | of the class (another failure of the module)|
 | facts      | 1.0 (0.9 unknown;  | no match: the fix does not apply there;     |
@@ -108,7 +114,7 @@ from logsleuth.knowledge import Causality, default_causality
 from logsleuth.model import (MATCH_THRESHOLD, ErrorEvent, EventKind, Evidence, LineKind, Match,
                              PhaseEvidence, SignatureKind)
 from logsleuth.signatures.generic import generic_reason, vllm_spread
-from logsleuth.signatures.load import MessageOrigin, Signature
+from logsleuth.signatures.load import MessageOrigin, Required, Signature
 from logsleuth.signatures.needle import lowered_if_ascii, needle_set
 from logsleuth.signatures.template import PATTERN_TIMEOUT, mask, message_words
 
@@ -434,6 +440,8 @@ class SignatureSet:
                 evidence.append(Evidence("module", 1.0, module_hit))
                 specificity += 10
                 corroborated = True
+            elif Required.MODULE in signature.required:
+                return None  # `match.require`: the raising module is the claim, not a weight
             elif signature.origin is MessageOrigin.PYTHON and _raised_outside_vllm(target.event):
                 # the interpreter's own words say nothing of who raised them, the module part
                 # is the whole claim: a library's or the user's frame innermost refutes it
@@ -479,6 +487,10 @@ class SignatureSet:
                 evidence.append(Evidence("frames", 1.0, hit_frame))
                 specificity += 20
                 corroborated = True
+            elif Required.FRAMES in signature.required:
+                # `match.require`: the words alone say nothing of the call path its fix holds on
+                # (the interpreter's `No module named X` from a bare `python -c`, not the loader)
+                return None
             else:
                 # a traceback cut before its exception line shows only its outer frames: the
                 # inner ones a signature names were not printed, not seen to differ
