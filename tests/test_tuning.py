@@ -716,6 +716,9 @@ KNOWN_FIX_MISSES: dict[str, str] = {
 }
 # Known verdict misses, strict: fixing one fails the test until it leaves this list.
 KNOWN_VERDICT_MISSES = {
+    # A held-out case whose name a helper's file search printed (session 36), strict until analysed:
+    "launchers/mm-kunlun-xpu-ci-actions-v0110-no-platform-detected-infer-schema-list-int-valueerror":
+        "moved in from the held-out set after a helper's file search printed its name (session 36): not yet analysed",
     # Twenty held-out cases a collector's greps printed (session 36), strict until analysed:
     "startup/aaa-gaudi-oct2025-deepseek-fp8-shared-fused-moe-create-weights-weight-block-size-assert-esc-text-wrapped":
         "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
