@@ -458,6 +458,20 @@ def test_near_identical_records_are_not_taken_for_the_one_before(
         assert whole >= sum(max(0, len(streak) - 2) for streak in streaks.split())
 
 
+@pytest.mark.parametrize("extra", ["\r", "0", " again"])
+def test_a_run_that_goes_on_past_the_one_before_is_not_recognised_whole(extra: str) -> None:
+    """A record's run is compared in place, by its bytes: a copy whose run's last line holds the
+    earlier copy's whole and more after it (a `\r`, a digit, text) is not that run again, and
+    is read line by line. (Its bytes start as the earlier run's do: a comparison that did not
+    ask for the line's end would take it for that run.)"""
+    lines = _near_copy(0, "none", 0, 1) + _near_copy(1, "none", 0, 2)
+    changed = _near_copy(2, "none", 0, 3)
+    changed[-2] += extra  # (the run's last line; the exception line comes after it)
+    lines += changed + _near_copy(3, "none", 0, 4)
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    assert _assert_grouped_alike(data, []) == 1  # (the second copy only)
+
+
 def test_the_errors_mix_records_are_recognised_whole(mix_dir: str) -> None:
     """The errors mix's rejected requests: all records but the first are recognised whole,
     and parse_runs gives what it gives stepping through every line."""

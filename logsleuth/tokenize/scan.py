@@ -158,14 +158,19 @@ class Tokenizer:
         head = self._head_bytes if self._head is not None else b""
         size = len(head)
         for start, text in located:
-            lines = text.split(b"\n")
             number = start + base - 1
-            skip = 0  # lines of a run recognised whole, still to pass over
-            for raw in lines:
+            # the stretch's lines cut one by one, not split at once: a record's run recognised
+            # whole is compared in place and passed over by its bytes (most of an error-heavy
+            # log's located lines), never cut into lines
+            find = text.find
+            position, stop = 0, len(text)
+            while position <= stop:
+                cut = find(b"\n", position)
+                if cut < 0:
+                    cut = stop
+                raw = text[position:cut]
+                position = cut + 1
                 number += 1
-                if skip:
-                    skip -= 1
-                    continue
                 if held is not None and not splits and number != held.number + 1:
                     yield held
                     held = None
@@ -214,13 +219,15 @@ class Tokenizer:
                         # its run again right after it, each line under its head with a body
                         # still known (the cache was not cleared since): the lines the loop
                         # would group one by one
-                        after = number - start - base + 1
                         count = len(run[1])
-                        if b"\n".join(lines[after:after + count]) \
-                                == head + (b"\n" + head).join(run[1]):
+                        again = head + (b"\n" + head).join(run[1])
+                        ends = position + len(again)
+                        if text.startswith(again, position) \
+                                and (ends == stop or text[ends] == 10):  # (10: `\n`)
                             splits, bodies = list(run[2]), list(run[1])
                             first, last = number + 1, number + count
-                            skip = count
+                            position = ends + 1
+                            number += count
                             self.whole += 1
                 else:
                     yield line
