@@ -29,7 +29,9 @@ CALLERS = {"verl": "verl/workers/rollout/vllm_rollout/vllm_rollout_spmd.py",
            "trl": "trl/trainer/grpo_trainer.py", "openrlhf": "openrlhf/trainer/ray/vllm_engine.py",
            "skyrl": "skyrl_train/inference_engines/vllm/vllm_engine.py",
            "ms-swift": "swift/infer_engine/vllm_engine.py",
-           "llamafactory": "llamafactory/chat/vllm_engine.py", "pipelinerl": "pipelinerl/vllm1.py"}
+           "llamafactory": "llamafactory/chat/vllm_engine.py", "pipelinerl": "pipelinerl/vllm1.py",
+           "kserve": "huggingfaceserver/vllm/vllm_model.py",
+           "lighteval": "lighteval/models/vllm/vllm_model.py"}
 # the surfaces a framework calls straight into (no vLLM frame between it and the raise site)
 SURFACES = ("vllm.sampling_params", "vllm.pooling_params", "vllm.distributed.weight_transfer.")
 BUILTIN = ("ValueError", "TypeError", "RuntimeError", "AssertionError", "NotImplementedError",

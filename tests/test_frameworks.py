@@ -26,7 +26,8 @@ def _match(fix: str) -> Match:
 
 
 def _package(framework_name: str) -> str:
-    return {"skyrl": "skyrl_train", "ms-swift": "swift"}.get(framework_name, framework_name)
+    return {"skyrl": "skyrl_train", "ms-swift": "swift",
+            "kserve": "huggingfaceserver"}.get(framework_name, framework_name)
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS, ids=lambda f: f.name)
