@@ -16,7 +16,11 @@
   bookkeeping (`_bookkeeping_sync`, `_get_prompt_logprobs_dict`, serving only: causality.yaml
   `phases`) places an OOM there in serving and cuda-oom-computing-logprobs answers it; the same
   shortened traceback through the model's forward is not that class, and prose that names a
-  file's line is no frame.
+  file's line is no frame;
+- a message that states its own remedy in words that refer back to a setting it named before
+  ("... --num-gpu-blocks-override exceeds the profiled capacity ... Lower or remove the
+  override."): the advice lists that setting (index `own_advice`, `advice_for`); a remedy that
+  names a setting of its own lists that one alone.
 """
 
 from __future__ import annotations
@@ -192,3 +196,34 @@ def test_a_shortened_frame_line_is_a_frame_and_prose_is_not() -> None:
     for prose in ["The bug is at gpu_model_runner.py:5121, in _get_prompt_logprobs_dict",
                   "gpu_model_runner.py:5121, in the prompt logprobs path"]:
         assert parse_line(prose).kind is not LineKind.FRAME, prose
+
+
+# ---- a message's remedy that refers back to the setting it named ------------------------------------
+
+_REFERRING = [("--num-gpu-blocks-override", "Lower or remove the override."),
+              ("--max-num-batched-tokens", "Lower it or remove it."),
+              ("--kv-cache-memory-bytes", "Lower or remove this setting.")]
+_PLATFORMS = ["Metal paged pool", "accelerator's paged pool", "device block pool"]
+
+
+@settings(max_examples=24, deadline=None)
+@given(pair=st.sampled_from(_REFERRING), pool=st.sampled_from(_PLATFORMS),
+       wrapped=st.booleans(), prefix=st.sampled_from(["", "(EngineCore_DP0 pid=77) "]))
+def test_a_remedy_that_refers_back_lists_the_setting_the_message_named(
+        pair: tuple[str, str], pool: str, wrapped: bool, prefix: str) -> None:
+    flag, remedy = pair
+    parts = [f"ValueError: Engine KV cache config requests 999999 blocks but the {pool}",
+             f"was allocated with 1846. This usually means {flag} exceeds the",
+             f"profiled capacity; the plugin sizes its pool once and cannot grow it. {remedy}"]
+    log = "".join(f"{prefix}{line}\n" for line in (parts if wrapped else [" ".join(parts)]))
+    report = explain_text(log)
+    assert report.signature is not None and flag in report.signature.fix, report.signature
+
+
+def test_a_remedy_that_names_its_own_setting_lists_that_one() -> None:
+    log = ("ValueError: The pool was allocated with 1846 blocks because --num-gpu-blocks-override "
+           "was set to 1846. Try increasing --gpu-memory-utilization.\n")
+    report = explain_text(log)
+    assert report.signature is not None
+    assert "--gpu-memory-utilization" in report.signature.fix, report.signature.fix
+    assert "--num-gpu-blocks-override" not in report.signature.fix, report.signature.fix
