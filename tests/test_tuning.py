@@ -23,19 +23,33 @@ TUNING = load_cases(Path(__file__).parent / "fixtures" / "tuning")
 # j-unsloth-grpo-vl-v092-rtx4090d-full-cuda-graph-aot-scheduling-required when the attention-kernel
 # family began to name full CUDA graphs, `full_cuda_graph`/`cudagraph_mode`, among its remedies.)
 KNOWN_FIX_MISSES: dict[str, str] = {
-    # Twenty held-out cases a collector's greps printed (session 36), strict until analysed:
-    "startup/ss-flashinfer-wsl2-conda-sampling-jit-link-cannot-find-lcuda-worker-tp0":
-        "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
+    # Twenty held-out cases a collector's greps printed (session 36):
+    # (startup/ss-flashinfer-wsl2-conda-sampling-jit-link-cannot-find-lcuda-worker-tp0 left this list
+    # when the JIT toolchain family (triton-jit-toolchain-missing) came to cover FlashInfer's ninja builds
+    # and WSL2's driver library: /usr/lib/wsl/lib on LIBRARY_PATH for the link step's -lcuda, and
+    # VLLM_USE_FLASHINFER_SAMPLER=0; startup/ww-metal-plugin-num-gpu-blocks-override-exceeds-metal-pool-
+    # wrapped-valueerror when a message's own remedy that names no setting ("Lower or remove the
+    # override.") came to list the settings the message named before it (index own_advice/advice_for);
+    # runtime/x-v0200-kimi-k26-tp4-b300-prompt-logprobs-long-prompt-tp-all-gather-logits-oom-abridged
+    # when a hand-shortened IPython-style frame (`gpu_model_runner.py:5121, in _get_prompt_logprobs_dict`,
+    # no `File `) became a frame in the grammar and the V1 runner's per-step bookkeeping
+    # (_bookkeeping_sync, _get_prompt_logprobs_dict) a serving frame, so cuda-oom-computing-logprobs
+    # answers it: tests/test_s36_seen_classes.py.)
     "startup/aaa-gaudi-oct2025-deepseek-fp8-shared-fused-moe-create-weights-weight-block-size-assert-esc-text-wrapped":
-        "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
+        "Why not fixed: relabelled to its twins' rule (a traceback cut before its exception line is "
+        "symptom-only), its verdict is right; its class, a platform plugin's subclass (vllm-gaudi's HPU FP8 "
+        "MoE method) calling into a vLLM method whose contract changed under it (an assert on an attribute "
+        "the plugin's release does not set), needs the plugin-code paragraph (index/plugin.py) to cover a "
+        "plugin frame right above vLLM's innermost frames and a cut traceback's symptom; not done this session",
     "startup/eee-dots-ocr-colab-v0101-remote-code-get-hf-processor-image-token-recursionerror-engine-core-tail":
-        "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
+        "Why not fixed: its fix keyword is the release the model's remote vLLM integration code was "
+        "written for (vllm==0.10.0), which nothing in the log says; the class (a trust_remote_code model's "
+        "own vLLM code recursing in get_hf_processor on a newer vLLM) has no signature yet, and one would "
+        "say to pin vLLM to the model code's release, not which",
     "startup/ww-localai-l4t13-aarch64-vllm0200-c-abi3-undefined-symbol-torch-abi-two-lines":
-        "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
-    "startup/ww-metal-plugin-num-gpu-blocks-override-exceeds-metal-pool-wrapped-valueerror":
-        "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
-    "runtime/x-v0200-kimi-k26-tp4-b300-prompt-logprobs-long-prompt-tp-all-gather-logits-oom-abridged":
-        "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
+        "Why not fixed: the class's exact signature answers (vllm-c-extension-import-error: install the "
+        "torch the vLLM wheel pins, or rebuild vLLM against yours); the keywords are the incident's pair "
+        "(torch==2.11.0, LocalAI PR 9950), which the two-line log does not carry",
     # Session 36's random development split (twenty-seventh):
     # (Three left this list, dev-fix's classes, tests/test_s36_fix_classes.py: launchers/fff-tpu-
     # v6e-16-multihost-tp16-gemma4-hbm-usage-remote-device-memory-stats-jaxruntimeerror-wrapped when a
@@ -50,15 +64,6 @@ KNOWN_FIX_MISSES: dict[str, str] = {
     # became inductor-import-triton-api-changed (match.require: Inductor's frames), whose fix pins
     # Triton to torch's release (`triton==3.1.0` under torch 2.5), where the torch-compile family
     # had answered by its raising library.)
-    # Session 36, sigs-a's cold sample of projects that embed or launch vLLM (s36a-*):
-    "launchers/s36a-rllm-verl-h20-actor-died-cublas-title-line":
-        "Why not fixed: the posted log is Ray's one-line notice that an actor died; the actor's own "
-        "crash (torch's bundled cuBLAS on H20, which the reporter fixed with nvidia-cublas-cu12) is "
-        "not in it, so no line names the GPU or the library, and ray-actor-died rightly sends the "
-        "reader to the dead actor's own output",
-    # Session 36's random development split (twenty-seventh), strict until analysed:
-    "launchers/fff-tpu-v6e-16-multihost-tp16-gemma4-hbm-usage-remote-device-memory-stats-jaxruntimeerror-wrapped":
-        "moved in from the held-out set by session 36's random development split: not yet analysed",
     "launchers/ww-ci-gaudi-gemma3-generation-test-script-model-card-path-filenotfound-ellipsis":
         "Why not fixed: its class, a test or launcher script's own input file missing (the path the "
         "command line gives one of the script's options, `--model-card-path X`, then "
@@ -66,6 +71,12 @@ KNOWN_FIX_MISSES: dict[str, str] = {
         "naming the option needs a mechanism that reads the launch line beside the error (a fix "
         "quoting the option whose value is the missing path), not yet built; the other keyword is "
         "the one card file the PR added",
+    # Session 36, sigs-a's cold sample of projects that embed or launch vLLM (s36a-*):
+    "launchers/s36a-rllm-verl-h20-actor-died-cublas-title-line":
+        "Why not fixed: the posted log is Ray's one-line notice that an actor died; the actor's own "
+        "crash (torch's bundled cuBLAS on H20, which the reporter fixed with nvidia-cublas-cu12) is "
+        "not in it, so no line names the GPU or the library, and ray-actor-died rightly sends the "
+        "reader to the dead actor's own output",
     # Session 35's random development split (twenty-sixth):
     # (launchers/bbb-k8s-lws-eks-pp2-hostnetwork-ray-actorhandlenotfound-engine-core-init-failed-
     # gloo-cause-cut-symptom left this list when a Ray-executor run torn down after a failed start-up
@@ -728,11 +739,15 @@ KNOWN_VERDICT_MISSES = {
     # A held-out case whose name a helper's file search printed (session 36), strict until analysed:
     "launchers/mm-kunlun-xpu-ci-actions-v0110-no-platform-detected-infer-schema-list-int-valueerror":
         "moved in from the held-out set after a helper's file search printed its name (session 36): not yet analysed",
-    # Twenty held-out cases a collector's greps printed (session 36), strict until analysed:
-    "startup/aaa-gaudi-oct2025-deepseek-fp8-shared-fused-moe-create-weights-weight-block-size-assert-esc-text-wrapped":
-        "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
-    "startup/ll-v053post1-tp2-h100-mp-stuck-generating-gpu-p2p-access-cache-symptom":
-        "moved in from the held-out set after a collector's greps printed its name (session 36): not yet analysed",
+    # Twenty held-out cases a collector's greps printed (session 36):
+    # (both of its verdict misses left this list (dev-seen, tests/test_s36_seen_classes.py): startup/ll-
+    # v053post1-tp2-h100-mp-stuck-generating-gpu-p2p-access-cache-symptom when custom all-reduce's P2P
+    # check (`generating GPU P2P access cache in ...`, the first rank testing every GPU pair while the
+    # others wait at a barrier) became a start-up wait (causality.yaml `waits`, init phase): a log from
+    # the run's start that ends on it stalled there; startup/aaa-gaudi-oct2025-deepseek-fp8-shared-fused-
+    # moe-create-weights-weight-block-size-assert-esc-text-wrapped when its label was changed to the rule
+    # its twins follow (a traceback cut before its exception line, at an assert's source line, is
+    # symptom-only: startup/f-v092-pp2-tp2-deepseek-v2-lite-pp-missing-layer-assert-cut); its fix miss stays.)
     # Session 36's cold sample of committed logs (dev-root, signatures/NOTES-dev-root.md): both of
     # its verdict misses are fixed, tests/test_s36_root_classes.py. (healthy/s36r-rocm-aiter-tp8-
     # moe-jit-build-cut-at-startup never entered this list: aiter's `finish build [module_X], cost
@@ -742,7 +757,6 @@ KNOWN_VERDICT_MISSES = {
     # <traceback>` under `Failed requests during benchmark run detected`, became a symptom of the
     # server with the exceptions chained to it (causality.yaml `reported_titles`): the client's
     # ConnectionResetError is no longer the root, the server's cause is not in the file.)
-    # Session 36's random development split (twenty-seventh), strict until analysed:
     # Session 35's random development split (twenty-sixth): all four of its verdict or root misses
     # left this list (dev-root, tests/test_s35_root_classes.py): launchers/mm-v064post1-eks-lws-ray-
     # two-node-pp2-tp4-hang-after-pynccl-wrapped-symptom when vLLM's `vLLM is using nccl==` became a

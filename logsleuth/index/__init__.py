@@ -174,7 +174,11 @@ def own_advice(event: ErrorEvent) -> MessageAdvice | None:
     remedy = advice_of(event.message)
     if remedy is None:
         return None
-    return MessageAdvice(remedy, event.line, None, settings_named(remedy, default_index()))
+    index = default_index()
+    # a remedy that names no setting refers back to one the message named before it ("...
+    # --num-gpu-blocks-override exceeds the profiled capacity ... Lower or remove the override.")
+    names = settings_named(remedy, index) or settings_named(event.message, index)
+    return MessageAdvice(remedy, event.line, None, names)
 
 
 MESSAGE_SCORE = 1.0  # the message's own words for its own failure: nothing is more specific

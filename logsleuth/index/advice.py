@@ -55,7 +55,9 @@ def advice_for(event: ErrorEvent, origin: Origin, index: VllmIndex,
         # the log's release is not known or not indexed: the newest release printing it
         position = index.releases.index(site_releases[-1])
     release = index.releases[position]
-    return MessageAdvice(remedy, event.line, release, config_names(remedy, index, position))
+    # a remedy that names no setting refers back to one the message named before it
+    names = config_names(remedy, index, position) or config_names(event.message, index, position)
+    return MessageAdvice(remedy, event.line, release, names)
 
 
 def settings_named(text: str, index: VllmIndex) -> tuple[ConfigName, ...]:

@@ -700,8 +700,9 @@ class _ToRecords(Transformer[Token, object]):
     @staticmethod
     def _ipython_frame(token: str) -> _Body:
         # IPython's `File ~/env/x.py:12, in Class.f(self, x)`: the call's arguments are dropped so
-        # that the function reads as in a plain traceback
-        place, _, call = token.split("File ", 1)[1].partition(", in ")
+        # that the function reads as in a plain traceback; a hand-shortened one has no `File `
+        body = token.strip().lstrip("|").strip()
+        place, _, call = body.removeprefix("File ").partition(", in ")
         file, _, number = place.rpartition(":")
         function = call.partition("(")[0].strip()
         return _Body(LineKind.FRAME, f'File "{file}", line {number}, in {function}',
