@@ -178,3 +178,69 @@ def test_the_kunlun_fact_alone_says_whose_names() -> None:
     # Intel's XPU keeps its own name: the two XPUs are different platforms
     intel = with_platform_knobs(match, None, {"platform": "xpu"}).fix  # type: ignore[union-attr]
     assert "XPU_VISIBLE_DEVICES" not in intel and "ZE_AFFINITY_MASK" in intel
+
+
+# ---- a platform plugin installed, its device not detected ---------------------------------------
+
+# How vLLM lists the platform plugins it found, by release (0.7-0.8, then 0.9 on).
+_LISTINGS = {
+    "0.7": ("INFO 02-23 00:50:03 __init__.py:28] Available plugins for group vllm.platform_plugins:\n"
+            "INFO 02-23 00:50:03 __init__.py:30] name={name}, value={package}:register\n"
+            "INFO 02-23 00:50:03 __init__.py:34] set environment variable VLLM_PLUGINS to control "
+            "which plugins to load.\n"),
+    "0.9": ("INFO 03-30 06:41:15.850 [__init__.py:44] Available plugins for group vllm.platform_plugins:\n"
+            "INFO 03-30 06:41:15.851 [__init__.py:46] - {name} -> {package}:register\n"
+            "INFO 03-30 06:41:15.851 [__init__.py:49] All plugins in this group will be loaded. "
+            "Set `VLLM_PLUGINS` to control which plugins to load.\n"),
+}
+_PLUGINS = [("ascend", "vllm_ascend"), ("hpu", "vllm_gaudi"), ("spyre", "vllm_spyre"),
+            ("kunlun", "vllm_kunlun"), ("rbln", "vllm_rbln")]
+
+
+@settings(max_examples=40, deadline=None)
+@given(era=st.sampled_from(sorted(_LISTINGS)), plugin=st.sampled_from(_PLUGINS),
+       failed_load=st.booleans(), raised=st.booleans(), py=PYTHONS, site=SITE_PACKAGES)
+def test_an_undetected_plugin_device_names_its_runtime_not_nvidias(
+        era: str, plugin: tuple[str, str], failed_load: bool, raised: bool, py: str,
+        site: str) -> None:
+    name, package = plugin
+    log = _LISTINGS[era].format(name=name, package=package)
+    if failed_load:
+        log += (f"ERROR 02-23 00:50:03 __init__.py:46] Failed to load plugin {name}\n"
+                "ERROR 02-23 00:50:03 __init__.py:46] Traceback (most recent call last):\n")
+    log += "INFO 02-23 00:50:03 __init__.py:187] No platform detected, vLLM is running on UnspecifiedPlatform\n"
+    frames = [(f"{site.format(py=py)}vllm/engine/arg_utils.py", "create_engine_config",
+               "device_config = DeviceConfig(device=self.device)"),
+              (f"{site.format(py=py)}vllm/config.py", "__init__",
+               'raise RuntimeError("Failed to infer device type")')]
+    error = "RuntimeError: Failed to infer device type"
+    log += python_traceback(frames, error, "ERROR 02-23 00:50:05 engine.py:387] ") if raised \
+        else error + "\n"
+    sid, fix = signature_advice(log)
+    assert sid == "platform-plugin-device-undetected", log
+    assert "import torch, torch_npu" in fix and "VLLM_PLUGINS" in fix and "set_env.sh" in fix
+    assert "NVIDIA Container Toolkit" not in fix
+
+
+@pytest.mark.parametrize("listing, not_it", [
+    ("", "no plugin listed: a CUDA install without a GPU in reach"),
+    ("INFO 03-30 06:41:15.851 [__init__.py:46] - lora_filesystem_resolver -> "
+     "vllm.plugins.lora_resolvers.filesystem_resolver:register_filesystem_resolver\n",
+     "a general plugin's entry point, not a platform's"),
+    ("INFO 03-30 06:41:15.851 [__init__.py:46] - kunlun_model -> vllm_kunlun:register_model\n",
+     "a platform package's model registration (a general plugin)"),
+])
+def test_the_same_error_without_a_platform_plugin_is_a_missing_gpu(listing: str, not_it: str) -> None:
+    log = listing + ("INFO 02-23 00:50:03 [__init__.py:220] No platform detected, vLLM is running on "
+                     "UnspecifiedPlatform\nRuntimeError: Failed to infer device type\n")
+    sid, _ = signature_advice(log)
+    assert sid == "no-gpu-visible", not_it
+
+
+def test_a_listed_plugin_says_whose_names_when_no_platform_came_up() -> None:
+    match = Match("x", "x", 1.0, "Set `CUDA_VISIBLE_DEVICES` and check `nvidia-smi`.\n", (), (),
+                  "root_cause", None, SignatureKind.FAMILY)
+    listed = with_platform_knobs(match, None, {"platform_plugin": "ascend"}).fix  # type: ignore[union-attr]
+    assert "`CUDA_VISIBLE_DEVICES` -> `ASCEND_RT_VISIBLE_DEVICES`" in listed and "`npu-smi`" in listed
+    # the platform vLLM detected is what ran: a plugin merely installed beside it says nothing
+    assert with_platform_knobs(match, None, {"platform": "cuda", "platform_plugin": "ascend"}) == match
