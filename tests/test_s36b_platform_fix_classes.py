@@ -244,3 +244,35 @@ def test_a_listed_plugin_says_whose_names_when_no_platform_came_up() -> None:
     assert "`CUDA_VISIBLE_DEVICES` -> `ASCEND_RT_VISIBLE_DEVICES`" in listed and "`npu-smi`" in listed
     # the platform vLLM detected is what ran: a plugin merely installed beside it says nothing
     assert with_platform_knobs(match, None, {"platform": "cuda", "platform_plugin": "ascend"}) == match
+
+
+# ---- the CUDA runtime's status name as a line's label -------------------------------------------
+
+@pytest.mark.parametrize("prefix", ["", "(Worker_TP0 pid=812) ", "[rank0]: "])
+@pytest.mark.parametrize("status, words", [
+    ("cudaErrorLaunchFailure", "unspecified launch failure"),
+    ("cudaErrorIllegalAddress", "an illegal memory access was encountered"),
+])
+def test_a_cuda_status_label_is_an_error_line(prefix: str, status: str, words: str) -> None:
+    from logsleuth.pipeline import explain_text
+
+    report = explain_text(f"{prefix}This kernel only supports sm120.\n{prefix}{status}: {words}\n")
+    assert report.verdict.value == "failure"
+    assert report.root_cause is not None and report.root_cause.exception == status
+
+
+def test_the_sm120_only_trap_on_gb10_names_the_family_guard() -> None:
+    _, fix = signature_advice("This kernel only supports sm120.\n"
+                              "cudaErrorLaunchFailure: unspecified launch failure\n")
+    assert "GB10" in fix and "sm_120 family" in fix
+
+
+@pytest.mark.parametrize("text", [
+    "INFO 01-01 00:00:00 [core.py:1] cudaErrorLaunchFailure is handled by retrying\n",
+    "The runtime maps cudaErrorLaunchFailure: to a RuntimeError in torch\n",
+    "see docs for cudaErrorLaunchFailure: unspecified launch failure\n",
+])
+def test_a_cuda_status_named_inside_words_is_no_error(text: str) -> None:
+    from logsleuth.pipeline import explain_text
+
+    assert explain_text(text).verdict.value == "no_failure"
