@@ -36,8 +36,9 @@ class Platform:
     knobs: Mapping[str, str]  # CUDA's knob -> the platform's (and a note)
 
     def seen(self, root: ErrorEvent | None, facts: Mapping[str, object]) -> bool:
-        """Whether the log is this platform's: its `platform` fact, or the root cause's words."""
-        fact = facts.get("platform")
+        """Whether the log is this platform's: its `platform` fact (else the platform plugin the
+        install lists, when no platform came up), or the root cause's words."""
+        fact = facts.get("platform", facts.get("platform_plugin"))
         if isinstance(fact, str) and fact.lower() in self.facts:
             return True
         text = f"{root.exception}: {root.message}" if root is not None else ""
