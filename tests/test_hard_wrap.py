@@ -71,6 +71,9 @@ COLLECTED_WRAPPED = {
     "broadcast-valueerror-wrapped/log.txt",  # session 34's split: likewise (its fix misses left)
     "tests/fixtures/tuning/launchers/mm-v064post1-eks-lws-ray-two-node-pp2-tp4-hang-after-"
     "pynccl-wrapped-symptom/log.txt",  # session 35's split: hard-wrapped at 159 as posted
+    "tests/fixtures/tuning/startup/aaa-gaudi-oct2025-deepseek-fp8-shared-fused-moe-create-weights-"
+    "weight-block-size-assert-esc-text-wrapped/log.txt",  # moved from held-out in session 36:
+    # wrapped at word boundaries as posted (the base already read it joined)
     "signatures/distributed/gloo-peer-connection-lost.negative.log",
     "signatures/distributed/gloo-recv-timeout.log",
     "signatures/ray/ray-compiled-graph-channel-timeout.negative.log",
