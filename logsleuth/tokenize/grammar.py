@@ -352,6 +352,7 @@ _SHELL_SIGNALS = {"killed": "Killed", "sigkill": "Killed",
 _PY_LEVELS = {"SUCC": Level.INFO, "SUCCESS": Level.INFO, "TRACE": Level.DEBUG,
               "WARN": Level.WARNING, "FATAL": Level.CRITICAL}
 _CANN_CODE = re.compile(r"E[A-Z0-9]\d{4}")  # an Ascend CANN error code in its header
+_CANN_TRACE_SITE = re.compile(r"\[FILE:(?P<file>[\w.\-]+)\] ?\[LINE:(?P<line>\d+)\][ \t\r]*$")  # CANN trace source
 _LEVEL_IN_HEADER = re.compile(r"TRACE|DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL")
 _JSON_LEVEL = re.compile(r'"(?:level|severity|levelname|lvl)": ?"(\w+)"', re.IGNORECASE)
 _CI_LEVELS = {"error": Level.ERROR, "warning": Level.WARNING, "debug": Level.DEBUG}
@@ -641,6 +642,15 @@ class _ToRecords(Transformer[Token, object]):
         text = str(items[0])
         return _Body(LineKind.PLAIN, text, level=Level.ERROR, site=_CANN_CODE.findall(text)[-1])
 
+    def cann_trace(self, items: list[Token]) -> _Body:
+        # `Kernel task happen error, retCode=0x31.[FUNC:X][FILE:stream.cc][LINE:1183]`: a line of
+        # CANN's error trace, its reporting source its site (native code's, as a glog record's)
+        text = str(items[0])
+        found = _CANN_TRACE_SITE.search(text)
+        site = f"{found['file']}:{found['line']}" if found else None
+        return _Body(LineKind.PLAIN, text.strip(), level=Level.ERROR, site=site)
+
+    cann_trace_heading = _simple(LineKind.BLANK)  # CANN's `TraceBack ...:`: a separator
     uvicorn = _leveled(LineKind.UVICORN)
 
     def leveled_exception(self, items: list[object]) -> _Body:
